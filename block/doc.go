@@ -1,0 +1,16 @@
+// Package block owns the wire types of the chain and of Leios: ranking-block
+// headers and bodies, endorser-block (EB) bodies, points, votes and
+// certificates, with their CBOR codecs and hashes (DESIGN §2).
+//
+// Invariants:
+//   - Everything that is hashed or signed keeps the bytes it was decoded from;
+//     Hash and signature checks use those bytes, never a re-encoding.
+//   - Values built locally (New*) are encoded once, at construction, and carry
+//     those bytes from then on, so a local value and a decoded one behave alike.
+//   - Decoders reject what the wire format forbids (wrong lengths, trailing
+//     bytes, indefinite lengths where the format says definite) with an error
+//     wrapping ErrMalformed.
+//
+// This package must never import a store, a protocol, or the ledger: it is the
+// floor every other package stands on.
+package block

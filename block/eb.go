@@ -1,0 +1,198 @@
+package block
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+)
+
+// ErrInvalidEB is wrapped by every reason an EB body is rejected.
+var ErrInvalidEB = errors.New("block: invalid EB body")
+
+// EBLimits bound an endorser block. The zero value is not useful; start from
+// DefaultEBLimits.
+type EBLimits struct {
+	MaxBodyBytes    int // encoded EB body; prototype 500,000
+	MaxClosureBytes int // sum of tx sizes; prototype 12,000,000
+	MaxTxs          int // prototype 13,888
+}
+
+// DefaultEBLimits are the Leios prototype's values.
+var DefaultEBLimits = EBLimits{MaxBodyBytes: 500_000, MaxClosureBytes: 12_000_000, MaxTxs: 13_888}
+
+// EBTx is one entry of an EB body: the hash of a whole serialized
+// transaction and its size in bytes.
+type EBTx struct {
+	TxHash Hash
+	Size   uint32
+}
+
+// EBBody is an endorser block's body: its txs in order. Its encoding is a
+// bare definite-length map { bytes32 tx_hash => uint tx_size } in EB order,
+// which is what is hashed.
+type EBBody struct {
+	Txs []EBTx
+
+	raw  []byte
+	hash Hash
+}
+
+// NewEBBody encodes txs as an EB body. It checks the body like a received
+// one, so a forger cannot build what peers would reject.
+func NewEBBody(txs []EBTx, limits EBLimits) (*EBBody, error) {
+	raw := encodeEBBody(txs)
+	eb, err := DecodeEBBody(raw, limits)
+	if err != nil {
+		return nil, err
+	}
+	return eb, nil
+}
+
+// DecodeEBBody decodes and validates an EB body: canonical encoding (the
+// bytes re-encode to themselves), no duplicate tx hash, within limits.
+func DecodeEBBody(data []byte, limits EBLimits) (*EBBody, error) {
+	if len(data) > limits.MaxBodyBytes {
+		return nil, fmt.Errorf("%w: %d bytes exceeds %d", ErrInvalidEB, len(data), limits.MaxBodyBytes)
+	}
+	r := reader{buf: data}
+	n, err := r.head(5) // major type 5: map
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidEB, err)
+	}
+	if n > uint64(limits.MaxTxs) {
+		return nil, fmt.Errorf("%w: %d txs exceeds %d", ErrInvalidEB, n, limits.MaxTxs)
+	}
+	txs := make([]EBTx, n)
+	seen := make(map[Hash]struct{}, n)
+	var closure uint64
+	for i := range txs {
+		l, err := r.head(2) // byte string
+		if err != nil || l != 32 {
+			return nil, fmt.Errorf("%w: entry %d: tx hash is not a 32-byte string", ErrInvalidEB, i)
+		}
+		copy(txs[i].TxHash[:], r.take(32))
+		size, err := r.head(0) // unsigned int
+		if err != nil || size > 1<<32-1 {
+			return nil, fmt.Errorf("%w: entry %d: bad tx size", ErrInvalidEB, i)
+		}
+		txs[i].Size = uint32(size)
+		if _, dup := seen[txs[i].TxHash]; dup {
+			return nil, fmt.Errorf("%w: duplicate tx %s", ErrInvalidEB, txs[i].TxHash.Short())
+		}
+		seen[txs[i].TxHash] = struct{}{}
+		closure += size
+	}
+	if r.err != nil || len(r.buf) != 0 {
+		return nil, fmt.Errorf("%w: truncated or trailing bytes", ErrInvalidEB)
+	}
+	if closure > uint64(limits.MaxClosureBytes) {
+		return nil, fmt.Errorf("%w: closure %d bytes exceeds %d", ErrInvalidEB, closure, limits.MaxClosureBytes)
+	}
+	if !bytes.Equal(encodeEBBody(txs), data) {
+		return nil, fmt.Errorf("%w: non-canonical encoding", ErrInvalidEB)
+	}
+	return &EBBody{Txs: txs, raw: append([]byte(nil), data...), hash: HashBytes(data)}, nil
+}
+
+// Bytes returns the body's encoding.
+func (eb *EBBody) Bytes() []byte { return eb.raw }
+
+// Hash is the EB hash: Blake2b-256 of the body bytes.
+func (eb *EBBody) Hash() Hash { return eb.hash }
+
+// Size is the announced EB size: the length of the body bytes.
+func (eb *EBBody) Size() uint64 { return uint64(len(eb.raw)) }
+
+// ClosureSize is the sum of the sizes of its txs.
+func (eb *EBBody) ClosureSize() uint64 {
+	var n uint64
+	for _, tx := range eb.Txs {
+		n += uint64(tx.Size)
+	}
+	return n
+}
+
+// Announcement is what an RB header carries to announce this EB.
+func (eb *EBBody) Announcement() Announcement {
+	return Announcement{EbHash: eb.hash, EbSize: eb.Size()}
+}
+
+func (eb *EBBody) MarshalCBOR() ([]byte, error) { return eb.raw, nil }
+
+func encodeEBBody(txs []EBTx) []byte {
+	buf := appendHead(make([]byte, 0, 9+len(txs)*40), 5, uint64(len(txs)))
+	for _, tx := range txs {
+		buf = append(buf, 0x58, 0x20)
+		buf = append(buf, tx.TxHash[:]...)
+		buf = appendHead(buf, 0, uint64(tx.Size))
+	}
+	return buf
+}
+
+// appendHead appends a minimal-length CBOR head of the given major type.
+func appendHead(buf []byte, major byte, n uint64) []byte {
+	m := major << 5
+	switch {
+	case n < 24:
+		return append(buf, m|byte(n))
+	case n <= 0xff:
+		return append(buf, m|24, byte(n))
+	case n <= 0xffff:
+		return append(buf, m|25, byte(n>>8), byte(n))
+	case n <= 0xffffffff:
+		return append(buf, m|26, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	default:
+		return append(buf, m|27, byte(n>>56), byte(n>>48), byte(n>>40), byte(n>>32),
+			byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+}
+
+// reader parses CBOR heads for the hand-written EB codec, whose map must keep
+// its wire order (a generic decoder into a Go map would lose it).
+type reader struct {
+	buf []byte
+	err error
+}
+
+func (r *reader) take(n int) []byte {
+	if r.err != nil || len(r.buf) < n {
+		r.err = errors.New("truncated")
+		return make([]byte, n)
+	}
+	b := r.buf[:n]
+	r.buf = r.buf[n:]
+	return b
+}
+
+// head reads a head of the wanted major type and returns its argument.
+// Indefinite lengths are rejected; minimality is checked by re-encoding.
+func (r *reader) head(major byte) (uint64, error) {
+	b := r.take(1)[0]
+	if r.err != nil {
+		return 0, r.err
+	}
+	if b>>5 != major {
+		return 0, fmt.Errorf("want major type %d, got %d", major, b>>5)
+	}
+	info := b & 0x1f
+	var n uint64
+	switch {
+	case info < 24:
+		return uint64(info), nil
+	case info == 24:
+		n = uint64(r.take(1)[0])
+	case info == 25:
+		p := r.take(2)
+		n = uint64(p[0])<<8 | uint64(p[1])
+	case info == 26:
+		p := r.take(4)
+		n = uint64(p[0])<<24 | uint64(p[1])<<16 | uint64(p[2])<<8 | uint64(p[3])
+	case info == 27:
+		for _, c := range r.take(8) {
+			n = n<<8 | uint64(c)
+		}
+	default:
+		return 0, fmt.Errorf("indefinite or reserved length (info %d)", info)
+	}
+	return n, r.err
+}
