@@ -5,9 +5,19 @@
 // genesis UTxO, and the UTxO view types (Diff, Overlay) the LedgerDB and the
 // mempool are built from.
 //
+// Invariants:
+//   - A Tx keeps the bytes it was decoded from; its ID (Blake2b-256 of the
+//     body) and Hash (Blake2b-256 of the whole tx) are over those bytes, never
+//     over a re-encoding. A Tx is immutable and safe to share.
+//   - Apply and Reapply only read the UTxO they are given; a tx's effect is
+//     returned as a Diff, written only once every rule has passed.
+//   - Whatever Apply accepts, Reapply accepts with the same diff.
+//
 // Every rule's failure is a distinct error naming the rule, so a peer or a
-// submitter is told exactly why a tx was refused.
+// submitter is told exactly why a tx was refused; decoding failures name the
+// unsupported feature (certificates, multi-assets, scripts, …).
 //
 // This package must never import a store or a protocol; it reads the UTxO
-// only through the UTxO interface.
+// only through the UTxO interface. It holds no mutable package state (the
+// CBOR modes and the tables of feature names are read-only).
 package ledger

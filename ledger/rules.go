@@ -1,0 +1,165 @@
+package ledger
+
+import (
+	"crypto/ed25519"
+	"encoding/hex"
+	"fmt"
+	"math/bits"
+)
+
+// Apply checks every rule of DESIGN §2 for tx against utxo at slot,
+// signatures included, and returns the diff the tx makes: its inputs spent,
+// its outputs created at TxIn{tx.ID(), i}. utxo is only read.
+func Apply(p Params, utxo UTxO, slot uint64, tx *Tx) (*Diff, error) {
+	d := NewDiff()
+	if err := applyInto(p, utxo, slot, tx, true, d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Reapply is Apply without the witness checks, for revalidating a tx that
+// Apply accepted before against a newer UTxO (a mempool resync).
+//
+// Skipping the witnesses is safe: they are part of the tx bytes, which are
+// unchanged, and are signatures over the tx id, which is unchanged; and the
+// keys they must match come from the addresses of the spent outputs, which
+// are unchanged too, because a TxIn names one output forever (its tx id is a
+// hash committing to the output). What can change is whether the inputs are
+// still unspent, and the slot: those rules Reapply checks.
+func Reapply(p Params, utxo UTxO, slot uint64, tx *Tx) (*Diff, error) {
+	d := NewDiff()
+	if err := applyInto(p, utxo, slot, tx, false, d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// ApplyTxs decodes and applies a sequence of txs (a block body, an EB
+// closure), each seeing the effect of the ones before it, and returns their
+// combined diff. reapply skips the witness checks (see Reapply) for txs this
+// node validated before. An error names the index of the failing tx.
+func ApplyTxs(p Params, utxo UTxO, slot uint64, txs [][]byte, reapply bool) (*Diff, error) {
+	combined := NewDiff()
+	view := Overlay{Base: utxo, Diffs: []*Diff{combined}}
+	for i, raw := range txs {
+		tx, err := DecodeTx(raw)
+		if err != nil {
+			return nil, fmt.Errorf("tx %d: %w", i, err)
+		}
+		// Every rule is checked before applyInto writes, so a failing tx
+		// leaves combined as it was (and it is dropped anyway).
+		if err := applyInto(p, view, slot, tx, !reapply, combined); err != nil {
+			return nil, fmt.Errorf("tx %d (%s): %w", i, hex.EncodeToString(tx.id[:]), err)
+		}
+	}
+	return combined, nil
+}
+
+// applyInto checks the rules, then records the tx's effect in d. It writes
+// nothing unless every rule holds.
+func applyInto(p Params, utxo UTxO, slot uint64, tx *Tx, checkWitnesses bool, d *Diff) error {
+	if uint64(tx.Size()) > p.MaxTxSize {
+		return fmt.Errorf("%w: %d bytes, max %d", ErrTxTooLarge, tx.Size(), p.MaxTxSize)
+	}
+	if len(tx.Inputs) == 0 {
+		return ErrInputsEmpty
+	}
+	if err := checkDistinct(tx.Inputs); err != nil {
+		return err
+	}
+	if tx.TTL != nil && slot >= *tx.TTL {
+		return fmt.Errorf("%w: slot %d, ttl %d", ErrExpired, slot, *tx.TTL)
+	}
+	if tx.ValidityStart != nil && slot < *tx.ValidityStart {
+		return fmt.Errorf("%w: slot %d, validity start %d", ErrNotYetValid, slot, *tx.ValidityStart)
+	}
+
+	produced := tx.Fee
+	for i, out := range tx.Outputs {
+		if n := AddressNetwork(out.Address); n != p.NetworkID {
+			return fmt.Errorf("%w: output %d on network %d, want %d", ErrWrongNetwork, i, n, p.NetworkID)
+		}
+		if least := p.MinOutputCoin(tx.outputSizes[i]); out.Coin < least {
+			return fmt.Errorf("%w: output %d carries %d, minimum %d for %d bytes", ErrOutputTooSmall, i, out.Coin, least, tx.outputSizes[i])
+		}
+		var carry uint64
+		if produced, carry = bits.Add64(produced, out.Coin, 0); carry != 0 {
+			return fmt.Errorf("%w: outputs and fee overflow", ErrValueNotConserved)
+		}
+	}
+	if least := p.MinFee(tx.Size()); tx.Fee < least {
+		return fmt.Errorf("%w: fee %d, minimum %d for %d bytes", ErrFeeTooSmall, tx.Fee, least, tx.Size())
+	}
+
+	spent := make([]TxOut, len(tx.Inputs))
+	var consumed uint64
+	for i, in := range tx.Inputs {
+		out, ok, err := utxo.Lookup(in)
+		if err != nil {
+			return fmt.Errorf("ledger: looking up input %s: %w", in, err)
+		}
+		if !ok {
+			return fmt.Errorf("%w: %s", ErrInputNotInUTxO, in)
+		}
+		var carry uint64
+		if consumed, carry = bits.Add64(consumed, out.Coin, 0); carry != 0 {
+			return fmt.Errorf("%w: inputs overflow", ErrValueNotConserved)
+		}
+		spent[i] = out
+	}
+	if consumed != produced {
+		return fmt.Errorf("%w: inputs %d, outputs + fee %d (fee %d)", ErrValueNotConserved, consumed, produced, tx.Fee)
+	}
+
+	if checkWitnesses {
+		if err := checkWitnessesFor(tx, spent); err != nil {
+			return err
+		}
+	}
+
+	for _, in := range tx.Inputs {
+		d.Delete(in)
+	}
+	for i, out := range tx.Outputs {
+		d.Insert(TxIn{TxID: tx.id, Index: uint32(i)}, out)
+	}
+	return nil
+}
+
+// checkDistinct fails on an input listed twice.
+func checkDistinct(inputs []TxIn) error {
+	seen := make(map[TxIn]struct{}, len(inputs))
+	for _, in := range inputs {
+		if _, dup := seen[in]; dup {
+			return fmt.Errorf("%w: %s", ErrDuplicateInput, in)
+		}
+		seen[in] = struct{}{}
+	}
+	return nil
+}
+
+// checkWitnessesFor requires a witness for the payment key of every spent
+// output, and a valid signature over the tx id from every witness given.
+// The cheap membership check runs before any signature is verified.
+func checkWitnessesFor(tx *Tx, spent []TxOut) error {
+	provided := make(map[[28]byte]struct{}, len(tx.Witnesses))
+	for _, w := range tx.Witnesses {
+		provided[KeyHash(w.VKey[:])] = struct{}{}
+	}
+	for i, out := range spent {
+		kh, err := PaymentKeyHash(out.Address)
+		if err != nil {
+			return fmt.Errorf("ledger: input %s: spent output's address: %w", tx.Inputs[i], err)
+		}
+		if _, ok := provided[kh]; !ok {
+			return fmt.Errorf("%w: input %s needs key hash %s", ErrMissingWitness, tx.Inputs[i], hex.EncodeToString(kh[:]))
+		}
+	}
+	for i, w := range tx.Witnesses {
+		if !ed25519.Verify(w.VKey[:], tx.id[:], w.Signature[:]) {
+			return fmt.Errorf("%w: witness %d (vkey %s)", ErrBadWitness, i, hex.EncodeToString(w.VKey[:]))
+		}
+	}
+	return nil
+}
