@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/hex"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func newKeygenCommand() *cobra.Command {
+	var (
+		kind      string
+		prefix    string
+		networkID uint8
+	)
+	cmd := &cobra.Command{
+		Use:   "keygen --kind node|pool|vrf|payment --out PREFIX",
+		Short: "Write a new key as PREFIX.skey (and PREFIX.vkey, PREFIX.addr)",
+		Long: `Write a new key as Cardano text envelope files:
+  node     PREFIX.skey: the key of a node's libp2p identity; prints its peer ID
+  pool     PREFIX.skey, PREFIX.vkey: a pool's cold (issuer) key; prints the vkey hex
+  vrf      PREFIX.skey, PREFIX.vkey: a pool's VRF key; prints the vkey hex
+  payment  PREFIX.skey, PREFIX.vkey, PREFIX.addr: a payment key and its
+           enterprise address; prints the address hex
+Existing files are never overwritten.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, ext := range []string{".skey", ".vkey", ".addr"} {
+				if _, err := os.Stat(prefix + ext); err == nil {
+					return fmt.Errorf("%s%s exists; not overwriting a key", prefix, ext)
+				}
+			}
+			out := cmd.OutOrStdout()
+			switch kind {
+			case "node":
+				vkey, err := writeNodeKey(prefix + ".skey")
+				if err != nil {
+					return err
+				}
+				id, err := peerIDOf(vkey)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(out, id)
+			case "pool":
+				vkey, err := writeIssuerKey(prefix+".skey", prefix+".vkey")
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(out, hex.EncodeToString(vkey))
+			case "vrf":
+				vkey, err := writeVRFKey(prefix+".skey", prefix+".vkey")
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(out, hex.EncodeToString(vkey[:]))
+			case "payment":
+				addr, err := writePaymentKey(prefix, networkID)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(out, hex.EncodeToString(addr))
+			default:
+				return fmt.Errorf("--kind %q: want node, pool, vrf or payment", kind)
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&kind, "kind", "", "node, pool, vrf or payment (required)")
+	fs.StringVar(&prefix, "out", "", "path prefix of the files to write (required)")
+	fs.Uint8Var(&networkID, "network-id", 0, "network id of a payment address")
+	_ = cmd.MarkFlagRequired("kind") // only fails for an unknown flag
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/node"
+)
+
+// The files of a generated devnet. Paths inside a node's config are
+// relative to the node's directory, so a devnet directory can be moved.
+const (
+	genesisFileName  = "genesis.json"
+	fundsDirName     = "funds"
+	configFileName   = "config.json"
+	topologyFileName = "topology.json"
+	nodeKeyFileName  = "node.skey"
+	issuerSKeyName   = "issuer.skey"
+	issuerVKeyName   = "issuer.vkey"
+	vrfSKeyName      = "vrf.skey"
+	vrfVKeyName      = "vrf.vkey"
+	databaseDirName  = "db"
+	nodeLogFileName  = "node.log"
+)
+
+// devnetSpec says what writeDevnet generates.
+type devnetSpec struct {
+	// Dir receives the devnet; it is created if missing and must not hold a
+	// genesis.json already.
+	Dir string
+	// Nodes is the number of block-producing nodes, one pool each (≥ 1).
+	Nodes int
+	// Funded is the number of funded addresses (≥ 0).
+	Funded   int
+	Template Template
+	// SystemStart is the start of slot 0.
+	SystemStart time.Time
+	// BasePort, when non-zero, gives node i the libp2p port BasePort+2i and
+	// the HTTP port BasePort+2i+1; zero lets the OS pick free ports.
+	BasePort int
+	// LogLevel goes into every node's config ("" = the node's default).
+	LogLevel string
+}
+
+// devnet is what writeDevnet wrote.
+type devnet struct {
+	Dir     string // absolute
+	Genesis *consensus.Genesis
+	Nodes   []devnetNode
+}
+
+// devnetNode is one node of a devnet.
+type devnetNode struct {
+	Name       string // node-i, also its pool's name
+	Dir        string // absolute
+	ConfigFile string // absolute
+	PeerID     peer.ID
+	ListenAddr string // libp2p multiaddr, without /p2p
+	HTTPAddr   string // host:port of GET /status
+}
+
+// writeDevnet generates a devnet: DIR/genesis.json, DIR/funds/ with the
+// payment keys of the funded addresses, and per node DIR/node-i/ with its
+// keys, config.json and topology.json (a full mesh).
+func writeDevnet(spec devnetSpec) (*devnet, error) {
+	if spec.Nodes < 1 {
+		return nil, fmt.Errorf("a devnet needs at least one node, not %d", spec.Nodes)
+	}
+	if spec.Funded < 0 {
+		return nil, fmt.Errorf("funded addresses: %d is negative", spec.Funded)
+	}
+	dir, err := filepath.Abs(spec.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, genesisFileName)); err == nil {
+		return nil, fmt.Errorf("%s already holds a devnet (genesis.json exists)", dir)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, fundsDirName), 0o755); err != nil {
+		return nil, err
+	}
+	ports, err := devnetPorts(spec.BasePort, 2*spec.Nodes)
+	if err != nil {
+		return nil, err
+	}
+
+	g := spec.Template.genesis()
+	g.SystemStart = spec.SystemStart.UTC().Truncate(time.Millisecond)
+	g.EpochNonce = randomNonce()
+	d := &devnet{Dir: dir, Genesis: g}
+	for i := range spec.Nodes {
+		n, pool, err := writeNodeKeys(dir, i)
+		if err != nil {
+			return nil, err
+		}
+		pool.Stake = spec.Template.PoolStake
+		n.ListenAddr = fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", ports[2*i])
+		n.HTTPAddr = fmt.Sprintf("127.0.0.1:%d", ports[2*i+1])
+		g.Pools = append(g.Pools, pool)
+		d.Nodes = append(d.Nodes, n)
+	}
+	for i := range spec.Funded {
+		addr, err := writePaymentKey(filepath.Join(dir, fundsDirName, fmt.Sprintf("payment-%d", i)), g.NetworkID)
+		if err != nil {
+			return nil, fmt.Errorf("payment key %d: %w", i, err)
+		}
+		g.InitialFunds[hex.EncodeToString(addr)] = spec.Template.FundsPerAddress
+	}
+	if err := g.Check(); err != nil {
+		return nil, fmt.Errorf("generated genesis: %w", err)
+	}
+	if err := consensus.WriteGenesis(filepath.Join(dir, genesisFileName), g); err != nil {
+		return nil, err
+	}
+	for i, n := range d.Nodes {
+		if err := writeNodeConfig(d, i, spec.LogLevel); err != nil {
+			return nil, fmt.Errorf("%s: %w", n.Name, err)
+		}
+	}
+	return d, nil
+}
+
+// writeNodeKeys creates DIR/node-i/ and its node, issuer and VRF keys, and
+// returns the node and its pool (without stake).
+func writeNodeKeys(dir string, i int) (devnetNode, consensus.Pool, error) {
+	name := fmt.Sprintf("node-%d", i)
+	n := devnetNode{Name: name, Dir: filepath.Join(dir, name)}
+	n.ConfigFile = filepath.Join(n.Dir, configFileName)
+	if err := os.MkdirAll(n.Dir, 0o755); err != nil {
+		return n, consensus.Pool{}, err
+	}
+	nodeKey, err := writeNodeKey(filepath.Join(n.Dir, nodeKeyFileName))
+	if err != nil {
+		return n, consensus.Pool{}, fmt.Errorf("%s node key: %w", name, err)
+	}
+	if n.PeerID, err = peerIDOf(nodeKey); err != nil {
+		return n, consensus.Pool{}, fmt.Errorf("%s peer id: %w", name, err)
+	}
+	issuer, err := writeIssuerKey(filepath.Join(n.Dir, issuerSKeyName), filepath.Join(n.Dir, issuerVKeyName))
+	if err != nil {
+		return n, consensus.Pool{}, fmt.Errorf("%s issuer key: %w", name, err)
+	}
+	vrfKey, err := writeVRFKey(filepath.Join(n.Dir, vrfSKeyName), filepath.Join(n.Dir, vrfVKeyName))
+	if err != nil {
+		return n, consensus.Pool{}, fmt.Errorf("%s VRF key: %w", name, err)
+	}
+	pool := consensus.Pool{Name: name, IssuerVKey: hex.EncodeToString(issuer), VRFVKey: hex.EncodeToString(vrfKey[:])}
+	return n, pool, nil
+}
+
+// writeNodeConfig writes node i's config.json and its topology.json: every
+// other node of the devnet, addressed by multiaddr and peer ID.
+func writeNodeConfig(d *devnet, i int, logLevel string) error {
+	n := d.Nodes[i]
+	genesisRel, err := filepath.Rel(n.Dir, filepath.Join(d.Dir, genesisFileName))
+	if err != nil {
+		return err
+	}
+	cfg := node.Config{
+		GenesisFile:   genesisRel,
+		TopologyFile:  topologyFileName,
+		DatabasePath:  databaseDirName,
+		ListenAddrs:   []string{n.ListenAddr},
+		HTTPAddr:      n.HTTPAddr,
+		NodeKeyFile:   nodeKeyFileName,
+		IssuerKeyFile: issuerSKeyName,
+		VRFKeyFile:    vrfSKeyName,
+		LogLevel:      logLevel,
+	}
+	if err := node.WriteJSON(n.ConfigFile, cfg); err != nil {
+		return err
+	}
+	topo := node.Topology{Peers: []string{}}
+	for j, p := range d.Nodes {
+		if j != i {
+			topo.Peers = append(topo.Peers, p.ListenAddr+"/p2p/"+p.PeerID.String())
+		}
+	}
+	return node.WriteJSON(filepath.Join(n.Dir, topologyFileName), topo)
+}
+
+// devnetPorts returns count loopback ports: base, base+1, … when base is
+// non-zero, else ports the OS reports free. The OS's ports are only free
+// when asked, which is good enough for a devnet started right after.
+func devnetPorts(base, count int) ([]int, error) {
+	ports := make([]int, count)
+	if base != 0 {
+		if base < 1024 || base+count > 65536 {
+			return nil, fmt.Errorf("base port %d: the range %d–%d is not usable", base, base, base+count-1)
+		}
+		for i := range ports {
+			ports[i] = base + i
+		}
+		return ports, nil
+	}
+	// Hold every listener until all ports are known, so they are distinct.
+	var listeners []net.Listener
+	defer func() {
+		for _, l := range listeners {
+			l.Close()
+		}
+	}()
+	for i := range ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("finding a free port: %w", err)
+		}
+		listeners = append(listeners, l)
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+	}
+	return ports, nil
+}
+
+// randomNonce is a fresh epoch nonce (crypto/rand.Read never fails).
+func randomNonce() string {
+	var nonce [32]byte
+	rand.Read(nonce[:])
+	return hex.EncodeToString(nonce[:])
+}

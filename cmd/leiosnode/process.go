@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// nodeStopTimeout is how long a stopped node has, after SIGTERM, to close
+// its databases before it is killed.
+const nodeStopTimeout = 15 * time.Second
+
+// nodeProcesses are a devnet's nodes, each its own OS process running
+// `leiosnode run`. They live until stop: each then gets SIGTERM, and SIGKILL
+// if it has not exited stopTimeout later (exec.Cmd's Cancel and WaitDelay).
+type nodeProcesses struct {
+	procs       []*nodeProcess
+	stopTimeout time.Duration
+	// ctx is cancelled by stop; exec.Cmd turns that into the signals.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// waiters holds one goroutine per process, reaping it; each ends when
+	// its process exits, which cancelling ctx guarantees.
+	waiters sync.WaitGroup
+}
+
+// nodeProcess is one node's process.
+type nodeProcess struct {
+	name    string
+	cmd     *exec.Cmd
+	logFile string
+	// exited is closed once the process has exited and been reaped; exitErr
+	// and unexpected are written before, and read only after.
+	exited     chan struct{}
+	exitErr    error
+	unexpected bool // it exited before the devnet stopped it
+}
+
+// startNodeProcesses starts `exe run --config …` for every node, its output
+// appended to the node's node.log. On an error the processes already
+// started are stopped.
+func startNodeProcesses(exe string, nodes []devnetNode, stopTimeout time.Duration) (*nodeProcesses, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ps := &nodeProcesses{stopTimeout: stopTimeout, ctx: ctx, cancel: cancel}
+	for _, n := range nodes {
+		p, err := ps.start(exe, n)
+		if err != nil {
+			ps.stop()
+			return nil, fmt.Errorf("starting %s: %w", n.Name, err)
+		}
+		ps.procs = append(ps.procs, p)
+	}
+	return ps, nil
+}
+
+func (ps *nodeProcesses) start(exe string, n devnetNode) (*nodeProcess, error) {
+	logPath := filepath.Join(n.Dir, nodeLogFileName)
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ps.ctx, exe, "run", "--config", n.ConfigFile)
+	cmd.Dir = n.Dir
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = childProcAttr()
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = ps.stopTimeout
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, err
+	}
+	p := &nodeProcess{name: n.Name, cmd: cmd, logFile: logPath, exited: make(chan struct{})}
+	ps.waiters.Go(func() {
+		p.exitErr = cmd.Wait()
+		p.unexpected = ps.ctx.Err() == nil
+		logFile.Close()
+		close(p.exited)
+	})
+	return p, nil
+}
+
+// stop stops every process and returns once all have exited. It may be
+// called again, to no effect.
+func (ps *nodeProcesses) stop() {
+	ps.cancel()
+	ps.waiters.Wait()
+}
+
+// exitState is "" while p runs, else how it ended: "stopped" for a clean
+// exit after stop's SIGTERM (exec.Cmd reports that as the context's error).
+func (p *nodeProcess) exitState() string {
+	select {
+	case <-p.exited:
+	default:
+		return ""
+	}
+	switch {
+	case p.exitErr == nil:
+		return "exited"
+	case errors.Is(p.exitErr, context.Canceled):
+		return "stopped"
+	}
+	return "exited: " + p.exitErr.Error()
+}
+
+// commandLine is the shell command that starts this node again by hand,
+// with the output going where the devnet sends it.
+func (p *nodeProcess) commandLine() string {
+	words := make([]string, len(p.cmd.Args))
+	for i, a := range p.cmd.Args {
+		words[i] = shellQuote(a)
+	}
+	return strings.Join(words, " ") + " >>" + shellQuote(p.logFile) + " 2>&1"
+}
+
+// shellQuote quotes s for a POSIX shell, leaving plain words alone.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/leiosnode/leiosnode/node"
+)
+
+// maxTipSpread is how many blocks apart the nodes' tips may be, at the end
+// of a run, for the nodes to count as agreeing: the last couple of blocks
+// may still be diffusing or on short forks.
+const maxTipSpread = 2
+
+// Report is the JSON summary devnet --report writes at the end of a run.
+type Report struct {
+	Dir       string       `json:"dir"`
+	Started   time.Time    `json:"started"`
+	Stopped   time.Time    `json:"stopped"`
+	Slot      uint64       `json:"slot"` // the slot in progress when the run ended
+	Nodes     []NodeReport `json:"nodes"`
+	Agreement Agreement    `json:"agreement"`
+}
+
+// NodeReport is one node's part of the report, from its last status poll.
+type NodeReport struct {
+	Name   string `json:"name"`
+	PeerID string `json:"peerId"`
+	// Up says the node answered the last status poll; the fields below come
+	// from the last poll it answered.
+	Up            bool           `json:"up"`
+	Tip           node.TipStatus `json:"tip"`
+	ImmutableTip  node.TipStatus `json:"immutableTip"`
+	BlocksForged  uint64         `json:"blocksForged"`
+	BlocksAdopted uint64         `json:"blocksAdopted"`
+	Peers         int            `json:"peers"`
+	Errors        uint64         `json:"errors"`
+	// FailedPolls counts the status polls it did not answer.
+	FailedPolls int `json:"failedPolls"`
+	// Exited says how its process ended, when it ended before the devnet
+	// stopped it.
+	Exited string `json:"exited,omitempty"`
+}
+
+// Agreement says whether the nodes hold the same chain up to its last
+// couple of blocks.
+//
+// The verdict rests on what the nodes report in GET /status: every block a
+// node ever reported as its immutable tip is final, so two nodes that
+// reported different hashes at one block number disagree for good (and a
+// node that changed its own immutable block rolled back past k). Blocks
+// younger than the immutable tip are compared only through the spread of
+// the tips.
+type Agreement struct {
+	// Agree: every node is up, no two immutable blocks conflict, some
+	// immutable block was seen on every node, and the tips are at most
+	// maxTipSpread blocks apart.
+	Agree bool `json:"agree"`
+	// TipSpread is the highest tip block number minus the lowest.
+	TipSpread uint64 `json:"tipSpread"`
+	// CommonImmutable is the highest block that every node reported as its
+	// immutable tip at some poll, with one hash; absent when there is none.
+	CommonImmutable *node.TipStatus `json:"commonImmutable,omitempty"`
+	// Problems lists why Agree is false.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// chainWatch accumulates what the status polls of a run show, for the
+// report. It is used by the supervisor's loop alone.
+type chainWatch struct {
+	nodes []nodeWatch
+}
+
+// nodeWatch is what the polls showed of one node.
+type nodeWatch struct {
+	name        string
+	peerID      string
+	last        *node.Status // the last status it answered with
+	up          bool         // it answered the last poll
+	failedPolls int
+	// immutable holds every block the node reported as its immutable tip,
+	// by block number.
+	immutable map[uint64]node.TipStatus
+	// conflicts are its immutable blocks that changed between polls.
+	conflicts []string
+}
+
+func newChainWatch(nodes []devnetNode) *chainWatch {
+	w := &chainWatch{nodes: make([]nodeWatch, len(nodes))}
+	for i, n := range nodes {
+		w.nodes[i] = nodeWatch{name: n.Name, peerID: n.PeerID.String(), immutable: map[uint64]node.TipStatus{}}
+	}
+	return w
+}
+
+// observe records one round of polls, in node order.
+func (w *chainWatch) observe(polls []nodePoll) {
+	for i, p := range polls {
+		n := &w.nodes[i]
+		n.up = p.Status != nil
+		if !n.up {
+			n.failedPolls++
+			continue
+		}
+		n.last = p.Status
+		imm := p.Status.ImmutableTip
+		if imm.Hash == "" {
+			continue // no immutable block yet
+		}
+		if seen, ok := n.immutable[imm.BlockNumber]; ok && seen.Hash != imm.Hash {
+			n.conflicts = append(n.conflicts, fmt.Sprintf("%s changed its immutable block #%d from %s to %s",
+				n.name, imm.BlockNumber, hashPrefix(seen.Hash), hashPrefix(imm.Hash)))
+		}
+		n.immutable[imm.BlockNumber] = imm
+	}
+}
+
+// report summarizes the run. exited[i] is how node i's process ended, when
+// it ended before the devnet stopped it, else "".
+func (w *chainWatch) report(dir string, started, stopped time.Time, slot uint64, exited []string) Report {
+	r := Report{Dir: dir, Started: started, Stopped: stopped, Slot: slot}
+	for i, n := range w.nodes {
+		nr := NodeReport{Name: n.name, PeerID: n.peerID, Up: n.up, FailedPolls: n.failedPolls, Exited: exited[i]}
+		if st := n.last; st != nil {
+			nr.Tip, nr.ImmutableTip = st.Tip, st.ImmutableTip
+			nr.BlocksForged, nr.BlocksAdopted, nr.Errors = st.BlocksForged, st.BlocksAdopted, st.Errors
+			nr.Peers = len(st.Peers)
+		}
+		r.Nodes = append(r.Nodes, nr)
+	}
+	r.Agreement = w.agreement()
+	return r
+}
+
+func (w *chainWatch) agreement() Agreement {
+	var a Agreement
+	for _, n := range w.nodes {
+		if !n.up {
+			a.Problems = append(a.Problems, n.name+" is down")
+		}
+		a.Problems = append(a.Problems, n.conflicts...)
+	}
+	if len(w.nodes) == 0 {
+		return a
+	}
+
+	// Tips.
+	var lowest, highest uint64
+	for i, n := range w.nodes {
+		var tip uint64
+		if n.last != nil {
+			tip = n.last.Tip.BlockNumber
+		}
+		if i == 0 || tip < lowest {
+			lowest = tip
+		}
+		highest = max(highest, tip)
+	}
+	a.TipSpread = highest - lowest
+	if a.TipSpread > maxTipSpread {
+		a.Problems = append(a.Problems, fmt.Sprintf("tips are %d blocks apart (at most %d allowed)", a.TipSpread, maxTipSpread))
+	}
+
+	// Immutable blocks, by number: which node reported which hash.
+	type reportedBlock struct {
+		name  string
+		block node.TipStatus
+	}
+	reported := map[uint64][]reportedBlock{}
+	for _, n := range w.nodes {
+		for number, b := range n.immutable {
+			reported[number] = append(reported[number], reportedBlock{n.name, b})
+		}
+	}
+	for _, number := range slices.Sorted(maps.Keys(reported)) {
+		blocks := reported[number]
+		same := true
+		for _, b := range blocks[1:] {
+			if b.block.Hash != blocks[0].block.Hash {
+				a.Problems = append(a.Problems, fmt.Sprintf("%s and %s hold different immutable blocks #%d: %s and %s",
+					blocks[0].name, b.name, number, hashPrefix(blocks[0].block.Hash), hashPrefix(b.block.Hash)))
+				same = false
+				break
+			}
+		}
+		if same && len(blocks) == len(w.nodes) {
+			common := blocks[0].block
+			a.CommonImmutable = &common
+		}
+	}
+	if a.CommonImmutable == nil {
+		a.Problems = append(a.Problems, "no immutable block was seen on every node")
+	}
+	a.Agree = len(a.Problems) == 0
+	return a
+}

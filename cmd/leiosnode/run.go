@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/leiosnode/leiosnode/node"
+)
+
+func newRunCommand() *cobra.Command {
+	var configFile string
+	cmd := &cobra.Command{
+		Use:   "run --config FILE",
+		Short: "Run one node until SIGINT or SIGTERM",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runNode(ctx, configFile, cmd.ErrOrStderr())
+		},
+	}
+	cmd.Flags().StringVar(&configFile, "config", "", "the node's config.json (required)")
+	_ = cmd.MarkFlagRequired("config") // only fails for an unknown flag
+	return cmd
+}
+
+// runNode runs the node of configFile until ctx is cancelled, logging to
+// logOut. A node that cannot start is an error; a cancelled one is not.
+func runNode(ctx context.Context, configFile string, logOut io.Writer) error {
+	cfg, err := node.LoadConfig(configFile)
+	if err != nil {
+		return err
+	}
+	var level slog.Level // the zero Level is info
+	if cfg.LogLevel != "" {
+		if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+			return fmt.Errorf("config %s: logLevel: %w", configFile, err)
+		}
+	}
+	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+	n, err := node.New(cfg, logger)
+	if err != nil {
+		return fmt.Errorf("starting the node of %s: %w", configFile, err)
+	}
+	logger.Info("node running", "config", configFile, "pid", os.Getpid())
+	err = n.Run(ctx)
+	if err != nil && !(errors.Is(err, context.Canceled) && ctx.Err() != nil) {
+		return fmt.Errorf("node: %w", err)
+	}
+	logger.Info("node stopped")
+	return nil
+}

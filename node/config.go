@@ -1,0 +1,89 @@
+package node
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Config is one node's configuration file (config.json). Relative paths are
+// resolved against the directory of the config file.
+type Config struct {
+	// GenesisFile is the network's genesis.json.
+	GenesisFile string `json:"genesisFile"`
+	// TopologyFile lists the peers to keep connected to.
+	TopologyFile string `json:"topologyFile"`
+	// DatabasePath is the directory of the node's databases.
+	DatabasePath string `json:"databasePath"`
+	// ListenAddrs are libp2p multiaddrs, e.g. /ip4/127.0.0.1/tcp/3001.
+	ListenAddrs []string `json:"listenAddrs"`
+	// HTTPAddr serves /status, /metrics (and later the submit API);
+	// empty = no HTTP server.
+	HTTPAddr string `json:"httpAddr"`
+	// NodeKeyFile is the ed25519 key that gives the node its peer ID.
+	NodeKeyFile string `json:"nodeKeyFile"`
+	// IssuerKeyFile and VRFKeyFile make the node a block producer for the
+	// genesis pool with these keys; both empty = a relay.
+	IssuerKeyFile string `json:"issuerSigningKeyFile,omitempty"`
+	VRFKeyFile    string `json:"vrfSigningKeyFile,omitempty"`
+	// LogLevel is debug, info, warn or error (default info).
+	LogLevel string `json:"logLevel,omitempty"`
+}
+
+// Topology is topology.json: the static peers, as libp2p multiaddrs that end
+// in /p2p/<peer id>.
+type Topology struct {
+	Peers []string `json:"peers"`
+}
+
+// LoadConfig reads a config file and resolves its paths.
+func LoadConfig(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	var c Config
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	for _, p := range []*string{&c.GenesisFile, &c.TopologyFile, &c.DatabasePath, &c.NodeKeyFile, &c.IssuerKeyFile, &c.VRFKeyFile} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+	if c.GenesisFile == "" || c.DatabasePath == "" || c.NodeKeyFile == "" {
+		return nil, fmt.Errorf("config %s: genesisFile, databasePath and nodeKeyFile are required", path)
+	}
+	if (c.IssuerKeyFile == "") != (c.VRFKeyFile == "") {
+		return nil, errors.New("config: a block producer needs both issuerSigningKeyFile and vrfSigningKeyFile")
+	}
+	return &c, nil
+}
+
+// ReadTopology reads a topology file; an empty path is no peers.
+func ReadTopology(path string) (*Topology, error) {
+	if path == "" {
+		return &Topology{}, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("topology: %w", err)
+	}
+	var t Topology
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("topology %s: %w", path, err)
+	}
+	return &t, nil
+}
+
+// WriteJSON writes v as indented JSON, for the tools that generate configs.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,21 @@
+package node
+
+// Status is the node's state as GET /status returns it.
+type Status struct {
+	Slot          uint64    `json:"slot"`
+	Tip           TipStatus `json:"tip"`
+	ImmutableTip  TipStatus `json:"immutableTip"`
+	Peers         []string  `json:"peers"`
+	BlocksForged  uint64    `json:"blocksForged"`
+	BlocksAdopted uint64    `json:"blocksAdopted"`
+	Errors        uint64    `json:"errors"`
+	PeerID        string    `json:"peerId"`
+	Producer      bool      `json:"producer"`
+}
+
+// TipStatus is a chain tip in /status.
+type TipStatus struct {
+	BlockNumber uint64 `json:"blockNumber"`
+	Slot        uint64 `json:"slot"`
+	Hash        string `json:"hash"`
+}
