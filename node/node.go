@@ -1,0 +1,202 @@
+package node
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/chaindb"
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/network"
+)
+
+// Node is one running leiosnode.
+type Node struct {
+	cfg       *Config
+	log       *slog.Logger
+	errors    *atomic.Uint64 // log records at level error, for /status
+	genesis   *consensus.Genesis
+	validator *consensus.Validator
+	registry  *prometheus.Registry
+	chain     *chaindb.DB
+	adopted   *atomic.Uint64 // blocks that changed the selection when added
+	host      *network.Host
+	forger    *forge.Forger // nil on a relay
+}
+
+// New builds a node: logger, genesis and validator, chain database, network
+// host, forge. On error, whatever was opened is closed again.
+func New(cfg *Config, logger *slog.Logger) (n *Node, err error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	errCount := new(atomic.Uint64)
+	n = &Node{
+		cfg:      cfg,
+		log:      slog.New(countErrors(logger.Handler(), errCount)),
+		errors:   errCount,
+		registry: prometheus.NewRegistry(),
+		adopted:  new(atomic.Uint64),
+	}
+	defer func() {
+		if err != nil {
+			n.close()
+		}
+	}()
+
+	if n.genesis, err = consensus.ReadGenesis(cfg.GenesisFile); err != nil {
+		return nil, err
+	}
+	if n.validator, err = consensus.NewValidator(n.genesis, nil); err != nil {
+		return nil, err
+	}
+	if err = n.openChain(); err != nil {
+		return nil, err
+	}
+	if err = n.buildHost(); err != nil {
+		return nil, err
+	}
+	if err = n.buildForger(); err != nil {
+		return nil, err
+	}
+	n.registerMetrics()
+	return n, nil
+}
+
+func (n *Node) openChain() error {
+	genesisUTxO, err := ledger.GenesisUTxO(n.genesis.InitialFunds)
+	if err != nil {
+		return err
+	}
+	params := n.genesis.ProtocolParams
+	n.chain, err = chaindb.Open(filepath.Join(n.cfg.DatabasePath, "chain"), chaindb.Options{
+		K:           n.genesis.SecurityParam,
+		GenesisUTxO: genesisUTxO,
+		ApplyBlock: func(utxo ledger.UTxO, blk *block.Block, reapply bool) (*ledger.Diff, error) {
+			txs := make([][]byte, len(blk.Body.Txs))
+			for i, tx := range blk.Body.Txs {
+				txs[i] = tx
+			}
+			return ledger.ApplyTxs(params, utxo, blk.Header.Slot, txs, reapply)
+		},
+		ValidateBlock: n.validator.ValidateBlock,
+		Logger:        n.log.With("component", "chaindb"),
+	})
+	return err
+}
+
+func (n *Node) buildHost() error {
+	nodeKey, err := keys.ReadSigningKey(n.cfg.NodeKeyFile, keys.Node)
+	if err != nil {
+		return err
+	}
+	topology, err := ReadTopology(n.cfg.TopologyFile)
+	if err != nil {
+		return err
+	}
+	n.host, err = network.NewHost(network.HostOptions{
+		Key:            nodeKey,
+		ListenAddrs:    n.cfg.ListenAddrs,
+		Topology:       topology.Peers,
+		Chain:          chainAdapter{db: n.chain, adopted: n.adopted},
+		ValidateHeader: n.validator.ValidateHeader,
+		IsInvalidBlock: isInvalidBlock,
+		Logger:         n.log.With("component", "network"),
+		Registerer:     n.registry,
+	})
+	return err
+}
+
+func (n *Node) buildForger() error {
+	if n.cfg.IssuerKeyFile == "" {
+		return nil
+	}
+	issuer, err := keys.ReadSigningKey(n.cfg.IssuerKeyFile, keys.StakePool)
+	if err != nil {
+		return err
+	}
+	vrfKey, err := keys.ReadVRFSigningKey(n.cfg.VRFKeyFile)
+	if err != nil {
+		return err
+	}
+	n.forger, err = forge.New(forge.Options{
+		Validator: n.validator,
+		Chain:     forgeChain{db: n.chain, adopted: n.adopted},
+		IssuerKey: ed25519.PrivateKey(issuer),
+		VRFKey:    vrfKey,
+		Logger:    n.log.With("component", "forge"),
+	})
+	return err
+}
+
+// Run runs the node until ctx is cancelled, then stops every loop and closes
+// the databases. It returns the first error that stopped a loop, or nil on a
+// clean shutdown.
+func (n *Node) Run(ctx context.Context) error {
+	defer n.close()
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return n.host.Run(ctx) })
+	if n.forger != nil {
+		g.Go(func() error { return n.forger.Run(ctx) })
+	}
+	if n.cfg.HTTPAddr != "" {
+		g.Go(func() error { return n.serveHTTP(ctx) })
+	}
+	n.log.Info("node started", "peerId", n.host.ID().String(), "addrs", n.host.P2PAddrs(),
+		"tip", n.chain.Tip().String(), "producer", n.forger != nil)
+	err := g.Wait()
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+// close releases what New opened, in reverse order. Safe on a partial node.
+func (n *Node) close() {
+	if n.host != nil {
+		if err := n.host.Close(); err != nil {
+			n.log.Warn("closing network host", "err", err)
+		}
+	}
+	if n.chain != nil {
+		if err := n.chain.Close(); err != nil {
+			n.log.Error("closing chain database", "err", err)
+		}
+	}
+}
+
+// Status reports the node's state for GET /status.
+func (n *Node) Status() Status {
+	s := Status{
+		Slot:          n.validator.Clock().SlotAt(time.Now()),
+		Tip:           tipStatus(n.chain.Tip()),
+		ImmutableTip:  tipStatus(n.chain.ImmutableTip()),
+		Peers:         []string{},
+		BlocksAdopted: n.adopted.Load(),
+		Errors:        n.errors.Load(),
+		PeerID:        n.host.ID().String(),
+		Producer:      n.forger != nil,
+	}
+	for _, p := range n.host.Peers() {
+		s.Peers = append(s.Peers, p.ID.String())
+	}
+	if n.forger != nil {
+		s.BlocksForged = n.forger.Forged()
+	}
+	return s
+}
+
+func tipStatus(t block.Tip) TipStatus {
+	return TipStatus{BlockNumber: t.BlockNumber, Slot: t.Point.Slot, Hash: t.Point.Hash.String()}
+}
