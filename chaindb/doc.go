@@ -1,0 +1,44 @@
+// Package chaindb stores ranking blocks (RBs), selects the chain, tracks the
+// immutable tip and keeps the ledger's UTxO set in the UTxO-HD style, all on
+// one Pebble database (DESIGN §4).
+//
+// The chain:
+//   - Blocks are stored by hash; the selected chain is indexed by block number.
+//   - Chain selection is "longest chain; ties keep the current selection".
+//     A block is only accepted if its predecessor is in the volatile tree: the
+//     immutable tip (K blocks behind the tip) and the stored blocks that
+//     descend from it. So no selection change ever rolls back more than K
+//     blocks.
+//   - A block that fails validation (Options.ValidateBlock or
+//     Options.ApplyBlock) is remembered as invalid, together with its stored
+//     descendants, and the selection stays where it was.
+//   - A block ApplyBlock cannot judge yet (ErrNotReady: a CertRB whose EB
+//     closure is incomplete) is parked: stored, off the selection, not
+//     invalid; Reselect retries the chains it held back.
+//
+// The ledger (UTxO-HD):
+//   - The UTxO set at the immutable tip lives in Pebble, the backing store.
+//   - Each volatile block of the selected chain keeps its in-memory
+//     *ledger.Diff; the UTxO at a volatile point is the backing store plus the
+//     diffs up to that point (ledger.Overlay). A rollback drops diffs.
+//   - When the immutable tip advances, the diffs it passes are flushed to the
+//     backing store in the same Pebble batch that moves the immutable marker.
+//   - A LedgerView holds a Pebble snapshot and the diff list taken under the
+//     same lock, so it stays consistent while later blocks flush.
+//
+// Invariants, also after a crash at any point:
+//   - Every multi-key change is one Pebble batch: a block together with the
+//     selection change, the tip marker, the flush and the immutable marker.
+//     A reopened database is therefore at a consistent tip (the last one, or
+//     an earlier one if the tail of the WAL was lost) whose ledger is the
+//     backing store at the immutable marker plus a replay of the blocks after it.
+//   - The selected chain is linked and numbered contiguously from 1, and
+//     passes through the immutable tip, at most K blocks behind its end.
+//   - The backing store equals the UTxO of the selected chain at the
+//     immutable tip.
+//
+// chaindb must never import the ledger rules, a protocol, or another store:
+// it gets validation through Options and is driven by its callers. It must
+// never block AddBlock on a reader: TipChanged wakes waiters by closing a
+// channel.
+package chaindb

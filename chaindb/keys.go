@@ -1,0 +1,107 @@
+package chaindb
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// Key layout: one prefix byte per keyspace.
+//
+//	b ‖ hash              → block bytes            every stored block
+//	n ‖ number (8, BE)    → hash                   the selected chain
+//	v ‖ number ‖ hash     → (empty)                stored blocks after the immutable tip
+//	u ‖ TxIn.Key          → ledger.EncodeTxOut     the backing store: UTxO at the immutable tip
+//	m ‖ name              → marker                 tip, immutable tip, genesis fingerprint
+const (
+	prefixBlock    = 'b'
+	prefixNumber   = 'n'
+	prefixVolatile = 'v'
+	prefixUTxO     = 'u'
+	prefixMeta     = 'm'
+)
+
+var (
+	keyTip       = []byte{prefixMeta, 't'}
+	keyImmutable = []byte{prefixMeta, 'i'}
+	keyGenesis   = []byte{prefixMeta, 'g'}
+)
+
+func blockKey(h block.Hash) []byte { return append([]byte{prefixBlock}, h[:]...) }
+
+func numberKey(n uint64) []byte { return binary.BigEndian.AppendUint64([]byte{prefixNumber}, n) }
+
+func volatileKey(n uint64, h block.Hash) []byte {
+	return append(binary.BigEndian.AppendUint64([]byte{prefixVolatile}, n), h[:]...)
+}
+
+func utxoKey(in ledger.TxIn) []byte {
+	k := in.Key()
+	return append([]byte{prefixUTxO}, k[:]...)
+}
+
+// prefixBounds returns iterator bounds covering every key with this prefix.
+func prefixBounds(prefix byte) *pebble.IterOptions {
+	return &pebble.IterOptions{LowerBound: []byte{prefix}, UpperBound: []byte{prefix + 1}}
+}
+
+// get returns a copy of the value at key, or ok=false if there is none.
+func get(r reader, key []byte) (val []byte, ok bool, err error) {
+	v, closer, err := r.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer closer.Close()
+	return bytes.Clone(v), true, nil
+}
+
+// reader is what *pebble.DB and *pebble.Snapshot have in common that we use.
+type reader interface {
+	Get(key []byte) ([]byte, io.Closer, error)
+}
+
+func encodeTip(t block.Tip) []byte {
+	b, err := block.Marshal(t)
+	if err != nil {
+		panic(fmt.Sprintf("chaindb: encoding tip: %v", err)) // a Tip always encodes
+	}
+	return b
+}
+
+func decodeTip(b []byte) (block.Tip, error) {
+	var t block.Tip
+	if err := block.Unmarshal(b, &t); err != nil {
+		return t, fmt.Errorf("chaindb: tip marker: %w", err)
+	}
+	return t, nil
+}
+
+// genesisFingerprint is a hash of the genesis UTxO in key order, stored at
+// creation so a reopen with another genesis is refused.
+func genesisFingerprint(g ledger.MapUTxO) block.Hash {
+	keys := make([][ledger.TxInKeySize]byte, 0, len(g))
+	for in := range g {
+		keys = append(keys, in.Key())
+	}
+	slices.SortFunc(keys, func(a, b [ledger.TxInKeySize]byte) int { return bytes.Compare(a[:], b[:]) })
+	var buf []byte
+	for _, k := range keys {
+		in, _ := ledger.TxInFromKey(k[:])
+		v := ledger.EncodeTxOut(g[in])
+		buf = append(buf, k[:]...)
+		buf = binary.BigEndian.AppendUint32(buf, uint32(len(v)))
+		buf = append(buf, v...)
+	}
+	return block.HashBytes(buf)
+}

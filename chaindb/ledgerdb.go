@@ -1,0 +1,120 @@
+package chaindb
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// LedgerView is the UTxO at one volatile point: a Pebble snapshot of the
+// backing store plus the diffs from the immutable tip of that moment up to
+// the point. It stays consistent while held, whatever is added or flushed
+// meanwhile. Close it when done: it pins a Pebble snapshot.
+type LedgerView struct {
+	db    *DB
+	point block.Point
+
+	mu    sync.RWMutex     // guards snap against Close racing Lookup
+	snap  *pebble.Snapshot // nil once closed
+	diffs []*ledger.Diff   // oldest first; never mutated
+}
+
+var _ ledger.UTxO = (*LedgerView)(nil)
+
+// LedgerAt returns the UTxO after the block at p, which must be the
+// immutable tip or a block of the selected chain after it; ErrNotFound
+// otherwise.
+func (db *DB) LedgerAt(p block.Point) (*LedgerView, error) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.closed {
+		return nil, ErrClosed
+	}
+	n, ok := db.nodes[p.Hash]
+	if !ok || !db.onSelected(n) || n.point() != p {
+		return nil, fmt.Errorf("%w: %s is not a volatile point of the selected chain (immutable tip %s)", ErrNotFound, p, db.root.tip())
+	}
+	return db.newView(n), nil
+}
+
+// TipLedger returns the UTxO at the selected tip, and that tip.
+func (db *DB) TipLedger() (*LedgerView, block.Tip) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	tip := db.tipNode()
+	if db.closed {
+		return &LedgerView{db: db, point: tip.point()}, tip.tip() // every Lookup fails with ErrClosed
+	}
+	return db.newView(tip), tip.tip()
+}
+
+// newView takes the snapshot and the diffs under mu (held by the caller), so
+// they agree: no flush can fall between them.
+func (db *DB) newView(n *node) *LedgerView {
+	v := &LedgerView{db: db, point: n.point(), snap: db.store.NewSnapshot(), diffs: db.diffsThrough(n)}
+	db.regMu.Lock()
+	db.views[v] = struct{}{}
+	db.regMu.Unlock()
+	return v
+}
+
+// Point is the point the view is at.
+func (v *LedgerView) Point() block.Point { return v.point }
+
+// Lookup returns the unspent output at in as of the view's point.
+func (v *LedgerView) Lookup(in ledger.TxIn) (ledger.TxOut, bool, error) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	if v.snap == nil {
+		return ledger.TxOut{}, false, ErrClosed
+	}
+	return ledger.Overlay{Base: backingStore{v.snap}, Diffs: v.diffs}.Lookup(in)
+}
+
+// Close releases the view's snapshot. Lookups after Close fail with ErrClosed.
+func (v *LedgerView) Close() {
+	v.release()
+	v.db.regMu.Lock()
+	delete(v.db.views, v)
+	v.db.regMu.Unlock()
+}
+
+func (v *LedgerView) release() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.snap != nil {
+		v.snap.Close()
+		v.snap = nil
+	}
+}
+
+// backingStore reads the UTxO keyspace of a Pebble DB or snapshot.
+type backingStore struct{ r reader }
+
+func (s backingStore) Lookup(in ledger.TxIn) (ledger.TxOut, bool, error) {
+	raw, ok, err := get(s.r, utxoKey(in))
+	if err != nil || !ok {
+		return ledger.TxOut{}, false, err
+	}
+	out, err := ledger.DecodeTxOut(raw)
+	if err != nil {
+		return ledger.TxOut{}, false, fmt.Errorf("chaindb: backing store at %s: %w", in, err)
+	}
+	return out, true, nil
+}
+
+// flushDiff writes d into the backing store part of b. Within a diff an
+// output both deleted and inserted is present (ledger.Overlay reads inserts
+// first), so deletes go first.
+func flushDiff(b *pebble.Batch, d *ledger.Diff) {
+	for in := range d.Deletes {
+		b.Delete(utxoKey(in), nil)
+	}
+	for in, out := range d.Inserts {
+		b.Set(utxoKey(in), ledger.EncodeTxOut(out), nil)
+	}
+}

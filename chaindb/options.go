@@ -1,0 +1,64 @@
+package chaindb
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// DefaultK is the security parameter used when Options.K is zero: the devnet
+// value. Public-testnet-like configurations use 108.
+const DefaultK = 10
+
+// Options configure a DB.
+type Options struct {
+	// K is the security parameter: the deepest rollback, and the distance in
+	// blocks from the tip to the immutable tip. Zero means DefaultK (10).
+	K int
+
+	// GenesisUTxO is the UTxO at origin. It is written to the backing store
+	// when the database is created; a later Open with a different genesis
+	// fails.
+	GenesisUTxO ledger.MapUTxO
+
+	// ApplyBlock validates a block's contents against the UTxO view before it
+	// and returns its diff. reapply is true when re-applying a block this node
+	// already validated (replay at Open): signature checks may be skipped.
+	// Required.
+	ApplyBlock func(utxo ledger.UTxO, blk *block.Block, reapply bool) (*ledger.Diff, error)
+
+	// ValidateBlock checks what does not depend on the ledger (header
+	// signature, VRF, leader eligibility). May be nil. chaindb itself checks
+	// the body against the header's hash and size, the block number and the
+	// slot order before calling it.
+	ValidateBlock func(blk *block.Block) error
+
+	// Logger receives chain-selection events and Pebble's own log lines.
+	// Nil means a logger that discards everything.
+	Logger *slog.Logger
+
+	// fs replaces the filesystem Pebble writes to; tests use an in-memory one.
+	fs vfs.FS
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.K == 0 {
+		o.K = DefaultK
+	}
+	if o.K < 0 {
+		return o, fmt.Errorf("chaindb: k = %d, must be positive", o.K)
+	}
+	if o.ApplyBlock == nil {
+		return o, errors.New("chaindb: Options.ApplyBlock is required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return o, nil
+}

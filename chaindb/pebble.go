@@ -1,0 +1,71 @@
+package chaindb
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+)
+
+// Write options, in the go-ethereum ethdb/pebble spirit.
+//
+// Every multi-key change is one batch, and Pebble replays its WAL batch by
+// batch, in order, stopping at the first torn record. Whether a batch is
+// synced therefore never decides consistency, only how far back a crash can
+// take us: it can lose the NoSync batches written after the last synced one
+// (Pebble may still hold them in its WAL buffer when the process dies), never
+// part of a batch and never a synced one.
+//
+//   - A batch that changes the selection is Sync: the tip is a promise to
+//     peers (chain sync serves it, the forge builds on it) and the immutable
+//     tip is what other stores prune against, so neither may go back after
+//     it was announced. That is one fsync per adopted block (about one a
+//     second on a devnet).
+//   - A batch that only stores a block off the selected chain is NoSync: if
+//     it is lost, a peer serves it again.
+var (
+	syncSelection = pebble.Sync
+	noSyncStore   = pebble.NoSync
+)
+
+// pebbleOptions: a block cache, bloom filters on every level (a UTxO lookup
+// of a missing input, and the "is this block stored" probe, are point reads
+// that mostly miss), and Pebble's log lines sent to slog.
+func pebbleOptions(opts Options, cache *pebble.Cache) *pebble.Options {
+	po := &pebble.Options{
+		Cache:                       cache,
+		MemTableSize:                16 << 20,
+		MemTableStopWritesThreshold: 4,
+		MaxOpenFiles:                1024,
+		FormatMajorVersion:          pebble.FormatNewest,
+		Logger:                      pebbleLogger{opts.Logger.With("component", "pebble")},
+		FS:                          opts.fs,
+	}
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	return po
+}
+
+// cacheBytes is the size of Pebble's block cache.
+const cacheBytes = 64 << 20
+
+// pebbleLogger sends Pebble's log lines to slog.
+type pebbleLogger struct{ log *slog.Logger }
+
+func (l pebbleLogger) Infof(format string, args ...any) {
+	l.log.Debug(fmt.Sprintf(format, args...))
+}
+
+func (l pebbleLogger) Errorf(format string, args ...any) {
+	l.log.Error(fmt.Sprintf(format, args...))
+}
+
+// Fatalf is called on corruption Pebble cannot continue from. Panicking
+// (rather than os.Exit) lets a deferred recover or the test harness see it.
+func (l pebbleLogger) Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	l.log.Error(msg)
+	panic("pebble: " + msg)
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package chaindb
+
+const raceEnabled = true
