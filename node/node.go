@@ -194,6 +194,13 @@ func (n *Node) Status() Status {
 	if n.forger != nil {
 		s.BlocksForged = n.forger.Forged()
 	}
+	for number := s.Tip.BlockNumber; number > 0 && len(s.RecentBlocks) < recentBlockCount; number-- {
+		blk, err := n.chain.BlockByNumber(number)
+		if err != nil {
+			break // the selection moved under us; a shorter list is still true
+		}
+		s.RecentBlocks = append(s.RecentBlocks, tipStatus(block.Tip{Point: blk.Point(), BlockNumber: number}))
+	}
 	return s
 }
 

@@ -11,7 +11,13 @@ type Status struct {
 	Errors        uint64    `json:"errors"`
 	PeerID        string    `json:"peerId"`
 	Producer      bool      `json:"producer"`
+	// RecentBlocks are the last blocks of the selected chain, tip first, so
+	// tools can compare chains right up to the tip.
+	RecentBlocks []TipStatus `json:"recentBlocks"`
 }
+
+// recentBlockCount is how many blocks /status lists in RecentBlocks.
+const recentBlockCount = 8
 
 // TipStatus is a chain tip in /status.
 type TipStatus struct {

@@ -50,14 +50,17 @@ type NodeReport struct {
 // The verdict rests on what the nodes report in GET /status: every block a
 // node ever reported as its immutable tip is final, so two nodes that
 // reported different hashes at one block number disagree for good (and a
-// node that changed its own immutable block rolled back past k). Blocks
-// younger than the immutable tip are compared only through the spread of
-// the tips.
+// node that changed its own immutable block rolled back past k). Younger
+// blocks are compared through the recent blocks of each node's last status,
+// up to the lowest tip less maxTipSpread.
 type Agreement struct {
 	// Agree: every node is up, no two immutable blocks conflict, some
-	// immutable block was seen on every node, and the tips are at most
-	// maxTipSpread blocks apart.
+	// immutable block was seen on every node, the tips are at most
+	// maxTipSpread blocks apart, and the recent blocks agree up to AgreedUpTo.
 	Agree bool `json:"agree"`
+	// AgreedUpTo is the block number up to which the last statuses were
+	// compared block by block.
+	AgreedUpTo uint64 `json:"agreedUpTo"`
 	// TipSpread is the highest tip block number minus the lowest.
 	TipSpread uint64 `json:"tipSpread"`
 	// CommonImmutable is the highest block that every node reported as its
@@ -134,6 +137,27 @@ func (w *chainWatch) report(dir string, started, stopped time.Time, slot uint64,
 	return r
 }
 
+// recentConflicts compares the nodes' recent blocks numbered up to upTo.
+func (w *chainWatch) recentConflicts(upTo uint64) []string {
+	var problems []string
+	first := map[uint64]string{} // number -> hash, from the first node listing it
+	firstName := map[uint64]string{}
+	for _, n := range w.nodes {
+		for _, b := range n.last.RecentBlocks {
+			if b.BlockNumber > upTo {
+				continue
+			}
+			if h, ok := first[b.BlockNumber]; !ok {
+				first[b.BlockNumber], firstName[b.BlockNumber] = b.Hash, n.name
+			} else if h != b.Hash {
+				problems = append(problems, fmt.Sprintf("%s and %s hold different blocks #%d: %s and %s",
+					firstName[b.BlockNumber], n.name, b.BlockNumber, hashPrefix(h), hashPrefix(b.Hash)))
+			}
+		}
+	}
+	return problems
+}
+
 func (w *chainWatch) agreement() Agreement {
 	var a Agreement
 	for _, n := range w.nodes {
@@ -192,6 +216,13 @@ func (w *chainWatch) agreement() Agreement {
 	}
 	if a.CommonImmutable == nil {
 		a.Problems = append(a.Problems, "no immutable block was seen on every node")
+	}
+
+	// Recent blocks: below the lowest tip less the allowed spread, every
+	// node's last status must name the same block at each number.
+	if len(a.Problems) == 0 && lowest > maxTipSpread {
+		a.Problems = append(a.Problems, w.recentConflicts(lowest-maxTipSpread)...)
+		a.AgreedUpTo = lowest - maxTipSpread
 	}
 	a.Agree = len(a.Problems) == 0
 	return a

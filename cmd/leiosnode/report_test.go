@@ -267,6 +267,7 @@ func TestReportJSON(t *testing.T) {
   ],
   "agreement": {
     "agree": false,
+    "agreedUpTo": 0,
     "tipSpread": 1,
     "problems": [
       "node-1 is down",
