@@ -275,12 +275,11 @@ func TestEBBody(t *testing.T) {
 	}
 }
 
-// The prototype's tx-count limit is the body limit divided by the 36-byte
-// entry of a tx under 256 bytes: a full EB of such txs just fits.
+// A full EB: the most txs, of the average size that fills the closure.
 func TestEBBodyFullSizeRoundTrip(t *testing.T) {
 	txs := make([]EBTx, DefaultEBLimits.MaxTxs)
 	for i := range txs {
-		txs[i] = EBTx{TxHash: HashBytes([]byte{byte(i), byte(i >> 8)}), Size: 200}
+		txs[i] = EBTx{TxHash: HashBytes([]byte{byte(i), byte(i >> 8)}), Size: uint32(DefaultEBLimits.MaxClosureBytes / DefaultEBLimits.MaxTxs)}
 	}
 	eb, err := NewEBBody(txs, DefaultEBLimits)
 	if err != nil {

@@ -12,13 +12,16 @@ var ErrInvalidEB = errors.New("block: invalid EB body")
 // EBLimits bound an endorser block. The zero value is not useful; start from
 // DefaultEBLimits.
 type EBLimits struct {
-	MaxBodyBytes    int // encoded EB body; prototype 500,000
+	MaxBodyBytes    int // encoded EB body; 512 KiB
 	MaxClosureBytes int // sum of tx sizes; prototype 12,000,000
 	MaxTxs          int // prototype 13,888
 }
 
-// DefaultEBLimits are the Leios prototype's values.
-var DefaultEBLimits = EBLimits{MaxBodyBytes: 500_000, MaxClosureBytes: 12_000_000, MaxTxs: 13_888}
+// DefaultEBLimits are the Leios prototype's values, with the body limit at
+// 512 KiB rather than 500,000 bytes: a full EB of 13,888 txs averaging 864
+// bytes (12 MB) has 37-byte entries, a 513,859-byte body, which the three
+// limits together must admit.
+var DefaultEBLimits = EBLimits{MaxBodyBytes: 524_288, MaxClosureBytes: 12_000_000, MaxTxs: 13_888}
 
 // EBTx is one entry of an EB body: the hash of a whole serialized
 // transaction and its size in bytes.

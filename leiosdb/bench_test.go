@@ -1,0 +1,347 @@
+package leiosdb
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/leiosnode/leiosnode/block"
+)
+
+// Benchmarks run only under -bench. The probe benchmark builds its store
+// once per run; the environment sizes and places it:
+//
+//	LEIOSDB_BENCH_TXS     stored txs (default 1,927,424 = 128 EBs × 15,058)
+//	LEIOSDB_BENCH_TXSIZE  bytes per stored tx (default 256)
+//	LEIOSDB_BENCH_DIR     keep the store there and reuse it on later runs
+//	                      (default: a temporary directory, removed after)
+//
+// e.g. go test -run '^$' -bench Probe -benchtime 20x ./leiosdb/
+
+// fullEBLimits admit the benchmark EBs: 13,888 txs of 864 bytes need a
+// 513,859-byte body, over block.DefaultEBLimits' 500,000 (the Haskell
+// prototype allows 512 KiB); the probe EBs have 15,058 txs.
+var fullEBLimits = block.EBLimits{MaxBodyBytes: 1 << 20, MaxClosureBytes: 16_000_000, MaxTxs: 15_058}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// closureTxs is a full closure: 13,888 distinct txs of 864 bytes (12 MB).
+func closureTxs(seed uint64) [][]byte {
+	txs := make([][]byte, 13_888)
+	for i := range txs {
+		txs[i] = testTx(seed<<20|uint64(i), 864)
+	}
+	return txs
+}
+
+// BenchmarkInsertClosure inserts one full EB (announcement, body, 13,888
+// txs, 12 MB) into a store that already holds the previous iterations'.
+// "one-call" hands all txs to InsertTxs at once; "fetch-replies" in the
+// ≤ 500 kB replies of the fetch protocol (578 txs).
+func BenchmarkInsertClosure(b *testing.B) {
+	for _, chunk := range []int{13_888, 578} {
+		name := "one-call"
+		if chunk < 13_888 {
+			name = "fetch-replies"
+		}
+		b.Run(name, func(b *testing.B) {
+			db := openTestDB(b, Options{Limits: fullEBLimits, CacheBytes: 128 << 20, MemTableBytes: 32 << 20})
+			b.SetBytes(13_888 * 864)
+			cpu := startCPUClock()
+			for i := 0; b.Loop(); i++ {
+				b.StopTimer()
+				txs := closureTxs(uint64(i))
+				eb := testBody(b, txs)
+				p := pointOf(uint64(i), eb)
+				b.StartTimer()
+				if err := db.InsertPoint(p, eb.Size()); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := db.InsertBody(p, eb.Bytes()); err != nil {
+					b.Fatal(err)
+				}
+				completed := 0
+				for k := 0; k < len(txs); k += chunk {
+					res, err := db.InsertTxs(txs[k:min(k+chunk, len(txs))])
+					if err != nil {
+						b.Fatal(err)
+					}
+					completed += len(res.Completed)
+				}
+				if completed != 1 {
+					b.Fatalf("%d completions", completed)
+				}
+			}
+			cpu.report(b)
+		})
+	}
+}
+
+const probeEBTxs = 15_058
+
+// probeStore builds (or reuses) the store of the probe benchmark: stored txs
+// in EBs of 15,058, inserted through the public API.
+func probeStore(b *testing.B) (dir string, ebs int) {
+	total := envInt("LEIOSDB_BENCH_TXS", 128*probeEBTxs)
+	size := envInt("LEIOSDB_BENCH_TXSIZE", 256)
+	ebs = max(1, total/probeEBTxs)
+	dir = os.Getenv("LEIOSDB_BENCH_DIR")
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "leiosdb-bench-"); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { os.RemoveAll(dir) })
+	}
+	marker := filepath.Join(dir, fmt.Sprintf("populated-%d-%d", ebs, size))
+	if _, err := os.Stat(marker); err == nil {
+		return dir, ebs
+	}
+	db, err := Open(dir, Options{Limits: fullEBLimits, Logger: quietLogger(), MemTableBytes: 64 << 20, BlockBytes: envInt("LEIOSDB_BENCH_BLOCK", 0)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	for e := range ebs {
+		txs := make([][]byte, probeEBTxs)
+		for i := range txs {
+			txs[i] = testTx(uint64(e)<<32|uint64(i), size)
+		}
+		eb := testBody(b, txs)
+		p := pointOf(uint64(e+1), eb)
+		if err := db.InsertPoint(p, eb.Size()); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := db.InsertBody(p, eb.Bytes()); err != nil {
+			b.Fatal(err)
+		}
+		for k := 0; k < len(txs); k += 2000 {
+			if _, err := db.InsertTxs(txs[k:min(k+2000, len(txs))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := db.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("populated %d EBs × %d txs of %d bytes in %v", ebs, probeEBTxs, size, time.Since(start).Round(time.Millisecond))
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir, ebs
+}
+
+// probeBatch is one EB's worth of hashes with the given share of hits
+// (txs of a stored EB), interleaved with misses.
+func probeBatch(ebs, hitPercent int) (hashes []block.Hash, hits int) {
+	hashes = make([]block.Hash, probeEBTxs)
+	e := uint64(ebs / 2)
+	for i := range hashes {
+		if i*hitPercent/100 != (i+1)*hitPercent/100 {
+			hashes[i] = block.HashBytes(testTx(e<<32|uint64(i), envInt("LEIOSDB_BENCH_TXSIZE", 256)))
+			hits++
+		} else {
+			var miss [8]byte
+			binary.BigEndian.PutUint64(miss[:], uint64(i))
+			hashes[i] = block.HashBytes(append([]byte("miss"), miss[:]...))
+		}
+	}
+	return hashes, hits
+}
+
+// BenchmarkProbe measures the batch membership probe of one 15,058-tx EB
+// against the stored txs: HasTxs (one iterator, bloom-filtered SeekPrefixGE
+// in ascending hash order) at several hit ratios, warm and cold (page cache
+// dropped and store reopened outside the timing), and the alternatives it
+// was chosen over: one Get per hash, SeekPrefixGE in the caller's order,
+// and plain SeekGE in ascending order.
+func BenchmarkProbe(b *testing.B) {
+	dir, ebs := probeStore(b)
+	open := func() *DB {
+		db, err := Open(dir, Options{Limits: fullEBLimits, Logger: quietLogger(), CacheBytes: 256 << 20, BlockBytes: envInt("LEIOSDB_BENCH_BLOCK", 0)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return db
+	}
+	db := open()
+	defer func() { db.Close() }()
+	waitCompactions(b, db)
+
+	strategies := []struct {
+		name  string
+		probe func(db *DB, hashes []block.Hash, out []bool) (int, error)
+	}{
+		{"HasTxs", (*DB).HasTxs},
+		{"HasTxs-1-iterator", probeOneIterator},
+		{"Get", probeGets},
+		{"SeekPrefixGE", probeSeekPrefix},
+		{"SortedSeekGE", probeSortedSeekGE},
+	}
+	for _, s := range strategies {
+		for _, hit := range []int{0, 20, 40, 60, 80, 100} {
+			if s.name != "HasTxs" && hit%100 != 0 {
+				continue
+			}
+			hashes, hits := probeBatch(ebs, hit)
+			out := make([]bool, len(hashes))
+			run := func(b *testing.B) {
+				n, err := s.probe(db, hashes, out)
+				if err != nil || n != hits {
+					b.Fatalf("%d hits, want %d: %v", n, hits, err)
+				}
+			}
+			b.Run(fmt.Sprintf("%s/warm/hits=%d%%", s.name, hit), func(b *testing.B) {
+				run(b) // warm-up
+				cpu := startCPUClock()
+				for b.Loop() {
+					run(b)
+				}
+				cpu.report(b)
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(hashes)), "ns/tx")
+			})
+			if hit%100 != 0 {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/cold/hits=%d%%", s.name, hit), func(b *testing.B) {
+				for b.Loop() {
+					b.StopTimer()
+					if err := db.Close(); err != nil {
+						b.Fatal(err)
+					}
+					if err := DropPageCache(dir); err != nil {
+						b.Fatal(err)
+					}
+					db = open()
+					b.StartTimer()
+					run(b)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(hashes)), "ns/tx")
+			})
+		}
+	}
+}
+
+// probeOneIterator is HasTxs without parallel workers.
+func probeOneIterator(db *DB, hashes []block.Hash, out []bool) (int, error) {
+	clear(out)
+	n := 0
+	err := probeTxRefs(db.store, hashes, func(i int, _ []byte) error {
+		out[i] = true
+		n++
+		return nil
+	})
+	return n, err
+}
+
+// probeGets is the alternative to HasTxs: one Get per hash, which consults
+// the bloom filters of every level.
+func probeGets(db *DB, hashes []block.Hash, out []bool) (int, error) {
+	n := 0
+	for i, h := range hashes {
+		_, closer, err := db.store.Get(hashKey(prefixTxRef, h))
+		if errors.Is(err, pebble.ErrNotFound) {
+			out[i] = false
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		closer.Close()
+		out[i] = true
+		n++
+	}
+	return n, nil
+}
+
+// probeSeekPrefix is the other alternative: SeekPrefixGE per hash on one
+// iterator, in the caller's order; it also consults the bloom filters.
+func probeSeekPrefix(db *DB, hashes []block.Hash, out []bool) (int, error) {
+	it, err := db.store.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixTxRef}, UpperBound: []byte{prefixTxRef + 1}})
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	n := 0
+	key := make([]byte, 1+hashLen)
+	key[0] = prefixTxRef
+	for i, h := range hashes {
+		copy(key[1:], h[:])
+		out[i] = it.SeekPrefixGE(key) && bytes.Equal(it.Key(), key)
+		if out[i] {
+			n++
+		}
+	}
+	return n, it.Error()
+}
+
+// cpuClock measures the process's CPU time (user + system, all threads, so
+// Pebble's flushes and compactions count): on a shared machine wall time
+// also counts other processes' load.
+type cpuClock time.Duration
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func startCPUClock() cpuClock { return cpuClock(cpuTime()) }
+
+// report adds cpu-ms/op; it includes the untimed setup of each iteration.
+func (c cpuClock) report(b *testing.B) {
+	b.ReportMetric(float64(cpuTime()-time.Duration(c))/1e6/float64(b.N), "cpu-ms/op")
+}
+
+// probeSortedSeekGE walks the keys in ascending order with plain SeekGE:
+// forward-only seeks, but no bloom filters.
+func probeSortedSeekGE(db *DB, hashes []block.Hash, out []bool) (int, error) {
+	it, err := db.store.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixTxRef}, UpperBound: []byte{prefixTxRef + 1}})
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	clear(out)
+	n := 0
+	key := make([]byte, 1+hashLen)
+	key[0] = prefixTxRef
+	for _, o := range sortedOrder(hashes) {
+		copy(key[1:], hashes[o.index][:])
+		if !it.SeekGE(key) {
+			break // nothing at or after key: no larger hash is held
+		}
+		if bytes.Equal(it.Key(), key) {
+			out[o.index] = true
+			n++
+		}
+	}
+	return n, it.Error()
+}
+
+// waitCompactions waits until Pebble has no flush or compaction running, so
+// that background work after opening does not land in the measurements.
+func waitCompactions(b *testing.B, db *DB) {
+	for start := time.Now(); time.Since(start) < time.Minute; time.Sleep(100 * time.Millisecond) {
+		m := db.store.Metrics()
+		if m.Compact.NumInProgress == 0 && m.Flush.NumInProgress == 0 {
+			return
+		}
+	}
+	b.Log("compactions still running after a minute")
+}

@@ -1,0 +1,193 @@
+package leiosdb
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/leiosnode/leiosnode/block"
+)
+
+// CheckConsistency recomputes every count and reference of the store from
+// scratch and compares them with the stored ones (the invariants of the
+// package doc). It reads everything, so it is for tests, for operators after
+// a crash, and never for the hot path. Failures wrap ErrCorrupt.
+func (db *DB) CheckConsistency() error {
+	done, err := db.beginRead()
+	if err != nil {
+		return err
+	}
+	defer done()
+	snap := db.store.NewSnapshot()
+	defer snap.Close()
+
+	c := checker{
+		points:   make(map[block.Point]pointRecord),
+		volatile: make(map[block.Point]bool),
+		byHash:   make(map[block.Point]bool),
+		named:    make(map[block.Hash]bool),
+		bodies:   make(map[block.Hash][]byte),
+		states:   make(map[block.Hash]bodyState),
+		refs:     make(map[block.Hash]txRef),
+		txLens:   make(map[block.Hash]int),
+		wants:    make(map[[2]block.Hash]want),
+	}
+	if err := scanPrefix(snap, nil, c.load); err != nil {
+		return err
+	}
+	c.check()
+	if len(c.errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrCorrupt, errors.Join(c.errs...))
+}
+
+type checker struct {
+	points   map[block.Point]pointRecord
+	volatile map[block.Point]bool
+	byHash   map[block.Point]bool
+	named    map[block.Hash]bool // EB hashes some point names
+	bodies   map[block.Hash][]byte
+	states   map[block.Hash]bodyState
+	refs     map[block.Hash]txRef
+	txLens   map[block.Hash]int
+	wants    map[[2]block.Hash]want // (tx, eb)
+	errs     []error
+}
+
+const maxCheckErrors = 20
+
+func (c *checker) fail(format string, args ...any) {
+	if len(c.errs) < maxCheckErrors {
+		c.errs = append(c.errs, fmt.Errorf(format, args...))
+	}
+}
+
+func hashAt(k []byte, at int) (h block.Hash) {
+	copy(h[:], k[at:at+hashLen])
+	return h
+}
+
+// load files one key; it fails only on keys it cannot parse at all.
+func (c *checker) load(k, v []byte) (bool, error) {
+	var err error
+	switch {
+	case len(k) == pointLen && k[0] == prefixPoint:
+		var rec pointRecord
+		rec, err = decodePointRecord(v)
+		c.points[parsePointKey(k)] = rec
+	case len(k) == pointLen && k[0] == prefixVolatile:
+		c.volatile[parsePointKey(k)] = true
+	case len(k) == pointLen && k[0] == prefixByHash:
+		p := parseByHashKey(k)
+		c.byHash[p] = true
+		c.named[p.Hash] = true
+	case len(k) == 1+hashLen && k[0] == prefixBody:
+		c.bodies[hashAt(k, 1)] = append([]byte(nil), v...)
+	case len(k) == 1+hashLen && k[0] == prefixBodyState:
+		c.states[hashAt(k, 1)], err = decodeBodyState(v)
+	case len(k) == 1+hashLen && k[0] == prefixTxRef:
+		c.refs[hashAt(k, 1)], err = decodeTxRef(v)
+	case len(k) == 1+hashLen && k[0] == prefixTx:
+		h := hashAt(k, 1)
+		if block.HashBytes(v) != h {
+			c.fail("tx %s: bytes hash to another hash", h.Short())
+		}
+		c.txLens[h] = len(v)
+	case len(k) == 1+2*hashLen && k[0] == prefixWant:
+		c.wants[[2]block.Hash{hashAt(k, 1), hashAt(k, 1+hashLen)}], err = decodeWant(v)
+	case k[0] == prefixMeta:
+	default:
+		c.fail("unknown key %x", k)
+	}
+	return true, err
+}
+
+func (c *checker) check() {
+	for p, rec := range c.points {
+		if c.volatile[p] == rec.Promoted {
+			c.fail("point %s: promoted=%v but volatile index entry=%v", p, rec.Promoted, c.volatile[p])
+		}
+		if !c.byHash[p] {
+			c.fail("point %s: no by-hash index entry", p)
+		}
+	}
+	for p := range c.volatile {
+		if _, ok := c.points[p]; !ok {
+			c.fail("volatile index entry %s without its point", p)
+		}
+	}
+	for p := range c.byHash {
+		if _, ok := c.points[p]; !ok {
+			c.fail("by-hash index entry %s without its point", p)
+		}
+	}
+
+	unlimited := block.EBLimits{MaxBodyBytes: math.MaxInt, MaxClosureBytes: math.MaxInt, MaxTxs: math.MaxInt}
+	counted := make(map[block.Hash]uint64) // tx → stored bodies naming it
+	usedWants := 0
+	for eb, raw := range c.bodies {
+		state, ok := c.states[eb]
+		if !ok {
+			c.fail("body %s without state", eb.Short())
+		}
+		if !c.named[eb] {
+			c.fail("body %s named by no point", eb.Short())
+		}
+		if state.BodySize != uint64(len(raw)) {
+			c.fail("body %s: state says %d bytes, has %d", eb.Short(), state.BodySize, len(raw))
+		}
+		body, err := block.DecodeEBBody(raw, unlimited)
+		if err != nil {
+			c.fail("body %s: %v", eb.Short(), err)
+			continue
+		}
+		if body.Hash() != eb {
+			c.fail("body %s: hashes to %s", eb.Short(), body.Hash().Short())
+		}
+		var missing uint64
+		for i, tx := range body.Txs {
+			if ref, stored := c.refs[tx.TxHash]; stored {
+				counted[tx.TxHash]++
+				if ref.Size != uint64(tx.Size) {
+					c.fail("body %s declares %d bytes for tx %s of %d", eb.Short(), tx.Size, tx.TxHash.Short(), ref.Size)
+				}
+				continue
+			}
+			missing++
+			w, ok := c.wants[[2]block.Hash{tx.TxHash, eb}]
+			if !ok || w.Offset != uint64(i) || w.Size != uint64(tx.Size) {
+				c.fail("body %s misses tx %d (%s): want entry %v %+v", eb.Short(), i, tx.TxHash.Short(), ok, w)
+				continue
+			}
+			usedWants++
+		}
+		if state.Missing != missing {
+			c.fail("body %s: missing count %d, recomputed %d", eb.Short(), state.Missing, missing)
+		}
+	}
+	for eb := range c.states {
+		if _, ok := c.bodies[eb]; !ok {
+			c.fail("body state %s without body", eb.Short())
+		}
+	}
+	if usedWants != len(c.wants) {
+		c.fail("%d want entries, %d accounted for by bodies", len(c.wants), usedWants)
+	}
+	for h, ref := range c.refs {
+		if ref.Refs != counted[h] || ref.Refs == 0 {
+			c.fail("tx %s: refcount %d, recomputed %d", h.Short(), ref.Refs, counted[h])
+		}
+		n, ok := c.txLens[h]
+		if !ok {
+			c.fail("tx %s: ref without bytes", h.Short())
+		} else if uint64(n) != ref.Size {
+			c.fail("tx %s: ref says %d bytes, has %d", h.Short(), ref.Size, n)
+		}
+	}
+	for h := range c.txLens {
+		if _, ok := c.refs[h]; !ok {
+			c.fail("tx %s: bytes without ref", h.Short())
+		}
+	}
+}

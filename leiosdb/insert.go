@@ -1,0 +1,261 @@
+package leiosdb
+
+import (
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/leiosnode/leiosnode/block"
+)
+
+// Completion is the state of one point's closure after an insert.
+type Completion struct {
+	Point   block.Point
+	Missing int // txs of the closure not stored yet
+}
+
+// Complete reports whether the whole closure is held.
+func (c Completion) Complete() bool { return c.Missing == 0 }
+
+// InsertPoint records an announcement: the EB at point p is ebSize bytes.
+// Announcing a known point again with the same size is a no-op; with another
+// size it fails with ErrConflictingPoint. If the body of p.Hash is already
+// held (announced at another slot), ebSize must be its length
+// (ErrSizeMismatch), and p holds it at once: subscribers get BodyStored(p),
+// and ClosureComplete(p) if the closure is complete.
+func (db *DB) InsertPoint(p block.Point, ebSize uint64) error {
+	done, err := db.beginWrite()
+	if err != nil {
+		return err
+	}
+	defer done()
+
+	rec, known, err := readPoint(db.store, p)
+	if err != nil {
+		return err
+	}
+	if known {
+		if rec.EbSize != ebSize {
+			return fmt.Errorf("%w: %s has %d bytes, announced again with %d", ErrConflictingPoint, p, rec.EbSize, ebSize)
+		}
+		return nil
+	}
+	state, held, err := readBodyState(db.store, p.Hash)
+	if err != nil {
+		return err
+	}
+	if held && state.BodySize != ebSize {
+		return fmt.Errorf("%w: %s announced with %d bytes, the body held is %d", ErrSizeMismatch, p, ebSize, state.BodySize)
+	}
+
+	b := db.store.NewBatch()
+	defer b.Close()
+	_ = b.Set(pointKey(prefixPoint, p), pointRecord{EbSize: ebSize}.encode(), nil)
+	_ = b.Set(pointKey(prefixVolatile, p), nil, nil)
+	_ = b.Set(byHashKey(p), nil, nil)
+	if err := b.Commit(db.writeOpts); err != nil {
+		return fmt.Errorf("leiosdb: insert point %s: %w", p, err)
+	}
+	if held {
+		events := []Event{{BodyStored, p}}
+		if state.Missing == 0 {
+			events = append(events, Event{ClosureComplete, p})
+		}
+		db.publish(events)
+	}
+	return nil
+}
+
+// InsertBody stores the EB body of the announced point p. The body must be
+// ebSize bytes (ErrSizeMismatch), hash to p.Hash (ErrHashMismatch), pass
+// block.DecodeEBBody under Options.Limits (block.ErrInvalidEB), and declare
+// the right size for every tx already stored (ErrTxSizeMismatch). A body
+// already held is not stored again.
+//
+// The returned completion counts the txs still missing; the body's txs
+// already stored (for other EBs) count as held. Subscribers get BodyStored,
+// and ClosureComplete if nothing is missing, for every point of p.Hash with
+// the body's size.
+func (db *DB) InsertBody(p block.Point, body []byte) (Completion, error) {
+	done, err := db.beginWrite()
+	if err != nil {
+		return Completion{}, err
+	}
+	defer done()
+
+	rec, known, err := readPoint(db.store, p)
+	if err != nil {
+		return Completion{}, err
+	}
+	if !known {
+		return Completion{}, fmt.Errorf("%w: %s", ErrUnknownPoint, p)
+	}
+	if uint64(len(body)) != rec.EbSize {
+		return Completion{}, fmt.Errorf("%w: %s announced with %d bytes, body has %d", ErrSizeMismatch, p, rec.EbSize, len(body))
+	}
+	if block.HashBytes(body) != p.Hash {
+		return Completion{}, fmt.Errorf("%w: %s", ErrHashMismatch, p)
+	}
+	if state, held, err := readBodyState(db.store, p.Hash); err != nil || held {
+		return Completion{Point: p, Missing: int(state.Missing)}, err
+	}
+	eb, err := block.DecodeEBBody(body, db.opts.Limits)
+	if err != nil {
+		return Completion{}, fmt.Errorf("leiosdb: body of %s: %w", p, err)
+	}
+
+	b := db.store.NewBatch()
+	defer b.Close()
+	state := bodyState{BodySize: uint64(len(body))}
+	hashes := make([]block.Hash, len(eb.Txs))
+	for i, tx := range eb.Txs {
+		hashes[i] = tx.TxHash
+	}
+	refs, err := readTxRefs(db.store, hashes)
+	if err != nil {
+		return Completion{}, err
+	}
+	for i, tx := range eb.Txs {
+		ref := refs[i]
+		if !ref.Stored {
+			state.Missing++
+			_ = b.Set(wantKey(tx.TxHash, p.Hash), want{Offset: uint64(i), Size: uint64(tx.Size)}.encode(), nil)
+			continue
+		}
+		if ref.Size != uint64(tx.Size) {
+			return Completion{}, fmt.Errorf("%w: %s declares %d bytes for tx %s of %d bytes",
+				ErrTxSizeMismatch, p, tx.Size, tx.TxHash.Short(), ref.Size)
+		}
+		ref.Refs++
+		_ = b.Set(hashKey(prefixTxRef, tx.TxHash), ref.txRef.encode(), nil)
+	}
+	_ = b.Set(hashKey(prefixBody, p.Hash), body, nil)
+	_ = b.Set(hashKey(prefixBodyState, p.Hash), state.encode(), nil)
+	if err := b.Commit(db.writeOpts); err != nil {
+		return Completion{}, fmt.Errorf("leiosdb: insert body %s: %w", p, err)
+	}
+
+	holders, err := holdingPoints(db.store, p.Hash, state.BodySize)
+	if err != nil {
+		return Completion{}, err
+	}
+	events := make([]Event, 0, 2*len(holders))
+	for _, q := range holders {
+		events = append(events, Event{BodyStored, q})
+		if state.Missing == 0 {
+			events = append(events, Event{ClosureComplete, q})
+		}
+	}
+	db.publish(events)
+	return Completion{Point: p, Missing: int(state.Missing)}, nil
+}
+
+// Promote keeps the EB at p for good: it was certified on the immutable
+// chain, and a syncing node needs its closure. GC never drops a promoted
+// point, so its body and txs stay. Promoting twice is a no-op.
+func (db *DB) Promote(p block.Point) error {
+	done, err := db.beginWrite()
+	if err != nil {
+		return err
+	}
+	defer done()
+
+	rec, known, err := readPoint(db.store, p)
+	if err != nil {
+		return err
+	}
+	if !known {
+		return fmt.Errorf("%w: %s", ErrUnknownPoint, p)
+	}
+	if rec.Promoted {
+		return nil
+	}
+	rec.Promoted = true
+	b := db.store.NewBatch()
+	defer b.Close()
+	_ = b.Set(pointKey(prefixPoint, p), rec.encode(), nil)
+	_ = b.Delete(pointKey(prefixVolatile, p), nil)
+	if err := b.Commit(db.writeOpts); err != nil {
+		return fmt.Errorf("leiosdb: promote %s: %w", p, err)
+	}
+	return nil
+}
+
+// dropBody deletes the body of ebHash, releasing its txs: each stored tx
+// loses a reference (and is deleted with its last one), each missing tx
+// loses its 'w' entry. It reads through r, which must see w's earlier
+// writes, and returns the number of txs deleted.
+func dropBody(r reader, w *pebble.Batch, ebHash block.Hash) (freed int, err error) {
+	raw, ok, err := getCopy(r, hashKey(prefixBody, ebHash))
+	if err != nil || !ok {
+		return 0, err
+	}
+	txs, err := storedTxs(raw)
+	if err != nil {
+		return 0, err
+	}
+	hashes := make([]block.Hash, len(txs))
+	for i, tx := range txs {
+		hashes[i] = tx.TxHash
+	}
+	refs, err := readTxRefs(r, hashes)
+	if err != nil {
+		return 0, err
+	}
+	for i, h := range hashes {
+		ref := refs[i]
+		switch {
+		case !ref.Stored:
+			_ = w.Delete(wantKey(h, ebHash), nil)
+		case ref.Refs > 1:
+			ref.Refs--
+			_ = w.Set(hashKey(prefixTxRef, h), ref.txRef.encode(), nil)
+		default:
+			_ = w.Delete(hashKey(prefixTxRef, h), nil)
+			_ = w.Delete(hashKey(prefixTx, h), nil)
+			freed++
+		}
+	}
+	_ = w.Delete(hashKey(prefixBody, ebHash), nil)
+	_ = w.Delete(hashKey(prefixBodyState, ebHash), nil)
+	return freed, nil
+}
+
+func readPoint(r reader, p block.Point) (pointRecord, bool, error) {
+	v, ok, err := getCopy(r, pointKey(prefixPoint, p))
+	if err != nil || !ok {
+		return pointRecord{}, false, err
+	}
+	rec, err := decodePointRecord(v)
+	return rec, err == nil, err
+}
+
+func readBodyState(r reader, ebHash block.Hash) (bodyState, bool, error) {
+	v, ok, err := getCopy(r, hashKey(prefixBodyState, ebHash))
+	if err != nil || !ok {
+		return bodyState{}, false, err
+	}
+	s, err := decodeBodyState(v)
+	return s, err == nil, err
+}
+
+// holdingPoints lists the points of ebHash whose announced size is bodySize,
+// in slot order.
+func holdingPoints(r reader, ebHash block.Hash, bodySize uint64) ([]block.Point, error) {
+	var points []block.Point
+	err := scanPrefix(r, hashKey(prefixByHash, ebHash), func(k, _ []byte) (bool, error) {
+		p := parseByHashKey(k)
+		rec, ok, err := readPoint(r, p)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			return false, fmt.Errorf("%w: index entry of %s without its point", ErrCorrupt, p)
+		}
+		if rec.EbSize == bodySize {
+			points = append(points, p)
+		}
+		return true, nil
+	})
+	return points, err
+}

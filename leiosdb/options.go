@@ -1,0 +1,124 @@
+package leiosdb
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+
+	"github.com/leiosnode/leiosnode/block"
+)
+
+// Options configure a DB. The zero value gives the defaults documented on
+// each field.
+type Options struct {
+	// Limits validate inserted EB bodies. Default block.DefaultEBLimits.
+	Limits block.EBLimits
+
+	// CacheBytes sizes Pebble's block cache. Default 128 MiB: the membership
+	// index of a full volatile window (≈ 2 M txs at ~45 bytes) fits in it.
+	CacheBytes int64
+
+	// MemTableBytes sizes one Pebble memtable. Default 32 MiB: a full 12 MB
+	// closure fits in one, so it is flushed in one go.
+	MemTableBytes uint64
+
+	// BlockBytes is the target size of an uncompressed table block. Default
+	// 16 KiB: with bigger blocks than go-ethereum's 4 KiB, the ascending
+	// probe of HasTxs more often lands in the block it is already in, and a
+	// cold probe reads fewer blocks; a tx read costs a 16 KiB block instead of
+	// a 4 KiB one.
+	BlockBytes int
+
+	// BloomBitsPerKey sizes the bloom filters on every level, so a probe for a
+	// tx that is not held rarely reads a data block. Default 10 (≈1 % false
+	// positives).
+	BloomBitsPerKey int
+
+	// ProbeWorkers is how many iterators HasTxs runs in parallel on a large
+	// batch. Default GOMAXPROCS, at most 4.
+	ProbeWorkers int
+
+	// SyncWrites makes every batch fsync its WAL record before returning.
+	// Default false: crash consistency does not need it (each change is one
+	// atomic batch and the WAL replays whole batches or none); only the last
+	// batches before a crash can be lost, and the network refills them.
+	SyncWrites bool
+
+	// EventBuffer is the channel capacity of each subscription. Default 4096.
+	// A subscriber that lets it fill up is cut off (see Subscribe).
+	EventBuffer int
+
+	// Logger receives the store's and Pebble's messages. Default
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.Limits == (block.EBLimits{}) {
+		o.Limits = block.DefaultEBLimits
+	}
+	if o.CacheBytes <= 0 {
+		o.CacheBytes = 128 << 20
+	}
+	if o.MemTableBytes == 0 {
+		o.MemTableBytes = 32 << 20
+	}
+	if o.BlockBytes <= 0 {
+		o.BlockBytes = 16 << 10
+	}
+	if o.BloomBitsPerKey <= 0 {
+		o.BloomBitsPerKey = 10
+	}
+	if o.ProbeWorkers <= 0 {
+		o.ProbeWorkers = min(runtime.GOMAXPROCS(0), 4)
+	}
+	if o.EventBuffer <= 0 {
+		o.EventBuffer = 4096
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+// pebbleOptions follows go-ethereum's ethdb/pebble: bloom filters on every
+// level (Pebble has none on L0 by default), a shared cache.
+// The caller owns cache and must Unref it after Close.
+func (o Options) pebbleOptions(cache *pebble.Cache) *pebble.Options {
+	po := &pebble.Options{
+		Cache:                       cache,
+		FormatMajorVersion:          pebble.FormatNewest,
+		MemTableSize:                o.MemTableBytes,
+		MemTableStopWritesThreshold: 4,
+		MaxOpenFiles:                1000,
+		Logger:                      pebbleLogger{o.Logger},
+	}
+	for i := range po.Levels {
+		po.Levels[i].BlockSize = o.BlockBytes
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(o.BloomBitsPerKey)
+	}
+	return po
+}
+
+// pebbleLogger sends Pebble's messages to slog; its routine chatter
+// (flushes, compactions) goes to Debug.
+type pebbleLogger struct{ log *slog.Logger }
+
+func (l pebbleLogger) Infof(format string, args ...any) {
+	l.log.Debug("pebble: " + fmt.Sprintf(format, args...))
+}
+
+func (l pebbleLogger) Errorf(format string, args ...any) {
+	l.log.Error("pebble: " + fmt.Sprintf(format, args...))
+}
+
+// Fatalf must not return; Pebble calls it on unrecoverable corruption.
+func (l pebbleLogger) Fatalf(format string, args ...any) {
+	msg := "pebble: " + fmt.Sprintf(format, args...)
+	l.log.Log(context.Background(), slog.LevelError+4, msg)
+	panic(msg)
+}

@@ -1,0 +1,184 @@
+package leiosdb
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/leiosnode/leiosnode/block"
+)
+
+// TxsResult is what InsertTxs did.
+type TxsResult struct {
+	// Completed lists the points whose closures became complete, by EB hash
+	// then slot.
+	Completed []Completion
+	// Stored counts the txs stored. The others were ignored: already stored,
+	// named by no held body, or repeated in the call.
+	Stored int
+	// Dropped lists the EB bodies deleted because a tx contradicted the size
+	// they declared for it: such a body can never have a valid closure. Their
+	// points stay, without a body; whoever sent the body sent an invalid EB.
+	Dropped []block.Hash
+}
+
+// InsertTxs stores txs of held bodies' closures, each identified by its
+// Blake2b-256 hash, each stored once however many bodies name it. For every
+// held body that misses a tx, the tx is discharged; closures that become
+// complete are reported, and subscribers get ClosureComplete for their
+// points.
+//
+// A tx that no held body misses is ignored, not refused: the fetch client
+// only asks for named txs and the forge inserts the body first, so such a tx
+// is a late reply for an EB that GC dropped or that another peer completed.
+func (db *DB) InsertTxs(txs [][]byte) (TxsResult, error) {
+	done, err := db.beginWrite()
+	if err != nil {
+		return TxsResult{}, err
+	}
+	defer done()
+
+	// An indexed batch, because a body dropped in this batch reads the refs
+	// this batch wrote.
+	b := db.store.NewIndexedBatch()
+	defer b.Close()
+
+	arrived := make(map[block.Hash]uint64) // body → txs of it stored here
+	bad := make(map[block.Hash]bool)       // body → contradicted
+	var stored []block.Hash
+	seen := make(map[block.Hash]bool, len(txs))
+	for _, tx := range txs {
+		h := block.HashBytes(tx)
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		ok, err := storeTx(b, h, tx, arrived, bad)
+		if err != nil {
+			return TxsResult{}, err
+		}
+		if ok {
+			stored = append(stored, h)
+		}
+	}
+
+	completed, err := discharge(b, arrived, bad)
+	if err != nil {
+		return TxsResult{}, err
+	}
+	var res TxsResult
+	for _, eb := range sortedHashes(bad) {
+		if _, err := dropBody(b, b, eb); err != nil {
+			return TxsResult{}, err
+		}
+		res.Dropped = append(res.Dropped, eb)
+	}
+	if len(res.Dropped) > 0 {
+		// A tx wanted only by dropped bodies went with them.
+		stored = slices.DeleteFunc(stored, func(h block.Hash) bool {
+			held, err := has(b, hashKey(prefixTxRef, h))
+			return err == nil && !held
+		})
+	}
+	res.Stored = len(stored)
+
+	var events []Event
+	for _, eb := range completed {
+		state, _, err := readBodyState(b, eb)
+		if err != nil {
+			return TxsResult{}, err
+		}
+		points, err := holdingPoints(b, eb, state.BodySize)
+		if err != nil {
+			return TxsResult{}, err
+		}
+		for _, p := range points {
+			res.Completed = append(res.Completed, Completion{Point: p})
+			events = append(events, Event{ClosureComplete, p})
+		}
+	}
+	if b.Empty() {
+		return res, nil
+	}
+	if err := b.Commit(db.writeOpts); err != nil {
+		return TxsResult{}, fmt.Errorf("leiosdb: insert txs: %w", err)
+	}
+	for _, eb := range res.Dropped {
+		db.log.Warn("EB body dropped: a tx contradicts its declared size", "eb", eb.String())
+	}
+	db.publish(events)
+	return res, nil
+}
+
+// storeTx stores tx (hash h) into b if some held body misses it, removing
+// its 'w' entries, and counts it in arrived for the bodies whose declared
+// size it matches and in bad for the others. Its refcount counts both: the
+// bad bodies release their reference when they are dropped.
+func storeTx(b *pebble.Batch, h block.Hash, tx []byte, arrived map[block.Hash]uint64, bad map[block.Hash]bool) (bool, error) {
+	held, err := has(b, hashKey(prefixTxRef, h))
+	if err != nil || held {
+		return false, err
+	}
+	var wanted [][]byte // 'w' keys, deleted after the scan
+	prefix := hashKey(prefixWant, h)
+	err = scanPrefix(b, prefix, func(k, v []byte) (bool, error) {
+		w, err := decodeWant(v)
+		if err != nil {
+			return false, err
+		}
+		var eb block.Hash
+		copy(eb[:], k[len(prefix):])
+		if w.Size == uint64(len(tx)) {
+			arrived[eb]++
+		} else {
+			bad[eb] = true
+		}
+		wanted = append(wanted, bytes.Clone(k))
+		return true, nil
+	})
+	if err != nil || len(wanted) == 0 {
+		return false, err
+	}
+	for _, k := range wanted {
+		_ = b.Delete(k, nil)
+	}
+	_ = b.Set(hashKey(prefixTx, h), tx, nil)
+	_ = b.Set(hashKey(prefixTxRef, h), txRef{Refs: uint64(len(wanted)), Size: uint64(len(tx))}.encode(), nil)
+	return true, nil
+}
+
+// discharge lowers the missing counts of the bodies txs arrived for (except
+// the contradicted ones, about to be dropped) and returns the bodies whose
+// closures became complete, in hash order.
+func discharge(b *pebble.Batch, arrived map[block.Hash]uint64, bad map[block.Hash]bool) ([]block.Hash, error) {
+	var completed []block.Hash
+	for _, eb := range sortedHashes(arrived) {
+		if bad[eb] {
+			continue
+		}
+		state, ok, err := readBodyState(b, eb)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || state.Missing < arrived[eb] {
+			return nil, fmt.Errorf("%w: body %s misses %d txs, %d arrived", ErrCorrupt, eb.Short(), state.Missing, arrived[eb])
+		}
+		state.Missing -= arrived[eb]
+		_ = b.Set(hashKey(prefixBodyState, eb), state.encode(), nil)
+		if state.Missing == 0 {
+			completed = append(completed, eb)
+		}
+	}
+	return completed, nil
+}
+
+func sortedHashes[V any](m map[block.Hash]V) []block.Hash {
+	hs := make([]block.Hash, 0, len(m))
+	for h := range m {
+		hs = append(hs, h)
+	}
+	slices.SortFunc(hs, func(a, b block.Hash) int { return bytes.Compare(a[:], b[:]) })
+	return hs
+}
