@@ -77,11 +77,25 @@ func EBTxs(eb, txs int) []block.EBTx {
 func LookupBatch(ebs, txs, hitPct int) []block.Hash {
 	batch := make([]block.Hash, txs)
 	for i := range batch {
-		if i%5 < hitPct/20 {
+		if IsHit(i, hitPct) {
 			batch[i] = TxKey(ebs-1, i)
 		} else {
 			batch[i] = MissKey(i)
 		}
 	}
 	return batch
+}
+
+// IsHit reports whether position i of a LookupBatch at hitPct is a hit.
+func IsHit(i, hitPct int) bool { return i%5 < hitPct/20 }
+
+// Hits is the number of hits in a LookupBatch of txs at hitPct.
+func Hits(txs, hitPct int) int {
+	n := 0
+	for i := range txs {
+		if IsHit(i, hitPct) {
+			n++
+		}
+	}
+	return n
 }

@@ -46,14 +46,14 @@ func TestLookupBatchHitRatio(t *testing.T) {
 		batch := LookupBatch(3, 1000, pct)
 		hits := 0
 		for i, h := range batch {
-			if h == TxKey(2, i) {
+			if h == TxKey(2, i) && IsHit(i, pct) {
 				hits++
 			} else if h != MissKey(i) {
 				t.Fatalf("%d%%: position %d is neither a hit nor a miss key", pct, i)
 			}
 		}
-		if want := 1000 * pct / 100; hits != want {
-			t.Errorf("%d%%: %d hits, want %d", pct, hits, want)
+		if want := 1000 * pct / 100; hits != want || Hits(1000, pct) != want {
+			t.Errorf("%d%%: %d hits (Hits says %d), want %d", pct, hits, Hits(1000, pct), want)
 		}
 	}
 }

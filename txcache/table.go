@@ -1,0 +1,289 @@
+package txcache
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/zeebo/xxh3"
+
+	"github.com/leiosnode/leiosnode/block"
+)
+
+// table is the tx map: open addressing, linear probing, backward-shift
+// deletion (no tombstones). Each slot holds the 32-byte key inline and one
+// state word (see packState); a zero state word is an empty slot.
+//
+// Homes lie in [0, n); a probe walks at most maxProbe slots forward from its
+// home, into a tail of maxProbe-1 slots past n, and never wraps around. So
+// every distance is a plain difference and every probe window a subslice.
+//
+// Invariants (checked by the tests after every step):
+//   - used is the number of slots with a non-zero state word;
+//   - no key occurs twice;
+//   - a key at position p with home h has p-h < maxProbe and every slot of
+//     h..p occupied: a probe from h that meets an empty slot, or walks
+//     maxProbe slots, has proved the key absent;
+//   - the home in a state word is the key's home.
+//
+// Concurrency: one writer at a time (the Cache's writeMu), any number of
+// readers, no reader lock. Every slot word is accessed atomically. Writes that
+// only fill an empty slot (key words first, state word last) or replace a
+// state word are safe for readers as they are: a reader sees the old or the
+// new word, both true. A deletion moves entries, so a reader could see a key
+// between two places; it runs inside a seqlock on the stripes of slots it
+// walks (odd while moving), and a reader re-validates the stripes of its
+// probe window and retries on a change. Readers never write shared memory,
+// so they scale.
+type table struct {
+	slots    []slot // n + maxProbe - 1
+	n        uint64 // home slots
+	maxProbe uint64 // ≤ stripeSize
+	seed     uint64 // xxh3 seed, from crypto/rand
+	homeHook func(block.Hash) uint64
+
+	// stripes[i>>stripeShift] is the sequence word of slot i: odd while a
+	// deletion walks its stripe. Written only by the writer.
+	stripes []atomic.Uint64
+
+	used    atomic.Int64  // occupied slots; written only by the writer
+	refused atomic.Uint64 // inserts that found no room (false misses)
+}
+
+type slot struct {
+	state atomic.Uint64
+	key   [4]atomic.Uint64
+}
+
+// key is a tx hash as the four little-endian words a slot stores.
+type key [4]uint64
+
+func keyOf(h *block.Hash) key {
+	return key{
+		binary.LittleEndian.Uint64(h[0:]),
+		binary.LittleEndian.Uint64(h[8:]),
+		binary.LittleEndian.Uint64(h[16:]),
+		binary.LittleEndian.Uint64(h[24:]),
+	}
+}
+
+func (k *key) hash() block.Hash {
+	var h block.Hash
+	for i, w := range k {
+		binary.LittleEndian.PutUint64(h[8*i:], w)
+	}
+	return h
+}
+
+// holds compares all four words without branching: most compares fail.
+func (s *slot) holds(k *key) bool {
+	return (s.key[0].Load()^k[0])|(s.key[1].Load()^k[1])|
+		(s.key[2].Load()^k[2])|(s.key[3].Load()^k[3]) == 0
+}
+
+func (s *slot) loadKey() key {
+	return key{s.key[0].Load(), s.key[1].Load(), s.key[2].Load(), s.key[3].Load()}
+}
+
+func (s *slot) storeKey(k *key) {
+	for i, w := range k {
+		s.key[i].Store(w)
+	}
+}
+
+// Stripes are 4096 slots (160 KiB); a probe window is never longer than a
+// stripe, so it lies in at most two.
+const (
+	stripeShift = 12
+	stripeSize  = 1 << stripeShift
+	// defaultMaxProbe bounds every probe. At the load factors the defaults
+	// give, a random key is never displaced this far; a flood of colliding
+	// keys (should the seed leak) gets refused inserts — false misses —
+	// rather than long scans.
+	defaultMaxProbe = 1024
+
+	pageBytes = 4096 // the smallest page a table's memory may be mapped with
+)
+
+func newTable(n, maxProbe, seed uint64, homeHook func(block.Hash) uint64) *table {
+	if maxProbe == 0 || maxProbe > defaultMaxProbe {
+		maxProbe = defaultMaxProbe
+	}
+	maxProbe = min(maxProbe, n)
+	slots := make([]slot, n+maxProbe-1)
+	adviseHugePages(slots)
+	// Fault the pages in now, at start, rather than on the fetch path: a
+	// fresh table otherwise takes a page fault on the first touch of each.
+	for i := 0; i < len(slots); i += pageBytes / SlotBytes {
+		slots[i].state.Store(0)
+	}
+	return &table{
+		slots:    slots,
+		n:        n,
+		maxProbe: maxProbe,
+		seed:     seed,
+		homeHook: homeHook,
+		stripes:  make([]atomic.Uint64, (len(slots)-1)>>stripeShift+1),
+	}
+}
+
+// home is the slot a key's probe starts at: xxh3 under the secret seed,
+// reduced to [0, n) by multiply-shift (no power-of-two size needed).
+func (t *table) home(h *block.Hash) uint64 {
+	if t.homeHook != nil {
+		return t.homeHook(*h) % t.n
+	}
+	hi, _ := bits.Mul64(xxh3.HashSeed(h[:], t.seed), t.n)
+	return hi
+}
+
+// window is the probe window of a home: the only slots its keys can be in.
+func (t *table) window(home uint64) []slot {
+	return t.slots[home : home+t.maxProbe]
+}
+
+// touch loads the lines of a key's home slot so that a group of independent
+// probes overlaps its cache misses instead of paying them one by one.
+func (t *table) touch(home uint64) {
+	s := &t.slots[home]
+	_ = s.state.Load()
+	_ = s.key[3].Load()
+}
+
+// ---- reader side ----
+
+// lookup returns k's state word, or 0 if absent. Safe alongside the writer.
+func (t *table) lookup(k *key, home uint64) uint64 {
+	for {
+		if w, ok := t.tryLookup(k, home); ok {
+			return w
+		}
+		// A deletion walked the window meanwhile: let it finish, then retry.
+		runtime.Gosched()
+	}
+}
+
+// tryLookup probes once, inside the seqlock of the (one or two) stripes of
+// the probe window; ok is false if a deletion overlapped it.
+func (t *table) tryLookup(k *key, home uint64) (w uint64, ok bool) {
+	first, last := &t.stripes[home>>stripeShift], &t.stripes[(home+t.maxProbe-1)>>stripeShift]
+	seq1, seq2 := first.Load(), last.Load()
+	window := t.window(home)
+	for i := range window {
+		s := &window[i]
+		if w = s.state.Load(); w == 0 || s.holds(k) {
+			break
+		}
+		w = 0
+	}
+	return w, (seq1|seq2)&1 == 0 && first.Load() == seq1 && last.Load() == seq2
+}
+
+// ---- writer side (the caller holds the Cache's writeMu) ----
+
+// find probes for k: its position if present, else the first empty slot of
+// its window (room false if there is none).
+func (t *table) find(k *key, home uint64) (pos uint64, found, room bool) {
+	window := t.window(home)
+	for i := range window {
+		s := &window[i]
+		if s.state.Load() == 0 {
+			return home + uint64(i), false, true
+		}
+		if s.holds(k) {
+			return home + uint64(i), true, true
+		}
+	}
+	return 0, false, false
+}
+
+// addRef counts one more inserted body naming k, adding k as
+// TxNotYetInserted if absent. It returns k's state, or ok false if the table
+// had no room (or the count would overflow): k is then not counted.
+func (t *table) addRef(k *key, home uint64) (kind TxState, ok bool) {
+	pos, found, room := t.find(k, home)
+	switch {
+	case found:
+		s := &t.slots[pos]
+		w := s.state.Load()
+		if stateRefs(w) == maxRefs {
+			t.refused.Add(1)
+			return TxAbsent, false
+		}
+		s.state.Store(w + refOne)
+		return stateKind(w), true
+	case room:
+		s := &t.slots[pos]
+		s.storeKey(k)
+		s.state.Store(packState(TxNotYetInserted, 1, home)) // publishes the key
+		t.used.Add(1)
+		return TxNotYetInserted, true
+	default:
+		t.refused.Add(1)
+		return TxAbsent, false
+	}
+}
+
+// release drops one count of k, deleting it at zero. k must have been
+// counted by addRef; an absent k is ignored.
+func (t *table) release(k *key, home uint64) {
+	pos, found, _ := t.find(k, home)
+	if !found {
+		return
+	}
+	s := &t.slots[pos]
+	w := s.state.Load()
+	if stateRefs(w) > 1 {
+		s.state.Store(w - refOne)
+		return
+	}
+	t.delete(pos)
+}
+
+// mark advances k to state to (TxInserted or TxValidated), never backwards.
+func (t *table) mark(k *key, home uint64, to TxState) MarkResult {
+	pos, found, _ := t.find(k, home)
+	if !found {
+		return MarkExtra
+	}
+	s := &t.slots[pos]
+	w := s.state.Load()
+	if stateKind(w) >= to {
+		return MarkAlready
+	}
+	s.state.Store(w&^kindMask | uint64(to))
+	return MarkWanted
+}
+
+// delete empties slot hole and shifts later entries of its cluster back, so
+// no probe path has a gap: an entry at j moves into the hole when its home
+// is at or before the hole.
+func (t *table) delete(hole uint64) {
+	first := hole >> stripeShift
+	last := first
+	t.stripes[first].Add(1) // odd: readers of this stripe will retry
+	t.slots[hole].state.Store(0)
+	for j := hole + 1; j < uint64(len(t.slots)); j++ {
+		w := t.slots[j].state.Load()
+		if w == 0 {
+			break
+		}
+		if st := j >> stripeShift; st != last {
+			last = st
+			t.stripes[st].Add(1)
+		}
+		if stateHome(w) > hole {
+			continue // its home is past the hole: it stays
+		}
+		k := t.slots[j].loadKey()
+		t.slots[hole].storeKey(&k)
+		t.slots[hole].state.Store(w)
+		t.slots[j].state.Store(0)
+		hole = j
+	}
+	for st := first; st <= last; st++ {
+		t.stripes[st].Add(1) // even again
+	}
+	t.used.Add(-1)
+}
