@@ -1,0 +1,146 @@
+package blockfetch_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"slices"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/network/blockfetch"
+	"github.com/leiosnode/leiosnode/network/internal/chaintest"
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+type pipeStream struct{ net.Conn }
+
+func (p pipeStream) Reset() error { return p.Conn.Close() }
+
+// sessions returns a client and a server session over a pipe; the client's
+// violations are sent on the channel.
+func sessions(t *testing.T) (client, server *protocol.Session, violations <-chan error) {
+	t.Helper()
+	a, b := net.Pipe()
+	v := make(chan error, 1)
+	ctx := context.Background()
+	client = protocol.NewSession(ctx, protocol.Config{Spec: blockfetch.Spec(), Role: protocol.Client, Stream: pipeStream{a}, OnViolation: func(err error) { v <- err }})
+	server = protocol.NewSession(ctx, protocol.Config{Spec: blockfetch.Spec(), Role: protocol.Server, Stream: pipeStream{b}})
+	t.Cleanup(func() { client.Close(); server.Close() })
+	return client, server, v
+}
+
+func TestSpecValidates(t *testing.T) {
+	if err := blockfetch.Spec().Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFetchFromServer(t *testing.T) {
+	forger := chaintest.NewForger(1)
+	chain := chaintest.New(100)
+	blocks := forger.Extend(nil, 20, "a")
+	if err := chaintest.AddAll(chain, blocks); err != nil {
+		t.Fatal(err)
+	}
+	client, server, violations := sessions(t)
+	served := make(chan error, 1)
+	go func() { served <- (&blockfetch.Server{BlockRange: chain.BlockRange}).Serve(server.Context(), server) }()
+	c := blockfetch.NewClient(client, 0)
+	ctx := context.Background()
+
+	got, err := c.Fetch(ctx, blocks[4].Point(), blocks[14].Point())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(got, blocks[4:15], func(a, b *block.Block) bool { return bytes.Equal(a.Bytes(), b.Bytes()) }) {
+		t.Fatalf("got %d blocks, want blocks 5..15", len(got))
+	}
+	// A range the server does not have: no blocks, and the session goes on.
+	other := forger.Block(nil, 99, "elsewhere")
+	if _, err := c.Fetch(ctx, other.Point(), other.Point()); !errors.Is(err, blockfetch.ErrNoBlocks) {
+		t.Fatalf("fetch of an unknown range: %v", err)
+	}
+	if got, err := c.Fetch(ctx, blocks[19].Point(), blocks[19].Point()); err != nil || len(got) != 1 {
+		t.Fatalf("fetch after no blocks: %d blocks, %v", len(got), err)
+	}
+	if err := client.Send(&blockfetch.MsgClientDone{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("server: %v", err)
+	}
+	select {
+	case err := <-violations:
+		t.Fatalf("violation %v", err)
+	default:
+	}
+}
+
+// TestClientChecksBlocks plays misbehaving servers: each answer to a request
+// for blocks 3..6 is wrong in one way.
+func TestClientChecksBlocks(t *testing.T) {
+	forger := chaintest.NewForger(1)
+	blocks := forger.Extend(nil, 8, "a")
+	from, to := blocks[2].Point(), blocks[5].Point()
+	fork := forger.Extend(blocks[3], 2, "fork")
+	for _, tc := range []struct {
+		name  string
+		batch []*block.Block
+	}{
+		{"tampered body", []*block.Block{blocks[2], chaintest.Tampered(blocks[3]), blocks[4], blocks[5]}},
+		{"wrong first block", blocks[1:6]},
+		{"gap", []*block.Block{blocks[2], blocks[3], blocks[5]}},
+		{"other branch", []*block.Block{blocks[2], blocks[3], fork[0], fork[1]}},
+		{"past the end", blocks[2:7]},
+		{"ends early", blocks[2:5]},
+		{"empty batch", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client, server, violations := sessions(t)
+			go func() {
+				if _, err := server.Recv(context.Background()); err != nil {
+					return
+				}
+				if server.Send(&blockfetch.MsgStartBatch{}) != nil {
+					return
+				}
+				for _, b := range tc.batch {
+					if server.Send(&blockfetch.MsgBlock{Block: b}) != nil {
+						return
+					}
+				}
+				_ = server.Send(&blockfetch.MsgBatchDone{})
+			}()
+			_, err := blockfetch.NewClient(client, 0).Fetch(context.Background(), from, to)
+			if !errors.Is(err, blockfetch.ErrBlockMismatch) {
+				t.Fatalf("fetch: %v, want ErrBlockMismatch", err)
+			}
+			if err := <-violations; !errors.Is(err, blockfetch.ErrBlockMismatch) {
+				t.Fatalf("reported %v", err)
+			}
+			if !errors.Is(client.Err(), blockfetch.ErrBlockMismatch) {
+				t.Fatalf("session ended with %v", client.Err())
+			}
+		})
+	}
+}
+
+func TestBatchLimit(t *testing.T) {
+	blocks := chaintest.NewForger(1).Extend(nil, 5, "a")
+	chain := chaintest.New(100)
+	if err := chaintest.AddAll(chain, blocks); err != nil {
+		t.Fatal(err)
+	}
+	client, server, violations := sessions(t)
+	go func() { _ = (&blockfetch.Server{BlockRange: chain.BlockRange}).Serve(server.Context(), server) }()
+	if _, err := blockfetch.NewClient(client, 3).Fetch(context.Background(), blocks[0].Point(), blocks[4].Point()); !errors.Is(err, blockfetch.ErrBlockMismatch) {
+		t.Fatalf("fetch of 5 blocks with a limit of 3: %v", err)
+	}
+	<-violations
+}

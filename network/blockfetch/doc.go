@@ -1,0 +1,13 @@
+// Package blockfetch is the block-fetch mini-protocol: a client asks for a
+// range of blocks (from, to: points of the server's chain, inclusive) and the
+// server streams them, each as the block's original bytes.
+//
+// The client checks every block as it arrives: it decodes, its body matches
+// its header (CheckBody), the first is `from`, each extends the previous one,
+// and the last is `to`. Any mismatch is a violation (ErrBlockMismatch) that
+// ends the session; a server without the range answers no blocks
+// (ErrNoBlocks for the caller, not a violation).
+//
+// This package must never touch storage except through the BlockRange
+// callback, and never wait on any peer but its own session's.
+package blockfetch

@@ -1,0 +1,198 @@
+package chainsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+// Violations found by the client.
+var (
+	ErrBrokenChain     = protocol.NewViolation("chainsync: header does not extend the previous one")
+	ErrInvalidHeader   = protocol.NewViolation("chainsync: invalid header")
+	ErrInvalidBlock    = protocol.NewViolation("chainsync: invalid block")
+	ErrBadIntersection = protocol.NewViolation("chainsync: intersection is not one of the offered points")
+)
+
+// ErrNoIntersection means the peer shares not even the origin with us (a
+// different network). It is not a violation.
+var ErrNoIntersection = errors.New("chainsync: no common point with the peer")
+
+// DefaultBatchSize is how many blocks a client fetches in one request while
+// it is behind.
+const DefaultBatchSize = 100
+
+// Client syncs a LocalChain from one peer.
+type Client struct {
+	Chain LocalChain
+	// ValidateHeader checks a header before its body is fetched (signature,
+	// VRF); nil accepts every header.
+	ValidateHeader func(*block.Header) error
+	// Fetch returns the blocks from..to (inclusive) of the same peer's chain,
+	// checked against each other and their headers: blockfetch's
+	// Client.Fetch.
+	Fetch func(ctx context.Context, from, to block.Point) ([]*block.Block, error)
+	// IsInvalidBlock reports whether an AddBlock error means the block
+	// itself is invalid (the peer's fault) rather than a local failure; nil
+	// counts every AddBlock error against the peer.
+	IsInvalidBlock func(error) bool
+	// BatchSize bounds one fetch while behind; 0 means DefaultBatchSize.
+	BatchSize int
+}
+
+// Run intersects with the peer and follows its chain until ctx ends or the
+// session fails.
+func (c *Client) Run(ctx context.Context, s *protocol.Session) error {
+	points, err := IntersectPoints(c.Chain)
+	if err != nil {
+		return err
+	}
+	cur, err := c.intersect(ctx, s, points)
+	if err != nil {
+		return err
+	}
+	f := follow{Client: c, s: s, cur: cur}
+	for {
+		if err := s.Send(&MsgRequestNext{}); err != nil {
+			return err
+		}
+		msg, err := s.Recv(ctx)
+		if err != nil {
+			return err
+		}
+		if _, ok := msg.(*MsgAwaitReply); ok {
+			// At the peer's tip: add what is pending before waiting.
+			if err := f.flush(ctx); err != nil {
+				return err
+			}
+			if msg, err = s.Recv(ctx); err != nil {
+				return err
+			}
+		}
+		switch m := msg.(type) {
+		case *MsgRollForward:
+			err = f.rollForward(ctx, m.Header, m.Tip)
+		case *MsgRollBackward:
+			f.rollBackward(m.Point)
+		default:
+			err = fmt.Errorf("chainsync: client got %T", msg) // the Spec rules it out
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (c *Client) intersect(ctx context.Context, s *protocol.Session, points []block.Point) (block.Point, error) {
+	if err := s.Send(&MsgFindIntersect{Points: points}); err != nil {
+		return block.Point{}, err
+	}
+	msg, err := s.Recv(ctx)
+	if err != nil {
+		return block.Point{}, err
+	}
+	switch m := msg.(type) {
+	case *MsgIntersectFound:
+		if !slices.Contains(points, m.Point) {
+			return block.Point{}, s.Fail(fmt.Errorf("%w: %s", ErrBadIntersection, m.Point))
+		}
+		return m.Point, nil
+	case *MsgIntersectNotFound:
+		return block.Point{}, fmt.Errorf("%w (peer tip %s)", ErrNoIntersection, m.Tip)
+	default:
+		return block.Point{}, fmt.Errorf("chainsync: client got %T", msg) // the Spec rules it out
+	}
+}
+
+// IntersectPoints lists the points a client offers to find an intersection:
+// the tip, then blocks exponentially further back (1, 2, 4, ... blocks) while
+// above the immutable tip, then the immutable tip, then the origin.
+func IntersectPoints(chain LocalChain) ([]block.Point, error) {
+	tip, immutable := chain.Tip(), chain.ImmutableTip()
+	var points []block.Point
+	for back := uint64(0); tip.BlockNumber > immutable.BlockNumber+back; back = max(1, 2*back) {
+		b, err := chain.BlockByNumber(tip.BlockNumber - back)
+		if err != nil {
+			return nil, fmt.Errorf("chainsync: intersect points: block %d: %w", tip.BlockNumber-back, err)
+		}
+		points = append(points, b.Point())
+	}
+	if !immutable.Point.IsOrigin() {
+		points = append(points, immutable.Point)
+	}
+	return append(points, block.Origin), nil
+}
+
+// follow is the client's view of the peer's chain: the point it has reached
+// and the headers whose blocks are not fetched yet.
+type follow struct {
+	*Client
+	s       *protocol.Session
+	cur     block.Point
+	pending []*block.Header // extend the chain up to cur, oldest first
+}
+
+func (f *follow) rollForward(ctx context.Context, h *block.Header, tip block.Tip) error {
+	if h.Prev() != f.cur.Hash {
+		return f.s.Fail(fmt.Errorf("%w: block %d has prev %s, expected %s", ErrBrokenChain, h.BlockNumber, h.Prev().Short(), f.cur))
+	}
+	if f.ValidateHeader != nil {
+		if err := f.ValidateHeader(h); err != nil {
+			return f.s.Fail(fmt.Errorf("%w: block %d: %w", ErrInvalidHeader, h.BlockNumber, err))
+		}
+	}
+	f.pending = append(f.pending, h)
+	f.cur = h.Point()
+	batch := f.BatchSize
+	if batch <= 0 {
+		batch = DefaultBatchSize
+	}
+	if len(f.pending) >= batch || h.BlockNumber >= tip.BlockNumber {
+		return f.flush(ctx)
+	}
+	return nil
+}
+
+// rollBackward forgets the pending headers after p. Blocks already added
+// stay in the local chain, whose chain selection decides about them.
+func (f *follow) rollBackward(p block.Point) {
+	f.cur = p
+	for i, h := range f.pending {
+		if h.Point() == p {
+			f.pending = f.pending[:i+1]
+			return
+		}
+	}
+	f.pending = f.pending[:0]
+}
+
+// flush fetches the pending headers' blocks and adds them to the chain.
+func (f *follow) flush(ctx context.Context) error {
+	if len(f.pending) == 0 {
+		return nil
+	}
+	blocks, err := f.Fetch(ctx, f.pending[0].Point(), f.pending[len(f.pending)-1].Point())
+	if err != nil {
+		return err
+	}
+	if len(blocks) != len(f.pending) {
+		return f.s.Fail(fmt.Errorf("%w: fetched %d blocks for %d headers", ErrBrokenChain, len(blocks), len(f.pending)))
+	}
+	for i, b := range blocks {
+		if b.Hash() != f.pending[i].Hash() {
+			return f.s.Fail(fmt.Errorf("%w: fetched block %d is not the announced one", ErrBrokenChain, b.Header.BlockNumber))
+		}
+		if err := f.Chain.AddBlock(b); err != nil {
+			if f.IsInvalidBlock == nil || f.IsInvalidBlock(err) {
+				return f.s.Fail(fmt.Errorf("%w: %w", ErrInvalidBlock, err))
+			}
+			return fmt.Errorf("chainsync: adding block %d: %w", b.Header.BlockNumber, err)
+		}
+	}
+	f.pending = f.pending[:0]
+	return nil
+}

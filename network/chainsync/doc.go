@@ -1,0 +1,23 @@
+// Package chainsync is the chain-sync mini-protocol, in Cardano's shape: a
+// client follows a server's selected chain, header by header.
+//
+// The server answers from a Chain through a Follower: find intersect sets the
+// follower's start, request next yields the next roll forward (the RB header,
+// its original bytes, and the server's tip) or roll backward; at the tip it
+// sends await reply and answers when the chain moves.
+//
+// The client intersects with the local chain's recent points (tip, then
+// exponentially spaced back to the immutable tip, then origin), then requests
+// next forever. Each header must extend the one before it and pass
+// ValidateHeader; bodies are fetched (by blockfetch, from the same peer,
+// through the Fetch callback) in batches while the client is behind and one
+// at a time at the tip, and handed to the local chain's AddBlock.
+//
+// Invariants: a header that does not extend the previous one, fails
+// validation, or an intersection the client did not offer, is a violation
+// (ErrBrokenChain, ErrInvalidHeader, ErrBadIntersection); a block is added
+// only after its header was validated and its body matched it.
+//
+// This package must never touch storage except through Chain, LocalChain and
+// Follower, and never wait on any peer but its own session's.
+package chainsync

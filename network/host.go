@@ -1,0 +1,275 @@
+package network
+
+import (
+	"cmp"
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/libp2p/go-libp2p"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	libp2pprotocol "github.com/libp2p/go-libp2p/core/protocol"
+	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
+	"github.com/libp2p/go-libp2p/p2p/security/noise"
+	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
+	"golang.org/x/sync/errgroup"
+)
+
+// Host is the node's libp2p host with its topology, services and peer
+// scoring. Build it with NewHost, then Run it once.
+type Host struct {
+	opts     HostOptions
+	host     host.Host
+	log      *slog.Logger
+	scorer   *scorer
+	metrics  *metrics
+	topology []peer.AddrInfo
+	services []Service
+
+	// mu guards the run state below. It is taken in libp2p's connection
+	// callbacks, so it is never held while waiting on anything.
+	mu       sync.Mutex
+	runCtx   context.Context // nil until Run
+	group    *errgroup.Group
+	stopping bool // Run is returning: no new clients or handlers
+	live     map[peer.ID]*livePeer
+	handlers sync.WaitGroup // stream handlers running; Add only under mu, before stopping
+}
+
+// livePeer is a connected peer whose service clients run.
+type livePeer struct {
+	cancel context.CancelFunc // stops its clients
+	gone   chan struct{}      // closed when it disconnects
+}
+
+// PeerInfo describes a connected peer, for the status API.
+type PeerInfo struct {
+	ID    peer.ID  `json:"id"`
+	Addrs []string `json:"addrs"` // remote address of each connection
+}
+
+// NewHost builds the host and starts listening. Nothing is dialed or
+// served until Run.
+func NewHost(opts HostOptions) (*Host, error) {
+	opts.setDefaults()
+	if len(opts.Key) != ed25519.PrivateKeySize {
+		return nil, errors.New("network: HostOptions.Key must be an ed25519 private key")
+	}
+	key, err := crypto.UnmarshalEd25519PrivateKey(opts.Key)
+	if err != nil {
+		return nil, fmt.Errorf("network: host key: %w", err)
+	}
+	h := &Host{opts: opts, log: opts.Logger, live: make(map[peer.ID]*livePeer)}
+	for _, s := range opts.Topology {
+		info, err := peer.AddrInfoFromString(s)
+		if err != nil {
+			return nil, fmt.Errorf("network: topology peer %q: %w", s, err)
+		}
+		h.topology = append(h.topology, *info)
+	}
+	if opts.Chain != nil {
+		h.services = append(h.services, h.chainService())
+	}
+	h.services = append(h.services, opts.Services...)
+	if err := h.checkServices(); err != nil {
+		return nil, err
+	}
+	h.metrics = newMetrics()
+	h.scorer = newScorer(opts.MaxViolations, opts.ViolationWindow, opts.BanDuration, h.metrics.refused.Inc)
+	listen := libp2p.NoListenAddrs
+	if len(opts.ListenAddrs) > 0 {
+		listen = libp2p.ListenAddrStrings(opts.ListenAddrs...)
+	}
+	h.host, err = libp2p.New(
+		libp2p.Identity(key),
+		listen,
+		libp2p.Transport(tcp.NewTCPTransport),
+		libp2p.Security(noise.ID, noise.New),
+		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),
+		libp2p.ConnectionGater(h.scorer),
+		libp2p.DisableRelay(),
+		libp2p.DisableMetrics(), // ours go to opts.Registerer
+	)
+	if err != nil {
+		return nil, fmt.Errorf("network: libp2p host: %w", err)
+	}
+	if opts.Registerer != nil {
+		if err := h.metrics.register(opts.Registerer, func() int { return len(h.host.Network().Peers()) }); err != nil {
+			_ = h.host.Close()
+			return nil, fmt.Errorf("network: metrics: %w", err)
+		}
+	}
+	return h, nil
+}
+
+// checkServices validates every served Spec and rejects a protocol served
+// twice.
+func (h *Host) checkServices() error {
+	seen := make(map[string]bool)
+	for _, svc := range h.services {
+		for _, srv := range svc.Servers {
+			if err := srv.Spec.Validate(); err != nil {
+				return fmt.Errorf("network: service %s: %w", svc.Name, err)
+			}
+			if seen[srv.Spec.ID()] {
+				return fmt.Errorf("network: protocol %s served twice", srv.Spec.ID())
+			}
+			seen[srv.Spec.ID()] = true
+		}
+	}
+	return nil
+}
+
+// ID is the host's peer ID.
+func (h *Host) ID() peer.ID { return h.host.ID() }
+
+// P2PAddrs are the host's listen addresses with its peer ID, as other
+// nodes' topologies name it.
+func (h *Host) P2PAddrs() []string {
+	addrs, err := peer.AddrInfoToP2pAddrs(&peer.AddrInfo{ID: h.host.ID(), Addrs: h.host.Addrs()})
+	if err != nil {
+		return nil
+	}
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		out[i] = a.String()
+	}
+	return out
+}
+
+// Peers lists the connected peers, sorted by ID.
+func (h *Host) Peers() []PeerInfo {
+	net := h.host.Network()
+	var infos []PeerInfo
+	for _, id := range net.Peers() {
+		info := PeerInfo{ID: id}
+		for _, c := range net.ConnsToPeer(id) {
+			info.Addrs = append(info.Addrs, c.RemoteMultiaddr().String())
+		}
+		infos = append(infos, info)
+	}
+	slices.SortFunc(infos, func(a, b PeerInfo) int { return cmp.Compare(a.ID, b.ID) })
+	return infos
+}
+
+// Run serves the services' protocols, keeps the topology connected and runs
+// the service clients toward every connected peer, until ctx ends. It then
+// stops every goroutine it started, closes the host and returns nil.
+func (h *Host) Run(ctx context.Context) error {
+	g, ctx := errgroup.WithContext(ctx)
+	h.mu.Lock()
+	if h.runCtx != nil {
+		h.mu.Unlock()
+		return errors.New("network: Host.Run called twice")
+	}
+	h.runCtx, h.group = ctx, g
+	h.mu.Unlock()
+
+	for _, svc := range h.services {
+		for _, srv := range svc.Servers {
+			h.host.SetStreamHandler(libp2pprotocol.ID(srv.Spec.ID()), h.handler(srv))
+		}
+	}
+	notifiee := &network.NotifyBundle{
+		ConnectedF:    func(_ network.Network, c network.Conn) { h.reconcile(c.RemotePeer()) },
+		DisconnectedF: func(_ network.Network, c network.Conn) { h.reconcile(c.RemotePeer()) },
+	}
+	h.host.Network().Notify(notifiee)
+	for _, id := range h.host.Network().Peers() {
+		h.reconcile(id)
+	}
+	for _, info := range h.topology {
+		if info.ID != h.host.ID() {
+			g.Go(func() error { h.keepConnected(ctx, info); return nil })
+		}
+	}
+
+	<-ctx.Done()
+	h.mu.Lock()
+	h.stopping = true
+	h.mu.Unlock()
+	err := g.Wait()
+	h.host.Network().StopNotify(notifiee)
+	for _, svc := range h.services {
+		for _, srv := range svc.Servers {
+			h.host.RemoveStreamHandler(libp2pprotocol.ID(srv.Spec.ID()))
+		}
+	}
+	h.handlers.Wait()
+	return errors.Join(err, h.host.Close())
+}
+
+// Close closes a host that was never run; Run closes its host itself.
+func (h *Host) Close() error { return h.host.Close() }
+
+// reconcile starts or stops the service clients of id to match whether it
+// is connected. It runs in libp2p's connection callbacks, for every
+// connection change, and asks for the connectedness under mu, so the last
+// callback always leaves the truth.
+func (h *Host) reconcile(id peer.ID) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.runCtx == nil || h.stopping {
+		return
+	}
+	connected := h.host.Network().Connectedness(id) == network.Connected
+	lp, running := h.live[id]
+	switch {
+	case connected && !running:
+		ctx, cancel := context.WithCancel(h.runCtx)
+		h.live[id] = &livePeer{cancel: cancel, gone: make(chan struct{})}
+		for _, svc := range h.services {
+			if svc.Client != nil {
+				h.group.Go(func() error { h.runClient(ctx, id, svc); return nil })
+			}
+		}
+	case !connected && running:
+		lp.cancel()
+		close(lp.gone)
+		delete(h.live, id)
+	}
+}
+
+// connectedPeer returns a channel closed when id disconnects, if id is
+// connected.
+func (h *Host) connectedPeer(id peer.ID) (gone <-chan struct{}, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	lp, ok := h.live[id]
+	if !ok {
+		return nil, false
+	}
+	return lp.gone, true
+}
+
+// enterHandler admits a stream handler unless the host is stopping; it
+// returns the context sessions run under.
+func (h *Host) enterHandler() (context.Context, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.runCtx == nil || h.stopping {
+		return nil, false
+	}
+	h.handlers.Add(1)
+	return h.runCtx, true
+}
+
+// violation counts a violation against id, and disconnects a repeat
+// offender, whom the gater then refuses until its ban expires.
+func (h *Host) violation(id peer.ID, protocolName string, err error) {
+	kind := violationKind(err)
+	h.metrics.violations.WithLabelValues(protocolName, kind).Inc()
+	h.log.Warn("protocol violation", "peer", id, "protocol", protocolName, "kind", kind, "err", err)
+	if h.scorer.violation(id) {
+		h.metrics.bans.Inc()
+		h.log.Warn("peer banned", "peer", id, "for", h.opts.BanDuration)
+		_ = h.host.Network().ClosePeer(id)
+	}
+}

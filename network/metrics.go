@@ -1,0 +1,85 @@
+package network
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+// metrics are the host's Prometheus collectors. They always exist, so the
+// code counts unconditionally; they are registered only when a Registerer is
+// given.
+type metrics struct {
+	messages   *prometheus.CounterVec // protocol, direction
+	bytes      *prometheus.CounterVec // protocol, direction
+	violations *prometheus.CounterVec // protocol, kind
+	bans       prometheus.Counter
+	refused    prometheus.Counter
+}
+
+func newMetrics() *metrics {
+	return &metrics{
+		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "leios_network_messages_total",
+			Help: "Mini-protocol messages, by protocol and direction.",
+		}, []string{"protocol", "direction"}),
+		bytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "leios_network_message_bytes_total",
+			Help: "Mini-protocol message bytes, by protocol and direction.",
+		}, []string{"protocol", "direction"}),
+		violations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "leios_network_violations_total",
+			Help: "Protocol violations by peers, by protocol and kind.",
+		}, []string{"protocol", "kind"}),
+		bans: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "leios_network_bans_total",
+			Help: "Peers disconnected and gated for repeated violations.",
+		}),
+		refused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "leios_network_refused_connections_total",
+			Help: "Dials and connections refused because the peer is banned.",
+		}),
+	}
+}
+
+// register registers the collectors, with a gauge of the connected peers.
+func (m *metrics) register(reg prometheus.Registerer, peers func() int) error {
+	connected := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "leios_network_peers",
+		Help: "Connected peers.",
+	}, func() float64 { return float64(peers()) })
+	for _, c := range []prometheus.Collector{m.messages, m.bytes, m.violations, m.bans, m.refused, connected} {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// violationKind names the engine's sentinel err wraps, for the kind label.
+func violationKind(err error) string {
+	for _, k := range []struct {
+		err  error
+		name string
+	}{
+		{protocol.ErrAgency, "agency"},
+		{protocol.ErrUnexpectedMessage, "unexpected_message"},
+		{protocol.ErrMessageTooLarge, "too_large"},
+		{protocol.ErrMalformed, "malformed"},
+		{protocol.ErrTimeout, "timeout"},
+	} {
+		if errors.Is(err, k.err) {
+			return k.name
+		}
+	}
+	return "protocol"
+}
+
+func directionLabel(dir protocol.Direction) string {
+	if dir == protocol.Sent {
+		return "sent"
+	}
+	return "received"
+}

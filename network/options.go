@@ -1,0 +1,84 @@
+package network
+
+import (
+	"crypto/ed25519"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/leiosnode/leiosnode/block"
+)
+
+// HostOptions configure a Host. Zero values take the documented defaults.
+type HostOptions struct {
+	// Key is the node's ed25519 key; the peer ID derives from it. Required.
+	Key ed25519.PrivateKey
+	// ListenAddrs are multiaddrs to listen on, e.g. /ip4/127.0.0.1/tcp/3001.
+	// None: the host only dials.
+	ListenAddrs []string
+	// Topology lists the peers to keep connected to, as multiaddrs ending in
+	// /p2p/<peer ID>. Each is redialed with backoff while disconnected.
+	Topology []string
+
+	// Chain, if set, is synced with every peer by chain sync and block fetch
+	// and served to them. Nil: the host runs only Services.
+	Chain Chain
+	// ValidateHeader checks a synced header before its body is fetched
+	// (signature, VRF). Nil accepts every header.
+	ValidateHeader func(*block.Header) error
+	// IsInvalidBlock tells an AddBlock error for an invalid block (counted
+	// against the peer) from a local failure. Nil: every AddBlock error
+	// counts against the peer.
+	IsInvalidBlock func(error) bool
+	// SyncBatch is how many blocks a chain-sync client fetches in one
+	// request while behind. Default chainsync.DefaultBatchSize (100).
+	SyncBatch int
+
+	// Services are further mini-protocol applications run with every peer.
+	Services []Service
+
+	// MaxViolations within ViolationWindow get a peer disconnected and
+	// gated for BanDuration. Defaults 3, 10 minutes, 10 minutes.
+	MaxViolations   int
+	ViolationWindow time.Duration
+	BanDuration     time.Duration
+
+	// MinBackoff and MaxBackoff bound the exponential backoff between dials
+	// of a topology peer, and between restarts of a client that failed.
+	// Defaults 500 ms and 30 s.
+	MinBackoff time.Duration
+	MaxBackoff time.Duration
+	// DialTimeout bounds one dial. Default 10 s.
+	DialTimeout time.Duration
+
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Registerer, if set, receives the host's Prometheus metrics.
+	Registerer prometheus.Registerer
+}
+
+func (o *HostOptions) setDefaults() {
+	if o.MaxViolations <= 0 {
+		o.MaxViolations = 3
+	}
+	if o.ViolationWindow <= 0 {
+		o.ViolationWindow = 10 * time.Minute
+	}
+	if o.BanDuration <= 0 {
+		o.BanDuration = 10 * time.Minute
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = 500 * time.Millisecond
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 30 * time.Second
+	}
+	o.MaxBackoff = max(o.MaxBackoff, o.MinBackoff)
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = 10 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}

@@ -1,0 +1,31 @@
+// Package protocol is the mini-protocol engine: one implementation of
+// framing, agency, size limits and timeouts shared by every mini-protocol of
+// the node (chainsync, blockfetch, and those built on it later).
+//
+// A mini-protocol is declared, not coded: a Spec lists its states, and for
+// each state who has agency, which messages may be sent in it and the state
+// each one leads to, the largest message accepted and how long the side
+// without agency waits. A Session runs one Spec over one stream and enforces
+// it in both directions; the protocol's client and server only call Send and
+// Recv.
+//
+// Wire format: each message is a uvarint length followed by exactly one CBOR
+// item, the array `[tag, payload...]`. The length is checked against the
+// limit of the state before any of the body is read.
+//
+// Invariants:
+//   - A Session's state is the sequential interpretation of the exchange:
+//     every message, sent or received, is applied in the order the protocol
+//     defines. A message that arrives while the receiver holds agency is a
+//     violation, unless the Spec allows pipelining, in which case up to
+//     MaxPipelined such messages wait and are applied when agency returns.
+//   - Every violation by the peer (ErrAgency, ErrUnexpectedMessage,
+//     ErrMessageTooLarge, ErrMalformed, ErrTimeout, or a protocol's own error
+//     wrapping ErrViolation) ends the session, resets its stream and is
+//     reported once through Config.OnViolation. It never panics and never
+//     touches any other session.
+//   - A Session owns one goroutine, its reader; Close waits for it.
+//
+// This package must never know about peers, scoring, storage or any
+// particular protocol: it sees one stream and one Spec.
+package protocol

@@ -1,0 +1,32 @@
+package protocol
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrViolation is wrapped by every error that is the peer's fault. Such an
+// error ends the session and counts against the peer.
+var ErrViolation = errors.New("protocol violation")
+
+// The engine's violations. Protocols define their own with NewViolation.
+var (
+	ErrAgency            = NewViolation("message sent without agency")
+	ErrUnexpectedMessage = NewViolation("message not allowed in this state")
+	ErrMessageTooLarge   = NewViolation("message exceeds the state's size limit")
+	ErrMalformed         = NewViolation("malformed message")
+	ErrTimeout           = NewViolation("peer did not answer in time")
+)
+
+// ErrClosed ends a session that was closed, locally or by the peer, or whose
+// context ended. It is not a violation.
+var ErrClosed = errors.New("protocol: session closed")
+
+// NewViolation returns a sentinel error for a protocol-specific violation;
+// it wraps ErrViolation.
+func NewViolation(text string) error {
+	return fmt.Errorf("%w: %s", ErrViolation, text)
+}
+
+// IsViolation reports whether err is the peer's fault.
+func IsViolation(err error) bool { return errors.Is(err, ErrViolation) }

@@ -1,0 +1,452 @@
+package protocol
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// Stream is the transport of one session: a libp2p stream, or any
+// bidirectional byte stream in tests.
+type Stream interface {
+	io.Reader
+	io.Writer
+	Close() error // graceful: what was written is delivered
+	Reset() error // abortive: both directions are dropped at once
+}
+
+// Direction tells Config.OnMessage whether a message was sent or received.
+type Direction uint8
+
+const (
+	Received Direction = iota + 1
+	Sent
+)
+
+// Config configures a Session.
+type Config struct {
+	Spec   *Spec
+	Role   Agency // Client (opened the stream) or Server
+	Stream Stream
+	// OnViolation, if set, is called once, when the session ends because the
+	// peer violated the protocol, with that error. It may run on any
+	// goroutine and must not wait on the session.
+	OnViolation func(err error)
+	// OnMessage, if set, is called for every message sent or received, with
+	// the size of its body (for metrics).
+	OnMessage func(dir Direction, m Message, size int)
+}
+
+// inboxLimit bounds the received messages waiting for Recv. When it is
+// reached the reader stops reading, so a slow consumer slows the peer down
+// (backpressure) instead of buffering without bound.
+const inboxLimit = 8
+
+// errLocalClose ends a session closed by its owner; only then is the stream
+// closed gracefully rather than reset.
+var errLocalClose = fmt.Errorf("%w locally", ErrClosed)
+
+// Session runs one Spec over one stream and enforces it: agency, allowed
+// messages, size limits and timeouts, in both directions. Send and Recv may
+// be called from different goroutines; the owner must call Close.
+type Session struct {
+	cfg Config
+
+	ctx        context.Context // ends with the session
+	cancel     context.CancelFunc
+	stopWatch  func() bool   // stops the parent-context watch
+	done       chan struct{} // closed once err is set
+	readerDone chan struct{}
+	arrived    chan struct{} // cap 1: the inbox grew, or the session ended
+	taken      chan struct{} // cap 1: Recv took from the inbox
+
+	// writeMu serializes senders so that messages are applied to the state in
+	// the order they are written. Lock order: writeMu, then mu.
+	writeMu sync.Mutex
+
+	// mu guards every field below. It is never held across I/O.
+	mu         sync.Mutex
+	state      State
+	inbox      []Message // received and applied, waiting for Recv
+	pendingIn  []Message // sent ahead by the peer; applied when it regains agency
+	pendingOut []Message // sent ahead by us; applied when we regain agency
+	stalled    bool      // the reader waits for Recv: the peer is not the slow one
+	timer      *time.Timer
+	timerGen   uint64 // invalidates a timer that fired after being replaced
+	err        error  // why the session ended; nil while it runs
+}
+
+// NewSession starts a session on cfg.Stream. It ends when ctx does, on a
+// violation, when the stream fails, or on Close, which must be called.
+func NewSession(ctx context.Context, cfg Config) *Session {
+	s := &Session{
+		cfg:        cfg,
+		state:      cfg.Spec.Initial,
+		done:       make(chan struct{}),
+		readerDone: make(chan struct{}),
+		arrived:    make(chan struct{}, 1),
+		taken:      make(chan struct{}, 1),
+	}
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	s.stopWatch = context.AfterFunc(ctx, func() {
+		s.fail(fmt.Errorf("%w: %w", ErrClosed, context.Cause(ctx)))
+	})
+	s.mu.Lock()
+	s.armTimer()
+	s.mu.Unlock()
+	go s.readLoop()
+	return s
+}
+
+// Context ends when the session does.
+func (s *Session) Context() context.Context { return s.ctx }
+
+// State is the current state.
+func (s *Session) State() State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// Err is why the session ended, or nil while it runs.
+func (s *Session) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Send applies m to the state and writes it. Sending without agency, or a
+// message the state does not allow, is a local bug and returns an error
+// without sending; a write failure ends the session.
+func (s *Session) Send(m Message) error {
+	body, err := Encode(m)
+	if err != nil {
+		return err
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+
+	s.mu.Lock()
+	if err := s.checkSend(m, len(body)); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	err = s.applySent(m)
+	s.mu.Unlock()
+	if err != nil {
+		return s.Fail(err)
+	}
+	if _, err := s.cfg.Stream.Write(AppendFrame(nil, body)); err != nil {
+		return s.Fail(fmt.Errorf("%w: write: %w", ErrClosed, err))
+	}
+	if s.cfg.OnMessage != nil {
+		s.cfg.OnMessage(Sent, m, len(body))
+	}
+	return nil
+}
+
+// Recv returns the next message from the peer, already checked against the
+// state. Once the session has ended and every received message has been
+// returned, it returns the session's error.
+func (s *Session) Recv(ctx context.Context) (Message, error) {
+	for {
+		s.mu.Lock()
+		if len(s.inbox) > 0 {
+			m := s.inbox[0]
+			s.inbox[0] = nil
+			s.inbox = s.inbox[1:]
+			s.mu.Unlock()
+			poke(s.taken)
+			return m, nil
+		}
+		err := s.err
+		s.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case <-s.arrived:
+		case <-s.done:
+		case <-ctx.Done():
+			select {
+			case <-s.done: // ctx may be the session's own: report why it ended
+			default:
+				return nil, ctx.Err()
+			}
+		}
+	}
+}
+
+// Fail ends the session with err and returns it. Protocols call it for
+// violations the engine cannot see (a block that does not match its
+// header, say); an err wrapping ErrViolation is reported as the peer's.
+func (s *Session) Fail(err error) error {
+	s.fail(err)
+	return err
+}
+
+// Close ends the session, if it has not ended, closing the stream
+// gracefully, and waits for its reader to stop.
+func (s *Session) Close() {
+	s.fail(errLocalClose)
+	s.stopWatch()
+	<-s.readerDone
+}
+
+// checkSend reports a local misuse: m may not be sent now. mu is held.
+func (s *Session) checkSend(m Message, size int) error {
+	if s.err != nil {
+		return s.err
+	}
+	sp := s.cfg.Spec
+	st := sp.States[s.state]
+	switch {
+	case st.Agency == s.cfg.Role:
+		if _, ok := st.Next[m.Tag()]; !ok {
+			return fmt.Errorf("protocol %s: %s may not send %T in state %s", sp.Name, s.cfg.Role, m, s.state)
+		}
+		if size > st.MaxSize {
+			return fmt.Errorf("protocol %s: %T is %d bytes, state %s allows %d", sp.Name, m, size, s.state, st.MaxSize)
+		}
+	case st.Agency == s.cfg.Role.other() && len(s.pendingOut) < sp.MaxPipelined:
+		if size > sp.maxSize(s.cfg.Role) {
+			return fmt.Errorf("protocol %s: pipelined %T is %d bytes, over every limit", sp.Name, m, size)
+		}
+	default:
+		return fmt.Errorf("protocol %s: %s has no agency in state %s", sp.Name, s.cfg.Role, s.state)
+	}
+	return nil
+}
+
+// applySent applies a message that passed checkSend. mu is held.
+func (s *Session) applySent(m Message) error {
+	st := s.cfg.Spec.States[s.state]
+	if st.Agency != s.cfg.Role {
+		s.pendingOut = append(s.pendingOut, m)
+		return nil
+	}
+	return s.enter(st.Next[m.Tag()])
+}
+
+// receive applies a message from the peer. mu is held.
+func (s *Session) receive(m Message) error {
+	st := s.cfg.Spec.States[s.state]
+	peer := s.cfg.Role.other()
+	switch {
+	case st.Agency == peer:
+		next, ok := st.Next[m.Tag()]
+		if !ok {
+			return fmt.Errorf("%w: %s sent %T in state %s", ErrUnexpectedMessage, peer, m, s.state)
+		}
+		s.deliver(m)
+		return s.enter(next)
+	case st.Agency == s.cfg.Role && len(s.pendingIn) < s.cfg.Spec.MaxPipelined:
+		s.pendingIn = append(s.pendingIn, m)
+		return nil
+	default:
+		return fmt.Errorf("%w: %s sent %T in state %s (agency: %s)", ErrAgency, peer, m, s.state, st.Agency)
+	}
+}
+
+// enter moves to next, then applies the messages that were sent ahead and
+// are now due, and arms the timeout of the state it ends in. mu is held.
+func (s *Session) enter(next State) error {
+	s.state = next
+	sp := s.cfg.Spec
+	for {
+		st := sp.States[s.state]
+		switch {
+		case st.Agency == s.cfg.Role.other() && len(s.pendingIn) > 0:
+			m := s.pendingIn[0]
+			s.pendingIn = s.pendingIn[1:]
+			nx, ok := st.Next[m.Tag()]
+			if !ok {
+				return fmt.Errorf("%w: pipelined %T not allowed in state %s", ErrUnexpectedMessage, m, s.state)
+			}
+			s.deliver(m)
+			s.state = nx
+		case st.Agency == s.cfg.Role && len(s.pendingOut) > 0:
+			m := s.pendingOut[0]
+			s.pendingOut = s.pendingOut[1:]
+			nx, ok := st.Next[m.Tag()]
+			if !ok {
+				// Our own pipelined message turned out wrong: a local bug,
+				// but the peer has it, so the session cannot go on.
+				return fmt.Errorf("protocol %s: our pipelined %T not allowed in state %s", sp.Name, m, s.state)
+			}
+			s.state = nx
+		default:
+			s.armTimer()
+			return nil
+		}
+	}
+}
+
+// deliver queues m for Recv. mu is held.
+func (s *Session) deliver(m Message) {
+	s.inbox = append(s.inbox, m)
+	poke(s.arrived)
+}
+
+// armTimer starts the current state's timeout if the peer has agency and we
+// are not the ones holding it up; otherwise it stops the timer. mu is held.
+func (s *Session) armTimer() {
+	s.timerGen++
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	st := s.cfg.Spec.States[s.state]
+	if s.err != nil || s.stalled || st.Agency != s.cfg.Role.other() || st.Timeout <= 0 {
+		return
+	}
+	gen, state, d := s.timerGen, s.state, st.Timeout
+	s.timer = time.AfterFunc(d, func() {
+		s.mu.Lock()
+		current := gen == s.timerGen
+		s.mu.Unlock()
+		if current {
+			s.fail(fmt.Errorf("%w: nothing in state %s for %v", ErrTimeout, state, d))
+		}
+	})
+}
+
+func (s *Session) readLoop() {
+	defer close(s.readerDone)
+	r := bufio.NewReader(s.cfg.Stream)
+	for s.waitRoom() {
+		if err := s.readOne(r); err != nil {
+			s.fail(err)
+			return
+		}
+	}
+}
+
+// readOne reads, checks and applies one message. The agency and the size
+// are checked on the length prefix, before the body is read.
+func (s *Session) readOne(r *bufio.Reader) error {
+	n, err := ReadFrameLen(r)
+	if err != nil {
+		return s.readErr(err)
+	}
+	s.mu.Lock()
+	limit, err := s.recvLimit()
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if n > uint64(limit) {
+		return fmt.Errorf("%w: %d bytes in state %s, limit %d", ErrMessageTooLarge, n, s.State(), limit)
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return s.readErr(err)
+	}
+	m, err := s.cfg.Spec.Decode(body)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	err = s.receive(m)
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if s.cfg.OnMessage != nil {
+		s.cfg.OnMessage(Received, m, len(body))
+	}
+	return nil
+}
+
+// recvLimit is the size limit for the next message from the peer, or
+// ErrAgency if the peer may not send at all. mu is held.
+func (s *Session) recvLimit() (int, error) {
+	st := s.cfg.Spec.States[s.state]
+	peer := s.cfg.Role.other()
+	switch {
+	case st.Agency == peer:
+		return st.MaxSize, nil
+	case st.Agency == s.cfg.Role && len(s.pendingIn) < s.cfg.Spec.MaxPipelined:
+		return s.cfg.Spec.maxSize(peer), nil
+	default:
+		return 0, fmt.Errorf("%w: %s sent in state %s (agency: %s)", ErrAgency, peer, s.state, st.Agency)
+	}
+}
+
+// readErr classifies a read failure: malformed framing is the peer's
+// fault; a stream that ends or breaks is not.
+func (s *Session) readErr(err error) error {
+	switch {
+	case errors.Is(err, ErrMalformed):
+		return err
+	case errors.Is(err, errFrameEOF):
+		return fmt.Errorf("%w: by the peer in state %s", ErrClosed, s.State())
+	default:
+		return fmt.Errorf("%w: read: %w", ErrClosed, err)
+	}
+}
+
+// waitRoom blocks while the inbox is full; it reports whether the session
+// still runs. While it waits, the timeout is off: the delay is ours.
+func (s *Session) waitRoom() bool {
+	for {
+		s.mu.Lock()
+		if s.err != nil {
+			s.mu.Unlock()
+			return false
+		}
+		if len(s.inbox) < inboxLimit {
+			if s.stalled {
+				s.stalled = false
+				s.armTimer()
+			}
+			s.mu.Unlock()
+			return true
+		}
+		if !s.stalled {
+			s.stalled = true
+			s.armTimer()
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.taken:
+		case <-s.done:
+			return false
+		}
+	}
+}
+
+// fail ends the session with err; only the first call has an effect.
+func (s *Session) fail(err error) {
+	s.mu.Lock()
+	if s.err != nil {
+		s.mu.Unlock()
+		return
+	}
+	s.err = err
+	s.armTimer() // with err set, this stops it
+	s.mu.Unlock()
+
+	close(s.done)
+	s.cancel()
+	if err == errLocalClose {
+		_ = s.cfg.Stream.Close()
+	} else {
+		_ = s.cfg.Stream.Reset()
+	}
+	if IsViolation(err) && s.cfg.OnViolation != nil {
+		s.cfg.OnViolation(err)
+	}
+}
+
+// poke signals c without blocking; a pending signal already says it.
+func poke(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,303 @@
+package protocol_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/leiosnode/leiosnode/network/internal/ping"
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// pipeStream is a synchronous in-memory stream; Reset closes both ends.
+type pipeStream struct{ net.Conn }
+
+func (p pipeStream) Reset() error { return p.Conn.Close() }
+
+// violations records what a session reports.
+type violations struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (v *violations) add(err error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.errs = append(v.errs, err)
+}
+
+func (v *violations) list() []error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return append([]error(nil), v.errs...)
+}
+
+// pair runs a client and a server session of spec over a pipe.
+func pair(t *testing.T, spec *protocol.Spec) (client, server *protocol.Session, cv, sv *violations) {
+	t.Helper()
+	a, b := net.Pipe()
+	cv, sv = new(violations), new(violations)
+	client = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Client, Stream: pipeStream{a}, OnViolation: cv.add})
+	server = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Server, Stream: pipeStream{b}, OnViolation: sv.add})
+	t.Cleanup(func() { client.Close(); server.Close() })
+	return client, server, cv, sv
+}
+
+func TestSpecsValidate(t *testing.T) {
+	if err := ping.Spec(time.Second, 0).Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := streamSpec(time.Second).Validate(); err != nil {
+		t.Fatal(err)
+	}
+	broken := ping.Spec(time.Second, 0)
+	broken.States[ping.StIdle] = protocol.StateSpec{Agency: protocol.Client, Next: map[uint64]protocol.State{ping.TagPing: "Nowhere"}, MaxSize: 1}
+	if err := broken.Validate(); err == nil {
+		t.Fatal("a transition to an undeclared state validated")
+	}
+}
+
+func TestPingPong(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		pipelined int
+		depth     int
+	}{
+		{"strict", 0, 1},
+		{"pipelined", 3, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client, server, cv, sv := pair(t, ping.Spec(time.Second, tc.pipelined))
+			served := make(chan error, 1)
+			go func() { served <- ping.Serve(server.Context(), server) }()
+			ctx := context.Background()
+			if err := ping.Exchange(ctx, client, 1, 50, tc.depth); err != nil {
+				t.Fatal(err)
+			}
+			if err := client.Send(&ping.MsgDone{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-served; err != nil {
+				t.Fatalf("server: %v", err)
+			}
+			if client.State() != ping.StDone || server.State() != ping.StDone {
+				t.Fatalf("states %s / %s, want Done", client.State(), server.State())
+			}
+			if len(cv.list())+len(sv.list()) != 0 {
+				t.Fatalf("violations: %v %v", cv.list(), sv.list())
+			}
+		})
+	}
+}
+
+func TestSendWithoutAgencyIsLocalError(t *testing.T) {
+	client, server, _, sv := pair(t, ping.Spec(time.Second, 0))
+	if err := client.Send(&ping.MsgPong{N: 1}); err == nil {
+		t.Fatal("client sent a pong in Idle")
+	}
+	if err := server.Send(&ping.MsgPong{N: 1}); err == nil {
+		t.Fatal("server sent without agency")
+	}
+	// The misuse was refused, not sent: the session still works.
+	go func() { _ = ping.Serve(server.Context(), server) }()
+	if err := ping.Exchange(context.Background(), client, 7, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	if len(sv.list()) != 0 {
+		t.Fatalf("violations %v", sv.list())
+	}
+}
+
+func frame(t *testing.T, msgs ...protocol.Message) []byte {
+	t.Helper()
+	var out []byte
+	for _, m := range msgs {
+		body, err := protocol.Encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = protocol.AppendFrame(out, body)
+	}
+	return out
+}
+
+// TestViolations drives one session from a raw peer that breaks the
+// protocol in each way the engine must catch.
+func TestViolations(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		role      protocol.Agency // the session under test
+		pipelined int
+		wire      func(t *testing.T) []byte
+		want      error
+	}{
+		{"message after done", protocol.Server, 0, func(t *testing.T) []byte {
+			return frame(t, &ping.MsgDone{}, &ping.MsgPing{N: 1})
+		}, protocol.ErrAgency},
+		{"server speaks in client's state", protocol.Client, 0, func(t *testing.T) []byte {
+			return frame(t, &ping.MsgPong{N: 1})
+		}, protocol.ErrAgency},
+		{"pipelined beyond the limit", protocol.Server, 1, func(t *testing.T) []byte {
+			return frame(t, &ping.MsgPing{N: 1}, &ping.MsgPing{N: 2}, &ping.MsgPing{N: 3})
+		}, protocol.ErrAgency},
+		{"pong in idle", protocol.Server, 0, func(t *testing.T) []byte {
+			return frame(t, &ping.MsgPong{N: 1})
+		}, protocol.ErrUnexpectedMessage},
+		{"oversized", protocol.Server, 0, func(t *testing.T) []byte {
+			return protocol.AppendFrame(nil, bytes.Repeat([]byte{0}, ping.MaxSize+1))
+		}, protocol.ErrMessageTooLarge},
+		{"not CBOR", protocol.Server, 0, func(t *testing.T) []byte {
+			return protocol.AppendFrame(nil, []byte{0xff})
+		}, protocol.ErrMalformed},
+		{"trailing bytes", protocol.Server, 0, func(t *testing.T) []byte {
+			return protocol.AppendFrame(nil, []byte{0x82, 0x00, 0x01, 0x00})
+		}, protocol.ErrMalformed},
+		{"unknown tag", protocol.Server, 0, func(t *testing.T) []byte {
+			return protocol.AppendFrame(nil, []byte{0x81, 0x09})
+		}, protocol.ErrMalformed},
+		{"wrong payload", protocol.Server, 0, func(t *testing.T) []byte {
+			return protocol.AppendFrame(nil, []byte{0x82, 0x00, 0x61, 'x'})
+		}, protocol.ErrMalformed},
+		{"non-minimal length", protocol.Server, 0, func(t *testing.T) []byte {
+			return []byte{0x81, 0x00}
+		}, protocol.ErrMalformed},
+		{"silence", protocol.Server, 0, func(t *testing.T) []byte { return nil }, protocol.ErrTimeout},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			local, remote := net.Pipe()
+			defer remote.Close()
+			var v violations
+			s := protocol.NewSession(context.Background(), protocol.Config{
+				Spec: ping.Spec(50*time.Millisecond, tc.pipelined), Role: tc.role,
+				Stream: pipeStream{local}, OnViolation: v.add,
+			})
+			defer s.Close()
+			go func() { _, _ = remote.Write(tc.wire(t)) }()
+
+			// The session ends with the violation, reported once, and the
+			// stream is torn down under the peer.
+			<-s.Context().Done()
+			if err := s.Err(); !errors.Is(err, tc.want) {
+				t.Fatalf("session error %v, want %v", err, tc.want)
+			}
+			if got := v.list(); len(got) != 1 || !errors.Is(got[0], tc.want) {
+				t.Fatalf("reported %v, want one %v", got, tc.want)
+			}
+			_ = remote.SetReadDeadline(time.Now().Add(5 * time.Second))
+			if _, err := io.Copy(io.Discard, remote); err != nil && !errors.Is(err, io.ErrClosedPipe) {
+				t.Fatalf("peer's stream: %v", err)
+			}
+		})
+	}
+}
+
+// streamSpec is a protocol where the server streams items after a request,
+// like block fetch.
+func streamSpec(timeout time.Duration) *protocol.Spec {
+	return &protocol.Spec{
+		Name:    "stream",
+		Initial: "Idle",
+		States: map[protocol.State]protocol.StateSpec{
+			"Idle":      {Agency: protocol.Client, Next: map[uint64]protocol.State{0: "Streaming"}, MaxSize: 16},
+			"Streaming": {Agency: protocol.Server, Next: map[uint64]protocol.State{1: "Streaming", 2: "Idle"}, MaxSize: 16, Timeout: timeout},
+		},
+		Messages: map[uint64]func() protocol.Message{
+			0: func() protocol.Message { return new(request) },
+			1: func() protocol.Message { return new(item) },
+			2: func() protocol.Message { return new(end) },
+		},
+	}
+}
+
+// TestSlowConsumerIsNotATimeout: when the receiver is the slow one (its
+// inbox is full), the peer's timeout does not run.
+func TestSlowConsumerIsNotATimeout(t *testing.T) {
+	client, server, cv, sv := pair(t, streamSpec(100*time.Millisecond))
+	const items = 30
+	served := make(chan error, 1)
+	go func() {
+		if _, err := server.Recv(server.Context()); err != nil {
+			served <- err
+			return
+		}
+		for i := range items {
+			if err := server.Send(&item{N: uint64(i)}); err != nil {
+				served <- err
+				return
+			}
+		}
+		served <- server.Send(&end{})
+	}()
+	if err := client.Send(&request{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond) // far past the timeout, with a full inbox
+	for i := range items {
+		m, err := client.Recv(context.Background())
+		if err != nil {
+			t.Fatalf("item %d: %v", i, err)
+		}
+		if it, ok := m.(*item); !ok || it.N != uint64(i) {
+			t.Fatalf("got %#v, want item %d", m, i)
+		}
+	}
+	if m, err := client.Recv(context.Background()); err != nil {
+		t.Fatal(err)
+	} else if _, ok := m.(*end); !ok {
+		t.Fatalf("got %#v, want end", m)
+	}
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	if len(cv.list())+len(sv.list()) != 0 {
+		t.Fatalf("violations: %v %v", cv.list(), sv.list())
+	}
+}
+
+// The stream protocol's messages: request, item n, end.
+type request struct {
+	_ struct{} `cbor:",toarray"`
+}
+type item struct {
+	_ struct{} `cbor:",toarray"`
+	N uint64
+}
+type end struct {
+	_ struct{} `cbor:",toarray"`
+}
+
+func (*request) Tag() uint64 { return 0 }
+func (*item) Tag() uint64    { return 1 }
+func (*end) Tag() uint64     { return 2 }
+
+func TestCloseIsNotAViolation(t *testing.T) {
+	client, server, cv, sv := pair(t, ping.Spec(time.Second, 0))
+	client.Close()
+	if _, err := server.Recv(context.Background()); !errors.Is(err, protocol.ErrClosed) {
+		t.Fatalf("server Recv after peer close: %v", err)
+	}
+	if len(cv.list())+len(sv.list()) != 0 {
+		t.Fatalf("violations: %v %v", cv.list(), sv.list())
+	}
+}
+
+func TestContextEndsSession(t *testing.T) {
+	a, b := net.Pipe()
+	defer b.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := protocol.NewSession(ctx, protocol.Config{Spec: ping.Spec(time.Second, 0), Role: protocol.Server, Stream: pipeStream{a}})
+	defer s.Close()
+	cancel()
+	if _, err := s.Recv(context.Background()); !errors.Is(err, protocol.ErrClosed) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Recv after cancel: %v", err)
+	}
+}

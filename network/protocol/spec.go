@@ -1,0 +1,132 @@
+package protocol
+
+import (
+	"fmt"
+	"time"
+)
+
+// Agency says which side may send in a state. The client is the side that
+// opened the stream.
+type Agency uint8
+
+const (
+	Nobody Agency = iota // a terminal state: no one may send
+	Client
+	Server
+)
+
+func (a Agency) String() string {
+	switch a {
+	case Client:
+		return "client"
+	case Server:
+		return "server"
+	default:
+		return "nobody"
+	}
+}
+
+// other is the opposite side; Nobody stays Nobody.
+func (a Agency) other() Agency {
+	switch a {
+	case Client:
+		return Server
+	case Server:
+		return Client
+	default:
+		return Nobody
+	}
+}
+
+// State names a state of a protocol's state machine.
+type State string
+
+// StateSpec declares one state.
+type StateSpec struct {
+	Agency Agency
+	// Next maps each message tag allowed in this state to the state it leads
+	// to. Any other message is ErrUnexpectedMessage.
+	Next map[uint64]State
+	// MaxSize is the largest message body (after the length prefix), in
+	// bytes, accepted in this state. Required for states with agency.
+	MaxSize int
+	// Timeout bounds how long the side without agency waits for the next
+	// message; 0 waits forever.
+	Timeout time.Duration
+}
+
+// Message is one protocol message. Its CBOR encoding (a toarray struct) is
+// the payload; the engine adds the tag in front.
+type Message interface {
+	Tag() uint64
+}
+
+// Validator is implemented by messages with rules beyond their CBOR shape
+// (a field that must not be null, say). Decode calls it.
+type Validator interface {
+	Validate() error
+}
+
+// Spec declares a mini-protocol. A Spec is read-only once built; sessions
+// share it.
+type Spec struct {
+	// Name is the protocol's short name; its libp2p protocol ID is
+	// /leios/<Name>/1.
+	Name    string
+	Initial State
+	States  map[State]StateSpec
+	// Messages returns a new, empty message for each tag the protocol knows.
+	Messages map[uint64]func() Message
+	// MaxPipelined is how many messages a side may send ahead while the
+	// other side holds agency (0: none, strict alternation).
+	MaxPipelined int
+}
+
+// ID is the libp2p protocol ID.
+func (sp *Spec) ID() string { return "/leios/" + sp.Name + "/1" }
+
+// Validate checks that the Spec is complete: every state it names exists,
+// every tag has a constructor whose message reports that tag, and states
+// where someone has agency have a size limit.
+func (sp *Spec) Validate() error {
+	if _, ok := sp.States[sp.Initial]; !ok {
+		return fmt.Errorf("protocol %s: initial state %q not declared", sp.Name, sp.Initial)
+	}
+	for name, st := range sp.States {
+		if st.Agency == Nobody {
+			if len(st.Next) != 0 {
+				return fmt.Errorf("protocol %s: terminal state %q has transitions", sp.Name, name)
+			}
+			continue
+		}
+		if st.MaxSize <= 0 {
+			return fmt.Errorf("protocol %s: state %q has no size limit", sp.Name, name)
+		}
+		for tag, next := range st.Next {
+			if _, ok := sp.States[next]; !ok {
+				return fmt.Errorf("protocol %s: state %q: tag %d leads to undeclared state %q", sp.Name, name, tag, next)
+			}
+			newMsg, ok := sp.Messages[tag]
+			if !ok {
+				return fmt.Errorf("protocol %s: state %q: tag %d has no message type", sp.Name, name, tag)
+			}
+			if got := newMsg().Tag(); got != tag {
+				return fmt.Errorf("protocol %s: message for tag %d reports tag %d", sp.Name, tag, got)
+			}
+		}
+	}
+	return nil
+}
+
+// maxSize is the largest limit among states where side has agency: the
+// bound for a message that side sends ahead (pipelined), whose state is not
+// known until it is applied.
+func (sp *Spec) maxSize(side Agency) int {
+	n := 0
+	for _, st := range sp.States {
+		if st.Agency == side {
+			n = max(n, st.MaxSize)
+		}
+	}
+	return n
+}

@@ -1,0 +1,141 @@
+package network
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	libp2pprotocol "github.com/libp2p/go-libp2p/core/protocol"
+
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+// Service is an application of mini-protocols that the host runs with every
+// peer: the protocols it serves on the streams peers open, and a client it
+// runs toward each connected peer. Chain sync and block fetch are one; later
+// protocols (tx submission, Leios notify and fetch) are others.
+type Service struct {
+	Name    string
+	Servers []Server
+	// Client, if set, runs toward each connected peer while it stays
+	// connected; ctx ends when the peer disconnects or the host stops. When
+	// it returns earlier it is restarted after a backoff. It reports
+	// violations through Session.Fail.
+	Client func(ctx context.Context, p *Peer) error
+}
+
+// Server answers one mini-protocol on the streams peers open.
+type Server struct {
+	Spec *protocol.Spec
+	// Serve answers one session; ctx ends with it. An error it returns ends
+	// the session (and counts against the peer if it is a violation).
+	Serve func(ctx context.Context, s *protocol.Session) error
+}
+
+// Peer is a connected peer, as a Service's client sees it.
+type Peer struct {
+	ID peer.ID
+	h  *Host
+
+	mu       sync.Mutex // guards sessions
+	sessions []*protocol.Session
+}
+
+// Open opens a stream of spec to the peer and starts a client session on
+// it. The session is closed when the client returns, if not before.
+func (p *Peer) Open(ctx context.Context, spec *protocol.Spec) (*protocol.Session, error) {
+	st, err := p.h.host.NewStream(ctx, p.ID, libp2pprotocol.ID(spec.ID()))
+	if err != nil {
+		return nil, fmt.Errorf("network: open %s to %s: %w", spec.Name, p.ID, err)
+	}
+	s := p.h.newSession(ctx, spec, protocol.Client, p.ID, st)
+	p.mu.Lock()
+	p.sessions = append(p.sessions, s)
+	p.mu.Unlock()
+	return s, nil
+}
+
+func (p *Peer) closeSessions() {
+	p.mu.Lock()
+	sessions := p.sessions
+	p.sessions = nil
+	p.mu.Unlock()
+	for _, s := range sessions {
+		s.Close()
+	}
+}
+
+// newSession starts a session whose violations count against id.
+func (h *Host) newSession(ctx context.Context, spec *protocol.Spec, role protocol.Agency, id peer.ID, st protocol.Stream) *protocol.Session {
+	return protocol.NewSession(ctx, protocol.Config{
+		Spec:   spec,
+		Role:   role,
+		Stream: st,
+		OnViolation: func(err error) {
+			h.violation(id, spec.Name, err)
+		},
+		OnMessage: func(dir protocol.Direction, _ protocol.Message, size int) {
+			label := directionLabel(dir)
+			h.metrics.messages.WithLabelValues(spec.Name, label).Inc()
+			h.metrics.bytes.WithLabelValues(spec.Name, label).Add(float64(size))
+		},
+	})
+}
+
+// runClient runs svc's client toward one peer until ctx ends, restarting it
+// with backoff when it returns.
+func (h *Host) runClient(ctx context.Context, id peer.ID, svc Service) {
+	backoff := h.opts.MinBackoff
+	for ctx.Err() == nil {
+		p := &Peer{ID: id, h: h}
+		start := time.Now()
+		err := svc.Client(ctx, p)
+		p.closeSessions()
+		if ctx.Err() != nil {
+			return
+		}
+		h.log.Debug("client ended", "service", svc.Name, "peer", id, "err", err)
+		if time.Since(start) > h.opts.MaxBackoff {
+			backoff = h.opts.MinBackoff
+		}
+		if !sleep(ctx, backoff) {
+			return
+		}
+		backoff = min(2*backoff, h.opts.MaxBackoff)
+	}
+}
+
+// handler serves srv on the streams peers open. Handlers run on libp2p's
+// goroutines; Run waits for them before it returns.
+func (h *Host) handler(srv Server) network.StreamHandler {
+	return func(st network.Stream) {
+		ctx, ok := h.enterHandler()
+		if !ok {
+			_ = st.Reset()
+			return
+		}
+		defer h.handlers.Done()
+		id := st.Conn().RemotePeer()
+		s := h.newSession(ctx, srv.Spec, protocol.Server, id, st)
+		defer s.Close()
+		if err := srv.Serve(s.Context(), s); err != nil {
+			s.Fail(err) // a violation Serve found is counted; others just end it
+			h.log.Debug("server ended", "protocol", srv.Spec.Name, "peer", id, "err", err)
+		}
+	}
+}
+
+// sleep waits d or until ctx ends; it reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,152 @@
+package network_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/network/internal/chaintest"
+)
+
+func TestThreeNodesCatchUpAndFollow(t *testing.T) {
+	forger := chaintest.NewForger(1)
+	blocks := forger.Extend(nil, 30, "a")
+	chainA, chainB, chainC := chaintest.New(10), chaintest.New(10), chaintest.New(10)
+	if err := chaintest.AddAll(chainA, blocks); err != nil {
+		t.Fatal(err)
+	}
+	a := startNode(t, 1, chainA, nil)
+	b := startNode(t, 2, chainB, a.P2PAddrs())
+	c := startNode(t, 3, chainC, b.P2PAddrs()) // C hears of A's blocks only through B
+	eventually(t, "B and C catch up with A", sameTip(chainA, chainB, chainC))
+
+	// A forges on: the new blocks flow to B, and from B to C.
+	for _, blk := range forger.Extend(blocks[len(blocks)-1], 5, "b") {
+		if err := chainA.AddBlock(blk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "B and C follow A", sameTip(chainA, chainB, chainC))
+	if chainC.Tip().BlockNumber != 35 {
+		t.Fatalf("tip %s, want block 35", chainC.Tip())
+	}
+
+	peerIDs := func(n *node) []string {
+		var ids []string
+		for _, p := range n.Peers() {
+			ids = append(ids, p.ID.String())
+		}
+		return ids
+	}
+	eventually(t, "B lists A and C as peers", func() bool {
+		return slices.Equal(peerIDs(b), sortedIDs(a, c))
+	})
+	if got := b.Peers(); len(got[0].Addrs) == 0 {
+		t.Fatalf("peer %s has no address", got[0].ID)
+	}
+	if metric(t, c.reg, "leios_network_messages_total", map[string]string{"protocol": "blockfetch", "direction": "received"}) == 0 {
+		t.Fatal("C counted no block-fetch messages")
+	}
+}
+
+func sortedIDs(nodes ...*node) []string {
+	var ids []string
+	for _, n := range nodes {
+		ids = append(ids, n.ID().String())
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func TestRestartFromEmptyChainCatchesUp(t *testing.T) {
+	forger := chaintest.NewForger(1)
+	blocks := forger.Extend(nil, 40, "a")
+	chainA := chaintest.New(10)
+	if err := chaintest.AddAll(chainA, blocks); err != nil {
+		t.Fatal(err)
+	}
+	a := startNode(t, 1, chainA, nil)
+	first := chaintest.New(10)
+	b := startNode(t, 2, first, a.P2PAddrs())
+	eventually(t, "B catches up", sameTip(chainA, first))
+	b.stop()
+
+	// A moves on while B is down; B comes back with an empty chain (same
+	// key, new port) and catches up from origin.
+	for _, blk := range forger.Extend(blocks[len(blocks)-1], 10, "b") {
+		if err := chainA.AddBlock(blk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	restarted := chaintest.New(10)
+	startNode(t, 2, restarted, a.P2PAddrs())
+	eventually(t, "restarted B catches up", sameTip(chainA, restarted))
+}
+
+func TestForkConvergesOnLongerChain(t *testing.T) {
+	forger := chaintest.NewForger(1)
+	prefix := forger.Extend(nil, 5, "p")
+	chainA, chainB := chaintest.New(10), chaintest.New(10)
+	for _, err := range []error{
+		chaintest.AddAll(chainA, prefix), chaintest.AddAll(chainA, forger.Extend(prefix[4], 3, "a")),
+		chaintest.AddAll(chainB, prefix), chaintest.AddAll(chainB, forger.Extend(prefix[4], 6, "b")),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	longer := chainB.Tip()
+	b := startNode(t, 2, chainB, nil)
+	startNode(t, 1, chainA, b.P2PAddrs())
+	eventually(t, "A and B agree", sameTip(chainA, chainB))
+	if chainA.Tip() != longer {
+		t.Fatalf("converged on %s, want the longer %s", chainA.Tip(), longer)
+	}
+}
+
+func TestPeerServingBadBodyIsBanned(t *testing.T) {
+	forger := chaintest.NewForger(1)
+	prefix := forger.Extend(nil, 5, "p")
+	honest := forger.Extend(prefix[4], 2, "honest")
+	// M's chain is longer, but its block 6 carries a body its header does
+	// not commit to.
+	bad := forger.Extend(prefix[4], 5, "bad")
+	chainH, chainM := chaintest.New(10), chaintest.New(10)
+	for _, err := range []error{
+		chaintest.AddAll(chainH, prefix), chaintest.AddAll(chainH, honest),
+		chaintest.AddAll(chainM, prefix), chainM.AddUnchecked(chaintest.Tampered(bad[0])),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, blk := range bad[1:] {
+		if err := chainM.AddUnchecked(blk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := func(o *network.HostOptions) { o.MaxViolations = 2 }
+	h := startNode(t, 1, chainH, nil, opts)
+	startNode(t, 2, chainM, h.P2PAddrs(), opts) // M keeps dialing H
+
+	eventually(t, "H bans M", func() bool {
+		return metric(t, h.reg, "leios_network_bans_total", nil) == 1
+	})
+	eventually(t, "M is disconnected", func() bool { return len(h.Peers()) == 0 })
+	if v := metric(t, h.reg, "leios_network_violations_total", map[string]string{"protocol": "blockfetch"}); v < 2 {
+		t.Fatalf("%v block-fetch violations counted, want 2", v)
+	}
+	if chainH.Tip().Point != honest[1].Point() || !hasBlock(chainH, honest[0]) {
+		t.Fatalf("H's tip %s, want its honest chain", chainH.Tip())
+	}
+	if _, err := chainH.BlockRange(bad[0].Point(), bad[0].Point()); err == nil {
+		t.Fatal("H stored the tampered block")
+	}
+	// M keeps redialing, and the gater keeps refusing it.
+	eventually(t, "H refuses M's redials", func() bool {
+		return metric(t, h.reg, "leios_network_refused_connections_total", nil) >= 2
+	})
+	if len(h.Peers()) != 0 {
+		t.Fatalf("banned M reconnected: H peers %v", h.Peers())
+	}
+}
