@@ -130,10 +130,9 @@ func (c *Cache) unref(a Announcement, dead []*body) []*body {
 // release drops the tx references of evicted bodies. writeMu is held.
 func (c *Cache) release(dead []*body) {
 	for _, b := range dead {
-		c.txs.eachGroup(len(b.txs), hashGroups(b.txs), func(_ int, keys []block.Hash, homes *[group]uint64) {
-			for i := range keys {
-				k := keyOf(&keys[i])
-				c.txs.release(&k, homes[i])
+		c.txs.eachGroup(len(b.txs), hashGroups(b.txs), func(_ int, hashes []block.Hash, p *probes) {
+			for i := range hashes {
+				c.txs.releaseTagged(&p.keys[i], p.homes[i], p.tags[i])
 			}
 		})
 	}
@@ -158,12 +157,11 @@ func (c *Cache) InsertBody(ebHash block.Hash, txs []block.EBTx) (missing []int, 
 		return c.txs.appendMissing(nil, txs), nil
 	}
 	counted := make([]block.Hash, 0, len(txs))
-	c.txs.eachGroup(len(txs), txGroups(txs), func(base int, keys []block.Hash, homes *[group]uint64) {
-		for i := range keys {
-			k := keyOf(&keys[i])
-			kind, ok := c.txs.addRef(&k, homes[i])
+	c.txs.eachGroup(len(txs), txGroups(txs), func(base int, hashes []block.Hash, p *probes) {
+		for i := range hashes {
+			kind, ok := c.txs.addRefTagged(&p.keys[i], p.homes[i], p.tags[i])
 			if ok {
-				counted = append(counted, keys[i])
+				counted = append(counted, hashes[i])
 			}
 			if !kind.Held() {
 				missing = append(missing, base+i)
@@ -192,10 +190,9 @@ func (c *Cache) mark(txHashes []block.Hash, to TxState) []MarkResult {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	results := make([]MarkResult, len(txHashes))
-	c.txs.eachGroup(len(txHashes), hashGroups(txHashes), func(base int, keys []block.Hash, homes *[group]uint64) {
-		for i := range keys {
-			k := keyOf(&keys[i])
-			results[base+i] = c.txs.mark(&k, homes[i], to)
+	c.txs.eachGroup(len(txHashes), hashGroups(txHashes), func(base int, hashes []block.Hash, p *probes) {
+		for i := range hashes {
+			results[base+i] = c.txs.mark(&p.keys[i], p.homes[i], p.tags[i], to)
 		}
 	})
 	return results
@@ -217,7 +214,8 @@ func (c *Cache) LookupBody(ebHash block.Hash) (state BodyState, ok bool) {
 // TxAbsent) if it holds nothing. It takes no lock.
 func (c *Cache) LookupTx(txHash block.Hash) (state TxState, ok bool) {
 	k := keyOf(&txHash)
-	state = stateKind(c.txs.lookup(&k, c.txs.home(&txHash)))
+	home, tag := c.txs.start(&k)
+	state = stateKind(c.txs.lookupTagged(&k, home, tag))
 	return state, state != TxAbsent
 }
 

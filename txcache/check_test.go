@@ -13,7 +13,8 @@ type fataler interface {
 }
 
 // checkTable verifies the table's invariants (see table): occupancy count,
-// no duplicate key, stored home = computed home, no gap on any probe path,
+// no duplicate key, stored home = computed home, tags (the key's, or 0 for
+// an empty slot), no gap on any probe path,
 // probe distance within bound, every stripe even (no deletion in progress).
 // It returns each key's reference count. The caller must exclude writers.
 func checkTable(t fataler, tb *table) map[block.Hash]uint64 {
@@ -23,6 +24,9 @@ func checkTable(t fataler, tb *table) map[block.Hash]uint64 {
 		s := &tb.slots[p]
 		w := s.state.Load()
 		if w == 0 {
+			if tag := tb.tagAt(p); tag != 0 {
+				t.Fatalf("slot %d: empty with tag %#x", p, tag)
+			}
 			continue
 		}
 		k := s.loadKey()
@@ -34,7 +38,10 @@ func checkTable(t fataler, tb *table) map[block.Hash]uint64 {
 			t.Fatalf("slot %d: occupied with state %s, %d refs", p, stateKind(w), stateRefs(w))
 		}
 		refs[h] = stateRefs(w)
-		home := tb.home(&h)
+		home, tag := tb.start(&k)
+		if got := tb.tagAt(p); got != tag {
+			t.Fatalf("slot %d: tag %#x, key's tag is %#x", p, got, tag)
+		}
 		if stateHome(w) != home {
 			t.Fatalf("slot %d: stored home %d, key's home is %d", p, stateHome(w), home)
 		}

@@ -17,7 +17,11 @@
 // linear probing, backward-shift deletion (no tombstones), keys inline with
 // one state word, home slots from xxh3 under a seed drawn from crypto/rand —
 // tx hashes are grindable, an unpredictable seed is what stops hash flooding,
-// and probes are bounded so even a flood costs misses, not scans.
+// and probes are bounded so even a flood costs misses, not scans. A byte
+// array of tags (7 more bits of the hash) beside the slots lets a lookup
+// compare eight slots' tags in one word before it reads any key; xxh3 is
+// specialised to 32-byte keys (hash.go). Batches hash and touch a group of
+// keys ahead of probing them (batch.go), so their cache misses overlap.
 //
 // Invariants:
 //   - No false hits, ever: the cache reports a tx held (Inserted or

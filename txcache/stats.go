@@ -7,7 +7,7 @@ type Stats struct {
 	InsertedBodies int
 	Txs            int    // tx entries in the table
 	TxCapacity     int    // slots of the table (Options.TxCapacity, plus a probe's overhang)
-	TableBytes     int    // memory of the table's slots
+	TableBytes     int    // memory of the table: its slots and their tags
 	RefusedInserts uint64 // tx inserts the table had no room for (false misses)
 }
 
@@ -24,7 +24,7 @@ func (c *Cache) Stats() Stats {
 	c.bodiesMu.RUnlock()
 	s.Txs = int(c.txs.used.Load())
 	s.TxCapacity = len(c.txs.slots)
-	s.TableBytes = s.TxCapacity * SlotBytes
+	s.TableBytes = s.TxCapacity*SlotBytes + tagBytes(s.TxCapacity)
 	s.RefusedInserts = c.txs.refused.Load()
 	return s
 }

@@ -6,14 +6,17 @@ import (
 	"runtime"
 	"sync/atomic"
 
-	"github.com/zeebo/xxh3"
-
 	"github.com/leiosnode/leiosnode/block"
 )
 
 // table is the tx map: open addressing, linear probing, backward-shift
 // deletion (no tombstones). Each slot holds the 32-byte key inline and one
 // state word (see packState); a zero state word is an empty slot.
+//
+// Beside the slots, a tag array keeps one byte per slot: 0 for an empty
+// slot, else 0x80 | 7 bits of the key's hash. A reader compares the eight
+// tags from its home in one word before touching any slot (scanTags): most
+// misses end there, and most hits compare a single key.
 //
 // Homes lie in [0, n); a probe walks at most maxProbe slots forward from its
 // home, into a tail of maxProbe-1 slots past n, and never wraps around. So
@@ -25,23 +28,35 @@ import (
 //   - a key at position p with home h has p-h < maxProbe and every slot of
 //     h..p occupied: a probe from h that meets an empty slot, or walks
 //     maxProbe slots, has proved the key absent;
-//   - the home in a state word is the key's home.
+//   - the home in a state word is the key's home;
+//   - a slot's tag is 0 if it is empty, else its key's tag.
 //
 // Concurrency: one writer at a time (the Cache's writeMu), any number of
-// readers, no reader lock. Every slot word is accessed atomically. Writes that
-// only fill an empty slot (key words first, state word last) or replace a
-// state word are safe for readers as they are: a reader sees the old or the
-// new word, both true. A deletion moves entries, so a reader could see a key
-// between two places; it runs inside a seqlock on the stripes of slots it
-// walks (odd while moving), and a reader re-validates the stripes of its
-// probe window and retries on a change. Readers never write shared memory,
+// readers, no reader lock. Every slot and tag word is accessed atomically.
+// Writes that only fill an empty slot (key words first, then the state word,
+// the tag last) or replace a state word are safe for readers as they are: a
+// reader sees the old or the new word, both true. A deletion moves entries
+// (and their tags), so a reader could see a key between two places; it runs
+// inside a seqlock on the stripes of slots it walks (odd while moving), and
+// a reader re-validates the stripes of its probe window and retries on a
+// change. Readers never write shared memory,
 // so they scale.
 type table struct {
 	slots    []slot // n + maxProbe - 1
 	n        uint64 // home slots
 	maxProbe uint64 // ≤ stripeSize
 	seed     uint64 // xxh3 seed, from crypto/rand
+	secret   secret // the seed folded into xxh3's key (hash.go)
 	homeHook func(block.Hash) uint64
+
+	// tags[i>>3] holds the tags of slots i&^7 .. i|7, slot i in byte i&7
+	// (little-endian), and a zero word past the end, so that the eight tags
+	// from any home are two loads. Written only by the writer.
+	tags []atomic.Uint64
+	// inWindow masks the tag bytes a probe may use: all eight, or the first
+	// maxProbe if the probe bound is smaller (tiny tables), so that a probe
+	// reads no tag outside the stripes it validates.
+	inWindow uint64
 
 	// stripes[i>>stripeShift] is the sequence word of slot i: odd while a
 	// deletion walks its stripe. Written only by the writer.
@@ -118,45 +133,101 @@ func newTable(n, maxProbe, seed uint64, homeHook func(block.Hash) uint64) *table
 	for i := 0; i < len(slots); i += pageBytes / SlotBytes {
 		slots[i].state.Store(0)
 	}
+	inWindow := ^uint64(0)
+	if maxProbe < 8 {
+		inWindow = 1<<(8*maxProbe) - 1
+	}
 	return &table{
 		slots:    slots,
 		n:        n,
 		maxProbe: maxProbe,
 		seed:     seed,
+		secret:   newSecret(seed),
 		homeHook: homeHook,
+		tags:     make([]atomic.Uint64, len(slots)>>3+2),
+		inWindow: inWindow,
 		stripes:  make([]atomic.Uint64, (len(slots)-1)>>stripeShift+1),
 	}
 }
 
-// home is the slot a key's probe starts at: xxh3 under the secret seed,
-// reduced to [0, n) by multiply-shift (no power-of-two size needed).
+// tagBytes is the memory of the tags of a table of slots: a byte a slot, in
+// whole words, and the zero word past the end.
+func tagBytes(slots int) int { return (slots>>3 + 2) * 8 }
+
+// home is the slot a key's probe starts at.
 func (t *table) home(h *block.Hash) uint64 {
-	if t.homeHook != nil {
-		return t.homeHook(*h) % t.n
-	}
-	hi, _ := bits.Mul64(xxh3.HashSeed(h[:], t.seed), t.n)
-	return hi
+	k := keyOf(h)
+	home, _ := t.start(&k)
+	return home
 }
+
+// start is where a key's probe starts, from one xxh3 of the key under the
+// secret seed: its home, the hash reduced to [0, n) by multiply-shift (no
+// power-of-two size needed, and it uses the hash's high bits), and its tag,
+// from the hash's low bits.
+func (t *table) start(k *key) (home, tag uint64) {
+	x := hash32(k, &t.secret)
+	if t.homeHook != nil {
+		return t.homeHook(k.hash()) % t.n, tagOf(x)
+	}
+	home, _ = bits.Mul64(x, t.n)
+	return home, tagOf(x)
+}
+
+// tagOf is the tag of a key with hash x: never 0, which marks an empty slot.
+func tagOf(x uint64) uint64 { return x&0x7f | 0x80 }
 
 // window is the probe window of a home: the only slots its keys can be in.
 func (t *table) window(home uint64) []slot {
 	return t.slots[home : home+t.maxProbe]
 }
 
-// touch loads the lines of a key's home slot so that a group of independent
-// probes overlaps its cache misses instead of paying them one by one.
+// touch loads the lines of a key's home slot and tags so that a group of
+// independent probes overlaps its cache misses instead of paying them one
+// by one.
 func (t *table) touch(home uint64) {
 	s := &t.slots[home]
 	_ = s.state.Load()
 	_ = s.key[3].Load()
+	_ = t.tags[home>>3].Load()
 }
+
+// Byte lanes of a tag word.
+const (
+	lanesLow  = 0x0101010101010101
+	lanesHigh = 0x8080808080808080
+	lanesRest = 0x7f7f7f7f7f7f7f7f // ^lanesHigh
+)
+
+// tagsFrom returns the tags of slots home .. home+7, slot home in the low
+// byte: two aligned loads funnelled together.
+func (t *table) tagsFrom(home uint64) uint64 {
+	i, shift := home>>3, (home&7)*8
+	// A shift by 64 gives 0 in Go, so shift 0 needs no branch.
+	return t.tags[i].Load()>>shift | t.tags[i+1].Load()<<(64-shift)
+}
+
+// setTag sets the tag of slot pos. Only the writer calls it.
+func (t *table) setTag(pos, tag uint64) {
+	w := &t.tags[pos>>3]
+	shift := (pos & 7) * 8
+	w.Store(w.Load()&^(0xff<<shift) | tag<<shift)
+}
+
+func (t *table) tagAt(pos uint64) uint64 { return t.tags[pos>>3].Load() >> ((pos & 7) * 8) & 0xff }
 
 // ---- reader side ----
 
 // lookup returns k's state word, or 0 if absent. Safe alongside the writer.
 func (t *table) lookup(k *key, home uint64) uint64 {
+	_, tag := t.start(k)
+	return t.lookupTagged(k, home, tag)
+}
+
+// lookupTagged is lookup with k's tag already computed.
+func (t *table) lookupTagged(k *key, home, tag uint64) uint64 {
 	for {
-		if w, ok := t.tryLookup(k, home); ok {
+		if w, ok := t.tryLookupTagged(k, home, tag); ok {
 			return w
 		}
 		// A deletion walked the window meanwhile: let it finish, then retry.
@@ -167,23 +238,84 @@ func (t *table) lookup(k *key, home uint64) uint64 {
 // tryLookup probes once, inside the seqlock of the (one or two) stripes of
 // the probe window; ok is false if a deletion overlapped it.
 func (t *table) tryLookup(k *key, home uint64) (w uint64, ok bool) {
+	_, tag := t.start(k)
+	return t.tryLookupTagged(k, home, tag)
+}
+
+// tryLookupTagged is tryLookup with k's tag already computed. It first
+// matches the tag against the eight tags from home, all at once: the key can
+// only be in a slot with its tag before the first empty slot. Most probes end
+// there — a miss with no slot read, a hit with one key compared. Eight full
+// slots without k's tag, or a tag that belongs to another key, leave it to
+// walk. (One function, not two: the compiler inlines neither half.)
+func (t *table) tryLookupTagged(k *key, home, tag uint64) (w uint64, ok bool) {
 	first, last := &t.stripes[home>>stripeShift], &t.stripes[(home+t.maxProbe-1)>>stripeShift]
 	seq1, seq2 := first.Load(), last.Load()
-	window := t.window(home)
-	for i := range window {
-		s := &window[i]
-		if w = s.state.Load(); w == 0 || s.holds(k) {
-			break
+
+	candidates, empty := t.scanTags(home, tag)
+	switch {
+	case candidates != 0:
+		s := &t.slots[home+lane(candidates)]
+		if w = s.state.Load(); w == 0 || !s.holds(k) {
+			w = t.walk(k, home) // another key with k's tag
 		}
+	case empty != 0:
 		w = 0
+	default:
+		w = t.walk(k, home)
 	}
 	return w, (seq1|seq2)&1 == 0 && first.Load() == seq1 && last.Load() == seq2
 }
 
+// scanTags matches tag against the eight tags from home at once. In its
+// results the high bit of lane i stands for slot home+i: candidates are the
+// slots with the tag before the first empty slot — the only ones that can
+// hold a key with that tag — and empty the empty slots.
+func (t *table) scanTags(home, tag uint64) (candidates, empty uint64) {
+	tags := t.tagsFrom(home)
+	empty = ^tags & lanesHigh & t.inWindow // empty slots have the high bit clear
+	// Lanes where tags equals tag are zero in x; their high bit ends up set
+	// in match, with no false positives (no carries cross lanes).
+	x := tags ^ tag*lanesLow
+	match := ^((x&lanesRest + lanesRest) | x | lanesRest) & t.inWindow
+	beforeEmpty := uint64(1)<<bits.TrailingZeros64(empty) - 1 // all ones if no empty
+	return match & beforeEmpty, empty
+}
+
+// lane is the offset from home of the first lane set in a scanTags result.
+func lane(lanes uint64) uint64 { return uint64(bits.TrailingZeros64(lanes) >> 3) }
+
+// walk probes slot by slot, comparing whole keys.
+func (t *table) walk(k *key, home uint64) (w uint64) {
+	window := t.window(home)
+	for i := range window {
+		s := &window[i]
+		if w = s.state.Load(); w == 0 || s.holds(k) {
+			return w
+		}
+	}
+	return 0
+}
+
 // ---- writer side (the caller holds the Cache's writeMu) ----
 
-// find probes for k: its position if present, else the first empty slot of
-// its window (room false if there is none).
+// findTagged is find with k's tag, which settles most probes from the tags
+// (see tryLookupTagged) and walks only when they do not.
+func (t *table) findTagged(k *key, home, tag uint64) (pos uint64, found, room bool) {
+	candidates, empty := t.scanTags(home, tag)
+	switch {
+	case candidates != 0:
+		if pos = home + lane(candidates); t.slots[pos].holds(k) {
+			return pos, true, true
+		}
+	case empty != 0:
+		return home + lane(empty), false, true
+	}
+	return t.find(k, home)
+}
+
+// find probes for k slot by slot: its position if present, else the first
+// empty slot of its window (room false if there is none).
 func (t *table) find(k *key, home uint64) (pos uint64, found, room bool) {
 	window := t.window(home)
 	for i := range window {
@@ -202,7 +334,13 @@ func (t *table) find(k *key, home uint64) (pos uint64, found, room bool) {
 // TxNotYetInserted if absent. It returns k's state, or ok false if the table
 // had no room (or the count would overflow): k is then not counted.
 func (t *table) addRef(k *key, home uint64) (kind TxState, ok bool) {
-	pos, found, room := t.find(k, home)
+	_, tag := t.start(k)
+	return t.addRefTagged(k, home, tag)
+}
+
+// addRefTagged is addRef with k's tag already computed.
+func (t *table) addRefTagged(k *key, home, tag uint64) (kind TxState, ok bool) {
+	pos, found, room := t.findTagged(k, home, tag)
 	switch {
 	case found:
 		s := &t.slots[pos]
@@ -217,6 +355,7 @@ func (t *table) addRef(k *key, home uint64) (kind TxState, ok bool) {
 		s := &t.slots[pos]
 		s.storeKey(k)
 		s.state.Store(packState(TxNotYetInserted, 1, home)) // publishes the key
+		t.setTag(pos, tag)                                  // publishes it to the tag probe
 		t.used.Add(1)
 		return TxNotYetInserted, true
 	default:
@@ -228,7 +367,13 @@ func (t *table) addRef(k *key, home uint64) (kind TxState, ok bool) {
 // release drops one count of k, deleting it at zero. k must have been
 // counted by addRef; an absent k is ignored.
 func (t *table) release(k *key, home uint64) {
-	pos, found, _ := t.find(k, home)
+	_, tag := t.start(k)
+	t.releaseTagged(k, home, tag)
+}
+
+// releaseTagged is release with k's tag already computed.
+func (t *table) releaseTagged(k *key, home, tag uint64) {
+	pos, found, _ := t.findTagged(k, home, tag)
 	if !found {
 		return
 	}
@@ -242,8 +387,8 @@ func (t *table) release(k *key, home uint64) {
 }
 
 // mark advances k to state to (TxInserted or TxValidated), never backwards.
-func (t *table) mark(k *key, home uint64, to TxState) MarkResult {
-	pos, found, _ := t.find(k, home)
+func (t *table) mark(k *key, home, tag uint64, to TxState) MarkResult {
+	pos, found, _ := t.findTagged(k, home, tag)
 	if !found {
 		return MarkExtra
 	}
@@ -264,6 +409,7 @@ func (t *table) delete(hole uint64) {
 	last := first
 	t.stripes[first].Add(1) // odd: readers of this stripe will retry
 	t.slots[hole].state.Store(0)
+	t.setTag(hole, 0)
 	for j := hole + 1; j < uint64(len(t.slots)); j++ {
 		w := t.slots[j].state.Load()
 		if w == 0 {
@@ -279,7 +425,9 @@ func (t *table) delete(hole uint64) {
 		k := t.slots[j].loadKey()
 		t.slots[hole].storeKey(&k)
 		t.slots[hole].state.Store(w)
+		t.setTag(hole, t.tagAt(j))
 		t.slots[j].state.Store(0)
+		t.setTag(j, 0)
 		hole = j
 	}
 	for st := first; st <= last; st++ {

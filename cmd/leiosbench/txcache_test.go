@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leiosnode/leiosnode/internal/benchkeys"
+)
+
+// runTxcache runs the command with args and returns its standard output.
+func runTxcache(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := newTxcacheCommand()
+	var out, progress bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&progress)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+func runTxcacheJSON(t *testing.T, args ...string) *txcacheReport {
+	t.Helper()
+	out, err := runTxcache(t, append(args, "--json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r txcacheReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not one JSON document: %v\n%s", err, out)
+	}
+	return &r
+}
+
+// A small run with the LeiosDB: all four structures, every ratio with the
+// right hits and sorted batch times, a reused store on the second run, and a
+// store of another shape refused.
+func TestTxcacheCommandWithLeiosDB(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the cold probe drops the page cache, which needs Linux")
+	}
+	const ebs, txs, batches = 3, 40, 3
+	dir := t.TempDir()
+	args := []string{"--ebs", "3", "--txs-per-eb", "40", "--batches", "3", "--db-dir", dir}
+	r := runTxcacheJSON(t, args...)
+
+	if r.EBs != ebs || r.TxsPerEB != txs || r.TotalTxs != ebs*txs || r.Batches != batches {
+		t.Fatalf("shape %d × %d = %d, %d batches", r.EBs, r.TxsPerEB, r.TotalTxs, r.Batches)
+	}
+	var names []string
+	for _, s := range r.Structures {
+		names = append(names, s.Name)
+		if len(s.Lookups) != len(hitRatios) {
+			t.Fatalf("%s: %d lookups, want %d", s.Name, len(s.Lookups), len(hitRatios))
+		}
+		for i, l := range s.Lookups {
+			if l.HitPct != hitRatios[i] || l.Hits != benchkeys.Hits(txs, l.HitPct) || l.Txs != txs {
+				t.Fatalf("%s: lookup %+v", s.Name, l)
+			}
+			if len(l.BatchNs) != batches || !slices.IsSorted(l.BatchNs) || l.BatchNs[0] <= 0 {
+				t.Fatalf("%s %d%%: batch times %v", s.Name, l.HitPct, l.BatchNs)
+			}
+		}
+	}
+	if want := []string{nameCache, nameMap, nameDBWarm, nameDBCold}; !slices.Equal(names, want) {
+		t.Fatalf("structures %v, want %v", names, want)
+	}
+	cache, db := r.structure(nameCache).Population, r.structure(nameDBWarm).Population
+	if cache.TimeNs <= 0 || cache.TableBytes <= 0 || cache.HeapBytes < cache.TableBytes/2 {
+		t.Fatalf("txcache population %+v", cache)
+	}
+	if db.Reused || db.TimeNs <= 0 || db.DiskBytes <= 0 {
+		t.Fatalf("first LeiosDB population %+v", db)
+	}
+	if len(r.Comparison) != len(hitRatios) || r.Comparison[0].MapOverCache <= 0 || r.Comparison[0].DBWarmOverCache <= 0 {
+		t.Fatalf("comparison %+v", r.Comparison)
+	}
+	if len(r.Targets) != 0 {
+		t.Fatalf("targets judged at a shape they are not for: %+v", r.Targets)
+	}
+
+	again := runTxcacheJSON(t, args...)
+	if p := again.structure(nameDBWarm).Population; !p.Reused {
+		t.Fatalf("second run did not reuse the store: %+v", p)
+	}
+	if _, err := runTxcache(t, "--ebs", "2", "--txs-per-eb", "40", "--batches", "1", "--db-dir", dir); err == nil ||
+		!strings.Contains(err.Error(), "another population") {
+		t.Fatalf("a store of another shape was not refused: %v", err)
+	}
+}
+
+// The text report of a quick run has the seed's shape.
+func TestTxcacheCommandText(t *testing.T) {
+	out, err := runTxcache(t, "--ebs", "2", "--txs-per-eb", "25", "--batches", "2", "--skip-db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"EBs in index : 2", "total txs    : 50",
+		"== txcache:", "== map:", "population:", "lookup — EB batch of 25 (x2 each",
+		"  0% hits (0/25)", "100% hits (25/25)", "batch durations (ascending per column; 2 rows x 6 ratios)",
+		"== side by side",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "leiosdb") {
+		t.Errorf("--skip-db output mentions the LeiosDB:\n%s", out)
+	}
+}
+
+func TestTxcacheFlagsValidate(t *testing.T) {
+	ok := txcacheFlags{ebs: 128, txsPerEB: 15_058, batches: 20}
+	for _, tc := range []struct {
+		name  string
+		edit  func(*txcacheFlags)
+		valid bool
+	}{
+		{"defaults", func(*txcacheFlags) {}, true},
+		{"one EB", func(f *txcacheFlags) { f.ebs = 1 }, true},
+		{"no EBs", func(f *txcacheFlags) { f.ebs = 0 }, false},
+		{"more EBs than announcements", func(f *txcacheFlags) { f.ebs = 129 }, false},
+		{"no txs", func(f *txcacheFlags) { f.txsPerEB = 0 }, false},
+		{"txs past the key space", func(f *txcacheFlags) { f.txsPerEB = benchkeys.MaxTxsPerEB }, false},
+		{"no batches", func(f *txcacheFlags) { f.batches = 0 }, false},
+	} {
+		f := ok
+		tc.edit(&f)
+		if err := f.validate(); (err == nil) != tc.valid {
+			t.Errorf("%s: validate() = %v", tc.name, err)
+		}
+	}
+}
+
+func TestNewLookupResult(t *testing.T) {
+	for _, tc := range []struct {
+		times        []int64
+		avg, median  float64
+		perTxMedian  float64
+		sortedBatch0 int64
+	}{
+		{[]int64{30, 10, 20}, 20, 20, 2, 10},
+		{[]int64{40, 10, 30, 20}, 25, 25, 2.5, 10},
+		{[]int64{7}, 7, 7, 0.7, 7},
+	} {
+		r := newLookupResult(100, 10, 10, slices.Clone(tc.times))
+		if r.AvgNs != tc.avg || r.MedianNs != tc.median || r.PerTxMedianNs != tc.perTxMedian ||
+			r.BatchNs[0] != tc.sortedBatch0 || !slices.IsSorted(r.BatchNs) {
+			t.Errorf("%v: got %+v", tc.times, r)
+		}
+	}
+}
+
+func TestFmtDuration(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{999, "999 ns"},
+		{358_670, "358.67 µs"},
+		{1_750_000, "1.75 ms"},
+		{1_620_000_000, "1.62 s"},
+	} {
+		if got := fmtDuration(tc.d); got != tc.want {
+			t.Errorf("fmtDuration(%d) = %q, want %q", tc.d, got, tc.want)
+		}
+	}
+}
+
+// The workload's batches hit exactly the newest EB's txs at the hit
+// positions, and miss keys hash no stored tx.
+func TestWorkload(t *testing.T) {
+	w := newWorkload(3, 50)
+	stored := map[[32]byte]bool{}
+	for eb := range w.ebs {
+		for i, tx := range w.bodies[eb] {
+			if stored[tx.TxHash] {
+				t.Fatalf("EB %d tx %d repeats a hash", eb, i)
+			}
+			stored[tx.TxHash] = true
+			if tx.TxHash != w.hashes[eb][i] || int(tx.Size) != len(txOf(eb, i)) {
+				t.Fatalf("EB %d tx %d: entry %+v", eb, i, tx)
+			}
+		}
+	}
+	for r, pct := range hitRatios {
+		for i, h := range w.batches[r] {
+			if hit := benchkeys.IsHit(i, pct); stored[h] != hit || hit && h != w.hashes[2][i] {
+				t.Fatalf("%d%% position %d: stored %v, hit %v", pct, i, stored[h], hit)
+			}
+		}
+		if w.hits[r] != benchkeys.Hits(50, pct) {
+			t.Fatalf("%d%%: %d hits", pct, w.hits[r])
+		}
+	}
+}
