@@ -1,0 +1,179 @@
+package node
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	p2pcrypto "github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"go.uber.org/goleak"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// testNet writes a genesis with one pool per node (equal stake) and each
+// node's keys, config and a full-mesh topology, as `leiosnode genesis` does.
+func testNet(t *testing.T, nodes int, slotLength time.Duration) []*Config {
+	t.Helper()
+	dir := t.TempDir()
+	g := &consensus.Genesis{
+		SystemStart:      time.Now().Add(300 * time.Millisecond).UTC(),
+		SlotLengthMs:     slotLength.Milliseconds(),
+		ActiveSlotsCoeff: "0.5",
+		SecurityParam:    3,
+		EpochNonce:       strings.Repeat("ab", 32),
+		MaxClockSkewMs:   500,
+		InitialFunds:     map[string]uint64{},
+		ProtocolParams:   ledger.DefaultParams(),
+		Leios:            consensus.DefaultLeiosParams(),
+	}
+	var addrs []string
+	var configs []*Config
+	for i := range nodes {
+		nodeDir := filepath.Join(dir, fmt.Sprintf("node-%d", i))
+		must(t, os.MkdirAll(nodeDir, 0o755))
+		cfg := &Config{
+			GenesisFile:   filepath.Join(dir, "genesis.json"),
+			TopologyFile:  filepath.Join(nodeDir, "topology.json"),
+			DatabasePath:  filepath.Join(nodeDir, "db"),
+			HTTPAddr:      freeAddr(t),
+			NodeKeyFile:   filepath.Join(nodeDir, "node.skey"),
+			IssuerKeyFile: filepath.Join(nodeDir, "issuer.skey"),
+			VRFKeyFile:    filepath.Join(nodeDir, "vrf.skey"),
+		}
+		nodeKey := mustKey(t, cfg.NodeKeyFile, keys.Node)
+		issuer := mustKey(t, cfg.IssuerKeyFile, keys.StakePool)
+		vrfKey, err := keys.GenerateVRFKey(nil)
+		must(t, err)
+		must(t, keys.WriteVRFSigningKey(cfg.VRFKeyFile, vrfKey))
+		vrfPub := vrfKey.Public()
+		g.Pools = append(g.Pools, consensus.Pool{
+			Name:       fmt.Sprintf("node-%d", i),
+			IssuerVKey: hex.EncodeToString(issuer.Public().(ed25519.PublicKey)),
+			VRFVKey:    hex.EncodeToString(vrfPub[:]),
+			Stake:      1,
+		})
+		_, port, _ := net.SplitHostPort(freeAddr(t))
+		cfg.ListenAddrs = []string{"/ip4/127.0.0.1/tcp/" + port}
+		pub, err := p2pcrypto.UnmarshalEd25519PublicKey(nodeKey.Public().(ed25519.PublicKey))
+		must(t, err)
+		id, err := peer.IDFromPublicKey(pub)
+		must(t, err)
+		addrs = append(addrs, cfg.ListenAddrs[0]+"/p2p/"+id.String())
+		configs = append(configs, cfg)
+	}
+	must(t, consensus.WriteGenesis(filepath.Join(dir, "genesis.json"), g))
+	for i, cfg := range configs {
+		var topo Topology
+		for j, a := range addrs {
+			if j != i {
+				topo.Peers = append(topo.Peers, a)
+			}
+		}
+		must(t, WriteJSON(cfg.TopologyFile, topo))
+	}
+	return configs
+}
+
+func mustKey(t *testing.T, path string, role keys.Role) ed25519.PrivateKey {
+	t.Helper()
+	k, err := keys.GenerateSigningKey(nil)
+	must(t, err)
+	must(t, keys.WriteSigningKey(path, role, k))
+	return k
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func getStatus(addr string) (Status, error) {
+	var s Status
+	resp, err := http.Get("http://" + addr + "/status")
+	if err != nil {
+		return s, err
+	}
+	defer resp.Body.Close()
+	return s, json.NewDecoder(resp.Body).Decode(&s)
+}
+
+// Two block producers on loopback forge, sync and agree on one chain whose
+// immutable tip advances; cancelling Run shuts both down cleanly and a
+// restarted node reopens its chain and catches up.
+func TestTwoNodesAgreeAndRestart(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	configs := testNet(t, 2, 100*time.Millisecond)
+
+	run := func(ctx context.Context, g *errgroup.Group, cfg *Config) {
+		n, err := New(cfg, quietLogger())
+		must(t, err)
+		g.Go(func() error { return n.Run(ctx) })
+	}
+	waitAgree := func(minBlock uint64) Status {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			time.Sleep(200 * time.Millisecond)
+			a, errA := getStatus(configs[0].HTTPAddr)
+			b, errB := getStatus(configs[1].HTTPAddr)
+			if errA != nil || errB != nil {
+				continue
+			}
+			if a.Tip.BlockNumber >= minBlock && a.Tip == b.Tip && a.ImmutableTip.BlockNumber > 0 {
+				return a
+			}
+		}
+		t.Fatalf("the nodes did not agree on a chain of %d blocks in time", minBlock)
+		return Status{}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	g, gctx := errgroup.WithContext(ctx)
+	run(gctx, g, configs[0])
+	run(gctx, g, configs[1])
+	first := waitAgree(6)
+	cancel()
+	must(t, g.Wait())
+
+	// Restart both from their databases: each reopens at its tip and the
+	// chain grows on from there.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	g, gctx = errgroup.WithContext(ctx)
+	run(gctx, g, configs[0])
+	run(gctx, g, configs[1])
+	second := waitAgree(first.Tip.BlockNumber + 3)
+	if second.ImmutableTip.BlockNumber < first.ImmutableTip.BlockNumber {
+		t.Fatalf("immutable tip went back from %d to %d", first.ImmutableTip.BlockNumber, second.ImmutableTip.BlockNumber)
+	}
+	cancel()
+	must(t, g.Wait())
+}
