@@ -17,10 +17,10 @@ const module = "github.com/leiosnode/leiosnode/"
 var rank = map[string]int{
 	// Foundations: wire types, rules and crypto helpers.
 	"vrf":                0,
-	"keys":               0,
-	"internal/benchkeys": 0,
+	"keys":               1,
 	"block":              1,
 	"ledger":             1,
+	"internal/benchkeys": 2,
 	"consensus":          2,
 	// Stores: never import a protocol.
 	"chaindb":         3,

@@ -1,0 +1,48 @@
+// Package mempool is the double-buffered mempool of DESIGN §4: the txs this
+// node has admitted and not yet seen on its chain, in the order they were
+// admitted, validated against the ledger at the selected tip.
+//
+// The state is an immutable Snapshot (txs in ticket order, their byte total,
+// the UTxO after them, the tip they were validated against) published
+// through an atomic pointer. Three kinds of writers produce snapshots:
+//
+//   - Add validates one tx fully (ledger apply, signatures included) against
+//     the latest snapshot's UTxO and publishes the snapshot extended by it.
+//     Adds are serialized in arrival order (FIFO) by the add lock.
+//   - Sync, on a tip change, revalidates (ledger reapply) the latest
+//     snapshot's txs against the new tip's ledger view off the lock, into a
+//     candidate; then, still off the lock, reapplies the txs added since
+//     (the delta, by ticket) until the delta is at most SyncDeltaCap txs or
+//     SyncMaxRounds rounds have passed; only then it takes the add lock,
+//     reapplies the residual and publishes. The lock is held for
+//     O(SyncDeltaCap) reapplies, not O(occupancy).
+//   - RemoveTxs drops named txs (and those that depended on them) under the
+//     add lock and bumps the removal generation.
+//
+// Invariants:
+//   - Snapshot never blocks and never takes a lock: readers (the forge, every
+//     tx-submission server) load the pointer; per-peer cursors walk a
+//     snapshot by ticket number.
+//   - Within a snapshot every tx is valid (reapply) on the tip's UTxO after
+//     the txs before it; tickets strictly increase and a tx keeps its ticket
+//     across syncs; the byte total never exceeds the capacity.
+//   - A committed sync equals one full revalidation of the txs held at the
+//     commit, in ticket order, against the new tip.
+//   - A removal is never undone: a sync that sees the removal generation
+//     change restarts from a fresh snapshot.
+//   - Snapshots are cheap to publish: within a lineage (the snapshots
+//     since the last sync or removal) they share one append-only tx slice and
+//     append-only indexes (tx hash → position, outputs created and spent →
+//     position); a snapshot of n txs ignores entries at positions ≥ n. Only
+//     the newest snapshot of a lineage is ever extended, under the add lock.
+//
+// The mempool must never make Snapshot wait for anything, never hold the add
+// lock while waiting for room (that would stop the sync that frees it),
+// never revalidate the whole mempool under the add lock, and never record a
+// tx as rejected because a ledger read failed (only a rule failure rejects).
+//
+// Ledger views: a snapshot reads the view of its tip, which the mempool
+// releases once a sync has replaced it (Options.TipLedger). RemoveTxs
+// revalidates under the add lock, which is fine only because removals are
+// rare (a forged block the chain did not adopt).
+package mempool

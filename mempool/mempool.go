@@ -1,0 +1,212 @@
+package mempool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// Mempool is the double-buffered mempool. Its methods are safe for
+// concurrent use.
+type Mempool struct {
+	opts Options
+
+	// current is the latest snapshot. Written only under addLock; read by
+	// anyone, without a lock.
+	current atomic.Pointer[Snapshot]
+
+	// addLock serializes, in arrival order, everything that publishes a
+	// snapshot: adds, removals and the commit of a sync. It guards
+	// nextTicket, roomFreed and the rejected set's ring, and is never held
+	// while waiting for room.
+	addLock    fifoLock
+	nextTicket uint64        // guarded by addLock
+	roomFreed  chan struct{} // guarded by addLock; closed (and replaced) when the byte total drops
+
+	// removals is the removal generation: bumped under addLock after a
+	// removal published its snapshot, read by a sync off the lock.
+	removals atomic.Uint64
+
+	// syncMu lets one sync run at a time. Lock order: syncMu, then addLock.
+	syncMu sync.Mutex
+
+	rejected *rejectedSet
+	counters counters
+}
+
+// New returns an empty mempool validated against the current tip's ledger.
+func New(opts Options) (*Mempool, error) {
+	if opts.TipLedger == nil {
+		return nil, errors.New("mempool: Options.TipLedger is required")
+	}
+	opts = opts.withDefaults()
+	view, tip, release, err := opts.TipLedger()
+	if err != nil {
+		return nil, fmt.Errorf("mempool: reading the tip's ledger: %w", err)
+	}
+	m := &Mempool{
+		opts:       opts,
+		addLock:    newFIFOLock(),
+		nextTicket: 1,
+		roomFreed:  make(chan struct{}),
+		rejected:   newRejectedSet(opts.RejectedMemory),
+	}
+	m.current.Store(newBuilder(&baseView{utxo: view, tip: tip, release: release}).snapshot())
+	return m, nil
+}
+
+// Close releases the ledger view the latest snapshot reads. Call it once
+// Run and every other caller are done.
+func (m *Mempool) Close() { m.current.Load().lin.base.close() }
+
+// Snapshot returns the latest state. It never blocks and takes no lock.
+func (m *Mempool) Snapshot() *Snapshot { return m.current.Load() }
+
+// CapacityBytes is the bound on the byte total of the txs held.
+func (m *Mempool) CapacityBytes() int { return m.opts.CapacityBytes }
+
+// RecentlyRejected reports whether a tx with this hash was refused by a
+// ledger rule recently (among the last Options.RejectedMemory rejections).
+// It takes no lock.
+func (m *Mempool) RecentlyRejected(txHash block.Hash) bool { return m.rejected.has(txHash) }
+
+// Stats returns the counters since New.
+func (m *Mempool) Stats() Stats { return m.counters.stats() }
+
+// Add validates tx fully against the latest snapshot and admits it.
+//
+// Adds are served in arrival order. If the mempool lacks room, Add waits
+// for it (backpressure, what a peer's tx-submission wants); if ctx ends
+// first, the error wraps ErrFull and ctx's error (a local submit passes a
+// ctx with a timeout). A tx larger than the whole capacity gets ErrFull at
+// once. A tx already held gets ErrDuplicate; a tx a ledger rule refuses
+// gets an error wrapping that rule's sentinel, and is remembered for
+// RecentlyRejected.
+func (m *Mempool) Add(ctx context.Context, tx *ledger.Tx) error {
+	h := block.Hash(tx.Hash())
+	if m.Snapshot().Has(h) {
+		m.counters.duplicates.Add(1)
+		return fmt.Errorf("%w: %s", ErrDuplicate, h)
+	}
+	if tx.Size() > m.opts.CapacityBytes {
+		return fmt.Errorf("%w: tx of %d bytes exceeds the capacity of %d", ErrFull, tx.Size(), m.opts.CapacityBytes)
+	}
+	for {
+		if err := m.addLock.lock(ctx); err != nil {
+			return err
+		}
+		room, err := m.addLocked(tx, h)
+		m.addLock.unlock()
+		if room == nil {
+			return err
+		}
+		select {
+		case <-room:
+		case <-ctx.Done():
+			s := m.Snapshot()
+			return fmt.Errorf("%w (%d of %d bytes used, tx of %d bytes): %w", ErrFull, s.Bytes(), m.opts.CapacityBytes, tx.Size(), ctx.Err())
+		}
+	}
+}
+
+// addLocked admits tx if there is room, under the add lock. With no room it
+// returns the channel that is closed when room is freed.
+func (m *Mempool) addLocked(tx *ledger.Tx, h block.Hash) (<-chan struct{}, error) {
+	s := m.Snapshot()
+	if s.Has(h) {
+		m.counters.duplicates.Add(1)
+		return nil, fmt.Errorf("%w: %s", ErrDuplicate, h)
+	}
+	if s.Bytes()+tx.Size() > m.opts.CapacityBytes {
+		return m.roomFreed, nil
+	}
+	d, err := m.opts.Apply(m.opts.Params, s.UTxO(), m.slotFor(s.lin.base), tx)
+	if err != nil {
+		if rule := ruleOf(err); rule >= 0 {
+			m.rejected.remember(h)
+			m.counters.rejected[rule].Add(1)
+		}
+		return nil, fmt.Errorf("mempool: tx %s: %w", h, err)
+	}
+	b := extending(s)
+	b.add(Entry{Ticket: m.nextTicket, Tx: tx}, d)
+	m.nextTicket++
+	m.publishLocked(b.snapshot())
+	m.counters.added.Add(1)
+	return nil, nil
+}
+
+// publishLocked makes next the latest snapshot; under the add lock. Waiters
+// for room are woken if the byte total dropped, and a ledger view no longer
+// read is released.
+func (m *Mempool) publishLocked(next *Snapshot) {
+	prev := m.current.Swap(next)
+	if next.bytes < prev.bytes {
+		close(m.roomFreed)
+		m.roomFreed = make(chan struct{})
+	}
+	if prev.lin.base != next.lin.base {
+		prev.lin.base.close()
+	}
+}
+
+// slotFor is the slot txs are validated for against base.
+func (m *Mempool) slotFor(base *baseView) uint64 {
+	if m.opts.Slot != nil {
+		return m.opts.Slot()
+	}
+	return base.tip.Point.Slot + 1
+}
+
+// RemoveTxs drops the txs with these hashes, even if valid (a forged block
+// the chain did not adopt), and the txs that spent their outputs. It
+// returns the hashes of every tx dropped, in ticket order. A sync running
+// meanwhile restarts, so the removal is never undone.
+//
+// It reapplies the remaining txs under the add lock: removals are rare.
+func (m *Mempool) RemoveTxs(ctx context.Context, txHashes []block.Hash) ([]block.Hash, error) {
+	if err := m.addLock.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer m.addLock.unlock()
+	s := m.Snapshot()
+	named := make(map[block.Hash]struct{}, len(txHashes))
+	for _, h := range txHashes {
+		if s.Has(h) {
+			named[h] = struct{}{}
+		}
+	}
+	if len(named) == 0 {
+		return nil, nil
+	}
+	b := newBuilder(s.lin.base)
+	var dropped []block.Hash
+	slot := m.slotFor(s.lin.base)
+	for _, e := range s.txs {
+		h := block.Hash(e.Tx.Hash())
+		if _, ok := named[h]; ok {
+			dropped = append(dropped, h)
+			continue
+		}
+		d, err := m.opts.Reapply(m.opts.Params, b.utxo(), slot, e.Tx)
+		if err != nil {
+			if ruleOf(err) < 0 {
+				return nil, fmt.Errorf("mempool: removing txs: revalidating %s: %w", h, err)
+			}
+			dropped = append(dropped, h)
+			continue
+		}
+		b.add(e, d)
+	}
+	m.publishLocked(b.snapshot())
+	// After the publish: a sync that reads this generation then loads the
+	// snapshot sees the removal.
+	m.removals.Add(1)
+	m.counters.removed.Add(uint64(len(dropped)))
+	return dropped, nil
+}

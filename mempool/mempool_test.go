@@ -1,0 +1,163 @@
+package mempool
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+func TestDefaultCapacityIsTwoBlocks(t *testing.T) {
+	p := consensus.DefaultLeiosParams()
+	if want := 2 * (p.RBMaxBodyBytes + p.EBMaxClosureBytes); DefaultCapacityBytes != want {
+		t.Fatalf("DefaultCapacityBytes = %d, want 2 × (RB body max + EB closure max) = %d", DefaultCapacityBytes, want)
+	}
+}
+
+func TestAdd(t *testing.T) {
+	w := newWallet(3)
+	g := w.genesis()
+	in0, in1 := ledger.GenesisTxIn(w.addrs[0]), ledger.GenesisTxIn(w.addrs[1])
+	first := w.spend(t, in0, g[in0])
+	// A second spend of in0 that differs from first: pays key 2.
+	doubleSpend := w.pay(t, in0, g[in0], 0, 2, 5_000_000)
+	stranger := w.pay(t, in1, g[in1], 2, 2, 0) // signed by key 2, spends key 1's output
+	unknownIn := ledger.TxIn{TxID: [32]byte{9}}
+	unknown := w.spend(t, unknownIn, ledger.TxOut{Address: w.addrs[1], Coin: 50_000_000})
+
+	l := newTestLedger(g)
+	m := newTestMempool(t, l, Options{})
+	tests := []struct {
+		name         string
+		tx           *ledger.Tx
+		wantErr      error // nil: admitted
+		wantRejected bool  // remembered by RecentlyRejected
+	}{
+		{"valid", first, nil, false},
+		{"duplicate", first, ErrDuplicate, false},
+		{"double spend", doubleSpend, ledger.ErrInputNotInUTxO, true},
+		{"missing witness", stranger, ledger.ErrMissingWitness, true},
+		{"input not in the UTxO", unknown, ledger.ErrInputNotInUTxO, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := m.Add(context.Background(), tc.tx)
+			if tc.wantErr == nil && err != nil || !errors.Is(err, tc.wantErr) {
+				t.Fatalf("Add: %v, want %v", err, tc.wantErr)
+			}
+			if got := m.RecentlyRejected(tc.tx.Hash()); got != tc.wantRejected {
+				t.Fatalf("RecentlyRejected = %v, want %v", got, tc.wantRejected)
+			}
+		})
+	}
+	checkSnapshot(t, m.Snapshot(), []*ledger.Tx{first}, func() ledger.MapUTxO { _, _, u := revalidate(g, 2, []*ledger.Tx{first}); return u }(), probesOf(g, []*ledger.Tx{first, doubleSpend}))
+
+	s := m.Stats()
+	if s.Added != 1 || s.Duplicates != 1 || s.Rejected[ledger.ErrInputNotInUTxO.Error()] != 2 || s.Rejected[ledger.ErrMissingWitness.Error()] != 1 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+// A snapshot is immutable: later adds and syncs do not show through it.
+func TestSnapshotIsImmutable(t *testing.T) {
+	w := newWallet(2)
+	g := w.genesis()
+	in := ledger.GenesisTxIn(w.addrs[0])
+	txs := w.chain(t, in, g[in], 3)
+	l := newTestLedger(g)
+	m := newTestMempool(t, l, Options{})
+	mustAdd(t, m, txs[0])
+	before := m.Snapshot()
+	mustAdd(t, m, txs[1:]...)
+	if before.Len() != 1 || before.Has(txs[1].Hash()) || before.LastTicket() != 1 {
+		t.Fatalf("old snapshot changed: %d txs, has tx 1: %v", before.Len(), before.Has(txs[1].Hash()))
+	}
+	// txs[1] spends txs[0]'s change: spent after 2 txs, unspent after 1.
+	change := txs[1].Inputs[0]
+	if _, ok, _ := before.UTxO().Lookup(change); !ok {
+		t.Fatal("old snapshot's UTxO lost an output spent later")
+	}
+	if _, ok, _ := m.Snapshot().UTxO().Lookup(change); ok {
+		t.Fatal("latest snapshot's UTxO still holds a spent output")
+	}
+	l.advance(g) // a new tip, same UTxO
+	mustSync(t, m)
+	if before.Len() != 1 || m.Snapshot().Len() != 3 {
+		t.Fatalf("after sync: old snapshot %d txs, new %d", before.Len(), m.Snapshot().Len())
+	}
+}
+
+// The tx-submission walk: a cursor by ticket sees each tx once, across
+// adds and syncs that drop txs.
+func TestCursorWalk(t *testing.T) {
+	w := newWallet(2)
+	g := w.genesis()
+	in0, in1 := ledger.GenesisTxIn(w.addrs[0]), ledger.GenesisTxIn(w.addrs[1])
+	a, b := w.chain(t, in0, g[in0], 4), w.chain(t, in1, g[in1], 4)
+	l := newTestLedger(g)
+	m := newTestMempool(t, l, Options{})
+
+	var seen []block.Hash
+	var cursor uint64
+	walk := func() {
+		for e := range m.Snapshot().After(cursor) {
+			seen = append(seen, e.Tx.Hash())
+			cursor = e.Ticket
+		}
+	}
+	mustAdd(t, m, a[0], b[0], a[1])
+	walk()
+	mustAdd(t, m, b[1], a[2])
+	// The block takes a[0] and a[1]: the sync drops them, keeps the tickets
+	// of the rest.
+	_, _, u := revalidate(g, 0, a[:2])
+	l.advance(u)
+	if r := mustSync(t, m); len(r.Dropped) != 2 {
+		t.Fatalf("sync dropped %d, want 2", len(r.Dropped))
+	}
+	mustAdd(t, m, b[2], a[3], b[3])
+	walk()
+	walk() // nothing new
+	want := hashes([]*ledger.Tx{a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3]})
+	if !equalHashes(seen, want) {
+		t.Fatalf("walk saw %s, want %s", short(seen), short(want))
+	}
+	// Stop early: the iterator honours break.
+	n := 0
+	for range m.Snapshot().All() {
+		n++
+		break
+	}
+	if n != 1 {
+		t.Fatalf("break after one: %d yielded", n)
+	}
+}
+
+func TestRecentlyRejectedIsBounded(t *testing.T) {
+	w := newWallet(1)
+	g := w.genesis()
+	l := newTestLedger(g)
+	m := newTestMempool(t, l, Options{RejectedMemory: 2})
+	var bad []*ledger.Tx
+	for i := range 3 {
+		in := ledger.TxIn{TxID: [32]byte{byte(i + 1)}}
+		bad = append(bad, w.spend(t, in, ledger.TxOut{Address: w.addrs[0], Coin: 50_000_000}))
+		if err := m.Add(context.Background(), bad[i]); !errors.Is(err, ledger.ErrInputNotInUTxO) {
+			t.Fatalf("add %d: %v", i, err)
+		}
+	}
+	for i, want := range []bool{false, true, true} {
+		if got := m.RecentlyRejected(bad[i].Hash()); got != want {
+			t.Fatalf("RecentlyRejected(bad %d) = %v, want %v (oldest forgotten)", i, got, want)
+		}
+	}
+}
+
+func TestNewNeedsLedger(t *testing.T) {
+	if _, err := New(Options{}); err == nil {
+		t.Fatal("New without TipLedger succeeded")
+	}
+}

@@ -1,0 +1,99 @@
+package mempool
+
+import (
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// Defaults of Options.
+const (
+	// DefaultCapacityBytes is 2 × (RB body max 90,112 + EB closure max
+	// 12,000,000), the prototype values of consensus.DefaultLeiosParams:
+	// room for two blocks' worth of txs, RB and EB.
+	DefaultCapacityBytes = 2 * (90_112 + 12_000_000)
+	// DefaultSyncDeltaCap is the delta (txs added while a sync worked) small
+	// enough to reapply under the add lock.
+	DefaultSyncDeltaCap = 256
+	// DefaultSyncMaxRounds bounds the off-lock catch-up rounds of a sync, a
+	// safety valve should adds outpace reapplication.
+	DefaultSyncMaxRounds = 8
+	// DefaultRejectedMemory is the number of recently rejected tx hashes
+	// remembered for RecentlyRejected.
+	DefaultRejectedMemory = 4096
+)
+
+// ValidateFunc validates tx against utxo at slot and returns its diff:
+// ledger.Apply and ledger.Reapply have this type.
+type ValidateFunc func(p ledger.Params, utxo ledger.UTxO, slot uint64, tx *ledger.Tx) (*ledger.Diff, error)
+
+// Options configure a Mempool. TipLedger is required; every other zero
+// field takes its default.
+type Options struct {
+	// TipLedger returns the UTxO at the selected tip and that tip. The
+	// mempool calls release once it no longer reads view: when a sync has
+	// replaced it, or at Close. A node passes chaindb's TipLedger; the
+	// benchmark a simulated ledger.
+	TipLedger func() (view ledger.UTxO, tip block.Tip, release func(), err error)
+	// TipChanged returns a channel closed at the next tip change (as
+	// chaindb's DB.TipChanged). Only Run needs it.
+	TipChanged func() <-chan struct{}
+	// Slot is the slot txs are validated for (their ttl and validity
+	// start). Default: the slot after the tip they are validated against.
+	Slot func() uint64
+	// Params are the protocol parameters. Default ledger.DefaultParams().
+	Params ledger.Params
+	// Apply validates a new tx fully. Default ledger.Apply.
+	Apply ValidateFunc
+	// Reapply revalidates an admitted tx (no signatures). Default
+	// ledger.Reapply.
+	Reapply ValidateFunc
+	// CapacityBytes bounds the byte total of the txs held. Default
+	// DefaultCapacityBytes.
+	CapacityBytes int
+	// SyncDeltaCap: a sync takes the add lock once the delta is at most
+	// this many txs. Default DefaultSyncDeltaCap.
+	SyncDeltaCap int
+	// SyncMaxRounds: a sync takes the add lock after this many off-lock
+	// delta rounds whatever the delta. Default DefaultSyncMaxRounds.
+	SyncMaxRounds int
+	// RejectedMemory is how many rejected tx hashes RecentlyRejected
+	// remembers (oldest forgotten first). Default DefaultRejectedMemory.
+	RejectedMemory int
+
+	// hooks let in-package tests stop a sync at its interesting points.
+	hooks hooks
+}
+
+// hooks are called, when set, at points of a sync where tests interleave.
+type hooks struct {
+	// afterRevalidate runs off the lock after a sync revalidated the
+	// snapshot it started from, and after each delta round (round 0 first).
+	afterRevalidate func(round int)
+	// underLock runs while a sync holds the add lock, before it publishes.
+	underLock func()
+}
+
+func (o Options) withDefaults() Options {
+	if o.Params == (ledger.Params{}) {
+		o.Params = ledger.DefaultParams()
+	}
+	if o.Apply == nil {
+		o.Apply = ledger.Apply
+	}
+	if o.Reapply == nil {
+		o.Reapply = ledger.Reapply
+	}
+	if o.CapacityBytes <= 0 {
+		o.CapacityBytes = DefaultCapacityBytes
+	}
+	if o.SyncDeltaCap <= 0 {
+		o.SyncDeltaCap = DefaultSyncDeltaCap
+	}
+	if o.SyncMaxRounds <= 0 {
+		o.SyncMaxRounds = DefaultSyncMaxRounds
+	}
+	if o.RejectedMemory <= 0 {
+		o.RejectedMemory = DefaultRejectedMemory
+	}
+	return o
+}

@@ -1,0 +1,61 @@
+package mempool
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Stats are the mempool's counters since New, for metrics.
+type Stats struct {
+	Added      uint64 // txs admitted by Add
+	Duplicates uint64 // adds refused with ErrDuplicate
+	// Rejected counts adds refused by a ledger rule, by the rule's error
+	// text (e.g. "ledger: input not in UTxO").
+	Rejected map[string]uint64
+	// DroppedOnSync counts txs a sync found invalid at the new tip (most
+	// often: included in the adopted block).
+	DroppedOnSync uint64
+	// Removed counts txs RemoveTxs dropped, those it named and those that
+	// depended on them.
+	Removed      uint64
+	Syncs        uint64 // committed syncs
+	SyncRestarts uint64 // syncs restarted because of a removal
+	// MaxSyncLockHold is the longest a sync held the add lock.
+	MaxSyncLockHold time.Duration
+}
+
+// counters back Stats. Each is written with atomics, so Stats can be read
+// at any time without the add lock.
+type counters struct {
+	added, duplicates, droppedOnSync, removed, syncs, syncRestarts atomic.Uint64
+	rejected                                                       [len(ruleErrors)]atomic.Uint64
+	maxLockHold                                                    atomic.Int64 // nanoseconds
+}
+
+func (c *counters) noteLockHold(d time.Duration) {
+	for {
+		old := c.maxLockHold.Load()
+		if int64(d) <= old || c.maxLockHold.CompareAndSwap(old, int64(d)) {
+			return
+		}
+	}
+}
+
+func (c *counters) stats() Stats {
+	s := Stats{
+		Added:           c.added.Load(),
+		Duplicates:      c.duplicates.Load(),
+		Rejected:        map[string]uint64{},
+		DroppedOnSync:   c.droppedOnSync.Load(),
+		Removed:         c.removed.Load(),
+		Syncs:           c.syncs.Load(),
+		SyncRestarts:    c.syncRestarts.Load(),
+		MaxSyncLockHold: time.Duration(c.maxLockHold.Load()),
+	}
+	for i := range c.rejected {
+		if n := c.rejected[i].Load(); n > 0 {
+			s.Rejected[ruleErrors[i].Error()] = n
+		}
+	}
+	return s
+}
