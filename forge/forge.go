@@ -12,13 +12,23 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/vrf"
 )
 
 // Chain is what the forge needs of the chain database.
 type Chain interface {
-	Tip() block.Tip
+	// TipLedger returns the selected tip and the UTxO view after it,
+	// consistently; the view must be closed.
+	TipLedger() (*chaindb.LedgerView, block.Tip)
 	AddBlock(blk *block.Block) (chaindb.AddResult, error)
+}
+
+// Mempool is where the forge takes its txs from.
+type Mempool interface {
+	Snapshot() *mempool.Snapshot
+	RemoveTxs(ctx context.Context, txHashes []block.Hash) ([]block.Hash, error)
 }
 
 // Options configure a Forger. Validator, Chain, IssuerKey and VRFKey are
@@ -28,6 +38,13 @@ type Options struct {
 	Chain     Chain
 	IssuerKey ed25519.PrivateKey
 	VRFKey    *vrf.SecretKey
+	// Mempool supplies txs; nil forges empty blocks.
+	Mempool Mempool
+	// Params are the ledger rules the block's txs must pass; default
+	// ledger.DefaultParams().
+	Params *ledger.Params
+	// RBMaxBodyBytes bounds a forged body; default 90,112.
+	RBMaxBodyBytes int
 	// Now is the wall clock; default time.Now.
 	Now func() time.Time
 	// Logger defaults to slog.Default().
@@ -55,6 +72,13 @@ func New(opts Options) (*Forger, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if opts.Params == nil {
+		p := ledger.DefaultParams()
+		opts.Params = &p
+	}
+	if opts.RBMaxBodyBytes <= 0 {
+		opts.RBMaxBodyBytes = consensus.DefaultLeiosParams().RBMaxBodyBytes
+	}
 	f := &Forger{opts: opts}
 	copy(f.issuer[:], opts.IssuerKey.Public().(ed25519.PublicKey))
 	f.vrfPub = block.Bytes32(opts.VRFKey.Public())
@@ -79,7 +103,7 @@ func (f *Forger) Adopted() uint64 { return f.adopted.Load() }
 func (f *Forger) Run(ctx context.Context) error {
 	clock := f.opts.Validator.Clock()
 	slot := clock.SlotAt(f.opts.Now())
-	for {
+	for ctx.Err() == nil {
 		slot++
 		wait := clock.SlotStart(slot).Sub(f.opts.Now())
 		if wait > 0 {
@@ -100,6 +124,7 @@ func (f *Forger) Run(ctx context.Context) error {
 			f.opts.Logger.Warn("forge: block not adopted", "slot", slot, "err", err)
 		}
 	}
+	return nil
 }
 
 // ForgeSlot runs the leader check for slot and, if this pool leads, forges a
@@ -110,26 +135,35 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 	if !f.opts.Validator.IsLeader(f.issuer, output) {
 		return nil, nil
 	}
-	tip := f.opts.Chain.Tip()
+	view, tip := f.opts.Chain.TipLedger()
+	defer view.Close()
 	if !tip.Point.IsOrigin() && tip.Point.Slot >= slot {
 		return nil, nil
 	}
-	blk := f.build(slot, tip, block.VRFResult{Output: output, Proof: proof})
+	txs := f.selectTxs(view, slot)
+	blk := f.build(slot, tip, block.VRFResult{Output: output, Proof: proof}, txs)
 	f.forged.Add(1)
 	res, err := f.opts.Chain.AddBlock(blk)
 	if err != nil {
+		if errors.Is(err, chaindb.ErrInvalidBlock) && f.opts.Mempool != nil {
+			f.dropTxs(txs)
+		}
 		return blk, fmt.Errorf("forge: slot %d: %w", slot, err)
 	}
 	if res.Adopted {
 		f.adopted.Add(1)
 	}
 	f.opts.Logger.Info("forged block", "slot", slot, "number", blk.Header.BlockNumber,
-		"hash", blk.Hash().Short(), "adopted", res.Adopted)
+		"hash", blk.Hash().Short(), "txs", len(txs), "adopted", res.Adopted)
 	return blk, nil
 }
 
-func (f *Forger) build(slot uint64, tip block.Tip, vrfResult block.VRFResult) *block.Block {
-	body := block.NewBody(nil, nil)
+func (f *Forger) build(slot uint64, tip block.Tip, vrfResult block.VRFResult, txs []*ledger.Tx) *block.Block {
+	raw := make([]block.RawCBOR, len(txs))
+	for i, tx := range txs {
+		raw[i] = tx.Bytes()
+	}
+	body := block.NewBody(raw, nil)
 	hb := block.HeaderBody{
 		BlockNumber: tip.BlockNumber + 1,
 		Slot:        slot,

@@ -28,6 +28,11 @@ type Mempool struct {
 	nextTicket uint64        // guarded by addLock
 	roomFreed  chan struct{} // guarded by addLock; closed (and replaced) when the byte total drops
 
+	// published is closed (and replaced) after every publish, so readers
+	// waiting for news (a tx-submission client with nothing to offer) wake
+	// without polling. Swapped under addLock; loaded by anyone.
+	published atomic.Pointer[chan struct{}]
+
 	// removals is the removal generation: bumped under addLock after a
 	// removal published its snapshot, read by a sync off the lock.
 	removals atomic.Uint64
@@ -57,6 +62,8 @@ func New(opts Options) (*Mempool, error) {
 		rejected:   newRejectedSet(opts.RejectedMemory),
 	}
 	m.current.Store(newBuilder(&baseView{utxo: view, tip: tip, release: release}).snapshot())
+	published := make(chan struct{})
+	m.published.Store(&published)
 	return m, nil
 }
 
@@ -66,6 +73,11 @@ func (m *Mempool) Close() { m.current.Load().lin.base.close() }
 
 // Snapshot returns the latest state. It never blocks and takes no lock.
 func (m *Mempool) Snapshot() *Snapshot { return m.current.Load() }
+
+// Changed returns a channel that is closed when a snapshot newer than the
+// current one is published. Load it before reading the snapshot, so no
+// publish is missed in between.
+func (m *Mempool) Changed() <-chan struct{} { return *m.published.Load() }
 
 // CapacityBytes is the bound on the byte total of the txs held.
 func (m *Mempool) CapacityBytes() int { return m.opts.CapacityBytes }
@@ -146,6 +158,8 @@ func (m *Mempool) addLocked(tx *ledger.Tx, h block.Hash) (<-chan struct{}, error
 // read is released.
 func (m *Mempool) publishLocked(next *Snapshot) {
 	prev := m.current.Swap(next)
+	fresh := make(chan struct{})
+	close(*m.published.Swap(&fresh))
 	if next.bytes < prev.bytes {
 		close(m.roomFreed)
 		m.roomFreed = make(chan struct{})

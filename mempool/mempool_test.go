@@ -161,3 +161,25 @@ func TestNewNeedsLedger(t *testing.T) {
 		t.Fatal("New without TipLedger succeeded")
 	}
 }
+
+func TestChangedWakesOnPublish(t *testing.T) {
+	w := newWallet(1)
+	g := w.genesis()
+	in0 := ledger.GenesisTxIn(w.addrs[0])
+	m := newTestMempool(t, newTestLedger(g), Options{})
+	changed := m.Changed()
+	select {
+	case <-changed:
+		t.Fatal("Changed closed before any publish")
+	default:
+	}
+	mustAdd(t, m, w.spend(t, in0, g[in0]))
+	select {
+	case <-changed:
+	default:
+		t.Fatal("Changed not closed by an add")
+	}
+	if m.Changed() == changed {
+		t.Fatal("Changed not replaced after a publish")
+	}
+}

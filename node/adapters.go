@@ -43,7 +43,7 @@ type forgeChain struct {
 	adopted *atomic.Uint64
 }
 
-func (c forgeChain) Tip() block.Tip { return c.db.Tip() }
+func (c forgeChain) TipLedger() (*chaindb.LedgerView, block.Tip) { return c.db.TipLedger() }
 func (c forgeChain) AddBlock(blk *block.Block) (chaindb.AddResult, error) {
 	res, err := c.db.AddBlock(blk)
 	if res.Adopted {

@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -17,9 +16,11 @@ import (
 func (n *Node) serveHTTP(ctx context.Context) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(n.Status())
+		writeJSON(w, http.StatusOK, n.Status())
 	})
+	mux.HandleFunc("POST /api/submit/tx", n.handleSubmit)
+	mux.HandleFunc("GET /api/utxo/{txid}/{index}", n.handleUTxO)
+	mux.HandleFunc("GET /api/mempool/{hash}", n.handleMempoolTx)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(n.registry, promhttp.HandlerOpts{}))
 	listener, err := net.Listen("tcp", n.cfg.HTTPAddr)
 	if err != nil {
@@ -48,6 +49,9 @@ func (n *Node) registerMetrics() {
 	gauge("immutable_tip_block_number", "Block number of the immutable tip.", func() float64 { return float64(n.chain.ImmutableTip().BlockNumber) })
 	gauge("blocks_adopted", "Blocks that changed the selected chain when added.", func() float64 { return float64(n.adopted.Load()) })
 	gauge("errors", "Log records at level error.", func() float64 { return float64(n.errors.Load()) })
+	gauge("mempool_txs", "Txs in the mempool.", func() float64 { return float64(n.mempool.Snapshot().Len()) })
+	gauge("mempool_bytes", "Bytes of the txs in the mempool.", func() float64 { return float64(n.mempool.Snapshot().Bytes()) })
+	gauge("txs_on_chain", "Txs in the selected chain.", func() float64 { return float64(n.txCounts.onChain()) })
 	if n.forger != nil {
 		gauge("blocks_forged", "Blocks this node forged.", func() float64 { return float64(n.forger.Forged()) })
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network"
 )
 
@@ -31,6 +32,8 @@ type Node struct {
 	registry  *prometheus.Registry
 	chain     *chaindb.DB
 	adopted   *atomic.Uint64 // blocks that changed the selection when added
+	txCounts  *txCounter
+	mempool   *mempool.Mempool
 	host      *network.Host
 	forger    *forge.Forger // nil on a relay
 }
@@ -64,6 +67,9 @@ func New(cfg *Config, logger *slog.Logger) (n *Node, err error) {
 	if err = n.openChain(); err != nil {
 		return nil, err
 	}
+	if err = n.buildMempool(); err != nil {
+		return nil, err
+	}
 	if err = n.buildHost(); err != nil {
 		return nil, err
 	}
@@ -92,6 +98,24 @@ func (n *Node) openChain() error {
 		},
 		ValidateBlock: n.validator.ValidateBlock,
 		Logger:        n.log.With("component", "chaindb"),
+	})
+	return err
+}
+
+func (n *Node) buildMempool() error {
+	n.txCounts = newTxCounter(n.chain)
+	clock := n.validator.Clock()
+	var err error
+	n.mempool, err = mempool.New(mempool.Options{
+		TipLedger: func() (ledger.UTxO, block.Tip, func(), error) {
+			view, tip := n.chain.TipLedger()
+			return view, tip, view.Close, nil
+		},
+		TipChanged: n.chain.TipChanged,
+		// Txs are checked for the slot now in progress: that is where the
+		// next block can put them.
+		Slot:   func() uint64 { return clock.SlotAt(time.Now()) },
+		Params: n.genesis.ProtocolParams,
 	})
 	return err
 }
@@ -131,11 +155,14 @@ func (n *Node) buildForger() error {
 		return err
 	}
 	n.forger, err = forge.New(forge.Options{
-		Validator: n.validator,
-		Chain:     forgeChain{db: n.chain, adopted: n.adopted},
-		IssuerKey: ed25519.PrivateKey(issuer),
-		VRFKey:    vrfKey,
-		Logger:    n.log.With("component", "forge"),
+		Validator:      n.validator,
+		Chain:          forgeChain{db: n.chain, adopted: n.adopted},
+		IssuerKey:      ed25519.PrivateKey(issuer),
+		VRFKey:         vrfKey,
+		Mempool:        n.mempool,
+		Params:         &n.genesis.ProtocolParams,
+		RBMaxBodyBytes: n.genesis.Leios.RBMaxBodyBytes,
+		Logger:         n.log.With("component", "forge"),
 	})
 	return err
 }
@@ -147,6 +174,8 @@ func (n *Node) Run(ctx context.Context) error {
 	defer n.close()
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return n.host.Run(ctx) })
+	g.Go(func() error { return n.mempool.Run(ctx) })
+	g.Go(func() error { return n.readdRolledBack(ctx) })
 	if n.forger != nil {
 		g.Go(func() error { return n.forger.Run(ctx) })
 	}
@@ -169,6 +198,9 @@ func (n *Node) close() {
 			n.log.Warn("closing network host", "err", err)
 		}
 	}
+	if n.mempool != nil {
+		n.mempool.Close()
+	}
 	if n.chain != nil {
 		if err := n.chain.Close(); err != nil {
 			n.log.Error("closing chain database", "err", err)
@@ -187,7 +219,10 @@ func (n *Node) Status() Status {
 		Errors:        n.errors.Load(),
 		PeerID:        n.host.ID().String(),
 		Producer:      n.forger != nil,
+		TxsOnChain:    n.txCounts.onChain(),
 	}
+	snapshot := n.mempool.Snapshot()
+	s.Mempool = MempoolStatus{Txs: snapshot.Len(), Bytes: snapshot.Bytes()}
 	for _, p := range n.host.Peers() {
 		s.Peers = append(s.Peers, p.ID.String())
 	}

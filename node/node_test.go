@@ -28,6 +28,14 @@ import (
 
 // testNet writes a genesis with one pool per node (equal stake) and each
 // node's keys, config and a full-mesh topology, as `leiosnode genesis` does.
+// payerSeed derives the key of the one funded address of a test network.
+var payerSeed = []byte(strings.Repeat("$", 32))
+
+func payer() (ed25519.PrivateKey, []byte) {
+	key := ed25519.NewKeyFromSeed(payerSeed)
+	return key, ledger.EnterpriseAddress(0, ledger.KeyHash(key.Public().(ed25519.PublicKey)))
+}
+
 func testNet(t *testing.T, nodes int, slotLength time.Duration) []*Config {
 	t.Helper()
 	dir := t.TempDir()
@@ -42,6 +50,8 @@ func testNet(t *testing.T, nodes int, slotLength time.Duration) []*Config {
 		ProtocolParams:   ledger.DefaultParams(),
 		Leios:            consensus.DefaultLeiosParams(),
 	}
+	_, payerAddr := payer()
+	g.InitialFunds[hex.EncodeToString(payerAddr)] = 50_000_000_000
 	var addrs []string
 	var configs []*Config
 	for i := range nodes {

@@ -11,6 +11,10 @@ type Status struct {
 	Errors        uint64    `json:"errors"`
 	PeerID        string    `json:"peerId"`
 	Producer      bool      `json:"producer"`
+	// Mempool is the mempool's size.
+	Mempool MempoolStatus `json:"mempool"`
+	// TxsOnChain is the number of txs in the selected chain.
+	TxsOnChain uint64 `json:"txsOnChain"`
 	// RecentBlocks are the last blocks of the selected chain, tip first, so
 	// tools can compare chains right up to the tip.
 	RecentBlocks []TipStatus `json:"recentBlocks"`
@@ -24,4 +28,10 @@ type TipStatus struct {
 	BlockNumber uint64 `json:"blockNumber"`
 	Slot        uint64 `json:"slot"`
 	Hash        string `json:"hash"`
+}
+
+// MempoolStatus is the mempool's size in /status.
+type MempoolStatus struct {
+	Txs   int `json:"txs"`
+	Bytes int `json:"bytes"`
 }

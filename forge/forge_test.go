@@ -1,0 +1,236 @@
+package forge
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/chaindb"
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/mempool"
+	"github.com/leiosnode/leiosnode/vrf"
+)
+
+// fixture is one pool with all the stake, a funded address, a real chain
+// database with the real ledger rules, and a real mempool.
+type fixture struct {
+	genesis   *consensus.Genesis
+	validator *consensus.Validator
+	chain     *chaindb.DB
+	mempool   *mempool.Mempool
+	forger    *Forger
+	payer     ed25519.PrivateKey
+	funds     ledger.TxIn
+	fundsOut  ledger.TxOut
+}
+
+// With a whale, the pool holds a negligible share of the stake and f is
+// tiny, so it (almost surely) never leads.
+func newFixture(t *testing.T, withWhale bool, rbMaxBody int) *fixture {
+	t.Helper()
+	issuer := ed25519.NewKeyFromSeed(make([]byte, 32))
+	vrfKey, err := vrf.NewKeyFromSeed(make([]byte, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	payer := ed25519.NewKeyFromSeed([]byte(strings.Repeat("p", 32)))
+	addr := ledger.EnterpriseAddress(0, ledger.KeyHash(payer.Public().(ed25519.PublicKey)))
+	vrfPub := vrfKey.Public()
+	g := &consensus.Genesis{
+		SystemStart:      time.Now().Add(-time.Hour),
+		SlotLengthMs:     100,
+		ActiveSlotsCoeff: "1", // with all the stake, the pool leads every slot
+		SecurityParam:    5,
+		EpochNonce:       strings.Repeat("00", 32),
+		Pools: []consensus.Pool{{
+			Name:       "pool",
+			IssuerVKey: hex.EncodeToString(issuer.Public().(ed25519.PublicKey)),
+			VRFVKey:    hex.EncodeToString(vrfPub[:]),
+			Stake:      1,
+		}},
+		InitialFunds:   map[string]uint64{hex.EncodeToString(addr): 100_000_000_000},
+		ProtocolParams: ledger.DefaultParams(),
+		Leios:          consensus.DefaultLeiosParams(),
+	}
+	if withWhale {
+		g.ActiveSlotsCoeff = "0.000001"
+		g.Pools = append(g.Pools, consensus.Pool{Name: "whale", IssuerVKey: strings.Repeat("11", 32), VRFVKey: strings.Repeat("22", 32), Stake: 1_000_000_000})
+	}
+	validator, err := consensus.NewValidator(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	utxo, err := ledger.GenesisUTxO(g.InitialFunds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := chaindb.Open(t.TempDir(), chaindb.Options{
+		K:           g.SecurityParam,
+		GenesisUTxO: utxo,
+		ApplyBlock: func(u ledger.UTxO, blk *block.Block, reapply bool) (*ledger.Diff, error) {
+			txs := make([][]byte, len(blk.Body.Txs))
+			for i, tx := range blk.Body.Txs {
+				txs[i] = tx
+			}
+			return ledger.ApplyTxs(g.ProtocolParams, u, blk.Header.Slot, txs, reapply)
+		},
+		ValidateBlock: validator.ValidateBlock,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	mp, err := mempool.New(mempool.Options{
+		TipLedger: func() (ledger.UTxO, block.Tip, func(), error) {
+			v, tip := db.TipLedger()
+			return v, tip, v.Close, nil
+		},
+		TipChanged: db.TipChanged,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(mp.Close)
+	forger, err := New(Options{
+		Validator:      validator,
+		Chain:          db,
+		IssuerKey:      issuer,
+		VRFKey:         vrfKey,
+		Mempool:        mp,
+		RBMaxBodyBytes: rbMaxBody,
+		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := ledger.GenesisTxIn(addr)
+	return &fixture{genesis: g, validator: validator, chain: db, mempool: mp, forger: forger,
+		payer: payer, funds: in, fundsOut: utxo[in]}
+}
+
+// chainOfTxs builds n txs, each spending the previous one's only output.
+func (f *fixture) chainOfTxs(t *testing.T, n int) []*ledger.Tx {
+	t.Helper()
+	in, out := f.funds, f.fundsOut
+	var txs []*ledger.Tx
+	for range n {
+		body := ledger.TxBody{Inputs: []ledger.TxIn{in}, Outputs: []ledger.TxOut{out}}
+		fee, err := body.MinFee(f.genesis.ProtocolParams, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body.Fee, body.Outputs[0].Coin = fee, out.Coin-fee
+		tx, err := body.Build([]ed25519.PrivateKey{f.payer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		txs = append(txs, tx)
+		in, out = ledger.TxIn{TxID: tx.ID(), Index: 0}, body.Outputs[0]
+	}
+	return txs
+}
+
+func TestForgedBlockCarriesMempoolTxs(t *testing.T) {
+	f := newFixture(t, false, 0)
+	txs := f.chainOfTxs(t, 5)
+	for _, tx := range txs {
+		if err := f.mempool.Add(context.Background(), tx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	blk, err := f.forger.ForgeSlot(1)
+	if err != nil || blk == nil {
+		t.Fatalf("forge: %v %v", blk, err)
+	}
+	if len(blk.Body.Txs) != len(txs) {
+		t.Fatalf("block carries %d txs, want %d", len(blk.Body.Txs), len(txs))
+	}
+	if f.chain.Tip().Point != blk.Point() || f.forger.Adopted() != 1 {
+		t.Fatal("the forged block was not adopted")
+	}
+	if err := f.validator.ValidateBlock(blk); err != nil {
+		t.Fatalf("a forged block must pass the checks a peer runs: %v", err)
+	}
+	// The mempool's sync drops the txs the adopted block included.
+	if _, err := f.mempool.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.mempool.Snapshot().Len(); n != 0 {
+		t.Fatalf("%d txs left in the mempool after their block was adopted", n)
+	}
+}
+
+func TestForgeRespectsBodyLimitAndStaleSnapshot(t *testing.T) {
+	f := newFixture(t, false, 1000)
+	txs := f.chainOfTxs(t, 8)
+	for _, tx := range txs {
+		if err := f.mempool.Add(context.Background(), tx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, err := f.forger.ForgeSlot(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(first.Body.Txs); n == 0 || n == len(txs) || len(first.Body.Bytes()) > 1000 {
+		t.Fatalf("body of %d bytes with %d txs: the 1000-byte limit was not applied", len(first.Body.Bytes()), n)
+	}
+	// Without a sync the snapshot still holds the included txs: the next
+	// block must skip them rather than be refused.
+	second, err := f.forger.ForgeSlot(2)
+	if err != nil {
+		t.Fatalf("forging on a stale snapshot: %v", err)
+	}
+	if got := block.Hash(txs[len(first.Body.Txs)].Hash()); block.HashBytes(second.Body.Txs[0]) != got {
+		t.Fatal("the second block does not continue where the first stopped")
+	}
+}
+
+func TestNoBlockWhenNotLeaderOrTipNotOlder(t *testing.T) {
+	f := newFixture(t, true, 0)
+	for slot := uint64(1); slot <= 20; slot++ {
+		if blk, err := f.forger.ForgeSlot(slot); blk != nil || err != nil {
+			t.Fatalf("slot %d: a pool with negligible stake forged (%v, %v)", slot, blk, err)
+		}
+	}
+
+	g := newFixture(t, false, 0)
+	if _, err := g.forger.ForgeSlot(5); err != nil {
+		t.Fatal(err)
+	}
+	if blk, err := g.forger.ForgeSlot(5); blk != nil || err != nil {
+		t.Fatal("forged twice in one slot")
+	}
+	if blk, _ := g.forger.ForgeSlot(4); blk != nil {
+		t.Fatal("forged on a tip from a later slot")
+	}
+}
+
+func TestNewRefusesForeignKeys(t *testing.T) {
+	f := newFixture(t, false, 0)
+	other := ed25519.NewKeyFromSeed([]byte(strings.Repeat("o", 32)))
+	vrfKey, _ := vrf.NewKeyFromSeed(make([]byte, 32))
+	_, err := New(Options{Validator: f.validator, Chain: f.chain, IssuerKey: other, VRFKey: vrfKey})
+	if err == nil || !strings.Contains(err.Error(), "not a genesis pool") {
+		t.Fatalf("a key that is no pool's: got %v", err)
+	}
+}
+
+func TestRunForgesOnTheWallClock(t *testing.T) {
+	f := newFixture(t, false, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 550*time.Millisecond)
+	defer cancel()
+	if err := f.forger.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.chain.Tip().BlockNumber; n < 3 {
+		t.Fatalf("%d blocks in about 5 slots of a pool that leads every slot", n)
+	}
+}

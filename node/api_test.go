@@ -1,0 +1,116 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+func post(t *testing.T, addr, contentType string, body []byte) (int, string) {
+	t.Helper()
+	resp, err := http.Post("http://"+addr+"/api/submit/tx", contentType, bytes.NewReader(body))
+	must(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// A tx submitted at one node is admitted with its id, lands in a block, and
+// both nodes then hold its output; bad submissions get the ledger's reason.
+func TestSubmitReachesEveryChain(t *testing.T) {
+	configs := testNet(t, 2, 100*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	g, gctx := errgroup.WithContext(ctx)
+	for _, cfg := range configs {
+		n, err := New(cfg, quietLogger())
+		must(t, err)
+		g.Go(func() error { return n.Run(gctx) })
+	}
+	defer func() {
+		cancel()
+		must(t, g.Wait())
+	}()
+
+	key, addr := payer()
+	in := ledger.GenesisTxIn(addr)
+	// The output's coin has the same encoded width whatever the fee, so the
+	// fee computed with a placeholder is the fee of the final tx.
+	body := ledger.TxBody{Inputs: []ledger.TxIn{in}, Outputs: []ledger.TxOut{{Address: addr, Coin: 49_000_000_000}}}
+	fee, err := body.MinFee(ledger.DefaultParams(), 1)
+	must(t, err)
+	body.Fee, body.Outputs[0].Coin = fee, 50_000_000_000-fee
+	tx, err := body.Build([]ed25519.PrivateKey{key})
+	must(t, err)
+
+	waitHTTP(t, configs[0].HTTPAddr)
+	if status, reply := post(t, configs[0].HTTPAddr, "application/json", tx.Bytes()); status != http.StatusUnsupportedMediaType {
+		t.Fatalf("wrong content type: %d %s", status, reply)
+	}
+	if status, reply := post(t, configs[0].HTTPAddr, "application/cbor", []byte{0x80}); status != http.StatusBadRequest {
+		t.Fatalf("undecodable tx: %d %s", status, reply)
+	}
+	unbalanced := body
+	unbalanced.Outputs = []ledger.TxOut{{Address: addr, Coin: 50_000_000_000}}
+	bad, err := unbalanced.Build([]ed25519.PrivateKey{key})
+	must(t, err)
+	status, reply := post(t, configs[0].HTTPAddr, "application/cbor", bad.Bytes())
+	if status != http.StatusBadRequest || !strings.Contains(reply, "fee") && !strings.Contains(reply, "conserved") {
+		t.Fatalf("unbalanced tx: %d %s", status, reply)
+	}
+
+	status, reply = post(t, configs[0].HTTPAddr, "application/cbor", tx.Bytes())
+	id := tx.ID()
+	var gotID string
+	if status != http.StatusAccepted || json.Unmarshal([]byte(reply), &gotID) != nil || gotID != hex.EncodeToString(id[:]) {
+		t.Fatalf("valid tx: %d %s", status, reply)
+	}
+	hash := tx.Hash()
+	if resp, err := http.Get(fmt.Sprintf("http://%s/api/mempool/%x", configs[0].HTTPAddr, hash[:])); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the admitted tx is not in the mempool: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+
+	deadline := time.Now().Add(20 * time.Second)
+	for _, cfg := range configs {
+		for {
+			resp, err := http.Get(fmt.Sprintf("http://%s/api/utxo/%x/0", cfg.HTTPAddr, id[:]))
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the tx's output never appeared on %s", cfg.HTTPAddr)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	if s, err := getStatus(configs[1].HTTPAddr); err != nil || s.TxsOnChain == 0 {
+		t.Fatalf("txsOnChain on the other node: %+v %v", s.TxsOnChain, err)
+	}
+}
+
+func waitHTTP(t *testing.T, addr string) {
+	t.Helper()
+	for range 100 {
+		if _, err := getStatus(addr); err == nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s never answered", addr)
+}
