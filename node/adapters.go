@@ -1,13 +1,17 @@
 package node
 
 import (
+	"context"
 	"errors"
 	"sync/atomic"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/network/txsubmission"
 )
 
 // chainAdapter presents the chain database as network.Chain: Go matches
@@ -66,4 +70,43 @@ func isInvalidBlock(err error) bool {
 		}
 	}
 	return false
+}
+
+// txSubmissionMempool presents the mempool to the tx-submission protocol:
+// snapshot walks by ticket, and adds that decode the peer's bytes first.
+type txSubmissionMempool struct{ pool *mempool.Mempool }
+
+func (m txSubmissionMempool) TxsAfter(after uint64, max int) []txsubmission.MempoolTx {
+	var txs []txsubmission.MempoolTx
+	for entry := range m.pool.Snapshot().After(after) {
+		if len(txs) == max {
+			break
+		}
+		txs = append(txs, txsubmission.MempoolTx{
+			Ticket: entry.Ticket, Hash: entry.Tx.Hash(), Bytes: entry.Tx.Bytes(), Size: entry.Tx.Size(),
+		})
+	}
+	return txs
+}
+
+func (m txSubmissionMempool) Lookup(hash block.Hash) ([]byte, bool) {
+	entry, ok := m.pool.Snapshot().Lookup(hash)
+	if !ok {
+		return nil, false
+	}
+	return entry.Tx.Bytes(), true
+}
+
+func (m txSubmissionMempool) Has(hash block.Hash) bool { return m.pool.Snapshot().Has(hash) }
+func (m txSubmissionMempool) RecentlyRejected(hash block.Hash) bool {
+	return m.pool.RecentlyRejected(hash)
+}
+func (m txSubmissionMempool) Changed() <-chan struct{} { return m.pool.Changed() }
+
+func (m txSubmissionMempool) Add(ctx context.Context, raw []byte) error {
+	tx, err := ledger.DecodeTx(raw)
+	if err != nil {
+		return err
+	}
+	return m.pool.Add(ctx, tx)
 }

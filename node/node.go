@@ -20,6 +20,7 @@ import (
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/network/txsubmission"
 )
 
 // Node is one running leiosnode.
@@ -136,8 +137,11 @@ func (n *Node) buildHost() error {
 		Chain:          chainAdapter{db: n.chain, adopted: n.adopted},
 		ValidateHeader: n.validator.ValidateHeader,
 		IsInvalidBlock: isInvalidBlock,
-		Logger:         n.log.With("component", "network"),
-		Registerer:     n.registry,
+		Services: []network.Service{
+			network.TxSubmissionService(txSubmissionMempool{n.mempool}, txsubmission.Options{}),
+		},
+		Logger:     n.log.With("component", "network"),
+		Registerer: n.registry,
 	})
 	return err
 }

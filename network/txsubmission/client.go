@@ -1,0 +1,180 @@
+package txsubmission
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+// Violations found by the client: the server's requests break the window.
+var (
+	ErrAckTooMany          = protocol.NewViolation("txsubmission: server acknowledged more ids than announced")
+	ErrRequestTooMany      = protocol.NewViolation("txsubmission: server asked for more ids than the window holds")
+	ErrRequestedNothing    = protocol.NewViolation("txsubmission: server asked for no ids")
+	ErrBlockingWithUnacked = protocol.NewViolation("txsubmission: blocking request while ids are unacknowledged")
+	ErrNotAnnounced        = protocol.NewViolation("txsubmission: server asked for a tx not announced or asked for twice")
+)
+
+// replyBudget bounds the txs of one reply: the state's limit less the
+// message's own framing (tag, list header).
+const replyBudget = maxTxsMessage - 16
+
+// Client serves the local mempool's txs to the server at the other end of
+// its sessions, which pulls them.
+type Client struct {
+	mempool Mempool
+	opts    Options
+}
+
+// NewClient returns a client serving mempool.
+func NewClient(mempool Mempool, opts Options) *Client {
+	return &Client{mempool: mempool, opts: opts.withDefaults()}
+}
+
+// Run sends init, then answers the server's requests until ctx ends or the
+// session does. A session the server ends cleanly is not an error for the
+// caller to count: it returns the session's error (protocol.ErrClosed).
+func (c *Client) Run(ctx context.Context, s *protocol.Session) error {
+	if err := s.Send(&MsgInit{}); err != nil {
+		return err
+	}
+	w := window{Client: c, s: s}
+	for {
+		msg, err := s.Recv(ctx)
+		if err != nil {
+			return err
+		}
+		switch m := msg.(type) {
+		case *MsgRequestTxIds:
+			err = w.replyTxIds(ctx, m)
+		case *MsgRequestTxs:
+			err = w.replyTxs(m)
+		default:
+			err = fmt.Errorf("txsubmission: client got %T", msg) // the Spec rules it out
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// window is the client's side of one session: the ids it announced and the
+// server has not acknowledged, oldest first, and its cursor into the
+// mempool.
+type window struct {
+	*Client
+	s *protocol.Session
+	// cursor is the ticket of the last tx announced: the next announcement
+	// starts after it, so each tx is announced once per session however
+	// the mempool changes around it.
+	cursor  uint64
+	unacked []announcement
+}
+
+type announcement struct {
+	id        block.Hash
+	requested bool // the server asked for its body already
+}
+
+// replyTxIds checks a request against the window, then announces up to Req
+// txs after the cursor; a blocking request waits for at least one.
+func (w *window) replyTxIds(ctx context.Context, m *MsgRequestTxIds) error {
+	ack, req := int(m.Ack), int(m.Req)
+	switch {
+	case ack > len(w.unacked):
+		return w.s.Fail(fmt.Errorf("%w: ack %d of %d", ErrAckTooMany, ack, len(w.unacked)))
+	case len(w.unacked)-ack+req > w.opts.MaxUnackedTxIds:
+		return w.s.Fail(fmt.Errorf("%w: %d unacknowledged, %d requested, window %d", ErrRequestTooMany, len(w.unacked)-ack, req, w.opts.MaxUnackedTxIds))
+	case m.Blocking && len(w.unacked) > ack:
+		return w.s.Fail(fmt.Errorf("%w: %d left", ErrBlockingWithUnacked, len(w.unacked)-ack))
+	case req == 0 && (m.Blocking || ack == 0):
+		return w.s.Fail(ErrRequestedNothing)
+	}
+	w.unacked = append(w.unacked[:0], w.unacked[ack:]...)
+
+	txs, err := w.next(ctx, req, m.Blocking)
+	if err != nil {
+		return err
+	}
+	reply := &MsgReplyTxIds{IDs: make([]TxIDAndSize, len(txs))}
+	for i, tx := range txs {
+		reply.IDs[i] = TxIDAndSize{ID: tx.Hash, Size: uint32(tx.Size)}
+		w.unacked = append(w.unacked, announcement{id: tx.Hash})
+	}
+	if len(txs) > 0 {
+		w.cursor = txs[len(txs)-1].Ticket
+	}
+	return w.s.Send(reply)
+}
+
+// next returns up to req txs after the cursor; if blocking, it waits until
+// there is one, or the session or ctx ends (then it says done, if it still
+// can).
+func (w *window) next(ctx context.Context, req int, blocking bool) ([]MempoolTx, error) {
+	for {
+		// Changed before TxsAfter: a snapshot published in between closes
+		// the channel we wait on, so no tx is missed.
+		changed := w.mempool.Changed()
+		txs := w.mempool.TxsAfter(w.cursor, req)
+		if len(txs) > 0 || !blocking {
+			return txs, nil
+		}
+		select {
+		case <-changed:
+		case <-w.s.Context().Done():
+			return nil, ended(w.s)
+		case <-ctx.Done():
+			_ = w.s.Send(&MsgDone{})
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// replyTxs sends the requested txs the mempool still holds, in request
+// order; those it no longer holds (or that would overflow the reply) are
+// left out, as the protocol allows. Every id must be announced and not
+// requested before.
+func (w *window) replyTxs(m *MsgRequestTxs) error {
+	reply := &MsgReplyTxs{Txs: make([][]byte, 0, len(m.IDs))}
+	budget := replyBudget
+	for _, id := range m.IDs {
+		a := w.find(id)
+		if a == nil {
+			return w.s.Fail(fmt.Errorf("%w: %s", ErrNotAnnounced, id.Short()))
+		}
+		a.requested = true
+		tx, ok := w.mempool.Lookup(id)
+		if !ok {
+			continue
+		}
+		// A byte string header is at most 5 bytes for any tx under 4 GB.
+		if cost := len(tx) + 5; cost <= budget {
+			reply.Txs = append(reply.Txs, tx)
+			budget -= cost
+		}
+	}
+	return w.s.Send(reply)
+}
+
+// find returns the oldest announcement of id not requested yet. The window
+// is at most MaxUnackedLimit long and a request shorter: a scan is cheap.
+func (w *window) find(id block.Hash) *announcement {
+	for i := range w.unacked {
+		if a := &w.unacked[i]; a.id == id && !a.requested {
+			return a
+		}
+	}
+	return nil
+}
+
+// ended is why a session whose context is done ended. Its error is set
+// just after the context of a session closed by its parent ends, so it may
+// still be nil.
+func ended(s *protocol.Session) error {
+	if err := s.Err(); err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: %w", protocol.ErrClosed, context.Cause(s.Context()))
+}

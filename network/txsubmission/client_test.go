@@ -1,0 +1,198 @@
+package txsubmission_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/txsubmission"
+)
+
+// handServer plays the server by hand against a real client.
+type handServer struct {
+	t *testing.T
+	s *protocol.Session
+}
+
+// startClient runs a real client of mempool on a link and returns the
+// hand-played server (init already received) and the client's result.
+func startClient(t *testing.T, mempool *memMempool, opts txsubmission.Options) (*link, *handServer, <-chan error) {
+	t.Helper()
+	l := newLink(t, context.Background())
+	done, finished := make(chan error, 1), make(chan struct{})
+	go func() {
+		defer close(finished)
+		done <- txsubmission.NewClient(mempool, opts).Run(l.client.Context(), l.client)
+	}()
+	t.Cleanup(func() { l.client.Close(); <-finished })
+	hs := &handServer{t: t, s: l.server}
+	if _, ok := hs.recv().(*txsubmission.MsgInit); !ok {
+		t.Fatal("client did not send init first")
+	}
+	return l, hs, done
+}
+
+func (hs *handServer) recv() protocol.Message {
+	hs.t.Helper()
+	m, err := hs.s.Recv(context.Background())
+	if err != nil {
+		hs.t.Fatalf("hand server: %v", err)
+	}
+	return m
+}
+
+func (hs *handServer) send(m protocol.Message) {
+	hs.t.Helper()
+	if err := hs.s.Send(m); err != nil {
+		hs.t.Fatalf("hand server: send %T: %v", m, err)
+	}
+}
+
+// txIds requests ids and returns the reply.
+func (hs *handServer) txIds(blocking bool, ack, req uint16) []txsubmission.TxIDAndSize {
+	hs.t.Helper()
+	hs.send(&txsubmission.MsgRequestTxIds{Blocking: blocking, Ack: ack, Req: req})
+	reply, ok := hs.recv().(*txsubmission.MsgReplyTxIds)
+	if !ok {
+		hs.t.Fatal("no reply tx ids")
+	}
+	return reply.IDs
+}
+
+// txs requests txs and returns the reply.
+func (hs *handServer) txs(ids ...block.Hash) [][]byte {
+	hs.t.Helper()
+	hs.send(&txsubmission.MsgRequestTxs{IDs: ids})
+	reply, ok := hs.recv().(*txsubmission.MsgReplyTxs)
+	if !ok {
+		hs.t.Fatal("no reply txs")
+	}
+	return reply.Txs
+}
+
+func announced(txs ...*ledger.Tx) []txsubmission.TxIDAndSize {
+	out := make([]txsubmission.TxIDAndSize, len(txs))
+	for i, tx := range txs {
+		out[i] = txsubmission.TxIDAndSize{ID: tx.Hash(), Size: uint32(tx.Size())}
+	}
+	return out
+}
+
+func raws(txs ...*ledger.Tx) [][]byte {
+	out := make([][]byte, len(txs))
+	for i, tx := range txs {
+		out[i] = tx.Bytes()
+	}
+	return out
+}
+
+// TestClientServesWindow walks a client through the window: ids in ticket
+// order up to req, txs in request order, acknowledgements, an empty
+// non-blocking reply, a tx gone from the mempool left out, and a blocking
+// request answered when a tx arrives.
+func TestClientServesWindow(t *testing.T) {
+	w := newWallet(1)
+	mp := newMempool(w.genesis())
+	txs := w.txs(t, 0, 6)
+	mp.mustAdd(t, txs[:5]...)
+	l, hs, _ := startClient(t, mp, txsubmission.Options{MaxUnackedTxIds: 4})
+
+	if got := hs.txIds(true, 0, 3); !slices.Equal(got, announced(txs[:3]...)) {
+		t.Fatalf("first ids %v", got)
+	}
+	if got := hs.txs(txs[2].Hash(), txs[0].Hash()); !slices.EqualFunc(got, raws(txs[2], txs[0]), bytes.Equal) {
+		t.Fatal("txs not served in request order")
+	}
+	// Ack 2 of 3, ask 3: the window (4) holds 1 + 3; only 2 txs remain.
+	if got := hs.txIds(false, 2, 3); !slices.Equal(got, announced(txs[3:5]...)) {
+		t.Fatalf("second ids %v", got)
+	}
+	if got := hs.txIds(false, 0, 1); len(got) != 0 {
+		t.Fatalf("non-blocking request with nothing new: %v", got)
+	}
+	mp.remove(txs[3].Hash())
+	if got := hs.txs(txs[3].Hash(), txs[4].Hash()); !slices.EqualFunc(got, raws(txs[4]), bytes.Equal) {
+		t.Fatal("a removed tx was not left out")
+	}
+	hs.send(&txsubmission.MsgRequestTxIds{Blocking: true, Ack: 3, Req: 4})
+	eventually(t, "the client waits", func() bool { return l.server.State() == txsubmission.StTxIds })
+	mp.mustAdd(t, txs[5])
+	if reply, ok := hs.recv().(*txsubmission.MsgReplyTxIds); !ok || !slices.Equal(reply.IDs, announced(txs[5])) {
+		t.Fatalf("blocking reply %v", reply)
+	}
+	noViolation(t, l)
+}
+
+// TestClientChecksRequests plays servers that break the window.
+func TestClientChecksRequests(t *testing.T) {
+	w := newWallet(1)
+	txs := w.txs(t, 0, 5)
+	other := w.txs(t, 0, 1)[0] // never in the mempool
+	for _, tc := range []struct {
+		name string
+		play func(hs *handServer) // the last request is the bad one
+		want error
+	}{
+		{"ack before any announcement", func(hs *handServer) {
+			hs.send(&txsubmission.MsgRequestTxIds{Blocking: true, Ack: 1, Req: 1})
+		}, txsubmission.ErrAckTooMany},
+		{"ack more than announced", func(hs *handServer) {
+			hs.txIds(true, 0, 2)
+			hs.send(&txsubmission.MsgRequestTxIds{Blocking: false, Ack: 3, Req: 1})
+		}, txsubmission.ErrAckTooMany},
+		{"request beyond the window", func(hs *handServer) {
+			hs.send(&txsubmission.MsgRequestTxIds{Blocking: true, Req: 5})
+		}, txsubmission.ErrRequestTooMany},
+		{"unacknowledged ids count", func(hs *handServer) {
+			hs.txIds(true, 0, 3)
+			hs.send(&txsubmission.MsgRequestTxIds{Blocking: false, Ack: 0, Req: 2})
+		}, txsubmission.ErrRequestTooMany},
+		{"blocking with ids unacknowledged", func(hs *handServer) {
+			hs.txIds(true, 0, 3)
+			hs.send(&txsubmission.MsgRequestTxIds{Blocking: true, Ack: 2, Req: 1})
+		}, txsubmission.ErrBlockingWithUnacked},
+		{"blocking request for nothing", func(hs *handServer) {
+			hs.send(&txsubmission.MsgRequestTxIds{Blocking: true})
+		}, txsubmission.ErrRequestedNothing},
+		{"non-blocking request for nothing", func(hs *handServer) {
+			hs.txIds(true, 0, 1)
+			hs.send(&txsubmission.MsgRequestTxIds{Blocking: false})
+		}, txsubmission.ErrRequestedNothing},
+		{"tx not announced", func(hs *handServer) {
+			hs.txIds(true, 0, 2)
+			hs.send(&txsubmission.MsgRequestTxs{IDs: []block.Hash{txs[2].Hash()}})
+		}, txsubmission.ErrNotAnnounced},
+		{"tx never held", func(hs *handServer) {
+			hs.txIds(true, 0, 2)
+			hs.send(&txsubmission.MsgRequestTxs{IDs: []block.Hash{other.Hash()}})
+		}, txsubmission.ErrNotAnnounced},
+		{"tx asked for twice", func(hs *handServer) {
+			hs.txIds(true, 0, 2)
+			hs.txs(txs[0].Hash())
+			hs.send(&txsubmission.MsgRequestTxs{IDs: []block.Hash{txs[0].Hash()}})
+		}, txsubmission.ErrNotAnnounced},
+		{"tx acknowledged before", func(hs *handServer) {
+			hs.txIds(true, 0, 2)
+			hs.txIds(false, 1, 1)
+			hs.send(&txsubmission.MsgRequestTxs{IDs: []block.Hash{txs[0].Hash()}})
+		}, txsubmission.ErrNotAnnounced},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mp := newMempool(w.genesis())
+			mp.mustAdd(t, txs...)
+			l, hs, done := startClient(t, mp, txsubmission.Options{MaxUnackedTxIds: 4})
+			tc.play(hs)
+			if err := <-done; !errors.Is(err, tc.want) {
+				t.Fatalf("client ended with %v, want %v", err, tc.want)
+			}
+			if err := <-l.clientViolation; !errors.Is(err, tc.want) {
+				t.Fatalf("reported %v, want %v", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,74 @@
+package txsubmission
+
+import (
+	"context"
+	"errors"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// Mempool is the local mempool as tx submission uses it: the client walks
+// it to announce and serve txs, the server checks and adds what it pulls.
+// Every method but Add must return at once.
+type Mempool interface {
+	// TxsAfter returns up to max txs with a ticket above after, in ticket
+	// order, from the current snapshot, without blocking.
+	TxsAfter(after uint64, max int) []MempoolTx
+	// Lookup returns the bytes of a tx still in the mempool.
+	Lookup(txHash block.Hash) ([]byte, bool)
+	Has(txHash block.Hash) bool
+	// RecentlyRejected reports whether a tx with this hash failed validation
+	// recently.
+	RecentlyRejected(txHash block.Hash) bool
+	// Changed returns a channel that is closed when the next snapshot is
+	// published.
+	Changed() <-chan struct{}
+	// Add validates tx fully and admits it, waiting for room if the mempool
+	// is full. An error wrapping a ledger rule (or decoding) error means the
+	// tx is invalid.
+	Add(ctx context.Context, tx []byte) error
+}
+
+// MempoolTx is a tx held by the mempool with its ticket, its admission
+// number: tickets strictly increase along a snapshot.
+type MempoolTx struct {
+	Ticket uint64
+	Hash   block.Hash // Blake2b-256 of Bytes
+	Bytes  []byte
+	Size   int // len(Bytes)
+}
+
+// stateless are the ledger's failures that prove a tx invalid whatever the
+// UTxO and the slot: no honest mempool admits such a tx.
+var stateless = [...]error{
+	ledger.ErrMalformed,
+	ledger.ErrUnsupported,
+	ledger.ErrTxTooLarge,
+	ledger.ErrInputsEmpty,
+	ledger.ErrDuplicateInput,
+	ledger.ErrWrongNetwork,
+	ledger.ErrOutputTooSmall,
+	ledger.ErrFeeTooSmall,
+	ledger.ErrValueNotConserved,
+	ledger.ErrBadWitness,
+	ledger.ErrMissingWitness,
+}
+
+// IsInvalidTx is the default Options.IsInvalid: it reports whether an Add
+// error proves the peer sent an invalid tx — one that does not decode, or
+// fails a rule that holds whatever the ledger state (signatures, fee,
+// value, shape).
+//
+// An input not in the UTxO, an expired or not yet valid tx are not counted:
+// the peer's mempool and tip lag or lead ours (a tx just included in a
+// block is still announced by a peer that has not adopted the block yet),
+// so honest peers send such txs all the time.
+func IsInvalidTx(err error) bool {
+	for _, rule := range stateless {
+		if errors.Is(err, rule) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,73 @@
+package txsubmission
+
+import (
+	"time"
+
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// MaxUnackedLimit bounds Options.MaxUnackedTxIds, so that a reply of that
+// many ids always fits the small message limit.
+const MaxUnackedLimit = 1000
+
+// maxRequestBytesLimit bounds Options.MaxRequestBytes well inside the
+// reply's limit, leaving room for the per-tx framing.
+const maxRequestBytesLimit = 2_000_000
+
+// Options configure a Client and a Server. Zero values take the documented
+// defaults.
+type Options struct {
+	// MaxUnackedTxIds bounds the ids announced and not yet acknowledged: a
+	// server never asks for more, a client treats a request for more as a
+	// violation. Default 100, as the Cardano node's; at most
+	// MaxUnackedLimit. Both ends of a connection must agree.
+	MaxUnackedTxIds int
+	// MaxTxsPerRequest bounds the txs a server asks for in one request.
+	// Default 50.
+	MaxTxsPerRequest int
+	// MaxRequestBytes bounds the announced size of the txs a server asks
+	// for in one request (a single tx is always allowed). Default 256 KiB;
+	// at most 2 MB, so the reply fits its 2.5 MB limit.
+	MaxRequestBytes int
+	// MaxTxSize is the largest tx size a client may announce; larger is a
+	// violation. Default ledger.DefaultParams().MaxTxSize (16,384).
+	MaxTxSize int
+	// MaxInvalidTxs invalid txs within InvalidTxWindow are tolerated from
+	// one peer; one more is a violation (ErrTooManyInvalidTxs). Defaults 10
+	// and 10 minutes.
+	MaxInvalidTxs   int
+	InvalidTxWindow time.Duration
+	// IsInvalid tells an error of Mempool.Add that proves the tx invalid
+	// (counted against the peer) from one that does not (a duplicate, a
+	// conflict, a local failure). Default IsInvalidTx.
+	IsInvalid func(error) bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxUnackedTxIds <= 0 {
+		o.MaxUnackedTxIds = 100
+	}
+	o.MaxUnackedTxIds = min(o.MaxUnackedTxIds, MaxUnackedLimit)
+	if o.MaxTxsPerRequest <= 0 {
+		o.MaxTxsPerRequest = 50
+	}
+	o.MaxTxsPerRequest = min(o.MaxTxsPerRequest, o.MaxUnackedTxIds)
+	if o.MaxRequestBytes <= 0 {
+		o.MaxRequestBytes = 256 << 10
+	}
+	o.MaxRequestBytes = min(o.MaxRequestBytes, maxRequestBytesLimit)
+	if o.MaxTxSize <= 0 {
+		o.MaxTxSize = int(ledger.DefaultParams().MaxTxSize)
+	}
+	o.MaxTxSize = min(o.MaxTxSize, maxRequestBytesLimit)
+	if o.MaxInvalidTxs <= 0 {
+		o.MaxInvalidTxs = 10
+	}
+	if o.InvalidTxWindow <= 0 {
+		o.InvalidTxWindow = 10 * time.Minute
+	}
+	if o.IsInvalid == nil {
+		o.IsInvalid = IsInvalidTx
+	}
+	return o
+}

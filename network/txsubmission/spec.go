@@ -1,0 +1,83 @@
+package txsubmission
+
+import (
+	"time"
+
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+// States of tx submission.
+const (
+	StInit  protocol.State = "Init"
+	StIdle  protocol.State = "Idle"
+	StTxIds protocol.State = "TxIds"
+	StTxs   protocol.State = "Txs"
+	StDone  protocol.State = "Done"
+)
+
+// Size limits, as the Cardano node's: control messages and id lists are
+// small; a reply carrying txs is bounded like a block.
+const (
+	maxSmallMessage = 0xffff
+	maxTxsMessage   = 2_500_000
+)
+
+// ShortWait is how long the server waits for a reply that must come at
+// once: the txs it asked for, and the ids of a non-blocking request
+// (Cardano's shortWait).
+const ShortWait = 10 * time.Second
+
+// Spec declares tx submission. Timeouts follow the Cardano node's: nobody
+// waits for the init or for the server's next request, nor for the reply
+// to a blocking request (it comes when the client has a new tx); txs are
+// awaited ShortWait.
+//
+// One timeout the engine cannot declare: the reply to a non-blocking
+// request is also due within ShortWait, but blocking and non-blocking
+// requests lead to the same state (the engine keys transitions by tag, and
+// the flag is in the payload), so the server enforces it itself. For the
+// same reason the server checks that done answers only a blocking request.
+func Spec() *protocol.Spec {
+	return &protocol.Spec{
+		Name:    "txsubmission",
+		Initial: StInit,
+		States: map[protocol.State]protocol.StateSpec{
+			StInit: {
+				Agency:  protocol.Client,
+				Next:    map[uint64]protocol.State{TagInit: StIdle},
+				MaxSize: maxSmallMessage,
+			},
+			StIdle: {
+				Agency: protocol.Server,
+				Next: map[uint64]protocol.State{
+					TagRequestTxIds: StTxIds,
+					TagRequestTxs:   StTxs,
+				},
+				MaxSize: maxSmallMessage,
+			},
+			StTxIds: {
+				Agency: protocol.Client,
+				Next: map[uint64]protocol.State{
+					TagReplyTxIds: StIdle,
+					TagDone:       StDone,
+				},
+				MaxSize: maxSmallMessage,
+			},
+			StTxs: {
+				Agency:  protocol.Client,
+				Next:    map[uint64]protocol.State{TagReplyTxs: StIdle},
+				MaxSize: maxTxsMessage,
+				Timeout: ShortWait,
+			},
+			StDone: {Agency: protocol.Nobody},
+		},
+		Messages: map[uint64]func() protocol.Message{
+			TagInit:         func() protocol.Message { return new(MsgInit) },
+			TagRequestTxIds: func() protocol.Message { return new(MsgRequestTxIds) },
+			TagReplyTxIds:   func() protocol.Message { return new(MsgReplyTxIds) },
+			TagRequestTxs:   func() protocol.Message { return new(MsgRequestTxs) },
+			TagReplyTxs:     func() protocol.Message { return new(MsgReplyTxs) },
+			TagDone:         func() protocol.Message { return new(MsgDone) },
+		},
+	}
+}
