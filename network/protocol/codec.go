@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fxamacker/cbor/v2"
+
 	"github.com/leiosnode/leiosnode/block"
 )
 
@@ -17,25 +19,29 @@ const maxUvarintLen = 9
 // Encode returns m's wire encoding `[tag, payload...]`, where the payload
 // is the elements of m's own CBOR array.
 func Encode(m Message) ([]byte, error) {
-	payload, err := block.Marshal(m)
+	payload, err := lenientEnc.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("encode %T: %w", m, err)
 	}
 	var items []block.RawCBOR
-	if err := block.Unmarshal(payload, &items); err != nil {
+	if err := unmarshalLenient(payload, &items); err != nil {
 		return nil, fmt.Errorf("encode %T: payload is not an array: %w", m, err)
 	}
 	tag, err := block.Marshal(m.Tag())
 	if err != nil {
 		return nil, err
 	}
-	return block.Marshal(append([]block.RawCBOR{tag}, items...))
+	return lenientEnc.Marshal(append([]block.RawCBOR{tag}, items...))
 }
 
 // Decode decodes one message of sp. Every failure wraps ErrMalformed.
 func (sp *Spec) Decode(data []byte) (Message, error) {
+	unmarshal := block.Unmarshal
+	if sp.IndefiniteLengths {
+		unmarshal = unmarshalLenient
+	}
 	var items []block.RawCBOR
-	if err := block.Unmarshal(data, &items); err != nil {
+	if err := unmarshal(data, &items); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	if len(items) == 0 {
@@ -49,12 +55,12 @@ func (sp *Spec) Decode(data []byte) (Message, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %s has no message with tag %d", ErrMalformed, sp.Name, tag)
 	}
-	payload, err := block.Marshal(items[1:])
+	payload, err := lenientEnc.Marshal(items[1:])
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	m := newMsg()
-	if err := block.Unmarshal(payload, m); err != nil {
+	if err := unmarshal(payload, m); err != nil {
 		return nil, fmt.Errorf("%w: %s tag %d: %w", ErrMalformed, sp.Name, tag, err)
 	}
 	if v, ok := m.(Validator); ok {
@@ -63,6 +69,47 @@ func (sp *Spec) Decode(data []byte) (Message, error) {
 		}
 	}
 	return m, nil
+}
+
+// lenientEnc and lenientMode are block's encoding and decoding modes but
+// for indefinite lengths, which they allow: messages are split into their
+// items and reassembled with them, and only a Spec with IndefiniteLengths
+// decodes with lenientMode. Immutable once built; not state.
+var lenientEnc = func() cbor.EncMode {
+	opts := cbor.CoreDetEncOptions()
+	opts.IndefLength = cbor.IndefLengthAllowed
+	em, err := opts.EncMode()
+	if err != nil {
+		panic(err)
+	}
+	return em
+}()
+
+var lenientMode = func() cbor.DecMode {
+	dm, err := cbor.DecOptions{
+		DupMapKey:        cbor.DupMapKeyEnforcedAPF,
+		IndefLength:      cbor.IndefLengthAllowed,
+		MaxNestedLevels:  16,
+		MaxArrayElements: 1 << 20,
+		MaxMapPairs:      1 << 20,
+		TagsMd:           cbor.TagsAllowed,
+	}.DecMode()
+	if err != nil {
+		panic(err)
+	}
+	return dm
+}()
+
+// unmarshalLenient decodes exactly one item, allowing indefinite lengths.
+func unmarshalLenient(data []byte, v any) error {
+	rest, err := lenientMode.UnmarshalFirst(data, v)
+	if err != nil {
+		return fmt.Errorf("%w: %w", block.ErrMalformed, err)
+	}
+	if len(rest) != 0 {
+		return fmt.Errorf("%w: %d trailing bytes", block.ErrMalformed, len(rest))
+	}
+	return nil
 }
 
 // AppendFrame appends the frame of body: its uvarint length, then body.

@@ -80,6 +80,11 @@ type Spec struct {
 	// MaxPipelined is how many messages a side may send ahead while the
 	// other side holds agency (0: none, strict alternation).
 	MaxPipelined int
+	// IndefiniteLengths lets this protocol's messages carry indefinite-length
+	// items (LeiosFetch's bitmaps are an indefinite-length map). The
+	// messages' own decoders must then enforce which items may be
+	// indefinite; without it the engine rejects every indefinite length.
+	IndefiniteLengths bool
 }
 
 // ID is the libp2p protocol ID.

@@ -1,0 +1,214 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"net"
+	"slices"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+type pipeStream struct{ net.Conn }
+
+func (p pipeStream) Reset() error { return p.Conn.Close() }
+
+// sessions returns a client and a server session of LeiosFetch over a
+// pipe; each side's violations are sent on its channel.
+func sessions(t *testing.T) (client, server *protocol.Session, cv, sv <-chan error) {
+	t.Helper()
+	a, b := net.Pipe()
+	cvc, svc := make(chan error, 1), make(chan error, 1)
+	spec := Spec(testLimits)
+	client = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Client, Stream: pipeStream{a}, OnViolation: func(err error) { cvc <- err }})
+	server = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Server, Stream: pipeStream{b}, OnViolation: func(err error) { svc <- err }})
+	t.Cleanup(func() { client.Close(); server.Close() })
+	return client, server, cvc, svc
+}
+
+func bodyRequest(id uint64, eb *testEB, slot uint64) *Request {
+	return &Request{ID: id, Kind: RequestBody, Point: eb.point(slot), EbSize: eb.body.Size(), Bytes: eb.body.Size()}
+}
+
+func txsRequest(id uint64, eb *testEB, slot uint64, offsets ...int) *Request {
+	r := &Request{ID: id, Kind: RequestTxs, Point: eb.point(slot), Offsets: offsets}
+	for _, off := range offsets {
+		r.TxHashes = append(r.TxHashes, eb.body.Txs[off].TxHash)
+		r.Bytes += uint64(eb.body.Txs[off].Size)
+	}
+	return r
+}
+
+// The server answers pipelined requests from the LeiosDB, in order, and
+// the client checks and returns them.
+func TestClientServerPipelined(t *testing.T) {
+	h := newHarness(t)
+	eb := makeEB(t, 200, seeds(0, 150)...)
+	h.forge(10, eb)
+	client, server, cv, sv := sessions(t)
+	served := make(chan error, 1)
+	go func() { served <- (&Server{Store: h.f.db, Logger: quietLogger()}).Serve(context.Background(), server) }()
+
+	c := NewClient(client, testLimits)
+	reqs := []*Request{
+		bodyRequest(1, eb, 10),
+		txsRequest(2, eb, 10, 0, 63, 64, 149),
+		txsRequest(3, eb, 10, seedsInt(0, 150)...),
+	}
+	for _, r := range reqs {
+		if err := c.Send(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range reqs {
+		r, reply, err := c.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r != want {
+			t.Fatalf("reply to %v, want to %v", r, want)
+		}
+		switch r.Kind {
+		case RequestBody:
+			if reply.Body.Hash() != eb.body.Hash() {
+				t.Fatal("wrong body")
+			}
+		case RequestTxs:
+			for i, off := range r.Offsets {
+				if !slices.Equal(reply.Txs[i], eb.txs[off]) {
+					t.Fatalf("tx %d is not the tx at offset %d", i, off)
+				}
+			}
+		}
+	}
+	if err := c.Done(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("server: %v", err)
+	}
+	select {
+	case err := <-cv:
+		t.Fatalf("client violation %v", err)
+	case err := <-sv:
+		t.Fatalf("server violation %v", err)
+	default:
+	}
+}
+
+// What the server does not hold ends the session without a violation;
+// offsets beyond the body are the client's violation.
+func TestServerRefusals(t *testing.T) {
+	h := newHarness(t)
+	held := makeEB(t, 200, 1, 2)
+	h.forge(10, held)
+	partial := makeEB(t, 200, 3, 4)
+	pPartial := h.announce(11, partial)
+	h.must(h.f.Body(pPartial, partial.body.Bytes()))
+	unknown := makeEB(t, 200, 5)
+	for _, tc := range []struct {
+		name      string
+		req       *Request
+		want      error
+		violation bool
+	}{
+		{"unknown point", bodyRequest(1, unknown, 12), ErrNotHeld, false},
+		{"wrong slot", bodyRequest(1, held, 11), ErrNotHeld, false},
+		{"tx not held", txsRequest(1, partial, 11, 1), ErrNotHeld, false},
+		{"offset beyond the body", &Request{ID: 1, Kind: RequestTxs, Point: held.point(10), Offsets: []int{2}, TxHashes: []block.Hash{{}}}, ErrBadRequest, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client, server, _, sv := sessions(t)
+			served := make(chan error, 1)
+			go func() { served <- (&Server{Store: h.f.db, Logger: quietLogger()}).Serve(context.Background(), server) }()
+			c := NewClient(client, testLimits)
+			if err := c.Send(tc.req); err != nil {
+				t.Fatal(err)
+			}
+			err := <-served
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("server ended with %v, want %v", err, tc.want)
+			}
+			server.Fail(err) // as the host does with what Serve returns
+			if _, _, err := c.Next(context.Background()); !errors.Is(err, protocol.ErrClosed) {
+				t.Fatalf("client: %v, want the session closed", err)
+			}
+			select {
+			case v := <-sv:
+				if !tc.violation {
+					t.Fatalf("reported as a violation: %v", v)
+				}
+			default:
+				if tc.violation {
+					t.Fatal("not reported as a violation")
+				}
+			}
+		})
+	}
+}
+
+// A server that answers wrongly is caught: each case is a violation that
+// ends the session.
+func TestClientChecksReplies(t *testing.T) {
+	eb := makeEB(t, 200, 1, 2, 3)
+	other := makeEB(t, 200, 4, 5, 6)
+	txs := func(offsets ...int) [][]byte {
+		var out [][]byte
+		for _, off := range offsets {
+			out = append(out, eb.txs[off])
+		}
+		return out
+	}
+	forged := slices.Clone(eb.txs[1])
+	forged[len(forged)-1] ^= 1
+	// A body whose hash and size match the request but which is invalid
+	// (the same tx twice).
+	dupRaw := unhex(t, "a2 5820"+hexOf(eb.body.Txs[0].TxHash)+"18c8 5820"+hexOf(eb.body.Txs[0].TxHash)+"18c8")
+	dup := &Request{ID: 1, Kind: RequestBody, Point: block.Point{Slot: 10, Hash: block.HashBytes(dupRaw)}, EbSize: uint64(len(dupRaw))}
+	for _, tc := range []struct {
+		name  string
+		req   *Request
+		reply protocol.Message
+		want  error
+	}{
+		{"tx with a wrong hash", txsRequest(1, eb, 10, 0, 1), &MsgBlockTxs{Point: eb.point(10), Bitmaps: mustBitmaps(t, 0, 1), Txs: [][]byte{eb.txs[0], forged}}, ErrBadTxs},
+		{"txs in the wrong order", txsRequest(1, eb, 10, 0, 1), &MsgBlockTxs{Point: eb.point(10), Bitmaps: mustBitmaps(t, 0, 1), Txs: txs(1, 0)}, ErrBadTxs},
+		{"the same tx twice", txsRequest(1, eb, 10, 0, 1), &MsgBlockTxs{Point: eb.point(10), Bitmaps: mustBitmaps(t, 0, 1), Txs: txs(0, 0)}, ErrBadTxs},
+		{"txs of other offsets", txsRequest(1, eb, 10, 0, 1), &MsgBlockTxs{Point: eb.point(10), Bitmaps: mustBitmaps(t, 1, 2), Txs: txs(1, 2)}, ErrBadTxs},
+		{"txs of another point", txsRequest(1, eb, 10, 0), &MsgBlockTxs{Point: eb.point(11), Bitmaps: mustBitmaps(t, 0), Txs: txs(0)}, ErrBadTxs},
+		{"another body", bodyRequest(1, eb, 10), &MsgBlock{Body: other.body.Bytes()}, ErrBadBody},
+		{"a body of another size than announced", &Request{ID: 1, Kind: RequestBody, Point: eb.point(10), EbSize: eb.body.Size() + 1}, &MsgBlock{Body: eb.body.Bytes()}, ErrBadBody},
+		{"an invalid body", dup, &MsgBlock{Body: dupRaw}, ErrBadBody},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client, server, cv, _ := sessions(t)
+			go func() {
+				if _, err := server.Recv(context.Background()); err == nil {
+					_ = server.Send(tc.reply)
+				}
+			}()
+			c := NewClient(client, testLimits)
+			if err := c.Send(tc.req); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := c.Next(context.Background()); !errors.Is(err, tc.want) {
+				t.Fatalf("Next: %v, want %v", err, tc.want)
+			}
+			if err := <-cv; !errors.Is(err, tc.want) {
+				t.Fatalf("reported %v", err)
+			}
+		})
+	}
+}
+
+func mustBitmaps(t *testing.T, offsets ...int) Bitmaps {
+	bm, err := BitmapsOf(offsets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bm
+}
+
+func hexOf(h block.Hash) string { return h.String() }

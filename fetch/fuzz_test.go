@@ -1,0 +1,89 @@
+package fetch
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+// FuzzDecode: any bytes decode to a LeiosFetch message or fail with a
+// violation, and a decoded message's encoding is stable.
+func FuzzDecode(f *testing.F) {
+	spec := Spec(testLimits)
+	eb := makeEB(f, 100, 1, 2)
+	for _, m := range []protocol.Message{
+		&MsgBlockRequest{Point: goldenPoint},
+		&MsgBlock{Body: eb.body.Bytes()},
+		&MsgBlockTxsRequest{Point: goldenPoint, Bitmaps: goldenBitmaps},
+		&MsgBlockTxs{Point: goldenPoint, Bitmaps: Bitmaps{{Index: 0, Mask: 0xc000000000000000}}, Txs: eb.txs},
+		&MsgDone{},
+	} {
+		data, err := protocol.Encode(m)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add(unhex(f, "83 02"+goldenPointHex+goldenBitmapsIndefHex))
+	f.Add(unhex(f, "83 02"+goldenPointHex+"a2 02 01 01 01"))
+	f.Add(unhex(f, "82 01 f6"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := spec.Decode(data)
+		if err != nil {
+			if !protocol.IsViolation(err) {
+				t.Fatalf("decode error %v is not a violation", err)
+			}
+			return
+		}
+		again, err := protocol.Encode(m)
+		if err != nil {
+			t.Fatalf("re-encoding %T: %v", m, err)
+		}
+		m2, err := spec.Decode(again)
+		if err != nil {
+			t.Fatalf("re-encoded %T does not decode: %v", m, err)
+		}
+		third, err := protocol.Encode(m2)
+		if err != nil || !bytes.Equal(again, third) {
+			t.Fatalf("%T encoding is not stable (%v)", m, err)
+		}
+		if b, ok := m.(*MsgBlock); ok && !bytes.Contains(data, b.Body) {
+			t.Fatal("a decoded body is not the bytes received")
+		}
+	})
+}
+
+// FuzzBitmaps: any bytes decode to valid bitmaps (ascending, no zero mask)
+// whose offsets round-trip, or fail with ErrBitmaps.
+func FuzzBitmaps(f *testing.F) {
+	for _, seed := range []string{
+		goldenBitmapsIndefHex, goldenBitmapsDefHex, "a0", "bfff", "a2 02 01 01 01",
+		"a1 00 00", "a1 1a00010000 01", "a1 4100 01", "bf 00 01",
+	} {
+		f.Add(unhex(f, seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var bm Bitmaps
+		if err := bm.UnmarshalCBOR(data); err != nil {
+			if !errors.Is(err, ErrBitmaps) {
+				t.Fatalf("error %v does not wrap ErrBitmaps", err)
+			}
+			return
+		}
+		if err := bm.Validate(); err != nil {
+			t.Fatalf("decoded invalid bitmaps: %v", err)
+		}
+		back, err := BitmapsOf(bm.Offsets())
+		if err != nil || !back.Equal(bm) {
+			t.Fatalf("offsets of %v do not round-trip: %v", bm, err)
+		}
+		for _, indefinite := range []bool{false, true} {
+			var again Bitmaps
+			if err := again.UnmarshalCBOR(appendBitmaps(nil, bm, indefinite)); err != nil || !again.Equal(bm) {
+				t.Fatalf("re-encoding (indefinite %v) of %v: %v", indefinite, bm, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,93 @@
+package fetch
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/leiosdb"
+	"github.com/leiosnode/leiosnode/txcache"
+)
+
+// Defaults of Options (DESIGN §3).
+const (
+	DefaultMaxInFlightBytes     = 50_000_000
+	DefaultMaxPeerInFlightBytes = 5_000_000
+	DefaultMaxRequestBytes      = 500_000
+	DefaultMaxPeersPerItem      = 2
+	DefaultMaxRequestsPerPeer   = MaxPipelined + 1
+	DefaultHedgeAfter           = 2 * time.Second
+)
+
+// Options configure a Fetcher. DB and Cache are required; zero values of
+// the others take the documented defaults.
+type Options struct {
+	DB    *leiosdb.DB
+	Cache *txcache.Cache
+
+	// Limits validate EB bodies and size the protocol's messages. Default
+	// block.DefaultEBLimits; every node of a network must agree.
+	Limits block.EBLimits
+
+	// MaxInFlightBytes bounds the bytes requested and not yet answered, over
+	// all peers. Default 50 MB.
+	MaxInFlightBytes uint64
+	// MaxPeerInFlightBytes bounds them per peer. Default 5 MB.
+	MaxPeerInFlightBytes uint64
+	// MaxRequestBytes bounds one txs request (the sum of its declared tx
+	// sizes). A body request is one body, whatever its size. Default 500 kB.
+	MaxRequestBytes uint64
+	// MaxPeersPerItem bounds the peers a body or a tx is requested from at
+	// once. Default 2.
+	MaxPeersPerItem int
+	// MaxRequestsPerPeer bounds the outstanding requests per peer. Default
+	// and maximum MaxPipelined+1, what the protocol lets a client pipeline.
+	MaxRequestsPerPeer int
+	// HedgeAfter is how long a request for an item must have been
+	// outstanding before the item is also requested from another peer
+	// (within MaxPeersPerItem): a slow peer does not hold an EB up, and a
+	// fast one is not doubled. Default 2 s.
+	HedgeAfter time.Duration
+
+	// Syncing reports whether the node is catching up: then EBs are fetched
+	// oldest first, otherwise freshest first. Nil: always caught up.
+	Syncing func() bool
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.Limits == (block.EBLimits{}) {
+		o.Limits = block.DefaultEBLimits
+	}
+	if o.MaxInFlightBytes == 0 {
+		o.MaxInFlightBytes = DefaultMaxInFlightBytes
+	}
+	if o.MaxPeerInFlightBytes == 0 {
+		o.MaxPeerInFlightBytes = DefaultMaxPeerInFlightBytes
+	}
+	if o.MaxRequestBytes == 0 {
+		o.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if o.MaxPeersPerItem <= 0 {
+		o.MaxPeersPerItem = DefaultMaxPeersPerItem
+	}
+	if o.MaxRequestsPerPeer <= 0 || o.MaxRequestsPerPeer > DefaultMaxRequestsPerPeer {
+		o.MaxRequestsPerPeer = DefaultMaxRequestsPerPeer
+	}
+	if o.HedgeAfter <= 0 {
+		o.HedgeAfter = DefaultHedgeAfter
+	}
+	if o.Syncing == nil {
+		o.Syncing = func() bool { return false }
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
