@@ -45,6 +45,10 @@ type Options struct {
 	Params *ledger.Params
 	// RBMaxBodyBytes bounds a forged body; default 90,112.
 	RBMaxBodyBytes int
+	// Ready says whether the node may forge: a node that has just started
+	// must first learn its peers' chain, or it would forge a fork from a
+	// stale tip that peers more than k blocks ahead refuse. Nil: always.
+	Ready func() bool
 	// Now is the wall clock; default time.Now.
 	Now func() time.Time
 	// Logger defaults to slog.Default().
@@ -119,6 +123,9 @@ func (f *Forger) Run(ctx context.Context) error {
 		// slot already past would only produce a block peers see late.
 		if now := clock.SlotAt(f.opts.Now()); now > slot {
 			slot = now
+		}
+		if f.opts.Ready != nil && !f.opts.Ready() {
+			continue
 		}
 		if _, err := f.ForgeSlot(slot); err != nil {
 			f.opts.Logger.Warn("forge: block not adopted", "slot", slot, "err", err)

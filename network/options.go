@@ -31,6 +31,9 @@ type HostOptions struct {
 	// against the peer) from a local failure. Nil: every AddBlock error
 	// counts against the peer.
 	IsInvalidBlock func(error) bool
+	// OnCaughtUp, if set, is called whenever chain sync has added
+	// everything up to a peer's tip.
+	OnCaughtUp func()
 	// SyncBatch is how many blocks a chain-sync client fetches in one
 	// request while behind. Default chainsync.DefaultBatchSize (100).
 	SyncBatch int

@@ -36,6 +36,7 @@ func (h *Host) chainService() Service {
 				Fetch:          blockfetch.NewClient(bf, 0).Fetch,
 				IsInvalidBlock: h.opts.IsInvalidBlock,
 				BatchSize:      h.opts.SyncBatch,
+				OnCaughtUp:     h.opts.OnCaughtUp,
 			}
 			return client.Run(ctx, cs)
 		},

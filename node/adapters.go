@@ -56,11 +56,13 @@ func (c forgeChain) AddBlock(blk *block.Block) (chaindb.AddResult, error) {
 	return res, err
 }
 
-// isInvalidBlock tells a peer's fault (a block that fails validation, or a
-// fork deeper than k that an honest peer would not serve) from a local one.
+// isInvalidBlock tells a peer's fault (a block that fails validation, or
+// does not link to its chain) from anything else. A fork deeper than k is
+// not counted: an honest peer that was partitioned for a while serves one,
+// and chain sync simply ends that session and intersects again.
 func isInvalidBlock(err error) bool {
 	for _, sentinel := range []error{
-		chaindb.ErrInvalidBlock, chaindb.ErrForkTooDeep, chaindb.ErrUnknownPredecessor,
+		chaindb.ErrInvalidBlock, chaindb.ErrUnknownPredecessor,
 		consensus.ErrUnknownIssuer, consensus.ErrWrongVRFKey, consensus.ErrBadVRFProof,
 		consensus.ErrNotLeader, consensus.ErrFutureSlot, consensus.ErrBodyTooLarge,
 		block.ErrBadSignature, block.ErrBodyMismatch,

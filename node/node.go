@@ -36,7 +36,9 @@ type Node struct {
 	txCounts  *txCounter
 	mempool   *mempool.Mempool
 	host      *network.Host
+	caughtUp  *atomic.Bool  // chain sync reached a peer's tip at least once
 	forger    *forge.Forger // nil on a relay
+	started   time.Time
 }
 
 // New builds a node: logger, genesis and validator, chain database, network
@@ -52,6 +54,7 @@ func New(cfg *Config, logger *slog.Logger) (n *Node, err error) {
 		errors:   errCount,
 		registry: prometheus.NewRegistry(),
 		adopted:  new(atomic.Uint64),
+		caughtUp: new(atomic.Bool),
 	}
 	defer func() {
 		if err != nil {
@@ -130,6 +133,9 @@ func (n *Node) buildHost() error {
 	if err != nil {
 		return err
 	}
+	if len(topology.Peers) == 0 {
+		n.caughtUp.Store(true) // nobody to learn a chain from
+	}
 	n.host, err = network.NewHost(network.HostOptions{
 		Key:            nodeKey,
 		ListenAddrs:    n.cfg.ListenAddrs,
@@ -137,6 +143,7 @@ func (n *Node) buildHost() error {
 		Chain:          chainAdapter{db: n.chain, adopted: n.adopted},
 		ValidateHeader: n.validator.ValidateHeader,
 		IsInvalidBlock: isInvalidBlock,
+		OnCaughtUp:     func() { n.caughtUp.Store(true) },
 		Services: []network.Service{
 			network.TxSubmissionService(txSubmissionMempool{n.mempool}, txsubmission.Options{}),
 		},
@@ -164,6 +171,7 @@ func (n *Node) buildForger() error {
 		IssuerKey:      ed25519.PrivateKey(issuer),
 		VRFKey:         vrfKey,
 		Mempool:        n.mempool,
+		Ready:          n.readyToForge,
 		Params:         &n.genesis.ProtocolParams,
 		RBMaxBodyBytes: n.genesis.Leios.RBMaxBodyBytes,
 		Logger:         n.log.With("component", "forge"),
@@ -176,6 +184,7 @@ func (n *Node) buildForger() error {
 // clean shutdown.
 func (n *Node) Run(ctx context.Context) error {
 	defer n.close()
+	n.started = time.Now()
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return n.host.Run(ctx) })
 	g.Go(func() error { return n.mempool.Run(ctx) })
@@ -193,6 +202,16 @@ func (n *Node) Run(ctx context.Context) error {
 		err = nil
 	}
 	return err
+}
+
+// startupGrace is how long a producer that cannot reach any peer waits
+// before it forges on its own chain.
+const startupGrace = 10 * time.Second
+
+// readyToForge holds the forge back after a start until chain sync has
+// caught up with a peer (or no peer could be reached for startupGrace).
+func (n *Node) readyToForge() bool {
+	return n.caughtUp.Load() || time.Since(n.started) > startupGrace
 }
 
 // close releases what New opened, in reverse order. Safe on a partial node.

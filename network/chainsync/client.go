@@ -42,6 +42,9 @@ type Client struct {
 	IsInvalidBlock func(error) bool
 	// BatchSize bounds one fetch while behind; 0 means DefaultBatchSize.
 	BatchSize int
+	// OnCaughtUp, if set, is called each time the client has added
+	// everything up to the peer's tip (the peer said await).
+	OnCaughtUp func()
 }
 
 // Run intersects with the peer and follows its chain until ctx ends or the
@@ -68,6 +71,9 @@ func (c *Client) Run(ctx context.Context, s *protocol.Session) error {
 			// At the peer's tip: add what is pending before waiting.
 			if err := f.flush(ctx); err != nil {
 				return err
+			}
+			if c.OnCaughtUp != nil {
+				c.OnCaughtUp()
 			}
 			if msg, err = s.Recv(ctx); err != nil {
 				return err
