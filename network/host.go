@@ -59,12 +59,8 @@ type PeerInfo struct {
 // served until Run.
 func NewHost(opts HostOptions) (*Host, error) {
 	opts.setDefaults()
-	if len(opts.Key) != ed25519.PrivateKeySize {
+	if opts.Libp2p == nil && len(opts.Key) != ed25519.PrivateKeySize {
 		return nil, errors.New("network: HostOptions.Key must be an ed25519 private key")
-	}
-	key, err := crypto.UnmarshalEd25519PrivateKey(opts.Key)
-	if err != nil {
-		return nil, fmt.Errorf("network: host key: %w", err)
 	}
 	h := &Host{opts: opts, log: opts.Logger, live: make(map[peer.ID]*livePeer)}
 	for _, s := range opts.Topology {
@@ -83,9 +79,30 @@ func NewHost(opts HostOptions) (*Host, error) {
 	}
 	h.metrics = newMetrics()
 	h.scorer = newScorer(opts.MaxViolations, opts.ViolationWindow, opts.BanDuration, h.metrics.refused.Inc)
+	if opts.Libp2p != nil {
+		h.host = opts.Libp2p
+	} else if err := h.buildLibp2p(); err != nil {
+		return nil, err
+	}
+	if opts.Registerer != nil {
+		if err := h.metrics.register(opts.Registerer, func() int { return len(h.host.Network().Peers()) }); err != nil {
+			_ = h.host.Close()
+			return nil, fmt.Errorf("network: metrics: %w", err)
+		}
+	}
+	return h, nil
+}
+
+// buildLibp2p builds the libp2p host: TCP, Noise, Yamux, the scorer as the
+// connection gater.
+func (h *Host) buildLibp2p() error {
+	key, err := crypto.UnmarshalEd25519PrivateKey(h.opts.Key)
+	if err != nil {
+		return fmt.Errorf("network: host key: %w", err)
+	}
 	listen := libp2p.NoListenAddrs
-	if len(opts.ListenAddrs) > 0 {
-		listen = libp2p.ListenAddrStrings(opts.ListenAddrs...)
+	if len(h.opts.ListenAddrs) > 0 {
+		listen = libp2p.ListenAddrStrings(h.opts.ListenAddrs...)
 	}
 	h.host, err = libp2p.New(
 		libp2p.Identity(key),
@@ -98,15 +115,9 @@ func NewHost(opts HostOptions) (*Host, error) {
 		libp2p.DisableMetrics(), // ours go to opts.Registerer
 	)
 	if err != nil {
-		return nil, fmt.Errorf("network: libp2p host: %w", err)
+		return fmt.Errorf("network: libp2p host: %w", err)
 	}
-	if opts.Registerer != nil {
-		if err := h.metrics.register(opts.Registerer, func() int { return len(h.host.Network().Peers()) }); err != nil {
-			_ = h.host.Close()
-			return nil, fmt.Errorf("network: metrics: %w", err)
-		}
-	}
-	return h, nil
+	return nil
 }
 
 // checkServices validates every served Spec and rejects a protocol served

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/leiosnode/leiosnode/block"
@@ -14,6 +15,11 @@ import (
 type HostOptions struct {
 	// Key is the node's ed25519 key; the peer ID derives from it. Required.
 	Key ed25519.PrivateKey
+	// Libp2p, if set, is an already built libp2p host to run on instead of
+	// one built from Key and ListenAddrs — for tests and benchmarks of many
+	// nodes on mocknet links with latency and bandwidth. Its connection
+	// gater is its own: bans then disconnect but cannot refuse redials.
+	Libp2p host.Host
 	// ListenAddrs are multiaddrs to listen on, e.g. /ip4/127.0.0.1/tcp/3001.
 	// None: the host only dials.
 	ListenAddrs []string
