@@ -45,6 +45,14 @@ type Options struct {
 	Params *ledger.Params
 	// RBMaxBodyBytes bounds a forged body; default 90,112.
 	RBMaxBodyBytes int
+	// EBLimits bound the endorser block an RB announces when the mempool
+	// holds more than the RB carries; zero MaxTxs forges no EBs.
+	EBLimits block.EBLimits
+	// PublishEB hands a forged, adopted RB's EB to the handlers peers' EBs
+	// go through, in the order DESIGN §4 requires: the announcement (rb),
+	// then the body, then the closure's txs (validated). Required with
+	// EBLimits.
+	PublishEB func(rb *block.Header, eb *block.EBBody, closure [][]byte)
 	// Ready says whether the node may forge: a node that has just started
 	// must first learn its peers' chain, or it would forge a fork from a
 	// stale tip that peers more than k blocks ahead refuse. Nil: always.
@@ -63,6 +71,7 @@ type Forger struct {
 
 	forged  atomic.Uint64
 	adopted atomic.Uint64
+	ebs     atomic.Uint64
 }
 
 // New checks that the keys belong to a registered pool.
@@ -79,6 +88,9 @@ func New(opts Options) (*Forger, error) {
 	if opts.Params == nil {
 		p := ledger.DefaultParams()
 		opts.Params = &p
+	}
+	if opts.EBLimits.MaxTxs > 0 && opts.PublishEB == nil {
+		return nil, errors.New("forge: EBLimits without PublishEB")
 	}
 	if opts.RBMaxBodyBytes <= 0 {
 		opts.RBMaxBodyBytes = consensus.DefaultLeiosParams().RBMaxBodyBytes
@@ -102,6 +114,9 @@ func (f *Forger) Forged() uint64 { return f.forged.Load() }
 // Adopted is the number of forged blocks chain selection adopted when they
 // were added.
 func (f *Forger) Adopted() uint64 { return f.adopted.Load() }
+
+// EBs is the number of endorser blocks this forger announced.
+func (f *Forger) EBs() uint64 { return f.ebs.Load() }
 
 // Run forges until ctx is cancelled, waking at the start of every slot.
 func (f *Forger) Run(ctx context.Context) error {
@@ -147,25 +162,49 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 	if !tip.Point.IsOrigin() && tip.Point.Slot >= slot {
 		return nil, nil
 	}
-	txs := f.selectTxs(view, slot)
-	blk := f.build(slot, tip, block.VRFResult{Output: output, Proof: proof}, txs)
+	sel := f.selectTxs(view, slot)
+	eb, err := f.buildEB(sel.eb)
+	if err != nil {
+		return nil, fmt.Errorf("forge: slot %d: %w", slot, err)
+	}
+	blk := f.build(slot, tip, block.VRFResult{Output: output, Proof: proof}, sel.rb, eb)
 	f.forged.Add(1)
 	res, err := f.opts.Chain.AddBlock(blk)
 	if err != nil {
 		if errors.Is(err, chaindb.ErrInvalidBlock) && f.opts.Mempool != nil {
-			f.dropTxs(txs)
+			f.dropTxs(sel.rb)
 		}
 		return blk, fmt.Errorf("forge: slot %d: %w", slot, err)
 	}
 	if res.Adopted {
 		f.adopted.Add(1)
 	}
+	if eb != nil {
+		closure := make([][]byte, len(sel.eb))
+		for i, tx := range sel.eb {
+			closure[i] = tx.Bytes()
+		}
+		f.opts.PublishEB(blk.Header, eb, closure)
+		f.ebs.Add(1)
+	}
 	f.opts.Logger.Info("forged block", "slot", slot, "number", blk.Header.BlockNumber,
-		"hash", blk.Hash().Short(), "txs", len(txs), "adopted", res.Adopted)
+		"hash", blk.Hash().Short(), "txs", len(sel.rb), "ebTxs", len(sel.eb), "adopted", res.Adopted)
 	return blk, nil
 }
 
-func (f *Forger) build(slot uint64, tip block.Tip, vrfResult block.VRFResult, txs []*ledger.Tx) *block.Block {
+// buildEB makes the EB body of txs; nil when there are none.
+func (f *Forger) buildEB(txs []*ledger.Tx) (*block.EBBody, error) {
+	if len(txs) == 0 {
+		return nil, nil
+	}
+	entries := make([]block.EBTx, len(txs))
+	for i, tx := range txs {
+		entries[i] = block.EBTx{TxHash: tx.Hash(), Size: uint32(tx.Size())}
+	}
+	return block.NewEBBody(entries, f.opts.EBLimits)
+}
+
+func (f *Forger) build(slot uint64, tip block.Tip, vrfResult block.VRFResult, txs []*ledger.Tx, eb *block.EBBody) *block.Block {
 	raw := make([]block.RawCBOR, len(txs))
 	for i, tx := range txs {
 		raw[i] = tx.Bytes()
@@ -183,6 +222,10 @@ func (f *Forger) build(slot uint64, tip block.Tip, vrfResult block.VRFResult, tx
 	if !tip.Point.IsOrigin() {
 		prev := tip.Point.Hash
 		hb.PrevHash = &prev
+	}
+	if eb != nil {
+		announcement := eb.Announcement()
+		hb.Announcement = &announcement
 	}
 	return block.NewBlock(block.NewHeader(hb, f.opts.IssuerKey), body)
 }

@@ -33,7 +33,7 @@ type fixture struct {
 
 // With a whale, the pool holds a negligible share of the stake and f is
 // tiny, so it (almost surely) never leads.
-func newFixture(t *testing.T, withWhale bool, rbMaxBody int) *fixture {
+func newFixture(t *testing.T, withWhale bool, rbMaxBody int, configure ...func(*Options)) *fixture {
 	t.Helper()
 	issuer := ed25519.NewKeyFromSeed(make([]byte, 32))
 	vrfKey, err := vrf.NewKeyFromSeed(make([]byte, 32))
@@ -98,7 +98,7 @@ func newFixture(t *testing.T, withWhale bool, rbMaxBody int) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(mp.Close)
-	forger, err := New(Options{
+	opts := Options{
 		Validator:      validator,
 		Chain:          db,
 		IssuerKey:      issuer,
@@ -106,7 +106,11 @@ func newFixture(t *testing.T, withWhale bool, rbMaxBody int) *fixture {
 		Mempool:        mp,
 		RBMaxBodyBytes: rbMaxBody,
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	}
+	for _, c := range configure {
+		c(&opts)
+	}
+	forger, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,5 +236,54 @@ func TestRunForgesOnTheWallClock(t *testing.T) {
 	}
 	if n := f.chain.Tip().BlockNumber; n < 3 {
 		t.Fatalf("%d blocks in about 5 slots of a pool that leads every slot", n)
+	}
+}
+
+// When the mempool holds more than the RB carries, the RB announces an EB of
+// the next txs, and the EB is handed on only after the RB is on the chain.
+func TestForgeAnnouncesEBOfTheNextTxs(t *testing.T) {
+	type published struct {
+		rb      *block.Header
+		eb      *block.EBBody
+		closure [][]byte
+		tip     block.Tip
+	}
+	var got []published
+	var f *fixture
+	f = newFixture(t, false, 1000, func(o *Options) {
+		o.EBLimits = block.EBLimits{MaxBodyBytes: 1000, MaxClosureBytes: 600, MaxTxs: 3}
+		o.PublishEB = func(rb *block.Header, eb *block.EBBody, closure [][]byte) {
+			got = append(got, published{rb, eb, closure, f.chain.Tip()})
+		}
+	})
+	txs := f.chainOfTxs(t, 12)
+	for _, tx := range txs {
+		if err := f.mempool.Add(context.Background(), tx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	blk, err := f.forger.ForgeSlot(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || f.forger.EBs() != 1 {
+		t.Fatalf("%d EBs published", len(got))
+	}
+	p := got[0]
+	if p.tip.Point != blk.Point() || p.rb.Hash() != blk.Hash() {
+		t.Fatal("the EB was published before its RB was on the chain")
+	}
+	if a := blk.Header.Announcement; a == nil || a.EbHash != p.eb.Hash() || a.EbSize != p.eb.Size() {
+		t.Fatal("the RB header does not announce the published EB")
+	}
+	nRB := len(blk.Body.Txs)
+	if len(p.eb.Txs) != 3 || p.eb.ClosureSize() > 600 {
+		t.Fatalf("EB of %d txs, %d bytes: limits not applied", len(p.eb.Txs), p.eb.ClosureSize())
+	}
+	for i, entry := range p.eb.Txs {
+		want := txs[nRB+i]
+		if entry.TxHash != block.Hash(want.Hash()) || block.HashBytes(p.closure[i]) != entry.TxHash {
+			t.Fatalf("EB tx %d is not the next tx after the RB's", i)
+		}
 	}
 }

@@ -12,28 +12,51 @@ import (
 // tx array's head and the null certificate.
 const bodyOverhead = 1 + 5 + 1
 
+// ebEntryOverhead is the most an EB body entry adds to a tx beyond nothing:
+// a 34-byte hash item and a size of up to 5 bytes; ebHeadOverhead is the
+// map's head.
+const (
+	ebEntryOverhead = 34 + 5
+	ebHeadOverhead  = 5
+)
+
+// selection is what one snapshot yields for a block: the RB's own txs and
+// the txs of the EB it announces (none if the RB carries everything).
+type selection struct {
+	rb []*ledger.Tx
+	eb []*ledger.Tx
+}
+
 // selectTxs takes one mempool snapshot and picks, in ticket order, the txs
-// that still apply on the tip the block extends, up to the body limit.
+// that still apply on the tip the block extends: first up to the RB body
+// limit, then, for the EB, up to the EB limits.
 //
 // The snapshot may have been validated against an older tip than view's
 // (its sync runs after each tip change), so every tx is reapplied here on
-// the exact ledger the block will be applied to; a tx that no longer fits
-// is skipped and the sync will drop it. Reapply skips signatures: the
-// mempool checked them on admission and the bytes are unchanged.
-func (f *Forger) selectTxs(view ledger.UTxO, slot uint64) []*ledger.Tx {
+// the exact ledger the block will be applied to — the EB's after the RB's,
+// as a certificate will apply them; a tx that no longer applies is skipped
+// and the sync will drop it. Reapply skips signatures: the mempool checked
+// them on admission and the bytes are unchanged.
+func (f *Forger) selectTxs(view ledger.UTxO, slot uint64) selection {
+	var sel selection
 	if f.opts.Mempool == nil {
-		return nil
+		return sel
 	}
-	snapshot := f.opts.Mempool.Snapshot()
-	budget := f.opts.RBMaxBodyBytes - bodyOverhead
 	acc := ledger.NewDiff()
 	utxo := ledger.Overlay{Base: view, Diffs: []*ledger.Diff{acc}}
-	var txs []*ledger.Tx
-	for entry := range snapshot.All() {
+	rbBudget := f.opts.RBMaxBodyBytes - bodyOverhead
+	limits := f.opts.EBLimits
+	ebBody, ebClosure := ebHeadOverhead, 0
+	for entry := range f.opts.Mempool.Snapshot().All() {
 		tx := entry.Tx
-		if tx.Size() > budget {
-			if budget < 200 {
-				break // no typical tx fits any more
+		toRB := tx.Size() <= rbBudget && sel.eb == nil
+		toEB := !toRB && f.opts.EBLimits.MaxTxs > 0 &&
+			len(sel.eb) < limits.MaxTxs &&
+			ebClosure+tx.Size() <= limits.MaxClosureBytes &&
+			ebBody+ebEntryOverhead <= limits.MaxBodyBytes
+		if !toRB && !toEB {
+			if f.opts.EBLimits.MaxTxs == 0 || len(sel.eb) == limits.MaxTxs {
+				break
 			}
 			continue
 		}
@@ -42,10 +65,16 @@ func (f *Forger) selectTxs(view ledger.UTxO, slot uint64) []*ledger.Tx {
 			continue
 		}
 		acc.Append(diff)
-		txs = append(txs, tx)
-		budget -= tx.Size()
+		if toRB {
+			sel.rb = append(sel.rb, tx)
+			rbBudget -= tx.Size()
+		} else {
+			sel.eb = append(sel.eb, tx)
+			ebBody += ebEntryOverhead
+			ebClosure += tx.Size()
+		}
 	}
-	return txs
+	return sel
 }
 
 // dropTxs removes from the mempool the txs of a forged block the chain
