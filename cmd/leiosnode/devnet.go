@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -21,6 +24,7 @@ type devnetOptions struct {
 	duration   time.Duration // 0 = until a signal
 	reportFile string        // "" = no report
 	startDelay time.Duration // system start = now + this
+	txRate     float64       // the firehose's txs per second; 0 = off
 }
 
 func newDevnetCommand() *cobra.Command {
@@ -33,8 +37,17 @@ func newDevnetCommand() *cobra.Command {
 		Short: "Generate a devnet and run it, one process per node, printing a status line per second",
 		Long: `Generate a devnet (as genesis does) and run each node as its own process,
 printing each node's command line (to restart one by hand) and, once a second,
-the slot and every node's tip, immutable tip and peer count. Ctrl-C, SIGTERM
-or --duration stop the nodes (SIGTERM, then SIGKILL after a timeout).`,
+the slot, every node's tip, immutable tip, peer count and mempool size, and
+the txs sent, on chain and reaching the chain per second.
+
+Unless --tx-rate is 0, a firehose feeds the nodes valid signed txs from the
+genesis funds: one chain of txs per funded address (each tx spends the one
+before), each chain sent to one node, round-robin at the rate. When it
+stops, the devnet gives the last txs a few blocks' time to land, then checks
+that every admitted tx is on the chain of every node, or still in a mempool.
+
+Ctrl-C, SIGTERM or --duration stop the nodes (SIGTERM, then SIGKILL after a
+timeout).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -51,6 +64,7 @@ or --duration stop the nodes (SIGTERM, then SIGKILL after a timeout).`,
 	fs.DurationVar(&opts.duration, "duration", 0, "stop after this long (0 = run until Ctrl-C)")
 	fs.StringVar(&opts.reportFile, "report", "", "write a JSON summary of the run to this file at the end")
 	fs.DurationVar(&opts.startDelay, "start-delay", 2*time.Second, "system start = now + this")
+	fs.Float64Var(&opts.txRate, "tx-rate", defaultTxRate, "txs per second the firehose submits (0 = no firehose)")
 	return cmd
 }
 
@@ -74,6 +88,11 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, flags *devnetFlags, opts
 		return err
 	}
 	printDevnet(out, d)
+	client := &http.Client{}
+	firehose, err := loadFirehose(d, client, firehoseOptions{Rate: opts.txRate})
+	if err != nil {
+		return err
+	}
 
 	exe, err := os.Executable()
 	if err != nil {
@@ -89,9 +108,25 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, flags *devnetFlags, opts
 		fmt.Fprintf(out, "%s (pid %d): %s\n", p.name, p.cmd.Process.Pid, p.commandLine())
 	}
 
-	client := &http.Client{}
 	watch := newChainWatch(d.Nodes)
-	supervise(ctx, out, d, procs, client, watch, opts.duration)
+	firehoseCtx, stopFirehose := context.WithCancel(ctx)
+	defer stopFirehose()
+	var firehoseRun sync.WaitGroup
+	firehoseRun.Go(func() { firehose.run(firehoseCtx) })
+	supervise(ctx, out, d, procs, client, watch, firehose, opts.duration)
+	stopFirehose()
+	firehoseRun.Wait()
+	var txs *TxReport
+	if firehose.enabled() {
+		// Not cut short by ctx: the check is what the report is for, and
+		// it is bounded; a second Ctrl-C still ends the supervisor.
+		grace := inFlightGrace(d.Genesis)
+		fmt.Fprintf(out, "firehose stopped; giving its last txs up to %v to reach every chain\n", grace.Round(time.Millisecond))
+		settled := awaitInFlight(context.Background(), client, d.Nodes, grace)
+		txs = firehose.settle(context.Background())
+		txs.Settled = settled
+		printTxReport(out, txs)
+	}
 
 	// The last poll, for the report, is taken before the nodes stop.
 	watch.observe(pollStatuses(context.Background(), client, d.Nodes))
@@ -112,6 +147,7 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, flags *devnetFlags, opts
 	}
 
 	report := watch.report(d.Dir, started, time.Now(), slot, exited)
+	report.Txs = txs
 	printAgreement(out, report.Agreement)
 	if opts.reportFile != "" {
 		if err := node.WriteJSON(opts.reportFile, report); err != nil {
@@ -126,7 +162,7 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, flags *devnetFlags, opts
 // until ctx is cancelled or duration (when non-zero) has passed. A node
 // process that exits on its own is announced once and shown as down; the
 // devnet keeps running (the user may restart it by hand).
-func supervise(ctx context.Context, out io.Writer, d *devnet, procs *nodeProcesses, client *http.Client, watch *chainWatch, duration time.Duration) {
+func supervise(ctx context.Context, out io.Writer, d *devnet, procs *nodeProcesses, client *http.Client, watch *chainWatch, firehose *txFirehose, duration time.Duration) {
 	var deadline <-chan time.Time
 	if duration > 0 {
 		timer := time.NewTimer(duration)
@@ -139,6 +175,7 @@ func supervise(ctx context.Context, out io.Writer, d *devnet, procs *nodeProcess
 	for i, n := range d.Nodes {
 		names[i] = n.Name
 	}
+	rate := newOnChainRate(onChainRateWindow)
 	announced := make([]bool, len(procs.procs))
 	exitStates := make([]string, len(procs.procs))
 	for {
@@ -161,7 +198,11 @@ func supervise(ctx context.Context, out io.Writer, d *devnet, procs *nodeProcess
 				fmt.Fprintf(out, "%s %s; its log is %s\n", p.name, exitStates[i], p.logFile)
 			}
 		}
-		fmt.Fprintln(out, statusLine(d.Genesis.Clock(), time.Now(), names, polls, exitStates))
+		now := time.Now()
+		onChain := maxTxsOnChain(polls)
+		rate.observe(now, onChain)
+		txs := txLine{Submitted: firehose.submitted(), OnChain: onChain, PerSecond: rate.perSecond()}
+		fmt.Fprintln(out, statusLine(d.Genesis.Clock(), now, names, polls, exitStates, txs))
 	}
 }
 
@@ -175,5 +216,25 @@ func printAgreement(out io.Writer, a Agreement) {
 	fmt.Fprintln(out, "chain agreement not confirmed:")
 	for _, p := range a.Problems {
 		fmt.Fprintln(out, "  "+p)
+	}
+}
+
+// printTxReport prints the firehose's summary.
+func printTxReport(out io.Writer, r *TxReport) {
+	var rejected uint64
+	for _, n := range r.Rejected {
+		rejected += n
+	}
+	fmt.Fprintf(out, "txs: %d submitted, %d admitted, %d rejected; %d on every chain, %d in a mempool, %d on some chains, %d lost",
+		r.Submitted, r.Admitted, rejected, r.OnChain, r.InMempoolAtEnd, r.OnSomeChains, r.Lost)
+	if r.Unchecked > 0 {
+		fmt.Fprintf(out, ", %d unchecked", r.Unchecked)
+	}
+	fmt.Fprintln(out)
+	for _, reason := range slices.Sorted(maps.Keys(r.Rejected)) {
+		fmt.Fprintf(out, "  rejected %d× %s\n", r.Rejected[reason], reason)
+	}
+	for _, line := range append(r.StoppedChains, r.Problems...) {
+		fmt.Fprintln(out, "  "+line)
 	}
 }

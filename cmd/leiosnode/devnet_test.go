@@ -10,9 +10,11 @@ import (
 )
 
 // TestDevnetEndToEnd runs a three-node devnet of real node processes (the
-// test binary standing in for leiosnode) for about ten seconds, then reads
-// its report: every node up and connected, blocks forged, and the chains in
-// agreement. k is lowered to 3 so that blocks become immutable in the time.
+// test binary standing in for leiosnode) for about ten seconds, with the
+// firehose feeding it, then reads its report: every node up and connected,
+// blocks forged, the chains in agreement, and the firehose's txs on the
+// chain of every node, none lost. k is lowered to 3 so that blocks become
+// immutable in the time.
 func TestDevnetEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a devnet for about ten seconds")
@@ -21,12 +23,12 @@ func TestDevnetEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	reportFile := filepath.Join(dir, "report.json")
 	out, err := execute(context.Background(), "devnet", "--dir", filepath.Join(dir, "devnet"),
-		"--nodes", "3", "--funded", "2", "--security-param", "3", "--duration", "12s", "--report", reportFile)
+		"--nodes", "3", "--funded", "3", "--security-param", "3", "--duration", "12s", "--report", reportFile, "--tx-rate", "20")
 	t.Logf("devnet output:\n%s", out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"node-0 (pid ", "run --config ", "slot ", "stopping the nodes", "report written to"} {
+	for _, want := range []string{"node-0 (pid ", "run --config ", "slot ", " mempool ", " on chain ", "firehose stopped", "txs: ", "stopping the nodes", "report written to"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q", want)
 		}
@@ -61,6 +63,27 @@ func TestDevnetEndToEnd(t *testing.T) {
 	}
 	if !r.Agreement.Agree {
 		t.Errorf("the nodes do not agree: %q", r.Agreement.Problems)
+	}
+
+	// The firehose's txs: admitted, on every node's chain, none lost.
+	switch txs := r.Txs; {
+	case txs == nil:
+		t.Error("the report has no txs")
+	default:
+		if txs.Chains != 3 || txs.Admitted == 0 || txs.OnChain == 0 {
+			t.Errorf("txs: %d chains, %d admitted, %d on chain; want 3 chains and txs on chain", txs.Chains, txs.Admitted, txs.OnChain)
+		}
+		if txs.Lost != 0 || txs.Unchecked != 0 || len(txs.StoppedChains) != 0 || len(txs.Problems) != 0 {
+			t.Errorf("txs: %d lost, %d unchecked, stopped chains %q, problems %q", txs.Lost, txs.Unchecked, txs.StoppedChains, txs.Problems)
+		}
+		if placed := txs.OnChain + txs.InMempoolAtEnd + txs.OnSomeChains + txs.Lost + txs.Unchecked; placed != txs.Admitted {
+			t.Errorf("txs: %d admitted but %d placed", txs.Admitted, placed)
+		}
+	}
+	for _, n := range r.Nodes {
+		if n.TxsOnChain == 0 {
+			t.Errorf("%s has no txs on its chain", n.Name)
+		}
 	}
 	if t.Failed() {
 		for i := range 3 {

@@ -22,6 +22,47 @@ type Report struct {
 	Slot      uint64       `json:"slot"` // the slot in progress when the run ended
 	Nodes     []NodeReport `json:"nodes"`
 	Agreement Agreement    `json:"agreement"`
+	// Txs is what became of the firehose's txs; absent when it was off.
+	Txs *TxReport `json:"txs,omitempty"`
+}
+
+// TxReport is the firehose's part of the report. Every admitted tx is
+// counted once in OnChain, InMempoolAtEnd, OnSomeChains, Lost or
+// Unchecked, which add up to Admitted.
+type TxReport struct {
+	Rate   float64 `json:"rate"`   // offered, tx/s
+	Chains int     `json:"chains"` // one per funded address
+	// Submitted counts the distinct txs sent; a tx sent again after a 503
+	// or a POST without an answer counts once.
+	Submitted uint64 `json:"submitted"`
+	Admitted  uint64 `json:"admitted"`
+	// Rejected counts the 400 answers by the ledger rule they name.
+	Rejected map[string]uint64 `json:"rejected"`
+	// MempoolFull counts the 503 answers; each tx was sent again later.
+	MempoolFull uint64 `json:"mempoolFull"`
+	// SubmitErrors counts the POSTs and resync queries without an answer.
+	SubmitErrors uint64 `json:"submitErrors"`
+	// OnChain: admitted txs on the chain of every node that answered the
+	// final check.
+	OnChain uint64 `json:"onChain"`
+	// InMempoolAtEnd: the others still in some node's mempool.
+	InMempoolAtEnd uint64 `json:"inMempoolAtEnd"`
+	// OnSomeChains: the others on the chain of some nodes only.
+	OnSomeChains uint64 `json:"onSomeChains"`
+	// Lost: admitted txs that never reached the chain (and are in no
+	// mempool).
+	Lost uint64 `json:"lost"`
+	// Unchecked: admitted txs the final check could not place, because the
+	// nodes did not answer (see Problems).
+	Unchecked uint64 `json:"unchecked,omitempty"`
+	// Settled says the nodes reported empty mempools and equal tx counts on
+	// chain before the final check, within the grace after the firehose
+	// stopped.
+	Settled bool `json:"settled"`
+	// StoppedChains says which chains stopped before the end, and why.
+	StoppedChains []string `json:"stoppedChains,omitempty"`
+	// Problems says why the final check is incomplete.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // NodeReport is one node's part of the report, from its last status poll.
@@ -37,6 +78,9 @@ type NodeReport struct {
 	BlocksAdopted uint64         `json:"blocksAdopted"`
 	Peers         int            `json:"peers"`
 	Errors        uint64         `json:"errors"`
+	// Mempool and TxsOnChain are as the node's last status gave them.
+	Mempool    node.MempoolStatus `json:"mempool"`
+	TxsOnChain uint64             `json:"txsOnChain"`
 	// FailedPolls counts the status polls it did not answer.
 	FailedPolls int `json:"failedPolls"`
 	// Exited says how its process ended, when it ended before the devnet
@@ -130,6 +174,7 @@ func (w *chainWatch) report(dir string, started, stopped time.Time, slot uint64,
 			nr.Tip, nr.ImmutableTip = st.Tip, st.ImmutableTip
 			nr.BlocksForged, nr.BlocksAdopted, nr.Errors = st.BlocksForged, st.BlocksAdopted, st.Errors
 			nr.Peers = len(st.Peers)
+			nr.Mempool, nr.TxsOnChain = st.Mempool, st.TxsOnChain
 		}
 		r.Nodes = append(r.Nodes, nr)
 	}

@@ -210,9 +210,28 @@ func TestReportJSON(t *testing.T) {
 	w := watchOf(2)
 	w.nodes[0].peerID, w.nodes[1].peerID = "12D3KooA", "12D3KooB"
 	w.observe([]nodePoll{up(13, "a", 3, "a"), up(12, "a", 2, "a")})
-	w.observe([]nodePoll{up(13, "a", 3, "a"), down})
+	last := up(13, "a", 3, "a")
+	last.Status.Mempool, last.Status.TxsOnChain = node.MempoolStatus{Txs: 3, Bytes: 690}, 250
+	w.observe([]nodePoll{last, down})
 	start := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	r := w.report("/tmp/devnet", start, start.Add(time.Minute), 600, []string{"", "exited: signal: killed"})
+
+	// Without a firehose there is no "txs".
+	var fields map[string]json.RawMessage
+	if b, err := json.Marshal(r); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(b, &fields); err != nil {
+		t.Fatal(err)
+	}
+	if txs, ok := fields["txs"]; ok {
+		t.Errorf("report without a firehose has txs: %s", txs)
+	}
+	r.Txs = &TxReport{
+		Rate: 20, Chains: 10, Submitted: 1200, Admitted: 1195,
+		Rejected:    map[string]uint64{"ledger: input not in UTxO": 2},
+		MempoolFull: 3, OnChain: 1180, InMempoolAtEnd: 14, OnSomeChains: 0, Lost: 1, Settled: true,
+		StoppedChains: []string{"payment-3 (to node-0) stopped: its output … is neither in the mempool nor unspent at node-0"},
+	}
 	got, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -241,6 +260,11 @@ func TestReportJSON(t *testing.T) {
       "blocksAdopted": 13,
       "peers": 2,
       "errors": 0,
+      "mempool": {
+        "txs": 3,
+        "bytes": 690
+      },
+      "txsOnChain": 250,
       "failedPolls": 0
     },
     {
@@ -261,6 +285,11 @@ func TestReportJSON(t *testing.T) {
       "blocksAdopted": 12,
       "peers": 2,
       "errors": 0,
+      "mempool": {
+        "txs": 0,
+        "bytes": 0
+      },
+      "txsOnChain": 0,
       "failedPolls": 1,
       "exited": "exited: signal: killed"
     }
@@ -272,6 +301,25 @@ func TestReportJSON(t *testing.T) {
     "problems": [
       "node-1 is down",
       "no immutable block was seen on every node"
+    ]
+  },
+  "txs": {
+    "rate": 20,
+    "chains": 10,
+    "submitted": 1200,
+    "admitted": 1195,
+    "rejected": {
+      "ledger: input not in UTxO": 2
+    },
+    "mempoolFull": 3,
+    "submitErrors": 0,
+    "onChain": 1180,
+    "inMempoolAtEnd": 14,
+    "onSomeChains": 0,
+    "lost": 1,
+    "settled": true,
+    "stoppedChains": [
+      "payment-3 (to node-0) stopped: its output … is neither in the mempool nor unspent at node-0"
     ]
   }
 }`

@@ -60,10 +60,18 @@ func fetchStatus(ctx context.Context, client *http.Client, addr string) (*node.S
 	return &st, nil
 }
 
+// txLine is the status line's figures of the whole devnet's txs.
+type txLine struct {
+	Submitted uint64  // by the firehose
+	OnChain   uint64  // the most txs on chain any node reports
+	PerSecond float64 // reaching the chain, over the last onChainRateWindow
+}
+
 // statusLine is the devnet's once-a-second line: the slot, then per node its
-// tip (block number and hash prefix), immutable tip and peer count, or why
-// it is not answering. exitStates[i] is "" while node i's process runs.
-func statusLine(clock consensus.Clock, now time.Time, names []string, polls []nodePoll, exitStates []string) string {
+// tip (block number and hash prefix), immutable tip, peer count and mempool
+// size in txs, or why it is not answering, then the txs. exitStates[i] is ""
+// while node i's process runs.
+func statusLine(clock consensus.Clock, now time.Time, names []string, polls []nodePoll, exitStates []string, txs txLine) string {
 	var b strings.Builder
 	if now.Before(clock.Start) {
 		fmt.Fprintf(&b, "starts in %4.1fs", clock.Start.Sub(now).Seconds())
@@ -74,14 +82,70 @@ func statusLine(clock consensus.Clock, now time.Time, names []string, polls []no
 		fmt.Fprintf(&b, " | %s ", name)
 		switch st := polls[i].Status; {
 		case st != nil:
-			fmt.Fprintf(&b, "#%d %s imm #%d peers %d", st.Tip.BlockNumber, hashPrefix(st.Tip.Hash), st.ImmutableTip.BlockNumber, len(st.Peers))
+			fmt.Fprintf(&b, "#%d %s imm #%d peers %d mempool %d", st.Tip.BlockNumber, hashPrefix(st.Tip.Hash), st.ImmutableTip.BlockNumber, len(st.Peers), st.Mempool.Txs)
 		case exitStates[i] != "":
 			b.WriteString("down (" + exitStates[i] + ")")
 		default:
 			b.WriteString("down")
 		}
 	}
+	fmt.Fprintf(&b, " | txs %d sent %d on chain %.1f/s", txs.Submitted, txs.OnChain, txs.PerSecond)
 	return b.String()
+}
+
+// onChainRateWindow is the span over which the status line measures the
+// txs per second reaching the chain.
+const onChainRateWindow = 10 * time.Second
+
+// maxTxsOnChain is the most txs on chain any node that answered reports.
+func maxTxsOnChain(polls []nodePoll) uint64 {
+	var most uint64
+	for _, p := range polls {
+		if p.Status != nil {
+			most = max(most, p.Status.TxsOnChain)
+		}
+	}
+	return most
+}
+
+// onChainRate measures the txs per second reaching the chain: the growth of
+// the devnet's txs on chain over the last window. It is used by the
+// supervisor's loop alone.
+type onChainRate struct {
+	window time.Duration
+	// samples are oldest first; the first is the newest one at least a
+	// window old, once there is one.
+	samples []txSample
+}
+
+type txSample struct {
+	at      time.Time
+	onChain uint64
+}
+
+func newOnChainRate(window time.Duration) *onChainRate { return &onChainRate{window: window} }
+
+// observe records the txs on chain at a time, later than the last one's.
+func (r *onChainRate) observe(at time.Time, onChain uint64) {
+	r.samples = append(r.samples, txSample{at, onChain})
+	for len(r.samples) > 2 && at.Sub(r.samples[1].at) >= r.window {
+		r.samples = r.samples[1:]
+	}
+}
+
+// perSecond is the rate between the first and the last sample; 0 before
+// there are two, or when the count went down (a node rolled back or
+// restarted empty).
+func (r *onChainRate) perSecond() float64 {
+	if len(r.samples) < 2 {
+		return 0
+	}
+	first, last := r.samples[0], r.samples[len(r.samples)-1]
+	span := last.at.Sub(first.at).Seconds()
+	if span <= 0 || last.onChain < first.onChain {
+		return 0
+	}
+	return float64(last.onChain-first.onChain) / span
 }
 
 // hashPrefix is the first 8 hex digits of a hash, or "-" for no hash (the

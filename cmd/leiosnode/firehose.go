@@ -1,0 +1,319 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// defaultTxRate is devnet's --tx-rate: about 20 payment txs (some 5 kB)
+// a second, a small part of what one RB a second can carry (90 kB).
+const defaultTxRate = 20
+
+// firehoseOptions configure the devnet's tx firehose.
+type firehoseOptions struct {
+	// Rate is the txs per second offered over all chains; 0 disables the
+	// firehose. Default (devnet's flag) defaultTxRate.
+	Rate float64
+	// MaxRejectionsInARow stops a chain whose txs its node rejected this
+	// many times without an admission in between: the rejection is not
+	// going away. Default 5.
+	MaxRejectionsInARow int
+	// UpPoll is how often a submitter asks its node's GET /status until
+	// the node answers, before the first submission. Default 250 ms.
+	UpPoll time.Duration
+}
+
+func (o firehoseOptions) withDefaults() firehoseOptions {
+	if o.MaxRejectionsInARow <= 0 {
+		o.MaxRejectionsInARow = 5
+	}
+	if o.UpPoll <= 0 {
+		o.UpPoll = 250 * time.Millisecond
+	}
+	return o
+}
+
+// txFirehose feeds a devnet valid signed txs from the genesis funds: one
+// chain of txs per funded address (see txChain), chain j submitted only to
+// node j mod N, so a tx never reaches a node before its parent. Each node
+// has one submitter goroutine, which takes its chains in turn at its share
+// of the rate. A tx is built only once its parent was admitted; a tx the
+// node had no room for goes again at the chain's next turn; a rejected tx
+// makes the chain resynchronise with its node (see resync).
+type txFirehose struct {
+	opts   firehoseOptions
+	params ledger.Params
+	nodes  []devnetNode
+	apis   []nodeAPI // by node index
+	chains []*txChain
+
+	// mu guards stats, which submitters update and the status line reads;
+	// it is held only to update or copy them.
+	mu    sync.Mutex
+	stats txStats
+}
+
+// txStats count the submissions' outcomes.
+type txStats struct {
+	Submitted    uint64            // distinct txs sent
+	Admitted     uint64            // 202 answers (and txs found in after an unanswered POST)
+	Rejected     map[string]uint64 // 400 answers by reason
+	MempoolFull  uint64            // 503 answers; the tx went again later
+	SubmitErrors uint64            // POSTs and resync queries without an answer
+}
+
+func newFirehose(params ledger.Params, nodes []devnetNode, chains []*txChain, client *http.Client, opts firehoseOptions) *txFirehose {
+	f := &txFirehose{opts: opts.withDefaults(), params: params, nodes: nodes, chains: chains, stats: txStats{Rejected: map[string]uint64{}}}
+	for _, n := range nodes {
+		f.apis = append(f.apis, newNodeAPI(client, "http://"+n.HTTPAddr))
+	}
+	return f
+}
+
+// loadFirehose is the firehose of devnet d, its chains from d's funded
+// addresses. With a zero rate it has no chains and run does nothing.
+func loadFirehose(d *devnet, client *http.Client, opts firehoseOptions) (*txFirehose, error) {
+	var chains []*txChain
+	if opts.Rate > 0 {
+		var err error
+		if chains, err = loadTxChains(filepath.Join(d.Dir, fundsDirName), d.Genesis, len(d.Nodes)); err != nil {
+			return nil, fmt.Errorf("the firehose's funds: %w", err)
+		}
+	}
+	return newFirehose(d.Genesis.ProtocolParams, d.Nodes, chains, client, opts), nil
+}
+
+// enabled says whether run submits anything.
+func (f *txFirehose) enabled() bool { return f.opts.Rate > 0 && len(f.chains) > 0 }
+
+// run submits txs until ctx ends or every chain has stopped.
+func (f *txFirehose) run(ctx context.Context) {
+	if !f.enabled() {
+		return
+	}
+	var submitters sync.WaitGroup
+	for n := range f.nodes {
+		var mine []*txChain
+		for _, c := range f.chains {
+			if c.node == n {
+				mine = append(mine, c)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		// This node's share of the rate: its chains' share of all chains.
+		interval := time.Duration(float64(time.Second) * float64(len(f.chains)) / (f.opts.Rate * float64(len(mine))))
+		submitters.Go(func() { f.submitTo(ctx, n, mine, interval) })
+	}
+	submitters.Wait()
+}
+
+// submitTo is node n's submitter: once the node answers, one step per
+// interval, taking chains in turn, until ctx ends or all have stopped.
+func (f *txFirehose) submitTo(ctx context.Context, n int, chains []*txChain, interval time.Duration) {
+	if !f.awaitUp(ctx, n) {
+		return
+	}
+	turn := 0
+	paced(ctx, interval, func() bool {
+		for range chains {
+			c := chains[turn%len(chains)]
+			turn++
+			if c.stopped == "" {
+				// A step runs to its end even when stopping (each of its
+				// requests is bounded), so that what the node admitted is
+				// recorded exactly.
+				f.step(context.WithoutCancel(ctx), f.apis[n], c)
+				return true
+			}
+		}
+		return false // every chain has stopped
+	})
+}
+
+// awaitUp waits until node n answers GET /status, or ctx ends.
+func (f *txFirehose) awaitUp(ctx context.Context, n int) bool {
+	for {
+		if _, err := fetchStatus(ctx, f.apis[n].client, f.nodes[n].HTTPAddr); err == nil {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(f.opts.UpPoll):
+		}
+	}
+}
+
+// paced calls step once per interval until ctx ends or step returns false.
+// Ticks that pass while a step runs are dropped, not made up: when a node is
+// slow the firehose offers less, never a burst.
+func paced(ctx context.Context, interval time.Duration, step func() bool) {
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	pacedBy(ctx, ticker.C, step)
+}
+
+// pacedBy is paced by the ticks of a ticker's channel, which holds at most
+// one tick that its reader missed.
+func pacedBy(ctx context.Context, ticks <-chan time.Time, step func() bool) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticks:
+		}
+		if !step() {
+			return
+		}
+		select {
+		case <-ticks: // a tick that came during the step: skip it
+		default:
+		}
+	}
+}
+
+// step submits c's next tx to its node and acts on the answer.
+func (f *txFirehose) step(ctx context.Context, api nodeAPI, c *txChain) {
+	tx, err := c.next(f.params)
+	if err != nil {
+		c.stopped = err.Error()
+		return
+	}
+	if !c.submitted {
+		c.submitted = true
+		f.count(func(s *txStats) { s.Submitted++ })
+	}
+	_, err = api.submit(ctx, tx.Bytes())
+	var rejection *txRejectedError
+	switch {
+	case err == nil:
+		c.admit()
+		f.count(func(s *txStats) { s.Admitted++ })
+	case errors.Is(err, errMempoolFull):
+		f.count(func(s *txStats) { s.MempoolFull++ })
+	case errors.As(err, &rejection):
+		f.count(func(s *txStats) { s.Rejected[rejectionReason(rejection.Reason)]++ })
+		f.resync(ctx, api, c, rejection.Reason)
+	default:
+		// No answer: the node may have admitted it. The next submission of
+		// the same tx, or the final check, finds out.
+		f.count(func(s *txStats) { s.SubmitErrors++ })
+	}
+}
+
+// resync finds out where chain c stands at its node after the node
+// rejected its pending tx, and lets it go on or stops it:
+//   - the pending tx is in after all (an earlier POST that got no answer
+//     was admitted): it counts as admitted;
+//   - the output the pending tx spends is still coming (its tx is in the
+//     mempool) or unspent at the tip: the chain goes on from it, and stops
+//     only if the rejections keep coming;
+//   - else that output is gone (its tx was dropped): the chain stops.
+//
+// A query without an answer leaves the chain as it is, to try again.
+func (f *txFirehose) resync(ctx context.Context, api nodeAPI, c *txChain, reason string) {
+	c.rejectedInARow++
+	if in, err := f.resolvePending(ctx, api, c); err != nil {
+		f.count(func(s *txStats) { s.SubmitErrors++ })
+		return
+	} else if in {
+		return
+	}
+	if last, ok := c.lastAdmitted(); ok {
+		pending, err := api.inMempool(ctx, last.Hash)
+		if err != nil {
+			f.count(func(s *txStats) { s.SubmitErrors++ })
+			return
+		}
+		if pending {
+			f.stopIfStuck(c, reason)
+			return
+		}
+	}
+	out, unspent, err := api.utxo(ctx, c.head)
+	switch {
+	case err != nil:
+		f.count(func(s *txStats) { s.SubmitErrors++ })
+	case !unspent:
+		c.stopped = fmt.Sprintf("its output %s is neither in the mempool nor unspent at %s", c.head, f.nodeName(c.node))
+	default:
+		if out.Coin != c.coin { // cannot happen: an output never changes
+			c.coin, c.pending = out.Coin, nil
+		}
+		f.stopIfStuck(c, reason)
+	}
+}
+
+// resolvePending checks whether c's pending tx is in at its node after all:
+// in its mempool or, by its output, on its chain. If so it admits it.
+func (f *txFirehose) resolvePending(ctx context.Context, api nodeAPI, c *txChain) (bool, error) {
+	if c.pending == nil || !c.submitted {
+		return false, nil
+	}
+	in, err := api.inMempool(ctx, c.pending.Hash())
+	if err == nil && !in {
+		_, in, err = api.utxo(ctx, ledger.TxIn{TxID: c.pending.ID(), Index: 0})
+	}
+	if err != nil {
+		return false, err
+	}
+	if in {
+		c.admit()
+		f.count(func(s *txStats) { s.Admitted++ })
+	}
+	return in, nil
+}
+
+func (f *txFirehose) stopIfStuck(c *txChain, reason string) {
+	if c.rejectedInARow >= f.opts.MaxRejectionsInARow {
+		c.stopped = fmt.Sprintf("rejected %d times in a row: %s", c.rejectedInARow, reason)
+	}
+}
+
+func (f *txFirehose) nodeName(n int) string { return f.nodes[n].Name }
+
+// count updates the stats under the lock.
+func (f *txFirehose) count(update func(*txStats)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	update(&f.stats)
+}
+
+// submitted is the number of distinct txs sent so far.
+func (f *txFirehose) submitted() uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stats.Submitted
+}
+
+// ledgerRules are the rule failures a 400 names, by the ledger's wording;
+// rejectionReason counts rejections by them.
+var ledgerRules = [...]error{
+	ledger.ErrMalformed, ledger.ErrUnsupported,
+	ledger.ErrTxTooLarge, ledger.ErrInputsEmpty, ledger.ErrDuplicateInput,
+	ledger.ErrExpired, ledger.ErrNotYetValid, ledger.ErrWrongNetwork,
+	ledger.ErrOutputTooSmall, ledger.ErrFeeTooSmall, ledger.ErrInputNotInUTxO,
+	ledger.ErrValueNotConserved, ledger.ErrBadWitness, ledger.ErrMissingWitness,
+}
+
+// rejectionReason is the rule a node's 400 message names, without the
+// detail (which input, which amounts), so that rejections group by rule;
+// a message naming no ledger rule is its own reason.
+func rejectionReason(message string) string {
+	for _, rule := range ledgerRules {
+		if strings.Contains(message, rule.Error()) {
+			return rule.Error()
+		}
+	}
+	return message
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"cmp"
+	"crypto/ed25519"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// txChain is the firehose's chain of txs from one funded address: each tx
+// spends the single output of the one before it (the first spends the
+// address's genesis funds) and pays it all, less the minimum fee, back to
+// the address. Chains of different addresses never touch the same output,
+// so they never conflict, and a chain's txs are ordered by construction.
+//
+// A chain is owned by one goroutine at a time: its node's submitter while
+// the firehose runs, then the final check.
+type txChain struct {
+	name    string // the payment key's file name, e.g. payment-3
+	node    int    // index of the node it is submitted to
+	key     ed25519.PrivateKey
+	address []byte
+	genesis ledger.TxIn // the output holding the address's initial funds
+
+	// head is the output the next tx spends, worth coin: the genesis
+	// output, or the output of the last admitted tx.
+	head ledger.TxIn
+	coin uint64
+	// pending is the tx built from head and not yet admitted; submitted
+	// says it was sent at least once.
+	pending   *ledger.Tx
+	submitted bool
+	// admitted are the txs the node admitted, oldest first.
+	admitted []admittedTx
+	// rejectedInARow counts the 400 answers since the last admission.
+	rejectedInARow int
+	// stopped says why the chain stopped; "" while it runs.
+	stopped string
+}
+
+// admittedTx is one tx of a chain that a node admitted. Its single output is
+// TxIn{ID, 0}.
+type admittedTx struct {
+	ID   [32]byte // tx id: Blake2b-256 of the body
+	Hash [32]byte // tx hash: Blake2b-256 of the whole tx, as mempools know it
+}
+
+func (a admittedTx) output() ledger.TxIn { return ledger.TxIn{TxID: a.ID, Index: 0} }
+
+// errFundsExhausted: a chain's output cannot pay another minimum fee and
+// still leave an output of the minimum coin.
+var errFundsExhausted = errors.New("funds exhausted")
+
+func newTxChain(name string, node int, key ed25519.PrivateKey, address []byte, coin uint64) *txChain {
+	in := ledger.GenesisTxIn(address)
+	return &txChain{name: name, node: node, key: key, address: address, genesis: in, head: in, coin: coin}
+}
+
+// next returns the tx to submit: the pending one, else a new one spending
+// head. It fails with errFundsExhausted when head cannot pay for another.
+func (c *txChain) next(p ledger.Params) (*ledger.Tx, error) {
+	if c.pending != nil {
+		return c.pending, nil
+	}
+	tx, err := ledger.BuildPayment(p, []ledger.TxIn{c.head}, c.coin, nil, c.address, nil, []ed25519.PrivateKey{c.key})
+	switch {
+	case errors.Is(err, ledger.ErrCannotBalance):
+		return nil, fmt.Errorf("%w: %d lovelace left", errFundsExhausted, c.coin)
+	case err != nil:
+		return nil, err
+	}
+	c.pending, c.submitted = tx, false
+	return tx, nil
+}
+
+// admit records that the node admitted the pending tx: its output is the
+// new head.
+func (c *txChain) admit() {
+	tx := c.pending
+	c.admitted = append(c.admitted, admittedTx{ID: tx.ID(), Hash: tx.Hash()})
+	c.head = ledger.TxIn{TxID: tx.ID(), Index: 0}
+	c.coin = tx.Outputs[0].Coin
+	c.pending, c.submitted = nil, false
+	c.rejectedInARow = 0
+}
+
+// lastAdmitted is the newest admitted tx, if any.
+func (c *txChain) lastAdmitted() (admittedTx, bool) {
+	if len(c.admitted) == 0 {
+		return admittedTx{}, false
+	}
+	return c.admitted[len(c.admitted)-1], true
+}
+
+// loadTxChains makes one chain per funded address whose payment key is in
+// fundsDir (payment-i.skey, as writeDevnet names them), in the order of i,
+// chain j pinned to node j mod nodes. A key whose address genesis does not
+// fund is an error: the firehose would only collect rejections.
+func loadTxChains(fundsDir string, g *consensus.Genesis, nodes int) ([]*txChain, error) {
+	paths, err := filepath.Glob(filepath.Join(fundsDir, "payment-*.skey"))
+	if err != nil {
+		return nil, err
+	}
+	index := func(path string) int {
+		i, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "payment-"), ".skey"))
+		if err != nil {
+			return -1 // not one of writeDevnet's names: sorts first
+		}
+		return i
+	}
+	slices.SortFunc(paths, func(a, b string) int { return cmp.Compare(index(a), index(b)) })
+	var chains []*txChain
+	for _, path := range paths {
+		key, err := keys.ReadSigningKey(path, keys.Payment)
+		if err != nil {
+			return nil, err
+		}
+		address, err := keys.EnterpriseAddress(key.Public().(ed25519.PublicKey), g.NetworkID)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		coin, ok := g.InitialFunds[hex.EncodeToString(address)] // writeDevnet spells it so
+		if !ok {
+			return nil, fmt.Errorf("%s: its address is not funded in genesis", path)
+		}
+		name := strings.TrimSuffix(filepath.Base(path), ".skey")
+		chains = append(chains, newTxChain(name, len(chains)%nodes, key, address, coin))
+	}
+	return chains, nil
+}

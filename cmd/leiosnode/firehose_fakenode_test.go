@@ -1,0 +1,304 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/node"
+)
+
+// fakeAPINode serves a node's local API (the submit, utxo, mempool and status
+// routes) over a real ledger: a chain (the UTxO at its tip and the txs in
+// it) and a mempool of txs validated on top. Tests move txs to the chain
+// with adopt, lose the mempool with restart, and script answers with the
+// knobs.
+type fakeAPINode struct {
+	params ledger.Params
+	server *httptest.Server
+
+	// mu guards everything below; handlers and tests take it.
+	mu         sync.Mutex
+	chain      ledger.MapUTxO // the UTxO at the tip
+	txsOnChain uint64
+	mempool    []*ledger.Tx   // in admission order
+	view       ledger.MapUTxO // chain after the mempool's txs
+	// Knobs: answer the next full submits with 503, the next rejectN with
+	// 400 reject, admit the next unanswered without answering (the
+	// connection is closed); failQueries answers every GET with 500.
+	full        int
+	rejectN     int
+	reject      string
+	unanswered  int
+	failQueries bool
+	posts       int // submits received
+}
+
+func newFakeAPINode(t *testing.T, params ledger.Params, genesis ledger.MapUTxO) *fakeAPINode {
+	n := &fakeAPINode{params: params, chain: maps.Clone(genesis), view: maps.Clone(genesis)}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/submit/tx", n.handleSubmit)
+	mux.HandleFunc("GET /api/utxo/{txid}/{index}", n.handleUTxO)
+	mux.HandleFunc("GET /api/mempool/{hash}", n.handleMempool)
+	mux.HandleFunc("GET /status", n.handleStatus)
+	n.server = httptest.NewServer(mux)
+	t.Cleanup(n.server.Close)
+	return n
+}
+
+// devnetNode is the fake as the firehose addresses a node.
+func (n *fakeAPINode) devnetNode(name string) devnetNode {
+	return devnetNode{Name: name, HTTPAddr: strings.TrimPrefix(n.server.URL, "http://")}
+}
+
+func (n *fakeAPINode) handleSubmit(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Content-Type") != "application/cbor" {
+		writeAPIError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/cbor")
+		return
+	}
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeAPIError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.posts++
+	switch {
+	case n.full > 0:
+		n.full--
+		writeAPIError(w, http.StatusServiceUnavailable, "mempool full")
+		return
+	case n.rejectN > 0:
+		n.rejectN--
+		writeAPIError(w, http.StatusBadRequest, n.reject)
+		return
+	}
+	tx, err := ledger.DecodeTx(raw)
+	if err != nil {
+		writeAPIError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if slices.ContainsFunc(n.mempool, func(m *ledger.Tx) bool { return m.Hash() == tx.Hash() }) {
+		writeAPIError(w, http.StatusBadRequest, "mempool: tx already in the mempool")
+		return
+	}
+	diff, err := ledger.Apply(n.params, n.view, 0, tx)
+	if err != nil {
+		writeAPIError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	applyDiff(n.view, diff)
+	n.mempool = append(n.mempool, tx)
+	if n.unanswered > 0 {
+		n.unanswered--
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+		return
+	}
+	id := tx.ID()
+	writeAPIJSON(w, http.StatusAccepted, hex.EncodeToString(id[:]))
+}
+
+func (n *fakeAPINode) handleUTxO(w http.ResponseWriter, r *http.Request) {
+	id, err := block.ParseHash(r.PathValue("txid"))
+	index, errIndex := strconv.ParseUint(r.PathValue("index"), 10, 32)
+	if err != nil || errIndex != nil {
+		writeAPIError(w, http.StatusBadRequest, "bad txin")
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.failQueries {
+		writeAPIError(w, http.StatusInternalServerError, "ledger unavailable")
+		return
+	}
+	out, ok := n.chain[ledger.TxIn{TxID: id, Index: uint32(index)}]
+	if !ok {
+		writeAPIError(w, http.StatusNotFound, "not unspent at the selected tip")
+		return
+	}
+	writeAPIJSON(w, http.StatusOK, map[string]any{"address": hex.EncodeToString(out.Address), "coin": out.Coin})
+}
+
+func (n *fakeAPINode) handleMempool(w http.ResponseWriter, r *http.Request) {
+	hash, err := block.ParseHash(r.PathValue("hash"))
+	if err != nil {
+		writeAPIError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.failQueries {
+		writeAPIError(w, http.StatusInternalServerError, "mempool unavailable")
+		return
+	}
+	i := slices.IndexFunc(n.mempool, func(tx *ledger.Tx) bool { return tx.Hash() == hash })
+	if i < 0 {
+		writeAPIError(w, http.StatusNotFound, "not in the mempool")
+		return
+	}
+	writeAPIJSON(w, http.StatusOK, map[string]any{"ticket": i})
+}
+
+func (n *fakeAPINode) handleStatus(w http.ResponseWriter, _ *http.Request) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	writeAPIJSON(w, http.StatusOK, node.Status{Mempool: node.MempoolStatus{Txs: len(n.mempool)}, TxsOnChain: n.txsOnChain})
+}
+
+// adopt puts txs on the node's chain, as a block would, and revalidates the
+// mempool on the new tip: the block's txs leave it, and so does anything
+// that no longer applies.
+func (n *fakeAPINode) adopt(txs []*ledger.Tx) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, tx := range txs {
+		diff, err := ledger.Reapply(n.params, n.chain, 0, tx)
+		if err != nil {
+			return fmt.Errorf("adopting %x: %w", tx.Hash(), err)
+		}
+		applyDiff(n.chain, diff)
+		n.txsOnChain++
+	}
+	n.revalidate()
+	return nil
+}
+
+// restart loses the mempool, as a node restarted with an empty one.
+func (n *fakeAPINode) restart() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.mempool = nil
+	n.revalidate()
+}
+
+func (n *fakeAPINode) revalidate() {
+	n.view = maps.Clone(n.chain)
+	kept := n.mempool[:0]
+	for _, tx := range n.mempool {
+		if diff, err := ledger.Reapply(n.params, n.view, 0, tx); err == nil {
+			applyDiff(n.view, diff)
+			kept = append(kept, tx)
+		}
+	}
+	n.mempool = kept
+}
+
+// mempoolTxs is a copy of the mempool.
+func (n *fakeAPINode) mempoolTxs() []*ledger.Tx {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.mempool)
+}
+
+// set changes knobs under the lock.
+func (n *fakeAPINode) set(change func(n *fakeAPINode)) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	change(n)
+}
+
+// forgeAll makes one block of every node's mempool and has every node
+// adopt it.
+func forgeAll(nodes ...*fakeAPINode) error {
+	var blockTxs []*ledger.Tx
+	for _, n := range nodes {
+		blockTxs = append(blockTxs, n.mempoolTxs()...)
+	}
+	for _, n := range nodes {
+		if err := n.adopt(blockTxs); err != nil {
+			return errors.Join(fmt.Errorf("%s", n.server.URL), err)
+		}
+	}
+	return nil
+}
+
+func applyDiff(utxo ledger.MapUTxO, d *ledger.Diff) {
+	for in := range d.Deletes {
+		delete(utxo, in)
+	}
+	for in, out := range d.Inserts {
+		utxo[in] = out
+	}
+}
+
+func writeAPIJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeAPIError(w http.ResponseWriter, status int, message string) {
+	writeAPIJSON(w, status, map[string]string{"error": message})
+}
+
+// testFunds are count funded addresses, their keys and the genesis UTxO
+// that funds each with coin.
+type testFunds struct {
+	keys      []ed25519.PrivateKey
+	addresses [][]byte
+	genesis   ledger.MapUTxO
+	coin      uint64
+}
+
+func newTestFunds(t *testing.T, count int, coin uint64) testFunds {
+	f := testFunds{coin: coin}
+	initial := map[string]uint64{}
+	for range count {
+		key, err := keys.GenerateSigningKey(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr, err := keys.EnterpriseAddress(key.Public().(ed25519.PublicKey), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.keys, f.addresses = append(f.keys, key), append(f.addresses, addr)
+		initial[hex.EncodeToString(addr)] = coin
+	}
+	var err error
+	if f.genesis, err = ledger.GenesisUTxO(initial); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// chains are fresh chains of the funds, chain j pinned to node j mod nodes.
+func (f testFunds) chains(nodes int) []*txChain {
+	var chains []*txChain
+	for j, key := range f.keys {
+		chains = append(chains, newTxChain(fmt.Sprintf("payment-%d", j), j%nodes, key, f.addresses[j], f.coin))
+	}
+	return chains
+}
+
+// fakeDevnet is a firehose over fake nodes sharing one genesis.
+func fakeDevnet(t *testing.T, nodes, funded int, opts firehoseOptions) (*txFirehose, []*fakeAPINode) {
+	params := ledger.DefaultParams()
+	funds := newTestFunds(t, funded, 1_000_000_000)
+	var fakes []*fakeAPINode
+	var devnetNodes []devnetNode
+	for i := range nodes {
+		n := newFakeAPINode(t, params, funds.genesis)
+		fakes = append(fakes, n)
+		devnetNodes = append(devnetNodes, n.devnetNode(fmt.Sprintf("node-%d", i)))
+	}
+	return newFirehose(params, devnetNodes, funds.chains(nodes), &http.Client{}, opts), fakes
+}

@@ -1,0 +1,433 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestFirehoseStep drives one chain against a fake node through the
+// answers a node gives, one step at a time.
+func TestFirehoseStep(t *testing.T) {
+	tests := []struct {
+		name string
+		// run makes the steps, changing the node between them.
+		run func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode)
+		// want: admitted txs, stopped (a part of the reason, "" = runs),
+		// and the stats.
+		admitted int
+		stopped  string
+		stats    txStats
+	}{
+		{
+			name: "admitted one after another",
+			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+				for range 3 {
+					stepOnce(f, c)
+				}
+			},
+			admitted: 3,
+			stats:    txStats{Submitted: 3, Admitted: 3},
+		},
+		{
+			name: "a full mempool: the same tx goes again",
+			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+				n.set(func(n *fakeAPINode) { n.full = 2 })
+				first, _ := c.next(f.params)
+				stepOnce(f, c)
+				stepOnce(f, c)
+				if c.pending != first || len(c.admitted) != 0 {
+					t.Errorf("after two 503s: pending changed or admitted %d", len(c.admitted))
+				}
+				stepOnce(f, c)
+				if len(c.admitted) != 1 || c.admitted[0].Hash != first.Hash() {
+					t.Errorf("the tx admitted after the 503s is not the one first sent")
+				}
+			},
+			admitted: 1,
+			stats:    txStats{Submitted: 1, Admitted: 1, MempoolFull: 2},
+		},
+		{
+			name: "a passing rejection while the parent is in the mempool",
+			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+				stepOnce(f, c)
+				n.set(func(n *fakeAPINode) { n.rejectN, n.reject = 1, "ledger: fee below minimum: fee 1, minimum 2" })
+				stepOnce(f, c)
+				stepOnce(f, c)
+			},
+			admitted: 2,
+			stats:    txStats{Submitted: 2, Admitted: 2, Rejected: map[string]uint64{"ledger: fee below minimum": 1}},
+		},
+		{
+			name: "a passing rejection while the parent is on chain",
+			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+				stepOnce(f, c)
+				if err := forgeAll(n); err != nil {
+					t.Fatal(err)
+				}
+				n.set(func(n *fakeAPINode) { n.rejectN, n.reject = 1, "ledger: tx expired (slot ≥ ttl): slot 9, ttl 8" })
+				stepOnce(f, c)
+				stepOnce(f, c)
+			},
+			admitted: 2,
+			stats:    txStats{Submitted: 2, Admitted: 2, Rejected: map[string]uint64{"ledger: tx expired (slot ≥ ttl)": 1}},
+		},
+		{
+			name: "an admission without an answer is found in the mempool",
+			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+				n.set(func(n *fakeAPINode) { n.unanswered = 1 })
+				stepOnce(f, c) // admitted, but no answer
+				stepOnce(f, c) // 400 duplicate: resync finds it in
+				stepOnce(f, c)
+			},
+			admitted: 2,
+			stats:    txStats{Submitted: 2, Admitted: 2, SubmitErrors: 1, Rejected: map[string]uint64{"mempool: tx already in the mempool": 1}},
+		},
+		{
+			name: "an admission without an answer is found on chain",
+			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+				n.set(func(n *fakeAPINode) { n.unanswered = 1 })
+				stepOnce(f, c)
+				if err := forgeAll(n); err != nil {
+					t.Fatal(err)
+				}
+				stepOnce(f, c) // 400: its input is spent, by itself
+				stepOnce(f, c)
+			},
+			admitted: 2,
+			stats:    txStats{Submitted: 2, Admitted: 2, SubmitErrors: 1, Rejected: map[string]uint64{"ledger: input not in UTxO": 1}},
+		},
+		{
+			name: "the parent is lost: the chain stops",
+			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+				stepOnce(f, c)
+				n.restart()
+				stepOnce(f, c)
+				stepOnce(f, c) // a stopped chain is not stepped: nothing happens
+			},
+			admitted: 1,
+			stopped:  "is neither in the mempool nor unspent at node-0",
+			stats:    txStats{Submitted: 2, Admitted: 1, Rejected: map[string]uint64{"ledger: input not in UTxO": 1}},
+		},
+		{
+			name: "a rejection that stays: the chain stops",
+			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+				n.set(func(n *fakeAPINode) {
+					n.rejectN, n.reject = 100, "ledger: tx larger than max tx size: 20000 bytes, max 16384"
+				})
+				for range 7 {
+					stepOnce(f, c)
+				}
+			},
+			stopped: "rejected 3 times in a row: ledger: tx larger than max tx size: 20000 bytes",
+			stats:   txStats{Submitted: 1, Rejected: map[string]uint64{"ledger: tx larger than max tx size": 3}},
+		},
+		{
+			name: "a node that cannot say where the chain stands: it goes on",
+			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+				stepOnce(f, c)
+				n.set(func(n *fakeAPINode) { n.rejectN, n.reject, n.failQueries = 1, "ledger: input not in UTxO: x#0", true })
+				stepOnce(f, c)
+				n.set(func(n *fakeAPINode) { n.failQueries = false })
+				stepOnce(f, c)
+			},
+			admitted: 2,
+			stats:    txStats{Submitted: 2, Admitted: 2, SubmitErrors: 1, Rejected: map[string]uint64{"ledger: input not in UTxO": 1}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, fakes := fakeDevnet(t, 1, 1, firehoseOptions{Rate: 1, MaxRejectionsInARow: 3})
+			c := f.chains[0]
+			tt.run(t, f, c, fakes[0])
+			if len(c.admitted) != tt.admitted {
+				t.Errorf("%d admitted, want %d", len(c.admitted), tt.admitted)
+			}
+			if tt.stopped == "" && c.stopped != "" || !strings.Contains(c.stopped, tt.stopped) {
+				t.Errorf("stopped %q, want %q", c.stopped, tt.stopped)
+			}
+			if tt.stats.Rejected == nil {
+				tt.stats.Rejected = map[string]uint64{}
+			}
+			if got := f.stats; !equalStats(got, tt.stats) {
+				t.Errorf("stats %+v, want %+v", got, tt.stats)
+			}
+			// The node holds exactly the admitted txs, in order.
+			mempool := fakes[0].mempoolTxs()
+			onChain := int(fakes[0].txsOnChain)
+			if len(mempool)+onChain != len(c.admitted) && !strings.Contains(tt.name, "lost") {
+				t.Errorf("the node holds %d txs (%d on chain), the firehose counts %d admitted", len(mempool)+onChain, onChain, len(c.admitted))
+			}
+		})
+	}
+}
+
+// stepOnce is one turn of a chain, as the submitter takes it.
+func stepOnce(f *txFirehose, c *txChain) {
+	if c.stopped == "" {
+		f.step(context.Background(), f.apis[c.node], c)
+	}
+}
+
+func equalStats(a, b txStats) bool {
+	if a.Submitted != b.Submitted || a.Admitted != b.Admitted || a.MempoolFull != b.MempoolFull || a.SubmitErrors != b.SubmitErrors || len(a.Rejected) != len(b.Rejected) {
+		return false
+	}
+	for reason, n := range a.Rejected {
+		if b.Rejected[reason] != n {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRejectionReason(t *testing.T) {
+	tests := []struct{ message, want string }{
+		{"ledger: input not in UTxO: ab12#0", "ledger: input not in UTxO"},
+		{"mempool: ledger: fee below minimum: fee 1, minimum 155425", "ledger: fee below minimum"},
+		{"tx 0: ledger: malformed transaction: not an array", "ledger: malformed transaction"},
+		{"mempool: tx already in the mempool", "mempool: tx already in the mempool"},
+	}
+	for _, tt := range tests {
+		if got := rejectionReason(tt.message); got != tt.want {
+			t.Errorf("rejectionReason(%q) = %q, want %q", tt.message, got, tt.want)
+		}
+	}
+}
+
+// TestPaced: steps come at the interval, slow steps are not made up, and
+// pacing ends with the context or when step says so.
+func TestPaced(t *testing.T) {
+	const interval = 10 * time.Millisecond
+	run := func(for_ time.Duration, step func() bool) int {
+		ctx, cancel := context.WithTimeout(context.Background(), for_)
+		defer cancel()
+		var calls atomic.Int64
+		paced(ctx, interval, func() bool { calls.Add(1); return step() })
+		return int(calls.Load())
+	}
+
+	if calls := run(300*time.Millisecond, func() bool { return true }); calls > 31 || calls < 10 {
+		t.Errorf("fast steps: %d calls in 300 ms at 10 ms, want about 30 (and never more than 31)", calls)
+	}
+	// Each step takes three intervals: at most one step per three ticks.
+	slow := func() bool { time.Sleep(3 * interval); return true }
+	if calls := run(300*time.Millisecond, slow); calls > 11 {
+		t.Errorf("slow steps: %d calls in 300 ms, want at most 10 (a burst makes up skipped ticks)", calls)
+	}
+	start := time.Now()
+	if calls := run(10*time.Second, func() bool { return false }); calls != 1 || time.Since(start) > time.Second {
+		t.Errorf("a step saying stop: %d calls, %v", calls, time.Since(start))
+	}
+}
+
+// TestPacedSkipsMissedTicks: a tick that comes while a step runs (the one
+// a ticker keeps for a slow reader) is dropped, not stepped on at once.
+func TestPacedSkipsMissedTicks(t *testing.T) {
+	ticks := make(chan time.Time, 1) // a ticker's channel keeps one tick
+	steps := make(chan struct{})
+	release := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		pacedBy(ctx, ticks, func() bool {
+			steps <- struct{}{}
+			<-release
+			return true
+		})
+	}()
+
+	ticks <- time.Now()
+	<-steps             // step 1 runs
+	ticks <- time.Now() // a tick while it runs
+	release <- struct{}{}
+	select {
+	case <-steps:
+		t.Fatal("the tick that came during a step was stepped on")
+	case <-time.After(50 * time.Millisecond):
+	}
+	ticks <- time.Now() // the next tick
+	select {
+	case <-steps:
+		release <- struct{}{}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no step on the next tick")
+	}
+	cancel()
+	<-done
+}
+
+// TestFirehoseRun runs the firehose over two fake nodes that forge blocks
+// of their mempools, then makes the final check: every admitted tx is on
+// chain or in a mempool, the counts match the nodes, nothing is lost.
+func TestFirehoseRun(t *testing.T) {
+	f, fakes := fakeDevnet(t, 2, 5, firehoseOptions{Rate: 200, UpPoll: 10 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
+	defer cancel()
+	forged := make(chan error, 1)
+	go func() {
+		ticker := time.NewTicker(50 * time.Millisecond)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				forged <- nil
+				return
+			case <-ticker.C:
+			}
+			if err := forgeAll(fakes...); err != nil {
+				forged <- err
+				return
+			}
+		}
+	}()
+	start := time.Now()
+	f.run(ctx)
+	if took := time.Since(start); took < 500*time.Millisecond || took > 2*time.Second {
+		t.Errorf("run took %v, want about 600 ms", took)
+	}
+	if err := <-forged; err != nil {
+		t.Fatal(err)
+	}
+
+	r := f.settle(context.Background())
+	t.Logf("report: %+v", r)
+	if r.Submitted < 40 || r.Submitted > 125 {
+		t.Errorf("%d submitted in 600 ms at 200/s", r.Submitted)
+	}
+	if r.Admitted != r.Submitted || len(r.Rejected) != 0 || r.Lost != 0 || r.OnSomeChains != 0 || r.Unchecked != 0 || len(r.Problems) != 0 || len(r.StoppedChains) != 0 {
+		t.Errorf("report %+v: want every submitted tx admitted and none lost", r)
+	}
+	inMempools := uint64(len(fakes[0].mempoolTxs()) + len(fakes[1].mempoolTxs()))
+	if r.OnChain != fakes[0].txsOnChain || r.OnChain != fakes[1].txsOnChain || r.InMempoolAtEnd != inMempools || r.OnChain+r.InMempoolAtEnd != r.Admitted {
+		t.Errorf("on chain %d, in mempool %d; the nodes hold %d and %d on chain, %d in mempools", r.OnChain, r.InMempoolAtEnd, fakes[0].txsOnChain, fakes[1].txsOnChain, inMempools)
+	}
+	// Every chain had its turns, on its own node.
+	for _, c := range f.chains {
+		if len(c.admitted) < 5 {
+			t.Errorf("%s: only %d admitted", c.name, len(c.admitted))
+		}
+	}
+}
+
+// TestSettle places admitted txs on chain, in mempools, on some chains only
+// or nowhere, and checks the final check finds each where it is.
+func TestSettle(t *testing.T) {
+	f, fakes := fakeDevnet(t, 2, 4, firehoseOptions{Rate: 1})
+	// Chains 0, 2 go to node-0; 1, 3 to node-1. Three txs each, on both
+	// chains.
+	stepAll := func(times int) {
+		for range times {
+			for _, c := range f.chains {
+				stepOnce(f, c)
+			}
+		}
+	}
+	stepAll(3)
+	if err := forgeAll(fakes...); err != nil {
+		t.Fatal(err)
+	}
+	// Two more each: node-0 forges a block of its mempool that node-1 does
+	// not get; node-1 keeps its own in its mempool.
+	stepAll(2)
+	if err := fakes[0].adopt(fakes[0].mempoolTxs()); err != nil {
+		t.Fatal(err)
+	}
+	// One more each, then node-0 loses its mempool: chains 0 and 2 lose
+	// their last tx.
+	stepAll(1)
+	fakes[0].restart()
+
+	r := f.settle(context.Background())
+	want := TxReport{
+		Rate: 1, Chains: 4, Submitted: 24, Admitted: 24, Rejected: map[string]uint64{},
+		OnChain:        12, // 3 per chain
+		InMempoolAtEnd: 6,  // chains 1, 3: 3 each in node-1's mempool
+		OnSomeChains:   4,  // chains 0, 2: 2 each on node-0's chain only
+		Lost:           2,  // chains 0, 2: 1 each, in the mempool node-0 lost
+	}
+	r.Problems, r.StoppedChains = nil, nil
+	if !equalTxReports(*r, want) {
+		t.Errorf("report\n%+v\nwant\n%+v", *r, want)
+	}
+
+	// A node that does not answer leaves the check to the others.
+	fakes[1].server.Close()
+	r = f.settle(context.Background())
+	if len(r.Problems) == 0 || !strings.Contains(r.Problems[0], "node-1 did not answer the final check") {
+		t.Errorf("problems %q, want node-1 not answering", r.Problems)
+	}
+	// On node-0 alone: 5 of chains 0, 2 on chain, 3 of chains 1, 3.
+	if r.OnChain != 16 || r.Lost != 8 || r.OnChain+r.InMempoolAtEnd+r.OnSomeChains+r.Lost+r.Unchecked != r.Admitted {
+		t.Errorf("with node-1 down: %+v", r)
+	}
+}
+
+// TestSettleForeignSpend: a chain whose funds someone else spent is
+// reported, not silently counted.
+func TestSettleForeignSpend(t *testing.T) {
+	f, fakes := fakeDevnet(t, 1, 1, firehoseOptions{Rate: 1})
+	c := f.chains[0]
+	// The same key spends the funds outside the firehose.
+	other := newTxChain("other", 0, c.key, c.address, c.coin)
+	tx, err := other.next(f.params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.apis[0].submit(context.Background(), tx.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if err := forgeAll(fakes...); err != nil {
+		t.Fatal(err)
+	}
+	r := f.settle(context.Background())
+	if want := "no output of payment-0's chain is unspent at node-0"; len(r.Problems) != 1 || r.Problems[0] != want {
+		t.Errorf("problems %q, want %q", r.Problems, want)
+	}
+}
+
+func equalTxReports(a, b TxReport) bool {
+	sa := txStats{Submitted: a.Submitted, Admitted: a.Admitted, Rejected: a.Rejected, MempoolFull: a.MempoolFull, SubmitErrors: a.SubmitErrors}
+	sb := txStats{Submitted: b.Submitted, Admitted: b.Admitted, Rejected: b.Rejected, MempoolFull: b.MempoolFull, SubmitErrors: b.SubmitErrors}
+	a.Rejected, b.Rejected = nil, nil
+	a.Problems, b.Problems, a.StoppedChains, b.StoppedChains = nil, nil, nil, nil
+	return equalStats(sa, sb) && a.Rate == b.Rate && a.Chains == b.Chains && a.OnChain == b.OnChain &&
+		a.InMempoolAtEnd == b.InMempoolAtEnd && a.OnSomeChains == b.OnSomeChains && a.Lost == b.Lost && a.Unchecked == b.Unchecked && a.Settled == b.Settled
+}
+
+// TestInFlight: the wait for the last txs ends as soon as the nodes have
+// empty mempools and equal counts on chain, and after the grace otherwise.
+func TestInFlight(t *testing.T) {
+	f, fakes := fakeDevnet(t, 2, 2, firehoseOptions{Rate: 1})
+	for _, c := range f.chains {
+		stepOnce(f, c)
+	}
+	start := time.Now()
+	if awaitInFlight(context.Background(), f.apis[0].client, f.nodes, 300*time.Millisecond) {
+		t.Error("settled with txs in the mempools")
+	}
+	if took := time.Since(start); took < 300*time.Millisecond || took > 2*time.Second {
+		t.Errorf("the wait took %v, want the grace of 300 ms", took)
+	}
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		_ = forgeAll(fakes...)
+	}()
+	if !awaitInFlight(context.Background(), f.apis[0].client, f.nodes, 5*time.Second) {
+		t.Error("not settled after the block")
+	}
+}
+
+func TestInFlightGrace(t *testing.T) {
+	tmpl, err := loadTemplate("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := tmpl.genesis() // 100 ms slots, f = 0.1: a block a second
+	if got, want := inFlightGrace(g), 200*time.Millisecond+5*time.Second; got != want {
+		t.Errorf("grace %v, want %v", got, want)
+	}
+}
