@@ -272,6 +272,16 @@ func (h *Host) enterHandler() (context.Context, bool) {
 	return h.runCtx, true
 }
 
+// Disconnect bans id at once (for BanDuration) and closes its connections:
+// for offences a protocol judges bad enough without a repeat, such as a
+// third header for one slot and issuer.
+func (h *Host) Disconnect(id peer.ID, reason string) {
+	h.scorer.ban(id)
+	h.metrics.bans.Inc()
+	h.log.Warn("peer disconnected and banned", "peer", id, "reason", reason, "for", h.opts.BanDuration)
+	_ = h.host.Network().ClosePeer(id)
+}
+
 // violation counts a violation against id, and disconnects a repeat
 // offender, whom the gater then refuses until its ban expires.
 func (h *Host) violation(id peer.ID, protocolName string, err error) {

@@ -58,6 +58,14 @@ func (s *scorer) violation(p peer.ID) (banned bool) {
 	return true
 }
 
+// ban bans p now, whatever its count: for offences that need no repeat.
+func (s *scorer) ban(p peer.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.violations, p)
+	s.bannedTill[p] = s.now().Add(s.banFor)
+}
+
 // forget drops violations older than the window and expired bans, so the
 // maps hold only peers that matter now. mu is held; violations are rare, so
 // a sweep per violation is cheap.

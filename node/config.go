@@ -28,6 +28,9 @@ type Config struct {
 	// genesis pool with these keys; both empty = a relay.
 	IssuerKeyFile string `json:"issuerSigningKeyFile,omitempty"`
 	VRFKeyFile    string `json:"vrfSigningKeyFile,omitempty"`
+	// TxCacheCapacity is the LeiosTxCache's table size in txs; 0 is the
+	// default, sized for 128 full EBs (about 160 MiB).
+	TxCacheCapacity int `json:"txCacheCapacity,omitempty"`
 	// LogLevel is debug, info, warn or error (default info).
 	LogLevel string `json:"logLevel,omitempty"`
 }

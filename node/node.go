@@ -21,6 +21,7 @@ import (
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
+	"github.com/leiosnode/leiosnode/notify"
 )
 
 // Node is one running leiosnode.
@@ -35,6 +36,7 @@ type Node struct {
 	adopted   *atomic.Uint64 // blocks that changed the selection when added
 	txCounts  *txCounter
 	mempool   *mempool.Mempool
+	leios     *leios
 	host      *network.Host
 	caughtUp  *atomic.Bool  // chain sync reached a peer's tip at least once
 	forger    *forge.Forger // nil on a relay
@@ -72,6 +74,9 @@ func New(cfg *Config, logger *slog.Logger) (n *Node, err error) {
 		return nil, err
 	}
 	if err = n.buildMempool(); err != nil {
+		return nil, err
+	}
+	if err = n.buildLeios(); err != nil {
 		return nil, err
 	}
 	if err = n.buildHost(); err != nil {
@@ -141,11 +146,13 @@ func (n *Node) buildHost() error {
 		ListenAddrs:    n.cfg.ListenAddrs,
 		Topology:       topology.Peers,
 		Chain:          chainAdapter{db: n.chain, adopted: n.adopted},
-		ValidateHeader: n.validator.ValidateHeader,
+		ValidateHeader: n.validateSyncedHeader,
 		IsInvalidBlock: isInvalidBlock,
 		OnCaughtUp:     func() { n.caughtUp.Store(true) },
 		Services: []network.Service{
 			network.TxSubmissionService(txSubmissionMempool{n.mempool}, txsubmission.Options{}),
+			notify.NewService(n.leios.relay),
+			n.leios.fetcher.Service(),
 		},
 		Logger:     n.log.With("component", "network"),
 		Registerer: n.registry,
@@ -172,6 +179,8 @@ func (n *Node) buildForger() error {
 		VRFKey:         vrfKey,
 		Mempool:        n.mempool,
 		Ready:          n.readyToForge,
+		EBLimits:       n.genesis.Leios.EBLimits(),
+		PublishEB:      n.publishEB,
 		Params:         &n.genesis.ProtocolParams,
 		RBMaxBodyBytes: n.genesis.Leios.RBMaxBodyBytes,
 		Logger:         n.log.With("component", "forge"),
@@ -185,10 +194,15 @@ func (n *Node) buildForger() error {
 func (n *Node) Run(ctx context.Context) error {
 	defer n.close()
 	n.started = time.Now()
+	n.reannounceVolatile()
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return n.host.Run(ctx) })
 	g.Go(func() error { return n.mempool.Run(ctx) })
 	g.Go(func() error { return n.readdRolledBack(ctx) })
+	g.Go(func() error { return n.leios.fetcher.Run(ctx) })
+	g.Go(func() error { return n.leios.relay.Run(ctx) })
+	g.Go(func() error { return n.followLeiosDB(ctx) })
+	g.Go(func() error { return n.pruneLeios(ctx) })
 	if n.forger != nil {
 		g.Go(func() error { return n.forger.Run(ctx) })
 	}
@@ -224,6 +238,11 @@ func (n *Node) close() {
 	if n.mempool != nil {
 		n.mempool.Close()
 	}
+	if n.leios != nil && n.leios.db != nil {
+		if err := n.leios.db.Close(); err != nil {
+			n.log.Error("closing the LeiosDB", "err", err)
+		}
+	}
 	if n.chain != nil {
 		if err := n.chain.Close(); err != nil {
 			n.log.Error("closing chain database", "err", err)
@@ -246,6 +265,19 @@ func (n *Node) Status() Status {
 	}
 	snapshot := n.mempool.Snapshot()
 	s.Mempool = MempoolStatus{Txs: snapshot.Len(), Bytes: snapshot.Bytes()}
+	bodies, closures := n.leios.times.counts()
+	fs := n.leios.fetcher.Stats()
+	s.Leios = LeiosStatus{
+		EBsAnnounced:     n.leios.announced.Load(),
+		BodiesHeld:       bodies,
+		ClosuresComplete: closures,
+		MissingTxs:       fs.MissingTxs,
+		RequestsInFlight: fs.Requests,
+		FetchedBytes:     fs.FetchedBytes,
+	}
+	if n.forger != nil {
+		s.Leios.EBsForged = n.forger.EBs()
+	}
 	for _, p := range n.host.Peers() {
 		s.Peers = append(s.Peers, p.ID.String())
 	}

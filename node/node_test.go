@@ -36,7 +36,7 @@ func payer() (ed25519.PrivateKey, []byte) {
 	return key, ledger.EnterpriseAddress(0, ledger.KeyHash(key.Public().(ed25519.PublicKey)))
 }
 
-func testNet(t *testing.T, nodes int, slotLength time.Duration) []*Config {
+func testNet(t *testing.T, nodes int, slotLength time.Duration, configure ...func(*consensus.Genesis)) []*Config {
 	t.Helper()
 	dir := t.TempDir()
 	g := &consensus.Genesis{
@@ -49,6 +49,9 @@ func testNet(t *testing.T, nodes int, slotLength time.Duration) []*Config {
 		InitialFunds:     map[string]uint64{},
 		ProtocolParams:   ledger.DefaultParams(),
 		Leios:            consensus.DefaultLeiosParams(),
+	}
+	for _, c := range configure {
+		c(g)
 	}
 	_, payerAddr := payer()
 	g.InitialFunds[hex.EncodeToString(payerAddr)] = 50_000_000_000
@@ -65,6 +68,8 @@ func testNet(t *testing.T, nodes int, slotLength time.Duration) []*Config {
 			NodeKeyFile:   filepath.Join(nodeDir, "node.skey"),
 			IssuerKeyFile: filepath.Join(nodeDir, "issuer.skey"),
 			VRFKeyFile:    filepath.Join(nodeDir, "vrf.skey"),
+			// A small table: many nodes run in one test process.
+			TxCacheCapacity: 1 << 14,
 		}
 		nodeKey := mustKey(t, cfg.NodeKeyFile, keys.Node)
 		issuer := mustKey(t, cfg.IssuerKeyFile, keys.StakePool)

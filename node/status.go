@@ -15,6 +15,8 @@ type Status struct {
 	Mempool MempoolStatus `json:"mempool"`
 	// TxsOnChain is the number of txs in the selected chain.
 	TxsOnChain uint64 `json:"txsOnChain"`
+	// Leios is the endorser-block diffusion state.
+	Leios LeiosStatus `json:"leios"`
 	// RecentBlocks are the last blocks of the selected chain, tip first, so
 	// tools can compare chains right up to the tip.
 	RecentBlocks []TipStatus `json:"recentBlocks"`
@@ -34,4 +36,16 @@ type TipStatus struct {
 type MempoolStatus struct {
 	Txs   int `json:"txs"`
 	Bytes int `json:"bytes"`
+}
+
+// LeiosStatus counts endorser blocks in /status. The counts are since the
+// node started.
+type LeiosStatus struct {
+	EBsForged        uint64 `json:"ebsForged"`
+	EBsAnnounced     uint64 `json:"ebsAnnounced"`
+	BodiesHeld       uint64 `json:"bodiesHeld"`
+	ClosuresComplete uint64 `json:"closuresComplete"`
+	MissingTxs       int    `json:"missingTxs"`
+	RequestsInFlight int    `json:"requestsInFlight"`
+	FetchedBytes     uint64 `json:"fetchedBytes"`
 }

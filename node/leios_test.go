@@ -1,0 +1,100 @@
+package node
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// With more txs than an RB carries, a leader announces an EB; every node
+// learns of it, fetches its body and closure from a peer that offers them,
+// and reports when each became complete.
+func TestEBsDiffuseToEveryNode(t *testing.T) {
+	configs := testNet(t, 3, 100*time.Millisecond, func(g *consensus.Genesis) {
+		g.Leios.RBMaxBodyBytes = 700 // three of the test's txs
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	g, gctx := errgroup.WithContext(ctx)
+	for _, cfg := range configs {
+		n, err := New(cfg, quietLogger())
+		must(t, err)
+		g.Go(func() error { return n.Run(gctx) })
+	}
+	defer func() {
+		cancel()
+		must(t, g.Wait())
+	}()
+
+	// A chain of 30 txs, all submitted to node 0 (each spends the last).
+	key, addr := payer()
+	in, coin := ledger.GenesisTxIn(addr), uint64(50_000_000_000)
+	waitHTTP(t, configs[0].HTTPAddr)
+	for range 30 {
+		body := ledger.TxBody{Inputs: []ledger.TxIn{in}, Outputs: []ledger.TxOut{{Address: addr, Coin: coin - 200_000}}}
+		fee, err := body.MinFee(ledger.DefaultParams(), 1)
+		must(t, err)
+		body.Fee, body.Outputs[0].Coin = fee, coin-fee
+		tx, err := body.Build([]ed25519.PrivateKey{key})
+		must(t, err)
+		if status, reply := post(t, configs[0].HTTPAddr, "application/cbor", tx.Bytes()); status != http.StatusAccepted {
+			t.Fatalf("submit: %d %s", status, reply)
+		}
+		in, coin = ledger.TxIn{TxID: tx.ID(), Index: 0}, coin-fee
+	}
+
+	deadline := time.Now().Add(30 * time.Second)
+	for _, cfg := range configs {
+		for {
+			s, err := getStatus(cfg.HTTPAddr)
+			if err == nil && s.Leios.ClosuresComplete > 0 {
+				if s.Leios.EBsAnnounced == 0 || s.Leios.BodiesHeld == 0 {
+					t.Fatalf("%s: a complete closure without announcement or body: %+v", cfg.HTTPAddr, s.Leios)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never completed an EB closure: %+v (%v)", cfg.HTTPAddr, s.Leios, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	// Some node completed an EB it did not forge: it fetched it.
+	fetched := false
+	for _, cfg := range configs {
+		s, err := getStatus(cfg.HTTPAddr)
+		must(t, err)
+		if s.Leios.ClosuresComplete > s.Leios.EBsForged && s.Leios.FetchedBytes > 0 {
+			fetched = true
+		}
+	}
+	if !fetched {
+		t.Fatal("no node fetched an EB from a peer")
+	}
+	// Every node can say when it held what; the announcement comes first.
+	resp, err := http.Get("http://" + configs[2].HTTPAddr + "/api/ebs")
+	must(t, err)
+	defer resp.Body.Close()
+	var ebs []ebTimes
+	must(t, json.NewDecoder(resp.Body).Decode(&ebs))
+	complete := 0
+	for _, eb := range ebs {
+		if eb.Closure == nil {
+			continue
+		}
+		complete++
+		if eb.Announced == nil || eb.Body == nil || eb.Body.Before(*eb.Announced) || eb.Closure.Before(*eb.Body) {
+			t.Fatalf("EB %s: announced %v, body %v, closure %v", eb.EbHash[:8], eb.Announced, eb.Body, eb.Closure)
+		}
+	}
+	if complete == 0 {
+		t.Fatal("/api/ebs lists no complete EB")
+	}
+}

@@ -1,0 +1,171 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+// Follow is the client toward one peer: it keeps MaxInFlight requests
+// outstanding and hands each notification, in the peer's order, to the
+// relay and the node's sinks (Options.On*). A rule violation ends the
+// session and counts against the peer; a third header for one (slot,
+// issuer) also gets the peer disconnected (Options.Disconnect). Follow
+// returns when ctx or the session ends.
+func (r *Relay) Follow(ctx context.Context, from peer.ID, s *protocol.Session) error {
+	f := newFollower(r, from)
+	for range MaxInFlight {
+		if err := s.Send(&MsgRequestNext{}); err != nil {
+			return err
+		}
+	}
+	for {
+		msg, err := s.Recv(ctx)
+		if err != nil {
+			return err
+		}
+		if err := f.handle(msg); err != nil {
+			s.Fail(err)
+			if errors.Is(err, ErrEquivocation) && r.opts.Disconnect != nil {
+				r.opts.Disconnect(from)
+			}
+			return err
+		}
+		if err := s.Send(&MsgRequestNext{}); err != nil {
+			return err
+		}
+	}
+}
+
+// follower is the client state of one stream.
+type follower struct {
+	r    *Relay
+	from peer.ID
+	// The state below holds no slot under floor.
+	floor uint64
+	// sent holds the distinct headers the peer sent per (slot, issuer):
+	// an honest relay sends at most two.
+	sent map[slotIssuer][]block.Hash
+	// announced holds the points of the headers the peer sent and the relay
+	// took (new or known): the points it may offer.
+	announced map[block.Point]struct{}
+	// refused holds the points of valid headers the peer sent that the
+	// relay did not relay, because it holds two others for their (slot,
+	// issuer): their offers are ignored.
+	refused map[block.Point]struct{}
+}
+
+func newFollower(r *Relay, from peer.ID) *follower {
+	return &follower{
+		r:         r,
+		from:      from,
+		sent:      make(map[slotIssuer][]block.Hash),
+		announced: make(map[block.Point]struct{}),
+		refused:   make(map[block.Point]struct{}),
+	}
+}
+
+func (f *follower) handle(msg protocol.Message) error {
+	f.prune()
+	opts := &f.r.opts
+	switch m := msg.(type) {
+	case *MsgBlockAnnouncement:
+		return f.announcement(m.Header)
+	case *MsgBlockOffer:
+		ok, err := f.offered(m.Point)
+		if ok && opts.OnBlockOffer != nil {
+			opts.OnBlockOffer(f.from, m.Point, uint64(m.EbSize))
+		}
+		return err
+	case *MsgBlockTxsOffer:
+		ok, err := f.offered(m.Point)
+		if ok && opts.OnBlockTxsOffer != nil {
+			opts.OnBlockTxsOffer(f.from, m.Point)
+		}
+		return err
+	case *MsgVotes:
+		fresh, err := f.r.Votes(m.Votes)
+		if len(fresh) > 0 && opts.OnVotes != nil {
+			opts.OnVotes(f.from, fresh)
+		}
+		return err
+	default:
+		return fmt.Errorf("notify: client got %T", msg) // the Spec rules it out
+	}
+}
+
+// announcement relays h and records its point as announced by the peer;
+// the node hears of it if it is new.
+//
+// A third distinct header for one (slot, issuer) from this peer is its
+// violation. A header the relay refuses because it already holds two
+// others for that (slot, issuer) is not: an honest peer relays the first
+// two it saw, which need not be ours. Such a header is still validated,
+// and its point's offers are ignored. A header below the immutable tip is
+// ignored: the peer may be behind us.
+func (f *follower) announcement(h *block.Header) error {
+	key := slotIssuer{h.Slot, h.IssuerVKey}
+	sent := f.sent[key]
+	if len(sent) >= 2 && !slices.Contains(sent, h.Hash()) {
+		return fmt.Errorf("%w: the peer sent slot %d issuer %x a third time", ErrEquivocation, h.Slot, h.IssuerVKey[:8])
+	}
+	fresh, err := f.r.announce(h)
+	refused := errors.Is(err, ErrEquivocation)
+	switch {
+	case errors.Is(err, ErrImmutableSlot):
+		f.r.log.Debug("immutable announcement ignored", "peer", f.from, "point", h.Point())
+		return nil
+	case refused:
+		if err := f.r.validate(h); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	}
+	if !slices.Contains(sent, h.Hash()) {
+		f.sent[key] = append(sent, h.Hash())
+	}
+	if p, ok := pointOf(h); ok && refused {
+		f.refused[p] = struct{}{}
+	} else if ok {
+		f.announced[p] = struct{}{}
+	}
+	if fresh && f.r.opts.OnAnnouncement != nil {
+		f.r.opts.OnAnnouncement(f.from, h)
+	}
+	return nil
+}
+
+// offered checks an offer of p: ok if the peer announced p; ignored if p is
+// below the immutable tip (its announcement may have been ignored as such)
+// or its header was refused; otherwise a violation.
+func (f *follower) offered(p block.Point) (ok bool, err error) {
+	if _, ok := f.announced[p]; ok {
+		return true, nil
+	}
+	if _, refused := f.refused[p]; refused || p.Slot < f.r.floor() {
+		f.r.log.Debug("offer ignored: immutable or refused", "peer", f.from, "point", p)
+		return false, nil
+	}
+	return false, fmt.Errorf("%w: %s", ErrUnannouncedOffer, p)
+}
+
+// prune forgets the state below the relay's pruned slot.
+func (f *follower) prune() {
+	floor := f.r.pruned.Load()
+	if floor <= f.floor {
+		return
+	}
+	f.floor = floor
+	maps.DeleteFunc(f.sent, func(k slotIssuer, _ []block.Hash) bool { return k.slot < floor })
+	below := func(p block.Point, _ struct{}) bool { return p.Slot < floor }
+	maps.DeleteFunc(f.announced, below)
+	maps.DeleteFunc(f.refused, below)
+}

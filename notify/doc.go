@@ -1,0 +1,65 @@
+// Package notify is LeiosNotify (/leios/notify/1): how a node tells its
+// peers what it knows of Leios endorser blocks — the RB headers that
+// announce them, offers of the EB bodies and closures it holds, and votes.
+//
+// # Protocol
+//
+// The client keeps up to MaxInFlight "request next" in flight (engine
+// pipelining); the server answers each with exactly one notification — a
+// block announcement, a block offer, a block-txs offer or a vote batch —
+// taken from that peer's FIFO, and holds a request as long as there is no
+// news. Messages and encodings follow the Haskell leios-prototype codec
+// (DESIGN §3):
+//
+//	[0]                          request next        client
+//	[1, header]                  block announcement  server (the RB header's original bytes)
+//	[2, point, eb_size: word32]  block offer         server (the EB body is held)
+//	[3, point]                   block txs offer     server (the whole closure is held)
+//	[4, [* vote]]                votes               server (at least one)
+//	[5]                          done                client
+//
+// # Relay
+//
+// One Relay per node, shared by every peer, feeds one FIFO per served peer:
+//   - Announcements (Announce): from the node's forge, from chain sync and
+//     from every peer's client. A header is validated (ValidateHeader:
+//     signature, VRF; its slot not below the immutable tip nor in the
+//     future); at most two headers per (slot, issuer) are relayed, the
+//     second proving equivocation; a third is refused with ErrEquivocation.
+//     A header is relayed once, however many times it arrives.
+//   - Offers: from the LeiosDB subscription (Run). BodyStored becomes a
+//     block offer, ClosureComplete a block-txs offer.
+//   - Votes (Votes): each (rb_hash, seat) is relayed once.
+//
+// # Invariants
+//
+//   - No offer ever precedes its announcement on any peer's stream. Every
+//     FIFO is appended to under one lock, an announcement is appended to
+//     every FIFO when it is accepted, and an offer for a point is appended
+//     only once a header announcing that point has been accepted: offers for
+//     points this relay has not seen announced are held until it is (or the
+//     point is pruned). A newly served peer gets, in slot order, every
+//     recent announcement followed by the offers of its point, then the
+//     recent votes.
+//   - A block offer for a point precedes its block-txs offer (LeiosDB sends
+//     BodyStored before ClosureComplete; catch-up keeps that order).
+//   - Memory is bounded: state below the pruned slot (Prune) is dropped and
+//     refused; a FIFO that reaches Options.MaxQueue is dropped with its
+//     session (ErrSlowPeer, not a violation) — the peer reconnects and
+//     catches up from the relay's bounded state, so dropping is the
+//     compaction.
+//
+// On the client side a received announcement goes through Announce before
+// the node is told (Options.OnAnnouncement, for headers new to this
+// relay). A third distinct header for one (slot, issuer) on one stream is
+// the peer's violation, and the peer is disconnected; a header the relay
+// refuses only because it took two others is not (the peer's first two
+// need not be ours), and its offers are ignored. An offer for a point the
+// peer never announced on this stream is a violation (ErrUnannouncedOffer):
+// its relay guarantees the order. Announcements and offers below the
+// immutable tip are ignored: a peer behind us may still send them.
+//
+// This package never writes to the LeiosDB, never imports fetch (the node
+// wires the callbacks to it), and never makes one peer's stream wait on
+// another's: a full FIFO drops that peer, it never blocks the relay.
+package notify

@@ -1,0 +1,37 @@
+package notify
+
+import (
+	"errors"
+
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+// Rule failures. The violations wrap protocol.ErrViolation: from a peer,
+// they end its stream and count against it.
+var (
+	// ErrInvalidHeader wraps the validator's reason for refusing a header.
+	ErrInvalidHeader = protocol.NewViolation("notify: invalid announced header")
+	// ErrFutureSlot: the header's slot starts beyond the allowed clock skew.
+	ErrFutureSlot = protocol.NewViolation("notify: announced header from the future")
+	// ErrEquivocation: a third header for one (slot, issuer). The relay
+	// relays two, the second proving the equivocation, and refuses any
+	// other. A peer that sends a third distinct one on its stream is
+	// disconnected (an honest relay sends at most two; which two may differ
+	// from ours, so our refusing its header is not its fault).
+	ErrEquivocation = protocol.NewViolation("notify: third header for one (slot, issuer)")
+	// ErrInvalidVote wraps Options.ValidateVote's reason.
+	ErrInvalidVote = protocol.NewViolation("notify: invalid vote")
+	// ErrUnannouncedOffer: an offer of a point the peer did not announce on
+	// this stream first. Its relay must never do that (the ordering
+	// guarantee), so it is not a race but a broken or lying peer.
+	ErrUnannouncedOffer = protocol.NewViolation("notify: offer of a point the peer did not announce")
+)
+
+// ErrImmutableSlot: the header is below the immutable tip. Not a violation:
+// a peer behind us may still send it. It is not relayed.
+var ErrImmutableSlot = errors.New("notify: announced header is below the immutable tip")
+
+// ErrSlowPeer ends the stream of a peer whose FIFO reached
+// Options.MaxQueue. Not a violation: a slow link is not misbehaviour; the
+// peer reconnects and catches up.
+var ErrSlowPeer = errors.New("notify: peer does not drain its notifications")

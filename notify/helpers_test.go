@@ -1,0 +1,344 @@
+package notify_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"pgregory.net/rapid"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/notify"
+	"github.com/leiosnode/leiosnode/vrf"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// testingT is what the helpers need of *testing.T, *testing.F and
+// *rapid.T.
+type testingT interface {
+	rapid.TB
+	Cleanup(func())
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// testNet is a small network whose headers are fully valid: with f = 1
+// every pool leads every slot, so each header carries a real VRF proof
+// checked by consensus.Validator (issuer, VRF key, VRF proof, leadership,
+// signature) — no validation is faked in these tests.
+type testNet struct {
+	genesis   *consensus.Genesis
+	validator *consensus.Validator
+	pools     []testPool
+	nonce     [32]byte
+}
+
+type testPool struct {
+	issuer ed25519.PrivateKey
+	vrf    *vrf.SecretKey
+}
+
+// slotsPast is how many 1-second slots lie between the system start and
+// now: headers up to that slot are not in the future.
+const slotsPast = 1000
+
+func newTestNet(t testingT, pools int) *testNet {
+	t.Helper()
+	n := &testNet{}
+	for i := range n.nonce {
+		n.nonce[i] = byte(i)
+	}
+	g := &consensus.Genesis{
+		SystemStart:      time.Now().Add(-slotsPast * time.Second),
+		SlotLengthMs:     1000,
+		ActiveSlotsCoeff: json.Number("1"),
+		SecurityParam:    10,
+		EpochNonce:       hex.EncodeToString(n.nonce[:]),
+		MaxClockSkewMs:   500,
+		Leios:            consensus.DefaultLeiosParams(),
+	}
+	for i := range pools {
+		seed := make([]byte, 32)
+		seed[0], seed[1] = byte(i), 0x17
+		issuer := ed25519.NewKeyFromSeed(seed)
+		seed[1] = 0x18
+		vk, err := vrf.NewKeyFromSeed(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.pools = append(n.pools, testPool{issuer: issuer, vrf: vk})
+		pub := vk.Public()
+		g.Pools = append(g.Pools, consensus.Pool{
+			Name:       fmt.Sprintf("pool%d", i),
+			IssuerVKey: hex.EncodeToString(issuer.Public().(ed25519.PublicKey)),
+			VRFVKey:    hex.EncodeToString(pub[:]),
+			Stake:      1,
+		})
+	}
+	v, err := consensus.NewValidator(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.genesis, n.validator = g, v
+	return n
+}
+
+// header forges a valid header of pool at slot; ann (may be nil) is its EB
+// announcement; variant makes distinct headers of one (slot, pool).
+func (n *testNet) header(slot uint64, pool int, ann *block.Announcement, variant byte) *block.Header {
+	p := n.pools[pool]
+	proof, out := vrf.Prove(p.vrf, consensus.VRFInput(slot, n.nonce))
+	hb := block.HeaderBody{
+		BlockNumber:  slot,
+		Slot:         slot,
+		VRF:          block.VRFResult{Output: out, Proof: proof},
+		BodyHash:     block.HashBytes([]byte{variant}),
+		Announcement: ann,
+	}
+	copy(hb.IssuerVKey[:], p.issuer.Public().(ed25519.PublicKey))
+	hb.VRFVKey = block.Bytes32(p.vrf.Public())
+	return block.NewHeader(hb, p.issuer)
+}
+
+// relay builds a relay validating with the network's validator.
+func (n *testNet) relay(t testingT, configure ...func(*notify.Options)) *notify.Relay {
+	t.Helper()
+	opts := notify.Options{
+		ValidateHeader: n.validator.ValidateHeader,
+		Clock:          n.genesis.Clock(),
+		MaxClockSkew:   500 * time.Millisecond,
+		Logger:         quietLogger(),
+	}
+	for _, c := range configure {
+		c(&opts)
+	}
+	r, err := notify.NewRelay(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// runRelay runs r's LeiosDB loop until the test ends.
+func runRelay(t testingT, r *notify.Relay) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+}
+
+// eb is an endorser block: its body and closure.
+type eb struct {
+	body *block.EBBody
+	txs  [][]byte
+}
+
+func (e eb) announcement() *block.Announcement {
+	a := e.body.Announcement()
+	return &a
+}
+
+func testTx(seed uint64) []byte {
+	tx := make([]byte, 40)
+	for i := range tx {
+		tx[i] = byte(seed>>(8*(i%8))) ^ byte(i*7)
+	}
+	return tx
+}
+
+func newEB(t testingT, seeds ...uint64) eb {
+	t.Helper()
+	e := eb{}
+	var entries []block.EBTx
+	for _, s := range seeds {
+		tx := testTx(s)
+		e.txs = append(e.txs, tx)
+		entries = append(entries, block.EBTx{TxHash: block.HashBytes(tx), Size: uint32(len(tx))})
+	}
+	body, err := block.NewEBBody(entries, block.DefaultEBLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.body = body
+	return e
+}
+
+// pipeStream is a synchronous in-memory stream; Reset closes both ends.
+type pipeStream struct{ net.Conn }
+
+func (p pipeStream) Reset() error { return p.Conn.Close() }
+
+// violations records what a session reports.
+type violations struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (v *violations) add(err error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.errs = append(v.errs, err)
+}
+
+func (v *violations) list() []error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return append([]error(nil), v.errs...)
+}
+
+// pair runs a client and a server notify session over a pipe.
+func pair(t testingT) (client, server *protocol.Session, cv, sv *violations) {
+	t.Helper()
+	a, b := net.Pipe()
+	cv, sv = new(violations), new(violations)
+	spec := notify.Spec()
+	client = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Client, Stream: pipeStream{a}, OnViolation: cv.add})
+	server = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Server, Stream: pipeStream{b}, OnViolation: sv.add})
+	t.Cleanup(func() { client.Close(); server.Close() })
+	return client, server, cv, sv
+}
+
+// tap is a peer served by a relay that records every notification, in
+// stream order, keeping MaxInFlight requests outstanding as a client does.
+type tap struct {
+	mu     sync.Mutex
+	msgs   []protocol.Message
+	served chan error
+	done   chan struct{}
+	client *protocol.Session
+}
+
+func newTap(t testingT, r *notify.Relay) *tap {
+	t.Helper()
+	client, server, _, _ := pair(t)
+	tp := &tap{served: make(chan error, 1), done: make(chan struct{}), client: client}
+	go func() { tp.served <- r.Serve(server.Context(), server) }()
+	go func() {
+		defer close(tp.done)
+		for range notify.MaxInFlight {
+			if client.Send(&notify.MsgRequestNext{}) != nil {
+				return
+			}
+		}
+		for {
+			m, err := client.Recv(context.Background())
+			if err != nil {
+				return
+			}
+			tp.mu.Lock()
+			tp.msgs = append(tp.msgs, m)
+			tp.mu.Unlock()
+			if client.Send(&notify.MsgRequestNext{}) != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		client.Close()
+		server.Close()
+		<-tp.done
+		<-tp.served
+	})
+	return tp
+}
+
+func (tp *tap) messages() []protocol.Message {
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	return append([]protocol.Message(nil), tp.msgs...)
+}
+
+// waitFor waits until the tap holds n messages and returns them.
+func (tp *tap) waitFor(t testingT, n int) []protocol.Message {
+	t.Helper()
+	eventually(t, fmt.Sprintf("%d notifications", n), func() bool { return len(tp.messages()) >= n })
+	return tp.messages()
+}
+
+// quiet checks that nothing more than n messages arrives for a moment.
+func (tp *tap) quiet(t testingT, n int) []protocol.Message {
+	t.Helper()
+	time.Sleep(50 * time.Millisecond)
+	msgs := tp.messages()
+	if len(msgs) != n {
+		t.Fatalf("got %d notifications, want %d: %s", len(msgs), n, describe(msgs))
+	}
+	return msgs
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t testingT, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// describe renders notifications compactly for failure messages.
+func describe(msgs []protocol.Message) string {
+	s := ""
+	for _, m := range msgs {
+		s += " " + label(m)
+	}
+	return s
+}
+
+func label(m protocol.Message) string {
+	switch m := m.(type) {
+	case *notify.MsgBlockAnnouncement:
+		return "ann(" + m.Header.Point().String() + ")"
+	case *notify.MsgBlockOffer:
+		return "offer(" + m.Point.String() + ")"
+	case *notify.MsgBlockTxsOffer:
+		return "txs(" + m.Point.String() + ")"
+	case *notify.MsgVotes:
+		return fmt.Sprintf("votes(%d)", len(m.Votes))
+	default:
+		return fmt.Sprintf("%T", m)
+	}
+}
+
+func isViolation(errs []error, target error) bool {
+	for _, err := range errs {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// tampered returns h with one bit of its signature flipped in its bytes,
+// as a forger's header would arrive off the wire.
+func tampered(t testingT, h *block.Header) *block.Header {
+	t.Helper()
+	raw := append([]byte(nil), h.Bytes()...)
+	raw[len(raw)-1] ^= 0x40 // the signature ends the header
+	bad, err := block.DecodeHeader(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bad
+}

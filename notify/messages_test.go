@@ -1,0 +1,164 @@
+package notify_test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/notify"
+)
+
+func rep(b byte, n int) string { return strings.Repeat(hex.EncodeToString([]byte{b}), n) }
+
+func fillHash(b byte) (h block.Hash) {
+	for i := range h {
+		h[i] = b
+	}
+	return h
+}
+
+func fillSig(b byte) (s block.Bytes48) {
+	for i := range s {
+		s[i] = b
+	}
+	return s
+}
+
+// TestGoldenBytes pins every message's encoding to the Haskell
+// leios-prototype codec: `[tag, payload...]`, definite lengths, minimal
+// integers, the point as `[slot, bytes32]`, the block offer's size as a
+// Word32 (any minimal uint up to 2^32-1), the header as its own bytes.
+func TestGoldenBytes(t *testing.T) {
+	h := newTestNet(t, 1).header(42, 0, &block.Announcement{EbHash: fillHash(0x77), EbSize: 1234}, 0)
+	for _, tc := range []struct {
+		name string
+		msg  protocol.Message
+		want string
+	}{
+		{"request next", &notify.MsgRequestNext{}, "8100"},
+		{"done", &notify.MsgDone{}, "8105"},
+		{"block announcement", &notify.MsgBlockAnnouncement{Header: h}, "8201" + hex.EncodeToString(h.Bytes())},
+		{
+			"block offer",
+			&notify.MsgBlockOffer{Point: block.Point{Slot: 1234, Hash: fillHash(0x11)}, EbSize: 500_000},
+			"8302" + "82" + "1904d2" + "5820" + rep(0x11, 32) + "1a0007a120",
+		},
+		{
+			"block offer, small size",
+			&notify.MsgBlockOffer{Point: block.Point{Slot: 7, Hash: fillHash(0x12)}, EbSize: 23},
+			"8302" + "82" + "07" + "5820" + rep(0x12, 32) + "17",
+		},
+		{
+			"block offer, largest Word32",
+			&notify.MsgBlockOffer{Point: block.Point{Slot: 1 << 32, Hash: fillHash(0x13)}, EbSize: 1<<32 - 1},
+			"8302" + "82" + "1b0000000100000000" + "5820" + rep(0x13, 32) + "1affffffff",
+		},
+		{
+			"block txs offer",
+			&notify.MsgBlockTxsOffer{Point: block.Point{Slot: 7, Hash: fillHash(0x22)}},
+			"8203" + "82" + "07" + "5820" + rep(0x22, 32),
+		},
+		{
+			"votes",
+			&notify.MsgVotes{Votes: []block.Vote{
+				{RbHash: fillHash(0x33), VoterSeat: 5, Signature: fillSig(0x44)},
+				{RbHash: fillHash(0x55), VoterSeat: 300, Signature: fillSig(0x66)},
+			}},
+			"8204" + "82" +
+				"83" + "5820" + rep(0x33, 32) + "05" + "5830" + rep(0x44, 48) +
+				"83" + "5820" + rep(0x55, 32) + "19012c" + "5830" + rep(0x66, 48),
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := protocol.Encode(tc.msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hex.EncodeToString(got) != tc.want {
+				t.Fatalf("encoding\n got %x\nwant %s", got, tc.want)
+			}
+			want, _ := hex.DecodeString(tc.want)
+			m, err := notify.Spec().Decode(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := protocol.Encode(m)
+			if err != nil || !bytes.Equal(again, want) {
+				t.Fatalf("decoded %T re-encodes to %x (%v)", m, again, err)
+			}
+		})
+	}
+}
+
+// TestDecodeRejects: malformed messages are ErrMalformed violations.
+func TestDecodeRejects(t *testing.T) {
+	point := "82" + "07" + "5820" + rep(0x22, 32)
+	vote := "83" + "5820" + rep(0x33, 32) + "05" + "5830" + rep(0x44, 48)
+	for _, tc := range []struct{ name, hex string }{
+		{"unknown tag", "8106"},
+		{"request next with a payload", "820000"},
+		{"announcement without a header", "8201f6"},
+		{"announcement with a non-header", "820143010203"},
+		{"block offer of the origin", "830280" + "05"},
+		{"block offer without a size", "8202" + point},
+		{"block offer size over Word32", "8302" + point + "1b0000000100000000"},
+		{"block offer negative size", "8302" + point + "20"},
+		{"block offer short hash", "8302" + "82075801aa" + "05"},
+		{"block txs offer of the origin", "820380"},
+		{"block txs offer with a size", "8303" + point + "05"},
+		{"empty vote batch", "820480"},
+		{"vote with a short signature", "820481" + "83" + "5820" + rep(0x33, 32) + "05" + "5801aa"},
+		{"votes not an array", "8204" + vote},
+		{"indefinite-length message", "9f00ff"},
+		{"trailing bytes", "810000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := hex.DecodeString(tc.hex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := notify.Spec().Decode(data)
+			if !errors.Is(err, protocol.ErrMalformed) {
+				t.Fatalf("decoded %#v, err %v; want ErrMalformed", m, err)
+			}
+		})
+	}
+}
+
+func TestVoteBatchLimit(t *testing.T) {
+	votes := make([]block.Vote, notify.MaxVotesPerMessage+1)
+	for i := range votes {
+		votes[i] = block.Vote{VoterSeat: uint64(1 << 40), Signature: fillSig(0xff)}
+	}
+	full, err := protocol.Encode(&notify.MsgVotes{Votes: votes[:notify.MaxVotesPerMessage]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full) > 65_535 {
+		t.Fatalf("a full batch of the largest votes is %d bytes, over the state's limit", len(full))
+	}
+	over, err := protocol.Encode(&notify.MsgVotes{Votes: votes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := notify.Spec().Decode(over); !errors.Is(err, protocol.ErrMalformed) {
+		t.Fatalf("a batch over MaxVotesPerMessage decoded: %v", err)
+	}
+}
+
+func TestSpecValidates(t *testing.T) {
+	spec := notify.Spec()
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if spec.ID() != "/leios/notify/1" {
+		t.Fatalf("protocol ID %s", spec.ID())
+	}
+	if spec.MaxPipelined+1 != notify.MaxInFlight {
+		t.Fatalf("MaxPipelined %d allows %d requests in flight, want %d", spec.MaxPipelined, spec.MaxPipelined+1, notify.MaxInFlight)
+	}
+}

@@ -1,0 +1,101 @@
+package notify
+
+import (
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/leiosdb"
+)
+
+// Store is the LeiosDB as the relay reads it; *leiosdb.DB implements it.
+type Store interface {
+	// Subscribe streams BodyStored and ClosureComplete events after commit.
+	Subscribe() (<-chan leiosdb.Event, func())
+	// Points lists the known points from a slot on, to catch up.
+	Points(fromSlot uint64) ([]leiosdb.PointInfo, error)
+	// PointInfo gives a point's EB size for its block offer.
+	PointInfo(p block.Point) (leiosdb.PointInfo, bool, error)
+}
+
+// Options configure a Relay. Zero values take the documented defaults.
+type Options struct {
+	// ValidateHeader checks an announced header's issuer, VRF and signature:
+	// consensus.Validator.ValidateHeader. Required.
+	ValidateHeader func(*block.Header) error
+	// Clock is the network's slot clock. A header whose slot starts more
+	// than MaxClockSkew after Now is from the future. Required.
+	Clock        consensus.Clock
+	MaxClockSkew time.Duration
+	// Now is the wall clock. Default time.Now.
+	Now func() time.Time
+	// ImmutableSlot returns the slot of the immutable tip; headers below it
+	// are not relayed. Nil: only the pruned slot (Prune) is the floor.
+	ImmutableSlot func() uint64
+	// ValidateVote checks a vote before it is relayed. Nil accepts every
+	// vote (voting comes later).
+	ValidateVote func(block.Vote) error
+
+	// Store is the LeiosDB whose events become offers (Run). Nil: the relay
+	// sends no offers.
+	Store Store
+
+	// The node's sinks for what peers send, called by each peer's client in
+	// the order the peer sent it, concurrently across peers. They must not
+	// block for long: the peer's stream waits on them. Nil: ignored.
+	//
+	// OnAnnouncement gets each header new to this relay, after it passed
+	// Announce (so it is valid and already queued to every other peer).
+	OnAnnouncement func(from peer.ID, h *block.Header)
+	// OnBlockOffer: the peer holds the EB body of p, ebSize bytes.
+	OnBlockOffer func(from peer.ID, p block.Point, ebSize uint64)
+	// OnBlockTxsOffer: the peer holds the whole closure of p.
+	OnBlockTxsOffer func(from peer.ID, p block.Point)
+	// OnVotes gets the votes new to this relay, after they passed Votes.
+	OnVotes func(from peer.ID, votes []block.Vote)
+	// Disconnect, if set, is called for a peer that sent a third header for
+	// one (slot, issuer); the violation itself is counted either way.
+	Disconnect func(id peer.ID)
+
+	// MaxQueue bounds one served peer's FIFO, in notifications; a peer that
+	// lets it fill up is dropped (ErrSlowPeer) and catches up when it
+	// reconnects. It must exceed a catch-up (about three notifications per
+	// volatile EB, plus the vote batches), or a reconnecting peer is dropped
+	// again at once. Default 16384.
+	MaxQueue int
+	// MaxVotes bounds the votes remembered for deduplication; over it, new
+	// votes are dropped (and logged) until Prune frees room. Default 1<<20.
+	MaxVotes int
+
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.ValidateHeader == nil {
+		return o, errors.New("notify: Options.ValidateHeader is required")
+	}
+	if o.Clock.SlotLength <= 0 {
+		return o, errors.New("notify: Options.Clock is required")
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.ImmutableSlot == nil {
+		o.ImmutableSlot = func() uint64 { return 0 }
+	}
+	if o.MaxQueue <= 0 {
+		o.MaxQueue = 16384
+	}
+	if o.MaxVotes <= 0 {
+		o.MaxVotes = 1 << 20
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o, nil
+}

@@ -1,0 +1,144 @@
+package notify
+
+import (
+	"context"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+// peerQueue is the FIFO of one served peer. items is guarded by the
+// relay's mu.
+type peerQueue struct {
+	items []protocol.Message
+	ready chan struct{}           // cap 1: items grew
+	stop  context.CancelCauseFunc // ends the peer's Serve; cheap, never blocks
+}
+
+// register adds a served peer whose FIFO starts with the current state, in
+// slot order: each recent announcement, followed by the offers of its point
+// at its first announcement, then the recent votes.
+// stop ends the peer's Serve if the relay drops it.
+func (r *Relay) register(stop context.CancelCauseFunc) *peerQueue {
+	q := &peerQueue{ready: make(chan struct{}, 1), stop: stop}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	offered := make(map[block.Point]bool)
+	for _, h := range r.recent {
+		q.items = append(q.items, &MsgBlockAnnouncement{Header: h})
+		p, ok := pointOf(h)
+		if !ok || offered[p] {
+			continue
+		}
+		offered[p] = true
+		if st := r.offers[p]; st != nil {
+			q.items = append(q.items, offerMessages(p, st)...)
+		}
+	}
+	r.appendVotes(q, r.sortedVotes())
+	r.queues[q] = struct{}{}
+	if len(q.items) > 0 {
+		poke(q.ready)
+	}
+	return q
+}
+
+// unregister forgets a served peer whose session ended.
+func (r *Relay) unregister(q *peerQueue) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.queues, q)
+	q.items = nil
+}
+
+// next waits for the peer's next notification.
+func (r *Relay) next(ctx context.Context, q *peerQueue) (protocol.Message, error) {
+	for {
+		r.mu.Lock()
+		if len(q.items) > 0 {
+			m := q.items[0]
+			q.items[0] = nil
+			q.items = q.items[1:]
+			r.mu.Unlock()
+			return m, nil
+		}
+		r.mu.Unlock()
+		select {
+		case <-q.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// broadcast appends m to every FIFO. mu is held.
+func (r *Relay) broadcast(m protocol.Message) {
+	for q := range r.queues {
+		r.push(q, m)
+	}
+}
+
+// push appends m to q, or drops q if it is full. mu is held.
+func (r *Relay) push(q *peerQueue, m protocol.Message) {
+	if len(q.items) >= r.opts.MaxQueue {
+		r.drop(q)
+		return
+	}
+	q.items = append(q.items, m)
+	poke(q.ready)
+}
+
+// pushVotes appends votes to q, filling the vote batch at its tail first.
+// mu is held.
+func (r *Relay) pushVotes(q *peerQueue, votes []block.Vote) {
+	if len(votes) == 0 {
+		return
+	}
+	if len(q.items)+len(votes)/MaxVotesPerMessage >= r.opts.MaxQueue {
+		r.drop(q)
+		return
+	}
+	r.appendVotes(q, votes)
+	poke(q.ready)
+}
+
+// appendVotes appends votes to q without a bound. Each queue owns its
+// batches, so topping up the tail batch touches no other peer's. mu is held.
+func (r *Relay) appendVotes(q *peerQueue, votes []block.Vote) {
+	for len(votes) > 0 {
+		tail, ok := lastVotes(q)
+		if !ok || len(tail.Votes) == MaxVotesPerMessage {
+			tail = &MsgVotes{}
+			q.items = append(q.items, tail)
+		}
+		n := min(len(votes), MaxVotesPerMessage-len(tail.Votes))
+		tail.Votes = append(tail.Votes, votes[:n]...)
+		votes = votes[n:]
+	}
+}
+
+func lastVotes(q *peerQueue) (*MsgVotes, bool) {
+	if len(q.items) == 0 {
+		return nil, false
+	}
+	m, ok := q.items[len(q.items)-1].(*MsgVotes)
+	return m, ok
+}
+
+// drop gives up on a peer whose FIFO is full: its session ends with
+// ErrSlowPeer, and when it reconnects it catches up from the relay's state,
+// which is bounded by the volatile window. mu is held.
+func (r *Relay) drop(q *peerQueue) {
+	delete(r.queues, q)
+	q.items = nil
+	q.stop(ErrSlowPeer)
+	r.log.Warn("peer dropped: notification queue full", "max", r.opts.MaxQueue)
+}
+
+// poke signals c without blocking; a pending signal already says it.
+func poke(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}

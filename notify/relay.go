@@ -1,0 +1,311 @@
+package notify
+
+import (
+	"cmp"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+// Relay is the node's one LeiosNotify relay: it validates announcements
+// and votes, deduplicates them, and feeds every served peer's FIFO with
+// them and with the offers of the LeiosDB, never an offer before its
+// announcement. Build it with NewRelay; Run follows the LeiosDB.
+type Relay struct {
+	opts Options
+	log  *slog.Logger
+
+	// pruned is the slot below which all state is dropped and new state is
+	// refused. It only grows. Written under mu; read without it.
+	pruned atomic.Uint64
+
+	// mu guards every field below and every peerQueue's items. It is never
+	// held while validating, calling an Options func, reading the Store or
+	// doing I/O: every operation under it is a few map and slice updates, so
+	// no peer, store or validator ever makes another wait.
+	mu           sync.Mutex
+	headers      map[block.Hash]*block.Header // accepted headers
+	recent       []*block.Header              // the same, in (slot, acceptance) order
+	bySlotIssuer map[slotIssuer][]block.Hash  // at most two each
+	points       map[block.Point]struct{}     // announced by some accepted header
+	offers       map[block.Point]*offerState  // held by the Store; sent once announced
+	votes        map[voteKey]voteEntry
+	queues       map[*peerQueue]struct{} // served peers
+}
+
+type slotIssuer struct {
+	slot   uint64
+	issuer block.Bytes32
+}
+
+// offerState is what the Store holds of a point.
+type offerState struct {
+	ebSize  uint64
+	body    bool // BodyStored
+	closure bool // ClosureComplete
+}
+
+type voteKey struct {
+	rbHash block.Hash
+	seat   uint64
+}
+
+type voteEntry struct {
+	vote block.Vote
+	slot uint64 // the voted RB's slot, or the slot it arrived in: pruned by it
+}
+
+// NewRelay builds a relay.
+func NewRelay(opts Options) (*Relay, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Relay{
+		opts:         opts,
+		log:          opts.Logger.With("component", "notify"),
+		headers:      make(map[block.Hash]*block.Header),
+		bySlotIssuer: make(map[slotIssuer][]block.Hash),
+		points:       make(map[block.Point]struct{}),
+		offers:       make(map[block.Point]*offerState),
+		votes:        make(map[voteKey]voteEntry),
+		queues:       make(map[*peerQueue]struct{}),
+	}, nil
+}
+
+// pointOf is the EB point a header announces, if it announces one.
+func pointOf(h *block.Header) (block.Point, bool) {
+	if h.Announcement == nil {
+		return block.Point{}, false
+	}
+	return block.Point{Slot: h.Slot, Hash: h.Announcement.EbHash}, true
+}
+
+// floor is the least slot an announcement may have: the immutable tip's,
+// and never below what was pruned (the equivocation state of older slots is
+// gone, so accepting them again would relay any number).
+func (r *Relay) floor() uint64 { return max(r.pruned.Load(), r.opts.ImmutableSlot()) }
+
+// Announce relays an RB header to every peer: the node's own forged
+// headers, those chain sync brings, and (through the client) those peers
+// announce. A header already relayed is accepted again without effect.
+// It fails with ErrImmutableSlot, ErrFutureSlot, ErrInvalidHeader (wrapping
+// the validator's reason) or ErrEquivocation (a third header for its
+// (slot, issuer)); then it is not relayed.
+func (r *Relay) Announce(h *block.Header) error {
+	_, err := r.announce(h)
+	return err
+}
+
+// announce is Announce; fresh reports a header new to the relay.
+func (r *Relay) announce(h *block.Header) (fresh bool, err error) {
+	if floor := r.floor(); h.Slot < floor {
+		return false, fmt.Errorf("%w: slot %d, immutable tip at slot %d", ErrImmutableSlot, h.Slot, floor)
+	}
+	// Cheap checks first, so duplicates and a third header cost no
+	// signature or VRF check.
+	if known, err := r.check(h); known || err != nil {
+		return false, err
+	}
+	if err := r.validate(h); err != nil {
+		return false, err
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// Validation ran unlocked: the state may have moved meanwhile.
+	if h.Slot < r.pruned.Load() {
+		return false, fmt.Errorf("%w: slot %d pruned", ErrImmutableSlot, h.Slot)
+	}
+	if known, err := r.checkLocked(h); known || err != nil {
+		return false, err
+	}
+	r.accept(h)
+	return true, nil
+}
+
+// validate checks h itself, whatever the relay's state: not from the
+// future, and valid (ValidateHeader).
+func (r *Relay) validate(h *block.Header) error {
+	if ahead := r.opts.Clock.SlotStart(h.Slot).Sub(r.opts.Now()); ahead > r.opts.MaxClockSkew {
+		return fmt.Errorf("%w: slot %d starts in %v", ErrFutureSlot, h.Slot, ahead)
+	}
+	if err := r.opts.ValidateHeader(h); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrInvalidHeader, h.Point(), err)
+	}
+	return nil
+}
+
+// check reports whether h was already accepted, or is a third header for
+// its (slot, issuer).
+func (r *Relay) check(h *block.Header) (known bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.checkLocked(h)
+}
+
+// checkLocked is check; mu is held.
+func (r *Relay) checkLocked(h *block.Header) (known bool, err error) {
+	if _, ok := r.headers[h.Hash()]; ok {
+		return true, nil
+	}
+	if others := r.bySlotIssuer[slotIssuer{h.Slot, h.IssuerVKey}]; len(others) >= 2 {
+		return false, fmt.Errorf("%w: slot %d issuer %x: %s after %s and %s", ErrEquivocation,
+			h.Slot, h.IssuerVKey[:8], h.Hash().Short(), others[0].Short(), others[1].Short())
+	}
+	return false, nil
+}
+
+// accept records a validated header and queues it to every peer, followed
+// by the offers of its point that were waiting for it. mu is held.
+func (r *Relay) accept(h *block.Header) {
+	r.headers[h.Hash()] = h
+	i := sort.Search(len(r.recent), func(i int) bool { return r.recent[i].Slot > h.Slot })
+	r.recent = slices.Insert(r.recent, i, h)
+	key := slotIssuer{h.Slot, h.IssuerVKey}
+	r.bySlotIssuer[key] = append(r.bySlotIssuer[key], h.Hash())
+	if len(r.bySlotIssuer[key]) == 2 {
+		r.log.Warn("equivocation: second header for one slot and issuer", "slot", h.Slot, "issuer", fmt.Sprintf("%x", h.IssuerVKey[:8]))
+	}
+
+	r.broadcast(&MsgBlockAnnouncement{Header: h})
+	p, ok := pointOf(h)
+	if !ok {
+		return
+	}
+	if _, seen := r.points[p]; seen {
+		return // its offers already followed the first header announcing it
+	}
+	r.points[p] = struct{}{}
+	if st := r.offers[p]; st != nil {
+		for _, m := range offerMessages(p, st) {
+			r.broadcast(m)
+		}
+	}
+}
+
+// offerMessages are the offers of a point the Store holds, block offer
+// first.
+func offerMessages(p block.Point, st *offerState) []protocol.Message {
+	var msgs []protocol.Message
+	if st.body {
+		// The LeiosDB holds only bodies within the EB limits (≤ 512 KiB), so
+		// the size fits the codec's Word32.
+		msgs = append(msgs, &MsgBlockOffer{Point: p, EbSize: uint32(st.ebSize)})
+	}
+	if st.closure {
+		msgs = append(msgs, &MsgBlockTxsOffer{Point: p})
+	}
+	return msgs
+}
+
+// Votes relays the votes not relayed before, keyed by (rb_hash, seat), and
+// returns them. If Options.ValidateVote refuses one of the new votes, none
+// is relayed and the error wraps ErrInvalidVote.
+func (r *Relay) Votes(votes []block.Vote) ([]block.Vote, error) {
+	r.mu.Lock()
+	unseen := make([]block.Vote, 0, len(votes))
+	for _, v := range votes {
+		if _, ok := r.votes[voteKey{v.RbHash, v.VoterSeat}]; !ok {
+			unseen = append(unseen, v)
+		}
+	}
+	r.mu.Unlock()
+	if len(unseen) == 0 {
+		return nil, nil
+	}
+	if r.opts.ValidateVote != nil {
+		for _, v := range unseen {
+			if err := r.opts.ValidateVote(v); err != nil {
+				return nil, fmt.Errorf("%w: rb %s seat %d: %w", ErrInvalidVote, v.RbHash.Short(), v.VoterSeat, err)
+			}
+		}
+	}
+	now := r.opts.Clock.SlotAt(r.opts.Now())
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var fresh []block.Vote
+	full := 0
+	for _, v := range unseen {
+		key := voteKey{v.RbHash, v.VoterSeat}
+		if _, ok := r.votes[key]; ok {
+			continue // a duplicate within the batch, or relayed meanwhile
+		}
+		if len(r.votes) >= r.opts.MaxVotes {
+			full++
+			continue
+		}
+		slot := now
+		if h, ok := r.headers[v.RbHash]; ok {
+			slot = h.Slot
+		}
+		r.votes[key] = voteEntry{vote: v, slot: max(slot, r.pruned.Load())}
+		fresh = append(fresh, v)
+	}
+	if full > 0 {
+		r.log.Warn("votes dropped: vote table full", "dropped", full, "max", r.opts.MaxVotes)
+	}
+	for q := range r.queues {
+		r.pushVotes(q, fresh)
+	}
+	return fresh, nil
+}
+
+// Prune drops everything below slot — announcements, the (slot, issuer)
+// counts, offers, votes — and from then on refuses announcements below it.
+// The node calls it as the immutable tip advances.
+func (r *Relay) Prune(slot uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if slot <= r.pruned.Load() {
+		return
+	}
+	r.pruned.Store(slot)
+	n := sort.Search(len(r.recent), func(i int) bool { return r.recent[i].Slot >= slot })
+	for _, h := range r.recent[:n] {
+		delete(r.headers, h.Hash())
+		delete(r.bySlotIssuer, slotIssuer{h.Slot, h.IssuerVKey})
+		if p, ok := pointOf(h); ok {
+			delete(r.points, p)
+		}
+	}
+	r.recent = slices.Delete(r.recent, 0, n)
+	// The maps below hold only the volatile window; a sweep per advance of
+	// the immutable tip is cheap.
+	for p := range r.offers {
+		if p.Slot < slot {
+			delete(r.offers, p)
+		}
+	}
+	for k, v := range r.votes {
+		if v.slot < slot {
+			delete(r.votes, k)
+		}
+	}
+}
+
+// sortedVotes lists the remembered votes by (slot, rb_hash, seat), for a
+// deterministic catch-up. mu is held.
+func (r *Relay) sortedVotes() []block.Vote {
+	entries := make([]voteEntry, 0, len(r.votes))
+	for _, e := range r.votes {
+		entries = append(entries, e)
+	}
+	slices.SortFunc(entries, func(a, b voteEntry) int {
+		return cmp.Or(cmp.Compare(a.slot, b.slot),
+			slices.Compare(a.vote.RbHash[:], b.vote.RbHash[:]),
+			cmp.Compare(a.vote.VoterSeat, b.vote.VoterSeat))
+	})
+	votes := make([]block.Vote, len(entries))
+	for i, e := range entries {
+		votes[i] = e.vote
+	}
+	return votes
+}

@@ -1,0 +1,191 @@
+package notify_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/notify"
+)
+
+// TestAnnounceRules runs announcements through one relay in order and
+// checks each verdict, then that a served peer got exactly the accepted
+// headers, once each, in order.
+func TestAnnounceRules(t *testing.T) {
+	n := newTestNet(t, 3)
+	other := newTestNet(t, 4) // its pool 3 is not in n's genesis
+	immutable := uint64(100)
+	r := n.relay(t, func(o *notify.Options) { o.ImmutableSlot = func() uint64 { return immutable } })
+	tp := newTap(t, r)
+
+	ann := &block.Announcement{EbHash: fillHash(0xe1), EbSize: 300}
+	first := n.header(200, 0, ann, 0)
+	second := n.header(200, 0, ann, 1)
+	forged := tampered(t, n.header(201, 1, nil, 0))
+	wrongSlotVRF := n.header(202, 1, nil, 0)
+	wrongSlotVRF.Slot = 203 // the proof is for 202; re-sign so only the VRF is wrong
+	wrongSlotVRF = block.NewHeader(wrongSlotVRF.HeaderBody, n.pools[1].issuer)
+
+	var relayed []*block.Header
+	for _, tc := range []struct {
+		name string
+		h    *block.Header
+		want error // nil: accepted (or a duplicate)
+		also error // the validator's reason, wrapped
+		new  bool  // relayed now
+	}{
+		{"valid, announces an EB", first, nil, nil, true},
+		{"duplicate", first, nil, nil, false},
+		{"second for the (slot, issuer): equivocation is relayed", second, nil, nil, true},
+		{"third for the (slot, issuer)", n.header(200, 0, ann, 2), notify.ErrEquivocation, nil, false},
+		{"duplicate of the second", second, nil, nil, false},
+		{"another issuer in the same slot", n.header(200, 1, ann, 0), nil, nil, true},
+		{"no EB announced", n.header(150, 2, nil, 0), nil, nil, true},
+		{"at the immutable slot", n.header(100, 2, nil, 0), nil, nil, true},
+		{"below the immutable slot", n.header(99, 2, nil, 0), notify.ErrImmutableSlot, nil, false},
+		{"in the future", n.header(slotsPast+10, 2, nil, 0), notify.ErrFutureSlot, nil, false},
+		{"bad signature", forged, notify.ErrInvalidHeader, block.ErrBadSignature, false},
+		{"unknown issuer", other.header(204, 3, nil, 0), notify.ErrInvalidHeader, consensus.ErrUnknownIssuer, false},
+		{"VRF proof for another slot", wrongSlotVRF, notify.ErrInvalidHeader, consensus.ErrBadVRFProof, false},
+	} {
+		err := r.Announce(tc.h)
+		if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+			t.Fatalf("%s: err %v, want %v", tc.name, err, tc.want)
+		}
+		if tc.also != nil && !errors.Is(err, tc.also) {
+			t.Fatalf("%s: err %v does not carry the validator's reason %v", tc.name, err, tc.also)
+		}
+		if tc.new {
+			relayed = append(relayed, tc.h)
+		}
+	}
+
+	msgs := tp.waitFor(t, len(relayed))
+	msgs = tp.quiet(t, len(relayed))
+	for i, m := range msgs {
+		a, ok := m.(*notify.MsgBlockAnnouncement)
+		if !ok || a.Header.Hash() != relayed[i].Hash() {
+			t.Fatalf("notification %d is %s, want ann(%s):%s", i, label(m), relayed[i].Point(), describe(msgs))
+		}
+	}
+}
+
+// TestPruneForgetsAndRefuses: after Prune(s), announcements below s are
+// refused, and the (slot, issuer) counts at or above s survive.
+func TestPruneForgetsAndRefuses(t *testing.T) {
+	n := newTestNet(t, 1)
+	r := n.relay(t)
+	for _, slot := range []uint64{10, 20} {
+		for v := range byte(2) {
+			if err := r.Announce(n.header(slot, 0, nil, v)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r.Prune(15)
+	r.Prune(12) // the floor never goes back
+	if err := r.Announce(n.header(10, 0, nil, 0)); !errors.Is(err, notify.ErrImmutableSlot) {
+		t.Fatalf("pruned slot: %v", err)
+	}
+	if err := r.Announce(n.header(14, 0, nil, 0)); !errors.Is(err, notify.ErrImmutableSlot) {
+		t.Fatalf("below the pruned slot: %v", err)
+	}
+	if err := r.Announce(n.header(20, 0, nil, 2)); !errors.Is(err, notify.ErrEquivocation) {
+		t.Fatalf("slot 20 forgot its two headers: %v", err)
+	}
+	// A new peer's catch-up holds only what survived.
+	msgs := newTap(t, r).waitFor(t, 2)
+	for _, m := range msgs {
+		if a := m.(*notify.MsgBlockAnnouncement); a.Header.Slot != 20 {
+			t.Fatalf("catch-up after prune holds %s", label(m))
+		}
+	}
+}
+
+func TestVotes(t *testing.T) {
+	n := newTestNet(t, 1)
+	bad := errors.New("bad signature")
+	r := n.relay(t, func(o *notify.Options) {
+		o.ValidateVote = func(v block.Vote) error {
+			if v.Signature[0] == 0xba {
+				return bad
+			}
+			return nil
+		}
+	})
+	tp := newTap(t, r)
+	rb := fillHash(0x10)
+	vote := func(seat uint64) block.Vote { return block.Vote{RbHash: rb, VoterSeat: seat} }
+
+	fresh, err := r.Votes([]block.Vote{vote(1), vote(2), vote(1)})
+	if err != nil || len(fresh) != 2 {
+		t.Fatalf("first batch: %d fresh, %v", len(fresh), err)
+	}
+	if fresh, err = r.Votes([]block.Vote{vote(2), vote(1)}); err != nil || len(fresh) != 0 {
+		t.Fatalf("repeated votes: %d fresh, %v", len(fresh), err)
+	}
+	invalid := vote(3)
+	invalid.Signature[0] = 0xba
+	if fresh, err = r.Votes([]block.Vote{vote(4), invalid}); !errors.Is(err, notify.ErrInvalidVote) || !errors.Is(err, bad) || fresh != nil {
+		t.Fatalf("batch with an invalid vote: %d fresh, %v", len(fresh), err)
+	}
+	// Another RB's votes at the same seat are distinct; 1,100 of them go out
+	// in batches of at most MaxVotesPerMessage.
+	var many []block.Vote
+	for seat := range uint64(1100) {
+		many = append(many, block.Vote{RbHash: fillHash(0x20), VoterSeat: seat})
+	}
+	if fresh, err = r.Votes(many); err != nil || len(fresh) != 1100 {
+		t.Fatalf("large batch: %d fresh, %v", len(fresh), err)
+	}
+
+	got := map[[2]uint64]int{}
+	total := 0
+	eventually(t, "1102 votes", func() bool {
+		total = 0
+		for _, m := range tp.messages() {
+			total += len(m.(*notify.MsgVotes).Votes)
+		}
+		return total >= 1102
+	})
+	for _, m := range tp.quiet(t, len(tp.messages())) {
+		vs := m.(*notify.MsgVotes).Votes
+		if len(vs) == 0 || len(vs) > notify.MaxVotesPerMessage {
+			t.Fatalf("vote batch of %d", len(vs))
+		}
+		for _, v := range vs {
+			got[[2]uint64{uint64(v.RbHash[0]), v.VoterSeat}]++
+		}
+	}
+	if total != 1102 || len(got) != 1102 {
+		t.Fatalf("relayed %d votes, %d distinct; want 1102", total, len(got))
+	}
+	if _, ok := got[[2]uint64{0x10, 4}]; ok {
+		t.Fatal("a vote of a batch with an invalid vote was relayed")
+	}
+}
+
+// TestSlowPeerIsDropped: a peer that never asks lets its FIFO fill up and is
+// dropped, without holding up the relay or other peers.
+func TestSlowPeerIsDropped(t *testing.T) {
+	n := newTestNet(t, 1)
+	r := n.relay(t, func(o *notify.Options) { o.MaxQueue = 3 })
+	_, server, _, sv := pair(t) // its client never sends a request
+	served := make(chan error, 1)
+	go func() { served <- r.Serve(server.Context(), server) }()
+	tp := newTap(t, r)
+	tp.waitFor(t, 0)
+	for slot := range uint64(5) {
+		if err := r.Announce(n.header(slot+1, 0, nil, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-served; !errors.Is(err, notify.ErrSlowPeer) {
+		t.Fatalf("slow peer's Serve: %v", err)
+	}
+	if errs := sv.list(); len(errs) != 0 {
+		t.Fatalf("a slow peer counted as a violation: %v", errs)
+	}
+	tp.waitFor(t, 5)
+}
