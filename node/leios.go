@@ -119,8 +119,9 @@ func (n *Node) ingestAnnouncement(h *block.Header) {
 		n.log.Warn("EB announcement", "point", h.Point(), "err", err)
 		return
 	}
-	n.leios.announced.Add(1)
-	n.leios.times.recordAnnounced(block.Point{Slot: h.Slot, Hash: h.Announcement.EbHash})
+	if n.leios.times.recordAnnounced(block.Point{Slot: h.Slot, Hash: h.Announcement.EbHash}) {
+		n.leios.announced.Add(1)
+	}
 }
 
 // publishEB is the forge's path into the shared handlers, in DESIGN §4's
@@ -211,14 +212,18 @@ func (l *ebLog) entry(p block.Point) *ebTimes {
 	return e
 }
 
-// recordAnnounced notes the first announcement of p.
-func (l *ebLog) recordAnnounced(p block.Point) {
+// recordAnnounced notes the first announcement of p and reports whether
+// it was the first.
+func (l *ebLog) recordAnnounced(p block.Point) bool {
 	now := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if e := l.entry(p); e.Announced == nil {
-		e.Announced = &now
+	e := l.entry(p)
+	if e.Announced != nil {
+		return false
 	}
+	e.Announced = &now
+	return true
 }
 
 // recordEvent notes a LeiosDB commit event.

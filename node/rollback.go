@@ -6,55 +6,70 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/mempool"
 )
 
-// readdRolledBack returns to the mempool the txs of blocks that chain
-// selection abandoned. A tx in a block on a losing fork was dropped from
-// the mempool when that block was selected; without this it would be lost
-// although it is still valid on the winning chain.
+// syncMempool syncs the mempool on every tip change and, after a rollback,
+// gives back what the fork that lost took from it.
 //
-// Each round first syncs the mempool to the new tip, so the txs are
-// validated against the chain that won (against the old snapshot they
-// would look spent and be remembered as rejected).
-func (n *Node) readdRolledBack(ctx context.Context) error {
+// A tx in a block on a losing fork left the mempool when that block was
+// selected; so did, at this sync, every tx that spends its outputs (a chain
+// of txs). Both are still valid on the winning chain once the first is
+// back, so after the sync the abandoned blocks' txs are added again, oldest
+// first, then the txs the sync dropped, in their old order. Without a
+// rollback, a dropped tx is one the new blocks included or conflict with,
+// and stays dropped.
+func (n *Node) syncMempool(ctx context.Context) error {
 	prev := n.chain.Tip()
 	for {
-		changed := n.chain.TipChanged()
+		changed := n.chain.TipChanged() // before the sync, so no change is missed
+		before := n.mempool.Snapshot()
+		abandoned := n.abandonedSince(prev)
+		prev = n.chain.Tip()
+		report, err := n.mempool.Sync(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if len(abandoned) > 0 {
+			n.readd(ctx, abandoned, before, report.Dropped)
+		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-changed:
 		}
-		tip := n.chain.Tip()
-		abandoned := n.abandonedSince(prev)
-		prev = tip
-		if len(abandoned) == 0 {
-			continue
-		}
-		if _, err := n.mempool.Sync(ctx); err != nil {
-			if ctx.Err() != nil {
-				return nil
+	}
+}
+
+// readd adds again the txs of abandoned blocks and the txs a sync dropped
+// (looked up in the snapshot from before it). Failures are expected — a tx
+// the winning chain also holds — and ignored.
+func (n *Node) readd(ctx context.Context, abandoned []*block.Block, before *mempool.Snapshot, dropped []block.Hash) {
+	var txs []*ledger.Tx
+	for _, blk := range abandoned {
+		for _, raw := range blk.Body.Txs {
+			if tx, err := ledger.DecodeTx(raw); err == nil { // it passed the ledger once
+				txs = append(txs, tx)
 			}
-			n.log.Warn("mempool sync before re-adding rolled-back txs", "err", err)
-		}
-		readded := 0
-		for _, blk := range abandoned {
-			for _, raw := range blk.Body.Txs {
-				tx, err := ledger.DecodeTx(raw)
-				if err != nil {
-					continue // it passed the ledger once; cannot happen
-				}
-				addCtx, cancel := context.WithTimeout(ctx, time.Second)
-				if n.mempool.Add(addCtx, tx) == nil {
-					readded++
-				}
-				cancel()
-			}
-		}
-		if readded > 0 {
-			n.log.Info("re-added txs of rolled-back blocks", "blocks", len(abandoned), "txs", readded)
 		}
 	}
+	for _, hash := range dropped {
+		if entry, ok := before.Lookup(hash); ok {
+			txs = append(txs, entry.Tx)
+		}
+	}
+	readded := 0
+	for _, tx := range txs {
+		addCtx, cancel := context.WithTimeout(ctx, time.Second)
+		if n.mempool.Add(addCtx, tx) == nil {
+			readded++
+		}
+		cancel()
+	}
+	n.log.Info("rollback: txs back in the mempool", "blocks", len(abandoned), "candidates", len(txs), "readded", readded)
 }
 
 // abandonedSince returns the blocks of the chain that ended at old which
