@@ -37,14 +37,19 @@ func newDevnetCommand() *cobra.Command {
 		Short: "Generate a devnet and run it, one process per node, printing a status line per second",
 		Long: `Generate a devnet (as genesis does) and run each node as its own process,
 printing each node's command line (to restart one by hand) and, once a second,
-the slot, every node's tip, immutable tip, peer count and mempool size, and
-the txs sent, on chain and reaching the chain per second.
+the slot, every node's tip, immutable tip, peer count, mempool size and
+endorser blocks (EBs announced / bodies held / closures complete), and the
+txs sent, on chain and reaching the chain per second.
 
 Unless --tx-rate is 0, a firehose feeds the nodes valid signed txs from the
 genesis funds: one chain of txs per funded address (each tx spends the one
 before), each chain sent to one node, round-robin at the rate. When it
 stops, the devnet gives the last txs a few blocks' time to land, then checks
 that every admitted tx is on the chain of every node, or still in a mempool.
+
+--report writes a JSON summary: per node its chain, the chains' agreement,
+the firehose's txs and, per EB, the milliseconds from its slot start (when
+it was forged) to its complete closure on each node.
 
 Ctrl-C, SIGTERM or --duration stop the nodes (SIGTERM, then SIGKILL after a
 timeout).`,
@@ -128,8 +133,9 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, flags *devnetFlags, opts
 		printTxReport(out, txs)
 	}
 
-	// The last poll, for the report, is taken before the nodes stop.
+	// The last polls, for the report, are taken before the nodes stop.
 	watch.observe(pollStatuses(context.Background(), client, d.Nodes))
+	leios := watch.leiosReport(d.Genesis.Clock(), pollEBLists(context.Background(), client, d.Nodes))
 	slot := d.Genesis.Clock().SlotAt(time.Now())
 	fmt.Fprintln(out, "stopping the nodes")
 	procs.stop()
@@ -147,8 +153,9 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, flags *devnetFlags, opts
 	}
 
 	report := watch.report(d.Dir, started, time.Now(), slot, exited)
-	report.Txs = txs
+	report.Txs, report.Leios = txs, leios
 	printAgreement(out, report.Agreement)
+	printLeiosSummary(out, leios)
 	if opts.reportFile != "" {
 		if err := node.WriteJSON(opts.reportFile, report); err != nil {
 			return fmt.Errorf("writing the report: %w", err)
@@ -216,6 +223,21 @@ func printAgreement(out io.Writer, a Agreement) {
 	fmt.Fprintln(out, "chain agreement not confirmed:")
 	for _, p := range a.Problems {
 		fmt.Fprintln(out, "  "+p)
+	}
+}
+
+// printLeiosSummary prints the report's summary of EB diffusion.
+func printLeiosSummary(out io.Writer, r *LeiosReport) {
+	s := r.Summary
+	fmt.Fprintf(out, "EBs: %d seen, %d complete on all %d nodes read", s.EBsSeen, s.CompleteOnAll, s.NodesRead)
+	if s.MedianToLastNodeMs != nil {
+		fmt.Fprintf(out, "; slot start to the last node's closure: median %d ms, max %d ms", *s.MedianToLastNodeMs, *s.MaxToLastNodeMs)
+	}
+	fmt.Fprintln(out)
+	for _, n := range r.Nodes {
+		if n.Problem != "" {
+			fmt.Fprintf(out, "  %s: %s\n", n.Name, n.Problem)
+		}
 	}
 }
 

@@ -80,6 +80,24 @@ func TestDevnetEndToEnd(t *testing.T) {
 			t.Errorf("txs: %d admitted but %d placed", txs.Admitted, placed)
 		}
 	}
+	// The Leios section: every node's EB list read, its status carried.
+	switch l := r.Leios; {
+	case l == nil:
+		t.Error("the report has no leios section")
+	case l.Summary.NodesRead != 3 || len(l.Nodes) != 3:
+		t.Errorf("leios: %d nodes read, %d reported; want 3", l.Summary.NodesRead, len(l.Nodes))
+	default:
+		for _, n := range l.Nodes {
+			if n.Status == nil || n.Problem != "" {
+				t.Errorf("leios %s: status %v, problem %q", n.Name, n.Status, n.Problem)
+			}
+		}
+	}
+	for _, want := range []string{" EBs ", "EBs: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
 	for _, n := range r.Nodes {
 		if n.TxsOnChain == 0 {
 			t.Errorf("%s has no txs on its chain", n.Name)

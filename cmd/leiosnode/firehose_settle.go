@@ -73,61 +73,95 @@ func (f *txFirehose) settle(ctx context.Context) *TxReport {
 		_, _ = f.resolvePending(ctx, f.apis[c.node], c) // a query error leaves it pending, so not counted
 	}
 
-	// lengths[n][j]: how many of chain j's admitted txs are on node n's
-	// chain; nil for a node that did not answer.
-	lengths := make([][]int, len(f.nodes))
-	nodeProblems := make([][]string, len(f.nodes))
-	var queries sync.WaitGroup
-	for n := range f.nodes {
-		queries.Go(func() { lengths[n], nodeProblems[n] = f.onChainLengths(ctx, n) })
-	}
-	queries.Wait()
+	// The nodes keep forging while they are asked, so txs move from the
+	// mempools onto the chains meanwhile. The mempools are asked between two
+	// walks of the chains: a tx that left every mempool before it was asked
+	// for is on some chain by the second walk.
+	first, _ := f.allOnChainLengths(ctx)
+	inMempool, mempoolErr := f.mempoolMembership(ctx, first)
+	lengths, nodeProblems := f.allOnChainLengths(ctx)
 
 	r := f.newTxReport()
-	mempoolFailed := false // a failing mempool query is reported once
 	for _, ps := range nodeProblems {
 		r.Problems = append(r.Problems, ps...)
+	}
+	if mempoolErr != nil {
+		r.Problems = append(r.Problems, "the final check's mempool queries failed: "+mempoolErr.Error())
 	}
 	for j, c := range f.chains {
 		if c.stopped != "" {
 			r.StoppedChains = append(r.StoppedChains, fmt.Sprintf("%s (to %s) stopped: %s", c.name, f.nodeName(c.node), c.stopped))
 		}
-		shortest, longest, answered := -1, 0, false
-		for _, l := range lengths {
-			if l == nil {
-				continue
-			}
-			if !answered || l[j] < shortest {
-				shortest = l[j]
-			}
-			longest, answered = max(longest, l[j]), true
-		}
+		shortest, longest, answered := chainSpan(lengths, j)
 		for k, tx := range c.admitted {
+			in, asked := inMempool[tx.Hash]
 			switch {
 			case !answered:
 				r.Unchecked++
 			case k < shortest:
 				r.OnChain++
+			case in:
+				r.InMempoolAtEnd++
+			case k < longest:
+				r.OnSomeChains++
+			case !asked && mempoolErr != nil:
+				r.Unchecked++
 			default:
-				in, err := f.inSomeMempool(ctx, lengths, tx.Hash)
-				switch {
-				case err != nil:
-					r.Unchecked++
-					if !mempoolFailed {
-						mempoolFailed = true
-						r.Problems = append(r.Problems, "the final check's mempool queries failed: "+err.Error())
-					}
-				case in:
-					r.InMempoolAtEnd++
-				case k < longest:
-					r.OnSomeChains++
-				default:
-					r.Lost++
-				}
+				r.Lost++
 			}
 		}
 	}
 	return r
+}
+
+// chainSpan is the least and the greatest number of chain j's txs on the
+// chains of the nodes that answered.
+func chainSpan(lengths [][]int, j int) (shortest, longest int, answered bool) {
+	shortest = -1
+	for _, l := range lengths {
+		if l == nil {
+			continue
+		}
+		if !answered || l[j] < shortest {
+			shortest = l[j]
+		}
+		longest, answered = max(longest, l[j]), true
+	}
+	return shortest, longest, answered
+}
+
+// allOnChainLengths is onChainLengths for every node, at once:
+// lengths[n][j] is how many of chain j's admitted txs are on node n's
+// chain, nil for a node that did not answer.
+func (f *txFirehose) allOnChainLengths(ctx context.Context) ([][]int, [][]string) {
+	lengths := make([][]int, len(f.nodes))
+	problems := make([][]string, len(f.nodes))
+	var queries sync.WaitGroup
+	for n := range f.nodes {
+		queries.Go(func() { lengths[n], problems[n] = f.onChainLengths(ctx, n) })
+	}
+	queries.Wait()
+	return lengths, problems
+}
+
+// mempoolMembership asks the nodes that answered about every admitted tx
+// not on all of their chains: whether some mempool holds it.
+func (f *txFirehose) mempoolMembership(ctx context.Context, lengths [][]int) (map[[32]byte]bool, error) {
+	in := map[[32]byte]bool{}
+	for j, c := range f.chains {
+		shortest, _, answered := chainSpan(lengths, j)
+		if !answered {
+			continue
+		}
+		for k := max(shortest, 0); k < len(c.admitted); k++ {
+			held, err := f.inSomeMempool(ctx, lengths, c.admitted[k].Hash)
+			if err != nil {
+				return in, err
+			}
+			in[c.admitted[k].Hash] = held
+		}
+	}
+	return in, nil
 }
 
 // newTxReport is the report's counts of the submissions.

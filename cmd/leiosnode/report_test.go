@@ -1,14 +1,20 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
 
+	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/node"
 )
 
@@ -325,5 +331,316 @@ func TestReportJSON(t *testing.T) {
 }`
 	if string(got) != want {
 		t.Errorf("report JSON:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// fakeLeiosNode serves GET /status with these Leios counts and GET /api/ebs
+// with this body, as a node does.
+func fakeLeiosNode(t *testing.T, leios node.LeiosStatus, ebs string) devnetNode {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
+		json.NewEncoder(w).Encode(node.Status{Tip: node.TipStatus{BlockNumber: 9, Hash: blockHash(9, "a")}, Leios: leios})
+	})
+	mux.HandleFunc("GET /api/ebs", func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte(ebs))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return devnetNode{HTTPAddr: strings.TrimPrefix(srv.URL, "http://")}
+}
+
+// TestLeiosReport polls fake nodes — two answering, one down, one whose
+// EB list fails — and pins the report's Leios section: per EB the time
+// from its slot start to each node's complete closure, per node its last
+// Leios status, and the summary over the EBs complete on every node read.
+func TestLeiosReport(t *testing.T) {
+	clock := consensus.Clock{Start: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), SlotLength: 100 * time.Millisecond}
+	// Times are slot starts (slot 10 = 03:04:06) plus the delay.
+	forger := fakeLeiosNode(t, node.LeiosStatus{EBsForged: 3, EBsAnnounced: 3, BodiesHeld: 3, ClosuresComplete: 3}, `[
+		{"slot": 10, "ebHash": "aa10", "announced": "2025-01-02T03:04:06.001Z", "body": "2025-01-02T03:04:06.004Z", "closure": "2025-01-02T03:04:06.005Z"},
+		{"slot": 20, "ebHash": "bb20", "announced": "2025-01-02T03:04:07.001Z", "body": "2025-01-02T03:04:07.002Z", "closure": "2025-01-02T03:04:07.003Z"},
+		{"slot": 30, "ebHash": "dd30", "announced": "2025-01-02T03:04:08.001Z", "body": "2025-01-02T03:04:08.002Z", "closure": "2025-01-02T03:04:08.004Z"}
+	]`)
+	// The receiver lists its EBs in the order it learned of them, and one
+	// more EB (announced at slot 20 too) whose closure it lacks.
+	receiver := fakeLeiosNode(t, node.LeiosStatus{EBsAnnounced: 4, BodiesHeld: 4, ClosuresComplete: 3, MissingTxs: 12, RequestsInFlight: 1, FetchedBytes: 123456}, `[
+		{"slot": 10, "ebHash": "aa10", "announced": "2025-01-02T03:04:06.050Z", "body": "2025-01-02T03:04:06.120Z", "closure": "2025-01-02T03:04:06.250Z"},
+		{"slot": 30, "ebHash": "dd30", "announced": "2025-01-02T03:04:08.040Z", "closure": "2025-01-02T03:04:08.130Z"},
+		{"slot": 20, "ebHash": "cc20", "announced": "2025-01-02T03:04:07.060Z", "body": "2025-01-02T03:04:07.100Z"},
+		{"slot": 20, "ebHash": "bb20", "announced": "2025-01-02T03:04:07.050Z", "closure": "2025-01-02T03:04:07.420Z"}
+	]`)
+	// A port nobody listens on: bind one, then free it.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	downNode := devnetNode{HTTPAddr: l.Addr().String()}
+	l.Close()
+	noList := fakeLeiosNode(t, node.LeiosStatus{EBsAnnounced: 2}, `{not json`)
+
+	nodes := []devnetNode{forger, receiver, downNode, noList}
+	for i := range nodes {
+		nodes[i].Name = fmt.Sprintf("node-%d", i)
+	}
+	w := newChainWatch(nodes)
+	client := &http.Client{}
+	w.observe(pollStatuses(context.Background(), client, nodes))
+	r := w.leiosReport(clock, pollEBLists(context.Background(), client, nodes))
+
+	// node-3's problem names the decoder's error; compare it apart.
+	if p := r.Nodes[3].Problem; !strings.HasPrefix(p, "EB list not read: GET /api/ebs: ") {
+		t.Errorf("node-3's problem %q", p)
+	}
+	if p := r.Nodes[2].Problem; !strings.HasPrefix(p, "EB list not read: ") {
+		t.Errorf("node-2's problem %q", p)
+	}
+	r.Nodes[2].Problem, r.Nodes[3].Problem = "(down)", "(garbled)"
+	got, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "summary": {
+    "ebsSeen": 4,
+    "nodesRead": 2,
+    "completeOnAll": 3,
+    "medianToLastNodeMs": 250,
+    "maxToLastNodeMs": 420
+  },
+  "nodes": [
+    {
+      "name": "node-0",
+      "status": {
+        "ebsForged": 3,
+        "ebsAnnounced": 3,
+        "bodiesHeld": 3,
+        "closuresComplete": 3,
+        "missingTxs": 0,
+        "requestsInFlight": 0,
+        "fetchedBytes": 0
+      },
+      "ebsListed": 3,
+      "closuresListed": 3
+    },
+    {
+      "name": "node-1",
+      "status": {
+        "ebsForged": 0,
+        "ebsAnnounced": 4,
+        "bodiesHeld": 4,
+        "closuresComplete": 3,
+        "missingTxs": 12,
+        "requestsInFlight": 1,
+        "fetchedBytes": 123456
+      },
+      "ebsListed": 4,
+      "closuresListed": 3
+    },
+    {
+      "name": "node-2",
+      "ebsListed": 0,
+      "closuresListed": 0,
+      "problem": "(down)"
+    },
+    {
+      "name": "node-3",
+      "status": {
+        "ebsForged": 0,
+        "ebsAnnounced": 2,
+        "bodiesHeld": 0,
+        "closuresComplete": 0,
+        "missingTxs": 0,
+        "requestsInFlight": 0,
+        "fetchedBytes": 0
+      },
+      "ebsListed": 0,
+      "closuresListed": 0,
+      "problem": "(garbled)"
+    }
+  ],
+  "ebs": [
+    {
+      "slot": 10,
+      "ebHash": "aa10",
+      "forged": "2025-01-02T03:04:06Z",
+      "closureMs": {
+        "node-0": 5,
+        "node-1": 250
+      },
+      "completeOnAll": true,
+      "lastNodeMs": 250
+    },
+    {
+      "slot": 20,
+      "ebHash": "bb20",
+      "forged": "2025-01-02T03:04:07Z",
+      "closureMs": {
+        "node-0": 3,
+        "node-1": 420
+      },
+      "completeOnAll": true,
+      "lastNodeMs": 420
+    },
+    {
+      "slot": 20,
+      "ebHash": "cc20",
+      "forged": "2025-01-02T03:04:07Z",
+      "closureMs": {},
+      "completeOnAll": false
+    },
+    {
+      "slot": 30,
+      "ebHash": "dd30",
+      "forged": "2025-01-02T03:04:08Z",
+      "closureMs": {
+        "node-0": 4,
+        "node-1": 130
+      },
+      "completeOnAll": true,
+      "lastNodeMs": 130
+    }
+  ]
+}`
+	if string(got) != want {
+		t.Errorf("leios report JSON:\n%s\nwant:\n%s", got, want)
+	}
+
+	// In the whole report it is the "leios" field.
+	full := w.report("/tmp/devnet", clock.Start, clock.Start.Add(time.Minute), 60, make([]string, len(nodes)))
+	full.Leios = r
+	b, err := json.Marshal(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := fields["leios"]; !ok {
+		t.Errorf("the report lacks leios: %s", b)
+	}
+}
+
+// TestLeiosReportNoEBs: nodes that answer with no EBs (an empty list, or
+// null) give an empty list and a summary without times, not an error.
+func TestLeiosReportNoEBs(t *testing.T) {
+	nodes := []devnetNode{fakeLeiosNode(t, node.LeiosStatus{}, `[]`), fakeLeiosNode(t, node.LeiosStatus{}, `null`)}
+	for i := range nodes {
+		nodes[i].Name = fmt.Sprintf("node-%d", i)
+	}
+	w := newChainWatch(nodes)
+	r := w.leiosReport(consensus.Clock{SlotLength: time.Second}, pollEBLists(context.Background(), &http.Client{}, nodes))
+	b, err := json.Marshal(r.Summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"ebsSeen":0,"nodesRead":2,"completeOnAll":0}`; string(b) != want {
+		t.Errorf("summary %s, want %s", b, want)
+	}
+	if r.EBs == nil || len(r.EBs) != 0 {
+		t.Errorf("ebs %#v, want an empty list", r.EBs)
+	}
+	for _, n := range r.Nodes {
+		if n.Status != nil || n.Problem != "" {
+			t.Errorf("%s: status %+v (never polled), problem %q", n.Name, n.Status, n.Problem)
+		}
+	}
+}
+
+// TestLeiosReportProperty: for any EB lists, an EB is complete on all
+// exactly when every node read lists its closure; its LastNodeMs is the
+// largest of its times; the summary counts those EBs, and its median lies
+// between their least and greatest LastNodeMs, the latter being the max.
+func TestLeiosReportProperty(t *testing.T) {
+	clock := consensus.Clock{Start: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), SlotLength: 100 * time.Millisecond}
+	rapid.Check(t, func(t *rapid.T) {
+		nodeCount := rapid.IntRange(1, 4).Draw(t, "nodes")
+		w := watchOf(nodeCount)
+		lists := make([]ebListPoll, nodeCount)
+		for i := range lists {
+			if rapid.IntRange(0, 5).Draw(t, "down") == 0 {
+				lists[i].Err = fmt.Errorf("connection refused")
+				continue
+			}
+			for slot := range uint64(rapid.IntRange(0, 6).Draw(t, "slots")) {
+				if !rapid.Bool().Draw(t, "listed") {
+					continue
+				}
+				e := ebTimes{Slot: slot, EbHash: fmt.Sprintf("eb%d", slot)}
+				if rapid.Bool().Draw(t, "complete") {
+					at := clock.SlotStart(slot).Add(time.Duration(rapid.IntRange(0, 5000).Draw(t, "ms")) * time.Millisecond)
+					e.Closure = &at
+				}
+				lists[i].EBs = append(lists[i].EBs, e)
+			}
+		}
+		r := w.leiosReport(clock, lists)
+
+		read := 0
+		for _, l := range lists {
+			if l.Err == nil {
+				read++
+			}
+		}
+		var lasts []int64
+		for _, eb := range r.EBs {
+			holders := 0
+			var most int64
+			for i, l := range lists {
+				if l.Err != nil {
+					continue
+				}
+				for _, e := range l.EBs {
+					if e.Slot == eb.Slot && e.EbHash == eb.EbHash && e.Closure != nil {
+						holders++
+						ms := e.Closure.Sub(clock.SlotStart(e.Slot)).Milliseconds()
+						if got := eb.ClosureMs[fmt.Sprintf("node-%d", i)]; got != ms {
+							t.Fatalf("EB %d on node-%d: %d ms, want %d", eb.Slot, i, got, ms)
+						}
+						most = max(most, ms)
+					}
+				}
+			}
+			if eb.CompleteOnAll != (holders == read) {
+				t.Fatalf("EB %d: complete on all %v, but %d of %d nodes hold it", eb.Slot, eb.CompleteOnAll, holders, read)
+			}
+			if eb.CompleteOnAll {
+				if eb.LastNodeMs == nil || *eb.LastNodeMs != most {
+					t.Fatalf("EB %d: last node %v, want %d", eb.Slot, eb.LastNodeMs, most)
+				}
+				lasts = append(lasts, most)
+			}
+		}
+		s := r.Summary
+		if s.NodesRead != read || s.CompleteOnAll != len(lasts) || s.EBsSeen != len(r.EBs) {
+			t.Fatalf("summary %+v; %d nodes read, %d complete, %d EBs", s, read, len(lasts), len(r.EBs))
+		}
+		if len(lasts) == 0 {
+			if s.MedianToLastNodeMs != nil || s.MaxToLastNodeMs != nil {
+				t.Fatalf("times without complete EBs: %+v", s)
+			}
+			return
+		}
+		if *s.MaxToLastNodeMs != slices.Max(lasts) || *s.MedianToLastNodeMs < slices.Min(lasts) || *s.MedianToLastNodeMs > *s.MaxToLastNodeMs {
+			t.Fatalf("median %d, max %d of %v", *s.MedianToLastNodeMs, *s.MaxToLastNodeMs, lasts)
+		}
+	})
+}
+
+func TestMedianOfSorted(t *testing.T) {
+	tests := []struct {
+		xs   []int64
+		want int64
+	}{
+		{[]int64{7}, 7},
+		{[]int64{1, 9}, 5},
+		{[]int64{1, 2, 400}, 2},
+		{[]int64{10, 20, 30, 41}, 25},
+	}
+	for _, tt := range tests {
+		if got := medianOfSorted(tt.xs); got != tt.want {
+			t.Errorf("median of %v = %d, want %d", tt.xs, got, tt.want)
+		}
 	}
 }

@@ -39,25 +39,68 @@ func pollStatuses(ctx context.Context, client *http.Client, nodes []devnetNode) 
 
 // fetchStatus is one GET http://addr/status.
 func fetchStatus(ctx context.Context, client *http.Client, addr string) (*node.Status, error) {
-	ctx, cancel := context.WithTimeout(ctx, pollTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/status", nil)
-	if err != nil {
+	var st node.Status
+	if err := getJSON(ctx, client, addr, "/status", pollTimeout, &st); err != nil {
 		return nil, err
+	}
+	return &st, nil
+}
+
+// ebListTimeout bounds one GET /api/ebs: a list of thousands of EBs takes
+// longer than a status to serve and decode, and it is asked once a run.
+const ebListTimeout = 5 * time.Second
+
+// ebTimes is one entry of a node's GET /api/ebs: when the node first held
+// the EB's whole closure (nil: not yet). The entry's other times are not
+// needed by the report.
+type ebTimes struct {
+	Slot    uint64     `json:"slot"`
+	EbHash  string     `json:"ebHash"`
+	Closure *time.Time `json:"closure,omitempty"`
+}
+
+// ebListPoll is one node's answer to GET /api/ebs; Err is non-nil when it
+// did not answer.
+type ebListPoll struct {
+	EBs []ebTimes
+	Err error
+}
+
+// pollEBLists asks every node for GET /api/ebs at once.
+func pollEBLists(ctx context.Context, client *http.Client, nodes []devnetNode) []ebListPoll {
+	polls := make([]ebListPoll, len(nodes))
+	var wg sync.WaitGroup
+	for i, n := range nodes {
+		wg.Go(func() {
+			var ebs []ebTimes
+			err := getJSON(ctx, client, n.HTTPAddr, "/api/ebs", ebListTimeout, &ebs)
+			polls[i] = ebListPoll{EBs: ebs, Err: err}
+		})
+	}
+	wg.Wait()
+	return polls
+}
+
+// getJSON is one GET http://addr+path, decoded into v, within timeout.
+func getJSON(ctx context.Context, client *http.Client, addr, path string, timeout time.Duration, v any) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
+	if err != nil {
+		return err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /status: %s", resp.Status)
+		return fmt.Errorf("GET %s: %s", path, resp.Status)
 	}
-	var st node.Status
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return nil, fmt.Errorf("GET /status: %w", err)
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
 	}
-	return &st, nil
+	return nil
 }
 
 // txLine is the status line's figures of the whole devnet's txs.
@@ -68,8 +111,9 @@ type txLine struct {
 }
 
 // statusLine is the devnet's once-a-second line: the slot, then per node its
-// tip (block number and hash prefix), immutable tip, peer count and mempool
-// size in txs, or why it is not answering, then the txs. exitStates[i] is ""
+// tip (block number and hash prefix), immutable tip, peer count, mempool
+// size in txs and EBs announced / bodies held / closures complete, or why it
+// is not answering, then the txs. exitStates[i] is ""
 // while node i's process runs.
 func statusLine(clock consensus.Clock, now time.Time, names []string, polls []nodePoll, exitStates []string, txs txLine) string {
 	var b strings.Builder
@@ -82,7 +126,9 @@ func statusLine(clock consensus.Clock, now time.Time, names []string, polls []no
 		fmt.Fprintf(&b, " | %s ", name)
 		switch st := polls[i].Status; {
 		case st != nil:
-			fmt.Fprintf(&b, "#%d %s imm #%d peers %d mempool %d", st.Tip.BlockNumber, hashPrefix(st.Tip.Hash), st.ImmutableTip.BlockNumber, len(st.Peers), st.Mempool.Txs)
+			fmt.Fprintf(&b, "#%d %s imm #%d peers %d mempool %d EBs %d/%d/%d",
+				st.Tip.BlockNumber, hashPrefix(st.Tip.Hash), st.ImmutableTip.BlockNumber, len(st.Peers), st.Mempool.Txs,
+				st.Leios.EBsAnnounced, st.Leios.BodiesHeld, st.Leios.ClosuresComplete)
 		case exitStates[i] != "":
 			b.WriteString("down (" + exitStates[i] + ")")
 		default:
