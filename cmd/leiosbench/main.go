@@ -17,7 +17,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newTxcacheCommand(), newMempoolCommand())
+	root.AddCommand(newTxcacheCommand(), newMempoolCommand(), newDiffusionCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "leiosbench:", err)
 		os.Exit(1)

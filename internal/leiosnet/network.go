@@ -1,0 +1,282 @@
+package leiosnet
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
+	"github.com/multiformats/go-multiaddr"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/fetch"
+	"github.com/leiosnode/leiosnode/leiosdb"
+	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/notify"
+	"github.com/leiosnode/leiosnode/txcache"
+)
+
+// Network is a running network of Leios nodes on mocknet links. Build it
+// with Start; Close stops it.
+type Network struct {
+	opts      Options
+	nodes     []*Node
+	edges     [][2]int
+	mock      mocknet.Mocknet
+	links     []mocknet.Link
+	pool      *pool
+	validator *consensus.Validator
+	limits    block.EBLimits
+	tempDir   string // removed by Close; "" if Options.Dir was given
+
+	mu   sync.Mutex // guards slot
+	slot uint64     // the last forged slot
+
+	cancel context.CancelFunc
+	group  *errgroup.Group
+}
+
+// Start builds the nodes and their links, runs them, and returns once every
+// node is connected to its neighbours and a first, one-tx EB from node 0
+// has reached every node (so every protocol session is up). The network
+// runs until Close (or ctx ends; Close is still needed).
+func Start(ctx context.Context, opts Options) (_ *Network, err error) {
+	if opts, err = opts.withDefaults(); err != nil {
+		return nil, err
+	}
+	n := &Network{opts: opts, mock: mocknet.New()}
+	defer func() {
+		if err != nil {
+			_ = n.Close()
+		}
+	}()
+	if n.pool, err = newPool(); err != nil {
+		return nil, err
+	}
+	g := n.pool.genesis(time.Now())
+	if n.validator, err = consensus.NewValidator(g, nil); err != nil {
+		return nil, err
+	}
+	n.limits = g.Leios.EBLimits()
+	dir := opts.Dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "leiosnet-"); err != nil {
+			return nil, err
+		}
+		n.tempDir = dir
+	}
+	n.edges = buildEdges(opts)
+
+	var hosts []*network.Host
+	for i := range opts.Nodes {
+		nd, err := n.newNode(i, filepath.Join(dir, fmt.Sprintf("node%02d", i)))
+		if nd != nil {
+			n.nodes = append(n.nodes, nd) // even partly built: Close releases it
+		}
+		if err != nil {
+			return nil, err
+		}
+		hosts = append(hosts, nd.Host)
+	}
+	n.mock.SetLinkDefaults(mocknet.LinkOptions{Latency: opts.Latency, Bandwidth: opts.Bandwidth})
+	for _, e := range n.edges {
+		l, err := n.mock.LinkPeers(hosts[e[0]].ID(), hosts[e[1]].ID())
+		if err != nil {
+			return nil, err
+		}
+		n.links = append(n.links, l)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	n.cancel = cancel
+	n.group, runCtx = errgroup.WithContext(runCtx)
+	for _, nd := range n.nodes {
+		n.run(runCtx, nd)
+	}
+	if err := n.awaitConnected(ctx); err != nil {
+		return nil, err
+	}
+	warmUp, err := n.Forge(GenerateTxs(rand.New(rand.NewPCG(opts.Seed, 0)), TxSize))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := n.Diffuse(ctx, 0, warmUp); err != nil {
+		return nil, fmt.Errorf("leiosnet: warm-up EB: %w", err)
+	}
+	return n, nil
+}
+
+// buildEdges lays out the links, each as (lower, higher) node index.
+func buildEdges(opts Options) [][2]int {
+	var edges [][2]int
+	if opts.Topology == Line {
+		for i := 1; i < opts.Nodes; i++ {
+			edges = append(edges, [2]int{i - 1, i})
+		}
+		return edges
+	}
+	rng := rand.New(rand.NewPCG(opts.Seed, 1))
+	has := make(map[[2]int]bool)
+	add := func(a, b int) {
+		e := [2]int{min(a, b), max(a, b)}
+		if a != b && !has[e] {
+			has[e] = true
+			edges = append(edges, e)
+		}
+	}
+	for i := 1; i < opts.Nodes; i++ {
+		add(rng.IntN(i), i)
+	}
+	// Bounded: a small graph may not have ExtraEdges free pairs.
+	for want, tries := len(edges)+opts.ExtraEdges, 0; len(edges) < want && tries < 100*want; tries++ {
+		add(rng.IntN(opts.Nodes), rng.IntN(opts.Nodes))
+	}
+	slices.SortFunc(edges, func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return a[0] - b[0]
+		}
+		return a[1] - b[1]
+	})
+	return edges
+}
+
+// newNode builds node i as node.Node builds its Leios part, on a mocknet
+// peer, with its LeiosDB in dir. On an error it returns what it built,
+// for Close to release.
+func (n *Network) newNode(i int, dir string) (*Node, error) {
+	seed := make([]byte, ed25519.SeedSize)
+	seed[0], seed[1] = byte(i), byte(i>>8)
+	seed[31] = 0x4e
+	key := ed25519.NewKeyFromSeed(seed)
+	sk, err := crypto.UnmarshalEd25519PrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	addr := multiaddr.StringCast(fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", 4000+i))
+	lh, err := n.mock.AddPeer(sk, addr)
+	if err != nil {
+		return nil, err
+	}
+	log := n.opts.Logger.With("node", i)
+	nd := &Node{Index: i, closures: newClosureLog()}
+	if nd.DB, err = leiosdb.Open(dir, leiosdb.Options{Limits: n.limits, CacheBytes: 8 << 20, Logger: log}); err != nil {
+		return nil, err
+	}
+	nd.Cache = txcache.New(txcache.Options{TxCapacity: n.opts.TxCapacity})
+	if nd.Fetcher, err = fetch.New(fetch.Options{DB: nd.DB, Cache: nd.Cache, Limits: n.limits, Logger: log}); err != nil {
+		return nd, err
+	}
+	if nd.Relay, err = notify.NewRelay(notify.Options{
+		ValidateHeader: n.validator.ValidateHeader,
+		Clock:          n.validator.Clock(),
+		MaxClockSkew:   time.Second,
+		Store:          nd.DB,
+		OnAnnouncement: func(_ peer.ID, h *block.Header) {
+			if err := nd.announcement(h); err != nil {
+				log.Warn("EB announcement", "err", err)
+			}
+		},
+		OnBlockOffer:    nd.Fetcher.BlockOffer,
+		OnBlockTxsOffer: nd.Fetcher.BlockTxsOffer,
+		Disconnect:      func(id peer.ID) { nd.Host.Disconnect(id, "third header for one slot and issuer") },
+		Logger:          log,
+	}); err != nil {
+		return nd, err
+	}
+	var topology []string
+	for _, e := range n.edges {
+		if e[1] == i { // the higher index dials
+			topology = append(topology, n.nodes[e[0]].Host.P2PAddrs()...)
+		}
+	}
+	host, err := network.NewHost(network.HostOptions{
+		Key:        key,
+		Libp2p:     lh,
+		Topology:   topology,
+		Services:   []network.Service{notify.NewService(nd.Relay), nd.Fetcher.Service()},
+		MinBackoff: 20 * time.Millisecond,
+		MaxBackoff: time.Second,
+		Logger:     log,
+	})
+	if err != nil {
+		_ = lh.Close()
+		return nd, err
+	}
+	nd.Host = host
+	return nd, nil
+}
+
+// run starts node nd's loops, as node.Node.Run does.
+func (n *Network) run(ctx context.Context, nd *Node) {
+	events, cancel := nd.DB.Subscribe() // before anything is published
+	n.group.Go(func() error { return nd.Host.Run(ctx) })
+	n.group.Go(func() error { return nd.Fetcher.Run(ctx) })
+	n.group.Go(func() error { return nd.Relay.Run(ctx) })
+	n.group.Go(func() error { return nd.follow(ctx, events, cancel) })
+}
+
+// awaitConnected waits until every node is connected to all its
+// neighbours. Connections are libp2p's to report; it polls them briefly.
+func (n *Network) awaitConnected(ctx context.Context) error {
+	for {
+		missing := 0
+		for _, e := range n.edges {
+			a, b := n.nodes[e[0]].Host, n.nodes[e[1]].Host
+			if !slices.ContainsFunc(a.Peers(), func(p network.PeerInfo) bool { return p.ID == b.ID() }) {
+				missing++
+			}
+		}
+		if missing == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("leiosnet: %d links not connected: %w", missing, ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// Nodes are the network's nodes, by index.
+func (n *Network) Nodes() []*Node { return n.nodes }
+
+// Edges are the links, each as (lower, higher) node index.
+func (n *Network) Edges() [][2]int { return n.edges }
+
+// Options are the network's options, with their defaults filled in.
+func (n *Network) Options() Options { return n.opts }
+
+// Close stops every node and waits for their goroutines, then closes the
+// LeiosDBs and mocknet and removes the temporary directory.
+func (n *Network) Close() error {
+	var errs []error
+	if n.cancel != nil {
+		n.cancel()
+		if err := n.group.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+			errs = append(errs, err)
+		}
+	}
+	for _, nd := range n.nodes {
+		if nd.Host != nil && n.group == nil { // never run: Run closes its host
+			errs = append(errs, nd.Host.Close())
+		}
+		if nd.DB != nil {
+			errs = append(errs, nd.DB.Close())
+		}
+	}
+	errs = append(errs, n.mock.Close())
+	if n.tempDir != "" {
+		errs = append(errs, os.RemoveAll(n.tempDir))
+	}
+	return errors.Join(errs...)
+}
