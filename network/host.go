@@ -20,6 +20,8 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/security/noise"
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
 // Host is the node's libp2p host with its topology, services and peer
@@ -288,6 +290,10 @@ func (h *Host) violation(id peer.ID, protocolName string, err error) {
 	kind := violationKind(err)
 	h.metrics.violations.WithLabelValues(protocolName, kind).Inc()
 	h.log.Warn("protocol violation", "peer", id, "protocol", protocolName, "kind", kind, "err", err)
+	if errors.Is(err, protocol.ErrDisconnect) {
+		h.Disconnect(id, err.Error())
+		return
+	}
 	if h.scorer.violation(id) {
 		h.metrics.bans.Inc()
 		h.log.Warn("peer banned", "peer", id, "for", h.opts.BanDuration)

@@ -30,3 +30,15 @@ func NewViolation(text string) error {
 
 // IsViolation reports whether err is the peer's fault.
 func IsViolation(err error) bool { return errors.Is(err, ErrViolation) }
+
+// ErrDisconnect marks the violations bad enough that the peer is
+// disconnected (and banned) at once, without waiting for repeats: the
+// protocol already counted the offence itself, like a peer that kept
+// sending invalid txs.
+var ErrDisconnect = errors.New("peer must be disconnected")
+
+// NewDisconnectViolation is NewViolation for a violation that disconnects
+// the peer at once.
+func NewDisconnectViolation(text string) error {
+	return fmt.Errorf("%w: %w: %s", ErrViolation, ErrDisconnect, text)
+}

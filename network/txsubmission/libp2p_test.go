@@ -90,8 +90,8 @@ func TestOverLibp2p(t *testing.T) {
 }
 
 // TestInvalidPeerDisconnected: a peer whose mempool serves invalid txs is
-// cut off after the threshold: its session is a violation, and with
-// MaxViolations 1 the peer is disconnected and gated.
+// cut off after the threshold: the violation disconnects and gates it at
+// once, whatever the host's MaxViolations.
 func TestInvalidPeerDisconnected(t *testing.T) {
 	w := newWallet(1)
 	bad := newMempool(w.genesis())
@@ -100,11 +100,11 @@ func TestInvalidPeerDisconnected(t *testing.T) {
 	bad.mustAdd(t, forged...)
 	victim := newMempool(w.genesis())
 	victimHost, logs := startHost(t, 1, victim, nil, func(o *network.HostOptions) {
-		o.MaxViolations = 1
+		o.MaxViolations = 100
 		o.BanDuration = time.Minute
 	})
 	startHost(t, 2, bad, victimHost.P2PAddrs())
-	eventually(t, "the victim bans the peer", func() bool { return strings.Contains(logs.String(), "peer banned") })
+	eventually(t, "the victim bans the peer", func() bool { return strings.Contains(logs.String(), "peer disconnected and banned") })
 	if !strings.Contains(logs.String(), "too many invalid txs") {
 		t.Fatalf("the violation logged is not the invalid txs:\n%s", logs.String())
 	}

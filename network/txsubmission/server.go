@@ -19,7 +19,7 @@ var (
 	ErrBadTxSize          = protocol.NewViolation("txsubmission: client announced a tx size out of bounds")
 	ErrUnrequestedTx      = protocol.NewViolation("txsubmission: client sent a tx not requested, or out of order")
 	ErrSizeMismatch       = protocol.NewViolation("txsubmission: tx size differs from the announced one")
-	ErrTooManyInvalidTxs  = protocol.NewViolation("txsubmission: client sent too many invalid txs")
+	ErrTooManyInvalidTxs  = protocol.NewDisconnectViolation("txsubmission: client sent too many invalid txs")
 )
 
 // Server pulls txs from the client at the other end of its sessions into
