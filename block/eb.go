@@ -57,8 +57,7 @@ func DecodeEBBody(data []byte, limits EBLimits) (*EBBody, error) {
 	if len(data) > limits.MaxBodyBytes {
 		return nil, fmt.Errorf("%w: %d bytes exceeds %d", ErrInvalidEB, len(data), limits.MaxBodyBytes)
 	}
-	r := reader{buf: data}
-	n, err := r.head(5) // major type 5: map
+	n, rest, err := ReadDefiniteHead(data, 5) // major type 5: map
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidEB, err)
 	}
@@ -69,12 +68,13 @@ func DecodeEBBody(data []byte, limits EBLimits) (*EBBody, error) {
 	seen := make(map[Hash]struct{}, n)
 	var closure uint64
 	for i := range txs {
-		l, err := r.head(2) // byte string
-		if err != nil || l != 32 {
+		var l, size uint64
+		l, rest, err = ReadDefiniteHead(rest, 2) // byte string
+		if err != nil || l != 32 || len(rest) < 32 {
 			return nil, fmt.Errorf("%w: entry %d: tx hash is not a 32-byte string", ErrInvalidEB, i)
 		}
-		copy(txs[i].TxHash[:], r.take(32))
-		size, err := r.head(0) // unsigned int
+		copy(txs[i].TxHash[:], rest[:32])
+		size, rest, err = ReadDefiniteHead(rest[32:], 0) // unsigned int
 		if err != nil || size > 1<<32-1 {
 			return nil, fmt.Errorf("%w: entry %d: bad tx size", ErrInvalidEB, i)
 		}
@@ -85,8 +85,8 @@ func DecodeEBBody(data []byte, limits EBLimits) (*EBBody, error) {
 		seen[txs[i].TxHash] = struct{}{}
 		closure += size
 	}
-	if r.err != nil || len(r.buf) != 0 {
-		return nil, fmt.Errorf("%w: truncated or trailing bytes", ErrInvalidEB)
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("%w: %d trailing bytes", ErrInvalidEB, len(rest))
 	}
 	if closure > uint64(limits.MaxClosureBytes) {
 		return nil, fmt.Errorf("%w: closure %d bytes exceeds %d", ErrInvalidEB, closure, limits.MaxClosureBytes)
@@ -123,79 +123,11 @@ func (eb *EBBody) Announcement() Announcement {
 func (eb *EBBody) MarshalCBOR() ([]byte, error) { return eb.raw, nil }
 
 func encodeEBBody(txs []EBTx) []byte {
-	buf := appendHead(make([]byte, 0, 9+len(txs)*40), 5, uint64(len(txs)))
+	buf := AppendHead(make([]byte, 0, 9+len(txs)*40), 5, uint64(len(txs)))
 	for _, tx := range txs {
 		buf = append(buf, 0x58, 0x20)
 		buf = append(buf, tx.TxHash[:]...)
-		buf = appendHead(buf, 0, uint64(tx.Size))
+		buf = AppendHead(buf, 0, uint64(tx.Size))
 	}
 	return buf
-}
-
-// appendHead appends a minimal-length CBOR head of the given major type.
-func appendHead(buf []byte, major byte, n uint64) []byte {
-	m := major << 5
-	switch {
-	case n < 24:
-		return append(buf, m|byte(n))
-	case n <= 0xff:
-		return append(buf, m|24, byte(n))
-	case n <= 0xffff:
-		return append(buf, m|25, byte(n>>8), byte(n))
-	case n <= 0xffffffff:
-		return append(buf, m|26, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-	default:
-		return append(buf, m|27, byte(n>>56), byte(n>>48), byte(n>>40), byte(n>>32),
-			byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-	}
-}
-
-// reader parses CBOR heads for the hand-written EB codec, whose map must keep
-// its wire order (a generic decoder into a Go map would lose it).
-type reader struct {
-	buf []byte
-	err error
-}
-
-func (r *reader) take(n int) []byte {
-	if r.err != nil || len(r.buf) < n {
-		r.err = errors.New("truncated")
-		return make([]byte, n)
-	}
-	b := r.buf[:n]
-	r.buf = r.buf[n:]
-	return b
-}
-
-// head reads a head of the wanted major type and returns its argument.
-// Indefinite lengths are rejected; minimality is checked by re-encoding.
-func (r *reader) head(major byte) (uint64, error) {
-	b := r.take(1)[0]
-	if r.err != nil {
-		return 0, r.err
-	}
-	if b>>5 != major {
-		return 0, fmt.Errorf("want major type %d, got %d", major, b>>5)
-	}
-	info := b & 0x1f
-	var n uint64
-	switch {
-	case info < 24:
-		return uint64(info), nil
-	case info == 24:
-		n = uint64(r.take(1)[0])
-	case info == 25:
-		p := r.take(2)
-		n = uint64(p[0])<<8 | uint64(p[1])
-	case info == 26:
-		p := r.take(4)
-		n = uint64(p[0])<<24 | uint64(p[1])<<16 | uint64(p[2])<<8 | uint64(p[3])
-	case info == 27:
-		for _, c := range r.take(8) {
-			n = n<<8 | uint64(c)
-		}
-	default:
-		return 0, fmt.Errorf("indefinite or reserved length (info %d)", info)
-	}
-	return n, r.err
 }

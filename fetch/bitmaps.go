@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+
+	"github.com/leiosnode/leiosnode/block"
 )
 
 // Window is 64 consecutive txs of an EB body: bit i of Mask, counted from
@@ -96,11 +98,11 @@ func appendBitmaps(dst []byte, bm Bitmaps, indefinite bool) []byte {
 	if indefinite {
 		dst = append(dst, 0xbf)
 	} else {
-		dst = appendHead(dst, majorMap, uint64(len(bm)))
+		dst = block.AppendHead(dst, majorMap, uint64(len(bm)))
 	}
 	for _, w := range bm {
-		dst = appendHead(dst, majorUint, uint64(w.Index))
-		dst = appendHead(dst, majorUint, w.Mask)
+		dst = block.AppendHead(dst, majorUint, uint64(w.Index))
+		dst = block.AppendHead(dst, majorUint, w.Mask)
 	}
 	if indefinite {
 		dst = append(dst, 0xff)
@@ -151,67 +153,14 @@ const (
 	majorMap  = 5
 )
 
-// appendHead appends a minimal-length CBOR head.
-func appendHead(dst []byte, major byte, n uint64) []byte {
-	m := major << 5
-	switch {
-	case n < 24:
-		return append(dst, m|byte(n))
-	case n <= 0xff:
-		return append(dst, m|24, byte(n))
-	case n <= 0xffff:
-		return append(dst, m|25, byte(n>>8), byte(n))
-	case n <= 0xffffffff:
-		return append(dst, m|26, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-	default:
-		return append(dst, m|27, byte(n>>56), byte(n>>48), byte(n>>40), byte(n>>32),
-			byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-	}
-}
-
 // cborReader reads the few CBOR heads the bitmaps codec needs, strictly:
 // minimal lengths only.
 type cborReader struct{ buf []byte }
 
-var errTruncated = errors.New("truncated")
-
-// head reads one head and returns its major type and argument; info 31
-// (indefinite) is returned as such with argument 0.
+// head reads one head (block.ReadHead: minimal lengths only).
 func (r *cborReader) head() (major byte, info byte, arg uint64, err error) {
-	if len(r.buf) == 0 {
-		return 0, 0, 0, errTruncated
-	}
-	b := r.buf[0]
-	major, info = b>>5, b&0x1f
-	r.buf = r.buf[1:]
-	var width int
-	switch {
-	case info < 24:
-		return major, info, uint64(info), nil
-	case info == 24:
-		width = 1
-	case info == 25:
-		width = 2
-	case info == 26:
-		width = 4
-	case info == 27:
-		width = 8
-	case info == 31:
-		return major, info, 0, nil
-	default:
-		return 0, 0, 0, fmt.Errorf("reserved additional information %d", info)
-	}
-	if len(r.buf) < width {
-		return 0, 0, 0, errTruncated
-	}
-	for _, c := range r.buf[:width] {
-		arg = arg<<8 | uint64(c)
-	}
-	r.buf = r.buf[width:]
-	if len(appendHead(nil, major, arg)) != 1+width {
-		return 0, 0, 0, fmt.Errorf("non-minimal length for %d", arg)
-	}
-	return major, info, arg, nil
+	major, info, arg, r.buf, err = block.ReadHead(r.buf)
+	return major, info, arg, err
 }
 
 // mapHead reads a map head, definite (n entries) or indefinite.
