@@ -171,7 +171,7 @@ func (r *cborReader) mapHead() (n uint64, indefinite bool, err error) {
 		return 0, false, err
 	case major != majorMap:
 		return 0, false, fmt.Errorf("want a map, got major type %d", major)
-	case info == 31:
+	case info == block.InfoIndefinite:
 		return 0, true, nil
 	}
 	return arg, false, nil
@@ -183,7 +183,7 @@ func (r *cborReader) uint() (uint64, error) {
 	switch {
 	case err != nil:
 		return 0, err
-	case major != majorUint || info == 31:
+	case major != majorUint || info == block.InfoIndefinite:
 		return 0, fmt.Errorf("want an unsigned integer, got major type %d", major)
 	}
 	return arg, nil
