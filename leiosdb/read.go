@@ -91,6 +91,16 @@ func (db *DB) Tx(txHash block.Hash) ([]byte, bool, error) {
 // It fails with ErrNoBody, ErrOffset, or ErrTxMissing naming the first tx
 // not stored.
 func (db *DB) TxsByOffsets(ebHash block.Hash, offsets []int) ([][]byte, error) {
+	return db.txsOf(ebHash, offsets, false)
+}
+
+// Closure returns every tx of the body of ebHash, in body order, or
+// ErrTxMissing if the closure is not complete.
+func (db *DB) Closure(ebHash block.Hash) ([][]byte, error) { return db.txsOf(ebHash, nil, true) }
+
+// txsOf reads the txs at offsets of the body of ebHash, or with all the
+// whole closure in order.
+func (db *DB) txsOf(ebHash block.Hash, offsets []int, all bool) ([][]byte, error) {
 	done, err := db.beginRead()
 	if err != nil {
 		return nil, err
@@ -102,6 +112,12 @@ func (db *DB) TxsByOffsets(ebHash block.Hash, offsets []int) ([][]byte, error) {
 	entries, err := bodyEntries(snap, ebHash)
 	if err != nil {
 		return nil, err
+	}
+	if all {
+		offsets = make([]int, len(entries))
+		for i := range offsets {
+			offsets[i] = i
+		}
 	}
 	txs := make([][]byte, len(offsets))
 	for j, i := range offsets {
@@ -116,34 +132,6 @@ func (db *DB) TxsByOffsets(ebHash block.Hash, offsets []int) ([][]byte, error) {
 			return nil, fmt.Errorf("%w: tx %d (%s) of EB %s", ErrTxMissing, i, entries[i].TxHash.Short(), ebHash.Short())
 		}
 		txs[j] = tx
-	}
-	return txs, nil
-}
-
-// Closure returns every tx of the body of ebHash, in body order, or
-// ErrTxMissing if the closure is not complete.
-func (db *DB) Closure(ebHash block.Hash) ([][]byte, error) {
-	done, err := db.beginRead()
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	snap := db.store.NewSnapshot()
-	defer snap.Close()
-	entries, err := bodyEntries(snap, ebHash)
-	if err != nil {
-		return nil, err
-	}
-	txs := make([][]byte, len(entries))
-	for i, e := range entries {
-		tx, ok, err := getCopy(snap, hashKey(prefixTx, e.TxHash))
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, fmt.Errorf("%w: tx %d (%s) of EB %s", ErrTxMissing, i, e.TxHash.Short(), ebHash.Short())
-		}
-		txs[i] = tx
 	}
 	return txs, nil
 }
