@@ -431,17 +431,15 @@ func (s *Session) fail(err error) {
 	s.armTimer() // with err set, this stops it
 	s.mu.Unlock()
 
-	// Report before ending: whoever sees the session end also sees the
-	// violation counted.
-	if IsViolation(err) && s.cfg.OnViolation != nil {
-		s.cfg.OnViolation(err)
-	}
 	close(s.done)
 	s.cancel()
 	if err == errLocalClose {
 		_ = s.cfg.Stream.Close()
 	} else {
 		_ = s.cfg.Stream.Reset()
+	}
+	if IsViolation(err) && s.cfg.OnViolation != nil {
+		s.cfg.OnViolation(err)
 	}
 }
 

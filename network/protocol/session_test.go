@@ -189,6 +189,12 @@ func TestViolations(t *testing.T) {
 			if err := s.Err(); !errors.Is(err, tc.want) {
 				t.Fatalf("session error %v, want %v", err, tc.want)
 			}
+			// The report follows the end: the session tears the stream down
+			// first, so a callback that touches the peer cannot block it.
+			deadline := time.Now().Add(5 * time.Second)
+			for len(v.list()) == 0 && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
 			if got := v.list(); len(got) != 1 || !errors.Is(got[0], tc.want) {
 				t.Fatalf("reported %v, want one %v", got, tc.want)
 			}
