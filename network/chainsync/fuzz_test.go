@@ -1,13 +1,13 @@
 package chainsync_test
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network/chainsync"
 	"github.com/leiosnode/leiosnode/network/internal/chaintest"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
 
 // FuzzDecode: any bytes decode to a chain-sync message or fail with
@@ -36,28 +36,6 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add([]byte{0x83, 0x02, 0xf6, 0x80}) // roll forward with a null header
 	f.Fuzz(func(t *testing.T, data []byte) {
-		checkRoundTrip(t, spec, data)
+		protocoltest.DecodeStable(t, spec, data)
 	})
-}
-
-func checkRoundTrip(t *testing.T, spec *protocol.Spec, data []byte) {
-	m, err := spec.Decode(data)
-	if err != nil {
-		if !protocol.IsViolation(err) {
-			t.Fatalf("decode error %v is not a violation", err)
-		}
-		return
-	}
-	again, err := protocol.Encode(m)
-	if err != nil {
-		t.Fatalf("re-encoding %T: %v", m, err)
-	}
-	m2, err := spec.Decode(again)
-	if err != nil {
-		t.Fatalf("re-encoded %T does not decode: %v", m, err)
-	}
-	third, err := protocol.Encode(m2)
-	if err != nil || !bytes.Equal(again, third) {
-		t.Fatalf("%T encoding is not stable: % x vs % x (%v)", m, again, third, err)
-	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
 )
 
@@ -46,25 +47,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{0x82, 0x01, 0x81, 0x82, 0x41, 0x00, 0x01}) // a short tx hash
 	f.Add([]byte{0x81, 0x05})                               // no such tag
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := spec.Decode(data)
-		if err != nil {
-			if !protocol.IsViolation(err) {
-				t.Fatalf("decode error %v is not a violation", err)
-			}
-			return
-		}
-		again, err := protocol.Encode(m)
-		if err != nil {
-			t.Fatalf("re-encoding %T: %v", m, err)
-		}
-		m2, err := spec.Decode(again)
-		if err != nil {
-			t.Fatalf("re-encoded %T does not decode: %v", m, err)
-		}
-		third, err := protocol.Encode(m2)
-		if err != nil || !bytes.Equal(again, third) {
-			t.Fatalf("%T encoding is not stable: % x vs % x (%v)", m, again, third, err)
-		}
+		protocoltest.DecodeStable(t, spec, data)
 	})
 }
 

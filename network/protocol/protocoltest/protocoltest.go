@@ -1,0 +1,39 @@
+// Package protocoltest holds the checks every mini-protocol's tests share.
+// It is imported by tests only.
+package protocoltest
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+// DecodeStable is what a fuzz target asks of a protocol's decoder: data
+// refused must be refused as a protocol violation (so the peer is blamed,
+// never the node crashed), and a message accepted must re-encode to bytes
+// that decode to a message encoding to the same bytes. It returns the
+// decoded message, or nil when data was refused.
+func DecodeStable(t testing.TB, spec *protocol.Spec, data []byte) protocol.Message {
+	t.Helper()
+	m, err := spec.Decode(data)
+	if err != nil {
+		if !protocol.IsViolation(err) {
+			t.Fatalf("decode error %v is not a violation", err)
+		}
+		return nil
+	}
+	again, err := protocol.Encode(m)
+	if err != nil {
+		t.Fatalf("re-encoding %T: %v", m, err)
+	}
+	m2, err := spec.Decode(again)
+	if err != nil {
+		t.Fatalf("re-encoded %T does not decode: %v", m, err)
+	}
+	third, err := protocol.Encode(m2)
+	if err != nil || !bytes.Equal(again, third) {
+		t.Fatalf("%T encoding is not stable: % x vs % x (%v)", m, again, third, err)
+	}
+	return m
+}
