@@ -43,8 +43,11 @@ type Node struct {
 	started   time.Time
 }
 
-// New builds a node: logger, genesis and validator, chain database, network
-// host, forge. On error, whatever was opened is closed again.
+// New builds a node in one order, each part from those before it: genesis
+// and validator, chain database (with its LedgerDB), mempool, Leios
+// diffusion (LeiosDB, tx cache, fetch, notify), the libp2p host serving
+// every protocol, the forge, metrics. On error, whatever was opened is
+// closed again.
 func New(cfg *Config, logger *slog.Logger) (n *Node, err error) {
 	if logger == nil {
 		logger = slog.Default()
