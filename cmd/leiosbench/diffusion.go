@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -65,13 +64,7 @@ to-last-node time) are optimistic by up to min(idle, 1 s) of bandwidth.`,
 			if err != nil {
 				return err
 			}
-			if f.JSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(report)
-			}
-			report.write(cmd.OutOrStdout())
-			return nil
+			return printReport(cmd.OutOrStdout(), report, f.JSON)
 		},
 	}
 	fs := cmd.Flags()

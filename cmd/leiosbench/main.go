@@ -4,7 +4,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -22,4 +24,18 @@ func main() {
 		fmt.Fprintln(os.Stderr, "leiosbench:", err)
 		os.Exit(1)
 	}
+}
+
+// report is what every benchmark returns: printed as tables, or with
+// --json as one indented JSON document.
+type report interface{ write(io.Writer) }
+
+func printReport(w io.Writer, r report, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	r.write(w)
+	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -66,13 +65,7 @@ shrinks it to a smoke run.`,
 			if err != nil {
 				return err
 			}
-			if f.JSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(report)
-			}
-			report.write(cmd.OutOrStdout())
-			return nil
+			return printReport(cmd.OutOrStdout(), report, f.JSON)
 		},
 	}
 	fs := cmd.Flags()

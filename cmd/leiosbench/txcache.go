@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -55,13 +54,7 @@ keeps it for later runs.`,
 			if err != nil {
 				return err
 			}
-			if f.json {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(report)
-			}
-			report.write(cmd.OutOrStdout())
-			return nil
+			return printReport(cmd.OutOrStdout(), report, f.json)
 		},
 	}
 	fs := cmd.Flags()
