@@ -99,14 +99,17 @@ func (n *Node) reannounceVolatile() {
 const syncingSlots = 100
 
 // announce takes an RB header that passed validation — forged here or
-// synced by chain sync — to notify (relayed to every peer) and, if it
-// announces an EB, to the shared handlers.
+// synced by chain sync — to notify (relayed to every peer) and, the first
+// time, if it announces an EB, to the shared handlers.
 func (n *Node) announce(h *block.Header) {
-	if err := n.leios.relay.Announce(h); err != nil {
+	fresh, err := n.leios.relay.AnnounceNew(h)
+	if err != nil {
 		n.log.Debug("announcement not relayed", "point", h.Point(), "err", err)
 		return
 	}
-	n.ingestAnnouncement(h)
+	if fresh { // chain sync brings each header once per peer
+		n.ingestAnnouncement(h)
+	}
 }
 
 // ingestAnnouncement records an EB announcement in the LeiosDB and the tx

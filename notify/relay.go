@@ -103,6 +103,11 @@ func (r *Relay) Announce(h *block.Header) error {
 	return err
 }
 
+// AnnounceNew is Announce that also reports whether the header was new to
+// the relay, so a caller acts on each header once however many paths (the
+// forge, chain sync from every peer) bring it.
+func (r *Relay) AnnounceNew(h *block.Header) (fresh bool, err error) { return r.announce(h) }
+
 // announce is Announce; fresh reports a header new to the relay.
 func (r *Relay) announce(h *block.Header) (fresh bool, err error) {
 	if floor := r.floor(); h.Slot < floor {

@@ -189,3 +189,15 @@ func TestSlowPeerIsDropped(t *testing.T) {
 	}
 	tp.waitFor(t, 5)
 }
+
+func TestAnnounceNewReportsFirstTimeOnly(t *testing.T) {
+	n := newTestNet(t, 1)
+	r := n.relay(t)
+	h := n.header(7, 0, nil, 0)
+	for i, want := range []bool{true, false} {
+		fresh, err := r.AnnounceNew(h)
+		if err != nil || fresh != want {
+			t.Fatalf("announcement %d: fresh %v (%v), want %v", i+1, fresh, err, want)
+		}
+	}
+}
