@@ -14,12 +14,24 @@ import (
 	"github.com/leiosnode/leiosnode/network/txsubmission"
 )
 
-// chainAdapter presents the chain database as network.Chain: Go matches
-// method signatures exactly, and chaindb returns its own concrete types.
-type chainAdapter struct {
+// countingChain is the chain database with the node's count of blocks that
+// changed the selection when added, whoever added them.
+type countingChain struct {
 	db      *chaindb.DB
 	adopted *atomic.Uint64
 }
+
+func (c countingChain) add(blk *block.Block) (chaindb.AddResult, error) {
+	res, err := c.db.AddBlock(blk)
+	if res.Adopted {
+		c.adopted.Add(1)
+	}
+	return res, err
+}
+
+// chainAdapter presents the chain database as network.Chain: Go matches
+// method signatures exactly, and chaindb returns its own concrete types.
+type chainAdapter struct{ countingChain }
 
 func (a chainAdapter) Tip() block.Tip          { return a.db.Tip() }
 func (a chainAdapter) ImmutableTip() block.Tip { return a.db.ImmutableTip() }
@@ -34,26 +46,16 @@ func (a chainAdapter) BlockRange(from, to block.Point) ([]*block.Block, error) {
 }
 func (a chainAdapter) BlockByNumber(n uint64) (*block.Block, error) { return a.db.BlockByNumber(n) }
 func (a chainAdapter) AddBlock(blk *block.Block) error {
-	res, err := a.db.AddBlock(blk)
-	if res.Adopted {
-		a.adopted.Add(1)
-	}
+	_, err := a.add(blk)
 	return err
 }
 
-// forgeChain counts the forge's adopted blocks with the synced ones.
-type forgeChain struct {
-	db      *chaindb.DB
-	adopted *atomic.Uint64
-}
+// forgeChain presents the chain database as forge.Chain.
+type forgeChain struct{ countingChain }
 
 func (c forgeChain) TipLedger() (*chaindb.LedgerView, block.Tip) { return c.db.TipLedger() }
 func (c forgeChain) AddBlock(blk *block.Block) (chaindb.AddResult, error) {
-	res, err := c.db.AddBlock(blk)
-	if res.Adopted {
-		c.adopted.Add(1)
-	}
-	return res, err
+	return c.add(blk)
 }
 
 // isInvalidBlock tells a peer's fault (a block that fails validation, or

@@ -147,7 +147,7 @@ func (n *Node) buildHost() error {
 		Key:            nodeKey,
 		ListenAddrs:    n.cfg.ListenAddrs,
 		Topology:       topology.Peers,
-		Chain:          chainAdapter{db: n.chain, adopted: n.adopted},
+		Chain:          chainAdapter{countingChain{n.chain, n.adopted}},
 		ValidateHeader: n.validateSyncedHeader,
 		IsInvalidBlock: isInvalidBlock,
 		OnCaughtUp:     func() { n.caughtUp.Store(true) },
@@ -176,7 +176,7 @@ func (n *Node) buildForger() error {
 	}
 	n.forger, err = forge.New(forge.Options{
 		Validator:      n.validator,
-		Chain:          forgeChain{db: n.chain, adopted: n.adopted},
+		Chain:          forgeChain{countingChain{n.chain, n.adopted}},
 		IssuerKey:      ed25519.PrivateKey(issuer),
 		VRFKey:         vrfKey,
 		Mempool:        n.mempool,
