@@ -12,8 +12,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/chaindb"
+	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/keys"
@@ -26,7 +28,7 @@ import (
 
 // Node is one running leiosnode.
 type Node struct {
-	cfg       *Config
+	cfg       *config.Config
 	log       *slog.Logger
 	errors    *atomic.Uint64 // log records at level error, for /status
 	genesis   *consensus.Genesis
@@ -48,7 +50,7 @@ type Node struct {
 // diffusion (LeiosDB, tx cache, fetch, notify), the libp2p host serving
 // every protocol, the forge, metrics. On error, whatever was opened is
 // closed again.
-func New(cfg *Config, logger *slog.Logger) (n *Node, err error) {
+func New(cfg *config.Config, logger *slog.Logger) (n *Node, err error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -136,7 +138,7 @@ func (n *Node) buildHost() error {
 	if err != nil {
 		return err
 	}
-	topology, err := ReadTopology(n.cfg.TopologyFile)
+	topology, err := config.ReadTopology(n.cfg.TopologyFile)
 	if err != nil {
 		return err
 	}
@@ -252,8 +254,8 @@ func (n *Node) close() {
 }
 
 // Status reports the node's state for GET /status.
-func (n *Node) Status() Status {
-	s := Status{
+func (n *Node) Status() api.Status {
+	s := api.Status{
 		Slot:          n.validator.Clock().SlotAt(time.Now()),
 		Tip:           tipStatus(n.chain.Tip()),
 		ImmutableTip:  tipStatus(n.chain.ImmutableTip()),
@@ -265,10 +267,10 @@ func (n *Node) Status() Status {
 		TxsOnChain:    n.txCounts.onChain(),
 	}
 	snapshot := n.mempool.Snapshot()
-	s.Mempool = MempoolStatus{Txs: snapshot.Len(), Bytes: snapshot.Bytes()}
+	s.Mempool = api.MempoolStatus{Txs: snapshot.Len(), Bytes: snapshot.Bytes()}
 	bodies, closures := n.leios.times.counts()
 	fs := n.leios.fetcher.Stats()
-	s.Leios = LeiosStatus{
+	s.Leios = api.LeiosStatus{
 		EBsAnnounced:     n.leios.announced.Load(),
 		BodiesHeld:       bodies,
 		ClosuresComplete: closures,
@@ -285,7 +287,7 @@ func (n *Node) Status() Status {
 	if n.forger != nil {
 		s.BlocksForged = n.forger.Forged()
 	}
-	for number := s.Tip.BlockNumber; number > 0 && len(s.RecentBlocks) < recentBlockCount; number-- {
+	for number := s.Tip.BlockNumber; number > 0 && len(s.RecentBlocks) < api.RecentBlockCount; number-- {
 		blk, err := n.chain.BlockByNumber(number)
 		if err != nil {
 			break // the selection moved under us; a shorter list is still true
@@ -295,6 +297,6 @@ func (n *Node) Status() Status {
 	return s
 }
 
-func tipStatus(t block.Tip) TipStatus {
-	return TipStatus{BlockNumber: t.BlockNumber, Slot: t.Point.Slot, Hash: t.Point.Hash.String()}
+func tipStatus(t block.Tip) api.TipStatus {
+	return api.TipStatus{BlockNumber: t.BlockNumber, Slot: t.Point.Slot, Hash: t.Point.Hash.String()}
 }

@@ -21,6 +21,8 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
@@ -36,7 +38,7 @@ func payer() (ed25519.PrivateKey, []byte) {
 	return key, ledger.EnterpriseAddress(0, ledger.KeyHash(key.Public().(ed25519.PublicKey)))
 }
 
-func testNet(t *testing.T, nodes int, slotLength time.Duration, configure ...func(*consensus.Genesis)) []*Config {
+func testNet(t *testing.T, nodes int, slotLength time.Duration, configure ...func(*consensus.Genesis)) []*config.Config {
 	t.Helper()
 	dir := t.TempDir()
 	g := &consensus.Genesis{
@@ -56,11 +58,11 @@ func testNet(t *testing.T, nodes int, slotLength time.Duration, configure ...fun
 	_, payerAddr := payer()
 	g.InitialFunds[hex.EncodeToString(payerAddr)] = 50_000_000_000
 	var addrs []string
-	var configs []*Config
+	var configs []*config.Config
 	for i := range nodes {
 		nodeDir := filepath.Join(dir, fmt.Sprintf("node-%d", i))
 		must(t, os.MkdirAll(nodeDir, 0o755))
-		cfg := &Config{
+		cfg := &config.Config{
 			GenesisFile:   filepath.Join(dir, "genesis.json"),
 			TopologyFile:  filepath.Join(nodeDir, "topology.json"),
 			DatabasePath:  filepath.Join(nodeDir, "db"),
@@ -94,13 +96,13 @@ func testNet(t *testing.T, nodes int, slotLength time.Duration, configure ...fun
 	}
 	must(t, consensus.WriteGenesis(filepath.Join(dir, "genesis.json"), g))
 	for i, cfg := range configs {
-		var topo Topology
+		var topo config.Topology
 		for j, a := range addrs {
 			if j != i {
 				topo.Peers = append(topo.Peers, a)
 			}
 		}
-		must(t, WriteJSON(cfg.TopologyFile, topo))
+		must(t, config.WriteJSON(cfg.TopologyFile, topo))
 	}
 	return configs
 }
@@ -130,8 +132,8 @@ func must(t *testing.T, err error) {
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func getStatus(addr string) (Status, error) {
-	var s Status
+func getStatus(addr string) (api.Status, error) {
+	var s api.Status
 	resp, err := http.Get("http://" + addr + "/status")
 	if err != nil {
 		return s, err
@@ -147,12 +149,12 @@ func TestTwoNodesAgreeAndRestart(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	configs := testNet(t, 2, 100*time.Millisecond)
 
-	run := func(ctx context.Context, g *errgroup.Group, cfg *Config) {
+	run := func(ctx context.Context, g *errgroup.Group, cfg *config.Config) {
 		n, err := New(cfg, quietLogger())
 		must(t, err)
 		g.Go(func() error { return n.Run(ctx) })
 	}
-	waitAgree := func(minBlock uint64) Status {
+	waitAgree := func(minBlock uint64) api.Status {
 		t.Helper()
 		deadline := time.Now().Add(20 * time.Second)
 		for time.Now().Before(deadline) {
@@ -167,7 +169,7 @@ func TestTwoNodesAgreeAndRestart(t *testing.T) {
 			}
 		}
 		t.Fatalf("the nodes did not agree on a chain of %d blocks in time", minBlock)
-		return Status{}
+		return api.Status{}
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())

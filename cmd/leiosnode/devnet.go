@@ -13,9 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/leiosnode/leiosnode/config"
 	"github.com/spf13/cobra"
-
-	"github.com/leiosnode/leiosnode/node"
 )
 
 // devnetOptions are the devnet command's own flags.
@@ -157,7 +156,7 @@ func runDevnet(ctx context.Context, cmd *cobra.Command, flags *devnetFlags, opts
 	printAgreement(out, report.Agreement)
 	printLeiosSummary(out, leios)
 	if opts.reportFile != "" {
-		if err := node.WriteJSON(opts.reportFile, report); err != nil {
+		if err := config.WriteJSON(opts.reportFile, report); err != nil {
 			return fmt.Errorf("writing the report: %w", err)
 		}
 		fmt.Fprintf(out, "report written to %s\n", opts.reportFile)

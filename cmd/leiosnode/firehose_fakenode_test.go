@@ -16,10 +16,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
-	"github.com/leiosnode/leiosnode/node"
 )
 
 // fakeAPINode serves a node's local API (the submit, utxo, mempool and status
@@ -160,7 +160,7 @@ func (n *fakeAPINode) handleMempool(w http.ResponseWriter, r *http.Request) {
 func (n *fakeAPINode) handleStatus(w http.ResponseWriter, _ *http.Request) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	writeAPIJSON(w, http.StatusOK, node.Status{Mempool: node.MempoolStatus{Txs: len(n.mempool)}, TxsOnChain: n.txsOnChain})
+	writeAPIJSON(w, http.StatusOK, api.Status{Mempool: api.MempoolStatus{Txs: len(n.mempool)}, TxsOnChain: n.txsOnChain})
 }
 
 // adopt puts txs on the node's chain, as a block would, and revalidates the

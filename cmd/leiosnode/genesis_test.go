@@ -14,9 +14,9 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/multiformats/go-multiaddr"
 
+	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/keys"
-	"github.com/leiosnode/leiosnode/node"
 )
 
 // TestGenesisFiles: what genesis writes is accepted by the readers the node
@@ -77,7 +77,7 @@ func TestGenesisFiles(t *testing.T) {
 	var ownAddrs []string
 	for i, pool := range g.Pools {
 		name := fmt.Sprintf("node-%d", i)
-		cfg, err := node.LoadConfig(filepath.Join(dir, name, configFileName))
+		cfg, err := config.Load(filepath.Join(dir, name, configFileName))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +124,7 @@ func TestGenesisFiles(t *testing.T) {
 		if !strings.HasPrefix(cfg.HTTPAddr, "127.0.0.1:") || !strings.HasPrefix(cfg.ListenAddrs[0], "/ip4/127.0.0.1/tcp/") {
 			t.Errorf("%s is not on loopback: %s, %s", name, cfg.ListenAddrs[0], cfg.HTTPAddr)
 		}
-		topo, err := node.ReadTopology(cfg.TopologyFile)
+		topo, err := config.ReadTopology(cfg.TopologyFile)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +178,7 @@ func TestGenesisFlags(t *testing.T) {
 		t.Errorf("maxClockSkewMs %d, want the testnet template's 2000", g.MaxClockSkewMs)
 	}
 	for i := range 2 {
-		cfg, err := node.LoadConfig(filepath.Join(dir, fmt.Sprintf("node-%d", i), configFileName))
+		cfg, err := config.Load(filepath.Join(dir, fmt.Sprintf("node-%d", i), configFileName))
 		if err != nil {
 			t.Fatal(err)
 		}

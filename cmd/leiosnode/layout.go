@@ -11,8 +11,8 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/node"
 )
 
 // The files of a generated devnet. Paths inside a node's config are
@@ -164,7 +164,7 @@ func writeNodeConfig(d *devnet, i int, logLevel string) error {
 	if err != nil {
 		return err
 	}
-	cfg := node.Config{
+	cfg := config.Config{
 		GenesisFile:   genesisRel,
 		TopologyFile:  topologyFileName,
 		DatabasePath:  databaseDirName,
@@ -175,16 +175,16 @@ func writeNodeConfig(d *devnet, i int, logLevel string) error {
 		VRFKeyFile:    vrfSKeyName,
 		LogLevel:      logLevel,
 	}
-	if err := node.WriteJSON(n.ConfigFile, cfg); err != nil {
+	if err := config.WriteJSON(n.ConfigFile, cfg); err != nil {
 		return err
 	}
-	topo := node.Topology{Peers: []string{}}
+	topo := config.Topology{Peers: []string{}}
 	for j, p := range d.Nodes {
 		if j != i {
 			topo.Peers = append(topo.Peers, p.ListenAddr+"/p2p/"+p.PeerID.String())
 		}
 	}
-	return node.WriteJSON(filepath.Join(n.Dir, topologyFileName), topo)
+	return config.WriteJSON(filepath.Join(n.Dir, topologyFileName), topo)
 }
 
 // devnetPorts returns count loopback ports: base, base+1, … when base is

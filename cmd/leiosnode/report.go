@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/node"
 )
 
 // maxTipSpread is how many blocks apart the nodes' tips may be, at the end
@@ -60,7 +60,7 @@ type LeiosNodeReport struct {
 	Name string `json:"name"`
 	// Status is the Leios part of the last status the node answered; absent
 	// when it never answered.
-	Status *node.LeiosStatus `json:"status,omitempty"`
+	Status *api.LeiosStatus `json:"status,omitempty"`
 	// EBsListed and ClosuresListed count its GET /api/ebs entries, and
 	// those with a complete closure.
 	EBsListed      int `json:"ebsListed"`
@@ -197,16 +197,16 @@ type NodeReport struct {
 	PeerID string `json:"peerId"`
 	// Up says the node answered the last status poll; the fields below come
 	// from the last poll it answered.
-	Up            bool           `json:"up"`
-	Tip           node.TipStatus `json:"tip"`
-	ImmutableTip  node.TipStatus `json:"immutableTip"`
-	BlocksForged  uint64         `json:"blocksForged"`
-	BlocksAdopted uint64         `json:"blocksAdopted"`
-	Peers         int            `json:"peers"`
-	Errors        uint64         `json:"errors"`
+	Up            bool          `json:"up"`
+	Tip           api.TipStatus `json:"tip"`
+	ImmutableTip  api.TipStatus `json:"immutableTip"`
+	BlocksForged  uint64        `json:"blocksForged"`
+	BlocksAdopted uint64        `json:"blocksAdopted"`
+	Peers         int           `json:"peers"`
+	Errors        uint64        `json:"errors"`
 	// Mempool and TxsOnChain are as the node's last status gave them.
-	Mempool    node.MempoolStatus `json:"mempool"`
-	TxsOnChain uint64             `json:"txsOnChain"`
+	Mempool    api.MempoolStatus `json:"mempool"`
+	TxsOnChain uint64            `json:"txsOnChain"`
 	// FailedPolls counts the status polls it did not answer.
 	FailedPolls int `json:"failedPolls"`
 	// Exited says how its process ended, when it ended before the devnet
@@ -235,7 +235,7 @@ type Agreement struct {
 	TipSpread uint64 `json:"tipSpread"`
 	// CommonImmutable is the highest block that every node reported as its
 	// immutable tip at some poll, with one hash; absent when there is none.
-	CommonImmutable *node.TipStatus `json:"commonImmutable,omitempty"`
+	CommonImmutable *api.TipStatus `json:"commonImmutable,omitempty"`
 	// Problems lists why Agree is false.
 	Problems []string `json:"problems,omitempty"`
 }
@@ -250,12 +250,12 @@ type chainWatch struct {
 type nodeWatch struct {
 	name        string
 	peerID      string
-	last        *node.Status // the last status it answered with
-	up          bool         // it answered the last poll
+	last        *api.Status // the last status it answered with
+	up          bool        // it answered the last poll
 	failedPolls int
 	// immutable holds every block the node reported as its immutable tip,
 	// by block number.
-	immutable map[uint64]node.TipStatus
+	immutable map[uint64]api.TipStatus
 	// conflicts are its immutable blocks that changed between polls.
 	conflicts []string
 }
@@ -263,7 +263,7 @@ type nodeWatch struct {
 func newChainWatch(nodes []devnetNode) *chainWatch {
 	w := &chainWatch{nodes: make([]nodeWatch, len(nodes))}
 	for i, n := range nodes {
-		w.nodes[i] = nodeWatch{name: n.Name, peerID: n.PeerID.String(), immutable: map[uint64]node.TipStatus{}}
+		w.nodes[i] = nodeWatch{name: n.Name, peerID: n.PeerID.String(), immutable: map[uint64]api.TipStatus{}}
 	}
 	return w
 }
@@ -361,7 +361,7 @@ func (w *chainWatch) agreement() Agreement {
 	// Immutable blocks, by number: which node reported which hash.
 	type reportedBlock struct {
 		name  string
-		block node.TipStatus
+		block api.TipStatus
 	}
 	reported := map[uint64][]reportedBlock{}
 	for _, n := range w.nodes {

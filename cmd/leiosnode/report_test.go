@@ -14,16 +14,16 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/node"
 )
 
 // up is a poll answered with this tip and immutable tip; hashes are the
 // block numbers spelt out after a fork letter, and no fork is no block.
 func up(tip uint64, tipFork string, imm uint64, immFork string) nodePoll {
-	return nodePoll{Status: &node.Status{
-		Tip:           node.TipStatus{BlockNumber: tip, Hash: blockHash(tip, tipFork)},
-		ImmutableTip:  node.TipStatus{BlockNumber: imm, Hash: blockHash(imm, immFork)},
+	return nodePoll{Status: &api.Status{
+		Tip:           api.TipStatus{BlockNumber: tip, Hash: blockHash(tip, tipFork)},
+		ImmutableTip:  api.TipStatus{BlockNumber: imm, Hash: blockHash(imm, immFork)},
 		Peers:         []string{"a", "b"},
 		BlocksForged:  tip / 3,
 		BlocksAdopted: tip,
@@ -217,7 +217,7 @@ func TestReportJSON(t *testing.T) {
 	w.nodes[0].peerID, w.nodes[1].peerID = "12D3KooA", "12D3KooB"
 	w.observe([]nodePoll{up(13, "a", 3, "a"), up(12, "a", 2, "a")})
 	last := up(13, "a", 3, "a")
-	last.Status.Mempool, last.Status.TxsOnChain = node.MempoolStatus{Txs: 3, Bytes: 690}, 250
+	last.Status.Mempool, last.Status.TxsOnChain = api.MempoolStatus{Txs: 3, Bytes: 690}, 250
 	w.observe([]nodePoll{last, down})
 	start := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	r := w.report("/tmp/devnet", start, start.Add(time.Minute), 600, []string{"", "exited: signal: killed"})
@@ -336,11 +336,11 @@ func TestReportJSON(t *testing.T) {
 
 // fakeLeiosNode serves GET /status with these Leios counts and GET /api/ebs
 // with this body, as a node does.
-func fakeLeiosNode(t *testing.T, leios node.LeiosStatus, ebs string) devnetNode {
+func fakeLeiosNode(t *testing.T, leios api.LeiosStatus, ebs string) devnetNode {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
-		json.NewEncoder(w).Encode(node.Status{Tip: node.TipStatus{BlockNumber: 9, Hash: blockHash(9, "a")}, Leios: leios})
+		json.NewEncoder(w).Encode(api.Status{Tip: api.TipStatus{BlockNumber: 9, Hash: blockHash(9, "a")}, Leios: leios})
 	})
 	mux.HandleFunc("GET /api/ebs", func(w http.ResponseWriter, _ *http.Request) {
 		w.Write([]byte(ebs))
@@ -357,14 +357,14 @@ func fakeLeiosNode(t *testing.T, leios node.LeiosStatus, ebs string) devnetNode 
 func TestLeiosReport(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), SlotLength: 100 * time.Millisecond}
 	// Times are slot starts (slot 10 = 03:04:06) plus the delay.
-	forger := fakeLeiosNode(t, node.LeiosStatus{EBsForged: 3, EBsAnnounced: 3, BodiesHeld: 3, ClosuresComplete: 3}, `[
+	forger := fakeLeiosNode(t, api.LeiosStatus{EBsForged: 3, EBsAnnounced: 3, BodiesHeld: 3, ClosuresComplete: 3}, `[
 		{"slot": 10, "ebHash": "aa10", "announced": "2025-01-02T03:04:06.001Z", "body": "2025-01-02T03:04:06.004Z", "closure": "2025-01-02T03:04:06.005Z"},
 		{"slot": 20, "ebHash": "bb20", "announced": "2025-01-02T03:04:07.001Z", "body": "2025-01-02T03:04:07.002Z", "closure": "2025-01-02T03:04:07.003Z"},
 		{"slot": 30, "ebHash": "dd30", "announced": "2025-01-02T03:04:08.001Z", "body": "2025-01-02T03:04:08.002Z", "closure": "2025-01-02T03:04:08.004Z"}
 	]`)
 	// The receiver lists its EBs in the order it learned of them, and one
 	// more EB (announced at slot 20 too) whose closure it lacks.
-	receiver := fakeLeiosNode(t, node.LeiosStatus{EBsAnnounced: 4, BodiesHeld: 4, ClosuresComplete: 3, MissingTxs: 12, RequestsInFlight: 1, FetchedBytes: 123456}, `[
+	receiver := fakeLeiosNode(t, api.LeiosStatus{EBsAnnounced: 4, BodiesHeld: 4, ClosuresComplete: 3, MissingTxs: 12, RequestsInFlight: 1, FetchedBytes: 123456}, `[
 		{"slot": 10, "ebHash": "aa10", "announced": "2025-01-02T03:04:06.050Z", "body": "2025-01-02T03:04:06.120Z", "closure": "2025-01-02T03:04:06.250Z"},
 		{"slot": 30, "ebHash": "dd30", "announced": "2025-01-02T03:04:08.040Z", "closure": "2025-01-02T03:04:08.130Z"},
 		{"slot": 20, "ebHash": "cc20", "announced": "2025-01-02T03:04:07.060Z", "body": "2025-01-02T03:04:07.100Z"},
@@ -377,7 +377,7 @@ func TestLeiosReport(t *testing.T) {
 	}
 	downNode := devnetNode{HTTPAddr: l.Addr().String()}
 	l.Close()
-	noList := fakeLeiosNode(t, node.LeiosStatus{EBsAnnounced: 2}, `{not json`)
+	noList := fakeLeiosNode(t, api.LeiosStatus{EBsAnnounced: 2}, `{not json`)
 
 	nodes := []devnetNode{forger, receiver, downNode, noList}
 	for i := range nodes {
@@ -525,7 +525,7 @@ func TestLeiosReport(t *testing.T) {
 // TestLeiosReportNoEBs: nodes that answer with no EBs (an empty list, or
 // null) give an empty list and a summary without times, not an error.
 func TestLeiosReportNoEBs(t *testing.T) {
-	nodes := []devnetNode{fakeLeiosNode(t, node.LeiosStatus{}, `[]`), fakeLeiosNode(t, node.LeiosStatus{}, `null`)}
+	nodes := []devnetNode{fakeLeiosNode(t, api.LeiosStatus{}, `[]`), fakeLeiosNode(t, api.LeiosStatus{}, `null`)}
 	for i := range nodes {
 		nodes[i].Name = fmt.Sprintf("node-%d", i)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/node"
 )
 
@@ -35,7 +36,7 @@ func newRunCommand() *cobra.Command {
 // runNode runs the node of configFile until ctx is cancelled, logging to
 // logOut. A node that cannot start is an error; a cancelled one is not.
 func runNode(ctx context.Context, configFile string, logOut io.Writer) error {
-	cfg, err := node.LoadConfig(configFile)
+	cfg, err := config.Load(configFile)
 	if err != nil {
 		return err
 	}

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/node"
 )
 
 // pollTimeout bounds one GET /status, so a hung node cannot stall the
@@ -19,7 +19,7 @@ const pollTimeout = 800 * time.Millisecond
 
 // nodePoll is one node's answer to one status poll.
 type nodePoll struct {
-	Status *node.Status // nil when the node did not answer
+	Status *api.Status // nil when the node did not answer
 	Err    error
 }
 
@@ -38,8 +38,8 @@ func pollStatuses(ctx context.Context, client *http.Client, nodes []devnetNode) 
 }
 
 // fetchStatus is one GET http://addr/status.
-func fetchStatus(ctx context.Context, client *http.Client, addr string) (*node.Status, error) {
-	var st node.Status
+func fetchStatus(ctx context.Context, client *http.Client, addr string) (*api.Status, error) {
+	var st api.Status
 	if err := getJSON(ctx, client, addr, "/status", pollTimeout, &st); err != nil {
 		return nil, err
 	}

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/node"
 )
 
 func TestPollStatuses(t *testing.T) {
-	want := node.Status{Slot: 42, Tip: node.TipStatus{BlockNumber: 7, Slot: 40, Hash: "abcdef0123456789"}, Peers: []string{"x"}}
+	want := api.Status{Slot: 42, Tip: api.TipStatus{BlockNumber: 7, Slot: 40, Hash: "abcdef0123456789"}, Peers: []string{"x"}}
 	answering := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/status" {
 			http.NotFound(w, r)
@@ -72,9 +72,9 @@ func TestPollStatuses(t *testing.T) {
 func TestStatusLine(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), SlotLength: 100 * time.Millisecond}
 	polls := []nodePoll{
-		{Status: &node.Status{Tip: node.TipStatus{BlockNumber: 12, Hash: "3fa9c1d2e5e6"}, ImmutableTip: node.TipStatus{BlockNumber: 2}, Peers: []string{"a", "b"}, Mempool: node.MempoolStatus{Txs: 17, Bytes: 4000},
-			Leios: node.LeiosStatus{EBsForged: 1, EBsAnnounced: 5, BodiesHeld: 4, ClosuresComplete: 3, MissingTxs: 90}}},
-		{Status: &node.Status{}},
+		{Status: &api.Status{Tip: api.TipStatus{BlockNumber: 12, Hash: "3fa9c1d2e5e6"}, ImmutableTip: api.TipStatus{BlockNumber: 2}, Peers: []string{"a", "b"}, Mempool: api.MempoolStatus{Txs: 17, Bytes: 4000},
+			Leios: api.LeiosStatus{EBsForged: 1, EBsAnnounced: 5, BodiesHeld: 4, ClosuresComplete: 3, MissingTxs: 90}}},
+		{Status: &api.Status{}},
 		down,
 		down,
 	}
@@ -94,9 +94,9 @@ func TestStatusLine(t *testing.T) {
 
 func TestMaxTxsOnChain(t *testing.T) {
 	polls := []nodePoll{
-		{Status: &node.Status{TxsOnChain: 40}},
+		{Status: &api.Status{TxsOnChain: 40}},
 		down,
-		{Status: &node.Status{TxsOnChain: 42}},
+		{Status: &api.Status{TxsOnChain: 42}},
 	}
 	if got := maxTxsOnChain(polls); got != 42 {
 		t.Errorf("maxTxsOnChain = %d, want 42", got)

@@ -22,6 +22,7 @@ var rank = map[string]int{
 	"ledger":             1,
 	"internal/benchkeys": 2,
 	"consensus":          2,
+	"config":             2,
 	// Stores: never import a protocol.
 	"chaindb":           3,
 	"leiosdb":           3,
@@ -31,11 +32,12 @@ var rank = map[string]int{
 	"network":           4,
 	"notify":            5,
 	"fetch":             5,
-	"node":              6,
+	"api":               6,
+	"node":              7,
 	"internal/leiosnet": 6,
-	"cmd/leiosnode":     7,
-	"cmd/leiosbench":    7,
-	"internal/layers":   8,
+	"cmd/leiosnode":     8,
+	"cmd/leiosbench":    8,
+	"internal/layers":   9,
 }
 
 func TestImportDirection(t *testing.T) {

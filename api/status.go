@@ -1,4 +1,4 @@
-package node
+package api
 
 // Status is the node's state as GET /status returns it.
 type Status struct {
@@ -22,8 +22,8 @@ type Status struct {
 	RecentBlocks []TipStatus `json:"recentBlocks"`
 }
 
-// recentBlockCount is how many blocks /status lists in RecentBlocks.
-const recentBlockCount = 8
+// RecentBlockCount is how many blocks /status lists in RecentBlocks.
+const RecentBlockCount = 8
 
 // TipStatus is a chain tip in /status.
 type TipStatus struct {

@@ -1,4 +1,4 @@
-package node
+package config
 
 import (
 	"encoding/json"
@@ -41,8 +41,8 @@ type Topology struct {
 	Peers []string `json:"peers"`
 }
 
-// LoadConfig reads a config file and resolves its paths.
-func LoadConfig(path string) (*Config, error) {
+// Load reads a config file and resolves its paths.
+func Load(path string) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
