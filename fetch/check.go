@@ -12,21 +12,20 @@ import (
 var ErrInconsistent = errors.New("fetch: inconsistent state")
 
 // CheckConsistency checks the decision logic against itself and against
-// the LeiosDB, with no handler running: every missing tx of a point is
-// missing in the LeiosDB at the same point and offset (and no other is),
-// no point whose body the LeiosDB holds is listed as wanted, every point
-// the LeiosDB knows at or above the prune floor is known here, and the
-// budgets hold. Tests call it after every handler call.
+// the Store, which no handler may write meanwhile (the caller holds the
+// handlers' lock): every missing tx of a point is missing in the LeiosDB
+// at the same point and offset (and no other is), no point whose body the
+// LeiosDB holds is listed as wanted, every point the LeiosDB knows at or
+// above the prune floor is known here, and the budgets hold. Tests call it
+// after every handler call.
 func (f *Fetcher) CheckConsistency() error {
-	f.ingestMu.Lock()
-	defer f.ingestMu.Unlock()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.dec.check(); err != nil {
 		return err
 	}
 	for p, ps := range f.dec.points {
-		info, ok, err := f.db.PointInfo(p)
+		info, ok, err := f.opts.Store.PointInfo(p)
 		if err != nil {
 			return err
 		}
@@ -38,7 +37,7 @@ func (f *Fetcher) CheckConsistency() error {
 		case ps.body != nil && !info.HasBody:
 			return fmt.Errorf("%w: %s: body acquired here, not held in the LeiosDB", ErrInconsistent, p)
 		case ps.body != nil:
-			want, err := f.db.Missing(p)
+			want, err := f.opts.Store.Missing(p)
 			if err != nil {
 				return err
 			}
@@ -47,7 +46,7 @@ func (f *Fetcher) CheckConsistency() error {
 			}
 		}
 	}
-	infos, err := f.db.Points(f.dec.floor)
+	infos, err := f.opts.Store.Points(f.dec.floor)
 	if err != nil {
 		return err
 	}

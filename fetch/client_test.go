@@ -44,12 +44,12 @@ func txsRequest(id uint64, eb *testEB, slot uint64, offsets ...int) *Request {
 // The server answers pipelined requests from the LeiosDB, in order, and
 // the client checks and returns them.
 func TestClientServerPipelined(t *testing.T) {
-	h := newHarness(t)
+	db := openDB(t, t.TempDir())
 	eb := makeEB(t, 200, seeds(0, 150)...)
-	h.forge(10, eb)
+	storeEB(t, db, 10, eb, eb.txs)
 	client, server, cv, sv := sessions(t)
 	served := make(chan error, 1)
-	go func() { served <- (&Server{Store: h.f.db, Logger: quietLogger()}).Serve(context.Background(), server) }()
+	go func() { served <- (&Server{Store: db, Logger: quietLogger()}).Serve(context.Background(), server) }()
 
 	c := NewClient(client, testLimits)
 	reqs := []*Request{
@@ -101,12 +101,11 @@ func TestClientServerPipelined(t *testing.T) {
 // What the server does not hold ends the session without a violation;
 // offsets beyond the body are the client's violation.
 func TestServerRefusals(t *testing.T) {
-	h := newHarness(t)
+	db := openDB(t, t.TempDir())
 	held := makeEB(t, 200, 1, 2)
-	h.forge(10, held)
+	storeEB(t, db, 10, held, held.txs)
 	partial := makeEB(t, 200, 3, 4)
-	pPartial := h.announce(11, partial)
-	h.must(h.f.Body(pPartial, partial.body.Bytes()))
+	storeEB(t, db, 11, partial, nil)
 	unknown := makeEB(t, 200, 5)
 	for _, tc := range []struct {
 		name      string
@@ -122,7 +121,7 @@ func TestServerRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			client, server, _, sv := sessions(t)
 			served := make(chan error, 1)
-			go func() { served <- (&Server{Store: h.f.db, Logger: quietLogger()}).Serve(context.Background(), server) }()
+			go func() { served <- (&Server{Store: db, Logger: quietLogger()}).Serve(context.Background(), server) }()
 			c := NewClient(client, testLimits)
 			if err := c.Send(tc.req); err != nil {
 				t.Fatal(err)

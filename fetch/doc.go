@@ -1,8 +1,9 @@
-// Package fetch is LeiosFetch (DESIGN §3): the mini-protocol by which a
-// node fetches endorser-block (EB) bodies and the txs of their closures
-// from peers that offered them, the decision logic that chooses what to
-// request from whom, and the ingest handlers through which every EB datum
-// — from peers and from the local forge alike — enters the node.
+// Package fetch is LeiosFetch: the mini-protocol by which a node fetches
+// endorser-block (EB) bodies and the txs of their closures from peers that
+// offered them, and the decision logic that chooses what to request from
+// whom. What it fetches it hands, checked, to Options.Ingest: the Leios
+// pipeline (package leios), which stores it and tells the decision logic
+// what is now held (events.go).
 //
 // # Protocol /leios/fetch/1
 //
@@ -40,12 +41,13 @@
 // request's end, a prune, a peer up or down — coalesced through one wake
 // channel, and when a hedge falls due; never on a fixed tick.
 //
+// The fetch logic is driven by explicit steps (driver.go): PeerUp and
+// PeerDown, Plan, Deliver and Abandon. Run and the per-peer clients drive
+// them over real sessions; a scripted test drives them one at a time,
+// playing the peers.
+//
 // # Invariants
 //
-//   - Ordering contract (the hit-prune hazard): the LeiosDB is written
-//     before the tx cache, announcement before body before txs, and Prune
-//     evicts the cache before the LeiosDB GC. ingestMu serializes the
-//     handlers, so the cache has one writer at a time.
 //   - A point whose body is held (or can never be, being invalid) is never
 //     requested again until it is pruned; the decision logic's missing
 //     txs of a point are exactly the LeiosDB's (CheckConsistency).
@@ -53,8 +55,8 @@
 //
 // # Never
 //
-// It never writes the LeiosDB or the cache outside the handlers, never
-// holds its state lock across I/O, never trusts a reply it has not checked
-// against its request, and never imports notify or node: notify calls the
-// handlers through the node's wiring.
+// It never writes the LeiosDB or the tx cache (only Ingest does), never
+// holds its state lock across I/O or while calling Ingest, never trusts a
+// reply it has not checked against its request, and never imports notify,
+// the pipeline or the node: the pipeline wires notify's offers to it.
 package fetch

@@ -3,7 +3,6 @@ package fetch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -13,31 +12,24 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/block"
-	"github.com/leiosnode/leiosnode/leiosdb"
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
-	"github.com/leiosnode/leiosnode/txcache"
 )
 
-// Fetcher is LeiosFetch for one node: the ingest handlers that peers' data
-// and the forge go through (ingest.go), the decision logic, the loop that
-// runs it, the per-peer clients that carry out its requests, and the
-// server. Build it with New, run Run once, and add Service to the host.
+// Fetcher is the LeiosFetch side of one node: the decision logic, the
+// loop that runs it, the per-peer clients that carry out its requests, and
+// the server. It never writes a store: checked replies go to
+// Options.Ingest (the pipeline's handlers), which store them and tell the
+// Fetcher what is now held (events.go). Build it with New, run Run once,
+// and add Service to the host.
 type Fetcher struct {
 	opts   Options
-	db     *leiosdb.DB
-	cache  *txcache.Cache
 	spec   *protocol.Spec
 	server *Server
 	log    *slog.Logger
 
-	// ingestMu serializes the handlers: each one's LeiosDB-then-cache
-	// sequence runs whole, so the cache has one writer at a time and the
-	// ordering contract holds between handlers. It is held across I/O.
-	// Lock order: ingestMu, then mu.
-	ingestMu sync.Mutex
-
-	// mu guards dec and clients; it is never held across I/O.
+	// mu guards dec and clients; it is never held across I/O or while
+	// calling Ingest.
 	mu      sync.Mutex
 	dec     *decisions
 	clients map[peer.ID]*peerClient
@@ -51,46 +43,23 @@ type Fetcher struct {
 // decision logic never exceeds, so dispatch never blocks.
 type peerClient struct{ queue chan *Request }
 
-// New builds a Fetcher on opts.DB and opts.Cache and takes up what the
-// LeiosDB already holds: known points, bodies, and missing txs.
+// New builds a Fetcher that knows nothing yet: the pipeline tells it what
+// the LeiosDB holds (Announced, BodyHeld) before it runs.
 func New(opts Options) (*Fetcher, error) {
-	if opts.DB == nil || opts.Cache == nil {
-		return nil, errors.New("fetch: Options.DB and Options.Cache are required")
+	if opts.Store == nil || opts.Ingest == nil {
+		return nil, errors.New("fetch: Options.Store and Options.Ingest are required")
 	}
 	opts = opts.withDefaults()
 	f := &Fetcher{
 		opts:    opts,
-		db:      opts.DB,
-		cache:   opts.Cache,
 		spec:    Spec(opts.Limits),
 		log:     opts.Logger.With("component", "fetch"),
 		dec:     newDecisions(opts),
 		clients: make(map[peer.ID]*peerClient),
 		wake:    make(chan struct{}, 1),
 	}
-	f.server = &Server{Store: opts.DB, Logger: f.log}
-	if err := f.restore(); err != nil {
-		return nil, err
-	}
+	f.server = &Server{Store: opts.Store, Logger: f.log}
 	return f, nil
-}
-
-// restore learns the points the LeiosDB holds, so a restarted node goes on
-// fetching what they miss.
-func (f *Fetcher) restore() error {
-	infos, err := f.db.Points(0)
-	if err != nil {
-		return fmt.Errorf("fetch: restore: %w", err)
-	}
-	for _, info := range infos {
-		f.dec.announce(info.Point, info.EbSize)
-		if info.HasBody && !f.dec.knowsBody(info.Point) {
-			if err := f.loadBody(info.Point); err != nil {
-				return fmt.Errorf("fetch: restore: %w", err)
-			}
-		}
-	}
-	return nil
 }
 
 // Service is LeiosFetch as the host runs it: the server on every stream
@@ -169,17 +138,15 @@ func (f *Fetcher) RunPeer(ctx context.Context, id peer.ID, s *protocol.Session) 
 	pc := &peerClient{queue: make(chan *Request, f.opts.MaxRequestsPerPeer)}
 	f.mu.Lock()
 	f.clients[id] = pc
-	f.dec.peerUp(id)
 	f.mu.Unlock()
-	f.poke()
+	f.PeerUp(id)
 	defer func() {
 		f.mu.Lock()
 		if f.clients[id] == pc {
 			delete(f.clients, id)
 		}
-		f.dec.peerDown(id)
 		f.mu.Unlock()
-		f.poke()
+		f.PeerDown(id)
 	}()
 
 	g, ctx := errgroup.WithContext(ctx)
@@ -201,42 +168,12 @@ func (f *Fetcher) RunPeer(ctx context.Context, id peer.ID, s *protocol.Session) 
 			if err != nil {
 				return err
 			}
-			ok, err := f.ingestReply(r, reply)
-			f.mu.Lock()
-			f.dec.complete(r.ID, ok)
-			f.mu.Unlock()
-			f.poke()
-			if err != nil {
+			if err := f.Deliver(r, reply); err != nil {
 				return s.Fail(err) // ends the session, so the sender stops too
 			}
 		}
 	})
 	return g.Wait()
-}
-
-// ingestReply hands a checked reply to the handlers. ok is false only when
-// the reply could not be stored for a local reason (err set).
-func (f *Fetcher) ingestReply(r *Request, reply Reply) (ok bool, err error) {
-	switch r.Kind {
-	case RequestBody:
-		err = f.insertBody(r.Point, reply.Body)
-		switch {
-		case errors.Is(err, leiosdb.ErrUnknownPoint):
-			// Pruned while in flight: nothing to keep.
-			err = nil
-		case errors.Is(err, leiosdb.ErrTxSizeMismatch):
-			// The EB itself is invalid; insertBody rejected its points.
-			f.log.Warn("EB body declares a wrong tx size", "point", r.Point, "peer", r.Peer, "err", err)
-			err = nil
-		}
-	case RequestTxs:
-		err = f.Txs(r.Point, reply.Txs, false)
-	}
-	if err != nil {
-		return false, err
-	}
-	f.fetched.Add(r.Bytes)
-	return true, nil
 }
 
 // Stats is a snapshot of the fetch logic.

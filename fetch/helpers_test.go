@@ -4,16 +4,13 @@ import (
 	"encoding/binary"
 	"io"
 	"log/slog"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	"go.uber.org/goleak"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/leiosdb"
-	"github.com/leiosnode/leiosnode/txcache"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -23,35 +20,36 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 // testLimits admit the small EBs of the tests and full-size ones.
 var testLimits = block.DefaultEBLimits
 
-// openDB opens a LeiosDB in dir with small caches; the caller closes it.
+// openDB opens a LeiosDB in dir with small caches, closed when the test
+// ends.
 func openDB(tb testing.TB, dir string) *leiosdb.DB {
 	tb.Helper()
 	db, err := leiosdb.Open(dir, leiosdb.Options{CacheBytes: 4 << 20, MemTableBytes: 2 << 20, Logger: quietLogger()})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return db
-}
-
-// newTestFetcher builds a Fetcher on a fresh LeiosDB and a small cache; it
-// is not running. configure may change the options.
-func newTestFetcher(tb testing.TB, configure ...func(*Options)) *Fetcher {
-	tb.Helper()
-	db := openDB(tb, tb.TempDir())
 	tb.Cleanup(func() {
 		if err := db.Close(); err != nil {
 			tb.Error(err)
 		}
 	})
-	opts := Options{DB: db, Cache: txcache.New(txcache.Options{TxCapacity: 1 << 16}), Limits: testLimits, Logger: quietLogger()}
-	for _, c := range configure {
-		c(&opts)
-	}
-	f, err := New(opts)
-	if err != nil {
+	return db
+}
+
+// storeEB puts eb at slot into db with the given txs of its closure, as a
+// node's handlers would.
+func storeEB(tb testing.TB, db *leiosdb.DB, slot uint64, eb *testEB, txs [][]byte) {
+	tb.Helper()
+	p := eb.point(slot)
+	if err := db.InsertPoint(p, eb.body.Size()); err != nil {
 		tb.Fatal(err)
 	}
-	return f
+	if _, err := db.InsertBody(p, eb.body.Bytes()); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := db.InsertTxs(txs); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // testTx is a deterministic tx of size bytes; distinct seeds give distinct
@@ -110,193 +108,12 @@ func seeds(from, to uint64) []uint64 {
 	return out
 }
 
-// rbHash is a stand-in RB hash for an announcement at slot.
-func rbHash(slot uint64, eb *testEB) block.Hash {
-	var b [40]byte
-	binary.BigEndian.PutUint64(b[:], slot)
-	h := eb.body.Hash()
-	copy(b[8:], h[:])
-	return block.HashBytes(b[:])
-}
-
 func peerID(name string) peer.ID { return peer.ID("peer-" + name) }
 
-// harness drives a Fetcher step by step, playing its peers: requests are
-// planned explicitly (plan) and answered from the world of EBs it knows
-// (reply) or failed, with the consistency check after every step.
-type harness struct {
-	t     fataler
-	f     *Fetcher
-	now   time.Time
-	world map[block.Hash]*testEB
-}
-
-func newHarness(t testing.TB, configure ...func(*Options)) *harness {
-	h := &harness{t: t, now: time.Unix(1_000_000, 0), world: make(map[block.Hash]*testEB)}
-	configure = append([]func(*Options){func(o *Options) { o.Now = func() time.Time { return h.now } }}, configure...)
-	h.f = newTestFetcher(t, configure...)
-	return h
-}
-
-func (h *harness) check() {
-	h.t.Helper()
-	if err := h.f.CheckConsistency(); err != nil {
-		h.t.Fatal(err)
-	}
-}
-
-func (h *harness) must(err error) {
-	h.t.Helper()
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.check()
-}
-
-func (h *harness) learn(eb *testEB) { h.world[eb.body.Hash()] = eb }
-
-func (h *harness) announce(slot uint64, eb *testEB) block.Point {
-	h.t.Helper()
-	h.learn(eb)
-	h.must(h.f.Announcement(slot, rbHash(slot, eb), eb.ann()))
-	return eb.point(slot)
-}
-
-func (h *harness) peerUp(ids ...peer.ID) {
-	h.f.mu.Lock()
-	for _, id := range ids {
-		h.f.dec.peerUp(id)
-	}
-	h.f.mu.Unlock()
-	h.check()
-}
-
-func (h *harness) peerDown(id peer.ID) {
-	h.f.mu.Lock()
-	h.f.dec.peerDown(id)
-	h.f.mu.Unlock()
-	h.check()
-}
-
-func (h *harness) offerBody(id peer.ID, p block.Point) {
-	h.f.BlockOffer(id, p, h.world[p.Hash].body.Size())
-	h.check()
-}
-
-func (h *harness) offerClosure(id peer.ID, p block.Point) {
-	h.f.BlockTxsOffer(id, p)
-	h.check()
-}
-
-// forge puts an EB through the handlers as the forge does: announcement,
-// body, validated txs.
-func (h *harness) forge(slot uint64, eb *testEB) block.Point {
-	h.t.Helper()
-	p := h.announce(slot, eb)
-	h.must(h.f.Body(p, eb.body.Bytes()))
-	h.must(h.f.Txs(p, eb.txs, true))
-	return p
-}
-
-// plan runs the decision logic once and returns what it issued.
-func (h *harness) plan() []*Request {
-	h.t.Helper()
-	h.f.mu.Lock()
-	reqs, _ := h.f.dec.plan(h.now)
-	h.f.mu.Unlock()
-	h.check()
-	return reqs
-}
-
-// reply answers r from the world, as an honest peer, and ends it.
-func (h *harness) reply(r *Request) {
-	h.t.Helper()
-	eb := h.world[r.Point.Hash]
-	var reply Reply
-	switch r.Kind {
-	case RequestBody:
-		reply.Body = eb.body
-	case RequestTxs:
-		for _, off := range r.Offsets {
-			reply.Txs = append(reply.Txs, eb.txs[off])
-		}
-	}
-	ok, err := h.f.ingestReply(r, reply)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.end(r, ok)
-}
-
-// end ends r without a reply (ok false: the peer failed it).
-func (h *harness) end(r *Request, ok bool) {
-	h.f.mu.Lock()
-	h.f.dec.complete(r.ID, ok)
-	h.f.mu.Unlock()
-	h.check()
-}
-
-// replyAll answers every request, in order.
-func (h *harness) replyAll(reqs []*Request) {
-	h.t.Helper()
-	for _, r := range reqs {
-		h.reply(r)
-	}
-}
-
-// drain plans and answers until nothing more is issued; it returns every
-// request issued on the way.
-func (h *harness) drain() []*Request {
-	h.t.Helper()
-	var all []*Request
-	for range 1000 {
-		reqs := h.plan()
-		if len(reqs) == 0 {
-			return all
-		}
-		all = append(all, reqs...)
-		h.replyAll(reqs)
-	}
-	h.t.Fatal("the fetch logic never settles")
-	return nil
-}
-
-func (h *harness) complete(p block.Point) bool {
-	h.t.Helper()
-	info, ok, err := h.f.db.PointInfo(p)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return ok && info.Complete()
-}
-
-// txRequests counts, per tx hash, how often it was requested.
-func txRequests(reqs []*Request) map[block.Hash]int {
-	n := make(map[block.Hash]int)
-	for _, r := range reqs {
-		for _, tx := range r.TxHashes {
-			n[tx]++
-		}
-	}
-	return n
-}
-
-func kinds(reqs []*Request) (bodies, txs []*Request) {
-	for _, r := range reqs {
-		if r.Kind == RequestBody {
-			bodies = append(bodies, r)
-		} else {
-			txs = append(txs, r)
-		}
-	}
-	return bodies, txs
-}
-
-func offsetsOf(reqs []*Request) []int {
+func seedsInt(from, to int) []int {
 	var out []int
-	for _, r := range reqs {
-		out = append(out, r.Offsets...)
+	for i := from; i < to; i++ {
+		out = append(out, i)
 	}
-	slices.Sort(out)
 	return out
 }

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
-	"github.com/leiosnode/leiosnode/leiosdb"
-	"github.com/leiosnode/leiosnode/txcache"
 )
 
 // Defaults of Options (DESIGN §3).
@@ -19,11 +17,14 @@ const (
 	DefaultHedgeAfter           = 2 * time.Second
 )
 
-// Options configure a Fetcher. DB and Cache are required; zero values of
-// the others take the documented defaults.
+// Options configure a Fetcher. Store and Ingest are required; zero values
+// of the others take the documented defaults.
 type Options struct {
-	DB    *leiosdb.DB
-	Cache *txcache.Cache
+	// Store is the LeiosDB as the Fetcher reads it: to serve peers, and to
+	// check its own state against (CheckConsistency).
+	Store Store
+	// Ingest receives every reply the client checked against its request.
+	Ingest Ingest
 
 	// Limits validate EB bodies and size the protocol's messages. Default
 	// block.DefaultEBLimits; every node of a network must agree.
@@ -56,6 +57,20 @@ type Options struct {
 	Now func() time.Time
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+}
+
+// Ingest is where checked replies go: the pipeline's handlers, which store
+// them (LeiosDB first, then the tx cache) and then tell the Fetcher what is
+// held (BodyHeld, TxsHeld). Errors that wrap leiosdb.ErrUnknownPoint (the
+// point was pruned meanwhile) or leiosdb.ErrTxSizeMismatch (the EB is
+// invalid, and its points are rejected) are not the peer's fault and end
+// nothing; any other error ends the session.
+type Ingest interface {
+	// Body stores the EB body of p.
+	Body(p block.Point, eb *block.EBBody) error
+	// Txs stores txs of the closure of the EB at p, fetched from a peer
+	// (not validated).
+	Txs(p block.Point, txs [][]byte) error
 }
 
 func (o Options) withDefaults() Options {

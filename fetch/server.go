@@ -11,9 +11,13 @@ import (
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
-// Store is what the server reads: the LeiosDB.
+// Store is the LeiosDB as fetch reads it: the server answers from it, and
+// CheckConsistency compares the decision logic with it. *leiosdb.DB
+// implements it.
 type Store interface {
 	PointInfo(p block.Point) (leiosdb.PointInfo, bool, error)
+	Points(fromSlot uint64) ([]leiosdb.PointInfo, error)
+	Missing(p block.Point) ([]int, error)
 	Body(ebHash block.Hash) ([]byte, bool, error)
 	TxsByOffsets(ebHash block.Hash, offsets []int) ([][]byte, error)
 }

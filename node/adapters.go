@@ -114,3 +114,13 @@ func (m txSubmissionMempool) Add(ctx context.Context, raw []byte) error {
 	}
 	return m.pool.Add(ctx, tx)
 }
+
+// validateSyncedHeader is chain sync's header check: a valid header goes on
+// to the Leios pipeline, which relays it and ingests its announcement.
+func (n *Node) validateSyncedHeader(h *block.Header) error {
+	if err := n.validator.ValidateHeader(h); err != nil {
+		return err
+	}
+	n.leios.Announce(h)
+	return nil
+}

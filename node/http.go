@@ -22,7 +22,7 @@ func (n *Node) serveHTTP(ctx context.Context) error {
 	mux.HandleFunc("GET /api/utxo/{txid}/{index}", n.handleUTxO)
 	mux.HandleFunc("GET /api/mempool/{hash}", n.handleMempoolTx)
 	mux.HandleFunc("GET /api/ebs", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, n.leios.times.list())
+		writeJSON(w, http.StatusOK, n.leios.EBTimes())
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(n.registry, promhttp.HandlerOpts{}))
 	listener, err := net.Listen("tcp", n.cfg.HTTPAddr)
@@ -54,13 +54,12 @@ func (n *Node) registerMetrics() {
 	gauge("errors", "Log records at level error.", func() float64 { return float64(n.errors.Load()) })
 	gauge("mempool_txs", "Txs in the mempool.", func() float64 { return float64(n.mempool.Snapshot().Len()) })
 	gauge("mempool_bytes", "Bytes of the txs in the mempool.", func() float64 { return float64(n.mempool.Snapshot().Bytes()) })
-	gauge("leios_fetched_bytes", "EB bodies and txs fetched from peers.", func() float64 { return float64(n.leios.fetcher.Stats().FetchedBytes) })
-	gauge("leios_requests_in_flight", "LeiosFetch requests in flight.", func() float64 { return float64(n.leios.fetcher.Stats().Requests) })
-	gauge("leios_closures_complete", "EB closures completed.", func() float64 { _, c := n.leios.times.counts(); return float64(c) })
+	gauge("leios_fetched_bytes", "EB bodies and txs fetched from peers.", func() float64 { return float64(n.leios.Stats().FetchedBytes) })
+	gauge("leios_requests_in_flight", "LeiosFetch requests in flight.", func() float64 { return float64(n.leios.Stats().RequestsInFlight) })
+	gauge("leios_closures_complete", "EB closures completed.", func() float64 { return float64(n.leios.Stats().ClosuresComplete) })
 	gauge("txs_on_chain", "Txs in the selected chain.", func() float64 { return float64(n.txCounts.onChain()) })
 	if n.forger != nil {
 		gauge("blocks_forged", "Blocks this node forged.", func() float64 { return float64(n.forger.Forged()) })
 	}
-	n.registry.MustRegister(n.leios.diffusion)
 	n.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 }

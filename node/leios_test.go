@@ -12,6 +12,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/leios"
 )
 
 // With more txs than an RB carries, a leader announces an EB; every node
@@ -82,7 +83,7 @@ func TestEBsDiffuseToEveryNode(t *testing.T) {
 	resp, err := http.Get("http://" + configs[2].HTTPAddr + "/api/ebs")
 	must(t, err)
 	defer resp.Body.Close()
-	var ebs []ebTimes
+	var ebs []leios.EBTimes
 	must(t, json.NewDecoder(resp.Body).Decode(&ebs))
 	complete := 0
 	for _, eb := range ebs {

@@ -20,10 +20,11 @@ import (
 	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
-	"github.com/leiosnode/leiosnode/notify"
+	"github.com/leiosnode/leiosnode/txcache"
 )
 
 // Node is one running leiosnode.
@@ -38,7 +39,7 @@ type Node struct {
 	adopted   *atomic.Uint64 // blocks that changed the selection when added
 	txCounts  *txCounter
 	mempool   *mempool.Mempool
-	leios     *leios
+	leios     *leios.Pipeline
 	host      *network.Host
 	caughtUp  *atomic.Bool  // chain sync reached a peer's tip at least once
 	forger    *forge.Forger // nil on a relay
@@ -81,7 +82,17 @@ func New(cfg *config.Config, logger *slog.Logger) (n *Node, err error) {
 	if err = n.buildMempool(); err != nil {
 		return nil, err
 	}
-	if err = n.buildLeios(); err != nil {
+	if n.leios, err = leios.Open(leios.Options{
+		Dir:            filepath.Join(cfg.DatabasePath, "leios"),
+		Limits:         n.genesis.Leios.EBLimits(),
+		TxCache:        txcache.Options{TxCapacity: cfg.TxCacheCapacity},
+		ValidateHeader: n.validator.ValidateHeader,
+		Clock:          n.validator.Clock(),
+		MaxClockSkew:   time.Duration(n.genesis.MaxClockSkewMs) * time.Millisecond,
+		Chain:          n.chain,
+		Registerer:     n.registry,
+		Logger:         n.log,
+	}); err != nil {
 		return nil, err
 	}
 	if err = n.buildHost(); err != nil {
@@ -153,11 +164,9 @@ func (n *Node) buildHost() error {
 		ValidateHeader: n.validateSyncedHeader,
 		IsInvalidBlock: isInvalidBlock,
 		OnCaughtUp:     func() { n.caughtUp.Store(true) },
-		Services: []network.Service{
+		Services: append([]network.Service{
 			network.TxSubmissionService(txSubmissionMempool{n.mempool}, txsubmission.Options{}),
-			notify.NewService(n.leios.relay),
-			n.leios.fetcher.Service(),
-		},
+		}, n.leios.Services()...),
 		Logger:     n.log.With("component", "network"),
 		Registerer: n.registry,
 	})
@@ -177,14 +186,18 @@ func (n *Node) buildForger() error {
 		return err
 	}
 	n.forger, err = forge.New(forge.Options{
-		Validator:      n.validator,
-		Chain:          forgeChain{countingChain{n.chain, n.adopted}},
-		IssuerKey:      ed25519.PrivateKey(issuer),
-		VRFKey:         vrfKey,
-		Mempool:        n.mempool,
-		Ready:          n.readyToForge,
-		EBLimits:       n.genesis.Leios.EBLimits(),
-		PublishEB:      n.publishEB,
+		Validator: n.validator,
+		Chain:     forgeChain{countingChain{n.chain, n.adopted}},
+		IssuerKey: ed25519.PrivateKey(issuer),
+		VRFKey:    vrfKey,
+		Mempool:   n.mempool,
+		Ready:     n.readyToForge,
+		EBLimits:  n.genesis.Leios.EBLimits(),
+		PublishEB: func(rb *block.Header, eb *block.EBBody, closure [][]byte) {
+			if err := n.leios.Publish(rb, eb, closure); err != nil {
+				n.log.Error("publishing a forged EB", "err", err)
+			}
+		},
 		Params:         &n.genesis.ProtocolParams,
 		RBMaxBodyBytes: n.genesis.Leios.RBMaxBodyBytes,
 		Logger:         n.log.With("component", "forge"),
@@ -198,14 +211,10 @@ func (n *Node) buildForger() error {
 func (n *Node) Run(ctx context.Context) error {
 	defer n.close()
 	n.started = time.Now()
-	n.reannounceVolatile()
 	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return n.leios.Run(ctx) })
 	g.Go(func() error { return n.host.Run(ctx) })
 	g.Go(func() error { return n.syncMempool(ctx) })
-	g.Go(func() error { return n.leios.fetcher.Run(ctx) })
-	g.Go(func() error { return n.leios.relay.Run(ctx) })
-	g.Go(func() error { return n.followLeiosDB(ctx) })
-	g.Go(func() error { return n.pruneLeios(ctx) })
 	if n.forger != nil {
 		g.Go(func() error { return n.forger.Run(ctx) })
 	}
@@ -241,8 +250,8 @@ func (n *Node) close() {
 	if n.mempool != nil {
 		n.mempool.Close()
 	}
-	if n.leios != nil && n.leios.db != nil {
-		if err := n.leios.db.Close(); err != nil {
+	if n.leios != nil {
+		if err := n.leios.Close(); err != nil {
 			n.log.Error("closing the LeiosDB", "err", err)
 		}
 	}
@@ -268,15 +277,14 @@ func (n *Node) Status() api.Status {
 	}
 	snapshot := n.mempool.Snapshot()
 	s.Mempool = api.MempoolStatus{Txs: snapshot.Len(), Bytes: snapshot.Bytes()}
-	bodies, closures := n.leios.times.counts()
-	fs := n.leios.fetcher.Stats()
+	ls := n.leios.Stats()
 	s.Leios = api.LeiosStatus{
-		EBsAnnounced:     n.leios.announced.Load(),
-		BodiesHeld:       bodies,
-		ClosuresComplete: closures,
-		MissingTxs:       fs.MissingTxs,
-		RequestsInFlight: fs.Requests,
-		FetchedBytes:     fs.FetchedBytes,
+		EBsAnnounced:     ls.EBsAnnounced,
+		BodiesHeld:       ls.BodiesHeld,
+		ClosuresComplete: ls.ClosuresComplete,
+		MissingTxs:       ls.MissingTxs,
+		RequestsInFlight: ls.RequestsInFlight,
+		FetchedBytes:     ls.FetchedBytes,
 	}
 	if n.forger != nil {
 		s.Leios.EBsForged = n.forger.EBs()

@@ -17,8 +17,8 @@ import (
 // outstanding and hands each notification, in the peer's order, to the
 // relay and the node's sinks (Options.On*). A rule violation ends the
 // session and counts against the peer; a third header for one (slot,
-// issuer) also gets the peer disconnected (Options.Disconnect). Follow
-// returns when ctx or the session ends.
+// issuer) disconnects the peer at once (ErrThirdHeader). Follow returns
+// when ctx or the session ends.
 func (r *Relay) Follow(ctx context.Context, from peer.ID, s *protocol.Session) error {
 	f := newFollower(r, from)
 	for range MaxInFlight {
@@ -32,11 +32,7 @@ func (r *Relay) Follow(ctx context.Context, from peer.ID, s *protocol.Session) e
 			return err
 		}
 		if err := f.handle(msg); err != nil {
-			s.Fail(err)
-			if errors.Is(err, ErrEquivocation) && r.opts.Disconnect != nil {
-				r.opts.Disconnect(from)
-			}
-			return err
+			return s.Fail(err)
 		}
 		if err := s.Send(&MsgRequestNext{}); err != nil {
 			return err
@@ -114,7 +110,7 @@ func (f *follower) announcement(h *block.Header) error {
 	key := slotIssuer{h.Slot, h.IssuerVKey}
 	sent := f.sent[key]
 	if len(sent) >= 2 && !slices.Contains(sent, h.Hash()) {
-		return fmt.Errorf("%w: the peer sent slot %d issuer %x a third time", ErrEquivocation, h.Slot, h.IssuerVKey[:8])
+		return fmt.Errorf("%w: slot %d issuer %x", ErrThirdHeader, h.Slot, h.IssuerVKey[:8])
 	}
 	fresh, err := f.r.announce(h)
 	refused := errors.Is(err, ErrEquivocation)

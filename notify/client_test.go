@@ -20,9 +20,8 @@ const upstream = peer.ID("upstream")
 
 // sink records the client's callbacks in order.
 type sink struct {
-	mu           sync.Mutex
-	events       []string
-	disconnected []peer.ID
+	mu     sync.Mutex
+	events []string
 }
 
 func (s *sink) add(e string) {
@@ -42,11 +41,6 @@ func (s *sink) configure(o *notify.Options) {
 	o.OnBlockOffer = func(from peer.ID, p block.Point, size uint64) { s.add("offer(" + p.String() + ")") }
 	o.OnBlockTxsOffer = func(from peer.ID, p block.Point) { s.add("txs(" + p.String() + ")") }
 	o.OnVotes = func(from peer.ID, votes []block.Vote) { s.add(label(&notify.MsgVotes{Votes: votes})) }
-	o.Disconnect = func(id peer.ID) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.disconnected = append(s.disconnected, id)
-	}
 }
 
 // upstreamPeer is a scripted server that a relay's client follows.
@@ -207,7 +201,7 @@ func TestClientViolations(t *testing.T) {
 		{
 			name:       "third header for one (slot, issuer)",
 			script:     []protocol.Message{ann(n.header(60, 0, nil, 0)), ann(n.header(60, 0, nil, 1)), ann(n.header(60, 0, nil, 2))},
-			want:       notify.ErrEquivocation,
+			want:       notify.ErrThirdHeader,
 			disconnect: true,
 			reported:   2,
 		},
@@ -265,8 +259,8 @@ func TestClientViolations(t *testing.T) {
 			if got := len(s.list()); got != tc.reported {
 				t.Fatalf("%d callbacks (%v), want %d", got, s.list(), tc.reported)
 			}
-			if tc.disconnect != (len(s.disconnected) == 1 && s.disconnected[0] == upstream) {
-				t.Fatalf("disconnected %v", s.disconnected)
+			if tc.disconnect != isViolation(u.cv.list(), protocol.ErrDisconnect) {
+				t.Fatalf("violations %v: disconnect %v", u.cv.list(), !tc.disconnect)
 			}
 		})
 	}
@@ -333,14 +327,14 @@ func TestPeerMayRelayAnotherPair(t *testing.T) {
 	u.send(t, ann(h(2)))
 	select {
 	case err := <-u.followed:
-		if !errors.Is(err, notify.ErrEquivocation) {
+		if !errors.Is(err, notify.ErrThirdHeader) {
 			t.Fatalf("Follow: %v", err)
 		}
 		u.followed <- nil
 	case <-time.After(10 * time.Second):
 		t.Fatal("the peer's own third header was accepted")
 	}
-	if len(s.disconnected) != 1 {
-		t.Fatalf("disconnected %v", s.disconnected)
+	if !isViolation(u.cv.list(), protocol.ErrDisconnect) {
+		t.Fatalf("violations %v: the peer is not disconnected", u.cv.list())
 	}
 }

@@ -27,8 +27,9 @@
 //     future); at most two headers per (slot, issuer) are relayed, the
 //     second proving equivocation; a third is refused with ErrEquivocation.
 //     A header is relayed once, however many times it arrives.
-//   - Offers: from the LeiosDB subscription (Run). BodyStored becomes a
-//     block offer, ClosureComplete a block-txs offer.
+//   - Offers (Offer): the node's LeiosDB follower passes each event on;
+//     BodyStored becomes a block offer, ClosureComplete a block-txs offer,
+//     each once per point.
 //   - Votes (Votes): each (rb_hash, seat) is relayed once.
 //
 // # Invariants
@@ -52,14 +53,16 @@
 // On the client side a received announcement goes through Announce before
 // the node is told (Options.OnAnnouncement, for headers new to this
 // relay). A third distinct header for one (slot, issuer) on one stream is
-// the peer's violation, and the peer is disconnected; a header the relay
+// the peer's violation (ErrThirdHeader), and the peer is disconnected at
+// once; a header the relay
 // refuses only because it took two others is not (the peer's first two
 // need not be ours), and its offers are ignored. An offer for a point the
 // peer never announced on this stream is a violation (ErrUnannouncedOffer):
 // its relay guarantees the order. Announcements and offers below the
 // immutable tip are ignored: a peer behind us may still send them.
 //
-// This package never writes to the LeiosDB, never imports fetch (the node
-// wires the callbacks to it), and never makes one peer's stream wait on
-// another's: a full FIFO drops that peer, it never blocks the relay.
+// This package never reads or writes the LeiosDB, never imports fetch or
+// the pipeline (the pipeline wires the callbacks), and never makes one
+// peer's stream wait on another's: a full FIFO drops that peer, it never
+// blocks the relay.
 package notify

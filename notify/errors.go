@@ -15,10 +15,13 @@ var (
 	ErrFutureSlot = protocol.NewViolation("notify: announced header from the future")
 	// ErrEquivocation: a third header for one (slot, issuer). The relay
 	// relays two, the second proving the equivocation, and refuses any
-	// other. A peer that sends a third distinct one on its stream is
-	// disconnected (an honest relay sends at most two; which two may differ
-	// from ours, so our refusing its header is not its fault).
+	// other. Our refusing a peer's header so is not its fault: an honest
+	// relay sends the first two it saw, which need not be ours.
 	ErrEquivocation = protocol.NewViolation("notify: third header for one (slot, issuer)")
+	// ErrThirdHeader: the peer itself sent a third distinct header for one
+	// (slot, issuer) on its stream, which no honest relay does; it is
+	// disconnected at once.
+	ErrThirdHeader = protocol.NewDisconnectViolation("notify: the peer sent a third header for one (slot, issuer)")
 	// ErrInvalidVote wraps Options.ValidateVote's reason.
 	ErrInvalidVote = protocol.NewViolation("notify: invalid vote")
 	// ErrUnannouncedOffer: an offer of a point the peer did not announce on

@@ -19,6 +19,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/leiosdb"
 	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/notify"
 	"github.com/leiosnode/leiosnode/vrf"
@@ -132,16 +133,23 @@ func (n *testNet) relay(t testingT, configure ...func(*notify.Options)) *notify.
 	return r
 }
 
-// runRelay runs r's LeiosDB loop until the test ends.
-func runRelay(t testingT, r *notify.Relay) {
+// runRelay feeds r the events of db, as the node's LeiosDB follower does,
+// until the test ends.
+func runRelay(t testingT, r *notify.Relay, db *leiosdb.DB) {
 	t.Helper()
+	follower := db.Follow(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
+	go func() {
+		done <- follower.Run(ctx, func(ev leiosdb.Followed) error {
+			r.Offer(ev.Kind, ev.Point, ev.Info.EbSize)
+			return nil
+		})
+	}()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
+			t.Errorf("following the LeiosDB: %v", err)
 		}
 	})
 }

@@ -54,7 +54,6 @@ func startHostNode(t *testing.T, n *testNet, seed byte, dbs *peerDBs, topology [
 		}
 	}
 	hn.relay = n.relay(t, func(o *notify.Options) {
-		o.Store = hn.db
 		o.OnAnnouncement = func(from peer.ID, h *block.Header) {
 			record(from, "ann("+h.Point().String()+")")
 			if h.Announcement != nil {
@@ -102,15 +101,13 @@ func startHostNode(t *testing.T, n *testNet, seed byte, dbs *peerDBs, topology [
 	dbs.mu.Unlock()
 
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 2)
+	done := make(chan error, 1)
 	go func() { done <- h.Run(ctx) }()
-	go func() { done <- hn.relay.Run(ctx) }()
+	runRelay(t, hn.relay, hn.db)
 	t.Cleanup(func() {
 		cancel()
-		for range 2 {
-			if err := <-done; err != nil {
-				t.Errorf("host %d: %v", seed, err)
-			}
+		if err := <-done; err != nil {
+			t.Errorf("host %d: %v", seed, err)
 		}
 	})
 	return hn

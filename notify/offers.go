@@ -1,79 +1,17 @@
 package notify
 
 import (
-	"context"
-	"fmt"
-
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/leiosdb"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
-// Run turns the Store's events into offers until ctx ends: BodyStored
-// into a block offer, ClosureComplete into a block-txs offer. It catches up
-// from Store.Points when it starts and whenever the Store cut its
-// subscription off (it lagged), so no offer is lost; offers are sent once
-// per point. It returns nil when ctx ends, or the Store's error.
-func (r *Relay) Run(ctx context.Context) error {
-	if r.opts.Store == nil {
-		<-ctx.Done()
-		return nil
-	}
-	for {
-		events, cancel := r.opts.Store.Subscribe()
-		err := r.follow(ctx, events)
-		cancel()
-		if ctx.Err() != nil {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		r.log.Warn("LeiosDB subscription cut off; catching up")
-	}
-}
-
-// follow catches up, then offers what events reports, until ctx ends or
-// the subscription is cut off. Subscribing before reading Points leaves no
-// gap; an overlap is deduplicated by the offer state.
-func (r *Relay) follow(ctx context.Context, events <-chan leiosdb.Event) error {
-	infos, err := r.opts.Store.Points(r.pruned.Load())
-	if err != nil {
-		return fmt.Errorf("notify: catching up with the LeiosDB: %w", err)
-	}
-	for _, info := range infos {
-		if info.HasBody {
-			r.offer(leiosdb.BodyStored, info.Point, info.EbSize)
-		}
-		if info.Complete() {
-			r.offer(leiosdb.ClosureComplete, info.Point, info.EbSize)
-		}
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case e, ok := <-events:
-			if !ok {
-				return nil
-			}
-			if err := r.event(e); err != nil {
-				return err
-			}
-		}
-	}
-}
-
-func (r *Relay) event(e leiosdb.Event) error {
-	info, ok, err := r.opts.Store.PointInfo(e.Point)
-	if err != nil {
-		return fmt.Errorf("notify: LeiosDB point %s: %w", e.Point, err)
-	}
-	if !ok || !info.HasBody {
-		return nil // collected since: nothing to offer
-	}
-	r.offer(e.Kind, e.Point, info.EbSize)
-	return nil
+// Offer records a LeiosDB event — BodyStored (the body of p is held,
+// ebSize bytes) or ClosureComplete (its whole closure is) — and queues the
+// matching offer to every peer, once per point and kind. The node feeds it
+// from its LeiosDB follower (leiosdb.Follower); repeats are ignored.
+func (r *Relay) Offer(kind leiosdb.EventKind, p block.Point, ebSize uint64) {
+	r.offer(kind, p, ebSize)
 }
 
 // offer records that the Store holds the body (BodyStored) or closure

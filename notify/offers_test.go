@@ -66,8 +66,8 @@ func wantLabels(t *testing.T, tp *tap, want ...string) {
 func TestOfferWaitsForAnnouncement(t *testing.T) {
 	n := newTestNet(t, 1)
 	db := openTestDB(t)
-	r := n.relay(t, func(o *notify.Options) { o.Store = db })
-	runRelay(t, r)
+	r := n.relay(t)
+	runRelay(t, r, db)
 	tp := newTap(t, r)
 	e := newEB(t, 1, 2, 3)
 	h := n.header(40, 0, e.announcement(), 0)
@@ -90,7 +90,7 @@ func TestOfferWaitsForAnnouncement(t *testing.T) {
 func TestCatchUp(t *testing.T) {
 	n := newTestNet(t, 2)
 	db := openTestDB(t)
-	r := n.relay(t, func(o *notify.Options) { o.Store = db })
+	r := n.relay(t)
 	ebs := []eb{newEB(t, 1), newEB(t, 2, 3), newEB(t, 4), newEB(t, 5)}
 	h5 := n.header(5, 0, ebs[0].announcement(), 0)
 	h10 := n.header(10, 0, ebs[1].announcement(), 0)
@@ -111,10 +111,10 @@ func TestCatchUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Prune(8)
-	// Run catches up with the LeiosDB; an earlier peer sees it as live
+	// The follower catches up with the LeiosDB; an earlier peer sees it as live
 	// offers: 5 announcements, 1 vote batch, then 3 offers.
 	early := newTap(t, r)
-	runRelay(t, r)
+	runRelay(t, r, db)
 	early.waitFor(t, 9)
 
 	tp := newTap(t, r)
@@ -128,16 +128,16 @@ func TestCatchUp(t *testing.T) {
 	)
 }
 
-// TestLaggingSubscription: a relay whose LeiosDB subscription is cut off
-// (its buffer filled) catches up from Points and loses no offer. With a
+// TestLaggingSubscription: a relay whose LeiosDB follower is cut off (its
+// buffer filled) catches up from Points and loses no offer. With a
 // buffer of one event, announcing a held EB at a second slot — two events in
 // one commit — always cuts the subscription off.
 func TestLaggingSubscription(t *testing.T) {
 	n := newTestNet(t, 1)
 	db := openTestDB(t, func(o *leiosdb.Options) { o.EventBuffer = 1 })
-	r := n.relay(t, func(o *notify.Options) { o.Store = db })
+	r := n.relay(t)
 	tp := newTap(t, r)
-	runRelay(t, r)
+	runRelay(t, r, db)
 	const count = 6
 	var points []block.Point
 	for i := range uint64(count) {

@@ -9,18 +9,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/leiosdb"
 )
-
-// Store is the LeiosDB as the relay reads it; *leiosdb.DB implements it.
-type Store interface {
-	// Subscribe streams BodyStored and ClosureComplete events after commit.
-	Subscribe() (<-chan leiosdb.Event, func())
-	// Points lists the known points from a slot on, to catch up.
-	Points(fromSlot uint64) ([]leiosdb.PointInfo, error)
-	// PointInfo gives a point's EB size for its block offer.
-	PointInfo(p block.Point) (leiosdb.PointInfo, bool, error)
-}
 
 // Options configure a Relay. Zero values take the documented defaults.
 type Options struct {
@@ -40,10 +29,6 @@ type Options struct {
 	// vote (voting comes later).
 	ValidateVote func(block.Vote) error
 
-	// Store is the LeiosDB whose events become offers (Run). Nil: the relay
-	// sends no offers.
-	Store Store
-
 	// The node's sinks for what peers send, called by each peer's client in
 	// the order the peer sent it, concurrently across peers. They must not
 	// block for long: the peer's stream waits on them. Nil: ignored.
@@ -57,9 +42,6 @@ type Options struct {
 	OnBlockTxsOffer func(from peer.ID, p block.Point)
 	// OnVotes gets the votes new to this relay, after they passed Votes.
 	OnVotes func(from peer.ID, votes []block.Vote)
-	// Disconnect, if set, is called for a peer that sent a third header for
-	// one (slot, issuer); the violation itself is counted either way.
-	Disconnect func(id peer.ID)
 
 	// MaxQueue bounds one served peer's FIFO, in notifications; a peer that
 	// lets it fill up is dropped (ErrSlowPeer) and catches up when it

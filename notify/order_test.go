@@ -24,8 +24,8 @@ func TestNoOfferBeforeAnnouncement(t *testing.T) {
 	n := newTestNet(t, 2)
 	rapid.Check(t, func(rt *rapid.T) {
 		db := openTestDB(rt)
-		r := n.relay(rt, func(o *notify.Options) { o.Store = db })
-		runRelay(rt, r)
+		r := n.relay(rt)
+		runRelay(rt, r, db)
 
 		type entry struct {
 			h *block.Header

@@ -32,12 +32,13 @@ var rank = map[string]int{
 	"network":           4,
 	"notify":            5,
 	"fetch":             5,
-	"api":               6,
-	"node":              7,
-	"internal/leiosnet": 6,
-	"cmd/leiosnode":     8,
-	"cmd/leiosbench":    8,
-	"internal/layers":   9,
+	"leios":             6,
+	"api":               7,
+	"internal/leiosnet": 7,
+	"node":              8,
+	"cmd/leiosnode":     9,
+	"cmd/leiosbench":    9,
+	"internal/layers":   10,
 }
 
 func TestImportDirection(t *testing.T) {

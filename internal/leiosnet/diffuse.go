@@ -51,7 +51,10 @@ func (n *Network) Diffuse(ctx context.Context, from int, eb *EB) (*Diffusion, er
 		return nil, err
 	}
 	for i, nd := range n.nodes {
-		at, _ := nd.ClosureTime(d.Point)
+		at, err := nd.AwaitClosure(ctx, d.Point)
+		if err != nil {
+			return nil, err
+		}
 		d.Closure[i] = at.Sub(d.Published)
 		d.Fetched[i] = nd.FetchedBytes() - before[i]
 	}
@@ -61,8 +64,8 @@ func (n *Network) Diffuse(ctx context.Context, from int, eb *EB) (*Diffusion, er
 // AwaitClosure waits until every node holds the whole closure of p.
 func (n *Network) AwaitClosure(ctx context.Context, p block.Point) error {
 	for _, nd := range n.nodes {
-		if _, err := nd.closures.await(ctx, p); err != nil {
-			return fmt.Errorf("leiosnet: node %d never held the closure of %s: %w", nd.Index, p, err)
+		if _, err := nd.AwaitClosure(ctx, p); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -70,13 +73,13 @@ func (n *Network) AwaitClosure(ctx context.Context, p block.Point) error {
 
 // awaitIdle waits until no node has a fetch request in flight. A closure
 // completes when its last txs are stored, just before the fetch logic
-// counts their bytes and ends the request; the fetch logic has no event
-// for that, so this polls its Stats briefly.
+// ends their request; the fetch logic has no event for that, so this polls
+// its Stats briefly.
 func (n *Network) awaitIdle(ctx context.Context) error {
 	for {
 		busy := 0
 		for _, nd := range n.nodes {
-			busy += nd.Fetcher.Stats().Requests
+			busy += nd.Pipeline.Stats().RequestsInFlight
 		}
 		if busy == 0 {
 			return nil

@@ -50,10 +50,10 @@ func TestTenNodesAcquireEveryClosure(t *testing.T) {
 		}
 	}
 	for _, nd := range n.Nodes() {
-		if err := nd.Fetcher.CheckConsistency(); err != nil {
+		if err := nd.Pipeline.CheckConsistency(); err != nil {
 			t.Errorf("node %d: %v", nd.Index, err)
 		}
-		if s := nd.Fetcher.Stats(); s.MissingTxs != 0 || s.BodiesWanted != 0 || s.Incomplete != 0 {
+		if s := nd.Pipeline.Fetcher().Stats(); s.MissingTxs != 0 || s.BodiesWanted != 0 || s.Incomplete != 0 {
 			t.Errorf("node %d still wants something: %+v", nd.Index, s)
 		}
 	}

@@ -13,17 +13,14 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
-	"github.com/libp2p/go-libp2p/core/peer"
 	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
 	"github.com/multiformats/go-multiaddr"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/fetch"
-	"github.com/leiosnode/leiosnode/leiosdb"
+	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/network"
-	"github.com/leiosnode/leiosnode/notify"
 	"github.com/leiosnode/leiosnode/txcache"
 )
 
@@ -168,30 +165,18 @@ func (n *Network) newNode(i int, dir string) (*Node, error) {
 		return nil, err
 	}
 	log := n.opts.Logger.With("node", i)
-	nd := &Node{Index: i, closures: newClosureLog()}
-	if nd.DB, err = leiosdb.Open(dir, leiosdb.Options{Limits: n.limits, CacheBytes: 8 << 20, Logger: log}); err != nil {
-		return nil, err
-	}
-	nd.Cache = txcache.New(txcache.Options{TxCapacity: n.opts.TxCapacity})
-	if nd.Fetcher, err = fetch.New(fetch.Options{DB: nd.DB, Cache: nd.Cache, Limits: n.limits, Logger: log}); err != nil {
-		return nd, err
-	}
-	if nd.Relay, err = notify.NewRelay(notify.Options{
+	nd := &Node{Index: i}
+	if nd.Pipeline, err = leios.Open(leios.Options{
+		Dir:            dir,
+		DBCacheBytes:   8 << 20,
+		Limits:         n.limits,
+		TxCache:        txcache.Options{TxCapacity: n.opts.TxCapacity},
 		ValidateHeader: n.validator.ValidateHeader,
 		Clock:          n.validator.Clock(),
 		MaxClockSkew:   time.Second,
-		Store:          nd.DB,
-		OnAnnouncement: func(_ peer.ID, h *block.Header) {
-			if err := nd.announcement(h); err != nil {
-				log.Warn("EB announcement", "err", err)
-			}
-		},
-		OnBlockOffer:    nd.Fetcher.BlockOffer,
-		OnBlockTxsOffer: nd.Fetcher.BlockTxsOffer,
-		Disconnect:      func(id peer.ID) { nd.Host.Disconnect(id, "third header for one slot and issuer") },
-		Logger:          log,
+		Logger:         log,
 	}); err != nil {
-		return nd, err
+		return nil, err
 	}
 	var topology []string
 	for _, e := range n.edges {
@@ -203,7 +188,7 @@ func (n *Network) newNode(i int, dir string) (*Node, error) {
 		Key:        key,
 		Libp2p:     lh,
 		Topology:   topology,
-		Services:   []network.Service{notify.NewService(nd.Relay), nd.Fetcher.Service()},
+		Services:   nd.Pipeline.Services(),
 		MinBackoff: 20 * time.Millisecond,
 		MaxBackoff: time.Second,
 		Logger:     log,
@@ -218,11 +203,8 @@ func (n *Network) newNode(i int, dir string) (*Node, error) {
 
 // run starts node nd's loops, as node.Node.Run does.
 func (n *Network) run(ctx context.Context, nd *Node) {
-	events, cancel := nd.DB.Subscribe() // before anything is published
+	n.group.Go(func() error { return nd.Pipeline.Run(ctx) })
 	n.group.Go(func() error { return nd.Host.Run(ctx) })
-	n.group.Go(func() error { return nd.Fetcher.Run(ctx) })
-	n.group.Go(func() error { return nd.Relay.Run(ctx) })
-	n.group.Go(func() error { return nd.follow(ctx, events, cancel) })
 }
 
 // awaitConnected waits until every node is connected to all its
@@ -257,7 +239,7 @@ func (n *Network) Edges() [][2]int { return n.edges }
 func (n *Network) Options() Options { return n.opts }
 
 // Close stops every node and waits for their goroutines, then closes the
-// LeiosDBs and mocknet and removes the temporary directory.
+// pipelines and mocknet and removes the temporary directory.
 func (n *Network) Close() error {
 	var errs []error
 	if n.cancel != nil {
@@ -270,8 +252,8 @@ func (n *Network) Close() error {
 		if nd.Host != nil && n.group == nil { // never run: Run closes its host
 			errs = append(errs, nd.Host.Close())
 		}
-		if nd.DB != nil {
-			errs = append(errs, nd.DB.Close())
+		if nd.Pipeline != nil {
+			errs = append(errs, nd.Pipeline.Close())
 		}
 	}
 	errs = append(errs, n.mock.Close())

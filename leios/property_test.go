@@ -1,4 +1,4 @@
-package fetch
+package leios
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/fetch"
 	"github.com/leiosnode/leiosnode/txcache"
 )
 
@@ -31,22 +32,23 @@ func TestPropertyDecisions(t *testing.T) {
 			rt.Fatal(err)
 		}
 		defer os.RemoveAll(dir)
-		db := openDB(t, dir)
-		defer db.Close()
 		h := &harness{t: rt, now: time.Unix(1_000_000, 0), world: make(map[block.Hash]*testEB)}
-		h.f, err = New(Options{
-			DB: db, Cache: txcache.New(txcache.Options{TxCapacity: 1 << 10}), Logger: quietLogger(),
+		opts := testOptions(t)
+		opts.Dir, opts.Now = dir, func() time.Time { return h.now }
+		opts.TxCache = txcache.Options{TxCapacity: 1 << 10}
+		opts.Fetch = fetch.Options{
 			MaxInFlightBytes:     rapid.Uint64Range(3_000, 20_000).Draw(rt, "total"),
 			MaxPeerInFlightBytes: rapid.Uint64Range(3_000, 10_000).Draw(rt, "perPeer"),
 			MaxRequestBytes:      rapid.Uint64Range(3_000, 6_000).Draw(rt, "perRequest"),
 			MaxRequestsPerPeer:   rapid.IntRange(1, 4).Draw(rt, "requestsPerPeer"),
 			HedgeAfter:           time.Second,
 			Syncing:              func() bool { return false },
-			Now:                  func() time.Time { return h.now },
-		})
-		if err != nil {
+		}
+		if h.p, err = Open(opts); err != nil {
 			rt.Fatal(err)
 		}
+		defer h.p.Close()
+		h.f = h.p.Fetcher()
 
 		// A pool of EBs over 40 txs (so they share), txs of 200..3,000 bytes.
 		var pool []*testEB
@@ -74,7 +76,7 @@ func TestPropertyDecisions(t *testing.T) {
 			bodyOffered[id], closureOffered[id] = map[block.Point]bool{}, map[block.Point]bool{}
 		}
 		var points []block.Point
-		inFlight := map[uint64]*Request{}
+		inFlight := map[uint64]*fetch.Request{}
 		floor := uint64(0)
 
 		drawPoint := func(label string) (block.Point, bool) {
@@ -86,24 +88,24 @@ func TestPropertyDecisions(t *testing.T) {
 		plan := func() {
 			held := map[block.Point]bool{}
 			for _, p := range points {
-				if info, ok, _ := db.PointInfo(p); ok && info.HasBody {
+				if info, ok, _ := h.p.db.PointInfo(p); ok && info.HasBody {
 					held[p] = true
 				}
 			}
 			for _, r := range h.plan() {
 				switch r.Kind {
-				case RequestBody:
+				case fetch.RequestBody:
 					if held[r.Point] {
 						rt.Fatalf("held body requested: %v", r)
 					}
 					if !bodyOffered[r.Peer][r.Point] && !closureOffered[r.Peer][r.Point] {
 						rt.Fatalf("body requested from a peer that did not offer it: %v", r)
 					}
-				case RequestTxs:
+				case fetch.RequestTxs:
 					if !closureOffered[r.Peer][r.Point] {
 						rt.Fatalf("txs requested from a peer that did not offer the closure: %v", r)
 					}
-					missing, err := db.Missing(r.Point)
+					missing, err := h.p.db.Missing(r.Point)
 					if err != nil {
 						rt.Fatalf("txs requested under %s: %v", r.Point, err)
 					}
@@ -124,7 +126,7 @@ func TestPropertyDecisions(t *testing.T) {
 			"announce": func(rt *rapid.T) {
 				eb := rapid.SampledFrom(pool).Draw(rt, "eb")
 				slot := rapid.Uint64Range(floor, floor+20).Draw(rt, "slot")
-				h.must(h.f.Announcement(slot, rbHash(slot, eb), eb.ann()))
+				h.must(h.p.insertAnnouncement(slot, rbHash(slot, eb), eb.ann()))
 				points = appendNew(points, eb.point(slot))
 			},
 			"offer body": func(rt *rapid.T) {
@@ -170,9 +172,9 @@ func TestPropertyDecisions(t *testing.T) {
 			"fail": func(rt *rapid.T) {
 				if r := drawRequest(rt, inFlight); r != nil {
 					delete(inFlight, r.ID)
-					h.end(r, false)
+					h.fail(r)
 					delete(closureOffered[r.Peer], r.Point)
-					if r.Kind == RequestBody {
+					if r.Kind == fetch.RequestBody {
 						delete(bodyOffered[r.Peer], r.Point)
 					}
 				}
@@ -185,7 +187,7 @@ func TestPropertyDecisions(t *testing.T) {
 			},
 			"prune": func(rt *rapid.T) {
 				floor += rapid.Uint64Range(0, 5).Draw(rt, "advance")
-				h.must(h.f.Prune(floor))
+				h.must(h.p.Prune(floor))
 				kept := points[:0]
 				for _, p := range points {
 					if p.Slot >= floor {
@@ -234,7 +236,7 @@ func TestPropertyDecisions(t *testing.T) {
 	})
 }
 
-func drawRequest(rt *rapid.T, inFlight map[uint64]*Request) *Request {
+func drawRequest(rt *rapid.T, inFlight map[uint64]*fetch.Request) *fetch.Request {
 	if len(inFlight) == 0 {
 		return nil
 	}

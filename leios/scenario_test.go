@@ -1,4 +1,4 @@
-package fetch
+package leios
 
 import (
 	"slices"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/fetch"
+	"github.com/leiosnode/leiosnode/leiosdb"
 	"github.com/leiosnode/leiosnode/txcache"
 )
 
@@ -15,7 +17,7 @@ var peerA, peerB, peerC = peerID("a"), peerID("b"), peerID("c")
 // The life of one EB: announced, body offered and fetched, closure offered
 // and fetched in packed requests naming its point, nothing fetched twice.
 func TestScriptOneEB(t *testing.T) {
-	h := newHarness(t, func(o *Options) { o.MaxRequestBytes = 10_000 })
+	h := newHarness(t, func(o *Options) { o.Fetch.MaxRequestBytes = 10_000 })
 	h.peerUp(peerA)
 	eb := makeEB(t, 1000, seeds(0, 100)...)
 	p := h.announce(10, eb)
@@ -24,7 +26,7 @@ func TestScriptOneEB(t *testing.T) {
 	}
 	h.offerBody(peerA, p)
 	reqs := h.plan()
-	if len(reqs) != 1 || reqs[0].Kind != RequestBody || reqs[0].Point != p || reqs[0].Peer != peerA || reqs[0].EbSize != eb.body.Size() {
+	if len(reqs) != 1 || reqs[0].Kind != fetch.RequestBody || reqs[0].Point != p || reqs[0].Peer != peerA || reqs[0].EbSize != eb.body.Size() {
 		t.Fatalf("want one body request for %s to a, got %v", p, reqs)
 	}
 	if again := h.plan(); len(again) != 0 {
@@ -108,8 +110,8 @@ func TestScriptArrivalDischargesEveryEB(t *testing.T) {
 	eb1 := makeEB(t, 500, 1, 2)
 	eb2 := makeEB(t, 500, 2, 3)
 	p1, p2 := h.announce(10, eb1), h.announce(20, eb2)
-	h.must(h.f.Body(p1, eb1.body.Bytes()))
-	h.must(h.f.Body(p2, eb2.body.Bytes()))
+	h.must(h.p.insertBody(p1, eb1.body))
+	h.must(h.p.insertBody(p2, eb2.body))
 	h.offerClosure(peerA, p2) // freshest first: tx 2 is asked for under p2
 	reqs := h.plan()
 	if len(reqs) != 1 || reqs[0].Point != p2 || len(reqs[0].Offsets) != 2 {
@@ -165,15 +167,15 @@ func TestScriptForgeAfterOffer(t *testing.T) {
 	p := h.announce(30, eb)
 	h.offerBody(peerA, p)
 	h.offerClosure(peerA, p)
-	h.must(h.f.Body(p, eb.body.Bytes()))
-	h.must(h.f.Txs(p, eb.txs, true))
+	h.must(h.p.insertBody(p, eb.body))
+	h.must(h.p.insertTxs(p, eb.txs, true))
 	if reqs := h.plan(); len(reqs) != 0 {
 		t.Fatalf("fetched the forge's own EB: %v", reqs)
 	}
 	if !h.complete(p) {
 		t.Fatal("the forged closure is not complete")
 	}
-	if st, _ := h.f.cache.LookupTx(block.HashBytes(eb.txs[0])); st != txcache.TxValidated {
+	if st, _ := h.p.cache.LookupTx(block.HashBytes(eb.txs[0])); st != txcache.TxValidated {
 		t.Fatalf("forged tx is %s in the cache, want validated", st)
 	}
 }
@@ -212,14 +214,14 @@ func TestConcurrentOfferAndBodyArrival(t *testing.T) {
 		var wg sync.WaitGroup
 		wg.Go(func() { h.f.BlockOffer(peerA, p, eb.body.Size()) })
 		wg.Go(func() {
-			if err := h.f.Body(p, eb.body.Bytes()); err != nil {
+			if err := h.p.insertBody(p, eb.body); err != nil {
 				t.Error(err)
 			}
 		})
 		wg.Wait()
 		h.check()
 		for _, r := range h.plan() {
-			if r.Kind == RequestBody {
+			if r.Kind == fetch.RequestBody {
 				t.Fatalf("held body requested: %v", r)
 			}
 		}
@@ -235,7 +237,7 @@ func TestScriptBodyArrivesWhileRequested(t *testing.T) {
 	p := h.announce(5, eb)
 	h.offerBody(peerA, p)
 	reqs := h.plan()
-	h.must(h.f.Body(p, eb.body.Bytes())) // e.g. the forge, or a hedge
+	h.must(h.p.insertBody(p, eb.body)) // e.g. the forge, or a hedge
 	h.reply(reqs[0])
 	if reqs := h.plan(); len(reqs) != 0 {
 		t.Fatalf("requests after the body arrived twice: %v", reqs)
@@ -246,8 +248,8 @@ func TestScriptBodyArrivesWhileRequested(t *testing.T) {
 func TestScriptPriority(t *testing.T) {
 	for _, syncing := range []bool{false, true} {
 		h := newHarness(t, func(o *Options) {
-			o.MaxRequestsPerPeer = 1
-			o.Syncing = func() bool { return syncing }
+			o.Fetch.MaxRequestsPerPeer = 1
+			o.Fetch.Syncing = func() bool { return syncing }
 		})
 		h.peerUp(peerA)
 		old, fresh := makeEB(t, 100, 1), makeEB(t, 100, 2)
@@ -268,14 +270,14 @@ func TestScriptPriority(t *testing.T) {
 // Budgets: per request, per peer, in total; the rest waits for replies.
 func TestScriptBudgets(t *testing.T) {
 	h := newHarness(t, func(o *Options) {
-		o.MaxRequestBytes = 5_000
-		o.MaxPeerInFlightBytes = 20_000
-		o.MaxInFlightBytes = 30_000
+		o.Fetch.MaxRequestBytes = 5_000
+		o.Fetch.MaxPeerInFlightBytes = 20_000
+		o.Fetch.MaxInFlightBytes = 30_000
 	})
 	h.peerUp(peerA, peerB)
 	eb := makeEB(t, 1000, seeds(0, 100)...)
 	p := h.announce(10, eb)
-	h.must(h.f.Body(p, eb.body.Bytes()))
+	h.must(h.p.insertBody(p, eb.body))
 	h.offerClosure(peerA, p)
 	h.offerClosure(peerB, p)
 	reqs := h.plan()
@@ -305,7 +307,7 @@ func TestScriptPeerDownReplans(t *testing.T) {
 	h.peerUp(peerA, peerB)
 	eb := makeEB(t, 500, seeds(0, 20)...)
 	p := h.announce(10, eb)
-	h.must(h.f.Body(p, eb.body.Bytes()))
+	h.must(h.p.insertBody(p, eb.body))
 	h.offerClosure(peerA, p)
 	first := h.plan()
 	if len(first) != 1 || first[0].Peer != peerA {
@@ -323,7 +325,7 @@ func TestScriptPeerDownReplans(t *testing.T) {
 	if len(second) != 1 || second[0].Peer != peerB || !slices.Equal(second[0].Offsets, first[0].Offsets) {
 		t.Fatalf("want a's request re-planned to b, got %v", second)
 	}
-	h.end(second[0], false)
+	h.fail(second[0])
 	h.peerUp(peerA)
 	if reqs := h.plan(); len(reqs) != 0 {
 		t.Fatalf("both failed, so both offers are withdrawn; yet planned %v", reqs)
@@ -337,11 +339,11 @@ func TestScriptPeerDownReplans(t *testing.T) {
 // Hedging: an item outstanding for HedgeAfter goes to a second peer, never
 // a third.
 func TestScriptHedge(t *testing.T) {
-	h := newHarness(t, func(o *Options) { o.HedgeAfter = time.Second })
+	h := newHarness(t, func(o *Options) { o.Fetch.HedgeAfter = time.Second })
 	h.peerUp(peerA, peerB, peerC)
 	eb := makeEB(t, 500, 1, 2, 3)
 	p := h.announce(10, eb)
-	h.must(h.f.Body(p, eb.body.Bytes()))
+	h.must(h.p.insertBody(p, eb.body))
 	for _, id := range []string{"a", "b", "c"} {
 		h.offerClosure(peerID(id), p)
 	}
@@ -349,9 +351,7 @@ func TestScriptHedge(t *testing.T) {
 	if len(first) != 1 {
 		t.Fatalf("want one request, got %v", first)
 	}
-	h.f.mu.Lock()
-	_, next := h.f.dec.plan(h.now)
-	h.f.mu.Unlock()
+	_, next := h.f.Plan()
 	if want := h.now.Add(time.Second); !next.Equal(want) {
 		t.Fatalf("next hedge at %v, want %v", next, want)
 	}
@@ -384,21 +384,21 @@ func TestScriptPrune(t *testing.T) {
 	pPending := h.announce(6, pending)
 	h.offerBody(peerA, pPending)
 	late := h.plan()
-	h.must(h.f.Prune(10))
-	if st, _ := h.f.cache.LookupTx(block.HashBytes(old.txs[0])); st.Held() {
+	h.must(h.p.Prune(10))
+	if st, _ := h.p.cache.LookupTx(block.HashBytes(old.txs[0])); st.Held() {
 		t.Fatal("the cache vouches for a tx the LeiosDB collected")
 	}
-	if _, ok, _ := h.f.db.PointInfo(pOld); ok {
+	if _, ok, _ := h.p.db.PointInfo(pOld); ok {
 		t.Fatal("the pruned point is still in the LeiosDB")
 	}
 	h.replyAll(late)
-	h.must(h.f.Announcement(7, rbHash(7, pending), pending.ann()))
+	h.must(h.p.insertAnnouncement(7, rbHash(7, pending), pending.ann()))
 	if s := h.f.Stats(); s.Points != 0 {
 		t.Fatalf("points below the prune floor: %+v", s)
 	}
 	again := makeEB(t, 300, 1, 9)
 	p := h.announce(20, again)
-	h.must(h.f.Body(p, again.body.Bytes()))
+	h.must(h.p.insertBody(p, again.body))
 	if got := h.f.Missing(p); !slices.Equal(got, []int{0, 1}) {
 		t.Fatalf("new EB misses %v, want both txs", got)
 	}
@@ -425,10 +425,13 @@ func TestScriptInvalidBodyRejected(t *testing.T) {
 	}
 }
 
-// A restarted Fetcher takes up what the LeiosDB holds.
+// A restarted pipeline takes up what its LeiosDB holds.
 func TestRestore(t *testing.T) {
-	dir := t.TempDir()
-	db := openDB(t, dir)
+	opts := testOptions(t)
+	db, err := leiosdb.Open(opts.Dir, leiosdb.Options{Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	eb := makeEB(t, 300, 1, 2, 3)
 	p := eb.point(10)
 	if err := db.InsertPoint(p, eb.body.Size()); err != nil {
@@ -444,21 +447,18 @@ func TestRestore(t *testing.T) {
 	if err := db.InsertPoint(wanted.point(11), wanted.body.Size()); err != nil {
 		t.Fatal(err)
 	}
-	f, err := New(Options{DB: db, Cache: txcache.New(txcache.Options{TxCapacity: 1 << 10}), Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.CheckConsistency(); err != nil {
-		t.Fatal(err)
-	}
-	if got := f.Missing(p); !slices.Equal(got, []int{0, 2}) {
-		t.Fatalf("restored missing %v", got)
-	}
-	if s := f.Stats(); s.BodiesWanted != 1 || s.Incomplete != 1 {
-		t.Fatalf("restored %+v", s)
-	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
+	}
+	pl := openPipeline(t, opts)
+	if err := pl.CheckConsistency(); err != nil {
+		t.Fatal(err)
+	}
+	if got := pl.Fetcher().Missing(p); !slices.Equal(got, []int{0, 2}) {
+		t.Fatalf("restored missing %v", got)
+	}
+	if s := pl.Fetcher().Stats(); s.BodiesWanted != 1 || s.Incomplete != 1 {
+		t.Fatalf("restored %+v", s)
 	}
 }
 
@@ -474,7 +474,7 @@ func TestScriptCacheFallback(t *testing.T) {
 		{"table full", txcache.Options{TxCapacity: 4}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, func(o *Options) { o.Cache = txcache.New(tc.cache) })
+			h := newHarness(t, func(o *Options) { o.TxCache = tc.cache })
 			h.peerUp(peerA)
 			shared := makeEB(t, 300, seeds(0, 8)...)
 			h.forge(5, shared)
@@ -482,7 +482,7 @@ func TestScriptCacheFallback(t *testing.T) {
 			eb2 := makeEB(t, 300, 20, 21)
 			p1 := h.announce(10, eb1)
 			h.announce(11, eb2) // with room for one announcement, evicts eb1's
-			h.must(h.f.Body(p1, eb1.body.Bytes()))
+			h.must(h.p.insertBody(p1, eb1.body))
 			if got := h.f.Missing(p1); !slices.Equal(got, []int{4, 5, 6, 7}) {
 				t.Fatalf("%s misses %v, want the txs no EB holds (offsets 4..7)", p1, got)
 			}
@@ -530,10 +530,10 @@ func TestScriptBodyContradictedByTx(t *testing.T) {
 	p := h.announce(10, bad)
 	honest := makeEB(t, 300, 2, 3) // shares `other`
 	q := h.announce(11, honest)
-	h.must(h.f.Body(p, liar.Bytes()))
-	h.must(h.f.Body(q, honest.body.Bytes()))
-	h.must(h.f.Txs(p, [][]byte{tx}, false))
-	if st, _ := h.f.cache.LookupTx(block.HashBytes(tx)); st.Held() {
+	h.must(h.p.insertBody(p, liar))
+	h.must(h.p.insertBody(q, honest.body))
+	h.must(h.p.insertTxs(p, [][]byte{tx}, false))
+	if st, _ := h.p.cache.LookupTx(block.HashBytes(tx)); st.Held() {
 		t.Fatal("the cache vouches for a tx the LeiosDB dropped with its body")
 	}
 	h.offerClosure(peerA, p)
@@ -554,9 +554,9 @@ func TestScriptPruneKeepsSharedNeeds(t *testing.T) {
 	h.peerUp(peerA)
 	old, fresh := makeEB(t, 300, 1, 2, 3), makeEB(t, 300, 3, 4)
 	pOld, pFresh := h.announce(5, old), h.announce(20, fresh)
-	h.must(h.f.Body(pOld, old.body.Bytes()))
-	h.must(h.f.Body(pFresh, fresh.body.Bytes()))
-	h.must(h.f.Prune(10))
+	h.must(h.p.insertBody(pOld, old.body))
+	h.must(h.p.insertBody(pFresh, fresh.body))
+	h.must(h.p.Prune(10))
 	if s := h.f.Stats(); s.MissingTxs != 2 || s.Points != 1 {
 		t.Fatalf("after prune: %+v, want the 2 txs of the fresh EB", s)
 	}

@@ -1,0 +1,86 @@
+package fetch
+
+import (
+	"errors"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/leiosnode/leiosnode/leiosdb"
+)
+
+// The steps of the fetch state machine. Run and RunPeer drive them over
+// real sessions; a scripted test drives them one at a time, playing the
+// peers itself (Plan instead of Run, Deliver and Abandon instead of a
+// client's replies).
+
+// PeerUp counts a live fetch client of id: requests may go to it.
+func (f *Fetcher) PeerUp(id peer.ID) {
+	f.mu.Lock()
+	f.dec.peerUp(id)
+	f.mu.Unlock()
+	f.poke()
+}
+
+// PeerDown ends a fetch client of id; with its last, the peer's offers
+// and budget are released and its requests re-planned.
+func (f *Fetcher) PeerDown(id peer.ID) {
+	f.mu.Lock()
+	f.dec.peerDown(id)
+	f.mu.Unlock()
+	f.poke()
+}
+
+// Plan runs the decision logic once at Options.Now and returns the
+// requests it issued, without handing them to any client: for a driver
+// that carries them out itself. Each must end in Deliver or Abandon.
+// nextHedge is when a hedge falls due (zero if none): plan again then.
+func (f *Fetcher) Plan() (reqs []*Request, nextHedge time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.dec.plan(f.opts.Now())
+}
+
+// Deliver hands the reply to r, already checked against it (Client.Next),
+// to Options.Ingest and ends r. An error means the reply could not be
+// stored for a reason of this node's; the request is then re-planned.
+func (f *Fetcher) Deliver(r *Request, reply Reply) error {
+	err := f.ingest(r, reply)
+	if err == nil {
+		f.fetched.Add(r.Bytes) // before r ends: no request in flight means all counted
+	}
+	f.mu.Lock()
+	f.dec.complete(r.ID, err == nil)
+	f.mu.Unlock()
+	f.poke()
+	return err
+}
+
+// Abandon ends r without a reply: the peer failed it, and the peer is
+// not asked for that item again.
+func (f *Fetcher) Abandon(r *Request) {
+	f.mu.Lock()
+	f.dec.complete(r.ID, false)
+	f.mu.Unlock()
+	f.poke()
+}
+
+// ingest hands a checked reply to the handlers.
+func (f *Fetcher) ingest(r *Request, reply Reply) error {
+	switch r.Kind {
+	case RequestBody:
+		err := f.opts.Ingest.Body(r.Point, reply.Body)
+		switch {
+		case errors.Is(err, leiosdb.ErrUnknownPoint):
+			return nil // pruned while in flight: nothing to keep
+		case errors.Is(err, leiosdb.ErrTxSizeMismatch):
+			// The EB itself is invalid; the handler rejected its points.
+			f.log.Warn("EB body declares a wrong tx size", "point", r.Point, "peer", r.Peer, "err", err)
+			return nil
+		}
+		return err
+	case RequestTxs:
+		return f.opts.Ingest.Txs(r.Point, reply.Txs)
+	}
+	return nil
+}

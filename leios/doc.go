@@ -1,0 +1,46 @@
+// Package leios is one node's Leios pipeline: the path every endorser block
+// (EB) takes through the node, whether the local forge made it or a peer
+// sent it. It builds and holds the LeiosDB, the LeiosTxCache, the LeiosFetch
+// decision logic (fetch.Fetcher) and the LeiosNotify relay (notify.Relay),
+// and owns the handlers that connect them.
+//
+// # The path of an EB
+//
+//  1. Announcement: an RB header that announces an EB, validated by its
+//     source (chain sync, the forge, or a peer's notify stream), is relayed
+//     to every peer once (Announce), then its point goes into the LeiosDB,
+//     the announcement into the tx cache, and the fetch logic wants the body.
+//  2. Body: from a peer's fetch reply or the forge (Publish, which takes the
+//     decoded EB — nothing is decoded twice). It goes into the LeiosDB, whose
+//     commit makes the relay offer it, then into the tx cache, whose answer —
+//     the txs not yet held — seeds the fetch logic's missing set.
+//  3. Txs of the closure: from peers (unvalidated) or the forge (validated).
+//     Into the LeiosDB (each stored once, discharged from every EB that
+//     misses it; a closure made complete makes the relay offer it), then
+//     marked in the tx cache, then discharged in the fetch logic.
+//  4. Pruning: when the immutable tip passes slot s, the tx cache is evicted
+//     first, then the LeiosDB collects its garbage, then the fetch logic and
+//     the relay forget the state below s.
+//
+// One follower of the LeiosDB (leiosdb.Follower, which catches up after a
+// lag) turns its commits into the relay's offers and the node's record of
+// when each EB's body and closure were first held.
+//
+// # Invariants
+//
+//   - The ordering contract of the tx cache (the hit-prune hazard): the
+//     LeiosDB is written before the cache, announcement before body before
+//     txs, and pruning evicts the cache before the LeiosDB GC. The handlers
+//     run one at a time (ingestMu), so the cache has one writer.
+//   - An offer never precedes its announcement (the relay holds it back), and
+//     every offer the LeiosDB's state warrants is sent, also after a restart
+//     or a lagging subscription.
+//   - Each header's announcement is ingested once, however many peers and
+//     paths bring it.
+//
+// # Never
+//
+// The pipeline never validates a header itself (its source does), never
+// writes the chain, and never imports node: node and the multi-node test
+// harness both build it with Open, the same way.
+package leios

@@ -1,0 +1,213 @@
+package leios
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/fetch"
+	"github.com/leiosnode/leiosnode/leiosdb"
+	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/notify"
+	"github.com/leiosnode/leiosnode/txcache"
+)
+
+// Pipeline is one node's Leios pipeline. Build it with Open, serve
+// Services on the host, Run it once, Close it after Run returned.
+type Pipeline struct {
+	opts     Options
+	log      *slog.Logger
+	db       *leiosdb.DB
+	cache    *txcache.Cache
+	fetcher  *fetch.Fetcher
+	relay    *notify.Relay
+	follower *leiosdb.Follower // subscribed at Open, so Run misses nothing
+
+	// ingestMu serializes the handlers (handlers.go): each one's
+	// LeiosDB-then-cache sequence runs whole, so the tx cache has one writer
+	// and the ordering contract holds between handlers. It is held across
+	// LeiosDB I/O. Lock order: ingestMu, then the fetch logic's own lock.
+	ingestMu sync.Mutex
+
+	announced atomic.Uint64 // EB announcements ingested
+	ebs       *ebLog
+}
+
+// Open opens the LeiosDB in opts.Dir, builds the tx cache, the fetch logic
+// and the relay around it, and tells the fetch logic what the LeiosDB
+// already holds, so a restarted node goes on fetching what it misses.
+func Open(opts Options) (p *Pipeline, err error) {
+	if opts, err = opts.withDefaults(); err != nil {
+		return nil, err
+	}
+	p = &Pipeline{opts: opts, log: opts.Logger.With("component", "leios")}
+	if p.ebs, err = newEBLog(opts.Clock, opts.Registerer); err != nil {
+		return nil, err
+	}
+	if p.db, err = leiosdb.Open(opts.Dir, leiosdb.Options{
+		Limits:     opts.Limits,
+		CacheBytes: opts.DBCacheBytes,
+		Logger:     p.log,
+	}); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, p.db.Close())
+			p = nil
+		}
+	}()
+	p.cache = txcache.New(opts.TxCache)
+	fetchOpts := opts.Fetch
+	fetchOpts.Store, fetchOpts.Ingest, fetchOpts.Limits = p.db, fetchIngest{p}, opts.Limits
+	fetchOpts.Now, fetchOpts.Logger = opts.Now, p.log.With("part", "fetch")
+	if fetchOpts.Syncing == nil {
+		fetchOpts.Syncing = p.syncing
+	}
+	if p.fetcher, err = fetch.New(fetchOpts); err != nil {
+		return nil, err
+	}
+	immutableSlot := func() uint64 { return 0 }
+	if opts.Chain != nil {
+		immutableSlot = func() uint64 { return opts.Chain.ImmutableTip().Point.Slot }
+	}
+	if p.relay, err = notify.NewRelay(notify.Options{
+		ValidateHeader:  opts.ValidateHeader,
+		Clock:           opts.Clock,
+		MaxClockSkew:    opts.MaxClockSkew,
+		Now:             opts.Now,
+		ImmutableSlot:   immutableSlot,
+		OnAnnouncement:  func(_ peer.ID, h *block.Header) { p.ingestAnnouncement(h) },
+		OnBlockOffer:    p.fetcher.BlockOffer,
+		OnBlockTxsOffer: p.fetcher.BlockTxsOffer,
+		Logger:          p.log.With("part", "notify"),
+	}); err != nil {
+		return nil, err
+	}
+	if err = p.restore(); err != nil {
+		return nil, err
+	}
+	p.follower = p.db.Follow(p.fetcher.Floor)
+	return p, nil
+}
+
+// Close closes the LeiosDB. Call it after Run returned.
+func (p *Pipeline) Close() error { return p.db.Close() }
+
+// Services are LeiosNotify and LeiosFetch, for the host to run with every
+// peer.
+func (p *Pipeline) Services() []network.Service {
+	return []network.Service{notify.NewService(p.relay), p.fetcher.Service()}
+}
+
+// Run runs the pipeline until ctx ends: the fetch decision loop, the
+// LeiosDB follower (offers, and when bodies and closures were first held),
+// and with a Chain the re-announcement of its volatile EBs and pruning.
+func (p *Pipeline) Run(ctx context.Context) error {
+	if p.opts.Chain != nil {
+		p.reannounceVolatile()
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return p.fetcher.Run(ctx) })
+	g.Go(func() error { return p.follower.Run(ctx, p.followed) })
+	if p.opts.Chain != nil {
+		g.Go(func() error { return p.pruneOnImmutableTip(ctx) })
+	}
+	return g.Wait()
+}
+
+// reannounceVolatile relays again, after a restart, the announcements of
+// the volatile chain: the relay starts empty, and offers of points the
+// LeiosDB already holds wait for their announcement.
+func (p *Pipeline) reannounceVolatile() {
+	chain := p.opts.Chain
+	immutable, tip := chain.ImmutableTip(), chain.Tip()
+	for number := immutable.BlockNumber + 1; number <= tip.BlockNumber; number++ {
+		blk, err := chain.BlockByNumber(number)
+		if err != nil {
+			return // the selection moved; chain sync brings the rest
+		}
+		if blk.Header.Announcement != nil {
+			p.Announce(blk.Header)
+		}
+	}
+}
+
+// followed handles one LeiosDB event: the relay offers the point, and the
+// EB log notes when it was first held.
+func (p *Pipeline) followed(ev leiosdb.Followed) error {
+	p.relay.Offer(ev.Kind, ev.Point, ev.Info.EbSize)
+	// What the LeiosDB held when Run started was received before: it is
+	// not news of this run.
+	if ev.Source != leiosdb.HeldAtStart {
+		p.ebs.record(ev.Event, p.opts.Now())
+	}
+	return nil
+}
+
+// syncing reports whether the selected tip is far behind the clock.
+func (p *Pipeline) syncing() bool {
+	if p.opts.Chain == nil {
+		return false
+	}
+	return p.opts.Chain.Tip().Point.Slot+SyncingSlots < p.opts.Clock.SlotAt(p.opts.Now())
+}
+
+// Stats counts what the pipeline did since Open.
+type Stats struct {
+	EBsAnnounced     uint64 // distinct EB announcements ingested
+	BodiesHeld       uint64 // EB bodies first held since Run started
+	ClosuresComplete uint64 // closures first complete since Run started
+	MissingTxs       int    // txs of held bodies still to fetch
+	RequestsInFlight int
+	FetchedBytes     uint64 // body and tx bytes fetched from peers
+}
+
+// Stats returns the pipeline's counts.
+func (p *Pipeline) Stats() Stats {
+	bodies, closures := p.ebs.counts()
+	fs := p.fetcher.Stats()
+	return Stats{
+		EBsAnnounced:     p.announced.Load(),
+		BodiesHeld:       bodies,
+		ClosuresComplete: closures,
+		MissingTxs:       fs.MissingTxs,
+		RequestsInFlight: fs.Requests,
+		FetchedBytes:     fs.FetchedBytes,
+	}
+}
+
+// EBTimes lists, for the most recent EBs, when this node first held each
+// one's announcement, body and whole closure.
+func (p *Pipeline) EBTimes() []EBTimes { return p.ebs.list() }
+
+// AwaitClosure waits until the whole closure of pt is held (as recorded
+// from the LeiosDB's events) and returns when it first was.
+func (p *Pipeline) AwaitClosure(ctx context.Context, pt block.Point) (time.Time, error) {
+	return p.ebs.awaitClosure(ctx, pt)
+}
+
+// CheckConsistency checks, with no handler running, the fetch logic
+// against itself and against the LeiosDB (fetch.Fetcher.CheckConsistency).
+func (p *Pipeline) CheckConsistency() error {
+	p.ingestMu.Lock()
+	defer p.ingestMu.Unlock()
+	return p.fetcher.CheckConsistency()
+}
+
+// DB is the pipeline's LeiosDB, for reading; only the handlers write it.
+func (p *Pipeline) DB() *leiosdb.DB { return p.db }
+
+// Fetcher is the pipeline's fetch logic, for its stats and for scripted
+// tests that drive it step by step.
+func (p *Pipeline) Fetcher() *fetch.Fetcher { return p.fetcher }
+
+// Relay is the pipeline's LeiosNotify relay.
+func (p *Pipeline) Relay() *notify.Relay { return p.relay }
