@@ -1,5 +1,14 @@
-// Package api is a node's local HTTP API: GET /status, GET /metrics, the
-// submit API (POST /api/submit/tx, as cardano-submit-api) and the lookups
-// under /api/. Its types are also the JSON that tools such as the devnet
-// supervisor read.
+// Package api is a node's local HTTP API:
+//
+//	GET  /status                    the node's state (Status), as JSON
+//	GET  /metrics                   Prometheus
+//	POST /api/submit/tx             the submit API, as cardano-submit-api
+//	GET  /api/utxo/{txid}/{index}   an output unspent at the selected tip
+//	GET  /api/mempool/{hash}        whether a tx is in the mempool
+//	GET  /api/ebs                   when this node first held each recent EB
+//
+// Its types are also the JSON that tools such as the devnet supervisor read.
+// It reads the node's parts and submits to the mempool; it never writes a
+// store itself, and a request never waits on a lock longer than its own
+// timeout.
 package api

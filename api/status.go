@@ -1,5 +1,11 @@
 package api
 
+import (
+	"time"
+
+	"github.com/leiosnode/leiosnode/block"
+)
+
 // Status is the node's state as GET /status returns it.
 type Status struct {
 	Slot          uint64    `json:"slot"`
@@ -48,4 +54,50 @@ type LeiosStatus struct {
 	MissingTxs       int    `json:"missingTxs"`
 	RequestsInFlight int    `json:"requestsInFlight"`
 	FetchedBytes     uint64 `json:"fetchedBytes"`
+}
+
+// Status reports the node's state, as GET /status serves it.
+func (s *Server) Status() Status {
+	o := s.opts
+	st := Status{
+		Slot:          o.Clock.SlotAt(time.Now()),
+		Tip:           tipStatus(o.Chain.Tip()),
+		ImmutableTip:  tipStatus(o.Chain.ImmutableTip()),
+		Peers:         []string{},
+		BlocksAdopted: o.BlocksAdopted(),
+		Errors:        o.Errors(),
+		PeerID:        o.Host.ID().String(),
+		Producer:      o.Forger != nil,
+		TxsOnChain:    o.TxsOnChain(),
+	}
+	snapshot := o.Mempool.Snapshot()
+	st.Mempool = MempoolStatus{Txs: snapshot.Len(), Bytes: snapshot.Bytes()}
+	ls := o.Leios.Stats()
+	st.Leios = LeiosStatus{
+		EBsAnnounced:     ls.EBsAnnounced,
+		BodiesHeld:       ls.BodiesHeld,
+		ClosuresComplete: ls.ClosuresComplete,
+		MissingTxs:       ls.MissingTxs,
+		RequestsInFlight: ls.RequestsInFlight,
+		FetchedBytes:     ls.FetchedBytes,
+	}
+	if o.Forger != nil {
+		st.BlocksForged = o.Forger.Forged()
+		st.Leios.EBsForged = o.Forger.EBs()
+	}
+	for _, p := range o.Host.Peers() {
+		st.Peers = append(st.Peers, p.ID.String())
+	}
+	for number := st.Tip.BlockNumber; number > 0 && len(st.RecentBlocks) < RecentBlockCount; number-- {
+		blk, err := o.Chain.BlockByNumber(number)
+		if err != nil {
+			break // the selection moved under us; a shorter list is still true
+		}
+		st.RecentBlocks = append(st.RecentBlocks, tipStatus(block.Tip{Point: blk.Point(), BlockNumber: number}))
+	}
+	return st
+}
+
+func tipStatus(t block.Tip) TipStatus {
+	return TipStatus{BlockNumber: t.BlockNumber, Slot: t.Point.Slot, Hash: t.Point.Hash.String()}
 }

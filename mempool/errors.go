@@ -13,7 +13,15 @@ var (
 	ErrFull = errors.New("mempool full")
 	// ErrDuplicate: the mempool already holds the tx.
 	ErrDuplicate = errors.New("mempool: tx already in the mempool")
+	// ErrBusy: the caller's context ended while the add waited for its turn
+	// (adds are served in arrival order, behind a sync's commit): nothing
+	// is known about the tx.
+	ErrBusy = errors.New("mempool busy")
 )
+
+// IsRejection reports whether err, from Add, is a ledger rule refusing the
+// tx (rather than no room, no turn, or a local failure).
+func IsRejection(err error) bool { return ruleOf(err) >= 0 }
 
 // ruleErrors are the ledger's rule failures. Only an error wrapping one of
 // these rejects a tx; any other error (a ledger read failing) says nothing

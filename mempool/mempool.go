@@ -96,9 +96,10 @@ func (m *Mempool) Stats() Stats { return m.counters.stats() }
 // for it (backpressure, what a peer's tx-submission wants); if ctx ends
 // first, the error wraps ErrFull and ctx's error (a local submit passes a
 // ctx with a timeout). A tx larger than the whole capacity gets ErrFull at
-// once. A tx already held gets ErrDuplicate; a tx a ledger rule refuses
-// gets an error wrapping that rule's sentinel, and is remembered for
-// RecentlyRejected.
+// once; if ctx ends while the add waits for its turn, the error wraps
+// ErrBusy. A tx already held gets ErrDuplicate; a tx a ledger rule refuses
+// gets an error wrapping that rule's sentinel (IsRejection), and is
+// remembered for RecentlyRejected.
 func (m *Mempool) Add(ctx context.Context, tx *ledger.Tx) error {
 	h := block.Hash(tx.Hash())
 	if m.Snapshot().Has(h) {
@@ -110,7 +111,7 @@ func (m *Mempool) Add(ctx context.Context, tx *ledger.Tx) error {
 	}
 	for {
 		if err := m.addLock.lock(ctx); err != nil {
-			return err
+			return fmt.Errorf("%w: %w", ErrBusy, err)
 		}
 		room, err := m.addLocked(tx, h)
 		m.addLock.unlock()

@@ -43,6 +43,7 @@ type Node struct {
 	host      *network.Host
 	caughtUp  *atomic.Bool  // chain sync reached a peer's tip at least once
 	forger    *forge.Forger // nil on a relay
+	api       *api.Server
 	started   time.Time
 }
 
@@ -101,7 +102,22 @@ func New(cfg *config.Config, logger *slog.Logger) (n *Node, err error) {
 	if err = n.buildForger(); err != nil {
 		return nil, err
 	}
-	n.registerMetrics()
+	if n.api, err = api.New(api.Options{
+		Addr:          cfg.HTTPAddr,
+		Chain:         n.chain,
+		Mempool:       n.mempool,
+		Leios:         n.leios,
+		Host:          n.host,
+		Forger:        n.forger,
+		Clock:         n.validator.Clock(),
+		MaxTxSize:     int(n.genesis.ProtocolParams.MaxTxSize),
+		Registry:      n.registry,
+		BlocksAdopted: n.adopted.Load,
+		Errors:        n.errors.Load,
+		TxsOnChain:    n.txCounts.onChain,
+	}); err != nil {
+		return nil, err
+	}
 	return n, nil
 }
 
@@ -219,7 +235,7 @@ func (n *Node) Run(ctx context.Context) error {
 		g.Go(func() error { return n.forger.Run(ctx) })
 	}
 	if n.cfg.HTTPAddr != "" {
-		g.Go(func() error { return n.serveHTTP(ctx) })
+		g.Go(func() error { return n.api.Serve(ctx) })
 	}
 	n.log.Info("node started", "peerId", n.host.ID().String(), "addrs", n.host.P2PAddrs(),
 		"tip", n.chain.Tip().String(), "producer", n.forger != nil)
@@ -260,51 +276,4 @@ func (n *Node) close() {
 			n.log.Error("closing chain database", "err", err)
 		}
 	}
-}
-
-// Status reports the node's state for GET /status.
-func (n *Node) Status() api.Status {
-	s := api.Status{
-		Slot:          n.validator.Clock().SlotAt(time.Now()),
-		Tip:           tipStatus(n.chain.Tip()),
-		ImmutableTip:  tipStatus(n.chain.ImmutableTip()),
-		Peers:         []string{},
-		BlocksAdopted: n.adopted.Load(),
-		Errors:        n.errors.Load(),
-		PeerID:        n.host.ID().String(),
-		Producer:      n.forger != nil,
-		TxsOnChain:    n.txCounts.onChain(),
-	}
-	snapshot := n.mempool.Snapshot()
-	s.Mempool = api.MempoolStatus{Txs: snapshot.Len(), Bytes: snapshot.Bytes()}
-	ls := n.leios.Stats()
-	s.Leios = api.LeiosStatus{
-		EBsAnnounced:     ls.EBsAnnounced,
-		BodiesHeld:       ls.BodiesHeld,
-		ClosuresComplete: ls.ClosuresComplete,
-		MissingTxs:       ls.MissingTxs,
-		RequestsInFlight: ls.RequestsInFlight,
-		FetchedBytes:     ls.FetchedBytes,
-	}
-	if n.forger != nil {
-		s.Leios.EBsForged = n.forger.EBs()
-	}
-	for _, p := range n.host.Peers() {
-		s.Peers = append(s.Peers, p.ID.String())
-	}
-	if n.forger != nil {
-		s.BlocksForged = n.forger.Forged()
-	}
-	for number := s.Tip.BlockNumber; number > 0 && len(s.RecentBlocks) < api.RecentBlockCount; number-- {
-		blk, err := n.chain.BlockByNumber(number)
-		if err != nil {
-			break // the selection moved under us; a shorter list is still true
-		}
-		s.RecentBlocks = append(s.RecentBlocks, tipStatus(block.Tip{Point: blk.Point(), BlockNumber: number}))
-	}
-	return s
-}
-
-func tipStatus(t block.Tip) api.TipStatus {
-	return api.TipStatus{BlockNumber: t.BlockNumber, Slot: t.Point.Slot, Hash: t.Point.Hash.String()}
 }

@@ -1,0 +1,109 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/leiosnode/leiosnode/chaindb"
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/leios"
+	"github.com/leiosnode/leiosnode/mempool"
+	"github.com/leiosnode/leiosnode/network"
+)
+
+// Options are the node's parts the API serves. Every field but Forger is
+// required.
+type Options struct {
+	// Addr is the listen address, host:port.
+	Addr    string
+	Chain   *chaindb.DB
+	Mempool *mempool.Mempool
+	Leios   *leios.Pipeline
+	Host    *network.Host
+	// Forger is the node's block producer; nil on a relay.
+	Forger *forge.Forger
+	Clock  consensus.Clock
+	// MaxTxSize bounds a submitted tx's body (the ledger's max tx size).
+	MaxTxSize int
+	// SubmitTimeout is how long a submit waits for its turn and for room in
+	// the mempool before it is answered 503. Default 5 s.
+	SubmitTimeout time.Duration
+	// Registry gathers /metrics; the API registers the node's own gauges
+	// on it.
+	Registry *prometheus.Registry
+	// BlocksAdopted counts the blocks that changed the selection when
+	// added; Errors the log records at level error; TxsOnChain the txs of
+	// the selected chain.
+	BlocksAdopted func() uint64
+	Errors        func() uint64
+	TxsOnChain    func() uint64
+}
+
+// Server is the node's HTTP API. Build it with New; Serve it once.
+type Server struct {
+	opts Options
+	mux  *http.ServeMux
+}
+
+// New builds the API and registers the node's gauges on opts.Registry.
+func New(opts Options) (*Server, error) {
+	if opts.SubmitTimeout <= 0 {
+		opts.SubmitTimeout = 5 * time.Second
+	}
+	s := &Server{opts: opts, mux: http.NewServeMux()}
+	if err := s.registerMetrics(); err != nil {
+		return nil, err
+	}
+	s.mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, s.Status())
+	})
+	s.mux.HandleFunc("POST /api/submit/tx", s.handleSubmit)
+	s.mux.HandleFunc("GET /api/utxo/{txid}/{index}", s.handleUTxO)
+	s.mux.HandleFunc("GET /api/mempool/{hash}", s.handleMempoolTx)
+	s.mux.HandleFunc("GET /api/ebs", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, s.opts.Leios.EBTimes())
+	})
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Registry, promhttp.HandlerOpts{}))
+	return s, nil
+}
+
+// Handler is the API's routes, for tests that serve it themselves.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Serve listens on Options.Addr and serves until ctx ends, then shuts down
+// within two seconds.
+func (s *Server) Serve(ctx context.Context) error {
+	listener, err := net.Listen("tcp", s.opts.Addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: s.mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdownCtx)
+	}()
+	if err := srv.Serve(listener); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, err error) {
+	writeJSON(w, status, map[string]string{"error": err.Error()})
+}

@@ -1,0 +1,110 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/mempool"
+)
+
+// payment is a signed tx spending the genesis funds of a fresh key, and
+// the UTxO that holds those funds.
+func payment(t *testing.T, seed byte, coin uint64) (*ledger.Tx, ledger.MapUTxO) {
+	t.Helper()
+	key := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{seed}, 32))
+	addr := ledger.EnterpriseAddress(0, ledger.KeyHash(key.Public().(ed25519.PublicKey)))
+	utxo, err := ledger.GenesisUTxO(map[string]uint64{hex.EncodeToString(addr): coin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := ledger.TxBody{Inputs: []ledger.TxIn{ledger.GenesisTxIn(addr)}, Outputs: []ledger.TxOut{{Address: addr, Coin: coin - 200_000}}}
+	fee, err := body.MinFee(ledger.DefaultParams(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body.Fee, body.Outputs[0].Coin = fee, coin-fee
+	tx, err := body.Build([]ed25519.PrivateKey{key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx, utxo
+}
+
+func submit(t *testing.T, h http.Handler, tx []byte) (int, string) {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/api/submit/tx", bytes.NewReader(tx))
+	req.Header.Set("Content-Type", "application/cbor")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.String()
+}
+
+// A submit that gets no turn at the mempool before its timeout — the add
+// lock held by a removal that revalidates slowly — is 503, not the tx's
+// fault; once the lock is free the same tx is admitted.
+func TestSubmitWithoutATurnIs503(t *testing.T) {
+	utxo := ledger.MapUTxO{}
+	var txs []*ledger.Tx
+	for seed := range byte(3) {
+		tx, funds := payment(t, seed+1, 50_000_000_000)
+		maps.Copy(utxo, funds)
+		txs = append(txs, tx)
+	}
+	var stall sync.Once
+	stalled, release := make(chan struct{}), make(chan struct{})
+	pool, err := mempool.New(mempool.Options{
+		TipLedger: func() (ledger.UTxO, block.Tip, func(), error) { return utxo, block.Tip{}, func() {}, nil },
+		Reapply: func(p ledger.Params, u ledger.UTxO, slot uint64, tx *ledger.Tx) (*ledger.Diff, error) {
+			stall.Do(func() { close(stalled); <-release })
+			return ledger.Reapply(p, u, slot, tx)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	s, err := New(Options{Mempool: pool, MaxTxSize: 16384, SubmitTimeout: 100 * time.Millisecond, Registry: prometheus.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range txs[:2] {
+		if code, reply := submit(t, s.Handler(), tx.Bytes()); code != http.StatusAccepted {
+			t.Fatalf("admitting: %d %s", code, reply)
+		}
+	}
+	// Removing the first tx revalidates the second under the add lock,
+	// and stalls there.
+	removed := make(chan error, 1)
+	go func() {
+		_, err := pool.RemoveTxs(context.Background(), []block.Hash{txs[0].Hash()})
+		removed <- err
+	}()
+	<-stalled
+	code, reply := submit(t, s.Handler(), txs[2].Bytes())
+	close(release)
+	if err := <-removed; err != nil {
+		t.Fatal(err)
+	}
+	if code != http.StatusServiceUnavailable || !strings.Contains(reply, "busy") {
+		t.Fatalf("submit without a turn: %d %s, want 503 busy", code, reply)
+	}
+	if code, reply := submit(t, s.Handler(), txs[2].Bytes()); code != http.StatusAccepted {
+		t.Fatalf("the same tx once the lock is free: %d %s", code, reply)
+	}
+	if code, reply := submit(t, s.Handler(), txs[2].Bytes()); code != http.StatusBadRequest {
+		t.Fatalf("a tx already held: %d %s, want 400", code, reply)
+	}
+}
