@@ -14,7 +14,6 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/leiosdb"
-	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/txcache"
 )
@@ -91,23 +90,6 @@ func (f *Fetcher) restore() error {
 		}
 	}
 	return nil
-}
-
-// Service is LeiosFetch as the host runs it: the server on every stream
-// peers open, and toward every connected peer a client that carries out
-// the requests the decision logic assigns to that peer.
-func (f *Fetcher) Service() network.Service {
-	return network.Service{
-		Name:    "leiosfetch",
-		Servers: []network.Server{{Spec: f.spec, Serve: f.server.Serve}},
-		Client: func(ctx context.Context, p *network.Peer) error {
-			s, err := p.Open(ctx, f.spec)
-			if err != nil {
-				return err
-			}
-			return f.RunPeer(ctx, p.ID, s)
-		},
-	}
 }
 
 // Run runs the decision loop until ctx ends: it plans whenever an offer,

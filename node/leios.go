@@ -143,16 +143,12 @@ func (n *Node) publishEB(rb *block.Header, eb *block.EBBody, closure [][]byte) {
 	}
 }
 
-// validateSyncedHeader is chain sync's header check: a valid header that
-// announces an EB counts as an announcement.
-func (n *Node) validateSyncedHeader(h *block.Header) error {
-	if err := n.validator.ValidateHeader(h); err != nil {
-		return err
-	}
+// announceSyncedHeader is chain sync's hook for a header it validated: one
+// that announces an EB counts as an announcement.
+func (n *Node) announceSyncedHeader(h *block.Header) {
 	if h.Announcement != nil {
 		n.announce(h)
 	}
-	return nil
 }
 
 // pruneLeios prunes the Leios state as the immutable tip passes it: the
