@@ -40,6 +40,8 @@
 // request's end, a prune, a peer up or down — coalesced through one wake
 // channel, and when a hedge falls due; never on a fixed tick.
 //
+// The host runs it through Service (service.go).
+//
 // # Invariants
 //
 //   - Ordering contract (the hit-prune hazard): the LeiosDB is written

@@ -59,6 +59,8 @@
 // its relay guarantees the order. Announcements and offers below the
 // immutable tip are ignored: a peer behind us may still send them.
 //
+// The host runs it through Service (service.go).
+//
 // This package never writes to the LeiosDB, never imports fetch (the node
 // wires the callbacks to it), and never makes one peer's stream wait on
 // another's: a full FIFO drops that peer, it never blocks the relay.

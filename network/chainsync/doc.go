@@ -15,6 +15,10 @@
 // callback) in batches while the client is behind and one at a time at the
 // tip, and handed to the local chain's AddBlock.
 //
+// The host runs it through Service (service.go); the chain, the header
+// check and the hooks are the Service's Options, so the host sees none of
+// them.
+//
 // Invariants: a header that does not extend the previous one, fails
 // validation, or an intersection the client did not offer, is a violation
 // (ErrBrokenChain, ErrInvalidHeader, ErrBadIntersection); a block is added
