@@ -46,6 +46,8 @@
 // them over real sessions; a scripted test drives them one at a time,
 // playing the peers.
 //
+// The host runs it through Service (service.go).
+//
 // # Invariants
 //
 //   - A point whose body is held (or can never be, being invalid) is never

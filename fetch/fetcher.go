@@ -12,7 +12,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/block"
-	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
@@ -60,23 +59,6 @@ func New(opts Options) (*Fetcher, error) {
 	}
 	f.server = &Server{Store: opts.Store, Logger: f.log}
 	return f, nil
-}
-
-// Service is LeiosFetch as the host runs it: the server on every stream
-// peers open, and toward every connected peer a client that carries out
-// the requests the decision logic assigns to that peer.
-func (f *Fetcher) Service() network.Service {
-	return network.Service{
-		Name:    "leiosfetch",
-		Servers: []network.Server{{Spec: f.spec, Serve: f.server.Serve}},
-		Client: func(ctx context.Context, p *network.Peer) error {
-			s, err := p.Open(ctx, f.spec)
-			if err != nil {
-				return err
-			}
-			return f.RunPeer(ctx, p.ID, s)
-		},
-	}
 }
 
 // Run runs the decision loop until ctx ends: it plans whenever an offer,

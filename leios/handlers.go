@@ -14,11 +14,15 @@ import (
 // fetch logic, under ingestMu.
 
 // Announce takes an RB header that its source validated — forged here, or
-// brought by chain sync — to every peer through the relay and, the first
-// time the relay sees it, into the pipeline if it announces an EB. A
-// header the relay refuses (below the immutable tip, from the future, a
-// third for its slot and issuer) goes no further.
+// brought by chain sync — and that announces an EB to every peer through
+// the relay and, the first time the relay sees it, into the pipeline. A
+// header that announces no EB is not Leios news and is ignored; one the
+// relay refuses (below the immutable tip, from the future, a third for its
+// slot and issuer) goes no further.
 func (p *Pipeline) Announce(h *block.Header) {
+	if h.Announcement == nil {
+		return
+	}
 	fresh, err := p.relay.AnnounceNew(h)
 	if err != nil {
 		p.log.Debug("announcement not relayed", "point", h.Point(), "err", err)

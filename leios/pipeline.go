@@ -134,9 +134,7 @@ func (p *Pipeline) reannounceVolatile() {
 		if err != nil {
 			return // the selection moved; chain sync brings the rest
 		}
-		if blk.Header.Announcement != nil {
-			p.Announce(blk.Header)
-		}
+		p.Announce(blk.Header)
 	}
 }
 

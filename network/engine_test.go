@@ -22,6 +22,7 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 
 	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/network/internal/hosttest"
 	"github.com/leiosnode/leiosnode/network/internal/ping"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
@@ -57,36 +58,45 @@ func frames(t *testing.T, msgs ...protocol.Message) []byte {
 	return out
 }
 
-// pingService serves the ping protocol, with a 200 ms timeout per state.
-func pingService() network.Service {
-	return network.Service{
-		Name:    "ping",
-		Servers: []network.Server{{Spec: ping.Spec(200*time.Millisecond, 0), Serve: ping.Serve}},
+// pingService serves the ping protocol, with a 200 ms timeout per state;
+// with client set, it also pings every peer once a second.
+type pingService struct{ client bool }
+
+func (pingService) Name() string { return "ping" }
+
+func (pingService) Servers() []network.Server {
+	return []network.Server{{Spec: ping.Spec(200*time.Millisecond, 0), Serve: ping.Serve}}
+}
+
+func (svc pingService) RunClient(ctx context.Context, p *network.Peer) error {
+	if !svc.client {
+		return network.ErrNoClient
+	}
+	s, err := p.Open(ctx, svc.Servers()[0].Spec)
+	if err != nil {
+		return err
+	}
+	for n := uint64(0); ; n++ {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+		if err := ping.Exchange(ctx, s, n, 1, 1); err != nil {
+			return err
+		}
 	}
 }
 
-// pingClient is pingService plus a client that pings every peer once a
-// second.
-func pingClient() network.Service {
-	svc := pingService()
-	svc.Client = func(ctx context.Context, p *network.Peer) error {
-		s, err := p.Open(ctx, svc.Servers[0].Spec)
-		if err != nil {
-			return err
-		}
-		for n := uint64(0); ; n++ {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(time.Second):
-			}
-			if err := ping.Exchange(ctx, s, n, 1, 1); err != nil {
-				return err
-			}
-		}
-	}
-	return svc
-}
+// specService serves spec with no Serve and no client, for NewHost's
+// checks.
+type specService struct{ spec *protocol.Spec }
+
+func (svc specService) Name() string { return svc.spec.Name }
+
+func (svc specService) Servers() []network.Server { return []network.Server{{Spec: svc.spec}} }
+
+func (specService) RunClient(context.Context, *network.Peer) error { return network.ErrNoClient }
 
 // TestViolationsCloseStreamAndBanRepeatOffender: each kind of violation
 // closes only the stream it happened on and is counted and logged with the
@@ -109,11 +119,8 @@ func TestViolationsCloseStreamAndBanRepeatOffender(t *testing.T) {
 		{"timeout", func(t *testing.T) []byte { return []byte{0x05, 0x82} }, false}, // a frame that never completes
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
-			svc := pingService()
-			if tc.asServer {
-				svc = pingClient()
-			}
-			victim := startNode(t, 1, nil, nil, func(o *network.HostOptions) {
+			svc := pingService{client: tc.asServer}
+			victim := hosttest.Start(t, 1, nil, func(o *network.HostOptions) {
 				o.Services = []network.Service{svc}
 				o.MaxViolations = 3
 				o.BanDuration = time.Minute
@@ -174,15 +181,15 @@ func TestViolationsCloseStreamAndBanRepeatOffender(t *testing.T) {
 					}
 					_ = bad.Reset()
 				} // else the victim's client reopens its stream after a backoff
-				eventually(t, "the violation is counted", func() bool {
-					return metric(t, victim.reg, "leios_network_violations_total", map[string]string{"protocol": "ping", "kind": tc.kind}) == float64(i)
+				hosttest.Eventually(t, "the violation is counted", func() bool {
+					return hosttest.Metric(t, victim.Reg, "leios_network_violations_total", map[string]string{"protocol": "ping", "kind": tc.kind}) == float64(i)
 				})
 			}
 
-			eventually(t, "the offender is disconnected", func() bool {
+			hosttest.Eventually(t, "the offender is disconnected", func() bool {
 				return attacker.Network().Connectedness(victim.ID()) != libp2pnetwork.Connected && len(victim.Peers()) == 0
 			})
-			if got := metric(t, victim.reg, "leios_network_bans_total", nil); got != 1 {
+			if got := hosttest.Metric(t, victim.Reg, "leios_network_bans_total", nil); got != 1 {
 				t.Fatalf("%v bans, want 1", got)
 			}
 			// Gated: it cannot open a stream again (its connection is refused
@@ -199,10 +206,10 @@ func TestViolationsCloseStreamAndBanRepeatOffender(t *testing.T) {
 					t.Fatal("a banned peer was served")
 				}
 			}
-			if metric(t, victim.reg, "leios_network_refused_connections_total", nil) == 0 {
+			if hosttest.Metric(t, victim.Reg, "leios_network_refused_connections_total", nil) == 0 {
 				t.Fatal("the gater refused nothing")
 			}
-			logs := victim.logs.String()
+			logs := victim.Logs.String()
 			if !strings.Contains(logs, "protocol violation") || !strings.Contains(logs, attacker.ID().String()) {
 				t.Fatalf("the violation is not logged with the peer ID:\n%s", logs)
 			}
@@ -287,8 +294,8 @@ func pingOnce(s libp2pnetwork.Stream, n uint64) error {
 
 // TestBanExpires: once the ban is over, the peer is admitted again.
 func TestBanExpires(t *testing.T) {
-	victim := startNode(t, 1, nil, nil, func(o *network.HostOptions) {
-		o.Services = []network.Service{pingService()}
+	victim := hosttest.Start(t, 1, nil, func(o *network.HostOptions) {
+		o.Services = []network.Service{pingService{}}
 		o.MaxViolations = 1
 		o.BanDuration = 500 * time.Millisecond
 	})
@@ -310,11 +317,11 @@ func TestBanExpires(t *testing.T) {
 	if _, err := bad.Write(frames(t, &ping.MsgPong{N: 1})); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the offender is banned", func() bool {
-		return metric(t, victim.reg, "leios_network_bans_total", nil) == 1 && len(victim.Peers()) == 0
+	hosttest.Eventually(t, "the offender is banned", func() bool {
+		return hosttest.Metric(t, victim.Reg, "leios_network_bans_total", nil) == 1 && len(victim.Peers()) == 0
 	})
 	time.Sleep(600 * time.Millisecond)
-	eventually(t, "the peer is served again", func() bool {
+	hosttest.Eventually(t, "the peer is served again", func() bool {
 		dial, cancel := context.WithTimeout(libp2pnetwork.WithForceDirectDial(ctx, "test"), 2*time.Second)
 		defer cancel()
 		if err := attacker.Connect(dial, *target); err != nil {
@@ -342,11 +349,11 @@ func TestNewHostRejectsBadOptions(t *testing.T) {
 		opts network.HostOptions
 	}{
 		{"no key", network.HostOptions{}},
-		{"bad topology", network.HostOptions{Key: key(1), Topology: []string{"/ip4/127.0.0.1/tcp/1"}}},
-		{"invalid spec", network.HostOptions{Key: key(1), Services: []network.Service{{
-			Name: "broken", Servers: []network.Server{{Spec: &protocol.Spec{Name: "broken", Initial: "Nowhere"}}},
-		}}}},
-		{"protocol served twice", network.HostOptions{Key: key(1), Services: []network.Service{pingService(), pingService()}}},
+		{"bad topology", network.HostOptions{Key: hosttest.Key(1), Topology: []string{"/ip4/127.0.0.1/tcp/1"}}},
+		{"invalid spec", network.HostOptions{Key: hosttest.Key(1), Services: []network.Service{
+			specService{&protocol.Spec{Name: "broken", Initial: "Nowhere"}},
+		}}},
+		{"protocol served twice", network.HostOptions{Key: hosttest.Key(1), Services: []network.Service{pingService{}, pingService{}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if h, err := network.NewHost(tc.opts); err == nil {

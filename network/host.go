@@ -34,6 +34,7 @@ type Host struct {
 	metrics  *metrics
 	topology []peer.AddrInfo
 	services []Service
+	servers  []Server // every service's, collected once
 
 	// mu guards the run state below. It is taken in libp2p's connection
 	// callbacks, so it is never held while waiting on anything.
@@ -72,11 +73,8 @@ func NewHost(opts HostOptions) (*Host, error) {
 		}
 		h.topology = append(h.topology, *info)
 	}
-	if opts.Chain != nil {
-		h.services = append(h.services, h.chainService())
-	}
-	h.services = append(h.services, opts.Services...)
-	if err := h.checkServices(); err != nil {
+	h.services = opts.Services
+	if err := h.collectServers(); err != nil {
 		return nil, err
 	}
 	h.metrics = newMetrics()
@@ -122,19 +120,20 @@ func (h *Host) buildLibp2p() error {
 	return nil
 }
 
-// checkServices validates every served Spec and rejects a protocol served
-// twice.
-func (h *Host) checkServices() error {
+// collectServers gathers the services' servers, validating every Spec and
+// rejecting a protocol served twice.
+func (h *Host) collectServers() error {
 	seen := make(map[string]bool)
 	for _, svc := range h.services {
-		for _, srv := range svc.Servers {
+		for _, srv := range svc.Servers() {
 			if err := srv.Spec.Validate(); err != nil {
-				return fmt.Errorf("network: service %s: %w", svc.Name, err)
+				return fmt.Errorf("network: service %s: %w", svc.Name(), err)
 			}
 			if seen[srv.Spec.ID()] {
 				return fmt.Errorf("network: protocol %s served twice", srv.Spec.ID())
 			}
 			seen[srv.Spec.ID()] = true
+			h.servers = append(h.servers, srv)
 		}
 	}
 	return nil
@@ -185,10 +184,8 @@ func (h *Host) Run(ctx context.Context) error {
 	h.runCtx, h.group = ctx, g
 	h.mu.Unlock()
 
-	for _, svc := range h.services {
-		for _, srv := range svc.Servers {
-			h.host.SetStreamHandler(libp2pprotocol.ID(srv.Spec.ID()), h.handler(srv))
-		}
+	for _, srv := range h.servers {
+		h.host.SetStreamHandler(libp2pprotocol.ID(srv.Spec.ID()), h.handler(srv))
 	}
 	notifiee := &network.NotifyBundle{
 		ConnectedF:    func(_ network.Network, c network.Conn) { h.reconcile(c.RemotePeer()) },
@@ -210,10 +207,8 @@ func (h *Host) Run(ctx context.Context) error {
 	h.mu.Unlock()
 	err := g.Wait()
 	h.host.Network().StopNotify(notifiee)
-	for _, svc := range h.services {
-		for _, srv := range svc.Servers {
-			h.host.RemoveStreamHandler(libp2pprotocol.ID(srv.Spec.ID()))
-		}
+	for _, srv := range h.servers {
+		h.host.RemoveStreamHandler(libp2pprotocol.ID(srv.Spec.ID()))
 	}
 	h.handlers.Wait()
 	return errors.Join(err, h.host.Close())
@@ -239,9 +234,7 @@ func (h *Host) reconcile(id peer.ID) {
 		ctx, cancel := context.WithCancel(h.runCtx)
 		h.live[id] = &livePeer{cancel: cancel, gone: make(chan struct{})}
 		for _, svc := range h.services {
-			if svc.Client != nil {
-				h.group.Go(func() error { h.runClient(ctx, id, svc); return nil })
-			}
+			h.group.Go(func() error { h.runClient(ctx, id, svc); return nil })
 		}
 	case !connected && running:
 		lp.cancel()

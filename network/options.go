@@ -7,8 +7,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/leiosnode/leiosnode/block"
 )
 
 // HostOptions configure a Host. Zero values take the documented defaults.
@@ -27,24 +25,7 @@ type HostOptions struct {
 	// /p2p/<peer ID>. Each is redialed with backoff while disconnected.
 	Topology []string
 
-	// Chain, if set, is synced with every peer by chain sync and block fetch
-	// and served to them. Nil: the host runs only Services.
-	Chain Chain
-	// ValidateHeader checks a synced header before its body is fetched
-	// (signature, VRF). Nil accepts every header.
-	ValidateHeader func(*block.Header) error
-	// IsInvalidBlock tells an AddBlock error for an invalid block (counted
-	// against the peer) from a local failure. Nil: every AddBlock error
-	// counts against the peer.
-	IsInvalidBlock func(error) bool
-	// OnCaughtUp, if set, is called whenever chain sync has added
-	// everything up to a peer's tip.
-	OnCaughtUp func()
-	// SyncBatch is how many blocks a chain-sync client fetches in one
-	// request while behind. Default chainsync.DefaultBatchSize (100).
-	SyncBatch int
-
-	// Services are further mini-protocol applications run with every peer.
+	// Services are the mini-protocol applications run with every peer.
 	Services []Service
 
 	// MaxViolations within ViolationWindow get a peer disconnected and

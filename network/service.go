@@ -2,6 +2,7 @@ package network
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -13,19 +14,27 @@ import (
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
-// Service is an application of mini-protocols that the host runs with every
-// peer: the protocols it serves on the streams peers open, and a client it
-// runs toward each connected peer. Chain sync and block fetch are one; later
-// protocols (tx submission, Leios notify and fetch) are others.
-type Service struct {
-	Name    string
-	Servers []Server
-	// Client, if set, runs toward each connected peer while it stays
-	// connected; ctx ends when the peer disconnects or the host stops. When
-	// it returns earlier it is restarted after a backoff. It reports
-	// violations through Session.Fail.
-	Client func(ctx context.Context, p *Peer) error
+// Service is one mini-protocol application the host runs with every peer:
+// the protocols it answers on the streams peers open, and a client it runs
+// toward each connected peer. Every protocol package (chainsync,
+// blockfetch, txsubmission, notify, fetch) implements it in its own
+// service.go; the host sees nothing else of them.
+type Service interface {
+	// Name names the service in logs and errors.
+	Name() string
+	// Servers are the protocols the service answers; the host calls it once,
+	// in NewHost.
+	Servers() []Server
+	// RunClient runs the client toward p while p stays connected; ctx ends
+	// when p disconnects or the host stops. When it returns earlier it is
+	// restarted after a backoff. It reports violations through
+	// Session.Fail. A service without a client returns ErrNoClient at once,
+	// and the host does not restart it.
+	RunClient(ctx context.Context, p *Peer) error
 }
+
+// ErrNoClient is what RunClient returns for a service that only serves.
+var ErrNoClient = errors.New("network: service has no client")
 
 // Server answers one mini-protocol on the streams peers open.
 type Server struct {
@@ -92,12 +101,12 @@ func (h *Host) runClient(ctx context.Context, id peer.ID, svc Service) {
 	for ctx.Err() == nil {
 		p := &Peer{ID: id, h: h}
 		start := time.Now()
-		err := svc.Client(ctx, p)
+		err := svc.RunClient(ctx, p)
 		p.closeSessions()
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || errors.Is(err, ErrNoClient) {
 			return
 		}
-		h.log.Debug("client ended", "service", svc.Name, "peer", id, "err", err)
+		h.log.Debug("client ended", "service", svc.Name(), "peer", id, "err", err)
 		if time.Since(start) > h.opts.MaxBackoff {
 			backoff = h.opts.MinBackoff
 		}

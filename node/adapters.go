@@ -10,7 +10,7 @@ import (
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
-	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/network/chainsync"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
 )
 
@@ -29,8 +29,9 @@ func (c countingChain) add(blk *block.Block) (chaindb.AddResult, error) {
 	return res, err
 }
 
-// chainAdapter presents the chain database as network.Chain: Go matches
-// method signatures exactly, and chaindb returns its own concrete types.
+// chainAdapter presents the chain database as chain sync and block fetch
+// use it: Go matches method signatures exactly, and chaindb returns its own
+// concrete types.
 type chainAdapter struct{ countingChain }
 
 func (a chainAdapter) Tip() block.Tip          { return a.db.Tip() }
@@ -38,7 +39,7 @@ func (a chainAdapter) ImmutableTip() block.Tip { return a.db.ImmutableTip() }
 func (a chainAdapter) FindIntersect(points []block.Point) (block.Point, bool) {
 	return a.db.FindIntersect(points)
 }
-func (a chainAdapter) NewFollower(from block.Point) (network.Follower, error) {
+func (a chainAdapter) NewFollower(from block.Point) (chainsync.Follower, error) {
 	return a.db.NewFollower(from)
 }
 func (a chainAdapter) BlockRange(from, to block.Point) ([]*block.Block, error) {
@@ -113,14 +114,4 @@ func (m txSubmissionMempool) Add(ctx context.Context, raw []byte) error {
 		return err
 	}
 	return m.pool.Add(ctx, tx)
-}
-
-// validateSyncedHeader is chain sync's header check: a valid header goes on
-// to the Leios pipeline, which relays it and ingests its announcement.
-func (n *Node) validateSyncedHeader(h *block.Header) error {
-	if err := n.validator.ValidateHeader(h); err != nil {
-		return err
-	}
-	n.leios.Announce(h)
-	return nil
 }

@@ -23,6 +23,8 @@ import (
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/network/blockfetch"
+	"github.com/leiosnode/leiosnode/network/chainsync"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
 	"github.com/leiosnode/leiosnode/txcache"
 )
@@ -172,16 +174,21 @@ func (n *Node) buildHost() error {
 	if len(topology.Peers) == 0 {
 		n.caughtUp.Store(true) // nobody to learn a chain from
 	}
+	chain := chainAdapter{countingChain{n.chain, n.adopted}}
 	n.host, err = network.NewHost(network.HostOptions{
-		Key:            nodeKey,
-		ListenAddrs:    n.cfg.ListenAddrs,
-		Topology:       topology.Peers,
-		Chain:          chainAdapter{countingChain{n.chain, n.adopted}},
-		ValidateHeader: n.validateSyncedHeader,
-		IsInvalidBlock: isInvalidBlock,
-		OnCaughtUp:     func() { n.caughtUp.Store(true) },
+		Key:         nodeKey,
+		ListenAddrs: n.cfg.ListenAddrs,
+		Topology:    topology.Peers,
 		Services: append([]network.Service{
-			network.TxSubmissionService(txSubmissionMempool{n.mempool}, txsubmission.Options{}),
+			chainsync.NewService(chainsync.Options{
+				Chain:          chain,
+				ValidateHeader: n.validator.ValidateHeader,
+				OnValidHeader:  n.leios.Announce,
+				IsInvalidBlock: isInvalidBlock,
+				OnCaughtUp:     func() { n.caughtUp.Store(true) },
+			}),
+			blockfetch.NewService(chain.BlockRange),
+			txsubmission.NewService(txSubmissionMempool{n.mempool}, txsubmission.Options{}),
 		}, n.leios.Services()...),
 		Logger:     n.log.With("component", "network"),
 		Registerer: n.registry,

@@ -61,6 +61,8 @@
 // its relay guarantees the order. Announcements and offers below the
 // immutable tip are ignored: a peer behind us may still send them.
 //
+// The host runs it through Service (service.go).
+//
 // This package never reads or writes the LeiosDB, never imports fetch or
 // the pipeline (the pipeline wires the callbacks), and never makes one
 // peer's stream wait on another's: a full FIFO drops that peer, it never

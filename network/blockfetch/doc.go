@@ -8,6 +8,9 @@
 // ends the session; a server without the range answers no blocks
 // (ErrNoBlocks for the caller, not a violation).
 //
+// The host runs it through Service (service.go), which only serves: chain
+// sync's client is the one that fetches.
+//
 // This package must never touch storage except through the BlockRange
 // callback, and never wait on any peer but its own session's.
 package blockfetch

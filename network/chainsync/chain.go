@@ -34,3 +34,10 @@ type LocalChain interface {
 	// block is invalid.
 	AddBlock(blk *block.Block) error
 }
+
+// NodeChain is the node's own chain, which a Service both serves to peers
+// and syncs into from them.
+type NodeChain interface {
+	Chain
+	LocalChain
+}

@@ -300,3 +300,38 @@ func TestInvalidBlockIsAViolation(t *testing.T) {
 		t.Fatalf("tip %s, want the 2 valid blocks", local.Tip())
 	}
 }
+
+// TestOnValidHeaderSeesOnlyValidatedHeaders: the hook gets each header that
+// passed ValidateHeader, in order, and never one that failed it.
+func TestOnValidHeaderSeesOnlyValidatedHeaders(t *testing.T) {
+	forger := chaintest.NewForger(1)
+	blocks := forger.Extend(nil, 3, "a")
+	remote := chaintest.New(100)
+	if err := chaintest.AddAll(remote, blocks); err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.AddUnchecked(badlySigned(blocks[2], blocks[2].Header.Slot+1)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	client, server, _ := sessions(t, ctx, chainsync.Spec())
+	served := make(chan error, 1)
+	go func() { served <- (&chainsync.Server{Chain: remote}).Serve(server.Context(), server) }()
+	var seen []block.Point
+	c := &chainsync.Client{
+		Chain:          chaintest.New(100),
+		ValidateHeader: chaintest.ValidateHeader,
+		OnValidHeader:  func(h *block.Header) { seen = append(seen, h.Point()) },
+		Fetch: func(context.Context, block.Point, block.Point) ([]*block.Block, error) {
+			return nil, errors.New("no fetch before the tip")
+		},
+	}
+	if err := c.Run(ctx, client); !errors.Is(err, chainsync.ErrInvalidHeader) {
+		t.Fatalf("client ended with %v, want an invalid header", err)
+	}
+	want := []block.Point{blocks[0].Point(), blocks[1].Point(), blocks[2].Point()}
+	if !slices.Equal(seen, want) {
+		t.Fatalf("OnValidHeader saw %v, want %v", seen, want)
+	}
+	<-served
+}

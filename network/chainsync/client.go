@@ -30,8 +30,14 @@ const DefaultBatchSize = 100
 type Client struct {
 	Chain LocalChain
 	// ValidateHeader checks a header before its body is fetched (signature,
-	// VRF); nil accepts every header.
+	// VRF) and returns the verdict, with no side effects; nil accepts every
+	// header.
 	ValidateHeader func(*block.Header) error
+	// OnValidHeader, if set, is called with each header that extends the
+	// followed chain and passed ValidateHeader, before its body is fetched:
+	// what the node does with a header it accepted (such as relaying the EB
+	// announcement it carries) is its own, not part of the verdict.
+	OnValidHeader func(*block.Header)
 	// Fetch returns the blocks from..to (inclusive) of the same peer's chain,
 	// checked against each other and their headers: blockfetch's
 	// Client.Fetch.
@@ -150,6 +156,9 @@ func (f *follow) rollForward(ctx context.Context, h *block.Header, tip block.Tip
 		if err := f.ValidateHeader(h); err != nil {
 			return f.s.Fail(fmt.Errorf("%w: block %d: %w", ErrInvalidHeader, h.BlockNumber, err))
 		}
+	}
+	if f.OnValidHeader != nil {
+		f.OnValidHeader(h)
 	}
 	f.pending = append(f.pending, h)
 	f.cur = h.Point()

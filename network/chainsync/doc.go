@@ -9,14 +9,21 @@
 // The client intersects with the local chain's recent points (tip, then
 // exponentially spaced back to the immutable tip, then origin), then requests
 // next forever. Each header must extend the one before it and pass
-// ValidateHeader; bodies are fetched (by blockfetch, from the same peer,
-// through the Fetch callback) in batches while the client is behind and one
-// at a time at the tip, and handed to the local chain's AddBlock.
+// ValidateHeader, which only returns a verdict; an accepted header is then
+// handed to OnValidHeader, the hook through which the node acts on it.
+// Bodies are fetched (by blockfetch, from the same peer, through the Fetch
+// callback) in batches while the client is behind and one at a time at the
+// tip, and handed to the local chain's AddBlock.
+//
+// The host runs it through Service (service.go); the chain, the header
+// check and the hooks are the Service's Options, so the host sees none of
+// them.
 //
 // Invariants: a header that does not extend the previous one, fails
 // validation, or an intersection the client did not offer, is a violation
 // (ErrBrokenChain, ErrInvalidHeader, ErrBadIntersection); a block is added
-// only after its header was validated and its body matched it.
+// only after its header was validated and its body matched it; OnValidHeader
+// sees only headers that extend the followed chain and passed validation.
 //
 // This package must never touch storage except through Chain, LocalChain and
 // Follower, and never wait on any peer but its own session's.

@@ -37,6 +37,8 @@
 // ledger state count as invalid (IsInvalidTx): a peer's mempool legitimately
 // holds txs that conflict with ours.
 //
+// The host runs both roles through Service (service.go).
+//
 // This package must never touch the mempool except through Mempool, never
 // take a lock per tx, and never wait on any peer but its own session's.
 package txsubmission

@@ -1,71 +1,24 @@
 package txsubmission_test
 
 import (
-	"bytes"
-	"context"
-	"crypto/ed25519"
-	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/network/internal/hosttest"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
 )
 
-// logBuffer collects a host's logs for assertions.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-// startHost runs a libp2p host on loopback with tx submission over mempool
-// until the test ends.
-func startHost(t *testing.T, seed byte, mempool *memMempool, topology []string, configure ...func(*network.HostOptions)) (*network.Host, *logBuffer) {
+// startHost runs a host on loopback with tx submission over mempool until
+// the test ends.
+func startHost(t *testing.T, seed byte, mempool *memMempool, topology []string, configure ...func(*network.HostOptions)) *hosttest.Node {
 	t.Helper()
-	s := make([]byte, ed25519.SeedSize)
-	s[0], s[1] = seed, 0x7d
-	logs := new(logBuffer)
-	opts := network.HostOptions{
-		Key:         ed25519.NewKeyFromSeed(s),
-		ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"},
-		Topology:    topology,
-		Services:    []network.Service{network.TxSubmissionService(mempool, txsubmission.Options{})},
-		MinBackoff:  50 * time.Millisecond,
-		MaxBackoff:  400 * time.Millisecond,
-		Logger:      slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	withTxSubmission := func(o *network.HostOptions) {
+		o.Services = []network.Service{txsubmission.NewService(mempool, txsubmission.Options{})}
 	}
-	for _, c := range configure {
-		c(&opts)
-	}
-	h, err := network.NewHost(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- h.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("host %s: Run: %v", h.ID(), err)
-		}
-	})
-	return h, logs
+	return hosttest.Start(t, seed, topology, append([]func(*network.HostOptions){withTxSubmission}, configure...)...)
 }
 
 // TestOverLibp2p: two hosts on loopback, one dialing the other; txs added at
@@ -73,7 +26,7 @@ func startHost(t *testing.T, seed byte, mempool *memMempool, topology []string, 
 func TestOverLibp2p(t *testing.T) {
 	w := newWallet(2)
 	a, b := newMempool(w.genesis()), newMempool(w.genesis())
-	hostA, _ := startHost(t, 1, a, nil)
+	hostA := startHost(t, 1, a, nil)
 	startHost(t, 2, b, hostA.P2PAddrs())
 	fromA, fromB := w.txs(t, 0, 20), w.txs(t, 1, 20)
 	for i := range 20 {
@@ -99,14 +52,14 @@ func TestInvalidPeerDisconnected(t *testing.T) {
 	forged := w.forged(t, 0, 11)
 	bad.mustAdd(t, forged...)
 	victim := newMempool(w.genesis())
-	victimHost, logs := startHost(t, 1, victim, nil, func(o *network.HostOptions) {
+	victimHost := startHost(t, 1, victim, nil, func(o *network.HostOptions) {
 		o.MaxViolations = 100
 		o.BanDuration = time.Minute
 	})
 	startHost(t, 2, bad, victimHost.P2PAddrs())
-	eventually(t, "the victim bans the peer", func() bool { return strings.Contains(logs.String(), "peer disconnected and banned") })
-	if !strings.Contains(logs.String(), "too many invalid txs") {
-		t.Fatalf("the violation logged is not the invalid txs:\n%s", logs.String())
+	eventually(t, "the victim bans the peer", func() bool { return strings.Contains(victimHost.Logs.String(), "peer disconnected and banned") })
+	if !strings.Contains(victimHost.Logs.String(), "too many invalid txs") {
+		t.Fatalf("the violation logged is not the invalid txs:\n%s", victimHost.Logs.String())
 	}
 	eventually(t, "the peer is disconnected", func() bool { return len(victimHost.Peers()) == 0 })
 	if victim.len() != 0 {

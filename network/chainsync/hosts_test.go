@@ -1,12 +1,45 @@
-package network_test
+package chainsync_test
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/network/blockfetch"
+	"github.com/leiosnode/leiosnode/network/chainsync"
 	"github.com/leiosnode/leiosnode/network/internal/chaintest"
+	"github.com/leiosnode/leiosnode/network/internal/hosttest"
 )
+
+// startNode runs a host that syncs chain with its peers by chain sync and
+// serves it by chain sync and block fetch, as the node does.
+func startNode(t *testing.T, seed byte, chain *chaintest.Chain, topology []string, configure ...func(*network.HostOptions)) *hosttest.Node {
+	t.Helper()
+	withChain := func(o *network.HostOptions) {
+		o.Services = append(o.Services,
+			chainsync.NewService(chainsync.Options{Chain: chain, ValidateHeader: chaintest.ValidateHeader}),
+			blockfetch.NewService(chain.BlockRange))
+	}
+	return hosttest.Start(t, seed, topology, append([]func(*network.HostOptions){withChain}, configure...)...)
+}
+
+func sameTip(chains ...*chaintest.Chain) func() bool {
+	return func() bool {
+		want := chains[0].Tip()
+		for _, c := range chains[1:] {
+			if c.Tip() != want {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func hasBlock(c *chaintest.Chain, b *block.Block) bool {
+	got, err := c.BlockByNumber(b.Header.BlockNumber)
+	return err == nil && got.Hash() == b.Hash()
+}
 
 func TestThreeNodesCatchUpAndFollow(t *testing.T) {
 	forger := chaintest.NewForger(1)
@@ -18,7 +51,7 @@ func TestThreeNodesCatchUpAndFollow(t *testing.T) {
 	a := startNode(t, 1, chainA, nil)
 	b := startNode(t, 2, chainB, a.P2PAddrs())
 	c := startNode(t, 3, chainC, b.P2PAddrs()) // C hears of A's blocks only through B
-	eventually(t, "B and C catch up with A", sameTip(chainA, chainB, chainC))
+	hosttest.Eventually(t, "B and C catch up with A", sameTip(chainA, chainB, chainC))
 
 	// A forges on: the new blocks flow to B, and from B to C.
 	for _, blk := range forger.Extend(blocks[len(blocks)-1], 5, "b") {
@@ -26,30 +59,30 @@ func TestThreeNodesCatchUpAndFollow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, "B and C follow A", sameTip(chainA, chainB, chainC))
+	hosttest.Eventually(t, "B and C follow A", sameTip(chainA, chainB, chainC))
 	if chainC.Tip().BlockNumber != 35 {
 		t.Fatalf("tip %s, want block 35", chainC.Tip())
 	}
 
-	peerIDs := func(n *node) []string {
+	peerIDs := func(n *hosttest.Node) []string {
 		var ids []string
 		for _, p := range n.Peers() {
 			ids = append(ids, p.ID.String())
 		}
 		return ids
 	}
-	eventually(t, "B lists A and C as peers", func() bool {
+	hosttest.Eventually(t, "B lists A and C as peers", func() bool {
 		return slices.Equal(peerIDs(b), sortedIDs(a, c))
 	})
 	if got := b.Peers(); len(got[0].Addrs) == 0 {
 		t.Fatalf("peer %s has no address", got[0].ID)
 	}
-	if metric(t, c.reg, "leios_network_messages_total", map[string]string{"protocol": "blockfetch", "direction": "received"}) == 0 {
+	if hosttest.Metric(t, c.Reg, "leios_network_messages_total", map[string]string{"protocol": "blockfetch", "direction": "received"}) == 0 {
 		t.Fatal("C counted no block-fetch messages")
 	}
 }
 
-func sortedIDs(nodes ...*node) []string {
+func sortedIDs(nodes ...*hosttest.Node) []string {
 	var ids []string
 	for _, n := range nodes {
 		ids = append(ids, n.ID().String())
@@ -68,8 +101,8 @@ func TestRestartFromEmptyChainCatchesUp(t *testing.T) {
 	a := startNode(t, 1, chainA, nil)
 	first := chaintest.New(10)
 	b := startNode(t, 2, first, a.P2PAddrs())
-	eventually(t, "B catches up", sameTip(chainA, first))
-	b.stop()
+	hosttest.Eventually(t, "B catches up", sameTip(chainA, first))
+	b.Stop()
 
 	// A moves on while B is down; B comes back with an empty chain (same
 	// key, new port) and catches up from origin.
@@ -80,7 +113,7 @@ func TestRestartFromEmptyChainCatchesUp(t *testing.T) {
 	}
 	restarted := chaintest.New(10)
 	startNode(t, 2, restarted, a.P2PAddrs())
-	eventually(t, "restarted B catches up", sameTip(chainA, restarted))
+	hosttest.Eventually(t, "restarted B catches up", sameTip(chainA, restarted))
 }
 
 func TestForkConvergesOnLongerChain(t *testing.T) {
@@ -98,7 +131,7 @@ func TestForkConvergesOnLongerChain(t *testing.T) {
 	longer := chainB.Tip()
 	b := startNode(t, 2, chainB, nil)
 	startNode(t, 1, chainA, b.P2PAddrs())
-	eventually(t, "A and B agree", sameTip(chainA, chainB))
+	hosttest.Eventually(t, "A and B agree", sameTip(chainA, chainB))
 	if chainA.Tip() != longer {
 		t.Fatalf("converged on %s, want the longer %s", chainA.Tip(), longer)
 	}
@@ -129,11 +162,11 @@ func TestPeerServingBadBodyIsBanned(t *testing.T) {
 	h := startNode(t, 1, chainH, nil, opts)
 	startNode(t, 2, chainM, h.P2PAddrs(), opts) // M keeps dialing H
 
-	eventually(t, "H bans M", func() bool {
-		return metric(t, h.reg, "leios_network_bans_total", nil) == 1
+	hosttest.Eventually(t, "H bans M", func() bool {
+		return hosttest.Metric(t, h.Reg, "leios_network_bans_total", nil) == 1
 	})
-	eventually(t, "M is disconnected", func() bool { return len(h.Peers()) == 0 })
-	if v := metric(t, h.reg, "leios_network_violations_total", map[string]string{"protocol": "blockfetch"}); v < 2 {
+	hosttest.Eventually(t, "M is disconnected", func() bool { return len(h.Peers()) == 0 })
+	if v := hosttest.Metric(t, h.Reg, "leios_network_violations_total", map[string]string{"protocol": "blockfetch"}); v < 2 {
 		t.Fatalf("%v block-fetch violations counted, want 2", v)
 	}
 	if chainH.Tip().Point != honest[1].Point() || !hasBlock(chainH, honest[0]) {
@@ -143,8 +176,8 @@ func TestPeerServingBadBodyIsBanned(t *testing.T) {
 		t.Fatal("H stored the tampered block")
 	}
 	// M keeps redialing, and the gater keeps refusing it.
-	eventually(t, "H refuses M's redials", func() bool {
-		return metric(t, h.reg, "leios_network_refused_connections_total", nil) >= 2
+	hosttest.Eventually(t, "H refuses M's redials", func() bool {
+		return hosttest.Metric(t, h.Reg, "leios_network_refused_connections_total", nil) >= 2
 	})
 	if len(h.Peers()) != 0 {
 		t.Fatalf("banned M reconnected: H peers %v", h.Peers())

@@ -1,4 +1,4 @@
-package network_test
+package chainsync_test
 
 import (
 	"testing"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/internal/chaintest"
+	"github.com/leiosnode/leiosnode/network/internal/hosttest"
 )
 
 // Hosts built on mocknet links (latency, bandwidth) sync like TCP ones: the
@@ -17,10 +18,10 @@ import (
 func TestChainSyncOverMocknetLinks(t *testing.T) {
 	net := mocknet.New()
 	t.Cleanup(func() { _ = net.Close() })
-	var hosts []*node
+	var hosts []*hosttest.Node
 	var chains []*chaintest.Chain
 	for i := range 3 {
-		sk, err := crypto.UnmarshalEd25519PrivateKey(key(byte(i + 1)))
+		sk, err := crypto.UnmarshalEd25519PrivateKey(hosttest.Key(byte(i + 1)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,5 +47,5 @@ func TestChainSyncOverMocknetLinks(t *testing.T) {
 	if err := chaintest.AddAll(chains[0], forger.Extend(nil, 20, "m")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the line of mocknet hosts converges", sameTip(chains...))
+	hosttest.Eventually(t, "the line of mocknet hosts converges", sameTip(chains...))
 }

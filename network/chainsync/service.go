@@ -1,0 +1,77 @@
+package chainsync
+
+import (
+	"context"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/network/blockfetch"
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+// Options configure a Service. Chain is required; the rest are the
+// per-peer Client's fields of the same names.
+type Options struct {
+	// Chain is served to peers and synced from them.
+	Chain          NodeChain
+	ValidateHeader func(*block.Header) error
+	OnValidHeader  func(*block.Header)
+	IsInvalidBlock func(error) bool
+	OnCaughtUp     func()
+	BatchSize      int
+}
+
+// Service is chain sync as the host runs it: the server of Options.Chain on
+// the streams peers open, and toward every connected peer a Client that
+// syncs Options.Chain from it, fetching the bodies by block fetch from the
+// same peer. It serves no block fetch itself: peers syncing from this node
+// need blockfetch's Service beside it.
+type Service struct {
+	opts      Options
+	spec      *protocol.Spec
+	fetchSpec *protocol.Spec
+	server    *Server
+}
+
+var _ network.Service = (*Service)(nil)
+
+// NewService returns the chain-sync service of opts.Chain.
+func NewService(opts Options) *Service {
+	return &Service{
+		opts:      opts,
+		spec:      Spec(),
+		fetchSpec: blockfetch.Spec(),
+		server:    &Server{Chain: opts.Chain},
+	}
+}
+
+// Name is the service's name in the host's logs.
+func (*Service) Name() string { return "chainsync" }
+
+// Servers is the chain-sync server.
+func (svc *Service) Servers() []network.Server {
+	return []network.Server{{Spec: svc.spec, Serve: svc.server.Serve}}
+}
+
+// RunClient syncs from p over two streams it opens: chain sync for the
+// headers, block fetch for their bodies.
+func (svc *Service) RunClient(ctx context.Context, p *network.Peer) error {
+	headers, err := p.Open(ctx, svc.spec)
+	if err != nil {
+		return err
+	}
+	bodies, err := p.Open(ctx, svc.fetchSpec)
+	if err != nil {
+		return err
+	}
+	client := Client{
+		Chain:          svc.opts.Chain,
+		ValidateHeader: svc.opts.ValidateHeader,
+		OnValidHeader:  svc.opts.OnValidHeader,
+		Fetch:          blockfetch.NewClient(bodies, 0).Fetch,
+		IsInvalidBlock: svc.opts.IsInvalidBlock,
+		BatchSize:      svc.opts.BatchSize,
+		OnCaughtUp:     svc.opts.OnCaughtUp,
+	}
+	return client.Run(ctx, headers)
+}

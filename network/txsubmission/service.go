@@ -1,0 +1,42 @@
+package txsubmission
+
+import (
+	"context"
+
+	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
+
+// Service is tx submission as the host runs it, both ways: toward each
+// connected peer it opens a stream whose Client serves the mempool's txs,
+// and on the streams peers open its Server pulls their txs into the
+// mempool.
+type Service struct {
+	spec   *protocol.Spec
+	server *Server
+	client *Client
+}
+
+var _ network.Service = (*Service)(nil)
+
+// NewService runs tx submission over mempool.
+func NewService(mempool Mempool, opts Options) *Service {
+	return &Service{spec: Spec(), server: NewServer(mempool, opts), client: NewClient(mempool, opts)}
+}
+
+// Name is the service's name in the host's logs.
+func (*Service) Name() string { return "txsubmission" }
+
+// Servers is the tx-submission server.
+func (svc *Service) Servers() []network.Server {
+	return []network.Server{{Spec: svc.spec, Serve: svc.server.Serve}}
+}
+
+// RunClient serves the mempool's txs to p.
+func (svc *Service) RunClient(ctx context.Context, p *network.Peer) error {
+	s, err := p.Open(ctx, svc.spec)
+	if err != nil {
+		return err
+	}
+	return svc.client.Run(ctx, s)
+}
