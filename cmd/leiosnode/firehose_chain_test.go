@@ -9,6 +9,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -120,7 +121,7 @@ func TestLoadTxChains(t *testing.T) {
 	}
 
 	// A key genesis does not fund is refused.
-	if _, err := writePaymentKey(filepath.Join(d.Dir, fundsDirName, "payment-99"), 0); err != nil {
+	if _, err := keys.GeneratePaymentKeyFiles(filepath.Join(d.Dir, fundsDirName, "payment-99"), 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := loadTxChains(filepath.Join(d.Dir, fundsDirName), d.Genesis, len(d.Nodes)); err == nil {

@@ -105,7 +105,7 @@ func TestGenesisFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := peerIDOf(nodeKey.Public().(ed25519.PublicKey))
+		id, err := keys.PeerID(nodeKey.Public().(ed25519.PublicKey))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/keys"
 )
 
 // The files of a generated devnet. Paths inside a node's config are
@@ -108,7 +109,7 @@ func writeDevnet(spec devnetSpec) (*devnet, error) {
 		d.Nodes = append(d.Nodes, n)
 	}
 	for i := range spec.Funded {
-		addr, err := writePaymentKey(filepath.Join(dir, fundsDirName, fmt.Sprintf("payment-%d", i)), g.NetworkID)
+		addr, err := keys.GeneratePaymentKeyFiles(filepath.Join(dir, fundsDirName, fmt.Sprintf("payment-%d", i)), g.NetworkID)
 		if err != nil {
 			return nil, fmt.Errorf("payment key %d: %w", i, err)
 		}
@@ -137,18 +138,18 @@ func writeNodeKeys(dir string, i int) (devnetNode, consensus.Pool, error) {
 	if err := os.MkdirAll(n.Dir, 0o755); err != nil {
 		return n, consensus.Pool{}, err
 	}
-	nodeKey, err := writeNodeKey(filepath.Join(n.Dir, nodeKeyFileName))
+	nodeKey, err := keys.GenerateKeyFiles(keys.Node, filepath.Join(n.Dir, nodeKeyFileName), "")
 	if err != nil {
 		return n, consensus.Pool{}, fmt.Errorf("%s node key: %w", name, err)
 	}
-	if n.PeerID, err = peerIDOf(nodeKey); err != nil {
+	if n.PeerID, err = keys.PeerID(nodeKey); err != nil {
 		return n, consensus.Pool{}, fmt.Errorf("%s peer id: %w", name, err)
 	}
-	issuer, err := writeIssuerKey(filepath.Join(n.Dir, issuerSKeyName), filepath.Join(n.Dir, issuerVKeyName))
+	issuer, err := keys.GenerateKeyFiles(keys.StakePool, filepath.Join(n.Dir, issuerSKeyName), filepath.Join(n.Dir, issuerVKeyName))
 	if err != nil {
 		return n, consensus.Pool{}, fmt.Errorf("%s issuer key: %w", name, err)
 	}
-	vrfKey, err := writeVRFKey(filepath.Join(n.Dir, vrfSKeyName), filepath.Join(n.Dir, vrfVKeyName))
+	vrfKey, err := keys.GenerateVRFKeyFiles(filepath.Join(n.Dir, vrfSKeyName), filepath.Join(n.Dir, vrfVKeyName))
 	if err != nil {
 		return n, consensus.Pool{}, fmt.Errorf("%s VRF key: %w", name, err)
 	}
