@@ -35,6 +35,7 @@ var rank = map[string]int{
 	"api":               6,
 	"node":              7,
 	"internal/leiosnet": 6,
+	"internal/devnet":   7,
 	"cmd/leiosnode":     8,
 	"cmd/leiosbench":    8,
 	"internal/layers":   9,

@@ -1,4 +1,4 @@
-package main
+package devnet
 
 import (
 	"errors"
@@ -88,11 +88,11 @@ func TestTxChainValid(t *testing.T) {
 // TestLoadTxChains: the firehose finds one chain per funded address of a
 // generated devnet, in the order of the key files, spread over the nodes.
 func TestLoadTxChains(t *testing.T) {
-	tmpl, err := loadTemplate("")
+	tmpl, err := LoadTemplate("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := writeDevnet(devnetSpec{Dir: t.TempDir(), Nodes: 3, Funded: 11, Template: tmpl, SystemStart: time.Now()})
+	d, err := Write(Spec{Dir: t.TempDir(), Nodes: 3, Funded: 11, Template: tmpl, SystemStart: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
