@@ -1,5 +1,6 @@
-// Package keys reads and writes the node's key files and derives the
-// addresses genesis funds are paid to.
+// Package keys generates, reads and writes the node's key files, and derives
+// from the keys the addresses genesis funds are paid to and the libp2p peer
+// ID of a node.
 //
 // Key files are Cardano text envelopes, {"type", "description", "cborHex"},
 // with cborHex the CBOR byte string of the raw key, exactly as cardano-cli

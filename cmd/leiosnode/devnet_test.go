@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/leiosnode/leiosnode/internal/devnet"
 )
 
 // TestDevnetEndToEnd runs a three-node devnet of real node processes (the
@@ -38,7 +40,7 @@ func TestDevnetEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r Report
+	var r devnet.Report
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +107,7 @@ func TestDevnetEndToEnd(t *testing.T) {
 	}
 	if t.Failed() {
 		for i := range 3 {
-			log, _ := os.ReadFile(filepath.Join(dir, "devnet", r.Nodes[i].Name, nodeLogFileName))
+			log, _ := os.ReadFile(filepath.Join(dir, "devnet", r.Nodes[i].Name, "node.log"))
 			t.Logf("%s log:\n%s", r.Nodes[i].Name, log)
 		}
 	}

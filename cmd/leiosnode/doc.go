@@ -9,12 +9,8 @@
 // Genesis parameters come from a template (configs/devnet.json by default,
 // compiled in; configs/testnet.json for public-testnet-like values).
 //
-// The devnet supervisor only watches its nodes from outside, through each
-// node's GET /status, exactly as an operator would: it never shares memory
-// with them, so a node can be killed with kill -9 and restarted by hand with
-// the command line the supervisor printed. Its tx firehose, likewise, only
-// submits txs through each node's local API and checks their fate through it.
-//
-// This command must never hold protocol logic: everything a node does lives
-// in the node package and below; here are only flags, files and processes.
+// This command is the CLI only: it parses flags and calls the packages that
+// do the work, node for run, keys for keygen, internal/devnet for genesis,
+// devnet and submit. It is the only place that links a node in, so devnet
+// starts its nodes by running this same binary.
 package main

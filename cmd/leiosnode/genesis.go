@@ -2,11 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/leiosnode/leiosnode/internal/devnet"
 )
 
 // devnetFlags are the generation flags genesis and devnet share.
@@ -34,12 +34,12 @@ func (f *devnetFlags) register(cmd *cobra.Command) {
 	fs.IntVar(&f.securityParam, "security-param", 0, "security parameter k in blocks (overrides the template)")
 }
 
-// spec resolves the flags into a devnetSpec: the template, then the
+// spec resolves the flags into a devnet.Spec: the template, then the
 // overrides the user gave.
-func (f *devnetFlags) spec(cmd *cobra.Command, dir string, systemStart time.Time) (devnetSpec, error) {
-	t, err := loadTemplate(f.templateFile)
+func (f *devnetFlags) spec(cmd *cobra.Command, dir string, systemStart time.Time) (devnet.Spec, error) {
+	t, err := devnet.LoadTemplate(f.templateFile)
 	if err != nil {
-		return devnetSpec{}, err
+		return devnet.Spec{}, err
 	}
 	fs := cmd.Flags()
 	if fs.Changed("slot-length-ms") {
@@ -51,7 +51,7 @@ func (f *devnetFlags) spec(cmd *cobra.Command, dir string, systemStart time.Time
 	if fs.Changed("security-param") {
 		t.SecurityParam = f.securityParam
 	}
-	return devnetSpec{
+	return devnet.Spec{
 		Dir:         dir,
 		Nodes:       f.nodes,
 		Funded:      f.funded,
@@ -81,11 +81,11 @@ topology.json (a full mesh). Start a node with: leiosnode run --config DIR/node-
 			if err != nil {
 				return err
 			}
-			d, err := writeDevnet(spec)
+			d, err := devnet.Write(spec)
 			if err != nil {
 				return err
 			}
-			printDevnet(cmd.OutOrStdout(), d)
+			d.Print(cmd.OutOrStdout())
 			return nil
 		},
 	}
@@ -94,14 +94,4 @@ topology.json (a full mesh). Start a node with: leiosnode run --config DIR/node-
 	cmd.Flags().DurationVar(&startDelay, "start-delay", 10*time.Second, "system start = now + this")
 	_ = cmd.MarkFlagRequired("dir") // only fails for an unknown flag
 	return cmd
-}
-
-// printDevnet tells the user what was written and how to start it.
-func printDevnet(w io.Writer, d *devnet) {
-	g := d.Genesis
-	fmt.Fprintf(w, "devnet in %s: %d pools, %d funded addresses, system start %s, slot %d ms, f %s, k %d\n",
-		d.Dir, len(g.Pools), len(g.InitialFunds), g.SystemStart.Format(time.RFC3339Nano), g.SlotLengthMs, g.ActiveSlotsCoeff, g.SecurityParam)
-	for _, n := range d.Nodes {
-		fmt.Fprintf(w, "  %s  %s/p2p/%s  http://%s\n", n.Name, n.ListenAddr, n.PeerID, n.HTTPAddr)
-	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/devnet"
 	"github.com/leiosnode/leiosnode/keys"
 )
 
@@ -30,11 +31,11 @@ func TestGenesisFiles(t *testing.T) {
 		t.Fatalf("genesis: %v\n%s", err, out)
 	}
 
-	g, err := consensus.ReadGenesis(filepath.Join(dir, genesisFileName))
+	g, err := consensus.ReadGenesis(filepath.Join(dir, "genesis.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl, _ := loadTemplate("")
+	tmpl, _ := devnet.LoadTemplate("")
 	if len(g.Pools) != 4 || len(g.InitialFunds) != 3 {
 		t.Fatalf("%d pools, %d funded addresses; want 4 and 3", len(g.Pools), len(g.InitialFunds))
 	}
@@ -48,7 +49,7 @@ func TestGenesisFiles(t *testing.T) {
 
 	// Funds: every payment key's enterprise address holds the template's amount.
 	for i := range 3 {
-		prefix := filepath.Join(dir, fundsDirName, fmt.Sprintf("payment-%d", i))
+		prefix := filepath.Join(dir, "funds", fmt.Sprintf("payment-%d", i))
 		skey, err := keys.ReadSigningKey(prefix+".skey", keys.Payment)
 		if err != nil {
 			t.Fatal(err)
@@ -77,14 +78,14 @@ func TestGenesisFiles(t *testing.T) {
 	var ownAddrs []string
 	for i, pool := range g.Pools {
 		name := fmt.Sprintf("node-%d", i)
-		cfg, err := config.Load(filepath.Join(dir, name, configFileName))
+		cfg, err := config.Load(filepath.Join(dir, name, "config.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if pool.Name != name || pool.Stake != tmpl.PoolStake {
 			t.Errorf("pool %d is %q with stake %d", i, pool.Name, pool.Stake)
 		}
-		if cfg.GenesisFile != filepath.Join(dir, genesisFileName) || cfg.DatabasePath != filepath.Join(dir, name, databaseDirName) {
+		if cfg.GenesisFile != filepath.Join(dir, "genesis.json") || cfg.DatabasePath != filepath.Join(dir, name, "db") {
 			t.Errorf("%s: genesis %s, database %s", name, cfg.GenesisFile, cfg.DatabasePath)
 		}
 		issuer, err := keys.ReadSigningKey(cfg.IssuerKeyFile, keys.StakePool)
@@ -105,7 +106,7 @@ func TestGenesisFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := peerIDOf(nodeKey.Public().(ed25519.PublicKey))
+		id, err := keys.PeerID(nodeKey.Public().(ed25519.PublicKey))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +168,7 @@ func TestGenesisFlags(t *testing.T) {
 	if out, err := execute(context.Background(), args...); err != nil {
 		t.Fatalf("genesis: %v\n%s", err, out)
 	}
-	g, err := consensus.ReadGenesis(filepath.Join(dir, genesisFileName))
+	g, err := consensus.ReadGenesis(filepath.Join(dir, "genesis.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestGenesisFlags(t *testing.T) {
 		t.Errorf("maxClockSkewMs %d, want the testnet template's 2000", g.MaxClockSkewMs)
 	}
 	for i := range 2 {
-		cfg, err := config.Load(filepath.Join(dir, fmt.Sprintf("node-%d", i), configFileName))
+		cfg, err := config.Load(filepath.Join(dir, fmt.Sprintf("node-%d", i), "config.json"))
 		if err != nil {
 			t.Fatal(err)
 		}

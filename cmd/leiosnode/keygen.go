@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/leiosnode/leiosnode/keys"
 )
 
 func newKeygenCommand() *cobra.Command {
@@ -34,29 +36,29 @@ Existing files are never overwritten.`,
 			out := cmd.OutOrStdout()
 			switch kind {
 			case "node":
-				vkey, err := writeNodeKey(prefix + ".skey")
+				vkey, err := keys.GenerateKeyFiles(keys.Node, prefix+".skey", "")
 				if err != nil {
 					return err
 				}
-				id, err := peerIDOf(vkey)
+				id, err := keys.PeerID(vkey)
 				if err != nil {
 					return err
 				}
 				fmt.Fprintln(out, id)
 			case "pool":
-				vkey, err := writeIssuerKey(prefix+".skey", prefix+".vkey")
+				vkey, err := keys.GenerateKeyFiles(keys.StakePool, prefix+".skey", prefix+".vkey")
 				if err != nil {
 					return err
 				}
 				fmt.Fprintln(out, hex.EncodeToString(vkey))
 			case "vrf":
-				vkey, err := writeVRFKey(prefix+".skey", prefix+".vkey")
+				vkey, err := keys.GenerateVRFKeyFiles(prefix+".skey", prefix+".vkey")
 				if err != nil {
 					return err
 				}
 				fmt.Fprintln(out, hex.EncodeToString(vkey[:]))
 			case "payment":
-				addr, err := writePaymentKey(prefix, networkID)
+				addr, err := keys.GeneratePaymentKeyFiles(prefix, networkID)
 				if err != nil {
 					return err
 				}

@@ -31,7 +31,7 @@ func TestKeygen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id, _ := peerIDOf(nodeKey.Public().(ed25519.PublicKey)); id.String() != printed {
+	if id, _ := keys.PeerID(nodeKey.Public().(ed25519.PublicKey)); id.String() != printed {
 		t.Errorf("node: printed %q, the key's peer ID is %s", printed, id)
 	}
 

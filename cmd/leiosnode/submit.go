@@ -2,41 +2,16 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/leiosnode/leiosnode/internal/devnet"
 	"github.com/leiosnode/leiosnode/keys"
 )
-
-// submitTimeout bounds one POST /api/submit/tx. The node itself waits up to
-// a few seconds for mempool room before it answers 503.
-const submitTimeout = 15 * time.Second
-
-// The answers of POST /api/submit/tx that are not an admission.
-var (
-	// errTxRejected: 400, the tx broke a ledger rule (or did not decode);
-	// the wrapping txRejectedError holds the node's reason.
-	errTxRejected = errors.New("tx rejected")
-	// errMempoolFull: 503, the mempool had no room in time; the same tx
-	// may be submitted again later.
-	errMempoolFull = errors.New("mempool full")
-)
-
-// txRejectedError is a 400 answer: Reason is the node's error message.
-type txRejectedError struct{ Reason string }
-
-func (e *txRejectedError) Error() string { return "tx rejected: " + e.Reason }
-func (e *txRejectedError) Unwrap() error { return errTxRejected }
 
 // txEnvelopeTypes are the cardano-cli text envelope types of a signed
 // Conway tx (older cardano-cli versions say "Witnessed").
@@ -58,7 +33,7 @@ naming the node's reason.`,
 			if err != nil {
 				return err
 			}
-			id, err := newNodeAPI(&http.Client{}, nodeURL).submit(cmd.Context(), raw)
+			id, err := devnet.SubmitTx(cmd.Context(), &http.Client{}, nodeURL, raw)
 			if err != nil {
 				return err
 			}
@@ -106,61 +81,4 @@ func isTxEnvelopeType(t string) bool {
 		}
 	}
 	return false
-}
-
-// nodeAPI is a client of one node's local HTTP API.
-type nodeAPI struct {
-	client *http.Client
-	base   string // e.g. http://127.0.0.1:3001, without a trailing slash
-}
-
-func newNodeAPI(client *http.Client, baseURL string) nodeAPI {
-	return nodeAPI{client: client, base: strings.TrimRight(baseURL, "/")}
-}
-
-// submit is POST /api/submit/tx. It returns the tx id the node answered
-// with, or an error wrapping errTxRejected (a *txRejectedError),
-// errMempoolFull, or why there was no answer.
-func (a nodeAPI) submit(ctx context.Context, raw []byte) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, submitTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+"/api/submit/tx", bytes.NewReader(raw))
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("Content-Type", "application/cbor")
-	resp, err := a.client.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-	if err != nil {
-		return "", fmt.Errorf("POST /api/submit/tx: reading the answer: %w", err)
-	}
-	switch resp.StatusCode {
-	case http.StatusAccepted:
-		var id string
-		if err := json.Unmarshal(body, &id); err != nil {
-			return "", fmt.Errorf("POST /api/submit/tx: the tx id: %w", err)
-		}
-		return id, nil
-	case http.StatusBadRequest:
-		return "", &txRejectedError{Reason: apiErrorMessage(body)}
-	case http.StatusServiceUnavailable:
-		return "", errMempoolFull
-	}
-	return "", fmt.Errorf("POST /api/submit/tx: %s: %s", resp.Status, apiErrorMessage(body))
-}
-
-// apiErrorMessage is the "error" of a JSON error answer, or the body itself
-// when it is not one.
-func apiErrorMessage(body []byte) string {
-	var answer struct {
-		Error string `json:"error"`
-	}
-	if err := json.Unmarshal(body, &answer); err == nil && answer.Error != "" {
-		return answer.Error
-	}
-	return strings.TrimSpace(string(body))
 }

@@ -35,6 +35,7 @@ var rank = map[string]int{
 	"leios":             6,
 	"api":               7,
 	"internal/leiosnet": 7,
+	"internal/devnet":   8,
 	"node":              8,
 	"cmd/leiosnode":     9,
 	"cmd/leiosbench":    9,

@@ -1,4 +1,4 @@
-package main
+package devnet
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ func TestEmbeddedTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(source, devnetTemplate) {
-		t.Fatal("cmd/leiosnode/templates/devnet.json differs from configs/devnet.json: copy configs/devnet.json over it")
+		t.Fatal("internal/devnet/templates/devnet.json differs from configs/devnet.json: copy configs/devnet.json over it")
 	}
 }
 
@@ -39,7 +39,7 @@ func TestShippedTemplates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			tmpl, err := loadTemplate(tt.file)
+			tmpl, err := LoadTemplate(tt.file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,11 +61,11 @@ func TestShippedTemplates(t *testing.T) {
 			}
 		})
 	}
-	embedded, err := loadTemplate("")
+	embedded, err := LoadTemplate("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromFile, _ := loadTemplate("../../configs/devnet.json")
+	fromFile, _ := LoadTemplate("../../configs/devnet.json")
 	if embedded != fromFile {
 		t.Errorf("the embedded template decodes to %+v, configs/devnet.json to %+v", embedded, fromFile)
 	}

@@ -1,9 +1,10 @@
-package main
+package devnet
 
 import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/keys"
 )
 
 // The files of a generated devnet. Paths inside a node's config are
@@ -31,15 +33,18 @@ const (
 	nodeLogFileName  = "node.log"
 )
 
-// devnetSpec says what writeDevnet generates.
-type devnetSpec struct {
+// Spec says what Write generates; the genesis and devnet commands build it
+// from the same flags.
+type Spec struct {
 	// Dir receives the devnet; it is created if missing and must not hold a
 	// genesis.json already.
 	Dir string
 	// Nodes is the number of block-producing nodes, one pool each (≥ 1).
 	Nodes int
 	// Funded is the number of funded addresses (≥ 0).
-	Funded   int
+	Funded int
+	// Template gives the network parameters and what each pool and funded
+	// address gets.
 	Template Template
 	// SystemStart is the start of slot 0.
 	SystemStart time.Time
@@ -50,15 +55,16 @@ type devnetSpec struct {
 	LogLevel string
 }
 
-// devnet is what writeDevnet wrote.
-type devnet struct {
+// Layout is the devnet Write wrote: where its files are, its genesis and
+// its nodes.
+type Layout struct {
 	Dir     string // absolute
 	Genesis *consensus.Genesis
-	Nodes   []devnetNode
+	Nodes   []Node
 }
 
-// devnetNode is one node of a devnet.
-type devnetNode struct {
+// Node is one node of a devnet.
+type Node struct {
 	Name       string // node-i, also its pool's name
 	Dir        string // absolute
 	ConfigFile string // absolute
@@ -67,10 +73,10 @@ type devnetNode struct {
 	HTTPAddr   string // host:port of GET /status
 }
 
-// writeDevnet generates a devnet: DIR/genesis.json, DIR/funds/ with the
+// Write generates a devnet: DIR/genesis.json, DIR/funds/ with the
 // payment keys of the funded addresses, and per node DIR/node-i/ with its
 // keys, config.json and topology.json (a full mesh).
-func writeDevnet(spec devnetSpec) (*devnet, error) {
+func Write(spec Spec) (*Layout, error) {
 	if spec.Nodes < 1 {
 		return nil, fmt.Errorf("a devnet needs at least one node, not %d", spec.Nodes)
 	}
@@ -95,7 +101,7 @@ func writeDevnet(spec devnetSpec) (*devnet, error) {
 	g := spec.Template.genesis()
 	g.SystemStart = spec.SystemStart.UTC().Truncate(time.Millisecond)
 	g.EpochNonce = randomNonce()
-	d := &devnet{Dir: dir, Genesis: g}
+	d := &Layout{Dir: dir, Genesis: g}
 	for i := range spec.Nodes {
 		n, pool, err := writeNodeKeys(dir, i)
 		if err != nil {
@@ -108,7 +114,7 @@ func writeDevnet(spec devnetSpec) (*devnet, error) {
 		d.Nodes = append(d.Nodes, n)
 	}
 	for i := range spec.Funded {
-		addr, err := writePaymentKey(filepath.Join(dir, fundsDirName, fmt.Sprintf("payment-%d", i)), g.NetworkID)
+		addr, err := keys.GeneratePaymentKeyFiles(filepath.Join(dir, fundsDirName, fmt.Sprintf("payment-%d", i)), g.NetworkID)
 		if err != nil {
 			return nil, fmt.Errorf("payment key %d: %w", i, err)
 		}
@@ -128,27 +134,37 @@ func writeDevnet(spec devnetSpec) (*devnet, error) {
 	return d, nil
 }
 
+// Print tells the user what was written and how to reach each node.
+func (d *Layout) Print(w io.Writer) {
+	g := d.Genesis
+	fmt.Fprintf(w, "devnet in %s: %d pools, %d funded addresses, system start %s, slot %d ms, f %s, k %d\n",
+		d.Dir, len(g.Pools), len(g.InitialFunds), g.SystemStart.Format(time.RFC3339Nano), g.SlotLengthMs, g.ActiveSlotsCoeff, g.SecurityParam)
+	for _, n := range d.Nodes {
+		fmt.Fprintf(w, "  %s  %s/p2p/%s  http://%s\n", n.Name, n.ListenAddr, n.PeerID, n.HTTPAddr)
+	}
+}
+
 // writeNodeKeys creates DIR/node-i/ and its node, issuer and VRF keys, and
 // returns the node and its pool (without stake).
-func writeNodeKeys(dir string, i int) (devnetNode, consensus.Pool, error) {
+func writeNodeKeys(dir string, i int) (Node, consensus.Pool, error) {
 	name := fmt.Sprintf("node-%d", i)
-	n := devnetNode{Name: name, Dir: filepath.Join(dir, name)}
+	n := Node{Name: name, Dir: filepath.Join(dir, name)}
 	n.ConfigFile = filepath.Join(n.Dir, configFileName)
 	if err := os.MkdirAll(n.Dir, 0o755); err != nil {
 		return n, consensus.Pool{}, err
 	}
-	nodeKey, err := writeNodeKey(filepath.Join(n.Dir, nodeKeyFileName))
+	nodeKey, err := keys.GenerateKeyFiles(keys.Node, filepath.Join(n.Dir, nodeKeyFileName), "")
 	if err != nil {
 		return n, consensus.Pool{}, fmt.Errorf("%s node key: %w", name, err)
 	}
-	if n.PeerID, err = peerIDOf(nodeKey); err != nil {
+	if n.PeerID, err = keys.PeerID(nodeKey); err != nil {
 		return n, consensus.Pool{}, fmt.Errorf("%s peer id: %w", name, err)
 	}
-	issuer, err := writeIssuerKey(filepath.Join(n.Dir, issuerSKeyName), filepath.Join(n.Dir, issuerVKeyName))
+	issuer, err := keys.GenerateKeyFiles(keys.StakePool, filepath.Join(n.Dir, issuerSKeyName), filepath.Join(n.Dir, issuerVKeyName))
 	if err != nil {
 		return n, consensus.Pool{}, fmt.Errorf("%s issuer key: %w", name, err)
 	}
-	vrfKey, err := writeVRFKey(filepath.Join(n.Dir, vrfSKeyName), filepath.Join(n.Dir, vrfVKeyName))
+	vrfKey, err := keys.GenerateVRFKeyFiles(filepath.Join(n.Dir, vrfSKeyName), filepath.Join(n.Dir, vrfVKeyName))
 	if err != nil {
 		return n, consensus.Pool{}, fmt.Errorf("%s VRF key: %w", name, err)
 	}
@@ -158,7 +174,7 @@ func writeNodeKeys(dir string, i int) (devnetNode, consensus.Pool, error) {
 
 // writeNodeConfig writes node i's config.json and its topology.json: every
 // other node of the devnet, addressed by multiaddr and peer ID.
-func writeNodeConfig(d *devnet, i int, logLevel string) error {
+func writeNodeConfig(d *Layout, i int, logLevel string) error {
 	n := d.Nodes[i]
 	genesisRel, err := filepath.Rel(n.Dir, filepath.Join(d.Dir, genesisFileName))
 	if err != nil {

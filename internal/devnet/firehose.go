@@ -1,4 +1,4 @@
-package main
+package devnet
 
 import (
 	"context"
@@ -13,14 +13,15 @@ import (
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
-// defaultTxRate is devnet's --tx-rate: about 20 payment txs (some 5 kB)
-// a second, a small part of what one RB a second can carry (90 kB).
-const defaultTxRate = 20
+// DefaultTxRate is the devnet command's --tx-rate: about 20 payment txs
+// (some 5 kB) a second, a small part of what one RB a second can carry
+// (90 kB).
+const DefaultTxRate = 20
 
 // firehoseOptions configure the devnet's tx firehose.
 type firehoseOptions struct {
 	// Rate is the txs per second offered over all chains; 0 disables the
-	// firehose. Default (devnet's flag) defaultTxRate.
+	// firehose. The devnet command's default is DefaultTxRate.
 	Rate float64
 	// MaxRejectionsInARow stops a chain whose txs its node rejected this
 	// many times without an admission in between: the rejection is not
@@ -51,7 +52,7 @@ func (o firehoseOptions) withDefaults() firehoseOptions {
 type txFirehose struct {
 	opts   firehoseOptions
 	params ledger.Params
-	nodes  []devnetNode
+	nodes  []Node
 	apis   []nodeAPI // by node index
 	chains []*txChain
 
@@ -70,7 +71,7 @@ type txStats struct {
 	SubmitErrors uint64            // POSTs and resync queries without an answer
 }
 
-func newFirehose(params ledger.Params, nodes []devnetNode, chains []*txChain, client *http.Client, opts firehoseOptions) *txFirehose {
+func newFirehose(params ledger.Params, nodes []Node, chains []*txChain, client *http.Client, opts firehoseOptions) *txFirehose {
 	f := &txFirehose{opts: opts.withDefaults(), params: params, nodes: nodes, chains: chains, stats: txStats{Rejected: map[string]uint64{}}}
 	for _, n := range nodes {
 		f.apis = append(f.apis, newNodeAPI(client, "http://"+n.HTTPAddr))
@@ -80,7 +81,7 @@ func newFirehose(params ledger.Params, nodes []devnetNode, chains []*txChain, cl
 
 // loadFirehose is the firehose of devnet d, its chains from d's funded
 // addresses. With a zero rate it has no chains and run does nothing.
-func loadFirehose(d *devnet, client *http.Client, opts firehoseOptions) (*txFirehose, error) {
+func loadFirehose(d *Layout, client *http.Client, opts firehoseOptions) (*txFirehose, error) {
 	var chains []*txChain
 	if opts.Rate > 0 {
 		var err error

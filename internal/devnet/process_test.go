@@ -1,4 +1,4 @@
-package main
+package devnet
 
 import (
 	"os"
@@ -18,9 +18,9 @@ func TestNodeProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	var nodes []devnetNode
+	var nodes []Node
 	for _, behavior := range []string{"polite", "stubborn", "failing"} {
-		n := devnetNode{Name: behavior, Dir: filepath.Join(dir, behavior)}
+		n := Node{Name: behavior, Dir: filepath.Join(dir, behavior)}
 		n.ConfigFile = filepath.Join(n.Dir, behavior)
 		if err := os.Mkdir(n.Dir, 0o755); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package main
+package devnet
 
 import (
 	"bytes"
@@ -37,9 +37,9 @@ type Template struct {
 	FundsPerAddress uint64 `json:"fundsPerAddress"`
 }
 
-// loadTemplate reads a template file; an empty path is the embedded devnet
+// LoadTemplate reads a template file; an empty path is the embedded devnet
 // template.
-func loadTemplate(path string) (Template, error) {
+func LoadTemplate(path string) (Template, error) {
 	if path == "" {
 		return parseTemplate(devnetTemplate)
 	}

@@ -1,4 +1,4 @@
-package main
+package devnet
 
 import (
 	"cmp"
@@ -102,7 +102,7 @@ func (c *txChain) lastAdmitted() (admittedTx, bool) {
 }
 
 // loadTxChains makes one chain per funded address whose payment key is in
-// fundsDir (payment-i.skey, as writeDevnet names them), in the order of i,
+// fundsDir (payment-i.skey, as Write names them), in the order of i,
 // chain j pinned to node j mod nodes. A key whose address genesis does not
 // fund is an error: the firehose would only collect rejections.
 func loadTxChains(fundsDir string, g *consensus.Genesis, nodes int) ([]*txChain, error) {
@@ -113,7 +113,7 @@ func loadTxChains(fundsDir string, g *consensus.Genesis, nodes int) ([]*txChain,
 	index := func(path string) int {
 		i, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "payment-"), ".skey"))
 		if err != nil {
-			return -1 // not one of writeDevnet's names: sorts first
+			return -1 // not one of Write's names: sorts first
 		}
 		return i
 	}
@@ -128,7 +128,7 @@ func loadTxChains(fundsDir string, g *consensus.Genesis, nodes int) ([]*txChain,
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		coin, ok := g.InitialFunds[hex.EncodeToString(address)] // writeDevnet spells it so
+		coin, ok := g.InitialFunds[hex.EncodeToString(address)] // Write spells it so
 		if !ok {
 			return nil, fmt.Errorf("%s: its address is not funded in genesis", path)
 		}

@@ -1,4 +1,4 @@
-package main
+package devnet
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -87,11 +88,11 @@ func TestTxChainValid(t *testing.T) {
 // TestLoadTxChains: the firehose finds one chain per funded address of a
 // generated devnet, in the order of the key files, spread over the nodes.
 func TestLoadTxChains(t *testing.T) {
-	tmpl, err := loadTemplate("")
+	tmpl, err := LoadTemplate("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := writeDevnet(devnetSpec{Dir: t.TempDir(), Nodes: 3, Funded: 11, Template: tmpl, SystemStart: time.Now()})
+	d, err := Write(Spec{Dir: t.TempDir(), Nodes: 3, Funded: 11, Template: tmpl, SystemStart: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestLoadTxChains(t *testing.T) {
 	}
 
 	// A key genesis does not fund is refused.
-	if _, err := writePaymentKey(filepath.Join(d.Dir, fundsDirName, "payment-99"), 0); err != nil {
+	if _, err := keys.GeneratePaymentKeyFiles(filepath.Join(d.Dir, fundsDirName, "payment-99"), 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := loadTxChains(filepath.Join(d.Dir, fundsDirName), d.Genesis, len(d.Nodes)); err == nil {

@@ -1,4 +1,4 @@
-package main
+package devnet
 
 import (
 	"context"
@@ -46,7 +46,7 @@ type nodeProcess struct {
 // startNodeProcesses starts `exe run --config …` for every node, its output
 // appended to the node's node.log. On an error the processes already
 // started are stopped.
-func startNodeProcesses(exe string, nodes []devnetNode, stopTimeout time.Duration) (*nodeProcesses, error) {
+func startNodeProcesses(exe string, nodes []Node, stopTimeout time.Duration) (*nodeProcesses, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ps := &nodeProcesses{stopTimeout: stopTimeout, ctx: ctx, cancel: cancel}
 	for _, n := range nodes {
@@ -60,7 +60,7 @@ func startNodeProcesses(exe string, nodes []devnetNode, stopTimeout time.Duratio
 	return ps, nil
 }
 
-func (ps *nodeProcesses) start(exe string, n devnetNode) (*nodeProcess, error) {
+func (ps *nodeProcesses) start(exe string, n Node) (*nodeProcess, error) {
 	logPath := filepath.Join(n.Dir, nodeLogFileName)
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package devnet
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func blockHash(number uint64, fork string) string {
 }
 
 func watchOf(n int) *chainWatch {
-	nodes := make([]devnetNode, n)
+	nodes := make([]Node, n)
 	for i := range nodes {
 		nodes[i].Name = fmt.Sprintf("node-%d", i)
 	}
@@ -336,7 +336,7 @@ func TestReportJSON(t *testing.T) {
 
 // fakeLeiosNode serves GET /status with these Leios counts and GET /api/ebs
 // with this body, as a node does.
-func fakeLeiosNode(t *testing.T, leios api.LeiosStatus, ebs string) devnetNode {
+func fakeLeiosNode(t *testing.T, leios api.LeiosStatus, ebs string) Node {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
@@ -347,7 +347,7 @@ func fakeLeiosNode(t *testing.T, leios api.LeiosStatus, ebs string) devnetNode {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return devnetNode{HTTPAddr: strings.TrimPrefix(srv.URL, "http://")}
+	return Node{HTTPAddr: strings.TrimPrefix(srv.URL, "http://")}
 }
 
 // TestLeiosReport polls fake nodes — two answering, one down, one whose
@@ -375,11 +375,11 @@ func TestLeiosReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	downNode := devnetNode{HTTPAddr: l.Addr().String()}
+	downNode := Node{HTTPAddr: l.Addr().String()}
 	l.Close()
 	noList := fakeLeiosNode(t, api.LeiosStatus{EBsAnnounced: 2}, `{not json`)
 
-	nodes := []devnetNode{forger, receiver, downNode, noList}
+	nodes := []Node{forger, receiver, downNode, noList}
 	for i := range nodes {
 		nodes[i].Name = fmt.Sprintf("node-%d", i)
 	}
@@ -525,7 +525,7 @@ func TestLeiosReport(t *testing.T) {
 // TestLeiosReportNoEBs: nodes that answer with no EBs (an empty list, or
 // null) give an empty list and a summary without times, not an error.
 func TestLeiosReportNoEBs(t *testing.T) {
-	nodes := []devnetNode{fakeLeiosNode(t, api.LeiosStatus{}, `[]`), fakeLeiosNode(t, api.LeiosStatus{}, `null`)}
+	nodes := []Node{fakeLeiosNode(t, api.LeiosStatus{}, `[]`), fakeLeiosNode(t, api.LeiosStatus{}, `null`)}
 	for i := range nodes {
 		nodes[i].Name = fmt.Sprintf("node-%d", i)
 	}

@@ -1,4 +1,4 @@
-package main
+package devnet
 
 import (
 	"crypto/ed25519"
@@ -60,9 +60,9 @@ func newFakeAPINode(t *testing.T, params ledger.Params, genesis ledger.MapUTxO) 
 	return n
 }
 
-// devnetNode is the fake as the firehose addresses a node.
-func (n *fakeAPINode) devnetNode(name string) devnetNode {
-	return devnetNode{Name: name, HTTPAddr: strings.TrimPrefix(n.server.URL, "http://")}
+// node is the fake as the firehose addresses a node.
+func (n *fakeAPINode) node(name string) Node {
+	return Node{Name: name, HTTPAddr: strings.TrimPrefix(n.server.URL, "http://")}
 }
 
 func (n *fakeAPINode) handleSubmit(w http.ResponseWriter, r *http.Request) {
@@ -294,11 +294,11 @@ func fakeDevnet(t *testing.T, nodes, funded int, opts firehoseOptions) (*txFireh
 	params := ledger.DefaultParams()
 	funds := newTestFunds(t, funded, 1_000_000_000)
 	var fakes []*fakeAPINode
-	var devnetNodes []devnetNode
+	var devnetNodes []Node
 	for i := range nodes {
 		n := newFakeAPINode(t, params, funds.genesis)
 		fakes = append(fakes, n)
-		devnetNodes = append(devnetNodes, n.devnetNode(fmt.Sprintf("node-%d", i)))
+		devnetNodes = append(devnetNodes, n.node(fmt.Sprintf("node-%d", i)))
 	}
 	return newFirehose(params, devnetNodes, funds.chains(nodes), &http.Client{}, opts), fakes
 }

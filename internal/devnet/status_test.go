@@ -1,4 +1,4 @@
-package main
+package devnet
 
 import (
 	"context"
@@ -44,7 +44,7 @@ func TestPollStatuses(t *testing.T) {
 	closedAddr := l.Addr().String()
 	l.Close()
 
-	nodes := []devnetNode{
+	nodes := []Node{
 		{Name: "up", HTTPAddr: strings.TrimPrefix(answering.URL, "http://")},
 		{Name: "failing", HTTPAddr: strings.TrimPrefix(failing.URL, "http://")},
 		{Name: "garbled", HTTPAddr: strings.TrimPrefix(garbled.URL, "http://")},

@@ -1,4 +1,4 @@
-package main
+package devnet
 
 import (
 	"cmp"
@@ -260,7 +260,7 @@ type nodeWatch struct {
 	conflicts []string
 }
 
-func newChainWatch(nodes []devnetNode) *chainWatch {
+func newChainWatch(nodes []Node) *chainWatch {
 	w := &chainWatch{nodes: make([]nodeWatch, len(nodes))}
 	for i, n := range nodes {
 		w.nodes[i] = nodeWatch{name: n.Name, peerID: n.PeerID.String(), immutable: map[uint64]api.TipStatus{}}

@@ -1,4 +1,4 @@
-package main
+package devnet
 
 import (
 	"context"
@@ -422,7 +422,7 @@ func TestInFlight(t *testing.T) {
 }
 
 func TestInFlightGrace(t *testing.T) {
-	tmpl, err := loadTemplate("")
+	tmpl, err := LoadTemplate("")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package devnet
 
 import (
 	"context"
@@ -24,7 +24,7 @@ type nodePoll struct {
 }
 
 // pollStatuses asks every node for GET /status at once.
-func pollStatuses(ctx context.Context, client *http.Client, nodes []devnetNode) []nodePoll {
+func pollStatuses(ctx context.Context, client *http.Client, nodes []Node) []nodePoll {
 	polls := make([]nodePoll, len(nodes))
 	var wg sync.WaitGroup
 	for i, n := range nodes {
@@ -67,7 +67,7 @@ type ebListPoll struct {
 }
 
 // pollEBLists asks every node for GET /api/ebs at once.
-func pollEBLists(ctx context.Context, client *http.Client, nodes []devnetNode) []ebListPoll {
+func pollEBLists(ctx context.Context, client *http.Client, nodes []Node) []ebListPoll {
 	polls := make([]ebListPoll, len(nodes))
 	var wg sync.WaitGroup
 	for i, n := range nodes {

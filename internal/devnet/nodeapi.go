@@ -1,0 +1,159 @@
+package devnet
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// submitTimeout bounds one POST /api/submit/tx. The node itself waits up to
+// a few seconds for mempool room before it answers 503.
+const submitTimeout = 15 * time.Second
+
+// queryTimeout bounds one GET of the firehose's queries.
+const queryTimeout = 5 * time.Second
+
+// The answers of POST /api/submit/tx that are not an admission.
+var (
+	// errTxRejected: 400, the tx broke a ledger rule (or did not decode);
+	// the wrapping txRejectedError holds the node's reason.
+	errTxRejected = errors.New("tx rejected")
+	// errMempoolFull: 503, the mempool had no room in time; the same tx
+	// may be submitted again later.
+	errMempoolFull = errors.New("mempool full")
+)
+
+// txRejectedError is a 400 answer: Reason is the node's error message.
+type txRejectedError struct{ Reason string }
+
+func (e *txRejectedError) Error() string { return "tx rejected: " + e.Reason }
+func (e *txRejectedError) Unwrap() error { return errTxRejected }
+
+// SubmitTx posts a signed tx (its CBOR) to the submit API of the node at
+// nodeURL, e.g. http://127.0.0.1:3001, and returns the tx id the node
+// answered with. A tx the node rejects, or a full mempool, is an error
+// naming the node's reason.
+func SubmitTx(ctx context.Context, client *http.Client, nodeURL string, tx []byte) (string, error) {
+	return newNodeAPI(client, nodeURL).submit(ctx, tx)
+}
+
+// nodeAPI is a client of one node's local HTTP API.
+type nodeAPI struct {
+	client *http.Client
+	base   string // e.g. http://127.0.0.1:3001, without a trailing slash
+}
+
+func newNodeAPI(client *http.Client, baseURL string) nodeAPI {
+	return nodeAPI{client: client, base: strings.TrimRight(baseURL, "/")}
+}
+
+// submit is POST /api/submit/tx. It returns the tx id the node answered
+// with, or an error wrapping errTxRejected (a *txRejectedError),
+// errMempoolFull, or why there was no answer.
+func (a nodeAPI) submit(ctx context.Context, raw []byte) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, submitTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+"/api/submit/tx", bytes.NewReader(raw))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/cbor")
+	resp, err := a.client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	if err != nil {
+		return "", fmt.Errorf("POST /api/submit/tx: reading the answer: %w", err)
+	}
+	switch resp.StatusCode {
+	case http.StatusAccepted:
+		var id string
+		if err := json.Unmarshal(body, &id); err != nil {
+			return "", fmt.Errorf("POST /api/submit/tx: the tx id: %w", err)
+		}
+		return id, nil
+	case http.StatusBadRequest:
+		return "", &txRejectedError{Reason: apiErrorMessage(body)}
+	case http.StatusServiceUnavailable:
+		return "", errMempoolFull
+	}
+	return "", fmt.Errorf("POST /api/submit/tx: %s: %s", resp.Status, apiErrorMessage(body))
+}
+
+// unspentOutput is the answer of GET /api/utxo.
+type unspentOutput struct {
+	Address string `json:"address"` // hex
+	Coin    uint64 `json:"coin"`
+}
+
+// utxo is GET /api/utxo/{txid}/{index}: the output at in if it is unspent at
+// the node's selected tip (ok), or ok=false if it is not.
+func (a nodeAPI) utxo(ctx context.Context, in ledger.TxIn) (out unspentOutput, ok bool, err error) {
+	path := fmt.Sprintf("/api/utxo/%s/%d", hex.EncodeToString(in.TxID[:]), in.Index)
+	ok, err = a.get(ctx, path, &out)
+	return out, ok, err
+}
+
+// inMempool is GET /api/mempool/{hash}: whether the tx with this hash (of
+// the whole tx) is in the node's mempool.
+func (a nodeAPI) inMempool(ctx context.Context, hash [32]byte) (bool, error) {
+	var answer struct {
+		Ticket uint64 `json:"ticket"`
+	}
+	return a.get(ctx, "/api/mempool/"+hex.EncodeToString(hash[:]), &answer)
+}
+
+// get GETs path and decodes a 200 answer into v: found on 200, not found on
+// 404, an error on anything else.
+func (a nodeAPI) get(ctx context.Context, path string, v any) (found bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+path, nil)
+	if err != nil {
+		return false, err
+	}
+	resp, err := a.client.Do(req)
+	if err != nil {
+		return false, err
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+			return false, fmt.Errorf("GET %s: %w", path, err)
+		}
+		return true, nil
+	case http.StatusNotFound:
+		// The API answers "not there" in JSON; a bare 404 is a node
+		// without the route, which must not read as "not there".
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+			return false, nil
+		}
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<12))
+	return false, fmt.Errorf("GET %s: %s: %s", path, resp.Status, apiErrorMessage(body))
+}
+
+// apiErrorMessage is the "error" of a JSON error answer, or the body itself
+// when it is not one.
+func apiErrorMessage(body []byte) string {
+	var answer struct {
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(body, &answer); err == nil && answer.Error != "" {
+		return answer.Error
+	}
+	return strings.TrimSpace(string(body))
+}

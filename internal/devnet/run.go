@@ -1,0 +1,226 @@
+package devnet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/leiosnode/leiosnode/config"
+)
+
+// Options say how Run runs a devnet.
+type Options struct {
+	// Spec is the devnet to generate. An empty Spec.Dir is a fresh
+	// temporary directory.
+	Spec Spec
+	// NodeExecutable is the program each node runs as its own process:
+	// `NodeExecutable run --config DIR/node-i/config.json`. Default ""
+	// is this process's own executable (os.Executable), the leiosnode
+	// binary when the devnet command calls Run.
+	NodeExecutable string
+	// Duration stops the devnet after this long. Default 0 runs it until
+	// ctx is cancelled.
+	Duration time.Duration
+	// TxRate is the txs per second the firehose submits over all nodes.
+	// Default 0 is no firehose; the devnet command's default is
+	// DefaultTxRate.
+	TxRate float64
+	// ReportFile receives the JSON Report at the end. Default "" writes
+	// none.
+	ReportFile string
+}
+
+// Run generates the devnet of opts.Spec and runs each of its nodes as its
+// own process until ctx is cancelled or opts.Duration has passed, printing
+// to out each node's command line and a status line a second. Then it
+// checks the firehose's txs, stops the nodes and writes the report. A
+// cancelled ctx is a normal end, not an error.
+func Run(ctx context.Context, opts Options, out io.Writer) error {
+	spec := opts.Spec
+	if spec.Dir == "" {
+		dir, err := os.MkdirTemp("", "leiosnode-devnet-")
+		if err != nil {
+			return err
+		}
+		spec.Dir = dir
+	}
+	d, err := Write(spec)
+	if err != nil {
+		return err
+	}
+	d.Print(out)
+	client := &http.Client{}
+	firehose, err := loadFirehose(d, client, firehoseOptions{Rate: opts.TxRate})
+	if err != nil {
+		return err
+	}
+
+	exe := opts.NodeExecutable
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("finding this binary to start the nodes: %w", err)
+		}
+	}
+	started := time.Now()
+	procs, err := startNodeProcesses(exe, d.Nodes, nodeStopTimeout)
+	if err != nil {
+		return err
+	}
+	defer procs.stop() // an early return must not leave nodes behind
+	for _, p := range procs.procs {
+		fmt.Fprintf(out, "%s (pid %d): %s\n", p.name, p.cmd.Process.Pid, p.commandLine())
+	}
+
+	watch := newChainWatch(d.Nodes)
+	firehoseCtx, stopFirehose := context.WithCancel(ctx)
+	defer stopFirehose()
+	var firehoseRun sync.WaitGroup
+	firehoseRun.Go(func() { firehose.run(firehoseCtx) })
+	supervise(ctx, out, d, procs, client, watch, firehose, opts.Duration)
+	stopFirehose()
+	firehoseRun.Wait()
+	var txs *TxReport
+	if firehose.enabled() {
+		// Not cut short by ctx: the check is what the report is for, and
+		// it is bounded (the devnet command ends at a second Ctrl-C).
+		grace := inFlightGrace(d.Genesis)
+		fmt.Fprintf(out, "firehose stopped; giving its last txs up to %v to reach every chain\n", grace.Round(time.Millisecond))
+		settled := awaitInFlight(context.Background(), client, d.Nodes, grace)
+		txs = firehose.settle(context.Background())
+		txs.Settled = settled
+		printTxReport(out, txs)
+	}
+
+	// The last polls, for the report, are taken before the nodes stop.
+	watch.observe(pollStatuses(context.Background(), client, d.Nodes))
+	leios := watch.leiosReport(d.Genesis.Clock(), pollEBLists(context.Background(), client, d.Nodes))
+	slot := d.Genesis.Clock().SlotAt(time.Now())
+	fmt.Fprintln(out, "stopping the nodes")
+	procs.stop()
+	exited := make([]string, len(procs.procs))
+	for i, p := range procs.procs {
+		fmt.Fprintf(out, "%s %s\n", p.name, p.exitState())
+		if !p.unexpected {
+			continue
+		}
+		exited[i] = p.exitState()
+		// A node restarted by hand is not the devnet's child to stop.
+		if _, err := fetchStatus(context.Background(), client, d.Nodes[i].HTTPAddr); err == nil {
+			fmt.Fprintf(out, "%s was restarted by hand and still runs: stop it yourself\n", p.name)
+		}
+	}
+
+	report := watch.report(d.Dir, started, time.Now(), slot, exited)
+	report.Txs, report.Leios = txs, leios
+	printAgreement(out, report.Agreement)
+	printLeiosSummary(out, leios)
+	if opts.ReportFile != "" {
+		if err := config.WriteJSON(opts.ReportFile, report); err != nil {
+			return fmt.Errorf("writing the report: %w", err)
+		}
+		fmt.Fprintf(out, "report written to %s\n", opts.ReportFile)
+	}
+	return nil
+}
+
+// supervise prints a status line a second, feeding every poll to watch,
+// until ctx is cancelled or duration (when non-zero) has passed. A node
+// process that exits on its own is announced once and shown as down; the
+// devnet keeps running (the user may restart it by hand).
+func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcesses, client *http.Client, watch *chainWatch, firehose *txFirehose, duration time.Duration) {
+	var deadline <-chan time.Time
+	if duration > 0 {
+		timer := time.NewTimer(duration)
+		defer timer.Stop()
+		deadline = timer.C
+	}
+	ticker := time.NewTicker(time.Second)
+	defer ticker.Stop()
+	names := make([]string, len(d.Nodes))
+	for i, n := range d.Nodes {
+		names[i] = n.Name
+	}
+	rate := newOnChainRate(onChainRateWindow)
+	announced := make([]bool, len(procs.procs))
+	exitStates := make([]string, len(procs.procs))
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline:
+			return
+		case <-ticker.C:
+		}
+		polls := pollStatuses(ctx, client, d.Nodes)
+		if ctx.Err() != nil {
+			return // the polls were cut short, not the nodes
+		}
+		watch.observe(polls)
+		for i, p := range procs.procs {
+			exitStates[i] = p.exitState()
+			if exitStates[i] != "" && !announced[i] {
+				announced[i] = true
+				fmt.Fprintf(out, "%s %s; its log is %s\n", p.name, exitStates[i], p.logFile)
+			}
+		}
+		now := time.Now()
+		onChain := maxTxsOnChain(polls)
+		rate.observe(now, onChain)
+		txs := txLine{Submitted: firehose.submitted(), OnChain: onChain, PerSecond: rate.perSecond()}
+		fmt.Fprintln(out, statusLine(d.Genesis.Clock(), now, names, polls, exitStates, txs))
+	}
+}
+
+// printAgreement prints the report's verdict on the nodes' chains.
+func printAgreement(out io.Writer, a Agreement) {
+	if a.Agree {
+		fmt.Fprintf(out, "the nodes agree: common immutable block #%d %s, tips %d blocks apart\n",
+			a.CommonImmutable.BlockNumber, hashPrefix(a.CommonImmutable.Hash), a.TipSpread)
+		return
+	}
+	fmt.Fprintln(out, "chain agreement not confirmed:")
+	for _, p := range a.Problems {
+		fmt.Fprintln(out, "  "+p)
+	}
+}
+
+// printLeiosSummary prints the report's summary of EB diffusion.
+func printLeiosSummary(out io.Writer, r *LeiosReport) {
+	s := r.Summary
+	fmt.Fprintf(out, "EBs: %d seen, %d complete on all %d nodes read", s.EBsSeen, s.CompleteOnAll, s.NodesRead)
+	if s.MedianToLastNodeMs != nil {
+		fmt.Fprintf(out, "; slot start to the last node's closure: median %d ms, max %d ms", *s.MedianToLastNodeMs, *s.MaxToLastNodeMs)
+	}
+	fmt.Fprintln(out)
+	for _, n := range r.Nodes {
+		if n.Problem != "" {
+			fmt.Fprintf(out, "  %s: %s\n", n.Name, n.Problem)
+		}
+	}
+}
+
+// printTxReport prints the firehose's summary.
+func printTxReport(out io.Writer, r *TxReport) {
+	var rejected uint64
+	for _, n := range r.Rejected {
+		rejected += n
+	}
+	fmt.Fprintf(out, "txs: %d submitted, %d admitted, %d rejected; %d on every chain, %d in a mempool, %d on some chains, %d lost",
+		r.Submitted, r.Admitted, rejected, r.OnChain, r.InMempoolAtEnd, r.OnSomeChains, r.Lost)
+	if r.Unchecked > 0 {
+		fmt.Fprintf(out, ", %d unchecked", r.Unchecked)
+	}
+	fmt.Fprintln(out)
+	for _, reason := range slices.Sorted(maps.Keys(r.Rejected)) {
+		fmt.Fprintf(out, "  rejected %d× %s\n", r.Rejected[reason], reason)
+	}
+	for _, line := range append(r.StoppedChains, r.Problems...) {
+		fmt.Fprintln(out, "  "+line)
+	}
+}
