@@ -372,6 +372,65 @@ func TestReopenWithSmallerK(t *testing.T) {
 	checkChain(t, db)
 }
 
+// TestTxsOnChainCountsWhatWasApplied: the count of txs on chain is what
+// ApplyBlock reported for each block, not the length of its body (a block
+// carrying a certificate applies a closure it does not contain); it follows
+// a fork switch and the immutable tip's flushes, and a reopened database
+// has it at once.
+func TestTxsOnChainCountsWhatWasApplied(t *testing.T) {
+	const k, closure = 3, 100
+	fs := vfs.NewMem()
+	opts := testOptions(k, testGenesis(2), fs)
+	opts.ApplyBlock = func(u ledger.UTxO, blk *block.Block, reapply bool) (*ledger.Diff, error) {
+		d, err := testApply(nil)(u, blk, reapply)
+		if err == nil {
+			d.Txs += closure // as if it applied a closure of that many txs
+		}
+		return d, err
+	}
+	want := func(chain []*block.Block) uint64 { return txsIn(chain) + closure*uint64(len(chain)) }
+	f := newForger()
+	coin := uint64(0)
+	grow := func(parent *block.Header, n int) []*block.Block {
+		var out []*block.Block
+		for i := range n {
+			var txs []testTx
+			for range i % 3 {
+				coin++ // outputs named by the tx's hash: every tx differs
+				txs = append(txs, testTx{Outs: []testOut{{Addr: []byte("a"), Coin: coin}}})
+			}
+			out = append(out, f.next(parent, 1, txs...))
+			parent = out[len(out)-1].Header
+		}
+		return out
+	}
+
+	db := mustOpen(t, "db", opts)
+	if got := db.TxsOnChain(); got != 0 {
+		t.Fatalf("%d txs on an empty chain", got)
+	}
+	a := grow(nil, 5)
+	mustAdd(t, db, a...)
+	if got := db.TxsOnChain(); got != want(a) {
+		t.Fatalf("%d txs on chain A, want %d", got, want(a))
+	}
+	b := grow(a[2].Header, 4) // longer than A from #4: rolls back A4, A5
+	mustAdd(t, db, b...)
+	chain := append(a[:3:3], b...)
+	if got := db.TxsOnChain(); got != want(chain) || db.Tip() != tipOf(b[3]) {
+		t.Fatalf("%d txs on chain after the switch to %s, want %d", got, db.Tip(), want(chain))
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db = mustOpen(t, "db", opts)
+	defer db.Close()
+	if got := db.TxsOnChain(); got != want(chain) || db.ImmutableTip().BlockNumber == 0 {
+		t.Fatalf("%d txs on chain after a reopen (immutable tip %s), want %d", got, db.ImmutableTip(), want(chain))
+	}
+}
+
 func TestViewHeldAcrossFlush(t *testing.T) {
 	const k = 2
 	genesis := testGenesis(3)

@@ -27,6 +27,22 @@ func (db *DB) ImmutableTip() block.Tip {
 	return db.root.tip()
 }
 
+// TxsOnChain is the number of txs on the selected chain from origin through
+// the tip, as Options.ApplyBlock counted them (ledger.Diff.Txs): a block that
+// applies txs it does not carry, a certified closure, counts those. It is
+// kept as blocks are applied, never recounted: the count through the
+// immutable tip is stored with the immutable marker, and each volatile
+// block's diff carries its own (recounted by the replay at Open).
+func (db *DB) TxsOnChain() uint64 {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	n := db.rootTxs
+	for _, s := range db.selected {
+		n += uint64(s.diff.Txs)
+	}
+	return n
+}
+
 // Block returns any stored block: on the selected chain or on a volatile fork.
 func (db *DB) Block(hash block.Hash) (*block.Block, error) {
 	db.mu.RLock()

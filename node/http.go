@@ -57,7 +57,7 @@ func (n *Node) registerMetrics() {
 	gauge("leios_fetched_bytes", "EB bodies and txs fetched from peers.", func() float64 { return float64(n.leios.fetcher.Stats().FetchedBytes) })
 	gauge("leios_requests_in_flight", "LeiosFetch requests in flight.", func() float64 { return float64(n.leios.fetcher.Stats().Requests) })
 	gauge("leios_closures_complete", "EB closures completed.", func() float64 { _, c := n.leios.times.counts(); return float64(c) })
-	gauge("txs_on_chain", "Txs in the selected chain.", func() float64 { return float64(n.txCounts.onChain()) })
+	gauge("txs_on_chain", "Txs in the selected chain.", func() float64 { return float64(n.chain.TxsOnChain()) })
 	if n.forger != nil {
 		gauge("blocks_forged", "Blocks this node forged.", func() float64 { return float64(n.forger.Forged()) })
 	}

@@ -36,7 +36,6 @@ type Node struct {
 	registry  *prometheus.Registry
 	chain     *chaindb.DB
 	adopted   *atomic.Uint64 // blocks that changed the selection when added
-	txCounts  *txCounter
 	mempool   *mempool.Mempool
 	leios     *leios
 	host      *network.Host
@@ -117,7 +116,6 @@ func (n *Node) openChain() error {
 }
 
 func (n *Node) buildMempool() error {
-	n.txCounts = newTxCounter(n.chain)
 	clock := n.validator.Clock()
 	var err error
 	n.mempool, err = mempool.New(mempool.Options{
@@ -264,7 +262,7 @@ func (n *Node) Status() api.Status {
 		Errors:        n.errors.Load(),
 		PeerID:        n.host.ID().String(),
 		Producer:      n.forger != nil,
-		TxsOnChain:    n.txCounts.onChain(),
+		TxsOnChain:    n.chain.TxsOnChain(),
 	}
 	snapshot := n.mempool.Snapshot()
 	s.Mempool = api.MempoolStatus{Txs: snapshot.Len(), Bytes: snapshot.Bytes()}
