@@ -266,6 +266,55 @@ func TestForkSwitch(t *testing.T) {
 	checkLedger(t, view, replay(t, genesis, chain), keysOf(genesis))
 }
 
+// TestAbandoned: after a fork switch the old tip's blocks off the new
+// selection are abandoned, oldest first; a tip still on the selection
+// abandons nothing, and neither does one whose fork was pruned.
+func TestAbandoned(t *testing.T) {
+	const k = 3
+	db := mustOpen(t, "db", testOptions(k, testGenesis(2), vfs.NewMem()))
+	defer db.Close()
+	f := newForger()
+	a := f.chain(nil, 4)
+	b := f.chain(a[1].Header, 3) // B3..B5, forking off A2: A3, A4 are rolled back
+	mustAdd(t, db, a...)
+	mustAdd(t, db, b...)
+	abandoned := func(old *block.Block) []block.Hash {
+		t.Helper()
+		blocks, err := db.Abandoned(tipOf(old))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hashes []block.Hash
+		for _, blk := range blocks {
+			hashes = append(hashes, blk.Hash())
+		}
+		return hashes
+	}
+	if got := abandoned(a[3]); len(got) != 2 || got[0] != a[2].Hash() || got[1] != a[3].Hash() {
+		t.Fatalf("abandoned since A4: %s, want A3, A4", short(got))
+	}
+	for _, old := range []*block.Block{a[1], b[1], b[2]} {
+		if got := abandoned(old); len(got) != 0 {
+			t.Fatalf("abandoned since #%d on the selection: %s", old.Header.BlockNumber, short(got))
+		}
+	}
+	if blocks, err := db.Abandoned(block.Tip{Point: block.Origin}); err != nil || len(blocks) != 0 {
+		t.Fatalf("abandoned since origin: %d blocks, %v", len(blocks), err)
+	}
+	mustAdd(t, db, f.chain(b[2].Header, 1)...) // the immutable tip passes A2: A3, A4 are pruned
+	if got := abandoned(a[3]); len(got) != 0 {
+		t.Fatalf("abandoned since a pruned fork: %s", short(got))
+	}
+}
+
+func short(hashes []block.Hash) []string {
+	out := make([]string, len(hashes))
+	for i, h := range hashes {
+		out[i] = h.Short()
+	}
+	return out
+}
+
 func TestInvalidForkKeepsSelection(t *testing.T) {
 	const k = 5
 	genesis := testGenesis(2)

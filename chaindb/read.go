@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -41,6 +42,29 @@ func (db *DB) TxsOnChain() uint64 {
 		n += uint64(s.diff.Txs)
 	}
 	return n
+}
+
+// Abandoned returns the blocks of the chain that ended at old which are no
+// longer on the selected chain, oldest first: what selection took off the
+// chain since old was its tip. None if old is still on the selected chain,
+// or no longer in the volatile tree (its fork was pruned as the immutable
+// tip advanced). A rollback is never deeper than K, nor then the list.
+func (db *DB) Abandoned(old block.Tip) ([]*block.Block, error) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.closed {
+		return nil, ErrClosed
+	}
+	var blocks []*block.Block
+	for n := db.nodes[old.Point.Hash]; n != nil && !db.onSelected(n); n = n.parent {
+		blk, err := db.readBlock(n.hash)
+		if err != nil {
+			return nil, err
+		}
+		blocks = append(blocks, blk)
+	}
+	slices.Reverse(blocks)
+	return blocks, nil
 }
 
 // Block returns any stored block: on the selected chain or on a volatile fork.

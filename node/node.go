@@ -123,10 +123,13 @@ func (n *Node) buildMempool() error {
 			view, tip := n.chain.TipLedger()
 			return view, tip, view.Close, nil
 		},
+		TipChanged: n.chain.TipChanged,
+		Abandoned:  n.abandonedTxs,
 		// Txs are checked for the slot now in progress: that is where the
 		// next block can put them.
 		Slot:   func() uint64 { return clock.SlotAt(time.Now()) },
 		Params: n.genesis.ProtocolParams,
+		Logger: n.log.With("component", "mempool"),
 	})
 	return err
 }
@@ -199,7 +202,7 @@ func (n *Node) Run(ctx context.Context) error {
 	n.reannounceVolatile()
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return n.host.Run(ctx) })
-	g.Go(func() error { return n.syncMempool(ctx) })
+	g.Go(func() error { return n.mempool.Run(ctx) })
 	g.Go(func() error { return n.leios.fetcher.Run(ctx) })
 	g.Go(func() error { return n.leios.relay.Run(ctx) })
 	g.Go(func() error { return n.followLeiosDB(ctx) })
