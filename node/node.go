@@ -119,10 +119,7 @@ func (n *Node) buildMempool() error {
 	clock := n.validator.Clock()
 	var err error
 	n.mempool, err = mempool.New(mempool.Options{
-		TipLedger: func() (ledger.UTxO, block.Tip, func(), error) {
-			view, tip := n.chain.TipLedger()
-			return view, tip, view.Close, nil
-		},
+		TipLedger:  n.chain.TipUTxO,
 		TipChanged: n.chain.TipChanged,
 		Abandoned:  n.abandonedTxs,
 		// Txs are checked for the slot now in progress: that is where the
@@ -179,10 +176,12 @@ func (n *Node) buildForger() error {
 	}
 	n.forger, err = forge.New(forge.Options{
 		Validator:      n.validator,
+		Ledger:         n.chain,
 		Chain:          forgeChain{countingChain{n.chain, n.adopted}},
 		IssuerKey:      ed25519.PrivateKey(issuer),
 		VRFKey:         vrfKey,
 		Mempool:        n.mempool,
+		IsInvalidBlock: func(err error) bool { return errors.Is(err, chaindb.ErrInvalidBlock) },
 		Ready:          n.readyToForge,
 		EBLimits:       n.genesis.Leios.EBLimits(),
 		PublishEB:      n.publishEB,
