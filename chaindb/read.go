@@ -48,7 +48,8 @@ func (db *DB) TxsOnChain() uint64 {
 // longer on the selected chain, oldest first: what selection took off the
 // chain since old was its tip. None if old is still on the selected chain,
 // or no longer in the volatile tree (its fork was pruned as the immutable
-// tip advanced). A rollback is never deeper than K, nor then the list.
+// tip advanced). Never more than K blocks: old was a tip, and the walk ends
+// at the immutable tip at the latest.
 func (db *DB) Abandoned(old block.Tip) ([]*block.Block, error) {
 	db.mu.RLock()
 	defer db.mu.RUnlock()

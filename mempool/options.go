@@ -43,8 +43,9 @@ type Options struct {
 	// at old and no longer are, oldest block first, each block's txs in the
 	// order the ledger applied them (a block carrying a certificate gives
 	// its certified closure); none while old is on the selected chain. Run
-	// asks it at every tip change and gives those txs back (see giveBack).
-	// Nil: nothing comes back after a rollback.
+	// asks it at every tip change and adds those txs back, then the ones the
+	// sync dropped for spending them. Nil: nothing comes back after a
+	// rollback.
 	Abandoned func(old block.Tip) ([]*ledger.Tx, error)
 	// Slot is the slot txs are validated for (their ttl and validity
 	// start). Default: the slot after the tip they are validated against.

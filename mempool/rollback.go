@@ -13,8 +13,8 @@ import (
 const giveBackWait = time.Second
 
 // abandonedSince asks the chain (Options.Abandoned) for the txs of the
-// blocks it no longer holds since old was its tip. A failure is logged and
-// gives nothing back: a tx lost that way is resubmitted, it costs no more.
+// blocks it no longer holds since old was its tip. A failure is logged, not
+// fatal: it costs only txs their submitters must send again.
 func (m *Mempool) abandonedSince(old block.Tip) []*ledger.Tx {
 	if m.opts.Abandoned == nil {
 		return nil
