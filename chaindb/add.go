@@ -276,9 +276,11 @@ type change struct {
 	pathDiffs []*ledger.Diff
 
 	// An immutable-tip advance: the first cut blocks of the new selection
-	// become immutable (their diffs are flushed), pruned blocks are deleted.
-	cut    int
-	pruned []*node
+	// become immutable (their diffs are flushed, their txs counted into
+	// rootTxs), pruned blocks are deleted.
+	cut     int
+	rootTxs uint64
+	pruned  []*node
 }
 
 func storeBlock(b *pebble.Batch, n *node, blk *block.Block) {
@@ -289,7 +291,8 @@ func storeBlock(b *pebble.Batch, n *node, blk *block.Block) {
 // planAdvance adds to c the immutable-tip advance that the selection sel
 // (after the current root, with its diffs) implies: the blocks more than K
 // behind its tip become immutable, their diffs are flushed to the backing
-// store with the new immutable marker, and the forks off them are deleted.
+// store with the new immutable marker and the count of txs through it, and
+// the forks off them are deleted.
 func (db *DB) planAdvance(c *change, sel []*node, diffs []*ledger.Diff) {
 	c.cut = len(sel) - db.opts.K
 	if c.cut <= 0 {
@@ -297,8 +300,10 @@ func (db *DB) planAdvance(c *change, sel []*node, diffs []*ledger.Diff) {
 		return
 	}
 	prev := db.root
+	c.rootTxs = db.rootTxs
 	for i, n := range sel[:c.cut] {
 		flushDiff(c.batch, diffs[i])
+		c.rootTxs += uint64(diffs[i].Txs)
 		for _, sibling := range prev.children {
 			if sibling == n {
 				continue
@@ -313,6 +318,7 @@ func (db *DB) planAdvance(c *change, sel []*node, diffs []*ledger.Diff) {
 		prev = n
 	}
 	c.batch.Set(keyImmutable, encodeTip(prev.tip()), nil)
+	c.batch.Set(keyImmutableTxs, encodeCount(c.rootTxs), nil)
 }
 
 // commit writes c's batch and, only if that succeeded, applies c to the
@@ -358,7 +364,7 @@ func (db *DB) commit(c *change, wo *pebble.WriteOptions) error {
 		}
 		newRoot.detach()
 		newRoot.diff = nil
-		db.root, db.selected = newRoot, db.selected[c.cut:]
+		db.root, db.rootTxs, db.selected = newRoot, c.rootTxs, db.selected[c.cut:]
 		for h, number := range db.invalid {
 			if number <= newRoot.number { // refused as too deep from now on anyway
 				delete(db.invalid, h)

@@ -33,8 +33,9 @@ func crashOptions() Options {
 // forks within and beyond k, invalid blocks; every adoption past k flushes)
 // killed at a random moment; after each, the reopened database has a linked,
 // contiguously numbered chain no shorter than before the round, the
-// immutable tip k behind it, and a ledger at the tip and a backing store at
-// the immutable tip equal to a from-scratch replay of that chain.
+// immutable tip k behind it, a ledger at the tip and a backing store at the
+// immutable tip equal to a from-scratch replay of that chain, and the count
+// of the txs on it.
 func TestCrashRecovery(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
@@ -68,6 +69,9 @@ func TestCrashRecovery(t *testing.T) {
 		view, _ := db.TipLedger()
 		checkLedger(t, view, replay(t, genesis, chain), keys)
 		view.Close()
+		if got, want := db.TxsOnChain(), txsIn(chain); got != want {
+			t.Fatalf("round %d: %d txs on chain, the chain holds %d", round, got, want)
+		}
 		imm := db.ImmutableTip()
 		atImm, err := db.LedgerAt(imm.Point)
 		if err != nil {

@@ -30,6 +30,7 @@ type DB struct {
 	mu         sync.RWMutex
 	closed     bool
 	root       *node                // the immutable tip; the backing store is the UTxO after it
+	rootTxs    uint64               // txs on the chain from origin through root
 	nodes      map[block.Hash]*node // the volatile tree, root included
 	selected   []*node              // the selected chain after root, oldest first: selected[i].number == root.number+1+i
 	tipChanged chan struct{}        // closed and replaced at every selection change

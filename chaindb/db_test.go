@@ -266,6 +266,55 @@ func TestForkSwitch(t *testing.T) {
 	checkLedger(t, view, replay(t, genesis, chain), keysOf(genesis))
 }
 
+// TestAbandoned: after a fork switch the old tip's blocks off the new
+// selection are abandoned, oldest first; a tip still on the selection
+// abandons nothing, and neither does one whose fork was pruned.
+func TestAbandoned(t *testing.T) {
+	const k = 3
+	db := mustOpen(t, "db", testOptions(k, testGenesis(2), vfs.NewMem()))
+	defer db.Close()
+	f := newForger()
+	a := f.chain(nil, 4)
+	b := f.chain(a[1].Header, 3) // B3..B5, forking off A2: A3, A4 are rolled back
+	mustAdd(t, db, a...)
+	mustAdd(t, db, b...)
+	abandoned := func(old *block.Block) []block.Hash {
+		t.Helper()
+		blocks, err := db.Abandoned(tipOf(old))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hashes []block.Hash
+		for _, blk := range blocks {
+			hashes = append(hashes, blk.Hash())
+		}
+		return hashes
+	}
+	if got := abandoned(a[3]); len(got) != 2 || got[0] != a[2].Hash() || got[1] != a[3].Hash() {
+		t.Fatalf("abandoned since A4: %s, want A3, A4", short(got))
+	}
+	for _, old := range []*block.Block{a[1], b[1], b[2]} {
+		if got := abandoned(old); len(got) != 0 {
+			t.Fatalf("abandoned since #%d on the selection: %s", old.Header.BlockNumber, short(got))
+		}
+	}
+	if blocks, err := db.Abandoned(block.Tip{Point: block.Origin}); err != nil || len(blocks) != 0 {
+		t.Fatalf("abandoned since origin: %d blocks, %v", len(blocks), err)
+	}
+	mustAdd(t, db, f.chain(b[2].Header, 1)...) // the immutable tip passes A2: A3, A4 are pruned
+	if got := abandoned(a[3]); len(got) != 0 {
+		t.Fatalf("abandoned since a pruned fork: %s", short(got))
+	}
+}
+
+func short(hashes []block.Hash) []string {
+	out := make([]string, len(hashes))
+	for i, h := range hashes {
+		out[i] = h.Short()
+	}
+	return out
+}
+
 func TestInvalidForkKeepsSelection(t *testing.T) {
 	const k = 5
 	genesis := testGenesis(2)
@@ -370,6 +419,65 @@ func TestReopenWithSmallerK(t *testing.T) {
 		t.Fatalf("immutable tip %s after reopening with k=2", db.ImmutableTip())
 	}
 	checkChain(t, db)
+}
+
+// TestTxsOnChainCountsWhatWasApplied: the count of txs on chain is what
+// ApplyBlock reported for each block, not the length of its body (a block
+// carrying a certificate applies a closure it does not contain); it follows
+// a fork switch and the immutable tip's flushes, and a reopened database
+// has it at once.
+func TestTxsOnChainCountsWhatWasApplied(t *testing.T) {
+	const k, closure = 3, 100
+	fs := vfs.NewMem()
+	opts := testOptions(k, testGenesis(2), fs)
+	opts.ApplyBlock = func(u ledger.UTxO, blk *block.Block, reapply bool) (*ledger.Diff, error) {
+		d, err := testApply(nil)(u, blk, reapply)
+		if err == nil {
+			d.Txs += closure // as if it applied a closure of that many txs
+		}
+		return d, err
+	}
+	want := func(chain []*block.Block) uint64 { return txsIn(chain) + closure*uint64(len(chain)) }
+	f := newForger()
+	coin := uint64(0)
+	grow := func(parent *block.Header, n int) []*block.Block {
+		var out []*block.Block
+		for i := range n {
+			var txs []testTx
+			for range i % 3 {
+				coin++ // outputs named by the tx's hash: every tx differs
+				txs = append(txs, testTx{Outs: []testOut{{Addr: []byte("a"), Coin: coin}}})
+			}
+			out = append(out, f.next(parent, 1, txs...))
+			parent = out[len(out)-1].Header
+		}
+		return out
+	}
+
+	db := mustOpen(t, "db", opts)
+	if got := db.TxsOnChain(); got != 0 {
+		t.Fatalf("%d txs on an empty chain", got)
+	}
+	a := grow(nil, 5)
+	mustAdd(t, db, a...)
+	if got := db.TxsOnChain(); got != want(a) {
+		t.Fatalf("%d txs on chain A, want %d", got, want(a))
+	}
+	b := grow(a[2].Header, 4) // longer than A from #4: rolls back A4, A5
+	mustAdd(t, db, b...)
+	chain := append(a[:3:3], b...)
+	if got := db.TxsOnChain(); got != want(chain) || db.Tip() != tipOf(b[3]) {
+		t.Fatalf("%d txs on chain after the switch to %s, want %d", got, db.Tip(), want(chain))
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db = mustOpen(t, "db", opts)
+	defer db.Close()
+	if got := db.TxsOnChain(); got != want(chain) || db.ImmutableTip().BlockNumber == 0 {
+		t.Fatalf("%d txs on chain after a reopen (immutable tip %s), want %d", got, db.ImmutableTip(), want(chain))
+	}
 }
 
 func TestViewHeldAcrossFlush(t *testing.T) {

@@ -26,16 +26,24 @@
 //   - A LedgerView holds a Pebble snapshot and the diff list taken under the
 //     same lock, so it stays consistent while later blocks flush.
 //
+// The txs on chain: chaindb owns their count (TxsOnChain). A block counts
+// the txs Options.ApplyBlock applied for it (ledger.Diff.Txs), which for a
+// block carrying a certificate is the certified closure, not its body. The
+// volatile blocks' counts travel with their diffs; the count through the
+// immutable tip is stored with the immutable marker. So nothing ever walks
+// back to origin to count, and a reopened database has the count at once.
+//
 // Invariants, also after a crash at any point:
 //   - Every multi-key change is one Pebble batch: a block together with the
-//     selection change, the tip marker, the flush and the immutable marker.
+//     selection change, the tip marker, the flush, the immutable marker
+//     and the tx count through it.
 //     A reopened database is therefore at a consistent tip (the last one, or
 //     an earlier one if the tail of the WAL was lost) whose ledger is the
 //     backing store at the immutable marker plus a replay of the blocks after it.
 //   - The selected chain is linked and numbered contiguously from 1, and
 //     passes through the immutable tip, at most K blocks behind its end.
 //   - The backing store equals the UTxO of the selected chain at the
-//     immutable tip.
+//     immutable tip, and the stored count the txs from origin through it.
 //
 // chaindb must never import the ledger rules, a protocol, or another store:
 // it gets validation through Options and is driven by its callers. It must

@@ -63,6 +63,7 @@ func testApply(calls *int) func(ledger.UTxO, *block.Block, bool) (*ledger.Diff, 
 				}
 				d.Insert(in, ledger.TxOut{Address: out.Addr, Coin: out.Coin})
 			}
+			d.Txs++
 		}
 		return d, nil
 	}
@@ -251,6 +252,15 @@ func backingKeys(t rapid.TB, db *DB) map[ledger.TxIn]struct{} {
 		out[in] = struct{}{}
 	}
 	return out
+}
+
+// txsIn is the model of the tx count: the txs in the bodies of chain.
+func txsIn(chain []*block.Block) uint64 {
+	var n uint64
+	for _, b := range chain {
+		n += uint64(len(b.Body.Txs))
+	}
+	return n
 }
 
 // replay is the from-scratch model: the UTxO after chain, from genesis.

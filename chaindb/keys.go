@@ -20,7 +20,7 @@ import (
 //	n ‖ number (8, BE)    → hash                   the selected chain
 //	v ‖ number ‖ hash     → (empty)                stored blocks after the immutable tip
 //	u ‖ TxIn.Key          → ledger.EncodeTxOut     the backing store: UTxO at the immutable tip
-//	m ‖ name              → marker                 tip, immutable tip, genesis fingerprint
+//	m ‖ name              → marker                 tip, immutable tip, txs through it, genesis fingerprint
 const (
 	prefixBlock    = 'b'
 	prefixNumber   = 'n'
@@ -30,9 +30,10 @@ const (
 )
 
 var (
-	keyTip       = []byte{prefixMeta, 't'}
-	keyImmutable = []byte{prefixMeta, 'i'}
-	keyGenesis   = []byte{prefixMeta, 'g'}
+	keyTip          = []byte{prefixMeta, 't'}
+	keyImmutable    = []byte{prefixMeta, 'i'}
+	keyImmutableTxs = []byte{prefixMeta, 'x'} // 8 bytes, big-endian
+	keyGenesis      = []byte{prefixMeta, 'g'}
 )
 
 func blockKey(h block.Hash) []byte { return append([]byte{prefixBlock}, h[:]...) }
@@ -85,6 +86,15 @@ func decodeTip(b []byte) (block.Tip, error) {
 		return t, fmt.Errorf("chaindb: tip marker: %w", err)
 	}
 	return t, nil
+}
+
+func encodeCount(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
+
+func decodeCount(b []byte) (uint64, error) {
+	if len(b) != 8 {
+		return 0, fmt.Errorf("chaindb: count marker of %d bytes", len(b))
+	}
+	return binary.BigEndian.Uint64(b), nil
 }
 
 // genesisFingerprint is a hash of the genesis UTxO in key order, stored at

@@ -52,6 +52,14 @@ func (db *DB) TipLedger() (*LedgerView, block.Tip) {
 	return db.newView(tip), tip.tip()
 }
 
+// TipUTxO is TipLedger in the shape the mempool and the forge take, in
+// ledger types: the view as a ledger.UTxO and its Close as the release. It
+// never fails.
+func (db *DB) TipUTxO() (ledger.UTxO, block.Tip, func(), error) {
+	view, tip := db.TipLedger()
+	return view, tip, view.Close, nil
+}
+
 // newView takes the snapshot and the diffs under mu (held by the caller), so
 // they agree: no flush can fall between them.
 func (db *DB) newView(n *node) *LedgerView {

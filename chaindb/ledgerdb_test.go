@@ -24,6 +24,7 @@ type ledgerMachine struct {
 	forger  *forger
 
 	utxoAfter map[block.Hash]ledger.MapUTxO // model UTxO after each generated valid block
+	txsAfter  map[block.Hash]uint64         // model count of txs from origin through each valid block
 	recent    []ledger.TxIn                 // the outputs created last (spent or not), newest last
 	held      []heldView                    // views kept open across later actions
 }
@@ -86,9 +87,9 @@ func (m *ledgerMachine) genTxs(t *rapid.T, utxo ledger.MapUTxO, bad bool) []test
 
 // addChain adds n blocks after parent (nil: origin), the last possibly bad.
 func (m *ledgerMachine) addChain(t *rapid.T, parent *block.Header, n int) {
-	utxo := m.genesis
+	utxo, txs := m.genesis, uint64(0)
 	if parent != nil {
-		utxo = m.utxoAfter[parent.Hash()]
+		utxo, txs = m.utxoAfter[parent.Hash()], m.txsAfter[parent.Hash()]
 	}
 	for i := range n {
 		bad := i == n-1 && rapid.IntRange(0, 9).Draw(t, "bad") == 0
@@ -98,7 +99,8 @@ func (m *ledgerMachine) addChain(t *rapid.T, parent *block.Header, n int) {
 			if utxo, err = applyToMap(utxo, blk); err != nil {
 				t.Fatalf("model: %v", err)
 			}
-			m.utxoAfter[blk.Hash()] = utxo
+			txs += uint64(len(blk.Body.Txs))
+			m.utxoAfter[blk.Hash()], m.txsAfter[blk.Hash()] = utxo, txs
 		}
 		for _, tx := range m.genTxsOf(blk) {
 			m.recent = append(m.recent, tx)
@@ -211,8 +213,8 @@ func (m *ledgerMachine) reopen(t *rapid.T) {
 }
 
 // check: the views held see what they saw when taken; the tip's view is
-// the model of the selected chain; the backing store holds exactly the
-// model at the immutable tip.
+// the model of the selected chain, and so is the count of its txs; the
+// backing store holds exactly the model at the immutable tip.
 func (m *ledgerMachine) check(t *rapid.T) {
 	for _, h := range m.held {
 		checkLedger(t, h.view, h.model, m.keysToCheck(h.model))
@@ -220,6 +222,9 @@ func (m *ledgerMachine) check(t *rapid.T) {
 	view, tip := m.db.TipLedger()
 	defer view.Close()
 	checkLedger(t, view, m.modelAt(tip), m.keysToCheck(m.modelAt(tip)))
+	if got, want := m.db.TxsOnChain(), m.txsAfter[tip.Point.Hash]; got != want {
+		t.Fatalf("%d txs on chain at %s, model %d", got, tip, want)
+	}
 
 	imm := m.db.ImmutableTip()
 	atImm, err := m.db.LedgerAt(imm.Point)
@@ -245,6 +250,7 @@ func TestLedgerDBModel(t *testing.T) {
 			fs:        vfs.NewMem(),
 			forger:    newForger(),
 			utxoAfter: map[block.Hash]ledger.MapUTxO{},
+			txsAfter:  map[block.Hash]uint64{},
 		}
 		m.db = mustOpen(t, "db", testOptions(m.k, m.genesis, m.fs))
 		defer func() {

@@ -24,6 +24,9 @@ func (db *DB) load() error {
 	if err != nil {
 		return err
 	}
+	if db.rootTxs, err = db.readCount(keyImmutableTxs); err != nil {
+		return err
+	}
 	tip, err := db.readTip(keyTip)
 	if err != nil {
 		return err
@@ -192,6 +195,7 @@ func (db *DB) initGenesis() error {
 	}
 	origin := encodeTip(block.Tip{Point: block.Origin})
 	b.Set(keyImmutable, origin, nil)
+	b.Set(keyImmutableTxs, encodeCount(0), nil)
 	b.Set(keyTip, origin, nil)
 	b.Set(keyGenesis, fp[:], nil)
 	if err := b.Commit(pebble.Sync); err != nil {
@@ -209,6 +213,20 @@ func (db *DB) readTip(key []byte) (block.Tip, error) {
 		return block.Tip{}, fmt.Errorf("chaindb: marker %q missing", key)
 	}
 	return decodeTip(raw)
+}
+
+// readCount reads a count marker. A database written before the txs on
+// chain were counted lacks it and is refused: counting its history would be
+// the walk from origin the count exists to avoid.
+func (db *DB) readCount(key []byte) (uint64, error) {
+	raw, ok, err := get(db.store, key)
+	if err != nil {
+		return 0, fmt.Errorf("chaindb: %w", err)
+	}
+	if !ok {
+		return 0, fmt.Errorf("chaindb: marker %q missing: the database predates it; start from an empty directory", key)
+	}
+	return decodeCount(raw)
 }
 
 // indexedBlock reads the block the number index names for number.

@@ -28,9 +28,10 @@ type Options struct {
 	GenesisUTxO ledger.MapUTxO
 
 	// ApplyBlock validates a block's contents against the UTxO view before it
-	// and returns its diff. reapply is true when re-applying a block this node
-	// already validated (replay at Open): signature checks may be skipped.
-	// Required.
+	// and returns its diff, whose Txs counts the txs it applied: that is what
+	// the block adds to TxsOnChain. reapply is true when re-applying a block
+	// this node already validated (replay at Open): signature checks may be
+	// skipped. Required.
 	ApplyBlock func(utxo ledger.UTxO, blk *block.Block, reapply bool) (*ledger.Diff, error)
 
 	// ValidateBlock checks what does not depend on the ledger (header

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -25,6 +26,46 @@ func (db *DB) ImmutableTip() block.Tip {
 	db.mu.RLock()
 	defer db.mu.RUnlock()
 	return db.root.tip()
+}
+
+// TxsOnChain is the number of txs on the selected chain from origin through
+// the tip, as Options.ApplyBlock counted them (ledger.Diff.Txs): a block that
+// applies txs it does not carry, a certified closure, counts those. It is
+// kept as blocks are applied, never recounted: the count through the
+// immutable tip is stored with the immutable marker, and each volatile
+// block's diff carries its own (recounted by the replay at Open).
+func (db *DB) TxsOnChain() uint64 {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	n := db.rootTxs
+	for _, s := range db.selected {
+		n += uint64(s.diff.Txs)
+	}
+	return n
+}
+
+// Abandoned returns the blocks of the chain that ended at old which are no
+// longer on the selected chain, oldest first: what selection took off the
+// chain since old was its tip. None if old is still on the selected chain,
+// or no longer in the volatile tree (its fork was pruned as the immutable
+// tip advanced). Never more than K blocks: old was a tip, and the walk ends
+// at the immutable tip at the latest.
+func (db *DB) Abandoned(old block.Tip) ([]*block.Block, error) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.closed {
+		return nil, ErrClosed
+	}
+	var blocks []*block.Block
+	for n := db.nodes[old.Point.Hash]; n != nil && !db.onSelected(n); n = n.parent {
+		blk, err := db.readBlock(n.hash)
+		if err != nil {
+			return nil, err
+		}
+		blocks = append(blocks, blk)
+	}
+	slices.Reverse(blocks)
+	return blocks, nil
 }
 
 // Block returns any stored block: on the selected chain or on a volatile fork.

@@ -13,8 +13,9 @@ type node struct {
 	slot   uint64
 	header *block.Header // nil for the root at origin
 
-	// parent and children give the tree's shape; only AddBlock (under
-	// DB.addMu) reads them, and it changes them under DB.mu too.
+	// parent and children give the tree's shape; AddBlock (under DB.addMu)
+	// and Abandoned (under DB.mu, shared) read them, and AddBlock changes
+	// them under DB.mu too.
 	parent   *node
 	children []*node
 

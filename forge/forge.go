@@ -5,41 +5,55 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"sync/atomic"
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
-	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/ledger"
-	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/vrf"
 )
 
-// Chain is what the forge needs of the chain database.
-type Chain interface {
-	// TipLedger returns the selected tip and the UTxO view after it,
-	// consistently; the view must be closed.
-	TipLedger() (*chaindb.LedgerView, block.Tip)
-	AddBlock(blk *block.Block) (chaindb.AddResult, error)
+// Ledger is where the forge reads the tip it builds on; the chain database
+// serves it.
+type Ledger interface {
+	// TipUTxO returns the selected tip and the UTxO after it, taken
+	// together; the forge calls release once it no longer reads utxo.
+	TipUTxO() (utxo ledger.UTxO, tip block.Tip, release func(), err error)
 }
 
-// Mempool is where the forge takes its txs from.
+// Chain takes the blocks the forge produces, through the path a peer's
+// block takes.
+type Chain interface {
+	// AddBlock adds blk and reports whether chain selection adopted it.
+	AddBlock(blk *block.Block) (adopted bool, err error)
+}
+
+// Mempool is where the forge takes its txs from; the mempool serves it.
 type Mempool interface {
-	Snapshot() *mempool.Snapshot
+	// Txs yields the txs of one snapshot in ticket order.
+	Txs() iter.Seq[*ledger.Tx]
+	// RemoveTxs drops the txs with these hashes and those that spend them.
 	RemoveTxs(ctx context.Context, txHashes []block.Hash) ([]block.Hash, error)
 }
 
-// Options configure a Forger. Validator, Chain, IssuerKey and VRFKey are
-// required.
+// Options configure a Forger. Validator, Ledger, Chain, IssuerKey and
+// VRFKey are required.
 type Options struct {
 	Validator *consensus.Validator
+	Ledger    Ledger
 	Chain     Chain
 	IssuerKey ed25519.PrivateKey
 	VRFKey    *vrf.SecretKey
 	// Mempool supplies txs; nil forges empty blocks.
 	Mempool Mempool
+	// IsInvalidBlock tells, from an error of Chain.AddBlock, that the chain
+	// judged the block invalid: the forge then drops the block's txs from
+	// the mempool, so the next block is not built from them again. Required
+	// with Mempool.
+	IsInvalidBlock func(error) bool
 	// Params are the ledger rules the block's txs must pass; default
 	// ledger.DefaultParams().
 	Params *ledger.Params
@@ -76,8 +90,11 @@ type Forger struct {
 
 // New checks that the keys belong to a registered pool.
 func New(opts Options) (*Forger, error) {
-	if opts.Validator == nil || opts.Chain == nil || opts.IssuerKey == nil || opts.VRFKey == nil {
-		return nil, errors.New("forge: Validator, Chain, IssuerKey and VRFKey are required")
+	if opts.Validator == nil || opts.Ledger == nil || opts.Chain == nil || opts.IssuerKey == nil || opts.VRFKey == nil {
+		return nil, errors.New("forge: Validator, Ledger, Chain, IssuerKey and VRFKey are required")
+	}
+	if opts.Mempool != nil && opts.IsInvalidBlock == nil {
+		return nil, errors.New("forge: Mempool without IsInvalidBlock")
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -157,8 +174,11 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 	if !f.opts.Validator.IsLeader(f.issuer, output) {
 		return nil, nil
 	}
-	view, tip := f.opts.Chain.TipLedger()
-	defer view.Close()
+	view, tip, release, err := f.opts.Ledger.TipUTxO()
+	if err != nil {
+		return nil, fmt.Errorf("forge: slot %d: reading the tip's ledger: %w", slot, err)
+	}
+	defer release()
 	if !tip.Point.IsOrigin() && tip.Point.Slot >= slot {
 		return nil, nil
 	}
@@ -169,14 +189,14 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 	}
 	blk := f.build(slot, tip, block.VRFResult{Output: output, Proof: proof}, sel.rb, eb)
 	f.forged.Add(1)
-	res, err := f.opts.Chain.AddBlock(blk)
+	adopted, err := f.opts.Chain.AddBlock(blk)
 	if err != nil {
-		if errors.Is(err, chaindb.ErrInvalidBlock) && f.opts.Mempool != nil {
+		if f.opts.Mempool != nil && f.opts.IsInvalidBlock(err) {
 			f.dropTxs(sel.rb)
 		}
 		return blk, fmt.Errorf("forge: slot %d: %w", slot, err)
 	}
-	if res.Adopted {
+	if adopted {
 		f.adopted.Add(1)
 	}
 	if eb != nil {
@@ -188,7 +208,7 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 		f.ebs.Add(1)
 	}
 	f.opts.Logger.Info("forged block", "slot", slot, "number", blk.Header.BlockNumber,
-		"hash", blk.Hash().Short(), "txs", len(sel.rb), "ebTxs", len(sel.eb), "adopted", res.Adopted)
+		"hash", blk.Hash().Short(), "txs", len(sel.rb), "ebTxs", len(sel.eb), "adopted", adopted)
 	return blk, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
+	"errors"
 	"io"
 	"log/slog"
 	"strings"
@@ -87,23 +88,19 @@ func newFixture(t *testing.T, withWhale bool, rbMaxBody int, configure ...func(*
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	mp, err := mempool.New(mempool.Options{
-		TipLedger: func() (ledger.UTxO, block.Tip, func(), error) {
-			v, tip := db.TipLedger()
-			return v, tip, v.Close, nil
-		},
-		TipChanged: db.TipChanged,
-	})
+	mp, err := mempool.New(mempool.Options{TipLedger: db.TipUTxO, TipChanged: db.TipChanged})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(mp.Close)
 	opts := Options{
 		Validator:      validator,
-		Chain:          db,
+		Ledger:         db,
+		Chain:          chainOf{db},
 		IssuerKey:      issuer,
 		VRFKey:         vrfKey,
 		Mempool:        mp,
+		IsInvalidBlock: func(err error) bool { return errors.Is(err, chaindb.ErrInvalidBlock) },
 		RBMaxBodyBytes: rbMaxBody,
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
@@ -117,6 +114,15 @@ func newFixture(t *testing.T, withWhale bool, rbMaxBody int, configure ...func(*
 	in := ledger.GenesisTxIn(addr)
 	return &fixture{genesis: g, validator: validator, chain: db, mempool: mp, forger: forger,
 		payer: payer, funds: in, fundsOut: utxo[in]}
+}
+
+// chainOf presents the chain database as the forge's Chain, as the node
+// does.
+type chainOf struct{ db *chaindb.DB }
+
+func (c chainOf) AddBlock(blk *block.Block) (bool, error) {
+	res, err := c.db.AddBlock(blk)
+	return res.Adopted, err
 }
 
 // chainOfTxs builds n txs, each spending the previous one's only output.
@@ -217,11 +223,41 @@ func TestNoBlockWhenNotLeaderOrTipNotOlder(t *testing.T) {
 	}
 }
 
+// A forged block the chain judges invalid gives up its txs, so the next
+// block is not built from them again; a block refused for another reason
+// (the chain closing) keeps them.
+func TestInvalidForgedBlockDropsItsTxs(t *testing.T) {
+	for _, refusal := range []error{chaindb.ErrInvalidBlock, chaindb.ErrClosed} {
+		f := newFixture(t, false, 0, func(o *Options) { o.Chain = refusingChain{refusal} })
+		txs := f.chainOfTxs(t, 3)
+		for _, tx := range txs {
+			if err := f.mempool.Add(context.Background(), tx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := f.forger.ForgeSlot(1); !errors.Is(err, refusal) {
+			t.Fatalf("ForgeSlot = %v, want %v", err, refusal)
+		}
+		want := 0
+		if refusal != chaindb.ErrInvalidBlock {
+			want = len(txs)
+		}
+		if n := f.mempool.Snapshot().Len(); n != want {
+			t.Fatalf("refused with %v: %d txs left in the mempool, want %d", refusal, n, want)
+		}
+	}
+}
+
+// refusingChain refuses every block with err.
+type refusingChain struct{ err error }
+
+func (c refusingChain) AddBlock(*block.Block) (bool, error) { return false, c.err }
+
 func TestNewRefusesForeignKeys(t *testing.T) {
 	f := newFixture(t, false, 0)
 	other := ed25519.NewKeyFromSeed([]byte(strings.Repeat("o", 32)))
 	vrfKey, _ := vrf.NewKeyFromSeed(make([]byte, 32))
-	_, err := New(Options{Validator: f.validator, Chain: f.chain, IssuerKey: other, VRFKey: vrfKey})
+	_, err := New(Options{Validator: f.validator, Ledger: f.chain, Chain: chainOf{f.chain}, IssuerKey: other, VRFKey: vrfKey})
 	if err == nil || !strings.Contains(err.Error(), "not a genesis pool") {
 		t.Fatalf("a key that is no pool's: got %v", err)
 	}

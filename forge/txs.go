@@ -47,8 +47,7 @@ func (f *Forger) selectTxs(view ledger.UTxO, slot uint64) selection {
 	rbBudget := f.opts.RBMaxBodyBytes - bodyOverhead
 	limits := f.opts.EBLimits
 	ebBody, ebClosure := ebHeadOverhead, 0
-	for entry := range f.opts.Mempool.Snapshot().All() {
-		tx := entry.Tx
+	for tx := range f.opts.Mempool.Txs() {
 		toRB := tx.Size() <= rbBudget && sel.eb == nil
 		toEB := !toRB && f.opts.EBLimits.MaxTxs > 0 &&
 			len(sel.eb) < limits.MaxTxs &&

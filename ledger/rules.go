@@ -37,8 +37,9 @@ func Reapply(p Params, utxo UTxO, slot uint64, tx *Tx) (*Diff, error) {
 
 // ApplyTxs decodes and applies a sequence of txs (a block body, an EB
 // closure), each seeing the effect of the ones before it, and returns their
-// combined diff. reapply skips the witness checks (see Reapply) for txs this
-// node validated before. An error names the index of the failing tx.
+// combined diff, which counts them in Txs. reapply skips the witness checks
+// (see Reapply) for txs this node validated before. An error names the index
+// of the failing tx.
 func ApplyTxs(p Params, utxo UTxO, slot uint64, txs [][]byte, reapply bool) (*Diff, error) {
 	combined := NewDiff()
 	view := Overlay{Base: utxo, Diffs: []*Diff{combined}}
@@ -124,6 +125,7 @@ func applyInto(p Params, utxo UTxO, slot uint64, tx *Tx, checkWitnesses bool, d 
 	for i, out := range tx.Outputs {
 		d.Insert(TxIn{TxID: tx.id, Index: uint32(i)}, out)
 	}
+	d.Txs++
 	return nil
 }
 

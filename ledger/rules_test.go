@@ -212,7 +212,7 @@ func TestApplyTxs(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The intermediate output was created and spent within the diff.
-		if _, ok := d.Inserts[mid]; ok || len(d.Inserts) != 1 || len(d.Deletes) != 2 {
+		if _, ok := d.Inserts[mid]; ok || len(d.Inserts) != 1 || len(d.Deletes) != 2 || d.Txs != 2 {
 			t.Fatalf("combined diff %+v", d)
 		}
 		out, ok, _ := Overlay{Base: f.utxo, Diffs: []*Diff{d}}.Lookup(TxIn{TxID: tx2.ID()})

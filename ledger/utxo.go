@@ -77,6 +77,11 @@ type UTxO interface {
 type Diff struct {
 	Inserts map[TxIn]TxOut
 	Deletes map[TxIn]struct{}
+	// Txs is the number of txs whose effect the diff records: the rules
+	// count each tx they apply, Append adds the counts. It travels with the
+	// diff because only the code that applied the txs knows it (a block
+	// carrying a certificate applies a closure it does not contain).
+	Txs int
 }
 
 // NewDiff returns an empty diff.
@@ -105,11 +110,12 @@ func (d *Diff) Append(later *Diff) {
 	for in, out := range later.Inserts {
 		d.Insert(in, out)
 	}
+	d.Txs += later.Txs
 }
 
 // Clone returns a copy that can be mutated without touching d.
 func (d *Diff) Clone() *Diff {
-	c := &Diff{Inserts: make(map[TxIn]TxOut, len(d.Inserts)), Deletes: make(map[TxIn]struct{}, len(d.Deletes))}
+	c := &Diff{Inserts: make(map[TxIn]TxOut, len(d.Inserts)), Deletes: make(map[TxIn]struct{}, len(d.Deletes)), Txs: d.Txs}
 	for k, v := range d.Inserts {
 		c.Inserts[k] = v
 	}

@@ -53,6 +53,7 @@ func TestDiff(t *testing.T) {
 	d.Insert(x, ox)
 	d.Delete(x) // created and spent within the diff: in neither
 	d.Delete(y) // spent from below
+	d.Txs = 2
 	if d.Len() != 1 || len(d.Inserts) != 0 {
 		t.Fatalf("diff %+v", d)
 	}
@@ -63,9 +64,10 @@ func TestDiff(t *testing.T) {
 	}
 	later := NewDiff()
 	later.Delete(z)
+	later.Txs = 1
 	d.Append(c)
 	d.Append(later)
-	if d.Len() != 1 {
+	if d.Len() != 1 || d.Txs != 2+2+1 {
 		t.Fatalf("appended %+v", d)
 	}
 	if _, ok := d.Deletes[y]; !ok {

@@ -41,6 +41,13 @@
 // never revalidate the whole mempool under the add lock, and never record a
 // tx as rejected because a ledger read failed (only a rule failure rejects).
 //
+// After a rollback the mempool decides what comes back (Run, giveBack):
+// the txs of the blocks the chain abandoned, then the txs the sync dropped
+// because they spent those, every dependent after what it spends. The chain
+// only says which txs it abandoned (Options.Abandoned), in the order the
+// ledger applied them, since it alone knows them (a certified closure lives
+// in another store).
+//
 // Ledger views: a snapshot reads the view of its tip, which the mempool
 // releases once a sync has replaced it (Options.TipLedger). RemoveTxs
 // revalidates under the add lock, which is fine only because removals are

@@ -181,6 +181,12 @@ func (l *testLedger) advance(u ledger.MapUTxO) block.Tip {
 	return l.tip
 }
 
+func (l *testLedger) currentTip() block.Tip {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.tip
+}
+
 func (l *testLedger) current() ledger.MapUTxO {
 	l.mu.Lock()
 	defer l.mu.Unlock()

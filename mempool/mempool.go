@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"sync"
 	"sync/atomic"
 
@@ -73,6 +74,19 @@ func (m *Mempool) Close() { m.current.Load().lin.base.close() }
 
 // Snapshot returns the latest state. It never blocks and takes no lock.
 func (m *Mempool) Snapshot() *Snapshot { return m.current.Load() }
+
+// Txs yields the txs of the latest snapshot, taken at the call, in ticket
+// order: the forge's walk. Like Snapshot, it never blocks.
+func (m *Mempool) Txs() iter.Seq[*ledger.Tx] {
+	s := m.Snapshot()
+	return func(yield func(*ledger.Tx) bool) {
+		for _, e := range s.txs {
+			if !yield(e.Tx) {
+				return
+			}
+		}
+	}
+}
 
 // Changed returns a channel that is closed when a snapshot newer than the
 // current one is published. Load it before reading the snapshot, so no

@@ -1,6 +1,8 @@
 package mempool
 
 import (
+	"log/slog"
+
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -37,6 +39,14 @@ type Options struct {
 	// TipChanged returns a channel closed at the next tip change (as
 	// chaindb's DB.TipChanged). Only Run needs it.
 	TipChanged func() <-chan struct{}
+	// Abandoned returns the txs of the blocks that were on the chain ending
+	// at old and no longer are, oldest block first, each block's txs in the
+	// order the ledger applied them (a block carrying a certificate gives
+	// its certified closure); none while old is on the selected chain. Run
+	// asks it at every tip change and adds those txs back, then the ones the
+	// sync dropped for spending them. Nil: nothing comes back after a
+	// rollback.
+	Abandoned func(old block.Tip) ([]*ledger.Tx, error)
 	// Slot is the slot txs are validated for (their ttl and validity
 	// start). Default: the slot after the tip they are validated against.
 	Slot func() uint64
@@ -59,6 +69,9 @@ type Options struct {
 	// RejectedMemory is how many rejected tx hashes RecentlyRejected
 	// remembers (oldest forgotten first). Default DefaultRejectedMemory.
 	RejectedMemory int
+	// Logger receives what Run gives back after a rollback. Default
+	// slog.Default().
+	Logger *slog.Logger
 
 	// hooks let in-package tests stop a sync at its interesting points.
 	hooks hooks
@@ -94,6 +107,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RejectedMemory <= 0 {
 		o.RejectedMemory = DefaultRejectedMemory
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
 	return o
 }

@@ -23,20 +23,28 @@ type SyncReport struct {
 	LockHeld    time.Duration // how long the commit held the add lock
 }
 
-// Run syncs the mempool on every tip change until ctx ends. Changes that
-// arrive while a sync runs are coalesced into one more sync. It returns nil
-// when ctx ends, or the error of a sync that failed (a ledger read).
+// Run syncs the mempool on every tip change until ctx ends and, after a
+// rollback, gives back what the fork that lost took from it (giveBack).
+// Changes that arrive while a sync runs are coalesced into one more sync. It
+// returns nil when ctx ends, or the error of a sync that failed (a ledger
+// read).
 func (m *Mempool) Run(ctx context.Context) error {
 	if m.opts.TipChanged == nil {
 		return errors.New("mempool: Run needs Options.TipChanged")
 	}
 	for {
 		changed := m.opts.TipChanged() // before the sync, so no change is missed
-		if _, err := m.Sync(ctx); err != nil {
+		before := m.Snapshot()
+		abandoned := m.abandonedSince(before.Tip())
+		r, err := m.Sync(ctx)
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
 			return err
+		}
+		if len(abandoned) > 0 {
+			m.giveBack(ctx, abandoned, before, r.Dropped)
 		}
 		select {
 		case <-changed:

@@ -54,9 +54,9 @@ func (a chainAdapter) AddBlock(blk *block.Block) error {
 // forgeChain presents the chain database as forge.Chain.
 type forgeChain struct{ countingChain }
 
-func (c forgeChain) TipLedger() (*chaindb.LedgerView, block.Tip) { return c.db.TipLedger() }
-func (c forgeChain) AddBlock(blk *block.Block) (chaindb.AddResult, error) {
-	return c.add(blk)
+func (c forgeChain) AddBlock(blk *block.Block) (bool, error) {
+	res, err := c.add(blk)
+	return res.Adopted, err
 }
 
 // isInvalidBlock tells a peer's fault (a block that fails validation, or

@@ -39,7 +39,6 @@ type Node struct {
 	registry  *prometheus.Registry
 	chain     *chaindb.DB
 	adopted   *atomic.Uint64 // blocks that changed the selection when added
-	txCounts  *txCounter
 	mempool   *mempool.Mempool
 	leios     *leios.Pipeline
 	host      *network.Host
@@ -116,7 +115,7 @@ func New(cfg *config.Config, logger *slog.Logger) (n *Node, err error) {
 		Registry:      n.registry,
 		BlocksAdopted: n.adopted.Load,
 		Errors:        n.errors.Load,
-		TxsOnChain:    n.txCounts.onChain,
+		TxsOnChain:    n.chain.TxsOnChain,
 	}); err != nil {
 		return nil, err
 	}
@@ -146,18 +145,17 @@ func (n *Node) openChain() error {
 }
 
 func (n *Node) buildMempool() error {
-	n.txCounts = newTxCounter(n.chain)
 	clock := n.validator.Clock()
 	var err error
 	n.mempool, err = mempool.New(mempool.Options{
-		TipLedger: func() (ledger.UTxO, block.Tip, func(), error) {
-			view, tip := n.chain.TipLedger()
-			return view, tip, view.Close, nil
-		},
+		TipLedger:  n.chain.TipUTxO,
+		TipChanged: n.chain.TipChanged,
+		Abandoned:  n.abandonedTxs,
 		// Txs are checked for the slot now in progress: that is where the
 		// next block can put them.
 		Slot:   func() uint64 { return clock.SlotAt(time.Now()) },
 		Params: n.genesis.ProtocolParams,
+		Logger: n.log.With("component", "mempool"),
 	})
 	return err
 }
@@ -209,13 +207,15 @@ func (n *Node) buildForger() error {
 		return err
 	}
 	n.forger, err = forge.New(forge.Options{
-		Validator: n.validator,
-		Chain:     forgeChain{countingChain{n.chain, n.adopted}},
-		IssuerKey: ed25519.PrivateKey(issuer),
-		VRFKey:    vrfKey,
-		Mempool:   n.mempool,
-		Ready:     n.readyToForge,
-		EBLimits:  n.genesis.Leios.EBLimits(),
+		Validator:      n.validator,
+		Ledger:         n.chain,
+		Chain:          forgeChain{countingChain{n.chain, n.adopted}},
+		IssuerKey:      ed25519.PrivateKey(issuer),
+		VRFKey:         vrfKey,
+		Mempool:        n.mempool,
+		IsInvalidBlock: func(err error) bool { return errors.Is(err, chaindb.ErrInvalidBlock) },
+		Ready:          n.readyToForge,
+		EBLimits:       n.genesis.Leios.EBLimits(),
 		PublishEB: func(rb *block.Header, eb *block.EBBody, closure [][]byte) {
 			if err := n.leios.Publish(rb, eb, closure); err != nil {
 				n.log.Error("publishing a forged EB", "err", err)
@@ -237,7 +237,7 @@ func (n *Node) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return n.leios.Run(ctx) })
 	g.Go(func() error { return n.host.Run(ctx) })
-	g.Go(func() error { return n.syncMempool(ctx) })
+	g.Go(func() error { return n.mempool.Run(ctx) })
 	if n.forger != nil {
 		g.Go(func() error { return n.forger.Run(ctx) })
 	}

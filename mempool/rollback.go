@@ -1,0 +1,58 @@
+package mempool
+
+import (
+	"context"
+	"time"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// giveBackWait bounds how long giving back one tx waits for room: Run syncs
+// no more until it is done.
+const giveBackWait = time.Second
+
+// abandonedSince asks the chain (Options.Abandoned) for the txs of the
+// blocks it no longer holds since old was its tip. A failure is logged, not
+// fatal: it costs only txs their submitters must send again.
+func (m *Mempool) abandonedSince(old block.Tip) []*ledger.Tx {
+	if m.opts.Abandoned == nil {
+		return nil
+	}
+	txs, err := m.opts.Abandoned(old)
+	if err != nil {
+		m.opts.Logger.Warn("mempool: reading what a rollback abandoned", "since", old, "err", err)
+		return nil
+	}
+	return txs
+}
+
+// giveBack adds again, after a rollback, what the fork that lost took from
+// the mempool.
+//
+// A tx in a block on a losing fork left the mempool when that block was
+// selected; so did, at this sync, every tx that spends its outputs (a chain
+// of txs). Both are still valid on the winning chain once the first is
+// back, so the abandoned txs are added again, oldest first, then the txs the
+// sync dropped (looked up in the snapshot from before it), in their old
+// order: every dependent after what it spends. Without a rollback, a
+// dropped tx is one the new blocks included or conflict with, and stays
+// dropped. Failures are expected (a tx the winning chain also holds) and
+// ignored.
+func (m *Mempool) giveBack(ctx context.Context, abandoned []*ledger.Tx, before *Snapshot, dropped []block.Hash) {
+	txs := abandoned
+	for _, hash := range dropped {
+		if entry, ok := before.Lookup(hash); ok {
+			txs = append(txs, entry.Tx)
+		}
+	}
+	readded := 0
+	for _, tx := range txs {
+		addCtx, cancel := context.WithTimeout(ctx, giveBackWait)
+		if m.Add(addCtx, tx) == nil {
+			readded++
+		}
+		cancel()
+	}
+	m.opts.Logger.Info("rollback: txs back in the mempool", "abandoned", len(abandoned), "candidates", len(txs), "readded", readded)
+}
