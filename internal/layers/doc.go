@@ -1,3 +1,4 @@
-// Package layers holds the test that keeps the dependency direction of
-// DESIGN §4: node → protocols → stores → block, ledger. It has no code.
+// Package layers holds the tests that keep the house's import rules
+// (ARCHITECTURE.md): every package has a rank and imports only packages of
+// a lower rank, and a few rules say more than ranks can. It has no code.
 package layers

@@ -1,37 +1,50 @@
 package layers
 
 import (
+	"fmt"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 const module = "github.com/leiosnode/leiosnode/"
 
-// rank orders the project's packages: a package may import only packages of
-// a strictly lower rank. Every package directory must be listed, so a new
-// package is placed on purpose.
+// rank orders the project's packages, sub-packages included: a package may
+// import only packages of a strictly lower rank. Every package directory
+// must be listed, so a new package is placed on purpose.
 var rank = map[string]int{
-	// Foundations: wire types, rules and crypto helpers.
+	// Foundations: wire types, rules, crypto helpers, files.
 	"vrf":                0,
-	"keys":               1,
+	"config":             0,
 	"block":              1,
 	"ledger":             1,
-	"internal/benchkeys": 2,
+	"keys":               1,
 	"consensus":          2,
-	"config":             2,
-	// Stores: never import a protocol.
-	"chaindb":           3,
-	"leiosdb":           3,
-	"txcache":           3,
-	"mempool":           3,
-	"forge":             4,
-	"network":           4,
-	"notify":            5,
-	"fetch":             5,
+	"internal/benchkeys": 2,
+	// The mini-protocol engine, and the host that runs it.
+	"network/protocol":             2,
+	"network/protocol/protocoltest": 3,
+	"network/internal/ping":        3,
+	"network":                      3,
+	"network/internal/hosttest":    4,
+	// Stores.
+	"chaindb": 3,
+	"leiosdb": 3,
+	"txcache": 3,
+	"mempool": 3,
+	// Block production, and the mini-protocols.
+	"forge":                      4,
+	"network/blockfetch":         4,
+	"network/txsubmission":       4,
+	"notify":                     4,
+	"fetch":                      4,
+	"network/chainsync":          5,
+	"network/internal/chaintest": 6,
+	// The Leios pipeline; the node's parts above it; the binaries.
 	"leios":             6,
 	"api":               7,
 	"internal/leiosnet": 7,
@@ -42,13 +55,106 @@ var rank = map[string]int{
 	"internal/layers":   10,
 }
 
-func TestImportDirection(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
+var (
+	stores    = []string{"chaindb", "leiosdb", "txcache", "mempool"}
+	protocols = []string{"network/chainsync", "network/blockfetch", "network/txsubmission", "notify", "fetch"}
+	// testSupport are fixtures for the tests of the packages they build
+	// on: a test file may import them whatever their rank (Go's external
+	// test packages allow it, and the fixture itself still points down).
+	testSupport = []string{"network/internal/chaintest", "network/internal/hosttest", "network/internal/ping", "network/protocol/protocoltest"}
+)
+
+// rule forbids what ranks allow. It applies to a package's own code, not to
+// its tests, which may build on anything below them.
+type rule struct {
+	name string
+	// applies reports whether the rule governs an import from → to.
+	applies   func(from, to string) bool
+	forbidden bool
+}
+
+var rules = []rule{
+	{
+		name: "the host knows peers, streams, scoring and the engine — no chain types, no store, no protocol",
+		applies: func(from, to string) bool {
+			return from == "network" && (slices.Contains([]string{"block", "ledger", "consensus"}, to) ||
+				slices.Contains(stores, to) || slices.Contains(protocols, to))
+		},
+	},
+	{
+		name: "a protocol package never imports the pipeline, the API or the node",
+		applies: func(from, to string) bool {
+			return slices.Contains(protocols, from) && slices.Contains([]string{"leios", "api", "node"}, to)
+		},
+	},
+	{
+		name: "a store never imports another store or a protocol",
+		applies: func(from, to string) bool {
+			return slices.Contains(stores, from) && (slices.Contains(stores, to) || slices.Contains(protocols, to))
+		},
+	},
+	{
+		name: "forge is written in block and ledger types and its own interfaces, not a store's",
+		applies: func(from, to string) bool {
+			return from == "forge" && slices.Contains(stores, to)
+		},
+	},
+	{
+		name: "the harness builds the pipeline with leios.Open and never re-wires its parts",
+		applies: func(from, to string) bool {
+			return from == "internal/leiosnet" && slices.Contains([]string{"leiosdb", "fetch", "notify"}, to)
+		},
+	},
+	{
+		name: "nothing imports node but the binary",
+		applies: func(from, to string) bool {
+			return to == "node" && from != "cmd/leiosnode"
+		},
+	},
+}
+
+// imp is one import of a project package by another.
+type imp struct {
+	from, to string
+	file     string
+	test     bool // from a _test.go file
+}
+
+// check returns every breach of the ranks and the rules.
+func check(imports []imp) []string {
+	var breaches []string
+	for _, i := range imports {
+		fromRank, ok := rank[i.from]
+		if !ok {
+			breaches = append(breaches, fmt.Sprintf("%s: package %s has no rank in layers_test.go", i.file, i.from))
+			continue
+		}
+		toRank, ok := rank[i.to]
+		if !ok {
+			breaches = append(breaches, fmt.Sprintf("%s imports %s, which has no rank", i.file, i.to))
+			continue
+		}
+		if toRank >= fromRank && !(i.test && slices.Contains(testSupport, i.to)) {
+			breaches = append(breaches, fmt.Sprintf("%s: %s (rank %d) imports %s (rank %d): imports must point down",
+				i.file, i.from, fromRank, i.to, toRank))
+		}
+		if i.test {
+			continue
+		}
+		for _, r := range rules {
+			if r.applies(i.from, i.to) {
+				breaches = append(breaches, fmt.Sprintf("%s: %s imports %s: %s", i.file, i.from, i.to, r.name))
+			}
+		}
 	}
+	return breaches
+}
+
+// loadImports parses the import lists of every Go file under root.
+func loadImports(root string) ([]imp, error) {
+	var imports []imp
 	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -61,53 +167,92 @@ func TestImportDirection(t *testing.T) {
 		if !strings.HasSuffix(path, ".go") {
 			return nil
 		}
-		rel, _ := filepath.Rel(root, filepath.Dir(path))
-		rel = filepath.ToSlash(rel)
-		if rel == "." {
-			return nil
-		}
-		from := packageOf(rel)
-		fromRank, ok := rank[from]
-		if !ok {
-			t.Errorf("%s: package %s has no rank in layers_test.go", path, from)
+		rel, _ := filepath.Rel(root, path)
+		from := filepath.ToSlash(filepath.Dir(rel))
+		if from == "." {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
 		if err != nil {
 			return err
 		}
-		for _, imp := range f.Imports {
-			target := strings.Trim(imp.Path.Value, `"`)
+		if _, ok := rank[from]; !ok {
+			imports = append(imports, imp{from: from, to: from, file: filepath.ToSlash(rel)})
+		}
+		for _, spec := range f.Imports {
+			target := strings.Trim(spec.Path.Value, `"`)
 			if !strings.HasPrefix(target, module) {
 				continue
 			}
-			to := packageOf(strings.TrimPrefix(target, module))
-			if to == from {
-				continue
-			}
-			toRank, ok := rank[to]
-			if !ok {
-				t.Errorf("%s imports %s, which has no rank", rel, to)
-				continue
-			}
-			if toRank >= fromRank {
-				t.Errorf("%s (rank %d) imports %s (rank %d): imports must point down", rel, fromRank, to, toRank)
+			to := strings.TrimPrefix(target, module)
+			if to != from {
+				imports = append(imports, imp{from: from, to: to, file: filepath.ToSlash(rel), test: strings.HasSuffix(path, "_test.go")})
 			}
 		}
 		return nil
 	})
+	return imports, err
+}
+
+func repoImports(t *testing.T) []imp {
+	t.Helper()
+	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
+	imports, err := loadImports(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return imports
 }
 
-// packageOf maps a directory to the ranked package that owns it: a
-// sub-package belongs to its top-level package (network/chainsync is part of
-// network), except under cmd/ and internal/ where the second element names it.
-func packageOf(dir string) string {
-	parts := strings.Split(dir, "/")
-	if (parts[0] == "cmd" || parts[0] == "internal") && len(parts) > 1 {
-		return parts[0] + "/" + parts[1]
+func TestImportRules(t *testing.T) {
+	for _, breach := range check(repoImports(t)) {
+		t.Error(breach)
 	}
-	return parts[0]
+}
+
+// TestRulesCatchPlantedViolations plants, into the repository's real import
+// graph, one violation of each rule and of the ranks, and checks that each
+// is caught — and that a test file is held to the ranks only.
+func TestRulesCatchPlantedViolations(t *testing.T) {
+	real := repoImports(t)
+	for _, tc := range []struct {
+		plant imp
+		want  string // part of the breach
+	}{
+		{imp{from: "block", to: "chaindb"}, "imports must point down"},
+		{imp{from: "chaindb", to: "leios"}, "imports must point down"},
+		{imp{from: "newpkg", to: "block"}, "has no rank"},
+		{imp{from: "network", to: "block"}, rules[0].name},
+		{imp{from: "network", to: "mempool"}, rules[0].name},
+		{imp{from: "notify", to: "leios"}, rules[1].name},
+		{imp{from: "fetch", to: "node"}, rules[1].name},
+		{imp{from: "mempool", to: "chaindb"}, rules[2].name},
+		{imp{from: "forge", to: "chaindb"}, rules[3].name},
+		{imp{from: "forge", to: "mempool"}, rules[3].name},
+		{imp{from: "internal/leiosnet", to: "fetch"}, rules[4].name},
+		{imp{from: "internal/devnet", to: "node"}, rules[5].name},
+		{imp{from: "api", to: "node"}, rules[5].name},
+	} {
+		tc.plant.file = "planted.go"
+		breaches := check(append(slices.Clone(real), tc.plant))
+		if !slices.ContainsFunc(breaches, func(b string) bool {
+			return strings.HasPrefix(b, "planted.go") && strings.Contains(b, tc.want)
+		}) {
+			t.Errorf("planted %s → %s: not caught as %q; breaches: %v", tc.plant.from, tc.plant.to, tc.want, breaches)
+		}
+	}
+	// A test may import what a rule forbids its package, if it points down,
+	// and a test fixture built on its package; never anything else above.
+	if breaches := check([]imp{
+		{from: "forge", to: "chaindb", file: "forge_test.go", test: true},
+		{from: "network", to: "network/internal/hosttest", file: "host_test.go", test: true},
+	}); len(breaches) != 0 {
+		t.Errorf("a test file held to the rules: %v", breaches)
+	}
+	if breaches := check([]imp{{from: "block", to: "chaindb", file: "block_test.go", test: true}}); len(breaches) != 1 {
+		t.Errorf("a test file importing upward: %v", breaches)
+	}
 }
