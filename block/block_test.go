@@ -204,6 +204,13 @@ func TestVoteAndCertificateGolden(t *testing.T) {
 	if got := VoteMessage(v.RbHash); hex.EncodeToString(got) != "5820"+rep(1, 32) {
 		t.Fatalf("vote message %x", got)
 	}
+	// Seats are 16-bit: 65,535 decodes, 65,536 does not.
+	for seat, ok := range map[string]bool{"19ffff": true, "1a00010000": false} {
+		raw, _ := hex.DecodeString("83" + "5820" + rep(1, 32) + seat + "5830" + rep(2, 48))
+		if err := Unmarshal(raw, &vb); (err == nil) != ok {
+			t.Fatalf("vote with seat %s: %v", seat, err)
+		}
+	}
 
 	var c Certificate
 	c.AggregateSignature = fill[Bytes48](0x09)

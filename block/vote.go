@@ -6,7 +6,7 @@ package block
 type Vote struct {
 	_         struct{} `cbor:",toarray"`
 	RbHash    Hash
-	VoterSeat uint64
+	VoterSeat uint16
 	Signature Bytes48
 }
 

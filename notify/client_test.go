@@ -228,7 +228,7 @@ func TestClientViolations(t *testing.T) {
 		},
 		{
 			name:   "invalid vote",
-			script: []protocol.Message{&notify.MsgVotes{Votes: []block.Vote{{VoterSeat: 1 << 30}}}},
+			script: []protocol.Message{&notify.MsgVotes{Votes: []block.Vote{{VoterSeat: 1 << 15}}}},
 			want:   notify.ErrInvalidVote,
 		},
 	} {
@@ -236,7 +236,7 @@ func TestClientViolations(t *testing.T) {
 			var s sink
 			r := n.relay(t, s.configure, func(o *notify.Options) {
 				o.ValidateVote = func(v block.Vote) error {
-					if v.VoterSeat >= 1<<20 {
+					if v.VoterSeat >= 1<<14 {
 						return errors.New("no such seat")
 					}
 					return nil

@@ -24,7 +24,7 @@ func FuzzDecode(f *testing.F) {
 		&notify.MsgBlockAnnouncement{Header: n.header(10, 0, nil, 1)},
 		&notify.MsgBlockOffer{Point: p, EbSize: 100},
 		&notify.MsgBlockTxsOffer{Point: p},
-		&notify.MsgVotes{Votes: []block.Vote{{RbHash: p.Hash, VoterSeat: 3}, {RbHash: p.Hash, VoterSeat: 1 << 20}}},
+		&notify.MsgVotes{Votes: []block.Vote{{RbHash: p.Hash, VoterSeat: 3}, {RbHash: p.Hash, VoterSeat: 1 << 15}}},
 	} {
 		data, err := protocol.Encode(m)
 		if err != nil {

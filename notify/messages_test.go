@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -132,7 +133,7 @@ func TestDecodeRejects(t *testing.T) {
 func TestVoteBatchLimit(t *testing.T) {
 	votes := make([]block.Vote, notify.MaxVotesPerMessage+1)
 	for i := range votes {
-		votes[i] = block.Vote{VoterSeat: uint64(1 << 40), Signature: fillSig(0xff)}
+		votes[i] = block.Vote{VoterSeat: math.MaxUint16, Signature: fillSig(0xff)}
 	}
 	full, err := protocol.Encode(&notify.MsgVotes{Votes: votes[:notify.MaxVotesPerMessage]})
 	if err != nil {

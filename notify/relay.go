@@ -53,7 +53,7 @@ type offerState struct {
 
 type voteKey struct {
 	rbHash block.Hash
-	seat   uint64
+	seat   uint16
 }
 
 type voteEntry struct {

@@ -116,7 +116,7 @@ func TestVotes(t *testing.T) {
 	})
 	tp := newTap(t, r)
 	rb := fillHash(0x10)
-	vote := func(seat uint64) block.Vote { return block.Vote{RbHash: rb, VoterSeat: seat} }
+	vote := func(seat uint16) block.Vote { return block.Vote{RbHash: rb, VoterSeat: seat} }
 
 	fresh, err := r.Votes([]block.Vote{vote(1), vote(2), vote(1)})
 	if err != nil || len(fresh) != 2 {
@@ -133,7 +133,7 @@ func TestVotes(t *testing.T) {
 	// Another RB's votes at the same seat are distinct; 1,100 of them go out
 	// in batches of at most MaxVotesPerMessage.
 	var many []block.Vote
-	for seat := range uint64(1100) {
+	for seat := range uint16(1100) {
 		many = append(many, block.Vote{RbHash: fillHash(0x20), VoterSeat: seat})
 	}
 	if fresh, err = r.Votes(many); err != nil || len(fresh) != 1100 {
@@ -155,7 +155,7 @@ func TestVotes(t *testing.T) {
 			t.Fatalf("vote batch of %d", len(vs))
 		}
 		for _, v := range vs {
-			got[[2]uint64{uint64(v.RbHash[0]), v.VoterSeat}]++
+			got[[2]uint64{uint64(v.RbHash[0]), uint64(v.VoterSeat)}]++
 		}
 	}
 	if total != 1102 || len(got) != 1102 {
