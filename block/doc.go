@@ -1,6 +1,6 @@
 // Package block owns the wire types of the chain and of Leios: ranking-block
 // headers and bodies, endorser-block (EB) bodies, points, votes and
-// certificates, with their CBOR codecs and hashes (DESIGN §2).
+// certificates, with their CBOR codecs and hashes (ARCHITECTURE.md, "Wire formats").
 //
 // Invariants:
 //   - Everything that is hashed or signed keeps the bytes it was decoded from;

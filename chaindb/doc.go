@@ -1,6 +1,6 @@
 // Package chaindb stores ranking blocks (RBs), selects the chain, tracks the
 // immutable tip and keeps the ledger's UTxO set in the UTxO-HD style, all on
-// one Pebble database (DESIGN §4).
+// one Pebble database (ARCHITECTURE.md).
 //
 // The chain:
 //   - Blocks are stored by hash; the selected chain is indexed by block number.

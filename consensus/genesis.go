@@ -52,7 +52,7 @@ type Pool struct {
 	Stake      uint64 `json:"stake"`
 }
 
-// LeiosParams are the Linear Leios parameters of DESIGN §1, in slots and bytes.
+// LeiosParams are the Linear Leios parameters of Linear Leios, in slots and bytes.
 type LeiosParams struct {
 	RBMaxBodyBytes    int `json:"rbMaxBodyBytes"`
 	EBMaxBodyBytes    int `json:"ebMaxBodyBytes"`
@@ -64,7 +64,7 @@ type LeiosParams struct {
 	MinCertGap        int `json:"minCertGap"`
 }
 
-// DefaultLeiosParams are the prototype values of DESIGN §1.
+// DefaultLeiosParams are the prototype values (ARCHITECTURE.md, "The protocol").
 func DefaultLeiosParams() LeiosParams {
 	return LeiosParams{
 		RBMaxBodyBytes:    90_112,

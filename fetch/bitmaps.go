@@ -83,7 +83,7 @@ func (bm Bitmaps) Validate() error {
 	return nil
 }
 
-// MarshalCBOR writes the indefinite-length map of DESIGN §3, as the Haskell
+// MarshalCBOR writes the indefinite-length map that the Haskell
 // prototype's codec does.
 func (bm Bitmaps) MarshalCBOR() ([]byte, error) {
 	if err := bm.Validate(); err != nil {

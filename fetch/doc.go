@@ -16,7 +16,7 @@
 // Bitmaps are a map { uint16 window => uint64 mask }, windows strictly
 // ascending, no zero mask; tx offset = 64·window + bit position from the
 // MSB; txs come back in that order as byte strings. The map is sent
-// indefinite-length, as DESIGN and the Haskell prototype's codec have it
+// indefinite-length, as the Haskell prototype's codec has it
 // (the spec sets IndefiniteLengths), and decoded in either form. The client
 // pipelines up to
 // MaxPipelined requests. A server asked for what it does not hold ends the

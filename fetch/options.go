@@ -7,7 +7,7 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 )
 
-// Defaults of Options (DESIGN §3).
+// Defaults of Options (ARCHITECTURE.md, "Mini-protocols").
 const (
 	DefaultMaxInFlightBytes     = 50_000_000
 	DefaultMaxPeerInFlightBytes = 5_000_000

@@ -63,7 +63,7 @@ type Options struct {
 	// holds more than the RB carries; zero MaxTxs forges no EBs.
 	EBLimits block.EBLimits
 	// PublishEB hands a forged, adopted RB's EB to the handlers peers' EBs
-	// go through, in the order DESIGN §4 requires: the announcement (rb),
+	// go through, in the pipeline's order (ARCHITECTURE.md): the announcement (rb),
 	// then the body, then the closure's txs (validated). Required with
 	// EBLimits.
 	PublishEB func(rb *block.Header, eb *block.EBBody, closure [][]byte)

@@ -11,7 +11,7 @@ import (
 const KeyHashSize = 28
 
 // PaymentKeyHash is the Blake2b-224 hash of a verification key: what an
-// address names and what a witness's key must hash to (DESIGN §2).
+// address names and what a witness's key must hash to (ARCHITECTURE.md, "Wire formats").
 func PaymentKeyHash(vkey ed25519.PublicKey) [KeyHashSize]byte {
 	h, err := blake2b.New(KeyHashSize, nil)
 	if err != nil {

@@ -13,7 +13,7 @@ var (
 	ErrUnsupported = errors.New("ledger: unsupported feature")
 )
 
-// Rule failures (DESIGN §2). Apply and Reapply wrap exactly one of these,
+// Rule failures (ARCHITECTURE.md, "Wire formats"). Apply and Reapply wrap exactly one of these,
 // with the detail (which input, which amounts).
 var (
 	ErrTxTooLarge        = errors.New("ledger: tx larger than max tx size")

@@ -1,4 +1,4 @@
-// Package mempool is the double-buffered mempool of DESIGN §4: the txs this
+// Package mempool is the double-buffered mempool (ARCHITECTURE.md): the txs this
 // node has admitted and not yet seen on its chain, in the order they were
 // admitted, validated against the ledger at the selected tip.
 //

@@ -60,7 +60,7 @@ func TestSyncDropsExpired(t *testing.T) {
 	}
 }
 
-// The regression of the seed's review: a removal issued while the sync reads
+// The removal-during-sync regression: a removal issued while the sync reads
 // the new tip's ledger must not be undone by the sync's commit.
 func TestRemovalDuringSyncIsNotResurrected(t *testing.T) {
 	w := newWallet(2)

@@ -9,7 +9,7 @@
 // block announcement, a block offer, a block-txs offer or a vote batch —
 // taken from that peer's FIFO, and holds a request as long as there is no
 // news. Messages and encodings follow the Haskell leios-prototype codec
-// (DESIGN §3):
+// (ARCHITECTURE.md, "Mini-protocols"):
 //
 //	[0]                          request next        client
 //	[1, header]                  block announcement  server (the RB header's original bytes)

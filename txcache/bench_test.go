@@ -9,7 +9,7 @@ import (
 	"github.com/leiosnode/leiosnode/internal/benchkeys"
 )
 
-// The benchmark shape of DESIGN §6 and the Haskell LeiosTxCache PR: 128 EBs
+// The benchmark shape of the Haskell LeiosTxCache PR: 128 EBs
 // of 15,058 txs, pairwise disjoint.
 const benchEBs, benchTxs = DefaultMaxAnnouncements, 15_058
 

@@ -1,4 +1,4 @@
-// Package txcache is the LeiosTxCache (DESIGN §4): an in-memory index of the
+// Package txcache is the LeiosTxCache (ARCHITECTURE.md): an in-memory index of the
 // txs of the last MaxAnnouncements (128) EB announcements, so the fetch logic
 // decides what to request — "which of this EB's txs must I still fetch?" —
 // without touching the LeiosDB.

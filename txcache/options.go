@@ -3,7 +3,7 @@ package txcache
 import "github.com/leiosnode/leiosnode/block"
 
 const (
-	// DefaultMaxAnnouncements is DESIGN §4's bound on indexed announcements.
+	// DefaultMaxAnnouncements is the bound on indexed announcements: the last 128.
 	DefaultMaxAnnouncements = 128
 	// DefaultTxCapacity, 4 Mi slots, holds DefaultMaxAnnouncements EBs of
 	// 15,058 txs (the encoding-independent ceiling of a 512 kB body, above

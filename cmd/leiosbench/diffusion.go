@@ -33,7 +33,7 @@ func newDiffusionCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diffusion",
 		Short: "EB diffusion over mocknet links: per-hop and to-last-node latency, bytes fetched per node",
-		Long: `The EB diffusion benchmark (issue 5, DESIGN §6).
+		Long: `The EB diffusion benchmark.
 
 For each topology × closure size × held share, a fresh network of --nodes
 Leios nodes (internal/leiosnet: LeiosDB, tx cache, LeiosFetch, LeiosNotify

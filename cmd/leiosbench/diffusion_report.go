@@ -31,7 +31,7 @@ type diffusionCell struct {
 	Fetched      []uint64        `json:"fetched_bytes"` // per node
 }
 
-// diffusionTarget is issue 5's target: a 12 MB closure crosses one hop in
+// diffusionTarget is the diffusion target: a 12 MB closure crosses one hop in
 // ≤ 1.3 × (its transfer time + 2 round trips), from the line's first hop
 // with nothing held.
 type diffusionTarget struct {

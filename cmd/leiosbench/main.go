@@ -1,4 +1,4 @@
-// Command leiosbench runs the benchmarks of DESIGN §6 and prints their
+// Command leiosbench runs the benchmarks of ARCHITECTURE.md, "Benchmarks", and prints their
 // tables (or, with -json, one JSON document), so that each component is
 // measured side by side with its reference in one run.
 package main

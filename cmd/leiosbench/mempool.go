@@ -34,8 +34,8 @@ func newMempoolCommand() *cobra.Command {
 	var f mempoolFlags
 	cmd := &cobra.Command{
 		Use:   "mempool",
-		Short: "The double-buffered mempool against a single-lock baseline under the seed's concurrent load",
-		Long: `The seed's mempool benchmark (DESIGN §6), both mempools in one run.
+		Short: "The double-buffered mempool against a single-lock baseline under concurrent adders, readers and syncs",
+		Long: `The mempool benchmark, both mempools in one run.
 
 For each offered load × peer count: one adder per peer, each submitting its
 own chains of real signed txs, paced so the adders offer the load in total;

@@ -113,7 +113,7 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 	}
 }
 
-// mpLoad is the seed's concurrent load on one mempool.
+// mpLoad is the benchmark's concurrent load on one mempool.
 type mpLoad struct {
 	subject mpSubject
 	led     *mpLedger
@@ -204,7 +204,7 @@ type mpCell struct {
 	ExhaustedAdders   int64   `json:"exhausted_adders,omitempty"`
 }
 
-// runMPCell runs the seed's set-up for d on a fresh mempool of kind: one
+// runMPCell runs the benchmark's set-up for d on a fresh mempool of kind: one
 // adder and one reader per peer, adders paced to offered tx/s in total,
 // readers every readPeriod, a tip change every syncPeriod.
 func runMPCell(ctx context.Context, kind string, chains *mpChains, costs *mpCosts, offered, peers int, d, readPeriod, syncPeriod time.Duration) (mpCell, error) {

@@ -23,7 +23,7 @@ type mempoolReport struct {
 	Targets    []mpTarget `json:"targets"`
 }
 
-// mpTarget is one of issue 3's benchmark targets, against this run.
+// mpTarget is one of the mempool's benchmark targets, against this run.
 type mpTarget struct {
 	What     string `json:"what"`
 	Measured string `json:"measured"`
@@ -147,7 +147,7 @@ func (r *mempoolReport) write(w io.Writer) {
 	}
 }
 
-// matrix prints one table of the seed's shape: peers down, offered load
+// matrix prints one table: peers down, offered load
 // across, one cell of text per (offered, peers) from both mempools.
 func (r *mempoolReport) matrix(w io.Writer, title string, cell func(double, single *mpCell) string) {
 	fmt.Fprintln(w, "\n"+title)

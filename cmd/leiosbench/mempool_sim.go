@@ -46,7 +46,7 @@ func (c *mpCosts) reapplyFunc(p ledger.Params, u ledger.UTxO, slot uint64, tx *l
 
 // mpLedger is the simulated chain: a genesis UTxO that never changes and a
 // tip that moves on every advance — a tip change that invalidates nothing,
-// as the seed's syncer makes. Each Lookup of its views is one ledger read
+// as the benchmark's syncer makes. Each Lookup of its views is one ledger read
 // of one key and sleeps readBase + readPerKey.
 type mpLedger struct {
 	utxo  ledger.MapUTxO

@@ -29,10 +29,10 @@ func newTxcacheCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "txcache",
 		Short: "The LeiosTxCache against a Go map and a LeiosDB probe: population and EB-batch lookups",
-		Long: `The seed's LeiosTxCache benchmark (DESIGN §6), three structures in one run.
+		Long: `The LeiosTxCache benchmark, three structures in one run.
 
 EBS EBs of TXS txs each, pairwise disjoint (128 × 15,058 = 1,927,424 txs by
-default; --txs-per-eb 3011 for the seed's smaller variant), are loaded into
+default; --txs-per-eb 3011 for the smaller variant), are loaded into
   - the LeiosTxCache (txcache), EB by EB: announcement, body, marks;
   - a plain Go map[[32]byte]uint64 doing the same two passes;
   - a LeiosDB on Pebble (point, body, txs), unless --skip-db.
@@ -59,7 +59,7 @@ keeps it for later runs.`,
 	}
 	fs := cmd.Flags()
 	fs.IntVar(&f.ebs, "ebs", txcache.DefaultMaxAnnouncements, "EBs indexed (at most the cache's 128 announcements)")
-	fs.IntVar(&f.txsPerEB, "txs-per-eb", 15_058, "txs per EB (the seed's smaller variant: 3011)")
+	fs.IntVar(&f.txsPerEB, "txs-per-eb", 15_058, "txs per EB (the smaller variant: 3011)")
 	fs.IntVar(&f.batches, "batches", 20, "timed lookup batches per hit ratio, after one warm-up")
 	fs.BoolVar(&f.skipDB, "skip-db", false, "leave out the LeiosDB (a quick run)")
 	fs.StringVar(&f.dbDir, "db-dir", "", "keep the LeiosDB here and reuse it if a run with the same shape populated it (default: a temporary directory, removed after)")

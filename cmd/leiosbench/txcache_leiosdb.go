@@ -97,7 +97,7 @@ func checkMarkers(dir, want string) error {
 }
 
 // dbLimits admit the workload's EBs: a body of 15,058 entries (~542 kB)
-// exceeds block.DefaultEBLimits, as the seed's encoding-independent ceiling
+// exceeds block.DefaultEBLimits, as the encoding-independent ceiling
 // does. The store validates each body against them on insert.
 func dbLimits(txsPerEB int) block.EBLimits {
 	d := block.DefaultEBLimits

@@ -19,7 +19,7 @@ type txcacheReport struct {
 	GoVersion  string       `json:"go_version"`
 	Structures []structure  `json:"structures"`
 	Comparison []comparison `json:"comparison"`
-	// Targets are issue 4's, judged only at the full shape (128 × 15,058).
+	// Targets are judged only at the full shape (128 × 15,058).
 	Targets []target `json:"targets,omitempty"`
 }
 
@@ -41,7 +41,7 @@ type comparison struct {
 	DBWarmOverCache float64            `json:"leiosdb_warm_over_txcache,omitempty"`
 }
 
-// target is one of issue 4's targets, against this run.
+// target is one of the tx cache's targets, against this run.
 type target struct {
 	What     string  `json:"what"`
 	Bound    string  `json:"bound"`
@@ -116,7 +116,7 @@ func (r *txcacheReport) compare() {
 	add("txcache faster than the warm probe (least ratio)", "≥ 50", v, "×", v >= 50)
 }
 
-// write prints the report in the seed's shape: per structure its population
+// write prints the report: per structure its population
 // and its lookups with the sorted batch times, then the side-by-side table.
 func (r *txcacheReport) write(out io.Writer) {
 	fmt.Fprintf(out, "LeiosTxCache worst-case benchmark (%s, GOMAXPROCS %d)\n", r.GoVersion, r.GOMAXPROCS)
@@ -152,7 +152,7 @@ func (r *txcacheReport) write(out io.Writer) {
 	}
 
 	if len(r.Targets) > 0 {
-		fmt.Fprintf(out, "\n== targets (issue 4) ==\n")
+		fmt.Fprintf(out, "\n== targets ==\n")
 		for _, t := range r.Targets {
 			verdict := "MISSED"
 			if t.Met {

@@ -94,7 +94,7 @@ func TestTxcacheCommandWithLeiosDB(t *testing.T) {
 	}
 }
 
-// The text report of a quick run has the seed's shape.
+// The text report of a quick run has the expected shape.
 func TestTxcacheCommandText(t *testing.T) {
 	out, err := runTxcache(t, "--ebs", "2", "--txs-per-eb", "25", "--batches", "2", "--skip-db")
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 // membership index, whose size does not depend on it.
 const txBytes = 64
 
-// hitRatios are the seed's hit ratios, in percent; position i of a batch is
+// hitRatios are the benchmark's hit ratios, in percent; position i of a batch is
 // a hit when i mod 5 < pct/20 (benchkeys.IsHit).
 var hitRatios = []int{0, 20, 40, 60, 80, 100}
 

@@ -1,5 +1,5 @@
 // Package benchkeys generates the deterministic keys of the txcache
-// benchmark (DESIGN §6), shared by txcache's go-test benchmarks and
+// benchmark, shared by txcache's go-test benchmarks and
 // cmd/leiosbench so both measure the same thing: N EBs of M txs each,
 // pairwise disjoint, every key 32 bytes of splitmix64 output.
 //

@@ -23,7 +23,7 @@ func TestEmbeddedTemplate(t *testing.T) {
 	}
 }
 
-// TestShippedTemplates checks the templates carry DESIGN §5's values and
+// TestShippedTemplates checks the templates carry the README's devnet values and
 // the packages' default parameters.
 func TestShippedTemplates(t *testing.T) {
 	tests := []struct {

@@ -26,11 +26,11 @@ var rank = map[string]int{
 	"consensus":          2,
 	"internal/benchkeys": 2,
 	// The mini-protocol engine, and the host that runs it.
-	"network/protocol":             2,
+	"network/protocol":              2,
 	"network/protocol/protocoltest": 3,
-	"network/internal/ping":        3,
-	"network":                      3,
-	"network/internal/hosttest":    4,
+	"network/internal/ping":         3,
+	"network":                       3,
+	"network/internal/hosttest":     4,
 	// Stores.
 	"chaindb": 3,
 	"leiosdb": 3,
