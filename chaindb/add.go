@@ -137,7 +137,7 @@ func (db *DB) switchTo(target, parent *node, blk *block.Block) (AddResult, error
 				return AddResult{Tip: oldTip.tip()}, err
 			}
 		}
-		d, err := db.opts.ApplyBlock(view, b, false)
+		d, err := db.opts.ApplyBlock(view, b, parentOf(n, target, parent).header, false)
 		if err != nil {
 			failed, applyErr = n, err
 			break
@@ -201,6 +201,15 @@ func (db *DB) switchTo(target, parent *node, blk *block.Block) (AddResult, error
 		db.log.Debug("extended the selection", "tip", newTip.tip())
 	}
 	return AddResult{Adopted: true, Tip: newTip.tip(), RolledBack: rolledBack}, invalidErr
+}
+
+// parentOf is n's parent node on a path to target: a new target (not in
+// the tree yet) has newParent, every other node its own.
+func parentOf(n, target, newParent *node) *node {
+	if n == target && n.parent == nil {
+		return newParent
+	}
+	return n.parent
 }
 
 // Reselect runs chain selection again over the stored chains longer than

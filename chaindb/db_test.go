@@ -430,8 +430,8 @@ func TestTxsOnChainCountsWhatWasApplied(t *testing.T) {
 	const k, closure = 3, 100
 	fs := vfs.NewMem()
 	opts := testOptions(k, testGenesis(2), fs)
-	opts.ApplyBlock = func(u ledger.UTxO, blk *block.Block, reapply bool) (*ledger.Diff, error) {
-		d, err := testApply(nil)(u, blk, reapply)
+	opts.ApplyBlock = func(u ledger.UTxO, blk *block.Block, parent *block.Header, reapply bool) (*ledger.Diff, error) {
+		d, err := testApply(nil)(u, blk, parent, reapply)
 		if err == nil {
 			d.Txs += closure // as if it applied a closure of that many txs
 		}
@@ -614,11 +614,11 @@ func TestParkedBlock(t *testing.T) {
 	ready := false
 	certTx := testTx{Outs: []testOut{{Addr: []byte("cert"), Coin: 1}}}
 	opts := testOptions(k, genesis, fs)
-	opts.ApplyBlock = func(utxo ledger.UTxO, blk *block.Block, reapply bool) (*ledger.Diff, error) {
+	opts.ApplyBlock = func(utxo ledger.UTxO, blk *block.Block, parent *block.Header, reapply bool) (*ledger.Diff, error) {
 		if len(blk.Body.Txs) > 0 && string(blk.Body.Txs[0]) == string(encodeTx(certTx)) && !ready {
 			return nil, fmt.Errorf("%w: EB closure incomplete", ErrNotReady)
 		}
-		return testApply(nil)(utxo, blk, reapply)
+		return testApply(nil)(utxo, blk, parent, reapply)
 	}
 	db := mustOpen(t, "db", opts)
 	f := newForger()

@@ -32,41 +32,50 @@ type testOut struct {
 var errMissingInput = errors.New("test ledger: input not unspent")
 
 // testApply is Options.ApplyBlock for test blocks. It counts its calls in
-// calls, if not nil.
-func testApply(calls *int) func(ledger.UTxO, *block.Block, bool) (*ledger.Diff, error) {
-	return func(utxo ledger.UTxO, blk *block.Block, reapply bool) (*ledger.Diff, error) {
+// calls, if not nil, and fails a block applied on another parent than its
+// predecessor.
+func testApply(calls *int) func(ledger.UTxO, *block.Block, *block.Header, bool) (*ledger.Diff, error) {
+	return func(utxo ledger.UTxO, blk *block.Block, parent *block.Header, reapply bool) (*ledger.Diff, error) {
 		if calls != nil {
 			*calls++
 		}
-		d := ledger.NewDiff()
-		view := ledger.Overlay{Base: utxo, Diffs: []*ledger.Diff{d}}
-		for i, raw := range blk.Body.Txs {
-			var tx testTx
-			if err := block.Unmarshal(raw, &tx); err != nil {
-				return nil, fmt.Errorf("tx %d: %w", i, err)
-			}
-			for _, in := range tx.Spend {
-				_, ok, err := view.Lookup(in)
-				if err != nil {
-					return nil, err
-				}
-				if !ok {
-					return nil, fmt.Errorf("tx %d: %w: %s", i, errMissingInput, in)
-				}
-				d.Delete(in)
-			}
-			id := block.HashBytes(raw)
-			for j, out := range tx.Outs {
-				in := ledger.TxIn{TxID: id, Index: uint32(j)}
-				if _, ok, _ := view.Lookup(in); ok {
-					return nil, fmt.Errorf("tx %d: output %s exists", i, in)
-				}
-				d.Insert(in, ledger.TxOut{Address: out.Addr, Coin: out.Coin})
-			}
-			d.Txs++
+		if (parent == nil) != (blk.Header.PrevHash == nil) || parent != nil && parent.Hash() != blk.Header.Prev() {
+			return nil, fmt.Errorf("block %d applied with a parent that is not its predecessor", blk.Header.BlockNumber)
 		}
-		return d, nil
+		return applyTestTxs(utxo, blk)
 	}
+}
+
+// applyTestTxs applies the test txs of blk to utxo.
+func applyTestTxs(utxo ledger.UTxO, blk *block.Block) (*ledger.Diff, error) {
+	d := ledger.NewDiff()
+	view := ledger.Overlay{Base: utxo, Diffs: []*ledger.Diff{d}}
+	for i, raw := range blk.Body.Txs {
+		var tx testTx
+		if err := block.Unmarshal(raw, &tx); err != nil {
+			return nil, fmt.Errorf("tx %d: %w", i, err)
+		}
+		for _, in := range tx.Spend {
+			_, ok, err := view.Lookup(in)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, fmt.Errorf("tx %d: %w: %s", i, errMissingInput, in)
+			}
+			d.Delete(in)
+		}
+		id := block.HashBytes(raw)
+		for j, out := range tx.Outs {
+			in := ledger.TxIn{TxID: id, Index: uint32(j)}
+			if _, ok, _ := view.Lookup(in); ok {
+				return nil, fmt.Errorf("tx %d: output %s exists", i, in)
+			}
+			d.Insert(in, ledger.TxOut{Address: out.Addr, Coin: out.Coin})
+		}
+		d.Txs++
+	}
+	return d, nil
 }
 
 func encodeTx(tx testTx) block.RawCBOR {
@@ -79,7 +88,7 @@ func encodeTx(tx testTx) block.RawCBOR {
 
 // applyToMap is the model ledger: the UTxO after blk as a plain map.
 func applyToMap(m ledger.MapUTxO, blk *block.Block) (ledger.MapUTxO, error) {
-	d, err := testApply(nil)(m, blk, false)
+	d, err := applyTestTxs(m, blk)
 	if err != nil {
 		return nil, err
 	}

@@ -74,7 +74,7 @@ func (db *DB) load() error {
 	// the block and its descendants are dropped as invalid.
 	view := ledger.Overlay{Base: backingStore{db.store}}
 	for i, blk := range blocks {
-		d, err := db.opts.ApplyBlock(view, blk, true)
+		d, err := db.opts.ApplyBlock(view, blk, db.selected[i].parent.header, true)
 		if err != nil {
 			bad := db.selected[i]
 			for n := bad.number; n <= tip.BlockNumber; n++ {

@@ -29,10 +29,12 @@ type Options struct {
 
 	// ApplyBlock validates a block's contents against the UTxO view before it
 	// and returns its diff, whose Txs counts the txs it applied: that is what
-	// the block adds to TxsOnChain. reapply is true when re-applying a block
-	// this node already validated (replay at Open): signature checks may be
-	// skipped. Required.
-	ApplyBlock func(utxo ledger.UTxO, blk *block.Block, reapply bool) (*ledger.Diff, error)
+	// the block adds to TxsOnChain. parent is the header of the block it
+	// extends (nil for the first block): a CertRB certifies, and applies the
+	// closure of, the EB its parent announced. reapply is true when
+	// re-applying a block this node already validated (replay at Open):
+	// signature checks may be skipped. Required.
+	ApplyBlock func(utxo ledger.UTxO, blk *block.Block, parent *block.Header, reapply bool) (*ledger.Diff, error)
 
 	// ValidateBlock checks what does not depend on the ledger (header
 	// signature, VRF, leader eligibility). May be nil. chaindb itself checks

@@ -24,7 +24,7 @@ func TestRealLedgerTxs(t *testing.T) {
 	opts := Options{
 		K:           2,
 		GenesisUTxO: genesis,
-		ApplyBlock: func(utxo ledger.UTxO, blk *block.Block, reapply bool) (*ledger.Diff, error) {
+		ApplyBlock: func(utxo ledger.UTxO, blk *block.Block, _ *block.Header, reapply bool) (*ledger.Diff, error) {
 			txs := make([][]byte, len(blk.Body.Txs))
 			for i, tx := range blk.Body.Txs {
 				txs[i] = tx

@@ -75,7 +75,7 @@ func newFixture(t *testing.T, withWhale bool, rbMaxBody int, configure ...func(*
 	db, err := chaindb.Open(t.TempDir(), chaindb.Options{
 		K:           g.SecurityParam,
 		GenesisUTxO: utxo,
-		ApplyBlock: func(u ledger.UTxO, blk *block.Block, reapply bool) (*ledger.Diff, error) {
+		ApplyBlock: func(u ledger.UTxO, blk *block.Block, _ *block.Header, reapply bool) (*ledger.Diff, error) {
 			txs := make([][]byte, len(blk.Body.Txs))
 			for i, tx := range blk.Body.Txs {
 				txs[i] = tx

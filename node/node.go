@@ -131,7 +131,7 @@ func (n *Node) openChain() error {
 	n.chain, err = chaindb.Open(filepath.Join(n.cfg.DatabasePath, "chain"), chaindb.Options{
 		K:           n.genesis.SecurityParam,
 		GenesisUTxO: genesisUTxO,
-		ApplyBlock: func(utxo ledger.UTxO, blk *block.Block, reapply bool) (*ledger.Diff, error) {
+		ApplyBlock: func(utxo ledger.UTxO, blk *block.Block, _ *block.Header, reapply bool) (*ledger.Diff, error) {
 			txs := make([][]byte, len(blk.Body.Txs))
 			for i, tx := range blk.Body.Txs {
 				txs[i] = tx
