@@ -31,6 +31,10 @@ import (
 //   - Every txs request names a point whose body holds every tx it asks
 //     for, at the offsets it gives, and goes to a peer that offered that
 //     point's closure; every body request goes to a peer that offered it.
+//     A certified point — its EB certified on a chain this node is taking
+//     up — is the exception: every peer that has that chain holds its
+//     closure, so any live peer may be asked, and it comes before every
+//     other point.
 type decisions struct {
 	budgets budgets
 	syncing func() bool
@@ -64,6 +68,32 @@ type pointState struct {
 	rejected      bool
 	bodyOffers    []peer.ID // peers that offered the body (or the closure)
 	closureOffers []peer.ID // peers that offered the whole closure
+	certified     bool      // certified on a candidate chain: fetched first, from any peer
+}
+
+// offers are the peers that may be asked for ps's body (closure false) or
+// txs (closure true): those that offered them, or every live peer for a
+// certified point.
+func (d *decisions) offers(ps *pointState, closure bool) []peer.ID {
+	switch {
+	case ps.certified:
+		return d.livePeers()
+	case closure:
+		return ps.closureOffers
+	}
+	return ps.bodyOffers
+}
+
+// livePeers lists the peers with a live fetch client, in a fixed order.
+func (d *decisions) livePeers() []peer.ID {
+	live := make([]peer.ID, 0, len(d.peers))
+	for id, p := range d.peers {
+		if p.sessions > 0 {
+			live = append(live, id)
+		}
+	}
+	slices.Sort(live)
+	return live
 }
 
 func (ps *pointState) wanted() bool { return ps.body == nil && !ps.rejected }
@@ -151,6 +181,17 @@ func (d *decisions) announce(p block.Point, size uint64) bool {
 	if b := d.bodies[p.Hash]; b != nil {
 		d.attach(ps, b)
 	}
+	return true
+}
+
+// certify marks the known point p certified: it is fetched first, from any
+// live peer. It reports whether p is known.
+func (d *decisions) certify(p block.Point) bool {
+	ps := d.points[p]
+	if ps == nil {
+		return false
+	}
+	ps.certified = true
 	return true
 }
 
@@ -415,19 +456,20 @@ func (d *decisions) plan(now time.Time) ([]*Request, time.Time) {
 	var out []*Request
 	order := d.workOrder()
 	for _, ps := range order {
-		if ps.wanted() && len(ps.bodyOffers) > 0 {
+		if ps.wanted() && len(d.offers(ps, false)) > 0 {
 			out = d.planBody(ps, now, out)
 		}
 	}
 	for _, ps := range order {
-		if ps.body != nil && !ps.body.complete() && len(ps.closureOffers) > 0 {
+		if ps.body != nil && !ps.body.complete() && len(d.offers(ps, true)) > 0 {
 			out = d.planTxs(ps, now, out)
 		}
 	}
 	return out, d.nextHedge(now)
 }
 
-// workOrder lists the points with something to fetch, by priority.
+// workOrder lists the points with something to fetch, by priority:
+// certified points first, then by slot.
 func (d *decisions) workOrder() []*pointState {
 	var order []*pointState
 	for _, ps := range d.points {
@@ -437,6 +479,12 @@ func (d *decisions) workOrder() []*pointState {
 	}
 	oldestFirst := d.syncing()
 	slices.SortFunc(order, func(a, b *pointState) int {
+		if a.certified != b.certified {
+			if a.certified {
+				return -1
+			}
+			return 1
+		}
 		c := cmp.Compare(a.point.Slot, b.point.Slot)
 		if !oldestFirst {
 			c = -c
@@ -454,7 +502,7 @@ func (d *decisions) planBody(ps *pointState, now time.Time, out []*Request) []*R
 	if !d.mayFetch(fetches, now) {
 		return out
 	}
-	id, ok := d.pickPeer(ps.bodyOffers, ps.size, fetches)
+	id, ok := d.pickPeer(d.offers(ps, false), ps.size, fetches)
 	if !ok {
 		return out
 	}
@@ -469,7 +517,7 @@ func (d *decisions) planBody(ps *pointState, now time.Time, out []*Request) []*R
 func (d *decisions) planTxs(ps *pointState, now time.Time, out []*Request) []*Request {
 	b := ps.body
 	b.pending = slices.DeleteFunc(b.pending, func(off int32) bool { return b.need[off] == nil })
-	live := d.byLoad(ps.closureOffers)
+	live := d.byLoad(d.offers(ps, true))
 	states := make([]*peerState, len(live))
 	for i, id := range live {
 		states[i] = d.peers[id]

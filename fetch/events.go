@@ -79,6 +79,18 @@ func (f *Fetcher) Prune(slot uint64, keep map[block.Point]bool) {
 	f.poke()
 }
 
+// Certified marks the known point p as certified on a chain this node is
+// taking up (a CertRB waits for its closure): it is fetched before every
+// other point, and from any live peer, since every peer that has that
+// chain holds the closure. It reports whether p is known.
+func (f *Fetcher) Certified(p block.Point) bool {
+	f.mu.Lock()
+	known := f.dec.certify(p)
+	f.mu.Unlock()
+	f.poke()
+	return known
+}
+
 // BlockOffer handles a peer's offer of the body of p (notify's block
 // offer): the body may now be requested from it. An offer of an unknown
 // point (not announced, or pruned) or of a size other than the announced
