@@ -54,17 +54,20 @@ type follower struct {
 	announced map[block.Point]struct{}
 	// refused holds the points of valid headers the peer sent that the
 	// relay did not relay, because it holds two others for their (slot,
-	// issuer): their offers are ignored.
-	refused map[block.Point]struct{}
+	// issuer): their offers are ignored; refusedRBs holds those headers'
+	// hashes with their slots: their votes are ignored.
+	refused    map[block.Point]struct{}
+	refusedRBs map[block.Hash]uint64
 }
 
 func newFollower(r *Relay, from peer.ID) *follower {
 	return &follower{
-		r:         r,
-		from:      from,
-		sent:      make(map[slotIssuer][]block.Hash),
-		announced: make(map[block.Point]struct{}),
-		refused:   make(map[block.Point]struct{}),
+		r:          r,
+		from:       from,
+		sent:       make(map[slotIssuer][]block.Hash),
+		announced:  make(map[block.Point]struct{}),
+		refused:    make(map[block.Point]struct{}),
+		refusedRBs: make(map[block.Hash]uint64),
 	}
 }
 
@@ -87,7 +90,11 @@ func (f *follower) handle(msg protocol.Message) error {
 		}
 		return err
 	case *MsgVotes:
-		fresh, err := f.r.Votes(m.Votes)
+		votes := slices.DeleteFunc(m.Votes, func(v block.Vote) bool {
+			_, refused := f.refusedRBs[v.RbHash]
+			return refused
+		})
+		fresh, err := f.r.Votes(votes)
 		if len(fresh) > 0 && opts.OnVotes != nil {
 			opts.OnVotes(f.from, fresh)
 		}
@@ -128,6 +135,9 @@ func (f *follower) announcement(h *block.Header) error {
 	if !slices.Contains(sent, h.Hash()) {
 		f.sent[key] = append(sent, h.Hash())
 	}
+	if refused {
+		f.refusedRBs[h.Hash()] = h.Slot
+	}
 	if p, ok := pointOf(h); ok && refused {
 		f.refused[p] = struct{}{}
 	} else if ok {
@@ -164,4 +174,5 @@ func (f *follower) prune() {
 	below := func(p block.Point, _ struct{}) bool { return p.Slot < floor }
 	maps.DeleteFunc(f.announced, below)
 	maps.DeleteFunc(f.refused, below)
+	maps.DeleteFunc(f.refusedRBs, func(_ block.Hash, slot uint64) bool { return slot < floor })
 }

@@ -191,6 +191,7 @@ func TestClientViolations(t *testing.T) {
 	e := newEB(t, 7)
 	p := block.Point{Slot: 60, Hash: e.body.Hash()}
 	forged := tampered(t, n.header(61, 0, nil, 0))
+	voted := n.header(62, 0, e.announcement(), 0)
 	for _, tc := range []struct {
 		name       string
 		script     []protocol.Message
@@ -227,17 +228,26 @@ func TestClientViolations(t *testing.T) {
 			want:   notify.ErrFutureSlot,
 		},
 		{
-			name:   "invalid vote",
-			script: []protocol.Message{&notify.MsgVotes{Votes: []block.Vote{{VoterSeat: 1 << 15}}}},
-			want:   notify.ErrInvalidVote,
+			name:   "vote for an RB never announced",
+			script: []protocol.Message{&notify.MsgVotes{Votes: []block.Vote{{VoterSeat: 1}}}},
+			want:   notify.ErrUnknownRB,
+		},
+		{
+			name:       "invalid vote",
+			script:     []protocol.Message{ann(voted), &notify.MsgVotes{Votes: []block.Vote{{RbHash: voted.Hash(), VoterSeat: 1 << 15}}}},
+			want:       notify.ErrInvalidVote,
+			disconnect: true,
+			reported:   1,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s sink
 			r := n.relay(t, s.configure, func(o *notify.Options) {
-				o.ValidateVote = func(v block.Vote) error {
-					if v.VoterSeat >= 1<<14 {
-						return errors.New("no such seat")
+				o.ValidateVotes = func(votes []block.Vote) error {
+					for _, v := range votes {
+						if v.VoterSeat >= 1<<14 {
+							return errors.New("no such seat")
+						}
 					}
 					return nil
 				}

@@ -22,8 +22,13 @@ var (
 	// (slot, issuer) on its stream, which no honest relay does; it is
 	// disconnected at once.
 	ErrThirdHeader = protocol.NewDisconnectViolation("notify: the peer sent a third header for one (slot, issuer)")
-	// ErrInvalidVote wraps Options.ValidateVote's reason.
-	ErrInvalidVote = protocol.NewViolation("notify: invalid vote")
+	// ErrInvalidVote wraps Options.ValidateVotes's reason: a seat that does
+	// not exist or a signature that does not verify. A relay validates what
+	// it relays, so no honest peer sends one: the peer is disconnected.
+	ErrInvalidVote = protocol.NewDisconnectViolation("notify: invalid vote")
+	// ErrUnknownRB: a vote for an RB whose header was not accepted here. A
+	// peer's relay sends an RB's header before its votes.
+	ErrUnknownRB = protocol.NewViolation("notify: vote for an RB never announced")
 	// ErrUnannouncedOffer: an offer of a point the peer did not announce on
 	// this stream first. Its relay must never do that (the ordering
 	// guarantee), so it is not a race but a broken or lying peer.

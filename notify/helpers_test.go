@@ -275,6 +275,13 @@ func (tp *tap) messages() []protocol.Message {
 	return append([]protocol.Message(nil), tp.msgs...)
 }
 
+// clear forgets the messages received so far.
+func (tp *tap) clear() {
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	tp.msgs = nil
+}
+
 // waitFor waits until the tap holds n messages and returns them.
 func (tp *tap) waitFor(t testingT, n int) []protocol.Message {
 	t.Helper()

@@ -25,9 +25,14 @@ type Options struct {
 	// ImmutableSlot returns the slot of the immutable tip; headers below it
 	// are not relayed. Nil: only the pruned slot (Prune) is the floor.
 	ImmutableSlot func() uint64
-	// ValidateVote checks a vote before it is relayed. Nil accepts every
-	// vote (voting comes later).
-	ValidateVote func(block.Vote) error
+	// ValidateVotes checks a batch of votes new to the relay — a real seat,
+	// a signature that verifies — before any is relayed; the committee's
+	// batch verification. Nil accepts every seat and signature (tests of
+	// the relay alone).
+	ValidateVotes func([]block.Vote) error
+	// VoteWindow is when votes for an RB are relayed. The zero value relays
+	// them at any time.
+	VoteWindow VoteWindow
 
 	// The node's sinks for what peers send, called by each peer's client in
 	// the order the peer sent it, concurrently across peers. They must not
@@ -49,9 +54,6 @@ type Options struct {
 	// volatile EB, plus the vote batches), or a reconnecting peer is dropped
 	// again at once. Default 16384.
 	MaxQueue int
-	// MaxVotes bounds the votes remembered for deduplication; over it, new
-	// votes are dropped (and logged) until Prune frees room. Default 1<<20.
-	MaxVotes int
 
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
@@ -73,11 +75,23 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxQueue <= 0 {
 		o.MaxQueue = 16384
 	}
-	if o.MaxVotes <= 0 {
-		o.MaxVotes = 1 << 20
-	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
 	return o, nil
+}
+
+// VoteWindow is when a vote for an RB of slot s is relayed: from slot
+// s+From through slot s+Through, as this node's clock tells, widened by
+// the clock skew either side. Through = 0 means no bound.
+type VoteWindow struct {
+	From, Through uint64
+}
+
+// admits reports whether a vote for an RB of rbSlot is relayed at slot now.
+func (w VoteWindow) admits(rbSlot, now, skew uint64) bool {
+	if w.Through == 0 {
+		return true
+	}
+	return now+skew >= rbSlot+w.From && now <= rbSlot+w.Through+skew
 }

@@ -25,8 +25,11 @@ type Relay struct {
 	// refused. It only grows. Written under mu; read without it.
 	pruned atomic.Uint64
 
+	skewSlots uint64 // MaxClockSkew in slots, rounded up
+	stats     voteStats
+
 	// mu guards every field below and every peerQueue's items. It is never
-	// held while validating, calling an Options func, reading the Store or
+	// held while validating, calling an Options func, or
 	// doing I/O: every operation under it is a few map and slice updates, so
 	// no peer, store or validator ever makes another wait.
 	mu           sync.Mutex
@@ -35,8 +38,8 @@ type Relay struct {
 	bySlotIssuer map[slotIssuer][]block.Hash  // at most two each
 	points       map[block.Point]struct{}     // announced by some accepted header
 	offers       map[block.Point]*offerState  // held by the Store; sent once announced
-	votes        map[voteKey]voteEntry
-	queues       map[*peerQueue]struct{} // served peers
+	votes        map[block.Hash]*rbVotes      // for accepted headers only
+	queues       map[*peerQueue]struct{}      // served peers
 }
 
 type slotIssuer struct {
@@ -51,14 +54,12 @@ type offerState struct {
 	closure bool // ClosureComplete
 }
 
-type voteKey struct {
-	rbHash block.Hash
-	seat   uint16
-}
-
-type voteEntry struct {
-	vote block.Vote
-	slot uint64 // the voted RB's slot, or the slot it arrived in: pruned by it
+// rbVotes are the votes relayed for one accepted RB header. With a
+// validator that knows the committee, a table holds at most seats × the
+// headers of the volatile window.
+type rbVotes struct {
+	slot   uint64 // the RB's
+	bySeat map[uint16]block.Vote
 }
 
 // NewRelay builds a relay.
@@ -67,14 +68,16 @@ func NewRelay(opts Options) (*Relay, error) {
 	if err != nil {
 		return nil, err
 	}
+	skew := (opts.MaxClockSkew + opts.Clock.SlotLength - 1) / opts.Clock.SlotLength
 	return &Relay{
 		opts:         opts,
+		skewSlots:    uint64(skew),
 		log:          opts.Logger.With("component", "notify"),
 		headers:      make(map[block.Hash]*block.Header),
 		bySlotIssuer: make(map[slotIssuer][]block.Hash),
 		points:       make(map[block.Point]struct{}),
 		offers:       make(map[block.Point]*offerState),
-		votes:        make(map[voteKey]voteEntry),
+		votes:        make(map[block.Hash]*rbVotes),
 		queues:       make(map[*peerQueue]struct{}),
 	}, nil
 }
@@ -211,56 +214,101 @@ func offerMessages(p block.Point, st *offerState) []protocol.Message {
 }
 
 // Votes relays the votes not relayed before, keyed by (rb_hash, seat), and
-// returns them. If Options.ValidateVote refuses one of the new votes, none
-// is relayed and the error wraps ErrInvalidVote.
+// returns them. A vote for an RB whose header was never accepted here is
+// refused with ErrUnknownRB — a peer's relay sends the header first; one
+// outside Options.VoteWindow is not relayed (late, or early by more than
+// the clock skew), nor is it an error. If Options.ValidateVotes refuses the
+// new votes, none is relayed and the error wraps ErrInvalidVote.
 func (r *Relay) Votes(votes []block.Vote) ([]block.Vote, error) {
+	now := r.opts.Clock.SlotAt(r.opts.Now())
 	r.mu.Lock()
 	unseen := make([]block.Vote, 0, len(votes))
+	outside := 0
 	for _, v := range votes {
-		if _, ok := r.votes[voteKey{v.RbHash, v.VoterSeat}]; !ok {
-			unseen = append(unseen, v)
+		h, known := r.headers[v.RbHash]
+		if !known {
+			r.mu.Unlock()
+			r.stats.invalidVotes.Add(1)
+			return nil, fmt.Errorf("%w: rb %s seat %d", ErrUnknownRB, v.RbHash.Short(), v.VoterSeat)
 		}
+		if !r.opts.VoteWindow.admits(h.Slot, now, r.skewSlots) {
+			outside++
+			continue
+		}
+		if rv := r.votes[v.RbHash]; rv != nil {
+			if _, dup := rv.bySeat[v.VoterSeat]; dup {
+				continue
+			}
+		}
+		unseen = append(unseen, v)
 	}
 	r.mu.Unlock()
+	if outside > 0 {
+		r.stats.outsideWindow.Add(uint64(outside))
+		r.log.Debug("votes outside their window not relayed", "count", outside)
+	}
 	if len(unseen) == 0 {
 		return nil, nil
 	}
-	if r.opts.ValidateVote != nil {
-		for _, v := range unseen {
-			if err := r.opts.ValidateVote(v); err != nil {
-				return nil, fmt.Errorf("%w: rb %s seat %d: %w", ErrInvalidVote, v.RbHash.Short(), v.VoterSeat, err)
-			}
+	if r.opts.ValidateVotes != nil {
+		if err := r.opts.ValidateVotes(unseen); err != nil {
+			r.stats.invalidVotes.Add(uint64(len(unseen)))
+			return nil, fmt.Errorf("%w: %w", ErrInvalidVote, err)
 		}
 	}
-	now := r.opts.Clock.SlotAt(r.opts.Now())
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var fresh []block.Vote
-	full := 0
 	for _, v := range unseen {
-		key := voteKey{v.RbHash, v.VoterSeat}
-		if _, ok := r.votes[key]; ok {
+		h, ok := r.headers[v.RbHash]
+		if !ok {
+			continue // pruned meanwhile
+		}
+		rv := r.votes[v.RbHash]
+		if rv == nil {
+			rv = &rbVotes{slot: h.Slot, bySeat: make(map[uint16]block.Vote)}
+			r.votes[v.RbHash] = rv
+		}
+		if _, dup := rv.bySeat[v.VoterSeat]; dup {
 			continue // a duplicate within the batch, or relayed meanwhile
 		}
-		if len(r.votes) >= r.opts.MaxVotes {
-			full++
-			continue
-		}
-		slot := now
-		if h, ok := r.headers[v.RbHash]; ok {
-			slot = h.Slot
-		}
-		r.votes[key] = voteEntry{vote: v, slot: max(slot, r.pruned.Load())}
+		rv.bySeat[v.VoterSeat] = v
 		fresh = append(fresh, v)
 	}
-	if full > 0 {
-		r.log.Warn("votes dropped: vote table full", "dropped", full, "max", r.opts.MaxVotes)
-	}
+	r.stats.relayedVotes.Add(uint64(len(fresh)))
 	for q := range r.queues {
 		r.pushVotes(q, fresh)
 	}
 	return fresh, nil
+}
+
+// VotesFor returns the votes relayed for the RB rbHash, by seat.
+func (r *Relay) VotesFor(rbHash block.Hash) []block.Vote {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rv := r.votes[rbHash]
+	if rv == nil {
+		return nil
+	}
+	return rv.sorted()
+}
+
+// Equivocated reports whether two headers were accepted for this slot and
+// issuer: an equivocation, whose EBs get no votes.
+func (r *Relay) Equivocated(slot uint64, issuer block.Bytes32) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.bySlotIssuer[slotIssuer{slot, issuer}]) >= 2
+}
+
+func (rv *rbVotes) sorted() []block.Vote {
+	out := make([]block.Vote, 0, len(rv.bySeat))
+	for _, v := range rv.bySeat {
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b block.Vote) int { return cmp.Compare(a.VoterSeat, b.VoterSeat) })
+	return out
 }
 
 // Prune drops everything below slot — announcements, the (slot, issuer)
@@ -289,28 +337,26 @@ func (r *Relay) Prune(slot uint64) {
 			delete(r.offers, p)
 		}
 	}
-	for k, v := range r.votes {
-		if v.slot < slot {
-			delete(r.votes, k)
+	for h, rv := range r.votes {
+		if rv.slot < slot {
+			delete(r.votes, h)
 		}
 	}
 }
 
-// sortedVotes lists the remembered votes by (slot, rb_hash, seat), for a
-// deterministic catch-up. mu is held.
+// sortedVotes lists the remembered votes by (RB slot, RB hash, seat), for
+// a deterministic catch-up. mu is held.
 func (r *Relay) sortedVotes() []block.Vote {
-	entries := make([]voteEntry, 0, len(r.votes))
-	for _, e := range r.votes {
-		entries = append(entries, e)
+	hashes := make([]block.Hash, 0, len(r.votes))
+	for h := range r.votes {
+		hashes = append(hashes, h)
 	}
-	slices.SortFunc(entries, func(a, b voteEntry) int {
-		return cmp.Or(cmp.Compare(a.slot, b.slot),
-			slices.Compare(a.vote.RbHash[:], b.vote.RbHash[:]),
-			cmp.Compare(a.vote.VoterSeat, b.vote.VoterSeat))
+	slices.SortFunc(hashes, func(a, b block.Hash) int {
+		return cmp.Or(cmp.Compare(r.votes[a].slot, r.votes[b].slot), slices.Compare(a[:], b[:]))
 	})
-	votes := make([]block.Vote, len(entries))
-	for i, e := range entries {
-		votes[i] = e.vote
+	var votes []block.Vote
+	for _, h := range hashes {
+		votes = append(votes, r.votes[h].sorted()...)
 	}
 	return votes
 }
