@@ -61,7 +61,7 @@ func NewCommittee(g *Genesis) (*Committee, error) {
 	if err := g.Check(); err != nil {
 		return nil, err
 	}
-	holders, _ := g.committeeSeats()
+	holders, _ := g.seatHolders()
 	c := &Committee{seats: make([]Seat, len(holders)), byIssuer: make(map[block.Bytes32]uint16, len(holders))}
 	for seat, i := range holders {
 		p := &g.Pools[i]
@@ -80,10 +80,10 @@ func NewCommittee(g *Genesis) (*Committee, error) {
 	return c, nil
 }
 
-// committeeSeats returns the genesis indices of the pools holding a seat,
-// ascending: seat k is held by pool committeeSeats()[k]. It refuses a
+// seatHolders returns the genesis indices of the pools holding a seat,
+// ascending: seat k is held by pool seatHolders()[k]. It refuses a
 // committee without seats, which could never certify.
-func (g *Genesis) committeeSeats() ([]int, error) {
+func (g *Genesis) seatHolders() ([]int, error) {
 	var staked []int // pools with stake; a seat of no weight serves nothing
 	stakes := make([]uint64, 0, len(g.Pools))
 	for i, p := range g.Pools {

@@ -178,7 +178,7 @@ func (g *Genesis) Check() error {
 	}
 	var total uint64
 	issuers := make(map[[32]byte]int, len(g.Pools))
-	votingKeys := make(map[string]int, len(g.Pools))
+	votingKeys := make(map[[bls.PublicKeySize]byte]int, len(g.Pools))
 	for i, p := range g.Pools {
 		issuer, err := decodeKey(p.IssuerVKey)
 		if err != nil {
@@ -191,13 +191,14 @@ func (g *Genesis) Check() error {
 		if _, err := decodeKey(p.VRFVKey); err != nil {
 			return fmt.Errorf("pool %d (%s) vrfVKey: %w", i, p.Name, err)
 		}
-		if err := p.checkVotingKey(); err != nil {
+		votingKey, err := p.provenVotingKey()
+		if err != nil {
 			return fmt.Errorf("pool %d (%s) %w", i, p.Name, err)
 		}
-		if j, dup := votingKeys[p.BLSVKey]; dup {
+		if j, dup := votingKeys[votingKey.Bytes()]; dup {
 			return fmt.Errorf("pool %d (%s) blsVKey is pool %d's too", i, p.Name, j)
 		}
-		votingKeys[p.BLSVKey] = i
+		votingKeys[votingKey.Bytes()] = i
 		if total+p.Stake < total {
 			return errors.New("the pools' total stake overflows 64 bits")
 		}
@@ -206,7 +207,7 @@ func (g *Genesis) Check() error {
 	if total == 0 {
 		return errors.New("pools hold no stake")
 	}
-	if _, err := g.committeeSeats(); err != nil {
+	if _, err := g.seatHolders(); err != nil {
 		return err
 	}
 	if _, err := ledger.GenesisUTxO(g.InitialFunds); err != nil {
@@ -260,29 +261,29 @@ func (p *Pool) votingKey() (*bls.PublicKey, error) {
 	return pk, nil
 }
 
-// checkVotingKey checks that the pool's BLS key decodes and that its proof
-// of possession proves it: an unproven key could be a rogue key, chosen to
+// provenVotingKey decodes the pool's BLS key and checks that its proof of
+// possession proves it: an unproven key could be a rogue key, chosen to
 // cancel honest keys out of an aggregate and forge a certificate alone.
-func (p *Pool) checkVotingKey() error {
+func (p *Pool) provenVotingKey() (*bls.PublicKey, error) {
 	pk, err := p.votingKey()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if p.BLSPoP == "" {
-		return errors.New("has no blsPoP: a BLS key is registered only with its proof of possession")
+		return nil, errors.New("has no blsPoP: a BLS key is registered only with its proof of possession")
 	}
 	b, err := hex.DecodeString(p.BLSPoP)
 	if err != nil {
-		return fmt.Errorf("blsPoP is not hex: %w", err)
+		return nil, fmt.Errorf("blsPoP is not hex: %w", err)
 	}
 	proof, err := bls.PossessionProofFromBytes(b)
 	if err != nil {
-		return fmt.Errorf("blsPoP: %w", err)
+		return nil, fmt.Errorf("blsPoP: %w", err)
 	}
 	if !pk.VerifyPossession(proof) {
-		return errors.New("blsPoP does not prove possession of blsVKey")
+		return nil, errors.New("blsPoP does not prove possession of blsVKey")
 	}
-	return nil
+	return pk, nil
 }
 
 func decodeKey(s string) ([32]byte, error) {

@@ -64,8 +64,7 @@ func TestCheckVotingKeys(t *testing.T) {
 	if err := g.Check(); err != nil {
 		t.Fatal(err)
 	}
-	// A rogue key: a valid point whose owner cannot prove possession.
-	rogue := g.Pools[0].BLSVKey
+	pool0Key := g.Pools[0].BLSVKey
 	cases := []struct {
 		name, want string
 		edit       func(g *Genesis)
@@ -79,7 +78,10 @@ func TestCheckVotingKeys(t *testing.T) {
 		{"proof not a point", "pool 2 (pool2) blsPoP: bls: invalid signature", func(g *Genesis) { g.Pools[2].BLSPoP = strings.Repeat("00", 48) }},
 		{"another key's proof", "pool 2 (pool2) blsPoP does not prove possession of blsVKey", func(g *Genesis) { g.Pools[2].BLSPoP = other.BLSPoP }},
 		{"a key without its proof", "pool 2 (pool2) blsPoP does not prove possession of blsVKey", func(g *Genesis) { g.Pools[2].BLSVKey = other.BLSVKey }},
-		{"a key twice", "pool 2 (pool2) blsVKey is pool 0's too", func(g *Genesis) { g.Pools[2].BLSVKey, g.Pools[2].BLSPoP = rogue, g.Pools[0].BLSPoP }},
+		{"a key twice", "pool 2 (pool2) blsVKey is pool 0's too", func(g *Genesis) { g.Pools[2].BLSVKey, g.Pools[2].BLSPoP = pool0Key, g.Pools[0].BLSPoP }},
+		{"a key twice, in capitals", "pool 2 (pool2) blsVKey is pool 0's too", func(g *Genesis) {
+			g.Pools[2].BLSVKey, g.Pools[2].BLSPoP = strings.ToUpper(pool0Key), g.Pools[0].BLSPoP
+		}},
 		{"an issuer twice", "pool 1 (pool1) issuerVKey is pool 0's too", func(g *Genesis) { g.Pools[1].IssuerVKey = g.Pools[0].IssuerVKey }},
 		{"no seats", "leios.committeeSeats 0 must be in [1, 65536]", func(g *Genesis) { g.Leios.CommitteeSeats = 0 }},
 		{"too many seats", "leios.committeeSeats 65537", func(g *Genesis) { g.Leios.CommitteeSeats = 65537 }},
