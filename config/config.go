@@ -28,6 +28,10 @@ type Config struct {
 	// genesis pool with these keys; both empty = a relay.
 	IssuerKeyFile string `json:"issuerSigningKeyFile,omitempty"`
 	VRFKeyFile    string `json:"vrfSigningKeyFile,omitempty"`
+	// BLSKeyFile is the producer's BLS voting key, the one its pool
+	// registered in the genesis; empty = the node does not vote. Only a
+	// block producer may have one.
+	BLSKeyFile string `json:"blsSigningKeyFile,omitempty"`
 	// TxCacheCapacity is the LeiosTxCache's table size in txs; 0 is the
 	// default, sized for 128 full EBs (about 160 MiB).
 	TxCacheCapacity int `json:"txCacheCapacity,omitempty"`
@@ -52,7 +56,7 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
-	for _, p := range []*string{&c.GenesisFile, &c.TopologyFile, &c.DatabasePath, &c.NodeKeyFile, &c.IssuerKeyFile, &c.VRFKeyFile} {
+	for _, p := range []*string{&c.GenesisFile, &c.TopologyFile, &c.DatabasePath, &c.NodeKeyFile, &c.IssuerKeyFile, &c.VRFKeyFile, &c.BLSKeyFile} {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(dir, *p)
 		}
@@ -62,6 +66,9 @@ func Load(path string) (*Config, error) {
 	}
 	if (c.IssuerKeyFile == "") != (c.VRFKeyFile == "") {
 		return nil, errors.New("config: a block producer needs both issuerSigningKeyFile and vrfSigningKeyFile")
+	}
+	if c.BLSKeyFile != "" && c.IssuerKeyFile == "" {
+		return nil, errors.New("config: blsSigningKeyFile is a block producer's: it needs issuerSigningKeyFile and vrfSigningKeyFile")
 	}
 	return &c, nil
 }

@@ -1,11 +1,15 @@
 // Package consensus owns the protocol parameters of a network (the genesis
-// file), the slot clock, the Praos leader check, and the validation of a
-// ranking-block header against them: issuer, VRF proof, leader eligibility,
-// signature, and slot.
+// file), the slot clock, the Praos leader check, the validation of a
+// ranking-block header against them (issuer, VRF proof, leader eligibility,
+// signature, and slot), and the Leios voting committee: its seats, and the
+// checks of votes and certificates against them.
 //
-// Every node must reach the same verdict on the same header, so nothing
-// here depends on local state other than the wall clock used to refuse
-// headers from the future, and the leader check uses exact arithmetic.
+// Every node must reach the same verdict on the same header, vote or
+// certificate, so nothing here depends on local state other than the wall
+// clock used to refuse headers from the future, and the leader check, the
+// committee's selection and its quorum use exact arithmetic. A genesis is
+// accepted only if every pool's BLS key comes with a proof of possession
+// that verifies, since certificates aggregate the keys.
 //
 // This package must never import a store or a protocol.
 package consensus

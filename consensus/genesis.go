@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -44,11 +45,14 @@ type Genesis struct {
 	Leios LeiosParams `json:"leios"`
 }
 
-// Pool is one block producer: its cold (issuer) key, its VRF key, its stake.
+// Pool is one block producer: its cold (issuer) key, its VRF key, its BLS
+// voting key with the proof that its owner holds the secret key, its stake.
 type Pool struct {
 	Name       string `json:"name"`
 	IssuerVKey string `json:"issuerVKey"` // hex ed25519 verification key
 	VRFVKey    string `json:"vrfVKey"`    // hex VRF verification key
+	BLSVKey    string `json:"blsVKey"`    // hex compressed BLS12-381 G2 point
+	BLSPoP     string `json:"blsPoP"`     // hex proof of possession of BLSVKey
 	Stake      uint64 `json:"stake"`
 }
 
@@ -62,9 +66,23 @@ type LeiosParams struct {
 	LVote             int `json:"lVote"`
 	LDiff             int `json:"lDiff"`
 	MinCertGap        int `json:"minCertGap"`
+	// CommitteeSeats is the committee size n: with no more pools than
+	// seats every pool holds one; with more, Fait Accompli picks the
+	// persistent seats among them (see NewCommittee). At most 65,536, as
+	// seats are 16-bit.
+	CommitteeSeats int `json:"committeeSeats"`
+	// Quorum is the least fraction of the committee's stake whose votes
+	// certify an EB, in (0, 1]. Kept as the decimal text of the file, so
+	// every node computes with the same exact rational.
+	Quorum json.Number `json:"quorum"`
 }
 
-// DefaultLeiosParams are the prototype values (ARCHITECTURE.md, "The protocol").
+// MaxCommitteeSeats is the most seats a 16-bit seat number can name.
+const MaxCommitteeSeats = 1 << 16
+
+// DefaultLeiosParams are the prototype values (ARCHITECTURE.md, "The protocol"); the committee
+// is 500 seats, the least committee size the Leios analyses recommend, with
+// a quorum of 3/4 of its stake.
 func DefaultLeiosParams() LeiosParams {
 	return LeiosParams{
 		RBMaxBodyBytes:    90_112,
@@ -75,7 +93,33 @@ func DefaultLeiosParams() LeiosParams {
 		LVote:             4,
 		LDiff:             7,
 		MinCertGap:        10,
+		CommitteeSeats:    500,
+		Quorum:            "0.75",
 	}
+}
+
+// QuorumFraction returns the quorum as an exact rational.
+func (p LeiosParams) QuorumFraction() (*big.Rat, error) {
+	q, ok := new(big.Rat).SetString(string(p.Quorum))
+	if !ok {
+		return nil, fmt.Errorf("leios.quorum %q is not a number", p.Quorum)
+	}
+	return q, nil
+}
+
+// checkCommittee reports the first committee parameter out of range.
+func (p LeiosParams) checkCommittee() error {
+	if p.CommitteeSeats < 1 || p.CommitteeSeats > MaxCommitteeSeats {
+		return fmt.Errorf("leios.committeeSeats %d must be in [1, %d]", p.CommitteeSeats, MaxCommitteeSeats)
+	}
+	q, err := p.QuorumFraction()
+	if err != nil {
+		return err
+	}
+	if q.Sign() <= 0 || q.Cmp(big.NewRat(1, 1)) > 0 {
+		return fmt.Errorf("leios.quorum %s must be in (0, 1]", p.Quorum)
+	}
+	return nil
 }
 
 // EBLimits returns the EB limits of these parameters.
@@ -129,18 +173,42 @@ func (g *Genesis) Check() error {
 	if len(g.Pools) == 0 {
 		return errors.New("no pools")
 	}
+	if err := g.Leios.checkCommittee(); err != nil {
+		return err
+	}
 	var total uint64
+	issuers := make(map[[32]byte]int, len(g.Pools))
+	votingKeys := make(map[[bls.PublicKeySize]byte]int, len(g.Pools))
 	for i, p := range g.Pools {
-		if _, err := decodeKey(p.IssuerVKey); err != nil {
+		issuer, err := decodeKey(p.IssuerVKey)
+		if err != nil {
 			return fmt.Errorf("pool %d (%s) issuerVKey: %w", i, p.Name, err)
 		}
+		if j, dup := issuers[issuer]; dup {
+			return fmt.Errorf("pool %d (%s) issuerVKey is pool %d's too", i, p.Name, j)
+		}
+		issuers[issuer] = i
 		if _, err := decodeKey(p.VRFVKey); err != nil {
 			return fmt.Errorf("pool %d (%s) vrfVKey: %w", i, p.Name, err)
+		}
+		votingKey, err := p.provenVotingKey()
+		if err != nil {
+			return fmt.Errorf("pool %d (%s) %w", i, p.Name, err)
+		}
+		if j, dup := votingKeys[votingKey.Bytes()]; dup {
+			return fmt.Errorf("pool %d (%s) blsVKey is pool %d's too", i, p.Name, j)
+		}
+		votingKeys[votingKey.Bytes()] = i
+		if total+p.Stake < total {
+			return errors.New("the pools' total stake overflows 64 bits")
 		}
 		total += p.Stake
 	}
 	if total == 0 {
 		return errors.New("pools hold no stake")
+	}
+	if _, err := g.seatHolders(); err != nil {
+		return err
 	}
 	if _, err := ledger.GenesisUTxO(g.InitialFunds); err != nil {
 		return err
@@ -170,6 +238,53 @@ func (g *Genesis) Nonce() ([32]byte, error) {
 
 // SlotLength is the slot duration.
 func (g *Genesis) SlotLength() time.Duration { return time.Duration(g.SlotLengthMs) * time.Millisecond }
+
+// SetVotingKey registers the pool's BLS key and its proof of possession.
+func (p *Pool) SetVotingKey(key *bls.PublicKey, proof *bls.PossessionProof) {
+	k, pop := key.Bytes(), proof.Bytes()
+	p.BLSVKey, p.BLSPoP = hex.EncodeToString(k[:]), hex.EncodeToString(pop[:])
+}
+
+// votingKey decodes the pool's BLS public key.
+func (p *Pool) votingKey() (*bls.PublicKey, error) {
+	if p.BLSVKey == "" {
+		return nil, errors.New("has no blsVKey: every pool needs a BLS voting key")
+	}
+	b, err := hex.DecodeString(p.BLSVKey)
+	if err != nil {
+		return nil, fmt.Errorf("blsVKey is not hex: %w", err)
+	}
+	pk, err := bls.PublicKeyFromBytes(b)
+	if err != nil {
+		return nil, fmt.Errorf("blsVKey: %w", err)
+	}
+	return pk, nil
+}
+
+// provenVotingKey decodes the pool's BLS key and checks that its proof of
+// possession proves it: an unproven key could be a rogue key, chosen to
+// cancel honest keys out of an aggregate and forge a certificate alone.
+func (p *Pool) provenVotingKey() (*bls.PublicKey, error) {
+	pk, err := p.votingKey()
+	if err != nil {
+		return nil, err
+	}
+	if p.BLSPoP == "" {
+		return nil, errors.New("has no blsPoP: a BLS key is registered only with its proof of possession")
+	}
+	b, err := hex.DecodeString(p.BLSPoP)
+	if err != nil {
+		return nil, fmt.Errorf("blsPoP is not hex: %w", err)
+	}
+	proof, err := bls.PossessionProofFromBytes(b)
+	if err != nil {
+		return nil, fmt.Errorf("blsPoP: %w", err)
+	}
+	if !pk.VerifyPossession(proof) {
+		return nil, errors.New("blsPoP does not prove possession of blsVKey")
+	}
+	return pk, nil
+}
 
 func decodeKey(s string) ([32]byte, error) {
 	var k [32]byte

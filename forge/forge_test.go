@@ -1,6 +1,7 @@
 package forge
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/ledger"
@@ -30,6 +32,17 @@ type fixture struct {
 	payer     ed25519.PrivateKey
 	funds     ledger.TxIn
 	fundsOut  ledger.TxOut
+}
+
+// setVotingKey gives pool a BLS voting key derived from seed, as the
+// genesis check requires of every pool.
+func setVotingKey(t *testing.T, pool *consensus.Pool, seed byte) {
+	t.Helper()
+	key, err := bls.KeyFromSeed(bytes.Repeat([]byte{seed}, bls.SeedSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool.SetVotingKey(key.PublicKey(), key.ProvePossession())
 }
 
 // With a whale, the pool holds a negligible share of the stake and f is
@@ -60,9 +73,11 @@ func newFixture(t *testing.T, withWhale bool, rbMaxBody int, configure ...func(*
 		ProtocolParams: ledger.DefaultParams(),
 		Leios:          consensus.DefaultLeiosParams(),
 	}
+	setVotingKey(t, &g.Pools[0], 0x01)
 	if withWhale {
 		g.ActiveSlotsCoeff = "0.000001"
 		g.Pools = append(g.Pools, consensus.Pool{Name: "whale", IssuerVKey: strings.Repeat("11", 32), VRFVKey: strings.Repeat("22", 32), Stake: 1_000_000_000})
+		setVotingKey(t, &g.Pools[1], 0x02)
 	}
 	validator, err := consensus.NewValidator(g, nil)
 	if err != nil {

@@ -7,12 +7,16 @@
 // writes them: an ed25519 signing key holds its 32-byte seed, a verification
 // key its 32 bytes, a VRF signing key seed ‖ public key (64 bytes) and a VRF
 // verification key its 32 bytes. Keys made by cardano-cli therefore load
-// here and the other way round.
+// here and the other way round. A BLS voting signing key holds its
+// big-endian scalar (32 bytes) and a BLS verification key its compressed G2
+// point (96 bytes), under the envelope types the Haskell Leios prototype
+// uses, so its key files load here too.
 //
 // Invariants:
 //   - A key is returned only if the file's type is the one asked for, its
 //     payload is a canonical CBOR byte string of the right length, and, for
-//     a VRF signing key, the public half matches the seed.
+//     a VRF signing key, the public half matches the seed; a BLS key must
+//     also decode (a scalar in [1, r), a subgroup point not the identity).
 //   - Secret key files are created with mode 0600, public ones with 0644,
 //     and written atomically (a reader never sees half a key).
 //

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 
+	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/vrf"
 )
 
@@ -60,4 +61,21 @@ func GeneratePaymentKeyFiles(prefix string, networkID byte) ([]byte, error) {
 		return nil, err
 	}
 	return addr, nil
+}
+
+// GenerateBLSKeyFiles draws a BLS voting key (from crypto/rand) and writes
+// its signing and verification key files. It returns the verification key
+// and its proof of possession, which a genesis registers together.
+func GenerateBLSKeyFiles(skeyPath, vkeyPath string) (*bls.PublicKey, *bls.PossessionProof, error) {
+	key, err := GenerateBLSKey(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := WriteBLSSigningKey(skeyPath, key); err != nil {
+		return nil, nil, err
+	}
+	if err := WriteBLSVerificationKey(vkeyPath, key.PublicKey()); err != nil {
+		return nil, nil, err
+	}
+	return key.PublicKey(), key.ProvePossession(), nil
 }

@@ -79,12 +79,17 @@ func testNet(t *testing.T, nodes int, slotLength time.Duration, configure ...fun
 		must(t, err)
 		must(t, keys.WriteVRFSigningKey(cfg.VRFKeyFile, vrfKey))
 		vrfPub := vrfKey.Public()
-		g.Pools = append(g.Pools, consensus.Pool{
+		cfg.BLSKeyFile = filepath.Join(nodeDir, "bls.skey")
+		votingKey, proof, err := keys.GenerateBLSKeyFiles(cfg.BLSKeyFile, filepath.Join(nodeDir, "bls.vkey"))
+		must(t, err)
+		pool := consensus.Pool{
 			Name:       fmt.Sprintf("node-%d", i),
 			IssuerVKey: hex.EncodeToString(issuer.Public().(ed25519.PublicKey)),
 			VRFVKey:    hex.EncodeToString(vrfPub[:]),
 			Stake:      1,
-		})
+		}
+		pool.SetVotingKey(votingKey, proof)
+		g.Pools = append(g.Pools, pool)
 		_, port, _ := net.SplitHostPort(freeAddr(t))
 		cfg.ListenAddrs = []string{"/ip4/127.0.0.1/tcp/" + port}
 		pub, err := p2pcrypto.UnmarshalEd25519PublicKey(nodeKey.Public().(ed25519.PublicKey))

@@ -18,6 +18,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/leiosdb"
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -82,12 +83,19 @@ func newTestNet(t testingT, pools int) *testNet {
 		}
 		n.pools = append(n.pools, testPool{issuer: issuer, vrf: vk})
 		pub := vk.Public()
-		g.Pools = append(g.Pools, consensus.Pool{
+		seed[1] = 0x19
+		voting, err := bls.KeyFromSeed(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool := consensus.Pool{
 			Name:       fmt.Sprintf("pool%d", i),
 			IssuerVKey: hex.EncodeToString(issuer.Public().(ed25519.PublicKey)),
 			VRFVKey:    hex.EncodeToString(pub[:]),
 			Stake:      1,
-		})
+		}
+		pool.SetVotingKey(voting.PublicKey(), voting.ProvePossession())
+		g.Pools = append(g.Pools, pool)
 	}
 	v, err := consensus.NewValidator(g, nil)
 	if err != nil {

@@ -71,10 +71,11 @@ func newGenesisCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "genesis --dir DIR",
 		Short: "Write a devnet: genesis, keys, and each node's config and topology",
-		Long: `Write a devnet into DIR: genesis.json (one pool per node, equal stake, and
-funded addresses), DIR/funds/ (the funded addresses' payment keys), and per
-node DIR/node-i/ with its node, issuer and VRF keys, config.json and
-topology.json (a full mesh). Start a node with: leiosnode run --config DIR/node-i/config.json`,
+		Long: `Write a devnet into DIR: genesis.json (one pool per node, equal stake, each
+with its BLS voting key and proof of possession, and funded addresses),
+DIR/funds/ (the funded addresses' payment keys), and per node DIR/node-i/
+with its node, issuer, VRF and BLS keys, config.json and topology.json (a
+full mesh). Start a node with: leiosnode run --config DIR/node-i/config.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			spec, err := flags.spec(cmd, dir, time.Now().Add(startDelay))

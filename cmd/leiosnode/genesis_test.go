@@ -14,6 +14,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/multiformats/go-multiaddr"
 
+	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/devnet"
@@ -32,6 +33,10 @@ func TestGenesisFiles(t *testing.T) {
 	}
 
 	g, err := consensus.ReadGenesis(filepath.Join(dir, "genesis.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	committee, err := consensus.NewCommittee(g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +106,15 @@ func TestGenesisFiles(t *testing.T) {
 		}
 		if pub := vrfKey.Public(); hex.EncodeToString(pub[:]) != pool.VRFVKey {
 			t.Errorf("%s: VRF key %x, pool's %s", name, pub, pool.VRFVKey)
+		}
+		// The node's voting key is its pool's, and holds the pool's seat.
+		blsKey, err := keys.ReadBLSSigningKey(cfg.BLSKeyFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		voter, err := committee.NewVoter(block.Bytes32(issuer.Public().(ed25519.PublicKey)), blsKey)
+		if err != nil || voter.Seat() != uint16(i) {
+			t.Errorf("%s: voter %v, %v; want seat %d", name, voter, err, i)
 		}
 		nodeKey, err := keys.ReadSigningKey(cfg.NodeKeyFile, keys.Node)
 		if err != nil {

@@ -17,12 +17,15 @@ func newKeygenCommand() *cobra.Command {
 		networkID uint8
 	)
 	cmd := &cobra.Command{
-		Use:   "keygen --kind node|pool|vrf|payment --out PREFIX",
+		Use:   "keygen --kind node|pool|vrf|bls|payment --out PREFIX",
 		Short: "Write a new key as PREFIX.skey (and PREFIX.vkey, PREFIX.addr)",
 		Long: `Write a new key as Cardano text envelope files:
   node     PREFIX.skey: the key of a node's libp2p identity; prints its peer ID
   pool     PREFIX.skey, PREFIX.vkey: a pool's cold (issuer) key; prints the vkey hex
   vrf      PREFIX.skey, PREFIX.vkey: a pool's VRF key; prints the vkey hex
+  bls      PREFIX.skey, PREFIX.vkey: a pool's BLS voting key; prints the
+           "blsVKey" and "blsPoP" (proof of possession) lines of its
+           genesis pool entry
   payment  PREFIX.skey, PREFIX.vkey, PREFIX.addr: a payment key and its
            enterprise address; prints the address hex
 Existing files are never overwritten.`,
@@ -57,6 +60,13 @@ Existing files are never overwritten.`,
 					return err
 				}
 				fmt.Fprintln(out, hex.EncodeToString(vkey[:]))
+			case "bls":
+				vkey, proof, err := keys.GenerateBLSKeyFiles(prefix+".skey", prefix+".vkey")
+				if err != nil {
+					return err
+				}
+				vkeyBytes, proofBytes := vkey.Bytes(), proof.Bytes()
+				fmt.Fprintf(out, "\"blsVKey\": %q,\n\"blsPoP\": %q\n", hex.EncodeToString(vkeyBytes[:]), hex.EncodeToString(proofBytes[:]))
 			case "payment":
 				addr, err := keys.GeneratePaymentKeyFiles(prefix, networkID)
 				if err != nil {
@@ -64,13 +74,13 @@ Existing files are never overwritten.`,
 				}
 				fmt.Fprintln(out, hex.EncodeToString(addr))
 			default:
-				return fmt.Errorf("--kind %q: want node, pool, vrf or payment", kind)
+				return fmt.Errorf("--kind %q: want node, pool, vrf, bls or payment", kind)
 			}
 			return nil
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&kind, "kind", "", "node, pool, vrf or payment (required)")
+	fs.StringVar(&kind, "kind", "", "node, pool, vrf, bls or payment (required)")
 	fs.StringVar(&prefix, "out", "", "path prefix of the files to write (required)")
 	fs.Uint8Var(&networkID, "network-id", 0, "network id of a payment address")
 	_ = cmd.MarkFlagRequired("kind") // only fails for an unknown flag

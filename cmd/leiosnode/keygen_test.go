@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/keys"
 )
 
@@ -59,6 +61,29 @@ func TestKeygen(t *testing.T) {
 		t.Errorf("vrf: printed %q, vkey %x", printed, pub)
 	}
 
+	prefix, printed = keygen("bls")
+	blsKey, err := keys.ReadBLSSigningKey(prefix + ".skey")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vkey, err := keys.ReadBLSVerificationKey(prefix + ".vkey"); err != nil || !vkey.Equal(blsKey.PublicKey()) {
+		t.Errorf("bls: vkey %v does not match the skey", err)
+	}
+	// What is printed pastes into a genesis pool entry, and checks there.
+	var entry struct{ BLSVKey, BLSPoP string }
+	if err := json.Unmarshal([]byte("{"+printed+"}"), &entry); err != nil {
+		t.Fatalf("bls: printed %q: %v", printed, err)
+	}
+	pub := blsKey.PublicKey().Bytes()
+	if entry.BLSVKey != hex.EncodeToString(pub[:]) {
+		t.Errorf("bls: printed vkey %s, key %x", entry.BLSVKey, pub)
+	}
+	proofBytes, _ := hex.DecodeString(entry.BLSPoP)
+	proof, err := bls.PossessionProofFromBytes(proofBytes)
+	if err != nil || !blsKey.PublicKey().VerifyPossession(proof) {
+		t.Errorf("bls: printed proof of possession %s does not verify: %v", entry.BLSPoP, err)
+	}
+
 	prefix, printed = keygen("payment")
 	payment, err := keys.ReadVerificationKey(prefix+".vkey", keys.Payment)
 	if err != nil {
@@ -78,7 +103,7 @@ func TestKeygen(t *testing.T) {
 	if after, _ := os.ReadFile(prefix + ".skey"); string(after) != string(before) {
 		t.Error("an existing key was overwritten")
 	}
-	if _, err := execute(context.Background(), "keygen", "--kind", "kes", "--out", filepath.Join(dir, "kes")); err == nil || !strings.Contains(err.Error(), "want node, pool, vrf or payment") {
+	if _, err := execute(context.Background(), "keygen", "--kind", "kes", "--out", filepath.Join(dir, "kes")); err == nil || !strings.Contains(err.Error(), "want node, pool, vrf, bls or payment") {
 		t.Errorf("keygen --kind kes: %v", err)
 	}
 }

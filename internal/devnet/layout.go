@@ -29,6 +29,8 @@ const (
 	issuerVKeyName   = "issuer.vkey"
 	vrfSKeyName      = "vrf.skey"
 	vrfVKeyName      = "vrf.vkey"
+	blsSKeyName      = "bls.skey"
+	blsVKeyName      = "bls.vkey"
 	databaseDirName  = "db"
 	nodeLogFileName  = "node.log"
 )
@@ -144,8 +146,8 @@ func (d *Layout) Print(w io.Writer) {
 	}
 }
 
-// writeNodeKeys creates DIR/node-i/ and its node, issuer and VRF keys, and
-// returns the node and its pool (without stake).
+// writeNodeKeys creates DIR/node-i/ and its node, issuer, VRF and BLS
+// voting keys, and returns the node and its pool (without stake).
 func writeNodeKeys(dir string, i int) (Node, consensus.Pool, error) {
 	name := fmt.Sprintf("node-%d", i)
 	n := Node{Name: name, Dir: filepath.Join(dir, name)}
@@ -168,7 +170,12 @@ func writeNodeKeys(dir string, i int) (Node, consensus.Pool, error) {
 	if err != nil {
 		return n, consensus.Pool{}, fmt.Errorf("%s VRF key: %w", name, err)
 	}
+	votingKey, proof, err := keys.GenerateBLSKeyFiles(filepath.Join(n.Dir, blsSKeyName), filepath.Join(n.Dir, blsVKeyName))
+	if err != nil {
+		return n, consensus.Pool{}, fmt.Errorf("%s BLS key: %w", name, err)
+	}
 	pool := consensus.Pool{Name: name, IssuerVKey: hex.EncodeToString(issuer), VRFVKey: hex.EncodeToString(vrfKey[:])}
+	pool.SetVotingKey(votingKey, proof)
 	return n, pool, nil
 }
 
@@ -189,6 +196,7 @@ func writeNodeConfig(d *Layout, i int, logLevel string) error {
 		NodeKeyFile:   nodeKeyFileName,
 		IssuerKeyFile: issuerSKeyName,
 		VRFKeyFile:    vrfSKeyName,
+		BLSKeyFile:    blsSKeyName,
 		LogLevel:      logLevel,
 	}
 	if err := config.WriteJSON(n.ConfigFile, cfg); err != nil {

@@ -33,9 +33,11 @@ func TestShippedTemplates(t *testing.T) {
 		k             int
 		lHdr, lVote   int
 		lDiff, minGap int
+		seats         int
+		quorum        string
 	}{
-		{"../../configs/devnet.json", 100, "0.1", 10, 1, 4, 7, 10},
-		{"../../configs/testnet.json", 1000, "0.05", 108, 1, 4, 7, 10},
+		{"../../configs/devnet.json", 100, "0.1", 10, 1, 4, 7, 10, 100, "0.75"},
+		{"../../configs/testnet.json", 1000, "0.05", 108, 1, 4, 7, 10, 500, "0.75"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -48,14 +50,17 @@ func TestShippedTemplates(t *testing.T) {
 					tmpl.SlotLengthMs, tmpl.ActiveSlotsCoeff, tmpl.SecurityParam, tt.slotLengthMs, tt.f, tt.k)
 			}
 			l := tmpl.Leios
-			if l.LHdr != tt.lHdr || l.LVote != tt.lVote || l.LDiff != tt.lDiff || l.MinCertGap != tt.minGap {
-				t.Errorf("leios %+v; want L_hdr %d, L_vote %d, L_diff %d, min cert gap %d", l, tt.lHdr, tt.lVote, tt.lDiff, tt.minGap)
+			if l.LHdr != tt.lHdr || l.LVote != tt.lVote || l.LDiff != tt.lDiff || l.MinCertGap != tt.minGap ||
+				l.CommitteeSeats != tt.seats || string(l.Quorum) != tt.quorum {
+				t.Errorf("leios %+v; want L_hdr %d, L_vote %d, L_diff %d, min cert gap %d, %d seats, quorum %s",
+					l, tt.lHdr, tt.lVote, tt.lDiff, tt.minGap, tt.seats, tt.quorum)
 			}
 			if tmpl.ProtocolParams != ledger.DefaultParams() {
 				t.Errorf("protocolParams %+v, want ledger.DefaultParams %+v", tmpl.ProtocolParams, ledger.DefaultParams())
 			}
 			want := consensus.DefaultLeiosParams()
 			want.LHdr, want.LVote, want.LDiff, want.MinCertGap = l.LHdr, l.LVote, l.LDiff, l.MinCertGap
+			want.CommitteeSeats, want.Quorum = l.CommitteeSeats, l.Quorum
 			if l != want {
 				t.Errorf("leios limits %+v differ from consensus.DefaultLeiosParams %+v", l, want)
 			}

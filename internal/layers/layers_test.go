@@ -19,6 +19,7 @@ const module = "github.com/leiosnode/leiosnode/"
 var rank = map[string]int{
 	// Foundations: wire types, rules, crypto helpers, files.
 	"vrf":                0,
+	"bls":                0,
 	"config":             0,
 	"block":              1,
 	"ledger":             1,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/vrf"
 )
@@ -32,8 +33,9 @@ func (eb *EB) ClosureSize() uint64 { return eb.Body.ClosureSize() }
 
 // pool is the one stake pool of the network: it leads every slot (f = 1).
 type pool struct {
-	issuer ed25519.PrivateKey
-	vrfKey *vrf.SecretKey
+	issuer    ed25519.PrivateKey
+	vrfKey    *vrf.SecretKey
+	votingKey *bls.SecretKey
 }
 
 func newPool() (*pool, error) {
@@ -42,7 +44,11 @@ func newPool() (*pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pool{issuer: issuer, vrfKey: vrfKey}, nil
+	votingKey, err := bls.KeyFromSeed(seedBytes(0x04))
+	if err != nil {
+		return nil, err
+	}
+	return &pool{issuer: issuer, vrfKey: vrfKey, votingKey: votingKey}, nil
 }
 
 func seedBytes(tag byte) []byte {
@@ -55,7 +61,7 @@ func seedBytes(tag byte) []byte {
 // a day ago: every forged slot has begun, so no header is from the future.
 func (p *pool) genesis(now time.Time) *consensus.Genesis {
 	vrfPub := p.vrfKey.Public()
-	return &consensus.Genesis{
+	g := &consensus.Genesis{
 		SystemStart:      now.Add(-24 * time.Hour).Truncate(time.Second),
 		SlotLengthMs:     1000,
 		ActiveSlotsCoeff: "1",
@@ -70,6 +76,8 @@ func (p *pool) genesis(now time.Time) *consensus.Genesis {
 		}},
 		Leios: consensus.DefaultLeiosParams(),
 	}
+	g.Pools[0].SetVotingKey(p.votingKey.PublicKey(), p.votingKey.ProvePossession())
+	return g
 }
 
 // header is a valid RB header of slot announcing ann: real VRF proof for

@@ -1,0 +1,43 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadResolvesPaths(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.json")
+	write := func(c string) {
+		if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"genesisFile": "../genesis.json", "databasePath": "db", "nodeKeyFile": "node.skey",
+		"issuerSigningKeyFile": "issuer.skey", "vrfSigningKeyFile": "/keys/vrf.skey", "blsSigningKeyFile": "bls.skey"}`)
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range [][2]string{
+		{c.GenesisFile, filepath.Join(filepath.Dir(dir), "genesis.json")}, {c.DatabasePath, filepath.Join(dir, "db")},
+		{c.IssuerKeyFile, filepath.Join(dir, "issuer.skey")}, {c.VRFKeyFile, "/keys/vrf.skey"}, {c.BLSKeyFile, filepath.Join(dir, "bls.skey")},
+	} {
+		if p[0] != p[1] {
+			t.Errorf("path %s, want %s", p[0], p[1])
+		}
+	}
+
+	// A producer may leave out the BLS key (it does not vote); a relay may
+	// not have one.
+	write(`{"genesisFile": "g", "databasePath": "db", "nodeKeyFile": "n", "issuerSigningKeyFile": "i", "vrfSigningKeyFile": "v"}`)
+	if c, err := Load(path); err != nil || c.BLSKeyFile != "" {
+		t.Errorf("a producer without a BLS key: %v", err)
+	}
+	write(`{"genesisFile": "g", "databasePath": "db", "nodeKeyFile": "n", "blsSigningKeyFile": "b"}`)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "blsSigningKeyFile") {
+		t.Errorf("a relay with a BLS key: %v", err)
+	}
+}

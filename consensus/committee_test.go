@@ -1,0 +1,313 @@
+package consensus
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/bls"
+)
+
+func mustCommittee(t testing.TB, g *Genesis) *Committee {
+	t.Helper()
+	c, err := NewCommittee(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func rbHash(b byte) block.Hash {
+	var h block.Hash
+	for i := range h {
+		h[i] = b + byte(i)
+	}
+	return h
+}
+
+// votes returns the votes of these seats for rb, signed with keys (indexed
+// by genesis pool, which is the seat when every pool holds one).
+func votes(keys []*bls.SecretKey, rb block.Hash, seats ...int) []block.Vote {
+	vs := make([]block.Vote, len(seats))
+	for i, s := range seats {
+		vs[i] = block.Vote{RbHash: rb, VoterSeat: uint16(s), Signature: keys[s].Sign(block.VoteMessage(rb)).Bytes()}
+	}
+	return vs
+}
+
+func TestCommitteeSeats(t *testing.T) {
+	// No more staked pools than seats: every one, in genesis order.
+	g, _ := testGenesis(t, 3, "0.75", 5, 0, 7, 9)
+	c := mustCommittee(t, g)
+	if c.Size() != 3 || c.Stake() != 21 || c.QuorumStake() != 16 || c.SignersSize() != 1 {
+		t.Errorf("size %d, stake %d, quorum %d, signers %d bytes; want 3, 21, 16 (⌈15.75⌉), 1",
+			c.Size(), c.Stake(), c.QuorumStake(), c.SignersSize())
+	}
+	for seat, pool := range []int{0, 2, 3} {
+		s, ok := c.Seat(uint16(seat))
+		issuer, _ := decodeKey(g.Pools[pool].IssuerVKey)
+		if !ok || s.Pool != g.Pools[pool].Name || s.Stake != g.Pools[pool].Stake || s.Issuer != issuer {
+			t.Errorf("seat %d = %+v, want pool %d", seat, s, pool)
+		}
+		if got, ok := c.SeatOf(issuer); !ok || got != uint16(seat) {
+			t.Errorf("SeatOf(pool %d) = %d, %v", pool, got, ok)
+		}
+		if pk, _ := g.Pools[pool].votingKey(); !s.VotingKey.Equal(pk) {
+			t.Errorf("seat %d holds another key", seat)
+		}
+	}
+	issuer1, _ := decodeKey(g.Pools[1].IssuerVKey)
+	if _, ok := c.SeatOf(issuer1); ok {
+		t.Error("the pool without stake holds a seat")
+	}
+	if _, ok := c.Seat(3); ok {
+		t.Error("seat 3 of 3 exists")
+	}
+
+	// More pools than seats: Fait Accompli's persistent pools, numbered in
+	// genesis order, ties to the earlier pool (the table's last case).
+	g, _ = testGenesis(t, 3, "0.75", 1, 10, 1, 10, 10)
+	c = mustCommittee(t, g)
+	if c.Size() != 2 || c.Stake() != 20 || c.QuorumStake() != 15 {
+		t.Errorf("size %d, stake %d, quorum %d; want 2, 20, 15", c.Size(), c.Stake(), c.QuorumStake())
+	}
+	if s0, _ := c.Seat(0); s0.Pool != "pool1" {
+		t.Errorf("seat 0 is %s, want pool1", s0.Pool)
+	}
+	if s1, _ := c.Seat(1); s1.Pool != "pool3" {
+		t.Errorf("seat 1 is %s, want pool3", s1.Pool)
+	}
+	// Even stake over more pools than seats leaves no persistent seat.
+	g, _ = testGenesis(t, 5, "0.75", 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
+	if err := g.Check(); err == nil || !strings.Contains(err.Error(), "no persistent seat") {
+		t.Errorf("a genesis without persistent seats: %v", err)
+	}
+}
+
+// TestQuorumEdge: stake of exactly 3/4 of the committee certifies, one
+// lamport less does not; a fractional 3/4 rounds up.
+func TestQuorumEdge(t *testing.T) {
+	g, keys := testGenesis(t, 10, "0.75", 299, 100, 1)
+	c := mustCommittee(t, g)
+	rb := rbHash(1)
+	if c.QuorumStake() != 300 {
+		t.Fatalf("quorum %d of 400, want 300", c.QuorumStake())
+	}
+	if _, err := c.Certify(rb, votes(keys, rb, 0)); !errors.Is(err, ErrNoQuorum) {
+		t.Errorf("299 of 400: %v, want ErrNoQuorum", err)
+	}
+	cert, err := c.Certify(rb, votes(keys, rb, 0, 2))
+	if err != nil {
+		t.Fatalf("300 of 400: %v", err)
+	}
+	if err := c.VerifyCertificate(rb, cert); err != nil {
+		t.Errorf("300 of 400: %v", err)
+	}
+	// Signed by 299: a certificate forged with that bitfield fails the quorum.
+	short := &block.Certificate{Signers: []byte{0x80}, AggregateSignature: votes(keys, rb, 0)[0].Signature}
+	if err := c.VerifyCertificate(rb, short); !errors.Is(err, ErrNoQuorum) {
+		t.Errorf("a certificate of 299 of 400: %v, want ErrNoQuorum", err)
+	}
+
+	g, keys = testGenesis(t, 10, "0.75", 300, 101) // 3/4 of 401 is 300.75
+	c = mustCommittee(t, g)
+	if c.QuorumStake() != 301 {
+		t.Fatalf("quorum %d of 401, want 301", c.QuorumStake())
+	}
+	if _, err := c.Certify(rb, votes(keys, rb, 0)); !errors.Is(err, ErrNoQuorum) {
+		t.Errorf("300 of 401: %v, want ErrNoQuorum", err)
+	}
+	g, _ = testGenesis(t, 10, "1", 3, 4)
+	if c := mustCommittee(t, g); c.QuorumStake() != 7 {
+		t.Errorf("quorum 1: %d of 7", c.QuorumStake())
+	}
+}
+
+// TestCertificates: for 1…N signers a certificate is built and verifies;
+// it fails with one bit wrong, one signature wrong, or another RB.
+func TestCertificates(t *testing.T) {
+	const n = 11 // two bitfield bytes, five bits of padding
+	stakes := make([]uint64, n)
+	for i := range stakes {
+		stakes[i] = 1
+	}
+	g, keys := testGenesis(t, n, "0.01", stakes...) // any one signer is a quorum
+	c := mustCommittee(t, g)
+	rb := rbHash(7)
+	for k := 1; k <= n; k++ {
+		var seats []int
+		for s := 0; s < n && len(seats) < k; s += 1 + (n-k)/k { // spread the signers out
+			seats = append(seats, s)
+		}
+		cert, err := c.Certify(rb, votes(keys, rb, seats...))
+		if err != nil {
+			t.Fatalf("%d signers: %v", len(seats), err)
+		}
+		if len(cert.Signers) != 2 {
+			t.Fatalf("bitfield of %d bytes", len(cert.Signers))
+		}
+		for s := range n {
+			if cert.HasSigner(s) != slices.Contains(seats, s) {
+				t.Fatalf("%d signers %v: bit %d is %v", len(seats), seats, s, cert.HasSigner(s))
+			}
+		}
+		if err := c.VerifyCertificate(rb, cert); err != nil {
+			t.Fatalf("%d signers: %v", len(seats), err)
+		}
+		if err := c.VerifyCertificate(rbHash(8), cert); !errors.Is(err, ErrBadCertificate) {
+			t.Errorf("%d signers, another RB: %v", len(seats), err)
+		}
+		// One bit flipped: a signer dropped, or a non-signer added.
+		for _, s := range []int{seats[0], (seats[len(seats)-1] + 1) % n} {
+			flipped := &block.Certificate{Signers: append([]byte{}, cert.Signers...), AggregateSignature: cert.AggregateSignature}
+			flipped.Signers[s/8] ^= 0x80 >> (s % 8)
+			err := c.VerifyCertificate(rb, flipped)
+			if want := ErrBadCertificate; !errors.Is(err, want) && !(len(seats) == 1 && errors.Is(err, ErrNoQuorum)) {
+				t.Errorf("%d signers, bit %d flipped: %v", len(seats), s, err)
+			}
+		}
+		// One signature wrong: a vote for another RB among them.
+		vs := votes(keys, rb, seats...)
+		vs[len(vs)-1].Signature = keys[seats[len(seats)-1]].Sign(block.VoteMessage(rbHash(9))).Bytes()
+		bad, err := c.Certify(rb, vs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.VerifyCertificate(rb, bad); !errors.Is(err, ErrBadCertificate) {
+			t.Errorf("%d signers, one signature wrong: %v", len(seats), err)
+		}
+	}
+}
+
+func TestVerifyCertificateMalformed(t *testing.T) {
+	g, keys := testGenesis(t, 11, "0.5", 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
+	c := mustCommittee(t, g)
+	rb := rbHash(3)
+	cert, err := c.Certify(rb, votes(keys, rb, 0, 1, 2, 3, 4, 5, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		signers []byte
+		sig     func(*block.Bytes48)
+		want    error
+	}{
+		{"bitfield a byte short", cert.Signers[:1], nil, ErrMalformedSigners},
+		{"bitfield a byte long", append(append([]byte{}, cert.Signers...), 0), nil, ErrMalformedSigners},
+		{"padding bit set", []byte{cert.Signers[0], cert.Signers[1] | 0x01}, nil, ErrMalformedSigners},
+		{"first padding bit set", []byte{cert.Signers[0], cert.Signers[1] | 0x10}, nil, ErrMalformedSigners},
+		{"no signers", []byte{0, 0}, nil, ErrNoQuorum},
+		{"signature not a point", cert.Signers, func(s *block.Bytes48) { s[0] ^= 0x40 }, ErrBadCertificate},
+		{"signature zero", cert.Signers, func(s *block.Bytes48) { *s = block.Bytes48{} }, ErrBadCertificate},
+	} {
+		bad := &block.Certificate{Signers: tc.signers, AggregateSignature: cert.AggregateSignature}
+		if tc.sig != nil {
+			tc.sig(&bad.AggregateSignature)
+		}
+		if err := c.VerifyCertificate(rb, bad); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	if err := c.VerifyCertificate(rb, cert); err != nil {
+		t.Errorf("the cases changed the certificate: %v", err)
+	}
+}
+
+func TestCertifyRefuses(t *testing.T) {
+	g, keys := testGenesis(t, 10, "0.75", 1, 1, 1, 1)
+	c := mustCommittee(t, g)
+	rb := rbHash(1)
+	if _, err := c.Certify(rb, append(votes(keys, rb, 0, 1), votes(keys, rbHash(2), 2)...)); !errors.Is(err, ErrOtherRB) {
+		t.Errorf("a vote for another RB: %v", err)
+	}
+	unknown := votes(keys, rb, 0, 1, 2)
+	unknown[2].VoterSeat = 4
+	if _, err := c.Certify(rb, unknown); !errors.Is(err, ErrUnknownSeat) {
+		t.Errorf("a vote of seat 4 of 4: %v", err)
+	}
+	garbled := votes(keys, rb, 0, 1, 2)
+	garbled[1].Signature = block.Bytes48{}
+	if _, err := c.Certify(rb, garbled); !errors.Is(err, ErrBadVoteSignature) {
+		t.Errorf("an undecodable vote signature: %v", err)
+	}
+	// A seat voting twice counts once: 2 seats of 4 are no quorum of 3.
+	if _, err := c.Certify(rb, votes(keys, rb, 0, 1, 1, 0)); !errors.Is(err, ErrNoQuorum) {
+		t.Errorf("two seats voting twice each: %v", err)
+	}
+	cert, err := c.Certify(rb, votes(keys, rb, 0, 1, 1, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.VerifyCertificate(rb, cert); err != nil {
+		t.Errorf("a certificate with a repeated vote: %v", err)
+	}
+	if _, err := c.Certify(rb, nil); !errors.Is(err, ErrNoQuorum) {
+		t.Errorf("no votes: %v", err)
+	}
+}
+
+func TestVerifyVotes(t *testing.T) {
+	g, keys := testGenesis(t, 10, "0.75", 1, 2, 3, 4, 5)
+	c := mustCommittee(t, g)
+	rb := rbHash(5)
+	good := votes(keys, rb, 0, 1, 2, 3, 4)
+	for i := range good {
+		if err := c.VerifyVote(&good[i]); err != nil {
+			t.Fatalf("vote %d: %v", i, err)
+		}
+	}
+	if errs := c.VerifyVotes(good); errs != nil {
+		t.Fatalf("VerifyVotes of good votes = %v", errs)
+	}
+	if errs := c.VerifyVotes(nil); errs != nil {
+		t.Errorf("VerifyVotes(nil) = %v", errs)
+	}
+
+	bad := append([]block.Vote{}, good...)
+	bad[1].RbHash = rbHash(6)            // signed for another RB
+	bad[2].Signature = good[3].Signature // another seat's signature
+	bad[3].VoterSeat = 5                 // no such seat
+	bad[4].Signature[0] ^= 0x40          // not a point
+	want := []error{nil, ErrBadVoteSignature, ErrBadVoteSignature, ErrUnknownSeat, ErrBadVoteSignature}
+	errs := c.VerifyVotes(bad)
+	if len(errs) != len(bad) {
+		t.Fatalf("VerifyVotes returned %d errors for %d votes", len(errs), len(bad))
+	}
+	for i := range bad {
+		if !errors.Is(errs[i], want[i]) || (want[i] == nil) != (errs[i] == nil) {
+			t.Errorf("vote %d: %v, want %v", i, errs[i], want[i])
+		}
+		if err := c.VerifyVote(&bad[i]); !errors.Is(err, want[i]) || (want[i] == nil) != (err == nil) {
+			t.Errorf("VerifyVote %d: %v, want %v", i, err, want[i])
+		}
+	}
+}
+
+func TestVoter(t *testing.T) {
+	g, keys := testGenesis(t, 3, "0.75", 1, 10, 1, 10, 10) // seats: pool1, pool3
+	c := mustCommittee(t, g)
+	issuer := func(i int) block.Bytes32 { k, _ := decodeKey(g.Pools[i].IssuerVKey); return k }
+	v, err := c.NewVoter(issuer(3), keys[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Seat() != 1 {
+		t.Errorf("pool3 votes in seat %d, want 1", v.Seat())
+	}
+	vote := v.Vote(rbHash(4))
+	if vote.RbHash != rbHash(4) || vote.VoterSeat != 1 {
+		t.Errorf("vote %+v", vote)
+	}
+	if err := c.VerifyVote(&vote); err != nil {
+		t.Errorf("the voter's vote: %v", err)
+	}
+	if _, err := c.NewVoter(issuer(4), keys[4]); !errors.Is(err, ErrNotOnCommittee) {
+		t.Errorf("a pool without a seat: %v", err)
+	}
+	if _, err := c.NewVoter(issuer(3), keys[1]); !errors.Is(err, ErrWrongVotingKey) {
+		t.Errorf("another pool's key: %v", err)
+	}
+}

@@ -1,0 +1,112 @@
+package consensus
+
+import (
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leiosnode/leiosnode/bls"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// testPool is a genesis pool with keys derived from its index, and its BLS
+// secret key.
+func testPool(t testing.TB, i int, stake uint64) (Pool, *bls.SecretKey) {
+	t.Helper()
+	seed := make([]byte, 32)
+	seed[0], seed[1] = byte(i), byte(i>>8)
+	issuer := ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)
+	seed[2] = 0xb1
+	voting, err := bls.KeyFromSeed(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Pool{
+		Name:       fmt.Sprintf("pool%d", i),
+		IssuerVKey: hex.EncodeToString(issuer),
+		VRFVKey:    strings.Repeat(fmt.Sprintf("%02x", i%256), 32),
+		Stake:      stake,
+	}
+	p.SetVotingKey(voting.PublicKey(), voting.ProvePossession())
+	return p, voting
+}
+
+// testGenesis is a genesis of pools of these stakes, a committee of seats
+// seats and the quorum q; it returns the pools' BLS keys too.
+func testGenesis(t testing.TB, seats int, q string, stakes ...uint64) (*Genesis, []*bls.SecretKey) {
+	t.Helper()
+	g := &Genesis{
+		SystemStart:      time.Unix(0, 0),
+		SlotLengthMs:     1000,
+		ActiveSlotsCoeff: "0.1",
+		SecurityParam:    5,
+		EpochNonce:       strings.Repeat("00", 32),
+		ProtocolParams:   ledger.DefaultParams(),
+		Leios:            DefaultLeiosParams(),
+	}
+	g.Leios.CommitteeSeats, g.Leios.Quorum = seats, json.Number(q)
+	var keys []*bls.SecretKey
+	for i, s := range stakes {
+		p, k := testPool(t, i, s)
+		g.Pools, keys = append(g.Pools, p), append(keys, k)
+	}
+	return g, keys
+}
+
+func TestCheckVotingKeys(t *testing.T) {
+	other, _ := testPool(t, 9, 1)
+	g, _ := testGenesis(t, 10, "0.75", 1, 1, 1)
+	if err := g.Check(); err != nil {
+		t.Fatal(err)
+	}
+	pool0Key := g.Pools[0].BLSVKey
+	cases := []struct {
+		name, want string
+		edit       func(g *Genesis)
+	}{
+		{"no key", "pool 1 (pool1) has no blsVKey", func(g *Genesis) { g.Pools[1].BLSVKey = "" }},
+		{"not hex", "pool 1 (pool1) blsVKey is not hex", func(g *Genesis) { g.Pools[1].BLSVKey = "zz" }},
+		{"short", "pool 1 (pool1) blsVKey: bls: invalid public key: 48 bytes", func(g *Genesis) { g.Pools[1].BLSVKey = g.Pools[1].BLSPoP }},
+		{"identity", "pool 1 (pool1) blsVKey: bls: invalid public key: the identity", func(g *Genesis) { g.Pools[1].BLSVKey = "c0" + strings.Repeat("00", 95) }},
+		{"no proof", "pool 2 (pool2) has no blsPoP", func(g *Genesis) { g.Pools[2].BLSPoP = "" }},
+		{"proof not hex", "pool 2 (pool2) blsPoP is not hex", func(g *Genesis) { g.Pools[2].BLSPoP = "x" }},
+		{"proof not a point", "pool 2 (pool2) blsPoP: bls: invalid signature", func(g *Genesis) { g.Pools[2].BLSPoP = strings.Repeat("00", 48) }},
+		{"another key's proof", "pool 2 (pool2) blsPoP does not prove possession of blsVKey", func(g *Genesis) { g.Pools[2].BLSPoP = other.BLSPoP }},
+		{"a key without its proof", "pool 2 (pool2) blsPoP does not prove possession of blsVKey", func(g *Genesis) { g.Pools[2].BLSVKey = other.BLSVKey }},
+		{"a key twice", "pool 2 (pool2) blsVKey is pool 0's too", func(g *Genesis) { g.Pools[2].BLSVKey, g.Pools[2].BLSPoP = pool0Key, g.Pools[0].BLSPoP }},
+		{"a key twice, in capitals", "pool 2 (pool2) blsVKey is pool 0's too", func(g *Genesis) {
+			g.Pools[2].BLSVKey, g.Pools[2].BLSPoP = strings.ToUpper(pool0Key), g.Pools[0].BLSPoP
+		}},
+		{"an issuer twice", "pool 1 (pool1) issuerVKey is pool 0's too", func(g *Genesis) { g.Pools[1].IssuerVKey = g.Pools[0].IssuerVKey }},
+		{"no seats", "leios.committeeSeats 0 must be in [1, 65536]", func(g *Genesis) { g.Leios.CommitteeSeats = 0 }},
+		{"too many seats", "leios.committeeSeats 65537", func(g *Genesis) { g.Leios.CommitteeSeats = 65537 }},
+		{"no quorum", `leios.quorum "" is not a number`, func(g *Genesis) { g.Leios.Quorum = "" }},
+		{"zero quorum", "leios.quorum 0 must be in (0, 1]", func(g *Genesis) { g.Leios.Quorum = "0" }},
+		{"quorum above 1", "leios.quorum 1.01 must be in (0, 1]", func(g *Genesis) { g.Leios.Quorum = "1.01" }},
+		{"stake overflows", "total stake overflows 64 bits", func(g *Genesis) { g.Pools[0].Stake, g.Pools[1].Stake = math.MaxUint64, 1 }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g, _ := testGenesis(t, 10, "0.75", 1, 1, 1)
+			tc.edit(g)
+			err := g.Check()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Check = %v, want an error containing %q", err, tc.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "\n") {
+				t.Errorf("the error is more than one line: %q", err)
+			}
+		})
+	}
+	if err := g.Check(); err != nil {
+		t.Errorf("the cases edited a shared genesis: %v", err)
+	}
+	if _, err := NewValidator(g, nil); err != nil {
+		t.Errorf("NewValidator: %v", err)
+	}
+}

@@ -1,0 +1,99 @@
+package consensus
+
+import (
+	"fmt"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/bls"
+)
+
+// VerifyVote checks that the vote's seat exists and that its signature is
+// the seat's on block.VoteMessage(v.RbHash). Whether the RB is known and
+// inside its voting window is for the caller, who knows the chain.
+func (c *Committee) VerifyVote(v *block.Vote) error {
+	item, err := c.signedVote(v)
+	if err != nil {
+		return err
+	}
+	if !item.Key.Verify(item.Message, item.Signature) {
+		return fmt.Errorf("%w: seat %d, RB %x", ErrBadVoteSignature, v.VoterSeat, v.RbHash[:8])
+	}
+	return nil
+}
+
+// VerifyVotes checks votes as VerifyVote does, their signatures in one
+// randomized batch. It returns nil when every vote verifies; otherwise one
+// error per vote, nil for those that verify (when the batch fails, the votes
+// are checked one by one to tell which). The batch costs well under one
+// verification per vote, so a relay can check what a peer sends in bulk.
+func (c *Committee) VerifyVotes(votes []block.Vote) []error {
+	var errs []error
+	fail := func(i int, err error) {
+		if errs == nil {
+			errs = make([]error, len(votes))
+		}
+		errs[i] = err
+	}
+	batch := make([]bls.SignedMessage, 0, len(votes))
+	index := make([]int, 0, len(votes)) // vote of each batch entry
+	for i := range votes {
+		item, err := c.signedVote(&votes[i])
+		if err != nil {
+			fail(i, err)
+			continue
+		}
+		batch, index = append(batch, item), append(index, i)
+	}
+	if bls.VerifyBatch(batch) {
+		return errs
+	}
+	for k, item := range batch {
+		if !item.Key.Verify(item.Message, item.Signature) {
+			v := &votes[index[k]]
+			fail(index[k], fmt.Errorf("%w: seat %d, RB %x", ErrBadVoteSignature, v.VoterSeat, v.RbHash[:8]))
+		}
+	}
+	return errs
+}
+
+// signedVote looks up the vote's seat and decodes its signature.
+func (c *Committee) signedVote(v *block.Vote) (bls.SignedMessage, error) {
+	seat, ok := c.Seat(v.VoterSeat)
+	if !ok {
+		return bls.SignedMessage{}, fmt.Errorf("%w: seat %d of %d", ErrUnknownSeat, v.VoterSeat, len(c.seats))
+	}
+	sig, err := bls.SignatureFromBytes(v.Signature[:])
+	if err != nil {
+		return bls.SignedMessage{}, fmt.Errorf("%w: seat %d: %w", ErrBadVoteSignature, v.VoterSeat, err)
+	}
+	return bls.SignedMessage{Key: seat.VotingKey, Message: block.VoteMessage(v.RbHash), Signature: sig}, nil
+}
+
+// Voter casts the votes of one seat.
+type Voter struct {
+	seat uint16
+	key  *bls.SecretKey
+}
+
+// NewVoter returns the voter of the pool with this issuer key, signing with
+// key. It refuses a pool that holds no seat and a key that is not the
+// seat's, so a misconfigured node finds out at start, not from its votes
+// being dropped.
+func (c *Committee) NewVoter(issuer block.Bytes32, key *bls.SecretKey) (*Voter, error) {
+	seat, ok := c.SeatOf(issuer)
+	if !ok {
+		return nil, fmt.Errorf("%w: issuer %x", ErrNotOnCommittee, issuer[:8])
+	}
+	if !key.PublicKey().Equal(c.seats[seat].VotingKey) {
+		return nil, fmt.Errorf("%w: pool %s, seat %d", ErrWrongVotingKey, c.seats[seat].Pool, seat)
+	}
+	return &Voter{seat: seat, key: key}, nil
+}
+
+// Seat is the voter's seat.
+func (v *Voter) Seat() uint16 { return v.seat }
+
+// Vote returns the voter's vote for the EB announced by the RB rbHash.
+func (v *Voter) Vote(rbHash block.Hash) block.Vote {
+	return block.Vote{RbHash: rbHash, VoterSeat: v.seat, Signature: v.key.Sign(block.VoteMessage(rbHash)).Bytes()}
+}
