@@ -18,6 +18,9 @@ var (
 	ErrNotLeader     = errors.New("consensus: issuer is not leader in this slot")
 	ErrFutureSlot    = errors.New("consensus: header slot is in the future")
 	ErrBodyTooLarge  = errors.New("consensus: block body exceeds the RB body limit")
+	// ErrCertFlag: the header's leios_certified flag and the body's
+	// certificate disagree.
+	ErrCertFlag = errors.New("consensus: leios_certified disagrees with the body's certificate")
 )
 
 // PoolInfo is what the validator knows of a pool.
@@ -36,6 +39,8 @@ type Validator struct {
 	pools          map[block.Bytes32]PoolInfo
 	maxSkew        time.Duration
 	rbMaxBodyBytes int
+	leios          LeiosParams
+	committee      *Committee
 	now            func() time.Time
 }
 
@@ -46,6 +51,10 @@ func NewValidator(g *Genesis, now func() time.Time) (*Validator, error) {
 	}
 	if now == nil {
 		now = time.Now
+	}
+	committee, err := NewCommittee(g)
+	if err != nil {
+		return nil, err
 	}
 	f, _ := g.ActiveSlots()
 	nonce, _ := g.Nonce()
@@ -70,12 +79,23 @@ func NewValidator(g *Genesis, now func() time.Time) (*Validator, error) {
 		pools:          pools,
 		maxSkew:        time.Duration(g.MaxClockSkewMs) * time.Millisecond,
 		rbMaxBodyBytes: g.Leios.RBMaxBodyBytes,
+		leios:          g.Leios,
+		committee:      committee,
 		now:            now,
 	}, nil
 }
 
 // Clock is the network's slot clock.
 func (v *Validator) Clock() Clock { return v.clock }
+
+// MaxClockSkew is how far into the future a header's slot may start.
+func (v *Validator) MaxClockSkew() time.Duration { return v.maxSkew }
+
+// Committee is the voting committee of the genesis.
+func (v *Validator) Committee() *Committee { return v.committee }
+
+// Leios are the genesis's Leios parameters.
+func (v *Validator) Leios() LeiosParams { return v.leios }
 
 // Pool returns the registered pool with this issuer key.
 func (v *Validator) Pool(issuer block.Bytes32) (PoolInfo, bool) {
@@ -126,6 +146,12 @@ func (v *Validator) ValidateBlock(b *block.Block) error {
 	}
 	if v.rbMaxBodyBytes > 0 && len(b.Body.Bytes()) > v.rbMaxBodyBytes {
 		return fmt.Errorf("%w: %d > %d bytes", ErrBodyTooLarge, len(b.Body.Bytes()), v.rbMaxBodyBytes)
+	}
+	if b.Header.LeiosCertified != (b.Body.Certificate != nil) {
+		return fmt.Errorf("%w: flag %v", ErrCertFlag, b.Header.LeiosCertified)
+	}
+	if b.Body.Certificate != nil && len(b.Body.Txs) > 0 {
+		return fmt.Errorf("%w: it carries %d txs of its own", ErrCertRBTxs, len(b.Body.Txs))
 	}
 	return b.CheckBody()
 }

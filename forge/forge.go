@@ -22,6 +22,29 @@ type Ledger interface {
 	// TipUTxO returns the selected tip and the UTxO after it, taken
 	// together; the forge calls release once it no longer reads utxo.
 	TipUTxO() (utxo ledger.UTxO, tip block.Tip, release func(), err error)
+	// Block returns a stored block: the tip's, for the EB it announces.
+	Block(hash block.Hash) (*block.Block, error)
+}
+
+// Leios is the Leios pipeline as the forge uses it; leios.Pipeline serves
+// it.
+type Leios interface {
+	// Publish takes a forged, adopted RB's EB through the handlers peers'
+	// EBs go through: the announcement (rb), the body, the closure's txs
+	// (validated).
+	Publish(rb *block.Header, eb *block.EBBody, closure [][]byte) error
+	// Closure returns the closure of the EB at p, in EB order, if all of it
+	// is held.
+	Closure(p block.Point) (txs [][]byte, held bool, err error)
+	// Votes returns the votes relayed for an RB; Vote relays this node's.
+	Votes(rbHash block.Hash) []block.Vote
+	Vote(v block.Vote) error
+	// Equivocated reports whether two headers were seen for one slot and
+	// issuer.
+	Equivocated(slot uint64, issuer block.Bytes32) bool
+	// RecordVote notes what became of this node's vote on the EB at p: one
+	// of the Vote* outcomes.
+	RecordVote(p block.Point, outcome string)
 }
 
 // Chain takes the blocks the forge produces, through the path a peer's
@@ -35,6 +58,9 @@ type Chain interface {
 type Mempool interface {
 	// Txs yields the txs of one snapshot in ticket order.
 	Txs() iter.Seq[*ledger.Tx]
+	// Has reports whether a tx is admitted: fully validated, signatures
+	// included.
+	Has(txHash block.Hash) bool
 	// RemoveTxs drops the txs with these hashes and those that spend them.
 	RemoveTxs(ctx context.Context, txHashes []block.Hash) ([]block.Hash, error)
 }
@@ -62,11 +88,13 @@ type Options struct {
 	// EBLimits bound the endorser block an RB announces when the mempool
 	// holds more than the RB carries; zero MaxTxs forges no EBs.
 	EBLimits block.EBLimits
-	// PublishEB hands a forged, adopted RB's EB to the handlers peers' EBs
-	// go through, in the pipeline's order (ARCHITECTURE.md): the announcement (rb),
-	// then the body, then the closure's txs (validated). Required with
-	// EBLimits.
-	PublishEB func(rb *block.Header, eb *block.EBBody, closure [][]byte)
+	// Leios is the node's Leios pipeline: forged EBs are published through
+	// it, and certificates built from the votes it relays. Required with
+	// EBLimits or Voter; nil forges neither EBs nor CertRBs.
+	Leios Leios
+	// Voter is this pool's committee seat and BLS key; nil: the pool does
+	// not vote.
+	Voter *consensus.Voter
 	// Ready says whether the node may forge: a node that has just started
 	// must first learn its peers' chain, or it would forge a fork from a
 	// stale tip that peers more than k blocks ahead refuse. Nil: always.
@@ -86,6 +114,9 @@ type Forger struct {
 	forged  atomic.Uint64
 	adopted atomic.Uint64
 	ebs     atomic.Uint64
+	certs   atomic.Uint64
+
+	ballot ballot // the vote on the tip RB's EB; Run's goroutine only
 }
 
 // New checks that the keys belong to a registered pool.
@@ -106,8 +137,8 @@ func New(opts Options) (*Forger, error) {
 		p := ledger.DefaultParams()
 		opts.Params = &p
 	}
-	if opts.EBLimits.MaxTxs > 0 && opts.PublishEB == nil {
-		return nil, errors.New("forge: EBLimits without PublishEB")
+	if (opts.EBLimits.MaxTxs > 0 || opts.Voter != nil) && opts.Leios == nil {
+		return nil, errors.New("forge: EBLimits or Voter without Leios")
 	}
 	if opts.RBMaxBodyBytes <= 0 {
 		opts.RBMaxBodyBytes = consensus.DefaultLeiosParams().RBMaxBodyBytes
@@ -134,6 +165,9 @@ func (f *Forger) Adopted() uint64 { return f.adopted.Load() }
 
 // EBs is the number of endorser blocks this forger announced.
 func (f *Forger) EBs() uint64 { return f.ebs.Load() }
+
+// Certificates is the number of CertRBs this forger built.
+func (f *Forger) Certificates() uint64 { return f.certs.Load() }
 
 // Run forges until ctx is cancelled, waking at the start of every slot.
 func (f *Forger) Run(ctx context.Context) error {
@@ -162,6 +196,7 @@ func (f *Forger) Run(ctx context.Context) error {
 		if _, err := f.ForgeSlot(slot); err != nil {
 			f.opts.Logger.Warn("forge: block not adopted", "slot", slot, "err", err)
 		}
+		f.VoteSlot(slot)
 	}
 	return nil
 }
@@ -182,12 +217,19 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 	if !tip.Point.IsOrigin() && tip.Point.Slot >= slot {
 		return nil, nil
 	}
-	sel := f.selectTxs(view, slot)
+	// A CertRB certifies the EB of the tip and carries no txs of its own;
+	// the EB it announces is filled from txs valid after that closure.
+	cert, closureDiff := f.certify(view, tip, slot)
+	base := view
+	if cert != nil {
+		base = ledger.Overlay{Base: view, Diffs: []*ledger.Diff{closureDiff}}
+	}
+	sel := f.selectTxs(base, slot, cert == nil)
 	eb, err := f.buildEB(sel.eb)
 	if err != nil {
 		return nil, fmt.Errorf("forge: slot %d: %w", slot, err)
 	}
-	blk := f.build(slot, tip, block.VRFResult{Output: output, Proof: proof}, sel.rb, eb)
+	blk := f.build(slot, tip, block.VRFResult{Output: output, Proof: proof}, sel.rb, eb, cert)
 	f.forged.Add(1)
 	adopted, err := f.opts.Chain.AddBlock(blk)
 	if err != nil {
@@ -199,16 +241,21 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 	if adopted {
 		f.adopted.Add(1)
 	}
+	if cert != nil {
+		f.certs.Add(1)
+	}
 	if eb != nil {
 		closure := make([][]byte, len(sel.eb))
 		for i, tx := range sel.eb {
 			closure[i] = tx.Bytes()
 		}
-		f.opts.PublishEB(blk.Header, eb, closure)
+		if err := f.opts.Leios.Publish(blk.Header, eb, closure); err != nil {
+			f.opts.Logger.Error("forge: publishing the EB", "slot", slot, "err", err)
+		}
 		f.ebs.Add(1)
 	}
 	f.opts.Logger.Info("forged block", "slot", slot, "number", blk.Header.BlockNumber,
-		"hash", blk.Hash().Short(), "txs", len(sel.rb), "ebTxs", len(sel.eb), "adopted", adopted)
+		"hash", blk.Hash().Short(), "txs", len(sel.rb), "ebTxs", len(sel.eb), "certified", cert != nil, "adopted", adopted)
 	return blk, nil
 }
 
@@ -224,20 +271,21 @@ func (f *Forger) buildEB(txs []*ledger.Tx) (*block.EBBody, error) {
 	return block.NewEBBody(entries, f.opts.EBLimits)
 }
 
-func (f *Forger) build(slot uint64, tip block.Tip, vrfResult block.VRFResult, txs []*ledger.Tx, eb *block.EBBody) *block.Block {
+func (f *Forger) build(slot uint64, tip block.Tip, vrfResult block.VRFResult, txs []*ledger.Tx, eb *block.EBBody, cert *block.Certificate) *block.Block {
 	raw := make([]block.RawCBOR, len(txs))
 	for i, tx := range txs {
 		raw[i] = tx.Bytes()
 	}
-	body := block.NewBody(raw, nil)
+	body := block.NewBody(raw, cert)
 	hb := block.HeaderBody{
-		BlockNumber: tip.BlockNumber + 1,
-		Slot:        slot,
-		IssuerVKey:  f.issuer,
-		VRFVKey:     f.vrfPub,
-		VRF:         vrfResult,
-		BodySize:    uint64(len(body.Bytes())),
-		BodyHash:    body.Hash(),
+		BlockNumber:    tip.BlockNumber + 1,
+		Slot:           slot,
+		IssuerVKey:     f.issuer,
+		VRFVKey:        f.vrfPub,
+		VRF:            vrfResult,
+		BodySize:       uint64(len(body.Bytes())),
+		BodyHash:       body.Hash(),
+		LeiosCertified: cert != nil,
 	}
 	if !tip.Point.IsOrigin() {
 		prev := tip.Point.Hash

@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -29,20 +30,22 @@ type fixture struct {
 	chain     *chaindb.DB
 	mempool   *mempool.Mempool
 	forger    *Forger
+	leios     *recordingLeios
 	payer     ed25519.PrivateKey
 	funds     ledger.TxIn
 	fundsOut  ledger.TxOut
 }
 
 // setVotingKey gives pool a BLS voting key derived from seed, as the
-// genesis check requires of every pool.
-func setVotingKey(t *testing.T, pool *consensus.Pool, seed byte) {
+// genesis check requires of every pool, and returns it.
+func setVotingKey(t *testing.T, pool *consensus.Pool, seed byte) *bls.SecretKey {
 	t.Helper()
 	key, err := bls.KeyFromSeed(bytes.Repeat([]byte{seed}, bls.SeedSize))
 	if err != nil {
 		t.Fatal(err)
 	}
 	pool.SetVotingKey(key.PublicKey(), key.ProvePossession())
+	return key
 }
 
 // With a whale, the pool holds a negligible share of the stake and f is
@@ -73,7 +76,7 @@ func newFixture(t *testing.T, withWhale bool, rbMaxBody int, configure ...func(*
 		ProtocolParams: ledger.DefaultParams(),
 		Leios:          consensus.DefaultLeiosParams(),
 	}
-	setVotingKey(t, &g.Pools[0], 0x01)
+	votingKey := setVotingKey(t, &g.Pools[0], 0x01)
 	if withWhale {
 		g.ActiveSlotsCoeff = "0.000001"
 		g.Pools = append(g.Pools, consensus.Pool{Name: "whale", IssuerVKey: strings.Repeat("11", 32), VRFVKey: strings.Repeat("22", 32), Stake: 1_000_000_000})
@@ -87,13 +90,26 @@ func newFixture(t *testing.T, withWhale bool, rbMaxBody int, configure ...func(*
 	if err != nil {
 		t.Fatal(err)
 	}
+	lx := newRecordingLeios()
 	db, err := chaindb.Open(t.TempDir(), chaindb.Options{
 		K:           g.SecurityParam,
 		GenesisUTxO: utxo,
-		ApplyBlock: func(u ledger.UTxO, blk *block.Block, _ *block.Header, reapply bool) (*ledger.Diff, error) {
-			txs := make([][]byte, len(blk.Body.Txs))
-			for i, tx := range blk.Body.Txs {
-				txs[i] = tx
+		// As the Leios pipeline applies blocks: a CertRB's certified
+		// closure first.
+		ApplyBlock: func(u ledger.UTxO, blk *block.Block, parent *block.Header, reapply bool) (*ledger.Diff, error) {
+			if err := validator.ValidateCertification(blk, parent); err != nil {
+				return nil, err
+			}
+			var txs [][]byte
+			if p, ok := consensus.CertifiedPoint(blk, parent); ok {
+				closure, held, _ := lx.Closure(p)
+				if !held {
+					return nil, fmt.Errorf("%w: closure of %s", chaindb.ErrNotReady, p)
+				}
+				txs = closure
+			}
+			for _, tx := range blk.Body.Txs {
+				txs = append(txs, tx)
 			}
 			return ledger.ApplyTxs(g.ProtocolParams, u, blk.Header.Slot, txs, reapply)
 		},
@@ -117,6 +133,7 @@ func newFixture(t *testing.T, withWhale bool, rbMaxBody int, configure ...func(*
 		Mempool:        mp,
 		IsInvalidBlock: func(err error) bool { return errors.Is(err, chaindb.ErrInvalidBlock) },
 		RBMaxBodyBytes: rbMaxBody,
+		Leios:          lx,
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	for _, c := range configure {
@@ -126,8 +143,14 @@ func newFixture(t *testing.T, withWhale bool, rbMaxBody int, configure ...func(*
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !withWhale {
+		if opts.Voter, err = validator.Committee().NewVoter(forger.issuer, votingKey); err != nil {
+			t.Fatal(err)
+		}
+		forger.opts.Voter = opts.Voter
+	}
 	in := ledger.GenesisTxIn(addr)
-	return &fixture{genesis: g, validator: validator, chain: db, mempool: mp, forger: forger,
+	return &fixture{genesis: g, validator: validator, chain: db, mempool: mp, forger: forger, leios: lx,
 		payer: payer, funds: in, fundsOut: utxo[in]}
 }
 
@@ -293,30 +316,17 @@ func TestRunForgesOnTheWallClock(t *testing.T) {
 // When the mempool holds more than the RB carries, the RB announces an EB of
 // the next txs, and the EB is handed on only after the RB is on the chain.
 func TestForgeAnnouncesEBOfTheNextTxs(t *testing.T) {
-	type published struct {
-		rb      *block.Header
-		eb      *block.EBBody
-		closure [][]byte
-		tip     block.Tip
-	}
-	var got []published
-	var f *fixture
-	f = newFixture(t, false, 1000, func(o *Options) {
+	f := newFixture(t, false, 1000, func(o *Options) {
 		o.EBLimits = block.EBLimits{MaxBodyBytes: 1000, MaxClosureBytes: 600, MaxTxs: 3}
-		o.PublishEB = func(rb *block.Header, eb *block.EBBody, closure [][]byte) {
-			got = append(got, published{rb, eb, closure, f.chain.Tip()})
-		}
 	})
+	f.leios.chain = f.chain
 	txs := f.chainOfTxs(t, 12)
-	for _, tx := range txs {
-		if err := f.mempool.Add(context.Background(), tx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	f.admit(t, txs...)
 	blk, err := f.forger.ForgeSlot(1)
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := f.leios.published
 	if len(got) != 1 || f.forger.EBs() != 1 {
 		t.Fatalf("%d EBs published", len(got))
 	}
@@ -338,3 +348,66 @@ func TestForgeAnnouncesEBOfTheNextTxs(t *testing.T) {
 		}
 	}
 }
+
+func (f *fixture) admit(t *testing.T, txs ...*ledger.Tx) {
+	t.Helper()
+	for _, tx := range txs {
+		if err := f.mempool.Add(context.Background(), tx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// recordingLeios is the Leios pipeline as the forge sees it, in memory:
+// what the forge publishes is held (body and closure at once), votes are
+// kept per RB, and what the tests set is what the forge reads.
+type recordingLeios struct {
+	chain       *chaindb.DB // the tip at publication, if set
+	published   []published
+	closures    map[block.Point][][]byte
+	votes       map[block.Hash][]block.Vote
+	equivocated map[uint64]bool // by slot
+	outcomes    map[block.Point]string
+}
+
+type published struct {
+	rb      *block.Header
+	eb      *block.EBBody
+	closure [][]byte
+	tip     block.Tip
+}
+
+func newRecordingLeios() *recordingLeios {
+	return &recordingLeios{
+		closures:    map[block.Point][][]byte{},
+		votes:       map[block.Hash][]block.Vote{},
+		equivocated: map[uint64]bool{},
+		outcomes:    map[block.Point]string{},
+	}
+}
+
+func (l *recordingLeios) Publish(rb *block.Header, eb *block.EBBody, closure [][]byte) error {
+	p := published{rb: rb, eb: eb, closure: closure}
+	if l.chain != nil {
+		p.tip = l.chain.Tip()
+	}
+	l.published = append(l.published, p)
+	l.closures[block.Point{Slot: rb.Slot, Hash: eb.Hash()}] = closure
+	return nil
+}
+
+func (l *recordingLeios) Closure(p block.Point) ([][]byte, bool, error) {
+	c, ok := l.closures[p]
+	return c, ok, nil
+}
+
+func (l *recordingLeios) Votes(rb block.Hash) []block.Vote { return l.votes[rb] }
+
+func (l *recordingLeios) Vote(v block.Vote) error {
+	l.votes[v.RbHash] = append(l.votes[v.RbHash], v)
+	return nil
+}
+
+func (l *recordingLeios) Equivocated(slot uint64, _ block.Bytes32) bool { return l.equivocated[slot] }
+
+func (l *recordingLeios) RecordVote(p block.Point, outcome string) { l.outcomes[p] = outcome }

@@ -28,8 +28,9 @@ type selection struct {
 }
 
 // selectTxs takes one mempool snapshot and picks, in ticket order, the txs
-// that still apply on the tip the block extends: first up to the RB body
-// limit, then, for the EB, up to the EB limits.
+// that still apply on view, the ledger the block's txs extend: first up to
+// the RB body limit (if withRB: a CertRB carries none), then, for the EB, up
+// to the EB limits.
 //
 // The snapshot may have been validated against an older tip than view's
 // (its sync runs after each tip change), so every tx is reapplied here on
@@ -37,7 +38,7 @@ type selection struct {
 // as a certificate will apply them; a tx that no longer applies is skipped
 // and the sync will drop it. Reapply skips signatures: the mempool checked
 // them on admission and the bytes are unchanged.
-func (f *Forger) selectTxs(view ledger.UTxO, slot uint64) selection {
+func (f *Forger) selectTxs(view ledger.UTxO, slot uint64, withRB bool) selection {
 	var sel selection
 	if f.opts.Mempool == nil {
 		return sel
@@ -45,6 +46,9 @@ func (f *Forger) selectTxs(view ledger.UTxO, slot uint64) selection {
 	acc := ledger.NewDiff()
 	utxo := ledger.Overlay{Base: view, Diffs: []*ledger.Diff{acc}}
 	rbBudget := f.opts.RBMaxBodyBytes - bodyOverhead
+	if !withRB {
+		rbBudget = 0
+	}
 	limits := f.opts.EBLimits
 	ebBody, ebClosure := ebHeadOverhead, 0
 	for tx := range f.opts.Mempool.Txs() {

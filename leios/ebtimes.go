@@ -21,6 +21,9 @@ type EBTimes struct {
 	Announced *time.Time `json:"announced,omitempty"`
 	Body      *time.Time `json:"body,omitempty"`
 	Closure   *time.Time `json:"closure,omitempty"`
+	// Vote is what became of this node's vote on the EB (forge.Vote*), if
+	// it holds a committee seat.
+	Vote string `json:"vote,omitempty"`
 }
 
 // maxEBTimes bounds the EBs remembered.
@@ -120,6 +123,13 @@ func (l *ebLog) counts() (bodies, closures uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.bodies, l.closures
+}
+
+// recordVote notes what became of this node's vote on p.
+func (l *ebLog) recordVote(p block.Point, outcome string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.entry(p).Vote = outcome
 }
 
 // awaitClosure waits until p's closure is recorded or ctx ends.

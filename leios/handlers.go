@@ -152,8 +152,37 @@ func (p *Pipeline) insertBody(pt block.Point, eb *block.EBBody) error {
 			return err
 		}
 	}
+	if missing, err = p.takeFromMempool(pt, eb, missing); err != nil {
+		return err
+	}
 	p.fetcher.BodyHeld(pt, eb, missing)
 	return nil
+}
+
+// takeFromMempool stores the txs at the missing offsets of eb that the
+// mempool holds — admitted, so validated — as the forge's txs are stored,
+// and returns the offsets still missing. ingestMu is held.
+func (p *Pipeline) takeFromMempool(pt block.Point, eb *block.EBBody, missing []int) ([]int, error) {
+	if p.mempool == nil || len(missing) == 0 {
+		return missing, nil
+	}
+	var found [][]byte
+	still := missing[:0:0]
+	for _, off := range missing {
+		if tx, ok := p.mempool.Tx(eb.Txs[off].TxHash); ok && uint32(tx.Size()) == eb.Txs[off].Size {
+			found = append(found, tx.Bytes())
+		} else {
+			still = append(still, off)
+		}
+	}
+	if len(found) == 0 {
+		return missing, nil
+	}
+	if err := p.storeTxs(pt, found, true); err != nil {
+		return nil, err
+	}
+	p.fromMempool.Add(uint64(len(found)))
+	return still, nil
 }
 
 // insertTxs stores txs of the closure of the EB at pt, from a peer
@@ -162,12 +191,17 @@ func (p *Pipeline) insertBody(pt block.Point, eb *block.EBBody) error {
 // are marked in the cache, then discharged from every EB the fetch logic
 // has that needs them.
 func (p *Pipeline) insertTxs(pt block.Point, txs [][]byte, validated bool) error {
+	p.ingestMu.Lock()
+	defer p.ingestMu.Unlock()
+	return p.storeTxs(pt, txs, validated)
+}
+
+// storeTxs is insertTxs with ingestMu held.
+func (p *Pipeline) storeTxs(pt block.Point, txs [][]byte, validated bool) error {
 	hashes := make([]block.Hash, len(txs))
 	for i, tx := range txs {
 		hashes[i] = block.HashBytes(tx)
 	}
-	p.ingestMu.Lock()
-	defer p.ingestMu.Unlock()
 	res, err := p.db.InsertTxs(txs)
 	if err != nil {
 		return fmt.Errorf("txs of %s: %w", pt, err)

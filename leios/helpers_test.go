@@ -1,7 +1,10 @@
 package leios
 
 import (
+	"bytes"
+	"crypto/ed25519"
 	"encoding/binary"
+	"encoding/hex"
 	"io"
 	"log/slog"
 	"slices"
@@ -12,9 +15,11 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/fetch"
 	"github.com/leiosnode/leiosnode/txcache"
+	"github.com/leiosnode/leiosnode/vrf"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -24,19 +29,55 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 // testLimits admit the small EBs of the tests and full-size ones.
 var testLimits = block.DefaultEBLimits
 
+// testValidator is the validator of a network of one pool, with slots of
+// one second from a day ago.
+func testValidator(tb testing.TB) *consensus.Validator {
+	tb.Helper()
+	seed := func(tag byte) []byte { return bytes.Repeat([]byte{tag}, 32) }
+	issuer := ed25519.NewKeyFromSeed(seed(1))
+	vrfKey, err := vrf.NewKeyFromSeed(seed(2))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	voting, err := bls.KeyFromSeed(seed(3))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	vrfPub := vrfKey.Public()
+	pool := consensus.Pool{
+		Name:       "pool",
+		IssuerVKey: hex.EncodeToString(issuer.Public().(ed25519.PublicKey)),
+		VRFVKey:    hex.EncodeToString(vrfPub[:]),
+		Stake:      1,
+	}
+	pool.SetVotingKey(voting.PublicKey(), voting.ProvePossession())
+	v, err := consensus.NewValidator(&consensus.Genesis{
+		SystemStart:      time.Now().Add(-24 * time.Hour),
+		SlotLengthMs:     1000,
+		ActiveSlotsCoeff: "1",
+		SecurityParam:    10,
+		EpochNonce:       hex.EncodeToString(seed(4)),
+		MaxClockSkewMs:   1000,
+		Pools:            []consensus.Pool{pool},
+		Leios:            consensus.DefaultLeiosParams(),
+	}, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return v
+}
+
 // testOptions are a pipeline's options for tests: a fresh directory, small
-// caches, a clock of one-second slots from a day ago, and every header
-// accepted (the tests' headers are stand-ins; the relay's validation is
-// notify's to test).
+// caches, and every header accepted (the tests' headers are stand-ins; the
+// relay's validation is notify's to test).
 func testOptions(tb testing.TB) Options {
 	return Options{
 		Dir:            tb.TempDir(),
 		DBCacheBytes:   4 << 20,
 		Limits:         testLimits,
 		TxCache:        txcache.Options{TxCapacity: 1 << 16},
+		Validator:      testValidator(tb),
 		ValidateHeader: func(*block.Header) error { return nil },
-		Clock:          consensus.Clock{Start: time.Now().Add(-24 * time.Hour), SlotLength: time.Second},
-		MaxClockSkew:   time.Second,
 		Logger:         quietLogger(),
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/fetch"
+	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/txcache"
 )
 
@@ -17,8 +19,8 @@ import (
 // the node to count as syncing: then EBs are fetched oldest first.
 const SyncingSlots = 100
 
-// Chain is the selected chain as the pipeline follows it; *chaindb.DB
-// implements it.
+// Chain is the selected chain as the pipeline follows it (Attach);
+// *chaindb.DB implements it.
 type Chain interface {
 	Tip() block.Tip
 	ImmutableTip() block.Tip
@@ -27,6 +29,17 @@ type Chain interface {
 	TipChanged() <-chan struct{}
 	// BlockByNumber returns the selected chain's block n.
 	BlockByNumber(n uint64) (*block.Block, error)
+	// Reselect runs chain selection again over chains held back by a
+	// parked block (a CertRB whose closure was incomplete).
+	Reselect() (chaindb.AddResult, error)
+}
+
+// Mempool is where the pipeline looks for an EB's txs before it fetches
+// them: a tx the mempool holds was validated in full on admission, and
+// usually reached the node before the EB that names it. *mempool.Mempool
+// implements it.
+type Mempool interface {
+	Tx(txHash block.Hash) (*ledger.Tx, bool)
 }
 
 // Options configure a Pipeline. Zero values take the documented defaults.
@@ -47,20 +60,18 @@ type Options struct {
 	// and its Syncing unless set here.
 	Fetch fetch.Options
 
-	// ValidateHeader checks an announced header that a peer's notify stream
-	// brings (issuer, VRF, signature): consensus.Validator.ValidateHeader.
-	// Required.
+	// Validator holds the genesis rules: it checks the headers peers
+	// announce (issuer, VRF, signature), the votes they relay (against its
+	// committee) and the certificates of CertRBs, and gives the slot clock,
+	// the clock skew and the Leios parameters. Required.
+	Validator *consensus.Validator
+	// Ledger are the ledger rules a certified closure is applied with.
+	// Default ledger.DefaultParams().
+	Ledger ledger.Params
+	// ValidateHeader, if set, replaces Validator.ValidateHeader for the
+	// headers peers announce: tests of the pipeline alone announce headers
+	// of stand-in issuers.
 	ValidateHeader func(*block.Header) error
-	// Clock is the network's slot clock; a header whose slot starts more
-	// than MaxClockSkew from now is from the future. Required.
-	Clock        consensus.Clock
-	MaxClockSkew time.Duration
-
-	// Chain, if set, is the selected chain: the pipeline re-announces its
-	// volatile EBs at the start, fetches oldest first while the tip is
-	// SyncingSlots behind the clock, and prunes as its immutable tip
-	// advances. Nil (a harness of Leios nodes without chains): none of that.
-	Chain Chain
 
 	// Registerer, if set, receives the pipeline's metrics.
 	Registerer prometheus.Registerer
@@ -74,8 +85,14 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Dir == "" {
 		return o, errors.New("leios: Options.Dir is required")
 	}
-	if o.ValidateHeader == nil || o.Clock.SlotLength <= 0 {
-		return o, errors.New("leios: Options.ValidateHeader and Options.Clock are required")
+	if o.Validator == nil {
+		return o, errors.New("leios: Options.Validator is required")
+	}
+	if o.ValidateHeader == nil {
+		o.ValidateHeader = o.Validator.ValidateHeader
+	}
+	if o.Ledger == (ledger.Params{}) {
+		o.Ledger = ledger.DefaultParams()
 	}
 	if o.Limits == (block.EBLimits{}) {
 		o.Limits = block.DefaultEBLimits

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/fetch"
 	"github.com/leiosnode/leiosnode/leiosdb"
 	"github.com/leiosnode/leiosnode/network"
@@ -29,6 +30,9 @@ type Pipeline struct {
 	fetcher  *fetch.Fetcher
 	relay    *notify.Relay
 	follower *leiosdb.Follower // subscribed at Open, so Run misses nothing
+	clock    consensus.Clock
+	chain    Chain   // set by Attach before Run; nil without a chain
+	mempool  Mempool // set by Attach before Run; nil without a mempool
 
 	// ingestMu serializes the handlers (handlers.go): each one's
 	// LeiosDB-then-cache sequence runs whole, so the tx cache has one writer
@@ -36,8 +40,13 @@ type Pipeline struct {
 	// LeiosDB I/O. Lock order: ingestMu, then the fetch logic's own lock.
 	ingestMu sync.Mutex
 
-	announced atomic.Uint64 // EB announcements ingested
-	ebs       *ebLog
+	announced   atomic.Uint64 // EB announcements ingested
+	votesCast   atomic.Uint64 // this node's own votes relayed
+	fromMempool atomic.Uint64 // closure txs taken from the mempool, not fetched
+	ebs         *ebLog
+
+	parkedMu sync.Mutex               // guards parked
+	parked   map[block.Point]struct{} // closures a parked CertRB waits for
 }
 
 // Open opens the LeiosDB in opts.Dir, builds the tx cache, the fetch logic
@@ -47,8 +56,13 @@ func Open(opts Options) (p *Pipeline, err error) {
 	if opts, err = opts.withDefaults(); err != nil {
 		return nil, err
 	}
-	p = &Pipeline{opts: opts, log: opts.Logger.With("component", "leios")}
-	if p.ebs, err = newEBLog(opts.Clock, opts.Registerer); err != nil {
+	p = &Pipeline{
+		opts:   opts,
+		log:    opts.Logger.With("component", "leios"),
+		clock:  opts.Validator.Clock(),
+		parked: make(map[block.Point]struct{}),
+	}
+	if p.ebs, err = newEBLog(p.clock, opts.Registerer); err != nil {
 		return nil, err
 	}
 	if p.db, err = leiosdb.Open(opts.Dir, leiosdb.Options{
@@ -74,16 +88,20 @@ func Open(opts Options) (p *Pipeline, err error) {
 	if p.fetcher, err = fetch.New(fetchOpts); err != nil {
 		return nil, err
 	}
-	immutableSlot := func() uint64 { return 0 }
-	if opts.Chain != nil {
-		immutableSlot = func() uint64 { return opts.Chain.ImmutableTip().Point.Slot }
-	}
+	leiosParams := opts.Validator.Leios()
 	if p.relay, err = notify.NewRelay(notify.Options{
-		ValidateHeader:  opts.ValidateHeader,
-		Clock:           opts.Clock,
-		MaxClockSkew:    opts.MaxClockSkew,
-		Now:             opts.Now,
-		ImmutableSlot:   immutableSlot,
+		ValidateHeader: opts.ValidateHeader,
+		Clock:          p.clock,
+		MaxClockSkew:   opts.Validator.MaxClockSkew(),
+		Now:            opts.Now,
+		ImmutableSlot:  p.immutableSlot,
+		ValidateVotes:  p.validateVotes,
+		// Votes are cast from LHdr to LHdr+LVote slots after their RB, and
+		// diffuse for LDiff slots more.
+		VoteWindow: notify.VoteWindow{
+			From:    uint64(leiosParams.LHdr),
+			Through: uint64(leiosParams.LHdr + leiosParams.LVote + leiosParams.LDiff),
+		},
 		OnAnnouncement:  func(_ peer.ID, h *block.Header) { p.ingestAnnouncement(h) },
 		OnBlockOffer:    p.fetcher.BlockOffer,
 		OnBlockTxsOffer: p.fetcher.BlockTxsOffer,
@@ -96,6 +114,25 @@ func Open(opts Options) (p *Pipeline, err error) {
 	}
 	p.follower = p.db.Follow(p.fetcher.Floor)
 	return p, nil
+}
+
+// Attach gives the pipeline the node's selected chain and mempool, once
+// they are open (the chain opens after the pipeline: replaying a CertRB
+// reads its closure; the mempool after the chain). With a chain, the
+// pipeline re-announces its volatile EBs when Run starts, fetches oldest
+// first while the tip is SyncingSlots behind the clock, prunes as its
+// immutable tip advances, promotes the EBs it certifies, and has it
+// reselect when a parked CertRB's closure completes. With a mempool, an
+// EB's txs the mempool holds are taken from it instead of fetched. Either
+// may be nil. Call it before Run.
+func (p *Pipeline) Attach(chain Chain, mempool Mempool) { p.chain, p.mempool = chain, mempool }
+
+// immutableSlot is the relay's floor: the immutable tip's slot.
+func (p *Pipeline) immutableSlot() uint64 {
+	if p.chain == nil {
+		return 0
+	}
+	return p.chain.ImmutableTip().Point.Slot
 }
 
 // Close closes the LeiosDB. Call it after Run returned.
@@ -111,13 +148,13 @@ func (p *Pipeline) Services() []network.Service {
 // LeiosDB follower (offers, and when bodies and closures were first held),
 // and with a Chain the re-announcement of its volatile EBs and pruning.
 func (p *Pipeline) Run(ctx context.Context) error {
-	if p.opts.Chain != nil {
+	if p.chain != nil {
 		p.reannounceVolatile()
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return p.fetcher.Run(ctx) })
 	g.Go(func() error { return p.follower.Run(ctx, p.followed) })
-	if p.opts.Chain != nil {
+	if p.chain != nil {
 		g.Go(func() error { return p.pruneOnImmutableTip(ctx) })
 	}
 	return g.Wait()
@@ -127,7 +164,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 // the volatile chain: the relay starts empty, and offers of points the
 // LeiosDB already holds wait for their announcement.
 func (p *Pipeline) reannounceVolatile() {
-	chain := p.opts.Chain
+	chain := p.chain
 	immutable, tip := chain.ImmutableTip(), chain.Tip()
 	for number := immutable.BlockNumber + 1; number <= tip.BlockNumber; number++ {
 		blk, err := chain.BlockByNumber(number)
@@ -147,15 +184,18 @@ func (p *Pipeline) followed(ev leiosdb.Followed) error {
 	if ev.Source != leiosdb.HeldAtStart {
 		p.ebs.record(ev.Event, p.opts.Now())
 	}
+	if ev.Kind == leiosdb.ClosureComplete {
+		p.closureCompleted(ev.Point)
+	}
 	return nil
 }
 
 // syncing reports whether the selected tip is far behind the clock.
 func (p *Pipeline) syncing() bool {
-	if p.opts.Chain == nil {
+	if p.chain == nil {
 		return false
 	}
-	return p.opts.Chain.Tip().Point.Slot+SyncingSlots < p.opts.Clock.SlotAt(p.opts.Now())
+	return p.chain.Tip().Point.Slot+SyncingSlots < p.clock.SlotAt(p.opts.Now())
 }
 
 // Stats counts what the pipeline did since Open.

@@ -47,9 +47,11 @@ func (p *Pipeline) pruneStores(slot uint64) error {
 func (p *Pipeline) pruneOnImmutableTip(ctx context.Context) error {
 	var pruned uint64
 	for {
-		changed := p.opts.Chain.TipChanged() // before reading, so no change is missed
-		if slot := p.opts.Chain.ImmutableTip().Point.Slot; slot > pruned {
-			if err := p.Prune(slot); err != nil {
+		changed := p.chain.TipChanged() // before reading, so no change is missed
+		if slot := p.chain.ImmutableTip().Point.Slot; slot > pruned {
+			if err := p.promoteCertified(); err != nil {
+				p.log.Warn("promoting certified EBs", "err", err)
+			} else if err := p.Prune(slot); err != nil {
 				p.log.Warn("pruning Leios state", "slot", slot, "err", err)
 			} else {
 				pruned = slot

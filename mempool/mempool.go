@@ -75,6 +75,17 @@ func (m *Mempool) Close() { m.current.Load().lin.base.close() }
 // Snapshot returns the latest state. It never blocks and takes no lock.
 func (m *Mempool) Snapshot() *Snapshot { return m.current.Load() }
 
+// Has reports whether the latest snapshot holds the tx with this hash —
+// admitted, so fully validated, signatures included. It takes no lock.
+func (m *Mempool) Has(txHash block.Hash) bool { return m.Snapshot().Has(txHash) }
+
+// Tx returns the admitted tx with this hash from the latest snapshot. It
+// takes no lock.
+func (m *Mempool) Tx(txHash block.Hash) (*ledger.Tx, bool) {
+	e, ok := m.Snapshot().Lookup(txHash)
+	return e.Tx, ok
+}
+
 // Txs yields the txs of the latest snapshot, taken at the call, in ticket
 // order: the forge's walk. Like Snapshot, it never blocks.
 func (m *Mempool) Txs() iter.Seq[*ledger.Tx] {

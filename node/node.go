@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"sync/atomic"
@@ -78,25 +79,26 @@ func New(cfg *config.Config, logger *slog.Logger) (n *Node, err error) {
 	if n.validator, err = consensus.NewValidator(n.genesis, nil); err != nil {
 		return nil, err
 	}
+	// The Leios pipeline opens before the chain: replaying a CertRB applies
+	// its certified closure from the LeiosDB.
+	if n.leios, err = leios.Open(leios.Options{
+		Dir:        filepath.Join(cfg.DatabasePath, "leios"),
+		Limits:     n.genesis.Leios.EBLimits(),
+		TxCache:    txcache.Options{TxCapacity: cfg.TxCacheCapacity},
+		Validator:  n.validator,
+		Ledger:     n.genesis.ProtocolParams,
+		Registerer: n.registry,
+		Logger:     n.log,
+	}); err != nil {
+		return nil, err
+	}
 	if err = n.openChain(); err != nil {
 		return nil, err
 	}
 	if err = n.buildMempool(); err != nil {
 		return nil, err
 	}
-	if n.leios, err = leios.Open(leios.Options{
-		Dir:            filepath.Join(cfg.DatabasePath, "leios"),
-		Limits:         n.genesis.Leios.EBLimits(),
-		TxCache:        txcache.Options{TxCapacity: cfg.TxCacheCapacity},
-		ValidateHeader: n.validator.ValidateHeader,
-		Clock:          n.validator.Clock(),
-		MaxClockSkew:   time.Duration(n.genesis.MaxClockSkewMs) * time.Millisecond,
-		Chain:          n.chain,
-		Registerer:     n.registry,
-		Logger:         n.log,
-	}); err != nil {
-		return nil, err
-	}
+	n.leios.Attach(n.chain, n.mempool)
 	if err = n.buildHost(); err != nil {
 		return nil, err
 	}
@@ -127,17 +129,10 @@ func (n *Node) openChain() error {
 	if err != nil {
 		return err
 	}
-	params := n.genesis.ProtocolParams
 	n.chain, err = chaindb.Open(filepath.Join(n.cfg.DatabasePath, "chain"), chaindb.Options{
-		K:           n.genesis.SecurityParam,
-		GenesisUTxO: genesisUTxO,
-		ApplyBlock: func(utxo ledger.UTxO, blk *block.Block, _ *block.Header, reapply bool) (*ledger.Diff, error) {
-			txs := make([][]byte, len(blk.Body.Txs))
-			for i, tx := range blk.Body.Txs {
-				txs[i] = tx
-			}
-			return ledger.ApplyTxs(params, utxo, blk.Header.Slot, txs, reapply)
-		},
+		K:             n.genesis.SecurityParam,
+		GenesisUTxO:   genesisUTxO,
+		ApplyBlock:    n.leios.ApplyBlock,
 		ValidateBlock: n.validator.ValidateBlock,
 		Logger:        n.log.With("component", "chaindb"),
 	})
@@ -206,6 +201,18 @@ func (n *Node) buildForger() error {
 	if err != nil {
 		return err
 	}
+	var voter *consensus.Voter
+	if n.cfg.BLSKeyFile != "" {
+		votingKey, err := keys.ReadBLSSigningKey(n.cfg.BLSKeyFile)
+		if err != nil {
+			return err
+		}
+		var issuerVKey block.Bytes32
+		copy(issuerVKey[:], ed25519.PrivateKey(issuer).Public().(ed25519.PublicKey))
+		if voter, err = n.validator.Committee().NewVoter(issuerVKey, votingKey); err != nil {
+			return fmt.Errorf("config %s: blsSigningKeyFile: %w", n.cfg.BLSKeyFile, err)
+		}
+	}
 	n.forger, err = forge.New(forge.Options{
 		Validator:      n.validator,
 		Ledger:         n.chain,
@@ -216,11 +223,8 @@ func (n *Node) buildForger() error {
 		IsInvalidBlock: func(err error) bool { return errors.Is(err, chaindb.ErrInvalidBlock) },
 		Ready:          n.readyToForge,
 		EBLimits:       n.genesis.Leios.EBLimits(),
-		PublishEB: func(rb *block.Header, eb *block.EBBody, closure [][]byte) {
-			if err := n.leios.Publish(rb, eb, closure); err != nil {
-				n.log.Error("publishing a forged EB", "err", err)
-			}
-		},
+		Leios:          n.leios,
+		Voter:          voter,
 		Params:         &n.genesis.ProtocolParams,
 		RBMaxBodyBytes: n.genesis.Leios.RBMaxBodyBytes,
 		Logger:         n.log.With("component", "forge"),

@@ -167,14 +167,12 @@ func (n *Network) newNode(i int, dir string) (*Node, error) {
 	log := n.opts.Logger.With("node", i)
 	nd := &Node{Index: i}
 	if nd.Pipeline, err = leios.Open(leios.Options{
-		Dir:            dir,
-		DBCacheBytes:   8 << 20,
-		Limits:         n.limits,
-		TxCache:        txcache.Options{TxCapacity: n.opts.TxCapacity},
-		ValidateHeader: n.validator.ValidateHeader,
-		Clock:          n.validator.Clock(),
-		MaxClockSkew:   time.Second,
-		Logger:         log,
+		Dir:          dir,
+		DBCacheBytes: 8 << 20,
+		Limits:       n.limits,
+		TxCache:      txcache.Options{TxCapacity: n.opts.TxCapacity},
+		Validator:    n.validator,
+		Logger:       log,
 	}); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,99 @@
+package forge
+
+import (
+	"github.com/leiosnode/leiosnode/block"
+)
+
+// What became of this node's vote on an EB (Leios.RecordVote).
+const (
+	VoteCast              = "voted"
+	VoteClosureIncomplete = "closure incomplete in the voting window"
+	VoteInvalidClosure    = "invalid closure"
+	VoteEquivocation      = "equivocating announcement"
+	VoteTipReplaced       = "its RB stopped being the tip before the vote"
+)
+
+// ballot is the vote on the EB of one tip RB.
+type ballot struct {
+	rb      block.Hash
+	point   block.Point
+	from    uint64 // the window, in slots
+	through uint64
+	reason  string // why no vote yet
+	done    bool   // outcome recorded
+}
+
+// VoteSlot votes, if this pool holds a committee seat, on the EB the
+// selected tip announces: once its whole closure is held and applies in
+// order on the ledger after that RB, from LHdr to LHdr+LVote slots after
+// the RB, while it is the tip, and never for an equivocating announcement.
+// Run calls it every slot; outcomes are recorded with Leios.RecordVote.
+func (f *Forger) VoteSlot(slot uint64) {
+	if f.opts.Voter == nil {
+		return
+	}
+	view, tip, release, err := f.opts.Ledger.TipUTxO()
+	if err != nil {
+		f.opts.Logger.Warn("vote: reading the tip's ledger", "err", err)
+		return
+	}
+	defer release()
+	b := &f.ballot
+	if tip.Point.Hash != b.rb {
+		if !b.done && !b.rb.IsZero() {
+			f.record(b, VoteTipReplaced)
+		}
+		*b = ballot{rb: tip.Point.Hash}
+		if tip.Point.IsOrigin() {
+			b.done = true
+			return
+		}
+		rb, err := f.opts.Ledger.Block(tip.Point.Hash)
+		if err != nil || rb.Header.Announcement == nil {
+			b.done = true // nothing to vote on
+			return
+		}
+		lp := f.opts.Validator.Leios()
+		h := rb.Header
+		b.point = block.Point{Slot: h.Slot, Hash: h.Announcement.EbHash}
+		b.from = h.Slot + uint64(lp.LHdr)
+		b.through = b.from + uint64(lp.LVote)
+		if f.opts.Leios.Equivocated(h.Slot, h.IssuerVKey) {
+			f.record(b, VoteEquivocation)
+			return
+		}
+	}
+	if b.done || slot < b.from {
+		return
+	}
+	if slot > b.through {
+		f.record(b, b.reason)
+		return
+	}
+	closure, held, err := f.opts.Leios.Closure(b.point)
+	if err != nil || !held {
+		b.reason = VoteClosureIncomplete
+		return
+	}
+	// Checked at the earliest slot a CertRB could apply the closure.
+	at := max(slot, b.point.Slot+uint64(f.opts.Validator.Leios().MinCertGap))
+	if _, err := f.applyClosure(view, at, closure); err != nil {
+		f.opts.Logger.Warn("vote: refusing an EB whose closure does not apply", "eb", b.point, "err", err)
+		f.record(b, VoteInvalidClosure)
+		return
+	}
+	if err := f.opts.Leios.Vote(f.opts.Voter.Vote(b.rb)); err != nil {
+		f.opts.Logger.Error("vote: relaying our own vote", "eb", b.point, "err", err)
+		return
+	}
+	f.record(b, VoteCast)
+}
+
+// record notes b's outcome, once.
+func (f *Forger) record(b *ballot, outcome string) {
+	if outcome == "" {
+		outcome = VoteClosureIncomplete
+	}
+	b.done = true
+	f.opts.Leios.RecordVote(b.point, outcome)
+}

@@ -1,0 +1,129 @@
+package leios
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/chaindb"
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// ErrClosureIncomplete: the certified EB's closure is not all here yet.
+var ErrClosureIncomplete = errors.New("leios: certified closure incomplete")
+
+// ApplyBlock is the chain's Options.ApplyBlock: a block's txs on the
+// ledger before it. A CertRB is first checked against its parent
+// (consensus.Validator.ValidateCertification); then the certified closure
+// is applied in EB order, then the block's own txs (a CertRB has none). A
+// CertRB whose closure is not complete here is not ready: the chain parks
+// it (chaindb.ErrNotReady), the fetch logic fetches that closure first,
+// from any peer, and the chain reselects once it is complete.
+func (p *Pipeline) ApplyBlock(utxo ledger.UTxO, blk *block.Block, parent *block.Header, reapply bool) (*ledger.Diff, error) {
+	if err := p.opts.Validator.ValidateCertification(blk, parent); err != nil {
+		return nil, err
+	}
+	txs, err := p.AppliedTxs(blk, parent)
+	if err != nil {
+		return nil, err
+	}
+	return ledger.ApplyTxs(p.opts.Ledger, utxo, blk.Header.Slot, txs, reapply)
+}
+
+// AppliedTxs are the txs blk applies to the ledger, in order: for a CertRB
+// the certified closure (of the EB parent announced), then the block's own.
+// An incomplete closure is an error wrapping chaindb.ErrNotReady and
+// ErrClosureIncomplete.
+func (p *Pipeline) AppliedTxs(blk *block.Block, parent *block.Header) ([][]byte, error) {
+	var txs [][]byte
+	if pt, ok := consensus.CertifiedPoint(blk, parent); ok {
+		closure, err := p.certifiedClosure(pt, parent)
+		if err != nil {
+			return nil, err
+		}
+		txs = closure
+	}
+	for _, tx := range blk.Body.Txs {
+		txs = append(txs, tx)
+	}
+	return txs, nil
+}
+
+// certifiedClosure returns the closure of the certified EB at pt, announced
+// by parent, or an error wrapping chaindb.ErrNotReady and
+// ErrClosureIncomplete, having made sure the pipeline knows the point and
+// fetches it first.
+func (p *Pipeline) certifiedClosure(pt block.Point, parent *block.Header) ([][]byte, error) {
+	closure, held, err := p.Closure(pt)
+	if err != nil || held {
+		return closure, err
+	}
+	if _, known, err := p.db.PointInfo(pt); err != nil {
+		return nil, err
+	} else if !known {
+		// A node taking up a chain may meet the CertRB before any
+		// announcement of its EB reached the pipeline.
+		p.ingestAnnouncement(parent)
+	}
+	p.fetcher.Certified(pt)
+	p.parkedMu.Lock()
+	p.parked[pt] = struct{}{}
+	p.parkedMu.Unlock()
+	return nil, fmt.Errorf("%w: %w: %s", chaindb.ErrNotReady, ErrClosureIncomplete, pt)
+}
+
+// closureCompleted has the chain reselect if a CertRB waited for the
+// closure of pt. It runs on the LeiosDB follower, never under a lock the
+// chain's AddBlock takes.
+func (p *Pipeline) closureCompleted(pt block.Point) {
+	p.parkedMu.Lock()
+	_, waited := p.parked[pt]
+	delete(p.parked, pt)
+	p.parkedMu.Unlock()
+	if !waited || p.chain == nil {
+		return
+	}
+	if res, err := p.chain.Reselect(); err != nil {
+		p.log.Warn("reselecting after a certified closure completed", "point", pt, "err", err)
+	} else if res.Adopted {
+		p.log.Info("parked CertRB adopted: its certified closure is complete", "point", pt, "tip", res.Tip)
+	}
+}
+
+// promoteCertified keeps for good the EBs that the volatile part of the
+// selected chain certifies, before GC may drop them (their announcing RB
+// may already be immutable): a syncing node fetches certified closures
+// from its peers. A CertRB that is later rolled back leaves its EB
+// promoted; that costs one closure's space.
+func (p *Pipeline) promoteCertified() error {
+	immutable, tip := p.chain.ImmutableTip().BlockNumber, p.chain.Tip().BlockNumber
+	var parent *block.Header
+	for n := max(immutable, 1); n <= tip; n++ {
+		blk, err := p.chain.BlockByNumber(n)
+		if err != nil {
+			return nil // the selection moved; the next prune goes on
+		}
+		if parent != nil && blk.Header.Prev() != parent.Hash() {
+			return nil // the selection moved; the next prune goes on
+		}
+		if pt, ok := consensus.CertifiedPoint(blk, parent); ok {
+			if err := p.db.Promote(pt); err != nil {
+				return fmt.Errorf("leios: promoting the EB certified at %s: %w", pt, err)
+			}
+		}
+		parent = blk.Header
+	}
+	return nil
+}
+
+// Closure returns the closure of the EB at pt, in EB order, if all of it
+// is held here.
+func (p *Pipeline) Closure(pt block.Point) ([][]byte, bool, error) {
+	info, known, err := p.db.PointInfo(pt)
+	if err != nil || !known || !info.Complete() {
+		return nil, false, err
+	}
+	txs, err := p.db.Closure(pt.Hash)
+	return txs, err == nil, err
+}
