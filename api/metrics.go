@@ -3,6 +3,8 @@ package api
 import (
 	"fmt"
 
+	"github.com/leiosnode/leiosnode/leios"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -26,9 +28,24 @@ func (s *Server) registerMetrics() error {
 	gauge("leios_requests_in_flight", "LeiosFetch requests in flight.", func() float64 { return float64(o.Leios.Stats().RequestsInFlight) })
 	gauge("leios_closures_complete", "EB closures completed.", func() float64 { return float64(o.Leios.Stats().ClosuresComplete) })
 	gauge("txs_on_chain", "Txs in the selected chain.", func() float64 { return float64(o.TxsOnChain()) })
+	counter := func(name, help string, value func() float64) {
+		cs = append(cs, prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "leiosnode", Name: name, Help: help}, value))
+	}
+	fromLeios := func(f func(leios.Stats) uint64) func() float64 {
+		return func() float64 { return float64(f(o.Leios.Stats())) }
+	}
+	counter("votes_cast_total", "Votes this node cast.", fromLeios(func(s leios.Stats) uint64 { return s.VotesCast }))
+	counter("votes_received_total", "Valid votes new to this node, from peers.", fromLeios(func(s leios.Stats) uint64 { return s.VotesReceived }))
+	counter("votes_relayed_total", "Valid votes new to this node, relayed to every peer.", fromLeios(func(s leios.Stats) uint64 { return s.VotesRelayed }))
+	counter("votes_invalid_total", "Votes refused: unknown RB, seat or signature.", fromLeios(func(s leios.Stats) uint64 { return s.VotesInvalid }))
+	counter("certificates_verified_total", "Certificates of new CertRBs that verified.", fromLeios(func(s leios.Stats) uint64 { return s.CertsVerified }))
+	counter("eb_certified_total", "CertRBs applied with their certified closures.", fromLeios(func(s leios.Stats) uint64 { return s.CertsApplied }))
+	counter("eb_txs_from_mempool_total", "EB closure txs taken from the mempool instead of fetched.", fromLeios(func(s leios.Stats) uint64 { return s.TxsFromMempool }))
 	if o.Forger != nil {
 		gauge("blocks_forged", "Blocks this node forged.", func() float64 { return float64(o.Forger.Forged()) })
+		counter("certificates_built_total", "Certificates this node built into CertRBs.", func() float64 { return float64(o.Forger.Certificates()) })
 	}
+	cs = append(cs, s.latency.hist)
 	cs = append(cs, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, c := range cs {
 		if err := o.Registry.Register(c); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/consensus"
@@ -49,8 +50,9 @@ type Options struct {
 
 // Server is the node's HTTP API. Build it with New; Serve it once.
 type Server struct {
-	opts Options
-	mux  *http.ServeMux
+	opts    Options
+	mux     *http.ServeMux
+	latency *latencyTracker
 }
 
 // New builds the API and registers the node's gauges on opts.Registry.
@@ -58,7 +60,7 @@ func New(opts Options) (*Server, error) {
 	if opts.SubmitTimeout <= 0 {
 		opts.SubmitTimeout = 5 * time.Second
 	}
-	s := &Server{opts: opts, mux: http.NewServeMux()}
+	s := &Server{opts: opts, mux: http.NewServeMux(), latency: newLatencyTracker()}
 	if err := s.registerMetrics(); err != nil {
 		return nil, err
 	}
@@ -68,6 +70,7 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/submit/tx", s.handleSubmit)
 	s.mux.HandleFunc("GET /api/utxo/{txid}/{index}", s.handleUTxO)
 	s.mux.HandleFunc("GET /api/mempool/{hash}", s.handleMempoolTx)
+	s.mux.HandleFunc("GET /api/blocks", s.handleBlocks)
 	s.mux.HandleFunc("GET /api/ebs", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, s.opts.Leios.EBTimes())
 	})
@@ -79,23 +82,30 @@ func New(opts Options) (*Server, error) {
 func (s *Server) Handler() http.Handler { return s.mux }
 
 // Serve listens on Options.Addr and serves until ctx ends, then shuts down
-// within two seconds.
+// within two seconds. Meanwhile it follows the chain to time the submitted
+// txs to the chain.
 func (s *Server) Serve(ctx context.Context) error {
 	listener, err := net.Listen("tcp", s.opts.Addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{Handler: s.mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return s.follow(ctx) })
+	g.Go(func() error {
 		<-ctx.Done()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shutdownCtx)
-	}()
-	if err := srv.Serve(listener); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+		return nil
+	})
+	g.Go(func() error {
+		if err := srv.Serve(listener); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	return g.Wait()
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

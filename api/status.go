@@ -51,9 +51,18 @@ type LeiosStatus struct {
 	EBsAnnounced     uint64 `json:"ebsAnnounced"`
 	BodiesHeld       uint64 `json:"bodiesHeld"`
 	ClosuresComplete uint64 `json:"closuresComplete"`
+	// EBsCertified counts the CertRBs this node applied, with their
+	// closures, as they arrived (a CertRB on a fork that lost included).
+	EBsCertified     uint64 `json:"ebsCertified"`
 	MissingTxs       int    `json:"missingTxs"`
 	RequestsInFlight int    `json:"requestsInFlight"`
 	FetchedBytes     uint64 `json:"fetchedBytes"`
+	TxsFromMempool   uint64 `json:"txsFromMempool"`
+	// Votes: this node's own, and those new to it from peers.
+	VotesCast         uint64 `json:"votesCast"`
+	VotesReceived     uint64 `json:"votesReceived"`
+	VotesInvalid      uint64 `json:"votesInvalid"`
+	CertificatesBuilt uint64 `json:"certificatesBuilt"`
 }
 
 // Status reports the node's state, as GET /status serves it.
@@ -77,13 +86,19 @@ func (s *Server) Status() Status {
 		EBsAnnounced:     ls.EBsAnnounced,
 		BodiesHeld:       ls.BodiesHeld,
 		ClosuresComplete: ls.ClosuresComplete,
+		EBsCertified:     ls.CertsApplied,
 		MissingTxs:       ls.MissingTxs,
 		RequestsInFlight: ls.RequestsInFlight,
 		FetchedBytes:     ls.FetchedBytes,
+		TxsFromMempool:   ls.TxsFromMempool,
+		VotesCast:        ls.VotesCast,
+		VotesReceived:    ls.VotesReceived,
+		VotesInvalid:     ls.VotesInvalid,
 	}
 	if o.Forger != nil {
 		st.BlocksForged = o.Forger.Forged()
 		st.Leios.EBsForged = o.Forger.EBs()
+		st.Leios.CertificatesBuilt = o.Forger.Certificates()
 	}
 	for _, p := range o.Host.Peers() {
 		st.Peers = append(st.Peers, p.ID.String())

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
@@ -38,6 +39,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	switch err := s.opts.Mempool.Add(ctx, tx); {
 	case err == nil:
+		s.latency.admitted(tx.Hash(), time.Now())
 		id := tx.ID()
 		writeJSON(w, http.StatusAccepted, hex.EncodeToString(id[:]))
 	case errors.Is(err, mempool.ErrFull):

@@ -21,14 +21,22 @@ var ErrClosureIncomplete = errors.New("leios: certified closure incomplete")
 // it (chaindb.ErrNotReady), the fetch logic fetches that closure first,
 // from any peer, and the chain reselects once it is complete.
 func (p *Pipeline) ApplyBlock(utxo ledger.UTxO, blk *block.Block, parent *block.Header, reapply bool) (*ledger.Diff, error) {
+	certified := blk.Body.Certificate != nil
 	if err := p.opts.Validator.ValidateCertification(blk, parent); err != nil {
 		return nil, err
+	}
+	if certified && !reapply {
+		p.certsVerified.Add(1)
 	}
 	txs, err := p.AppliedTxs(blk, parent)
 	if err != nil {
 		return nil, err
 	}
-	return ledger.ApplyTxs(p.opts.Ledger, utxo, blk.Header.Slot, txs, reapply)
+	d, err := ledger.ApplyTxs(p.opts.Ledger, utxo, blk.Header.Slot, txs, reapply)
+	if err == nil && certified && !reapply {
+		p.certsApplied.Add(1)
+	}
+	return d, err
 }
 
 // AppliedTxs are the txs blk applies to the ledger, in order: for a CertRB
@@ -126,4 +134,14 @@ func (p *Pipeline) Closure(pt block.Point) ([][]byte, bool, error) {
 	}
 	txs, err := p.db.Closure(pt.Hash)
 	return txs, err == nil, err
+}
+
+// Body returns the EB body of ebHash, decoded, if it is held.
+func (p *Pipeline) Body(ebHash block.Hash) (*block.EBBody, bool, error) {
+	raw, held, err := p.db.Body(ebHash)
+	if err != nil || !held {
+		return nil, false, err
+	}
+	eb, err := block.DecodeEBBody(raw, p.opts.Limits)
+	return eb, err == nil, err
 }

@@ -16,14 +16,18 @@ import (
 // EBTimes is when this node first held an EB's announcement, body and
 // whole closure: GET /api/ebs, and the devnet report's diffusion times.
 type EBTimes struct {
-	Slot      uint64     `json:"slot"`
-	EbHash    string     `json:"ebHash"`
+	Slot   uint64 `json:"slot"`
+	EbHash string `json:"ebHash"`
+	// RbHash is the announcing RB's, as first announced here.
+	RbHash    string     `json:"rbHash,omitempty"`
 	Announced *time.Time `json:"announced,omitempty"`
 	Body      *time.Time `json:"body,omitempty"`
 	Closure   *time.Time `json:"closure,omitempty"`
 	// Vote is what became of this node's vote on the EB (forge.Vote*), if
-	// it holds a committee seat.
-	Vote string `json:"vote,omitempty"`
+	// it holds a committee seat; Votes counts the votes relayed here for
+	// its RB.
+	Vote  string `json:"vote,omitempty"`
+	Votes int    `json:"votes"`
 }
 
 // maxEBTimes bounds the EBs remembered.
@@ -78,14 +82,14 @@ func (l *ebLog) entry(p block.Point) *EBTimes {
 
 // recordAnnounced notes the first announcement of p and reports whether
 // it was the first.
-func (l *ebLog) recordAnnounced(p block.Point, now time.Time) bool {
+func (l *ebLog) recordAnnounced(p block.Point, rbHash block.Hash, now time.Time) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e := l.entry(p)
 	if e.Announced != nil {
 		return false
 	}
-	e.Announced = &now
+	e.Announced, e.RbHash = &now, rbHash.String()
 	return true
 }
 

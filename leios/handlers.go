@@ -62,7 +62,7 @@ func (p *Pipeline) ingestAnnouncement(h *block.Header) {
 		p.log.Warn("EB announcement", "point", h.Point(), "err", err)
 		return
 	}
-	if p.ebs.recordAnnounced(block.Point{Slot: h.Slot, Hash: h.Announcement.EbHash}, p.opts.Now()) {
+	if p.ebs.recordAnnounced(block.Point{Slot: h.Slot, Hash: h.Announcement.EbHash}, h.Hash(), p.opts.Now()) {
 		p.announced.Add(1)
 	}
 }

@@ -41,8 +41,11 @@ type Pipeline struct {
 	ingestMu sync.Mutex
 
 	announced   atomic.Uint64 // EB announcements ingested
-	votesCast   atomic.Uint64 // this node's own votes relayed
-	fromMempool atomic.Uint64 // closure txs taken from the mempool, not fetched
+	votesCast     atomic.Uint64 // this node's own votes relayed
+	votesReceived atomic.Uint64 // votes new to the relay, from peers
+	certsVerified atomic.Uint64 // certificates of new CertRBs that verified
+	certsApplied  atomic.Uint64 // new CertRBs applied with their closures
+	fromMempool   atomic.Uint64 // closure txs taken from the mempool, not fetched
 	ebs         *ebLog
 
 	parkedMu sync.Mutex               // guards parked
@@ -105,6 +108,7 @@ func Open(opts Options) (p *Pipeline, err error) {
 		OnAnnouncement:  func(_ peer.ID, h *block.Header) { p.ingestAnnouncement(h) },
 		OnBlockOffer:    p.fetcher.BlockOffer,
 		OnBlockTxsOffer: p.fetcher.BlockTxsOffer,
+		OnVotes:         func(_ peer.ID, votes []block.Vote) { p.votesReceived.Add(uint64(len(votes))) },
 		Logger:          p.log.With("part", "notify"),
 	}); err != nil {
 		return nil, err
@@ -206,12 +210,21 @@ type Stats struct {
 	MissingTxs       int    // txs of held bodies still to fetch
 	RequestsInFlight int
 	FetchedBytes     uint64 // body and tx bytes fetched from peers
+	TxsFromMempool   uint64 // closure txs taken from the mempool instead
+
+	VotesCast     uint64 // this node's own votes
+	VotesReceived uint64 // valid votes new to this node, from peers
+	VotesRelayed  uint64 // valid votes new to this node, from anyone: relayed to every peer
+	VotesInvalid  uint64 // refused: unknown RB, seat or signature
+	CertsVerified uint64 // certificates of new CertRBs that verified
+	CertsApplied  uint64 // new CertRBs applied with their certified closures
 }
 
 // Stats returns the pipeline's counts.
 func (p *Pipeline) Stats() Stats {
 	bodies, closures := p.ebs.counts()
 	fs := p.fetcher.Stats()
+	vs := p.relay.VoteStats()
 	return Stats{
 		EBsAnnounced:     p.announced.Load(),
 		BodiesHeld:       bodies,
@@ -219,12 +232,28 @@ func (p *Pipeline) Stats() Stats {
 		MissingTxs:       fs.MissingTxs,
 		RequestsInFlight: fs.Requests,
 		FetchedBytes:     fs.FetchedBytes,
+		TxsFromMempool:   p.fromMempool.Load(),
+		VotesCast:        p.votesCast.Load(),
+		VotesReceived:    p.votesReceived.Load(),
+		VotesRelayed:     vs.Relayed,
+		VotesInvalid:     vs.Invalid,
+		CertsVerified:    p.certsVerified.Load(),
+		CertsApplied:     p.certsApplied.Load(),
 	}
 }
 
 // EBTimes lists, for the most recent EBs, when this node first held each
-// one's announcement, body and whole closure.
-func (p *Pipeline) EBTimes() []EBTimes { return p.ebs.list() }
+// one's announcement, body and whole closure, its vote on it, and the votes
+// relayed for it.
+func (p *Pipeline) EBTimes() []EBTimes {
+	list := p.ebs.list()
+	for i := range list {
+		if rb, err := block.ParseHash(list[i].RbHash); err == nil {
+			list[i].Votes = len(p.relay.VotesFor(rb))
+		}
+	}
+	return list
+}
 
 // AwaitClosure waits until the whole closure of pt is held (as recorded
 // from the LeiosDB's events) and returns when it first was.

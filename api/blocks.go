@@ -1,0 +1,106 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/consensus"
+)
+
+// MaxBlocksPerRequest bounds GET /api/blocks.
+const MaxBlocksPerRequest = 1000
+
+// BlockTxs is one block of the selected chain with the txs it put on the
+// ledger, for tools that walk the chain (the devnet's final check): the
+// hashes (of the whole tx) of its own txs, and for a CertRB the certified
+// EB and the hashes of its closure, in the order they were applied.
+type BlockTxs struct {
+	Number uint64   `json:"number"`
+	Slot   uint64   `json:"slot"`
+	Hash   string   `json:"hash"`
+	Txs    []string `json:"txs"`
+	// Announces is the EB this block announces, if any.
+	Announces *EBRef `json:"announces,omitempty"`
+	// Certifies is the EB this block certifies, if it is a CertRB, and
+	// Closure its txs.
+	Certifies *EBRef   `json:"certifies,omitempty"`
+	Closure   []string `json:"closure,omitempty"`
+}
+
+// EBRef names an EB by its point.
+type EBRef struct {
+	Slot   uint64 `json:"slot"`
+	EbHash string `json:"ebHash"`
+}
+
+// handleBlocks is GET /api/blocks?from=N&count=M: the selected chain's
+// blocks from number N (default 1), at most M of them (default and most
+// MaxBlocksPerRequest), oldest first. A CertRB's closure is named from the
+// EB body, so the walk reads no tx.
+func (s *Server) handleBlocks(w http.ResponseWriter, r *http.Request) {
+	from, count := uint64(1), uint64(MaxBlocksPerRequest)
+	var err error
+	if v := r.URL.Query().Get("from"); v != "" {
+		if from, err = strconv.ParseUint(v, 10, 64); err != nil || from == 0 {
+			writeError(w, http.StatusBadRequest, errors.New("from must be a block number ≥ 1"))
+			return
+		}
+	}
+	if v := r.URL.Query().Get("count"); v != "" {
+		if count, err = strconv.ParseUint(v, 10, 64); err != nil {
+			writeError(w, http.StatusBadRequest, errors.New("count must be a number"))
+			return
+		}
+	}
+	count = min(count, MaxBlocksPerRequest)
+	tip := s.opts.Chain.Tip().BlockNumber
+	out := []BlockTxs{}
+	var parent *block.Header
+	if from > 1 {
+		if blk, err := s.opts.Chain.BlockByNumber(from - 1); err == nil {
+			parent = blk.Header
+		}
+	}
+	for n := from; n <= tip && uint64(len(out)) < count; n++ {
+		blk, err := s.opts.Chain.BlockByNumber(n)
+		if err != nil || parent != nil && blk.Header.Prev() != parent.Hash() {
+			break // the selection moved under us: what was read is still a chain
+		}
+		bt, err := s.blockTxs(blk, parent)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
+		out = append(out, bt)
+		parent = blk.Header
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) blockTxs(blk *block.Block, parent *block.Header) (BlockTxs, error) {
+	h := blk.Header
+	bt := BlockTxs{Number: h.BlockNumber, Slot: h.Slot, Hash: h.Hash().String(), Txs: make([]string, len(blk.Body.Txs))}
+	for i, tx := range blk.Body.Txs {
+		bt.Txs[i] = block.HashBytes(tx).String()
+	}
+	if a := h.Announcement; a != nil {
+		bt.Announces = &EBRef{Slot: h.Slot, EbHash: a.EbHash.String()}
+	}
+	if p, ok := consensus.CertifiedPoint(blk, parent); ok {
+		bt.Certifies = &EBRef{Slot: p.Slot, EbHash: p.Hash.String()}
+		eb, held, err := s.opts.Leios.Body(p.Hash)
+		if err != nil {
+			return bt, err
+		}
+		if !held {
+			return bt, fmt.Errorf("block %d certifies %s, whose body is gone", h.BlockNumber, p)
+		}
+		for _, e := range eb.Txs {
+			bt.Closure = append(bt.Closure, e.TxHash.String())
+		}
+	}
+	return bt, nil
+}
