@@ -29,9 +29,15 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 // testLimits admit the small EBs of the tests and full-size ones.
 var testLimits = block.DefaultEBLimits
 
-// testValidator is the validator of a network of one pool, with slots of
-// one second from a day ago.
-func testValidator(tb testing.TB) *consensus.Validator {
+// testNet is a network of one pool holding all the stake and the one
+// committee seat, with slots of one second from a day ago.
+type testNet struct {
+	validator *consensus.Validator
+	issuer    ed25519.PrivateKey
+	voter     *consensus.Voter
+}
+
+func newTestNet(tb testing.TB) *testNet {
 	tb.Helper()
 	seed := func(tag byte) []byte { return bytes.Repeat([]byte{tag}, 32) }
 	issuer := ed25519.NewKeyFromSeed(seed(1))
@@ -64,7 +70,13 @@ func testValidator(tb testing.TB) *consensus.Validator {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return v
+	var issuerVKey block.Bytes32
+	copy(issuerVKey[:], issuer.Public().(ed25519.PublicKey))
+	voter, err := v.Committee().NewVoter(issuerVKey, voting)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &testNet{validator: v, issuer: issuer, voter: voter}
 }
 
 // testOptions are a pipeline's options for tests: a fresh directory, small
@@ -76,7 +88,7 @@ func testOptions(tb testing.TB) Options {
 		DBCacheBytes:   4 << 20,
 		Limits:         testLimits,
 		TxCache:        txcache.Options{TxCapacity: 1 << 16},
-		Validator:      testValidator(tb),
+		Validator:      newTestNet(tb).validator,
 		ValidateHeader: func(*block.Header) error { return nil },
 		Logger:         quietLogger(),
 	}

@@ -51,6 +51,7 @@ type testNet struct {
 type testPool struct {
 	issuer ed25519.PrivateKey
 	vrf    *vrf.SecretKey
+	voting *bls.SecretKey
 }
 
 // slotsPast is how many 1-second slots lie between the system start and
@@ -81,13 +82,13 @@ func newTestNet(t testingT, pools int) *testNet {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n.pools = append(n.pools, testPool{issuer: issuer, vrf: vk})
 		pub := vk.Public()
 		seed[1] = 0x19
 		voting, err := bls.KeyFromSeed(seed)
 		if err != nil {
 			t.Fatal(err)
 		}
+		n.pools = append(n.pools, testPool{issuer: issuer, vrf: vk, voting: voting})
 		pool := consensus.Pool{
 			Name:       fmt.Sprintf("pool%d", i),
 			IssuerVKey: hex.EncodeToString(issuer.Public().(ed25519.PublicKey)),

@@ -238,3 +238,24 @@ func TestAnnounceNewReportsFirstTimeOnly(t *testing.T) {
 		}
 	}
 }
+
+// Two headers for one slot and issuer are an equivocation: their EBs get no
+// votes. One is not.
+func TestEquivocated(t *testing.T) {
+	n := newTestNet(t, 1)
+	r := n.relay(t)
+	e := newEB(t, 41)
+	first := n.header(50, 0, e.announcement(), 0)
+	if err := r.Announce(first); err != nil {
+		t.Fatal(err)
+	}
+	if r.Equivocated(50, first.IssuerVKey) {
+		t.Fatal("one header is no equivocation")
+	}
+	if err := r.Announce(n.header(50, 0, e.announcement(), 1)); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Equivocated(50, first.IssuerVKey) || r.Equivocated(51, first.IssuerVKey) {
+		t.Fatal("two headers for one slot and issuer not seen as an equivocation")
+	}
+}
