@@ -34,7 +34,7 @@ func TestSubmitReachesEveryChain(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	g, gctx := errgroup.WithContext(ctx)
 	for _, cfg := range configs {
-		n, err := New(cfg, quietLogger())
+		n, err := New(cfg, Options{Logger: quietLogger()})
 		must(t, err)
 		g.Go(func() error { return n.Run(gctx) })
 	}

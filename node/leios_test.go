@@ -25,7 +25,7 @@ func TestEBsDiffuseToEveryNode(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	g, gctx := errgroup.WithContext(ctx)
 	for _, cfg := range configs {
-		n, err := New(cfg, quietLogger())
+		n, err := New(cfg, Options{Logger: quietLogger()})
 		must(t, err)
 		g.Go(func() error { return n.Run(gctx) })
 	}

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
@@ -29,6 +30,17 @@ import (
 	"github.com/leiosnode/leiosnode/network/txsubmission"
 	"github.com/leiosnode/leiosnode/txcache"
 )
+
+// Options are what a node takes besides its config files.
+type Options struct {
+	// Logger receives the node's logs. Default slog.Default().
+	Logger *slog.Logger
+	// Libp2p, if set, is a libp2p host to run on instead of one built from
+	// the config's node key and listen addresses: many nodes in one test,
+	// on mocknet links with latency and bandwidth. Its identity must be the
+	// node key's.
+	Libp2p host.Host
+}
 
 // Node is one running leiosnode.
 type Node struct {
@@ -54,7 +66,8 @@ type Node struct {
 // diffusion (LeiosDB, tx cache, fetch, notify), the libp2p host serving
 // every protocol, the forge, metrics. On error, whatever was opened is
 // closed again.
-func New(cfg *config.Config, logger *slog.Logger) (n *Node, err error) {
+func New(cfg *config.Config, opts Options) (n *Node, err error) {
+	logger := opts.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -99,7 +112,7 @@ func New(cfg *config.Config, logger *slog.Logger) (n *Node, err error) {
 		return nil, err
 	}
 	n.leios.Attach(n.chain, n.mempool)
-	if err = n.buildHost(); err != nil {
+	if err = n.buildHost(opts.Libp2p); err != nil {
 		return nil, err
 	}
 	if err = n.buildForger(); err != nil {
@@ -155,7 +168,7 @@ func (n *Node) buildMempool() error {
 	return err
 }
 
-func (n *Node) buildHost() error {
+func (n *Node) buildHost(libp2pHost host.Host) error {
 	nodeKey, err := keys.ReadSigningKey(n.cfg.NodeKeyFile, keys.Node)
 	if err != nil {
 		return err
@@ -170,6 +183,7 @@ func (n *Node) buildHost() error {
 	chain := chainAdapter{countingChain{n.chain, n.adopted}}
 	n.host, err = network.NewHost(network.HostOptions{
 		Key:         nodeKey,
+		Libp2p:      libp2pHost,
 		ListenAddrs: n.cfg.ListenAddrs,
 		Topology:    topology.Peers,
 		Services: append([]network.Service{

@@ -155,7 +155,7 @@ func TestTwoNodesAgreeAndRestart(t *testing.T) {
 	configs := testNet(t, 2, 100*time.Millisecond)
 
 	run := func(ctx context.Context, g *errgroup.Group, cfg *config.Config) {
-		n, err := New(cfg, quietLogger())
+		n, err := New(cfg, Options{Logger: quietLogger()})
 		must(t, err)
 		g.Go(func() error { return n.Run(ctx) })
 	}

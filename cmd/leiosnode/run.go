@@ -47,7 +47,7 @@ func runNode(ctx context.Context, configFile string, logOut io.Writer) error {
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
-	n, err := node.New(cfg, logger)
+	n, err := node.New(cfg, node.Options{Logger: logger})
 	if err != nil {
 		return fmt.Errorf("starting the node of %s: %w", configFile, err)
 	}

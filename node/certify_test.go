@@ -1,0 +1,159 @@
+package node
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
+	"github.com/multiformats/go-multiaddr"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/config"
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// Ten producers on mocknet links (20 ms, a random graph of degree about
+// four), every one a committee member with a tenth of the stake, fed txs
+// beyond what an RB carries: EBs are announced, voted on and certified.
+// Every EB whose next block came after the certification gap and which at
+// least a quorum of nodes voted for is certified by that block, and every
+// node's chain holds the same CertRBs.
+func TestTenNodesCertifyOnMocknet(t *testing.T) {
+	const nodes = 10
+	configs := testNet(t, nodes, 100*time.Millisecond, func(g *consensus.Genesis) {
+		g.ActiveSlotsCoeff = "0.1"
+		g.SecurityParam = 5
+		g.Leios.RBMaxBodyBytes = 700 // three of the test's txs
+		g.SystemStart = time.Now().Add(2 * time.Second).UTC()
+	})
+	mn := mocknet.New()
+	defer mn.Close()
+	mn.SetLinkDefaults(mocknet.LinkOptions{Latency: 20 * time.Millisecond})
+	var ids []string
+	hosts := make([]Options, nodes)
+	for i, cfg := range configs {
+		key, err := keys.ReadSigningKey(cfg.NodeKeyFile, keys.Node)
+		must(t, err)
+		sk, err := crypto.UnmarshalEd25519PrivateKey(ed25519.PrivateKey(key))
+		must(t, err)
+		h, err := mn.AddPeer(sk, multiaddr.StringCast(fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", 5000+i)))
+		must(t, err)
+		hosts[i] = Options{Logger: quietLogger(), Libp2p: h}
+		ids = append(ids, fmt.Sprintf("/ip4/127.0.0.1/tcp/%d/p2p/%s", 5000+i, h.ID()))
+		cfg.HTTPAddr = ""
+	}
+	// A random connected graph: each node links to one earlier node, and
+	// ten links more; the higher index dials.
+	rng := rand.New(rand.NewPCG(9, 9))
+	topology := make([]config.Topology, nodes)
+	linked := map[[2]int]bool{}
+	link := func(a, b int) {
+		a, b = min(a, b), max(a, b)
+		if a == b || linked[[2]int{a, b}] {
+			return
+		}
+		linked[[2]int{a, b}] = true
+		_, err := mn.LinkPeers(hosts[a].Libp2p.ID(), hosts[b].Libp2p.ID())
+		must(t, err)
+		topology[b].Peers = append(topology[b].Peers, ids[a])
+	}
+	for i := 1; i < nodes; i++ {
+		link(rng.IntN(i), i)
+	}
+	for range nodes {
+		link(rng.IntN(nodes), rng.IntN(nodes))
+	}
+	for i, cfg := range configs {
+		must(t, config.WriteJSON(cfg.TopologyFile, topology[i]))
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	g, gctx := errgroup.WithContext(ctx)
+	var ns []*Node
+	for i, cfg := range configs {
+		n, err := New(cfg, hosts[i])
+		must(t, err)
+		ns = append(ns, n)
+		g.Go(func() error { return n.Run(gctx) })
+	}
+	defer func() {
+		cancel()
+		must(t, g.Wait())
+	}()
+
+	// A chain of txs from the payer into node 0's mempool, ten a second.
+	key, addr := payer()
+	in, coin := ledger.GenesisTxIn(addr), uint64(50_000_000_000)
+	for range 250 {
+		body := ledger.TxBody{Inputs: []ledger.TxIn{in}, Outputs: []ledger.TxOut{{Address: addr, Coin: coin - 200_000}}}
+		fee, err := body.MinFee(ledger.DefaultParams(), 1)
+		must(t, err)
+		body.Fee, body.Outputs[0].Coin = fee, coin-fee
+		tx, err := body.Build([]ed25519.PrivateKey{key})
+		must(t, err)
+		addCtx, cancelAdd := context.WithTimeout(ctx, 5*time.Second)
+		must(t, ns[0].mempool.Add(addCtx, tx))
+		cancelAdd()
+		in, coin = ledger.TxIn{TxID: tx.ID(), Index: 0}, coin-fee
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second)
+
+	// Walk node 0's chain up to the lowest immutable tip: it no longer
+	// changes.
+	lowest := ns[0].chain.ImmutableTip().BlockNumber
+	for _, n := range ns {
+		lowest = min(lowest, n.chain.ImmutableTip().BlockNumber)
+	}
+	lp := ns[0].genesis.Leios
+	quorum := nodes * 3 / 4
+	if nodes*3%4 != 0 {
+		quorum++
+	}
+	var certified, announced int
+	var prev *block.Block
+	for number := uint64(1); number <= lowest; number++ {
+		blk, err := ns[0].chain.BlockByNumber(number)
+		must(t, err)
+		for i, n := range ns {
+			other, err := n.chain.BlockByNumber(number)
+			if err != nil || other.Hash() != blk.Hash() {
+				t.Fatalf("node %d's chain differs from node 0's at block %d", i, number)
+			}
+		}
+		if prev != nil && prev.Header.Announcement != nil {
+			announced++
+			eb := block.Point{Slot: prev.Header.Slot, Hash: prev.Header.Announcement.EbHash}
+			voted := 0
+			for _, n := range ns {
+				for _, e := range n.leios.EBTimes() {
+					if e.Slot == eb.Slot && e.EbHash == eb.Hash.String() && e.Vote == forge.VoteCast {
+						voted++
+					}
+				}
+			}
+			gap := blk.Header.Slot - prev.Header.Slot
+			p, ok := consensus.CertifiedPoint(blk, prev.Header)
+			switch {
+			case ok && p == eb:
+				certified++
+			case gap >= uint64(lp.MinCertGap) && voted >= quorum:
+				t.Errorf("EB %s: %d of %d nodes voted, the next block came %d slots later, yet it does not certify it", eb, voted, nodes, gap)
+			}
+		}
+		prev = blk
+	}
+	t.Logf("%d blocks, %d EBs announced, %d certified", lowest, announced, certified)
+	if certified == 0 {
+		t.Fatal("no EB was certified")
+	}
+}
