@@ -6,6 +6,8 @@
 //	GET  /api/utxo/{txid}/{index}   an output unspent at the selected tip
 //	GET  /api/mempool/{hash}        whether a tx is in the mempool
 //	GET  /api/ebs                   when this node first held each recent EB
+//	GET  /api/blocks                the selected chain's blocks and the txs each applied
+//	GET  /debug/pprof/              Go's profiles of the running node
 //
 // Its types are also the JSON that tools such as the devnet supervisor read.
 // It reads the node's parts and submits to the mempool; it never writes a

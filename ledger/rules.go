@@ -41,6 +41,13 @@ func Reapply(p Params, utxo UTxO, slot uint64, tx *Tx) (*Diff, error) {
 // (see Reapply) for txs this node validated before. An error names the index
 // of the failing tx.
 func ApplyTxs(p Params, utxo UTxO, slot uint64, txs [][]byte, reapply bool) (*Diff, error) {
+	return ApplyTxsVerified(p, utxo, slot, txs, func(*Tx) bool { return reapply })
+}
+
+// ApplyTxsVerified is ApplyTxs where verified says, tx by tx, whether this
+// node already checked the tx's witnesses (a tx its mempool admitted): those
+// are skipped for it, every other rule still applies.
+func ApplyTxsVerified(p Params, utxo UTxO, slot uint64, txs [][]byte, verified func(*Tx) bool) (*Diff, error) {
 	combined := NewDiff()
 	view := Overlay{Base: utxo, Diffs: []*Diff{combined}}
 	for i, raw := range txs {
@@ -50,7 +57,7 @@ func ApplyTxs(p Params, utxo UTxO, slot uint64, txs [][]byte, reapply bool) (*Di
 		}
 		// Every rule is checked before applyInto writes, so a failing tx
 		// leaves combined as it was (and it is dropped anyway).
-		if err := applyInto(p, view, slot, tx, !reapply, combined); err != nil {
+		if err := applyInto(p, view, slot, tx, !verified(tx), combined); err != nil {
 			return nil, fmt.Errorf("tx %d (%s): %w", i, hex.EncodeToString(tx.id[:]), err)
 		}
 	}

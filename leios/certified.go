@@ -32,7 +32,13 @@ func (p *Pipeline) ApplyBlock(utxo ledger.UTxO, blk *block.Block, parent *block.
 	if err != nil {
 		return nil, err
 	}
-	d, err := ledger.ApplyTxs(p.opts.Ledger, utxo, blk.Header.Slot, txs, reapply)
+	// A tx the mempool admitted had its witnesses checked then: a block
+	// applying it again costs no signature check (most closure txs reach
+	// the mempool before their EB).
+	verified := func(tx *ledger.Tx) bool {
+		return reapply || p.mempool != nil && p.mempool.Has(block.Hash(tx.Hash()))
+	}
+	d, err := ledger.ApplyTxsVerified(p.opts.Ledger, utxo, blk.Header.Slot, txs, verified)
 	if err == nil && certified && !reapply {
 		p.certsApplied.Add(1)
 	}

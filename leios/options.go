@@ -40,6 +40,7 @@ type Chain interface {
 // implements it.
 type Mempool interface {
 	Tx(txHash block.Hash) (*ledger.Tx, bool)
+	Has(txHash block.Hash) bool
 }
 
 // Options configure a Pipeline. Zero values take the documented defaults.
