@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/block/blocktest"
 	"github.com/leiosnode/leiosnode/txcache"
 )
 
@@ -16,8 +17,8 @@ import (
 // the txs already held (shared with an earlier EB).
 func BenchmarkDecideFullEB(b *testing.B) {
 	const n, size = 13_888, 864
-	eb := makeEB(b, size, seeds(0, n)...)
-	p := eb.point(100)
+	eb := blocktest.NewEB(b, size, blocktest.Seeds(0, n)...)
+	p := eb.Point(100)
 	var peers = make([]string, 10)
 	for i := range peers {
 		peers[i] = fmt.Sprint(i)
@@ -28,7 +29,7 @@ func BenchmarkDecideFullEB(b *testing.B) {
 			held := n * heldPct / 100
 			if held > 0 {
 				// An earlier EB holding the first txs, inserted and marked.
-				earlier := &block.EBBody{Txs: eb.body.Txs[:held]}
+				earlier := &block.EBBody{Txs: eb.Body.Txs[:held]}
 				cache.InsertAnnouncement(1, block.Hash{1}, block.Hash{2})
 				if _, err := cache.InsertBody(block.Hash{2}, earlier.Txs); err != nil {
 					b.Fatal(err)
@@ -50,13 +51,13 @@ func BenchmarkDecideFullEB(b *testing.B) {
 				for _, id := range peers {
 					d.peerUp(peerID(id))
 				}
-				d.announce(p, eb.body.Size())
+				d.announce(p, eb.Body.Size())
 				for _, id := range peers {
 					d.offer(peerID(id), p, 0, true)
 				}
 				b.StartTimer()
-				missing = cache.AppendMissing(missing[:0], eb.body.Txs)
-				d.bodyHeld(p, eb.body, missing)
+				missing = cache.AppendMissing(missing[:0], eb.Body.Txs)
+				d.bodyHeld(p, eb.Body, missing)
 				reqs, _ := d.plan(now)
 				if len(missing) != n-held || (len(missing) > 0 && len(reqs) == 0) {
 					b.Fatalf("%d missing, %d requests", len(missing), len(reqs))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/block/blocktest"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
@@ -28,15 +29,15 @@ func sessions(t *testing.T) (client, server *protocol.Session, cv, sv <-chan err
 	return client, server, cvc, svc
 }
 
-func bodyRequest(id uint64, eb *testEB, slot uint64) *Request {
-	return &Request{ID: id, Kind: RequestBody, Point: eb.point(slot), EbSize: eb.body.Size(), Bytes: eb.body.Size()}
+func bodyRequest(id uint64, eb *blocktest.EB, slot uint64) *Request {
+	return &Request{ID: id, Kind: RequestBody, Point: eb.Point(slot), EbSize: eb.Body.Size(), Bytes: eb.Body.Size()}
 }
 
-func txsRequest(id uint64, eb *testEB, slot uint64, offsets ...int) *Request {
-	r := &Request{ID: id, Kind: RequestTxs, Point: eb.point(slot), Offsets: offsets}
+func txsRequest(id uint64, eb *blocktest.EB, slot uint64, offsets ...int) *Request {
+	r := &Request{ID: id, Kind: RequestTxs, Point: eb.Point(slot), Offsets: offsets}
 	for _, off := range offsets {
-		r.TxHashes = append(r.TxHashes, eb.body.Txs[off].TxHash)
-		r.Bytes += uint64(eb.body.Txs[off].Size)
+		r.TxHashes = append(r.TxHashes, eb.Body.Txs[off].TxHash)
+		r.Bytes += uint64(eb.Body.Txs[off].Size)
 	}
 	return r
 }
@@ -45,8 +46,8 @@ func txsRequest(id uint64, eb *testEB, slot uint64, offsets ...int) *Request {
 // the client checks and returns them.
 func TestClientServerPipelined(t *testing.T) {
 	db := openDB(t, t.TempDir())
-	eb := makeEB(t, 200, seeds(0, 150)...)
-	storeEB(t, db, 10, eb, eb.txs)
+	eb := blocktest.NewEB(t, 200, blocktest.Seeds(0, 150)...)
+	storeEB(t, db, 10, eb, eb.Txs)
 	client, server, cv, sv := sessions(t)
 	served := make(chan error, 1)
 	go func() { served <- (&Server{Store: db, Logger: quietLogger()}).Serve(context.Background(), server) }()
@@ -72,12 +73,12 @@ func TestClientServerPipelined(t *testing.T) {
 		}
 		switch r.Kind {
 		case RequestBody:
-			if reply.Body.Hash() != eb.body.Hash() {
+			if reply.Body.Hash() != eb.Body.Hash() {
 				t.Fatal("wrong body")
 			}
 		case RequestTxs:
 			for i, off := range r.Offsets {
-				if !slices.Equal(reply.Txs[i], eb.txs[off]) {
+				if !slices.Equal(reply.Txs[i], eb.Txs[off]) {
 					t.Fatalf("tx %d is not the tx at offset %d", i, off)
 				}
 			}
@@ -102,11 +103,11 @@ func TestClientServerPipelined(t *testing.T) {
 // offsets beyond the body are the client's violation.
 func TestServerRefusals(t *testing.T) {
 	db := openDB(t, t.TempDir())
-	held := makeEB(t, 200, 1, 2)
-	storeEB(t, db, 10, held, held.txs)
-	partial := makeEB(t, 200, 3, 4)
+	held := blocktest.NewEB(t, 200, 1, 2)
+	storeEB(t, db, 10, held, held.Txs)
+	partial := blocktest.NewEB(t, 200, 3, 4)
 	storeEB(t, db, 11, partial, nil)
-	unknown := makeEB(t, 200, 5)
+	unknown := blocktest.NewEB(t, 200, 5)
 	for _, tc := range []struct {
 		name      string
 		req       *Request
@@ -116,7 +117,7 @@ func TestServerRefusals(t *testing.T) {
 		{"unknown point", bodyRequest(1, unknown, 12), ErrNotHeld, false},
 		{"wrong slot", bodyRequest(1, held, 11), ErrNotHeld, false},
 		{"tx not held", txsRequest(1, partial, 11, 1), ErrNotHeld, false},
-		{"offset beyond the body", &Request{ID: 1, Kind: RequestTxs, Point: held.point(10), Offsets: []int{2}, TxHashes: []block.Hash{{}}}, ErrBadRequest, true},
+		{"offset beyond the body", &Request{ID: 1, Kind: RequestTxs, Point: held.Point(10), Offsets: []int{2}, TxHashes: []block.Hash{{}}}, ErrBadRequest, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client, server, _, sv := sessions(t)
@@ -151,20 +152,20 @@ func TestServerRefusals(t *testing.T) {
 // A server that answers wrongly is caught: each case is a violation that
 // ends the session.
 func TestClientChecksReplies(t *testing.T) {
-	eb := makeEB(t, 200, 1, 2, 3)
-	other := makeEB(t, 200, 4, 5, 6)
+	eb := blocktest.NewEB(t, 200, 1, 2, 3)
+	other := blocktest.NewEB(t, 200, 4, 5, 6)
 	txs := func(offsets ...int) [][]byte {
 		var out [][]byte
 		for _, off := range offsets {
-			out = append(out, eb.txs[off])
+			out = append(out, eb.Txs[off])
 		}
 		return out
 	}
-	forged := slices.Clone(eb.txs[1])
+	forged := slices.Clone(eb.Txs[1])
 	forged[len(forged)-1] ^= 1
 	// A body whose hash and size match the request but which is invalid
 	// (the same tx twice).
-	dupRaw := unhex(t, "a2 5820"+hexOf(eb.body.Txs[0].TxHash)+"18c8 5820"+hexOf(eb.body.Txs[0].TxHash)+"18c8")
+	dupRaw := unhex(t, "a2 5820"+hexOf(eb.Body.Txs[0].TxHash)+"18c8 5820"+hexOf(eb.Body.Txs[0].TxHash)+"18c8")
 	dup := &Request{ID: 1, Kind: RequestBody, Point: block.Point{Slot: 10, Hash: block.HashBytes(dupRaw)}, EbSize: uint64(len(dupRaw))}
 	for _, tc := range []struct {
 		name  string
@@ -172,13 +173,13 @@ func TestClientChecksReplies(t *testing.T) {
 		reply protocol.Message
 		want  error
 	}{
-		{"tx with a wrong hash", txsRequest(1, eb, 10, 0, 1), &MsgBlockTxs{Point: eb.point(10), Bitmaps: mustBitmaps(t, 0, 1), Txs: [][]byte{eb.txs[0], forged}}, ErrBadTxs},
-		{"txs in the wrong order", txsRequest(1, eb, 10, 0, 1), &MsgBlockTxs{Point: eb.point(10), Bitmaps: mustBitmaps(t, 0, 1), Txs: txs(1, 0)}, ErrBadTxs},
-		{"the same tx twice", txsRequest(1, eb, 10, 0, 1), &MsgBlockTxs{Point: eb.point(10), Bitmaps: mustBitmaps(t, 0, 1), Txs: txs(0, 0)}, ErrBadTxs},
-		{"txs of other offsets", txsRequest(1, eb, 10, 0, 1), &MsgBlockTxs{Point: eb.point(10), Bitmaps: mustBitmaps(t, 1, 2), Txs: txs(1, 2)}, ErrBadTxs},
-		{"txs of another point", txsRequest(1, eb, 10, 0), &MsgBlockTxs{Point: eb.point(11), Bitmaps: mustBitmaps(t, 0), Txs: txs(0)}, ErrBadTxs},
-		{"another body", bodyRequest(1, eb, 10), &MsgBlock{Body: other.body.Bytes()}, ErrBadBody},
-		{"a body of another size than announced", &Request{ID: 1, Kind: RequestBody, Point: eb.point(10), EbSize: eb.body.Size() + 1}, &MsgBlock{Body: eb.body.Bytes()}, ErrBadBody},
+		{"tx with a wrong hash", txsRequest(1, eb, 10, 0, 1), &MsgBlockTxs{Point: eb.Point(10), Bitmaps: mustBitmaps(t, 0, 1), Txs: [][]byte{eb.Txs[0], forged}}, ErrBadTxs},
+		{"txs in the wrong order", txsRequest(1, eb, 10, 0, 1), &MsgBlockTxs{Point: eb.Point(10), Bitmaps: mustBitmaps(t, 0, 1), Txs: txs(1, 0)}, ErrBadTxs},
+		{"the same tx twice", txsRequest(1, eb, 10, 0, 1), &MsgBlockTxs{Point: eb.Point(10), Bitmaps: mustBitmaps(t, 0, 1), Txs: txs(0, 0)}, ErrBadTxs},
+		{"txs of other offsets", txsRequest(1, eb, 10, 0, 1), &MsgBlockTxs{Point: eb.Point(10), Bitmaps: mustBitmaps(t, 1, 2), Txs: txs(1, 2)}, ErrBadTxs},
+		{"txs of another point", txsRequest(1, eb, 10, 0), &MsgBlockTxs{Point: eb.Point(11), Bitmaps: mustBitmaps(t, 0), Txs: txs(0)}, ErrBadTxs},
+		{"another body", bodyRequest(1, eb, 10), &MsgBlock{Body: other.Body.Bytes()}, ErrBadBody},
+		{"a body of another size than announced", &Request{ID: 1, Kind: RequestBody, Point: eb.Point(10), EbSize: eb.Body.Size() + 1}, &MsgBlock{Body: eb.Body.Bytes()}, ErrBadBody},
 		{"an invalid body", dup, &MsgBlock{Body: dupRaw}, ErrBadBody},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/leiosnode/leiosnode/block/blocktest"
 	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
@@ -13,12 +14,12 @@ import (
 // violation, and a decoded message's encoding is stable.
 func FuzzDecode(f *testing.F) {
 	spec := Spec(testLimits)
-	eb := makeEB(f, 100, 1, 2)
+	eb := blocktest.NewEB(f, 100, 1, 2)
 	for _, m := range []protocol.Message{
 		&MsgBlockRequest{Point: goldenPoint},
-		&MsgBlock{Body: eb.body.Bytes()},
+		&MsgBlock{Body: eb.Body.Bytes()},
 		&MsgBlockTxsRequest{Point: goldenPoint, Bitmaps: goldenBitmaps},
-		&MsgBlockTxs{Point: goldenPoint, Bitmaps: Bitmaps{{Index: 0, Mask: 0xc000000000000000}}, Txs: eb.txs},
+		&MsgBlockTxs{Point: goldenPoint, Bitmaps: Bitmaps{{Index: 0, Mask: 0xc000000000000000}}, Txs: eb.Txs},
 		&MsgDone{},
 	} {
 		data, err := protocol.Encode(m)

@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/block/blocktest"
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -56,19 +57,6 @@ func (f funds) payments(tb fataler, n int, pay uint64) [][]byte {
 		in, coin = ledger.TxIn{TxID: tx.ID(), Index: 0}, body.Outputs[0].Coin
 	}
 	return txs
-}
-
-// ebOf is the EB body of txs.
-func ebOf(tb fataler, txs [][]byte) *block.EBBody {
-	entries := make([]block.EBTx, len(txs))
-	for i, tx := range txs {
-		entries[i] = block.EBTx{TxHash: block.HashBytes(tx), Size: uint32(len(tx))}
-	}
-	eb, err := block.NewEBBody(entries, testLimits)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return eb
 }
 
 // rb forges, with the net's issuer key, the block after prev (nil: the
@@ -119,7 +107,7 @@ func TestCertRBParkedUntilItsClosure(t *testing.T) {
 	defer func() { cancel(); <-done }()
 
 	txs := f.payments(t, 5, 1_000_000)
-	eb := ebOf(t, txs)
+	eb := blocktest.EBOf(t, txs).Body
 	ann := eb.Announcement()
 	announcing := net.rb(nil, 1, nil, &ann, nil)
 	if _, err := chain.AddBlock(announcing); err != nil {
@@ -168,7 +156,7 @@ func TestCertRBAppliesItsClosure(t *testing.T) {
 	slot := uint64(0)
 	rapid.Check(t, func(rt *rapid.T) {
 		txs := f.payments(rt, rapid.IntRange(1, 20).Draw(rt, "txs"), rapid.Uint64Range(1_000_000, 5_000_000).Draw(rt, "pay"))
-		eb := ebOf(rt, txs)
+		eb := blocktest.EBOf(rt, txs).Body
 		ann := eb.Announcement()
 		slot += 100
 		announcing := net.rb(nil, slot, nil, &ann, nil)

@@ -10,21 +10,37 @@
 //     source (chain sync, the forge, or a peer's notify stream), is relayed
 //     to every peer once (Announce), then its point goes into the LeiosDB,
 //     the announcement into the tx cache, and the fetch logic wants the body.
+//
 //  2. Body: from a peer's fetch reply or the forge (Publish, which takes the
 //     decoded EB — nothing is decoded twice). It goes into the LeiosDB, whose
 //     commit makes the relay offer it, then into the tx cache, whose answer —
 //     the txs not yet held — seeds the fetch logic's missing set.
+//
 //  3. Txs of the closure: from peers (unvalidated) or the forge (validated).
 //     Into the LeiosDB (each stored once, discharged from every EB that
 //     misses it; a closure made complete makes the relay offer it), then
 //     marked in the tx cache, then discharged in the fetch logic.
+//
 //  4. Pruning: when the immutable tip passes slot s, the tx cache is evicted
 //     first, then the LeiosDB collects its garbage, then the fetch logic and
 //     the relay forget the state below s.
 //
+//  5. Votes: the relay takes votes for the RBs it accepted, checked in
+//     batches against the committee (Validator), and relays them; the forge
+//     casts this node's (Vote) and reads an RB's votes to certify its EB
+//     (Votes).
+//
+//  6. Certified EBs on the ledger: the chain applies blocks through
+//     ApplyBlock, which checks a CertRB's certificate against its parent and
+//     applies the certified closure before the block's own txs. A CertRB
+//     whose closure is not complete here is parked (chaindb.ErrNotReady);
+//     its closure is fetched first, from any peer, and the chain reselects
+//     when it completes. Certified EBs are promoted before GC.
+//
 // One follower of the LeiosDB (leiosdb.Follower, which catches up after a
-// lag) turns its commits into the relay's offers and the node's record of
-// when each EB's body and closure were first held.
+// lag) turns its commits into the relay's offers, the node's record of when
+// each EB's body and closure were first held, and the reselection of a
+// parked CertRB.
 //
 // # Invariants
 //
@@ -41,6 +57,7 @@
 // # Never
 //
 // The pipeline never validates a header itself (its source does), never
-// writes the chain, and never imports node: node and the multi-node test
-// harness both build it with Open, the same way.
+// adds a block to the chain (it only applies the blocks the chain gives it,
+// and asks it to reselect), and never imports node: node and the
+// multi-node test harness both build it with Open, the same way.
 package leios

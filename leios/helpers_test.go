@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/block/blocktest"
 	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/fetch"
@@ -110,29 +111,6 @@ func openPipeline(tb testing.TB, opts Options) *Pipeline {
 	return p
 }
 
-// testTx is a deterministic tx of size bytes; distinct seeds give distinct
-// txs. Nothing here parses tx bytes.
-func testTx(seed uint64, size int) []byte {
-	tx := make([]byte, max(size, 8))
-	binary.BigEndian.PutUint64(tx, seed)
-	for i := 8; i < len(tx); i++ {
-		tx[i] = byte(seed*31 + uint64(i))
-	}
-	return tx
-}
-
-// testEB is an EB with its closure.
-type testEB struct {
-	body *block.EBBody
-	txs  [][]byte // in body order
-}
-
-func (eb *testEB) point(slot uint64) block.Point {
-	return block.Point{Slot: slot, Hash: eb.body.Hash()}
-}
-
-func (eb *testEB) ann() block.Announcement { return eb.body.Announcement() }
-
 // fataler is the part of testing.TB (and rapid.T) the helpers need.
 type fataler interface {
 	Helper()
@@ -140,37 +118,11 @@ type fataler interface {
 	Fatalf(format string, args ...any)
 }
 
-// makeEB builds the EB of the txs with the given seeds, each size bytes.
-func makeEB(tb fataler, size int, seeds ...uint64) *testEB {
-	tb.Helper()
-	eb := &testEB{}
-	entries := make([]block.EBTx, len(seeds))
-	for i, s := range seeds {
-		tx := testTx(s, size)
-		eb.txs = append(eb.txs, tx)
-		entries[i] = block.EBTx{TxHash: block.HashBytes(tx), Size: uint32(len(tx))}
-	}
-	body, err := block.NewEBBody(entries, testLimits)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	eb.body = body
-	return eb
-}
-
-func seeds(from, to uint64) []uint64 {
-	var out []uint64
-	for s := from; s < to; s++ {
-		out = append(out, s)
-	}
-	return out
-}
-
 // rbHash is a stand-in RB hash for an announcement at slot.
-func rbHash(slot uint64, eb *testEB) block.Hash {
+func rbHash(slot uint64, eb *blocktest.EB) block.Hash {
 	var b [40]byte
 	binary.BigEndian.PutUint64(b[:], slot)
-	h := eb.body.Hash()
+	h := eb.Body.Hash()
 	copy(b[8:], h[:])
 	return block.HashBytes(b[:])
 }
@@ -186,11 +138,11 @@ type harness struct {
 	p     *Pipeline
 	f     *fetch.Fetcher
 	now   time.Time
-	world map[block.Hash]*testEB
+	world map[block.Hash]*blocktest.EB
 }
 
 func newHarness(t testing.TB, configure ...func(*Options)) *harness {
-	h := &harness{t: t, now: time.Unix(1_000_000, 0), world: make(map[block.Hash]*testEB)}
+	h := &harness{t: t, now: time.Unix(1_000_000, 0), world: make(map[block.Hash]*blocktest.EB)}
 	opts := testOptions(t)
 	opts.Now = func() time.Time { return h.now }
 	for _, c := range configure {
@@ -216,13 +168,13 @@ func (h *harness) must(err error) {
 	h.check()
 }
 
-func (h *harness) learn(eb *testEB) { h.world[eb.body.Hash()] = eb }
+func (h *harness) learn(eb *blocktest.EB) { h.world[eb.Body.Hash()] = eb }
 
-func (h *harness) announce(slot uint64, eb *testEB) block.Point {
+func (h *harness) announce(slot uint64, eb *blocktest.EB) block.Point {
 	h.t.Helper()
 	h.learn(eb)
-	h.must(h.p.insertAnnouncement(slot, rbHash(slot, eb), eb.ann()))
-	return eb.point(slot)
+	h.must(h.p.insertAnnouncement(slot, rbHash(slot, eb), eb.Announcement()))
+	return eb.Point(slot)
 }
 
 func (h *harness) peerUp(ids ...peer.ID) {
@@ -238,7 +190,7 @@ func (h *harness) peerDown(id peer.ID) {
 }
 
 func (h *harness) offerBody(id peer.ID, p block.Point) {
-	h.f.BlockOffer(id, p, h.world[p.Hash].body.Size())
+	h.f.BlockOffer(id, p, h.world[p.Hash].Body.Size())
 	h.check()
 }
 
@@ -249,11 +201,11 @@ func (h *harness) offerClosure(id peer.ID, p block.Point) {
 
 // forge puts an EB through the handlers as the forge does: announcement,
 // body, validated txs.
-func (h *harness) forge(slot uint64, eb *testEB) block.Point {
+func (h *harness) forge(slot uint64, eb *blocktest.EB) block.Point {
 	h.t.Helper()
 	p := h.announce(slot, eb)
-	h.must(h.p.insertBody(p, eb.body))
-	h.must(h.p.insertTxs(p, eb.txs, true))
+	h.must(h.p.insertBody(p, eb.Body))
+	h.must(h.p.insertTxs(p, eb.Txs, true))
 	return p
 }
 
@@ -272,10 +224,10 @@ func (h *harness) reply(r *fetch.Request) {
 	var reply fetch.Reply
 	switch r.Kind {
 	case fetch.RequestBody:
-		reply.Body = eb.body
+		reply.Body = eb.Body
 	case fetch.RequestTxs:
 		for _, off := range r.Offsets {
-			reply.Txs = append(reply.Txs, eb.txs[off])
+			reply.Txs = append(reply.Txs, eb.Txs[off])
 		}
 	}
 	h.must(h.f.Deliver(r, reply))

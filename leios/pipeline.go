@@ -40,13 +40,13 @@ type Pipeline struct {
 	// LeiosDB I/O. Lock order: ingestMu, then the fetch logic's own lock.
 	ingestMu sync.Mutex
 
-	announced   atomic.Uint64 // EB announcements ingested
+	announced     atomic.Uint64 // EB announcements ingested
 	votesCast     atomic.Uint64 // this node's own votes relayed
 	votesReceived atomic.Uint64 // votes new to the relay, from peers
 	certsVerified atomic.Uint64 // certificates of new CertRBs that verified
 	certsApplied  atomic.Uint64 // new CertRBs applied with their closures
 	fromMempool   atomic.Uint64 // closure txs taken from the mempool, not fetched
-	ebs         *ebLog
+	ebs           *ebLog
 
 	parkedMu sync.Mutex               // guards parked
 	parked   map[block.Point]struct{} // closures a parked CertRB waits for

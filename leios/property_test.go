@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/block/blocktest"
 	"github.com/leiosnode/leiosnode/fetch"
 	"github.com/leiosnode/leiosnode/txcache"
 )
@@ -32,7 +33,7 @@ func TestPropertyDecisions(t *testing.T) {
 			rt.Fatal(err)
 		}
 		defer os.RemoveAll(dir)
-		h := &harness{t: rt, now: time.Unix(1_000_000, 0), world: make(map[block.Hash]*testEB)}
+		h := &harness{t: rt, now: time.Unix(1_000_000, 0), world: make(map[block.Hash]*blocktest.EB)}
 		opts := testOptions(t)
 		opts.Dir, opts.Now = dir, func() time.Time { return h.now }
 		opts.TxCache = txcache.Options{TxCapacity: 1 << 10}
@@ -51,20 +52,15 @@ func TestPropertyDecisions(t *testing.T) {
 		h.f = h.p.Fetcher()
 
 		// A pool of EBs over 40 txs (so they share), txs of 200..3,000 bytes.
-		var pool []*testEB
+		var pool []*blocktest.EB
 		for i := range rapid.IntRange(1, 6).Draw(rt, "ebs") {
 			n := rapid.IntRange(1, 12).Draw(rt, fmt.Sprintf("eb%d-txs", i))
 			picked := rapid.SliceOfNDistinct(rapid.Uint64Range(0, 39), n, n, rapid.ID).Draw(rt, fmt.Sprintf("eb%d", i))
-			eb := &testEB{}
-			var entries []block.EBTx
+			var txs [][]byte
 			for _, s := range picked {
-				tx := testTx(s, 200+int(s%10)*300)
-				eb.txs = append(eb.txs, tx)
-				entries = append(entries, block.EBTx{TxHash: block.HashBytes(tx), Size: uint32(len(tx))})
+				txs = append(txs, blocktest.Tx(s, 200+int(s%10)*300))
 			}
-			if eb.body, err = block.NewEBBody(entries, testLimits); err != nil {
-				rt.Fatal(err)
-			}
+			eb := blocktest.EBOf(rt, txs)
 			pool = append(pool, eb)
 			h.learn(eb)
 		}
@@ -110,7 +106,7 @@ func TestPropertyDecisions(t *testing.T) {
 						rt.Fatalf("txs requested under %s: %v", r.Point, err)
 					}
 					for i, off := range r.Offsets {
-						if h.world[r.Point.Hash].body.Txs[off].TxHash != r.TxHashes[i] || !containsInt(missing, off) {
+						if h.world[r.Point.Hash].Body.Txs[off].TxHash != r.TxHashes[i] || !containsInt(missing, off) {
 							rt.Fatalf("request %v: offset %d is not a missing tx of its point", r, off)
 						}
 					}
@@ -126,8 +122,8 @@ func TestPropertyDecisions(t *testing.T) {
 			"announce": func(rt *rapid.T) {
 				eb := rapid.SampledFrom(pool).Draw(rt, "eb")
 				slot := rapid.Uint64Range(floor, floor+20).Draw(rt, "slot")
-				h.must(h.p.insertAnnouncement(slot, rbHash(slot, eb), eb.ann()))
-				points = appendNew(points, eb.point(slot))
+				h.must(h.p.insertAnnouncement(slot, rbHash(slot, eb), eb.Announcement()))
+				points = appendNew(points, eb.Point(slot))
 			},
 			"offer body": func(rt *rapid.T) {
 				if p, ok := drawPoint("point"); ok {
@@ -183,7 +179,7 @@ func TestPropertyDecisions(t *testing.T) {
 				eb := rapid.SampledFrom(pool).Draw(rt, "eb")
 				slot := rapid.Uint64Range(floor, floor+20).Draw(rt, "slot")
 				h.forge(slot, eb)
-				points = appendNew(points, eb.point(slot))
+				points = appendNew(points, eb.Point(slot))
 			},
 			"prune": func(rt *rapid.T) {
 				floor += rapid.Uint64Range(0, 5).Draw(rt, "advance")

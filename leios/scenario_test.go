@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/block/blocktest"
 	"github.com/leiosnode/leiosnode/fetch"
 	"github.com/leiosnode/leiosnode/leiosdb"
 	"github.com/leiosnode/leiosnode/txcache"
@@ -19,14 +20,14 @@ var peerA, peerB, peerC = peerID("a"), peerID("b"), peerID("c")
 func TestScriptOneEB(t *testing.T) {
 	h := newHarness(t, func(o *Options) { o.Fetch.MaxRequestBytes = 10_000 })
 	h.peerUp(peerA)
-	eb := makeEB(t, 1000, seeds(0, 100)...)
+	eb := blocktest.NewEB(t, 1000, blocktest.Seeds(0, 100)...)
 	p := h.announce(10, eb)
 	if reqs := h.plan(); len(reqs) != 0 {
 		t.Fatalf("planned %v before any offer", reqs)
 	}
 	h.offerBody(peerA, p)
 	reqs := h.plan()
-	if len(reqs) != 1 || reqs[0].Kind != fetch.RequestBody || reqs[0].Point != p || reqs[0].Peer != peerA || reqs[0].EbSize != eb.body.Size() {
+	if len(reqs) != 1 || reqs[0].Kind != fetch.RequestBody || reqs[0].Point != p || reqs[0].Peer != peerA || reqs[0].EbSize != eb.Body.Size() {
 		t.Fatalf("want one body request for %s to a, got %v", p, reqs)
 	}
 	if again := h.plan(); len(again) != 0 {
@@ -60,7 +61,7 @@ func TestScriptOneEB(t *testing.T) {
 	if reqs := h.drain(); len(reqs) != 0 {
 		t.Fatalf("requests after completion: %v", reqs)
 	}
-	if s := h.f.Stats(); s.Incomplete != 0 || s.BodiesWanted != 0 || s.Requests != 0 || s.FetchedBytes != eb.body.Size()+eb.body.ClosureSize() {
+	if s := h.f.Stats(); s.Incomplete != 0 || s.BodiesWanted != 0 || s.Requests != 0 || s.FetchedBytes != eb.Body.Size()+eb.Body.ClosureSize() {
 		t.Fatalf("stats %+v", s)
 	}
 }
@@ -77,8 +78,8 @@ func seedsInt(from, to int) []int {
 func TestScriptSharedTxFetchedOnce(t *testing.T) {
 	h := newHarness(t)
 	h.peerUp(peerA, peerB)
-	eb1 := makeEB(t, 500, 1, 2, 3, 4)
-	eb2 := makeEB(t, 500, 3, 4, 5)
+	eb1 := blocktest.NewEB(t, 500, 1, 2, 3, 4)
+	eb2 := blocktest.NewEB(t, 500, 3, 4, 5)
 	p1, p2 := h.announce(10, eb1), h.announce(11, eb2)
 	for _, p := range []block.Point{p1, p2} {
 		h.offerClosure(peerA, p)
@@ -107,11 +108,11 @@ func TestScriptSharedTxFetchedOnce(t *testing.T) {
 func TestScriptArrivalDischargesEveryEB(t *testing.T) {
 	h := newHarness(t)
 	h.peerUp(peerA)
-	eb1 := makeEB(t, 500, 1, 2)
-	eb2 := makeEB(t, 500, 2, 3)
+	eb1 := blocktest.NewEB(t, 500, 1, 2)
+	eb2 := blocktest.NewEB(t, 500, 2, 3)
 	p1, p2 := h.announce(10, eb1), h.announce(20, eb2)
-	h.must(h.p.insertBody(p1, eb1.body))
-	h.must(h.p.insertBody(p2, eb2.body))
+	h.must(h.p.insertBody(p1, eb1.Body))
+	h.must(h.p.insertBody(p2, eb2.Body))
 	h.offerClosure(peerA, p2) // freshest first: tx 2 is asked for under p2
 	reqs := h.plan()
 	if len(reqs) != 1 || reqs[0].Point != p2 || len(reqs[0].Offsets) != 2 {
@@ -128,7 +129,7 @@ func TestScriptArrivalDischargesEveryEB(t *testing.T) {
 func TestScriptSameEBAtTwoSlots(t *testing.T) {
 	h := newHarness(t)
 	h.peerUp(peerA, peerB)
-	eb := makeEB(t, 300, 7, 8, 9)
+	eb := blocktest.NewEB(t, 300, 7, 8, 9)
 	p1, p2 := h.announce(10, eb), h.announce(12, eb)
 	h.offerBody(peerA, p1)
 	h.offerBody(peerB, p2)
@@ -163,19 +164,19 @@ func TestScriptSameEBAtTwoSlots(t *testing.T) {
 func TestScriptForgeAfterOffer(t *testing.T) {
 	h := newHarness(t)
 	h.peerUp(peerA)
-	eb := makeEB(t, 400, seeds(100, 110)...)
+	eb := blocktest.NewEB(t, 400, blocktest.Seeds(100, 110)...)
 	p := h.announce(30, eb)
 	h.offerBody(peerA, p)
 	h.offerClosure(peerA, p)
-	h.must(h.p.insertBody(p, eb.body))
-	h.must(h.p.insertTxs(p, eb.txs, true))
+	h.must(h.p.insertBody(p, eb.Body))
+	h.must(h.p.insertTxs(p, eb.Txs, true))
 	if reqs := h.plan(); len(reqs) != 0 {
 		t.Fatalf("fetched the forge's own EB: %v", reqs)
 	}
 	if !h.complete(p) {
 		t.Fatal("the forged closure is not complete")
 	}
-	if st, _ := h.p.cache.LookupTx(block.HashBytes(eb.txs[0])); st != txcache.TxValidated {
+	if st, _ := h.p.cache.LookupTx(block.HashBytes(eb.Txs[0])); st != txcache.TxValidated {
 		t.Fatalf("forged tx is %s in the cache, want validated", st)
 	}
 }
@@ -184,11 +185,11 @@ func TestScriptForgeAfterOffer(t *testing.T) {
 func TestScriptForgedTxsDischargeOtherEB(t *testing.T) {
 	h := newHarness(t)
 	h.peerUp(peerA)
-	other := makeEB(t, 400, 1, 2, 3, 4)
+	other := blocktest.NewEB(t, 400, 1, 2, 3, 4)
 	p := h.announce(10, other)
 	h.offerBody(peerA, p)
 	h.replyAll(h.plan())
-	forged := makeEB(t, 400, 2, 3, 5)
+	forged := blocktest.NewEB(t, 400, 2, 3, 5)
 	h.forge(11, forged)
 	if got := h.f.Missing(p); !slices.Equal(got, []int{0, 3}) {
 		t.Fatalf("%s misses %v, want offsets 0 and 3", p, got)
@@ -209,12 +210,12 @@ func TestConcurrentOfferAndBodyArrival(t *testing.T) {
 	h := newHarness(t)
 	h.peerUp(peerA)
 	for i := range uint64(40) {
-		eb := makeEB(t, 200, 1000+i, 2000+i)
+		eb := blocktest.NewEB(t, 200, 1000+i, 2000+i)
 		p := h.announce(100+i, eb)
 		var wg sync.WaitGroup
-		wg.Go(func() { h.f.BlockOffer(peerA, p, eb.body.Size()) })
+		wg.Go(func() { h.f.BlockOffer(peerA, p, eb.Body.Size()) })
 		wg.Go(func() {
-			if err := h.p.insertBody(p, eb.body); err != nil {
+			if err := h.p.insertBody(p, eb.Body); err != nil {
 				t.Error(err)
 			}
 		})
@@ -233,11 +234,11 @@ func TestConcurrentOfferAndBodyArrival(t *testing.T) {
 func TestScriptBodyArrivesWhileRequested(t *testing.T) {
 	h := newHarness(t)
 	h.peerUp(peerA)
-	eb := makeEB(t, 200, 1, 2)
+	eb := blocktest.NewEB(t, 200, 1, 2)
 	p := h.announce(5, eb)
 	h.offerBody(peerA, p)
 	reqs := h.plan()
-	h.must(h.p.insertBody(p, eb.body)) // e.g. the forge, or a hedge
+	h.must(h.p.insertBody(p, eb.Body)) // e.g. the forge, or a hedge
 	h.reply(reqs[0])
 	if reqs := h.plan(); len(reqs) != 0 {
 		t.Fatalf("requests after the body arrived twice: %v", reqs)
@@ -252,7 +253,7 @@ func TestScriptPriority(t *testing.T) {
 			o.Fetch.Syncing = func() bool { return syncing }
 		})
 		h.peerUp(peerA)
-		old, fresh := makeEB(t, 100, 1), makeEB(t, 100, 2)
+		old, fresh := blocktest.NewEB(t, 100, 1), blocktest.NewEB(t, 100, 2)
 		pOld, pFresh := h.announce(10, old), h.announce(20, fresh)
 		h.offerBody(peerA, pOld)
 		h.offerBody(peerA, pFresh)
@@ -275,9 +276,9 @@ func TestScriptBudgets(t *testing.T) {
 		o.Fetch.MaxInFlightBytes = 30_000
 	})
 	h.peerUp(peerA, peerB)
-	eb := makeEB(t, 1000, seeds(0, 100)...)
+	eb := blocktest.NewEB(t, 1000, blocktest.Seeds(0, 100)...)
 	p := h.announce(10, eb)
-	h.must(h.p.insertBody(p, eb.body))
+	h.must(h.p.insertBody(p, eb.Body))
 	h.offerClosure(peerA, p)
 	h.offerClosure(peerB, p)
 	reqs := h.plan()
@@ -305,9 +306,9 @@ func TestScriptBudgets(t *testing.T) {
 func TestScriptPeerDownReplans(t *testing.T) {
 	h := newHarness(t)
 	h.peerUp(peerA, peerB)
-	eb := makeEB(t, 500, seeds(0, 20)...)
+	eb := blocktest.NewEB(t, 500, blocktest.Seeds(0, 20)...)
 	p := h.announce(10, eb)
-	h.must(h.p.insertBody(p, eb.body))
+	h.must(h.p.insertBody(p, eb.Body))
 	h.offerClosure(peerA, p)
 	first := h.plan()
 	if len(first) != 1 || first[0].Peer != peerA {
@@ -341,9 +342,9 @@ func TestScriptPeerDownReplans(t *testing.T) {
 func TestScriptHedge(t *testing.T) {
 	h := newHarness(t, func(o *Options) { o.Fetch.HedgeAfter = time.Second })
 	h.peerUp(peerA, peerB, peerC)
-	eb := makeEB(t, 500, 1, 2, 3)
+	eb := blocktest.NewEB(t, 500, 1, 2, 3)
 	p := h.announce(10, eb)
-	h.must(h.p.insertBody(p, eb.body))
+	h.must(h.p.insertBody(p, eb.Body))
 	for _, id := range []string{"a", "b", "c"} {
 		h.offerClosure(peerID(id), p)
 	}
@@ -378,27 +379,27 @@ func TestScriptHedge(t *testing.T) {
 func TestScriptPrune(t *testing.T) {
 	h := newHarness(t)
 	h.peerUp(peerA)
-	old := makeEB(t, 300, 1, 2)
+	old := blocktest.NewEB(t, 300, 1, 2)
 	pOld := h.forge(5, old)
-	pending := makeEB(t, 300, 3)
+	pending := blocktest.NewEB(t, 300, 3)
 	pPending := h.announce(6, pending)
 	h.offerBody(peerA, pPending)
 	late := h.plan()
 	h.must(h.p.Prune(10))
-	if st, _ := h.p.cache.LookupTx(block.HashBytes(old.txs[0])); st.Held() {
+	if st, _ := h.p.cache.LookupTx(block.HashBytes(old.Txs[0])); st.Held() {
 		t.Fatal("the cache vouches for a tx the LeiosDB collected")
 	}
 	if _, ok, _ := h.p.db.PointInfo(pOld); ok {
 		t.Fatal("the pruned point is still in the LeiosDB")
 	}
 	h.replyAll(late)
-	h.must(h.p.insertAnnouncement(7, rbHash(7, pending), pending.ann()))
+	h.must(h.p.insertAnnouncement(7, rbHash(7, pending), pending.Announcement()))
 	if s := h.f.Stats(); s.Points != 0 {
 		t.Fatalf("points below the prune floor: %+v", s)
 	}
-	again := makeEB(t, 300, 1, 9)
+	again := blocktest.NewEB(t, 300, 1, 9)
 	p := h.announce(20, again)
-	h.must(h.p.insertBody(p, again.body))
+	h.must(h.p.insertBody(p, again.Body))
 	if got := h.f.Missing(p); !slices.Equal(got, []int{0, 1}) {
 		t.Fatalf("new EB misses %v, want both txs", got)
 	}
@@ -409,14 +410,14 @@ func TestScriptPrune(t *testing.T) {
 func TestScriptInvalidBodyRejected(t *testing.T) {
 	h := newHarness(t)
 	h.peerUp(peerA)
-	good := makeEB(t, 300, 1)
+	good := blocktest.NewEB(t, 300, 1)
 	h.forge(5, good)
-	tx := good.txs[0]
+	tx := good.Txs[0]
 	liar, err := block.NewEBBody([]block.EBTx{{TxHash: block.HashBytes(tx), Size: uint32(len(tx) + 1)}}, testLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad := &testEB{body: liar, txs: [][]byte{tx}}
+	bad := &blocktest.EB{Body: liar, Txs: [][]byte{tx}}
 	p := h.announce(6, bad)
 	h.offerBody(peerA, p)
 	h.replyAll(h.plan())
@@ -432,19 +433,19 @@ func TestRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eb := makeEB(t, 300, 1, 2, 3)
-	p := eb.point(10)
-	if err := db.InsertPoint(p, eb.body.Size()); err != nil {
+	eb := blocktest.NewEB(t, 300, 1, 2, 3)
+	p := eb.Point(10)
+	if err := db.InsertPoint(p, eb.Body.Size()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.InsertBody(p, eb.body.Bytes()); err != nil {
+	if _, err := db.InsertBody(p, eb.Body.Bytes()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.InsertTxs(eb.txs[1:2]); err != nil {
+	if _, err := db.InsertTxs(eb.Txs[1:2]); err != nil {
 		t.Fatal(err)
 	}
-	wanted := makeEB(t, 300, 4)
-	if err := db.InsertPoint(wanted.point(11), wanted.body.Size()); err != nil {
+	wanted := blocktest.NewEB(t, 300, 4)
+	if err := db.InsertPoint(wanted.Point(11), wanted.Body.Size()); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
@@ -476,13 +477,13 @@ func TestScriptCacheFallback(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, func(o *Options) { o.TxCache = tc.cache })
 			h.peerUp(peerA)
-			shared := makeEB(t, 300, seeds(0, 8)...)
+			shared := blocktest.NewEB(t, 300, blocktest.Seeds(0, 8)...)
 			h.forge(5, shared)
-			eb1 := makeEB(t, 300, seeds(4, 12)...)
-			eb2 := makeEB(t, 300, 20, 21)
+			eb1 := blocktest.NewEB(t, 300, blocktest.Seeds(4, 12)...)
+			eb2 := blocktest.NewEB(t, 300, 20, 21)
 			p1 := h.announce(10, eb1)
 			h.announce(11, eb2) // with room for one announcement, evicts eb1's
-			h.must(h.p.insertBody(p1, eb1.body))
+			h.must(h.p.insertBody(p1, eb1.Body))
 			if got := h.f.Missing(p1); !slices.Equal(got, []int{4, 5, 6, 7}) {
 				t.Fatalf("%s misses %v, want the txs no EB holds (offsets 4..7)", p1, got)
 			}
@@ -500,12 +501,12 @@ func TestScriptCacheFallback(t *testing.T) {
 func TestScriptBogusOffers(t *testing.T) {
 	h := newHarness(t)
 	h.peerUp(peerA)
-	eb := makeEB(t, 300, 1, 2)
+	eb := blocktest.NewEB(t, 300, 1, 2)
 	p := h.announce(10, eb)
-	h.f.BlockOffer(peerA, p, eb.body.Size()+1)
-	unknown := makeEB(t, 300, 3)
-	h.f.BlockOffer(peerA, unknown.point(10), unknown.body.Size())
-	h.f.BlockTxsOffer(peerA, unknown.point(10))
+	h.f.BlockOffer(peerA, p, eb.Body.Size()+1)
+	unknown := blocktest.NewEB(t, 300, 3)
+	h.f.BlockOffer(peerA, unknown.Point(10), unknown.Body.Size())
+	h.f.BlockTxsOffer(peerA, unknown.Point(10))
 	h.check()
 	if reqs := h.plan(); len(reqs) != 0 {
 		t.Fatalf("planned on bogus offers: %v", reqs)
@@ -518,7 +519,7 @@ func TestScriptBogusOffers(t *testing.T) {
 func TestScriptBodyContradictedByTx(t *testing.T) {
 	h := newHarness(t)
 	h.peerUp(peerA)
-	tx, other := testTx(1, 300), testTx(2, 300)
+	tx, other := blocktest.Tx(1, 300), blocktest.Tx(2, 300)
 	liar, err := block.NewEBBody([]block.EBTx{
 		{TxHash: block.HashBytes(tx), Size: 301},
 		{TxHash: block.HashBytes(other), Size: 300},
@@ -526,12 +527,12 @@ func TestScriptBodyContradictedByTx(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad := &testEB{body: liar, txs: [][]byte{tx, other}}
+	bad := &blocktest.EB{Body: liar, Txs: [][]byte{tx, other}}
 	p := h.announce(10, bad)
-	honest := makeEB(t, 300, 2, 3) // shares `other`
+	honest := blocktest.NewEB(t, 300, 2, 3) // shares `other`
 	q := h.announce(11, honest)
 	h.must(h.p.insertBody(p, liar))
-	h.must(h.p.insertBody(q, honest.body))
+	h.must(h.p.insertBody(q, honest.Body))
 	h.must(h.p.insertTxs(p, [][]byte{tx}, false))
 	if st, _ := h.p.cache.LookupTx(block.HashBytes(tx)); st.Held() {
 		t.Fatal("the cache vouches for a tx the LeiosDB dropped with its body")
@@ -552,10 +553,10 @@ func TestScriptBodyContradictedByTx(t *testing.T) {
 func TestScriptPruneKeepsSharedNeeds(t *testing.T) {
 	h := newHarness(t)
 	h.peerUp(peerA)
-	old, fresh := makeEB(t, 300, 1, 2, 3), makeEB(t, 300, 3, 4)
+	old, fresh := blocktest.NewEB(t, 300, 1, 2, 3), blocktest.NewEB(t, 300, 3, 4)
 	pOld, pFresh := h.announce(5, old), h.announce(20, fresh)
-	h.must(h.p.insertBody(pOld, old.body))
-	h.must(h.p.insertBody(pFresh, fresh.body))
+	h.must(h.p.insertBody(pOld, old.Body))
+	h.must(h.p.insertBody(pFresh, fresh.Body))
 	h.must(h.p.Prune(10))
 	if s := h.f.Stats(); s.MissingTxs != 2 || s.Points != 1 {
 		t.Fatalf("after prune: %+v, want the 2 txs of the fresh EB", s)

@@ -15,6 +15,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/block/blocktest"
 )
 
 // Benchmarks run only under -bench. The probe benchmark builds its store
@@ -43,7 +44,7 @@ func envInt(name string, def int) int {
 func closureTxs(seed uint64) [][]byte {
 	txs := make([][]byte, 13_888)
 	for i := range txs {
-		txs[i] = testTx(seed<<20|uint64(i), 864)
+		txs[i] = blocktest.Tx(seed<<20|uint64(i), 864)
 	}
 	return txs
 }
@@ -119,7 +120,7 @@ func probeStore(b *testing.B) (dir string, ebs int) {
 	for e := range ebs {
 		txs := make([][]byte, probeEBTxs)
 		for i := range txs {
-			txs[i] = testTx(uint64(e)<<32|uint64(i), size)
+			txs[i] = blocktest.Tx(uint64(e)<<32|uint64(i), size)
 		}
 		eb := testBody(b, txs)
 		p := pointOf(uint64(e+1), eb)
@@ -152,7 +153,7 @@ func probeBatch(ebs, hitPercent int) (hashes []block.Hash, hits int) {
 	e := uint64(ebs / 2)
 	for i := range hashes {
 		if i*hitPercent/100 != (i+1)*hitPercent/100 {
-			hashes[i] = block.HashBytes(testTx(e<<32|uint64(i), envInt("LEIOSDB_BENCH_TXSIZE", 256)))
+			hashes[i] = block.HashBytes(blocktest.Tx(e<<32|uint64(i), envInt("LEIOSDB_BENCH_TXSIZE", 256)))
 			hits++
 		} else {
 			var miss [8]byte

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/block/blocktest"
 )
 
 // crashDirEnv tells the re-executed test binary to be the crash child, and
@@ -119,7 +120,7 @@ func TestCrashChild(t *testing.T) {
 			if len(recent) > 0 && rng.IntN(4) == 0 {
 				txs[j] = recent[rng.IntN(len(recent))]
 			} else {
-				txs[j] = testTx(rng.Uint64(), 100+rng.IntN(900))
+				txs[j] = blocktest.Tx(rng.Uint64(), 100+rng.IntN(900))
 			}
 		}
 		txs = dedupTxs(txs)

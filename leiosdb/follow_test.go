@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/block/blocktest"
 )
 
 // recorder collects what a Follower delivers.
@@ -36,10 +37,10 @@ func (r *recorder) sources(ev Event) []Source {
 // always cuts a one-event buffer off.
 func TestFollowerLosesNothing(t *testing.T) {
 	db := openTestDB(t, Options{EventBuffer: 1})
-	old := testBody(t, [][]byte{testTx(1, 100)})
+	old := testBody(t, [][]byte{blocktest.Tx(1, 100)})
 	pOld := pointOf(1, old)
 	announceAndStore(t, db, pOld, old)
-	if _, err := db.InsertTxs([][]byte{testTx(1, 100)}); err != nil {
+	if _, err := db.InsertTxs([][]byte{blocktest.Tx(1, 100)}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -57,7 +58,7 @@ func TestFollowerLosesNothing(t *testing.T) {
 
 	var points []block.Point
 	for i := range uint64(8) {
-		tx := testTx(10+i, 100)
+		tx := blocktest.Tx(10+i, 100)
 		eb := testBody(t, [][]byte{tx})
 		p := pointOf(10+i, eb)
 		announceAndStore(t, db, p, eb)

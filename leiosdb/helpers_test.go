@@ -1,7 +1,6 @@
 package leiosdb
 
 import (
-	"encoding/binary"
 	"io"
 	"log/slog"
 	"testing"
@@ -33,17 +32,6 @@ func openTestDB(t testing.TB, opts Options) *DB {
 		}
 	})
 	return db
-}
-
-// testTx is a deterministic tx of the given size; distinct seeds give
-// distinct txs. The store never parses tx bytes, so any bytes do.
-func testTx(seed uint64, size int) []byte {
-	tx := make([]byte, max(size, 8))
-	binary.BigEndian.PutUint64(tx, seed)
-	for i := 8; i < len(tx); i++ {
-		tx[i] = byte(seed*31 + uint64(i))
-	}
-	return tx
 }
 
 // testBody builds the EB body naming txs, in order.

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/block/blocktest"
 )
 
 // rawEntry is one hand-encoded EB body entry with a minimal size.
@@ -20,7 +21,7 @@ func rawEntry(tx []byte) []byte {
 }
 
 func TestInsertBodyRejects(t *testing.T) {
-	tx1, tx2, tx3 := testTx(1, 300), testTx(2, 300), testTx(3, 300)
+	tx1, tx2, tx3 := blocktest.Tx(1, 300), blocktest.Tx(2, 300), blocktest.Tx(3, 300)
 	good := testBody(t, [][]byte{tx1, tx2})
 	limits := block.EBLimits{MaxBodyBytes: 10_000, MaxClosureBytes: 800, MaxTxs: 3}
 
@@ -43,7 +44,7 @@ func TestInsertBodyRejects(t *testing.T) {
 			raw:  slices.Concat([]byte{0xa2}, rawEntry(tx1), rawEntry(tx1)),
 			want: block.ErrInvalidEB},
 		{name: "non-canonical size",
-			raw:  slices.Concat([]byte{0xa1, 0x58, 0x20}, hashSlice(testTx(4, 5)), []byte{0x18, 0x05}),
+			raw:  slices.Concat([]byte{0xa1, 0x58, 0x20}, hashSlice(blocktest.Tx(4, 5)), []byte{0x18, 0x05}),
 			want: block.ErrInvalidEB},
 		{name: "indefinite map",
 			raw:  slices.Concat([]byte{0xbf}, rawEntry(tx1), []byte{0xff}),
@@ -52,10 +53,10 @@ func TestInsertBodyRejects(t *testing.T) {
 			raw:  slices.Concat([]byte{0xa1}, rawEntry(tx1), []byte{0x00}),
 			want: block.ErrInvalidEB},
 		{name: "too many txs",
-			raw:  testBody(t, [][]byte{tx1, tx2, tx3, testTx(5, 10)}).Bytes(),
+			raw:  testBody(t, [][]byte{tx1, tx2, tx3, blocktest.Tx(5, 10)}).Bytes(),
 			want: block.ErrInvalidEB},
 		{name: "closure too big",
-			raw:  testBody(t, [][]byte{tx1, tx2, tx3, testTx(6, 300)}[1:]).Bytes(),
+			raw:  testBody(t, [][]byte{tx1, tx2, tx3, blocktest.Tx(6, 300)}[1:]).Bytes(),
 			want: block.ErrInvalidEB},
 	}
 	for _, tc := range tests {
@@ -95,7 +96,7 @@ func hashSlice(tx []byte) []byte { h := block.HashBytes(tx); return h[:] }
 
 func TestInsertBodyTxSizeContradiction(t *testing.T) {
 	db := openTestDB(t, Options{})
-	tx := testTx(1, 300)
+	tx := blocktest.Tx(1, 300)
 	eb := testBody(t, [][]byte{tx})
 	announceAndStore(t, db, pointOf(1, eb), eb)
 	if _, err := db.InsertTxs([][]byte{tx}); err != nil {
@@ -117,7 +118,7 @@ func TestInsertBodyTxSizeContradiction(t *testing.T) {
 
 func TestInsertTxsDropsContradictedBody(t *testing.T) {
 	db := openTestDB(t, Options{})
-	tx, other := testTx(1, 300), testTx(2, 300)
+	tx, other := blocktest.Tx(1, 300), blocktest.Tx(2, 300)
 	honest := testBody(t, [][]byte{tx})
 	liar, err := block.NewEBBody([]block.EBTx{
 		{TxHash: block.HashBytes(other), Size: 300},
@@ -148,9 +149,9 @@ func TestInsertTxsDropsContradictedBody(t *testing.T) {
 	mustConsistent(t, db)
 
 	// A tx only a liar wants is not kept.
-	liar2, _ := block.NewEBBody([]block.EBTx{{TxHash: block.HashBytes(testTx(3, 50)), Size: 51}}, block.DefaultEBLimits)
+	liar2, _ := block.NewEBBody([]block.EBTx{{TxHash: block.HashBytes(blocktest.Tx(3, 50)), Size: 51}}, block.DefaultEBLimits)
 	announceAndStore(t, db, pointOf(3, liar2), liar2)
-	res, err = db.InsertTxs([][]byte{testTx(3, 50)})
+	res, err = db.InsertTxs([][]byte{blocktest.Tx(3, 50)})
 	if err != nil || res.Stored != 0 || len(res.Dropped) != 1 {
 		t.Fatalf("InsertTxs = %+v, %v", res, err)
 	}
@@ -159,7 +160,7 @@ func TestInsertTxsDropsContradictedBody(t *testing.T) {
 
 func TestInsertPoint(t *testing.T) {
 	db := openTestDB(t, Options{})
-	eb := testBody(t, [][]byte{testTx(1, 300)})
+	eb := testBody(t, [][]byte{blocktest.Tx(1, 300)})
 	p := pointOf(5, eb)
 	if err := db.InsertPoint(p, eb.Size()); err != nil {
 		t.Fatal(err)
@@ -189,7 +190,7 @@ func TestInsertPoint(t *testing.T) {
 
 func TestInsertBodyAndTxs(t *testing.T) {
 	db := openTestDB(t, Options{})
-	txs := [][]byte{testTx(1, 300), testTx(2, 400), testTx(3, 500)}
+	txs := [][]byte{blocktest.Tx(1, 300), blocktest.Tx(2, 400), blocktest.Tx(3, 500)}
 	eb := testBody(t, txs)
 	p := pointOf(7, eb)
 	events, cancel := db.Subscribe()
@@ -213,11 +214,11 @@ func TestInsertBodyAndTxs(t *testing.T) {
 	}
 
 	// Two of three, with an unnamed tx and a repeat: no completion yet.
-	res, err := db.InsertTxs([][]byte{txs[2], testTx(99, 100), txs[0], txs[2]})
+	res, err := db.InsertTxs([][]byte{txs[2], blocktest.Tx(99, 100), txs[0], txs[2]})
 	if err != nil || res.Stored != 2 || len(res.Completed) != 0 {
 		t.Fatalf("InsertTxs = %+v, %v", res, err)
 	}
-	if _, ok, _ := db.Tx(block.HashBytes(testTx(99, 100))); ok {
+	if _, ok, _ := db.Tx(block.HashBytes(blocktest.Tx(99, 100))); ok {
 		t.Fatal("unnamed tx stored")
 	}
 	if missing, err := db.Missing(p); err != nil || !slices.Equal(missing, []int{1}) {
@@ -283,13 +284,13 @@ func TestEmptyBodyIsComplete(t *testing.T) {
 
 func TestSharedTxStoredOnceCompletesBoth(t *testing.T) {
 	db := openTestDB(t, Options{})
-	shared := testTx(1, 300)
-	a := testBody(t, [][]byte{testTx(2, 300), shared})
-	b := testBody(t, [][]byte{shared, testTx(3, 300)})
+	shared := blocktest.Tx(1, 300)
+	a := testBody(t, [][]byte{blocktest.Tx(2, 300), shared})
+	b := testBody(t, [][]byte{shared, blocktest.Tx(3, 300)})
 	pa, pb := pointOf(10, a), pointOf(11, b)
 	announceAndStore(t, db, pa, a)
 	announceAndStore(t, db, pb, b)
-	if res, err := db.InsertTxs([][]byte{testTx(2, 300), testTx(3, 300)}); err != nil || len(res.Completed) != 0 {
+	if res, err := db.InsertTxs([][]byte{blocktest.Tx(2, 300), blocktest.Tx(3, 300)}); err != nil || len(res.Completed) != 0 {
 		t.Fatalf("InsertTxs = %+v, %v", res, err)
 	}
 	res, err := db.InsertTxs([][]byte{shared})
@@ -325,7 +326,7 @@ func TestSameEBHashAtTwoSlots(t *testing.T) {
 	db := openTestDB(t, Options{})
 	events, cancel := db.Subscribe()
 	defer cancel()
-	tx := testTx(1, 300)
+	tx := blocktest.Tx(1, 300)
 	eb := testBody(t, [][]byte{tx})
 	p1, p2, p3 := pointOf(10, eb), pointOf(20, eb), pointOf(30, eb)
 	if err := db.InsertPoint(p1, eb.Size()); err != nil {
@@ -377,7 +378,7 @@ func TestSameEBHashAtTwoSlots(t *testing.T) {
 
 func TestGCKeepsSharedTxsOfYoungerEB(t *testing.T) {
 	db := openTestDB(t, Options{})
-	shared, oldOnly, missing := testTx(1, 300), testTx(2, 300), testTx(3, 300)
+	shared, oldOnly, missing := blocktest.Tx(1, 300), blocktest.Tx(2, 300), blocktest.Tx(3, 300)
 	old := testBody(t, [][]byte{oldOnly, shared, missing})
 	young := testBody(t, [][]byte{shared})
 	announceAndStore(t, db, pointOf(10, old), old)
@@ -411,7 +412,7 @@ func TestGCKeepsSharedTxsOfYoungerEB(t *testing.T) {
 
 func TestPromoteSurvivesGC(t *testing.T) {
 	db := openTestDB(t, Options{})
-	tx := testTx(1, 300)
+	tx := blocktest.Tx(1, 300)
 	eb := testBody(t, [][]byte{tx})
 	p := pointOf(10, eb)
 	announceAndStore(t, db, p, eb)
@@ -441,7 +442,7 @@ func TestPromoteSurvivesGC(t *testing.T) {
 
 func TestGCDropsAnnouncementsWithoutBody(t *testing.T) {
 	db := openTestDB(t, Options{})
-	eb := testBody(t, [][]byte{testTx(1, 300)})
+	eb := testBody(t, [][]byte{blocktest.Tx(1, 300)})
 	for slot := uint64(1); slot <= 5; slot++ {
 		if err := db.InsertPoint(block.Point{Slot: slot, Hash: block.HashBytes([]byte{byte(slot)})}, 100); err != nil {
 			t.Fatal(err)
@@ -509,7 +510,7 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 	g.Go(func() error {
 		defer close(published)
 		for slot := uint64(1); slot <= 60; slot++ {
-			txs := [][]byte{testTx(slot, 200), testTx(slot+1, 200), testTx(slot+1000, 300)}
+			txs := [][]byte{blocktest.Tx(slot, 200), blocktest.Tx(slot+1, 200), blocktest.Tx(slot+1000, 300)}
 			eb := testBody(t, txs)
 			if err := db.InsertPoint(pointOf(slot, eb), eb.Size()); err != nil {
 				return err
@@ -565,7 +566,7 @@ func TestReopenAndClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx := testTx(1, 300)
+	tx := blocktest.Tx(1, 300)
 	eb := testBody(t, [][]byte{tx})
 	announceAndStore(t, db, pointOf(1, eb), eb)
 	if _, err := db.InsertTxs([][]byte{tx}); err != nil {
@@ -605,7 +606,7 @@ func TestHasTxsLengthMismatch(t *testing.T) {
 
 func TestDropPageCache(t *testing.T) {
 	db := openTestDB(t, Options{})
-	tx := testTx(1, 300)
+	tx := blocktest.Tx(1, 300)
 	eb := testBody(t, [][]byte{tx})
 	announceAndStore(t, db, pointOf(1, eb), eb)
 	if err := db.DropPageCache(); err != nil {
@@ -626,8 +627,8 @@ func TestDropPageCache(t *testing.T) {
 // same entries.
 func FuzzStoredTxs(f *testing.F) {
 	f.Add(testBody(f, nil).Bytes())
-	f.Add(testBody(f, [][]byte{testTx(1, 3), testTx(2, 30), testTx(3, 300), testTx(4, 70_000)}).Bytes())
-	f.Add(slices.Concat([]byte{0xa2}, rawEntry(testTx(1, 300)), rawEntry(testTx(1, 300))))
+	f.Add(testBody(f, [][]byte{blocktest.Tx(1, 3), blocktest.Tx(2, 30), blocktest.Tx(3, 300), blocktest.Tx(4, 70_000)}).Bytes())
+	f.Add(slices.Concat([]byte{0xa2}, rawEntry(blocktest.Tx(1, 300)), rawEntry(blocktest.Tx(1, 300))))
 	f.Add([]byte{0xbf, 0xff})
 	limits := block.EBLimits{MaxBodyBytes: 1 << 20, MaxClosureBytes: 1 << 40, MaxTxs: 1 << 16}
 	f.Fuzz(func(t *testing.T, raw []byte) {

@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/block/blocktest"
 )
 
 // model is the store's meaning, in plain maps.
@@ -185,7 +186,7 @@ func TestStateMachine(t *testing.T) {
 		// A small universe, so that bodies share txs and hashes repeat.
 		var pool [][]byte
 		for i := range 10 {
-			pool = append(pool, testTx(uint64(i), 20+10*i))
+			pool = append(pool, blocktest.Tx(uint64(i), 20+10*i))
 		}
 		var bodies []*block.EBBody
 		for i := range 5 {

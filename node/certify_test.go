@@ -18,7 +18,6 @@ import (
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/keys"
-	"github.com/leiosnode/leiosnode/ledger"
 )
 
 // Ten producers on mocknet links (20 ms, a random graph of degree about
@@ -91,19 +90,10 @@ func TestTenNodesCertifyOnMocknet(t *testing.T) {
 	}()
 
 	// A chain of txs from the payer into node 0's mempool, ten a second.
-	key, addr := payer()
-	in, coin := ledger.GenesisTxIn(addr), uint64(50_000_000_000)
-	for range 250 {
-		body := ledger.TxBody{Inputs: []ledger.TxIn{in}, Outputs: []ledger.TxOut{{Address: addr, Coin: coin - 200_000}}}
-		fee, err := body.MinFee(ledger.DefaultParams(), 1)
-		must(t, err)
-		body.Fee, body.Outputs[0].Coin = fee, coin-fee
-		tx, err := body.Build([]ed25519.PrivateKey{key})
-		must(t, err)
+	for _, tx := range payments(t, 250) {
 		addCtx, cancelAdd := context.WithTimeout(ctx, 5*time.Second)
 		must(t, ns[0].mempool.Add(addCtx, tx))
 		cancelAdd()
-		in, coin = ledger.TxIn{TxID: tx.ID(), Index: 0}, coin-fee
 		time.Sleep(100 * time.Millisecond)
 	}
 	time.Sleep(2 * time.Second)

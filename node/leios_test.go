@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/leios"
 )
 
@@ -35,22 +33,12 @@ func TestEBsDiffuseToEveryNode(t *testing.T) {
 	}()
 
 	// A chain of 30 txs, all submitted to node 0 (each spends the last).
-	key, addr := payer()
-	in, coin := ledger.GenesisTxIn(addr), uint64(50_000_000_000)
 	waitHTTP(t, configs[0].HTTPAddr)
-	for range 30 {
-		body := ledger.TxBody{Inputs: []ledger.TxIn{in}, Outputs: []ledger.TxOut{{Address: addr, Coin: coin - 200_000}}}
-		fee, err := body.MinFee(ledger.DefaultParams(), 1)
-		must(t, err)
-		body.Fee, body.Outputs[0].Coin = fee, coin-fee
-		tx, err := body.Build([]ed25519.PrivateKey{key})
-		must(t, err)
+	for _, tx := range payments(t, 30) {
 		if status, reply := post(t, configs[0].HTTPAddr, "application/cbor", tx.Bytes()); status != http.StatusAccepted {
 			t.Fatalf("submit: %d %s", status, reply)
 		}
-		in, coin = ledger.TxIn{TxID: tx.ID(), Index: 0}, coin-fee
 	}
-
 	deadline := time.Now().Add(30 * time.Second)
 	for _, cfg := range configs {
 		for {

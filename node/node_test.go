@@ -38,6 +38,26 @@ func payer() (ed25519.PrivateKey, []byte) {
 	return key, ledger.EnterpriseAddress(0, ledger.KeyHash(key.Public().(ed25519.PublicKey)))
 }
 
+// payments is a chain of n signed txs from the payer's genesis funds, each
+// spending the last one's output and paying it back less the fee.
+func payments(t *testing.T, n int) []*ledger.Tx {
+	t.Helper()
+	key, addr := payer()
+	in, coin := ledger.GenesisTxIn(addr), uint64(50_000_000_000)
+	txs := make([]*ledger.Tx, 0, n)
+	for range n {
+		body := ledger.TxBody{Inputs: []ledger.TxIn{in}, Outputs: []ledger.TxOut{{Address: addr, Coin: coin - 200_000}}}
+		fee, err := body.MinFee(ledger.DefaultParams(), 1)
+		must(t, err)
+		body.Fee, body.Outputs[0].Coin = fee, coin-fee
+		tx, err := body.Build([]ed25519.PrivateKey{key})
+		must(t, err)
+		txs = append(txs, tx)
+		in, coin = ledger.TxIn{TxID: tx.ID(), Index: 0}, coin-fee
+	}
+	return txs
+}
+
 func testNet(t *testing.T, nodes int, slotLength time.Duration, configure ...func(*consensus.Genesis)) []*config.Config {
 	t.Helper()
 	dir := t.TempDir()

@@ -2,13 +2,11 @@ package node
 
 import (
 	"context"
-	"crypto/ed25519"
 	"testing"
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/ledger"
 )
 
 // A rollback past a CertRB returns its certified closure's txs to the
@@ -32,17 +30,8 @@ func TestRollbackPastCertRBReturnsTheClosure(t *testing.T) {
 		ns = append(ns, n)
 	}
 	a, b := ns[0], ns[1]
-	key, addr := payer()
-	in, coin := ledger.GenesisTxIn(addr), uint64(50_000_000_000)
-	for range 10 {
-		body := ledger.TxBody{Inputs: []ledger.TxIn{in}, Outputs: []ledger.TxOut{{Address: addr, Coin: coin - 200_000}}}
-		fee, err := body.MinFee(ledger.DefaultParams(), 1)
-		must(t, err)
-		body.Fee, body.Outputs[0].Coin = fee, coin-fee
-		tx, err := body.Build([]ed25519.PrivateKey{key})
-		must(t, err)
+	for _, tx := range payments(t, 10) {
 		must(t, a.mempool.Add(context.Background(), tx))
-		in, coin = ledger.TxIn{TxID: tx.ID(), Index: 0}, coin-fee
 	}
 
 	clock := a.validator.Clock()
