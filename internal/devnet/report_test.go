@@ -416,9 +416,15 @@ func TestLeiosReport(t *testing.T) {
         "ebsAnnounced": 3,
         "bodiesHeld": 3,
         "closuresComplete": 3,
+        "ebsCertified": 0,
         "missingTxs": 0,
         "requestsInFlight": 0,
-        "fetchedBytes": 0
+        "fetchedBytes": 0,
+        "txsFromMempool": 0,
+        "votesCast": 0,
+        "votesReceived": 0,
+        "votesInvalid": 0,
+        "certificatesBuilt": 0
       },
       "ebsListed": 3,
       "closuresListed": 3
@@ -430,9 +436,15 @@ func TestLeiosReport(t *testing.T) {
         "ebsAnnounced": 4,
         "bodiesHeld": 4,
         "closuresComplete": 3,
+        "ebsCertified": 0,
         "missingTxs": 12,
         "requestsInFlight": 1,
-        "fetchedBytes": 123456
+        "fetchedBytes": 123456,
+        "txsFromMempool": 0,
+        "votesCast": 0,
+        "votesReceived": 0,
+        "votesInvalid": 0,
+        "certificatesBuilt": 0
       },
       "ebsListed": 4,
       "closuresListed": 3
@@ -450,9 +462,15 @@ func TestLeiosReport(t *testing.T) {
         "ebsAnnounced": 2,
         "bodiesHeld": 0,
         "closuresComplete": 0,
+        "ebsCertified": 0,
         "missingTxs": 0,
         "requestsInFlight": 0,
-        "fetchedBytes": 0
+        "fetchedBytes": 0,
+        "txsFromMempool": 0,
+        "votesCast": 0,
+        "votesReceived": 0,
+        "votesInvalid": 0,
+        "certificatesBuilt": 0
       },
       "ebsListed": 0,
       "closuresListed": 0,
