@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -44,11 +46,13 @@ func (o firehoseOptions) withDefaults() firehoseOptions {
 
 // txFirehose feeds a devnet valid signed txs from the genesis funds: one
 // chain of txs per funded address (see txChain), chain j submitted only to
-// node j mod N, so a tx never reaches a node before its parent. Each node
-// has one submitter goroutine, which takes its chains in turn at its share
-// of the rate. A tx is built only once its parent was admitted; a tx the
-// node had no room for goes again at the chain's next turn; a rejected tx
-// makes the chain resynchronise with its node (see resync).
+// node j mod N, so a tx never reaches a node before its parent. Each chain
+// has its own submitter goroutine at its share of the rate: a chain's txs
+// go one after another anyway (a tx is built only once its parent was
+// admitted), so the chains are the firehose's parallelism, and a slow
+// answer holds up only its own chain. A tx the node had no room for goes
+// again at the chain's next turn; a rejected tx makes the chain
+// resynchronise with its node (see resync).
 type txFirehose struct {
 	opts   firehoseOptions
 	params ledger.Params
@@ -69,6 +73,15 @@ type txStats struct {
 	Rejected     map[string]uint64 // 400 answers by reason
 	MempoolFull  uint64            // 503 answers; the tx went again later
 	SubmitErrors uint64            // POSTs and resync queries without an answer
+
+	// The firehose's own speed: the time spent building and signing the
+	// txs, the POSTs made and their round trips, and when the first and
+	// the last distinct tx went.
+	Built               uint64
+	BuildTime           time.Duration
+	Posts               uint64
+	PostTime            time.Duration
+	FirstSent, LastSent time.Time
 }
 
 func newFirehose(params ledger.Params, nodes []Node, chains []*txChain, client *http.Client, opts firehoseOptions) *txFirehose {
@@ -100,44 +113,36 @@ func (f *txFirehose) run(ctx context.Context) {
 	if !f.enabled() {
 		return
 	}
-	var submitters sync.WaitGroup
-	for n := range f.nodes {
-		var mine []*txChain
-		for _, c := range f.chains {
-			if c.node == n {
-				mine = append(mine, c)
-			}
-		}
-		if len(mine) == 0 {
-			continue
-		}
-		// This node's share of the rate: its chains' share of all chains.
-		interval := time.Duration(float64(time.Second) * float64(len(f.chains)) / (f.opts.Rate * float64(len(mine))))
-		submitters.Go(func() { f.submitTo(ctx, n, mine, interval) })
+	// Each chain's share of the rate; the chains start spread over one
+	// interval, so that their POSTs do not come in bursts.
+	interval := time.Duration(float64(time.Second) * float64(len(f.chains)) / f.opts.Rate)
+	var submitters errgroup.Group
+	for j, c := range f.chains {
+		offset := interval * time.Duration(j) / time.Duration(len(f.chains))
+		submitters.Go(func() error {
+			f.submitChain(ctx, c, offset, interval)
+			return nil
+		})
 	}
-	submitters.Wait()
+	_ = submitters.Wait() // submitters return no error
 }
 
-// submitTo is node n's submitter: once the node answers, one step per
-// interval, taking chains in turn, until ctx ends or all have stopped.
-func (f *txFirehose) submitTo(ctx context.Context, n int, chains []*txChain, interval time.Duration) {
-	if !f.awaitUp(ctx, n) {
+// submitChain is chain c's submitter: once its node answers and offset has
+// passed, one step per interval until ctx ends or the chain stops.
+func (f *txFirehose) submitChain(ctx context.Context, c *txChain, offset, interval time.Duration) {
+	if !f.awaitUp(ctx, c.node) {
 		return
 	}
-	turn := 0
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(offset):
+	}
 	paced(ctx, interval, func() bool {
-		for range chains {
-			c := chains[turn%len(chains)]
-			turn++
-			if c.stopped == "" {
-				// A step runs to its end even when stopping (each of its
-				// requests is bounded), so that what the node admitted is
-				// recorded exactly.
-				f.step(context.WithoutCancel(ctx), f.apis[n], c)
-				return true
-			}
-		}
-		return false // every chain has stopped
+		// A step runs to its end even when stopping (each of its requests
+		// is bounded), so that what the node admitted is recorded exactly.
+		f.step(context.WithoutCancel(ctx), f.apis[c.node], c)
+		return c.stopped == ""
 	})
 }
 
@@ -185,16 +190,30 @@ func pacedBy(ctx context.Context, ticks <-chan time.Time, step func() bool) {
 
 // step submits c's next tx to its node and acts on the answer.
 func (f *txFirehose) step(ctx context.Context, api nodeAPI, c *txChain) {
+	building := time.Now()
+	built := c.pending == nil
 	tx, err := c.next(f.params)
 	if err != nil {
 		c.stopped = err.Error()
 		return
 	}
+	posting := time.Now()
 	if !c.submitted {
-		c.submitted = true
-		f.count(func(s *txStats) { s.Submitted++ })
+		c.submitted, c.firstSent = true, posting
+		f.count(func(s *txStats) {
+			s.Submitted++
+			if s.FirstSent.IsZero() {
+				s.FirstSent = posting
+			}
+			s.LastSent = posting
+			if built {
+				s.Built++
+				s.BuildTime += posting.Sub(building)
+			}
+		})
 	}
 	_, err = api.submit(ctx, tx.Bytes())
+	f.count(func(s *txStats) { s.Posts++; s.PostTime += time.Since(posting) })
 	var rejection *txRejectedError
 	switch {
 	case err == nil:

@@ -258,7 +258,7 @@ type testFunds struct {
 	coin      uint64
 }
 
-func newTestFunds(t *testing.T, count int, coin uint64) testFunds {
+func newTestFunds(t testing.TB, count int, coin uint64) testFunds {
 	f := testFunds{coin: coin}
 	initial := map[string]uint64{}
 	for range count {

@@ -55,7 +55,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		return err
 	}
 	d.Print(out)
-	client := &http.Client{}
+	client := newAPIClient()
 	firehose, err := loadFirehose(d, client, firehoseOptions{Rate: opts.TxRate})
 	if err != nil {
 		return err

@@ -93,7 +93,7 @@ func getJSON(ctx context.Context, client *http.Client, addr, path string, timeou
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer closeBody(resp.Body)
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("GET %s: %s", path, resp.Status)
 	}
