@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -119,7 +120,7 @@ type unspentOutput struct {
 // the node's selected tip (ok), or ok=false if it is not.
 func (a nodeAPI) utxo(ctx context.Context, in ledger.TxIn) (out unspentOutput, ok bool, err error) {
 	path := fmt.Sprintf("/api/utxo/%s/%d", hex.EncodeToString(in.TxID[:]), in.Index)
-	ok, err = a.get(ctx, path, &out)
+	ok, err = a.get(ctx, path, queryTimeout, &out)
 	return out, ok, err
 }
 
@@ -129,13 +130,13 @@ func (a nodeAPI) inMempool(ctx context.Context, hash [32]byte) (bool, error) {
 	var answer struct {
 		Ticket uint64 `json:"ticket"`
 	}
-	return a.get(ctx, "/api/mempool/"+hex.EncodeToString(hash[:]), &answer)
+	return a.get(ctx, "/api/mempool/"+hex.EncodeToString(hash[:]), queryTimeout, &answer)
 }
 
-// get GETs path and decodes a 200 answer into v: found on 200, not found on
-// 404, an error on anything else.
-func (a nodeAPI) get(ctx context.Context, path string, v any) (found bool, err error) {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+// get GETs path within timeout and decodes a 200 answer into v: found on
+// 200, not found on 404, an error on anything else.
+func (a nodeAPI) get(ctx context.Context, path string, timeout time.Duration, v any) (found bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+path, nil)
 	if err != nil {
@@ -163,6 +164,15 @@ func (a nodeAPI) get(ctx context.Context, path string, v any) (found bool, err e
 	return false, fmt.Errorf("GET %s: %s: %s", path, resp.Status, apiErrorMessage(body))
 }
 
+// fetch is get of an answer that must be there: not found is an error too.
+func (a nodeAPI) fetch(ctx context.Context, path string, timeout time.Duration, v any) error {
+	found, err := a.get(ctx, path, timeout, v)
+	if err == nil && !found {
+		err = fmt.Errorf("GET %s: not found", path)
+	}
+	return err
+}
+
 // apiErrorMessage is the "error" of a JSON error answer, or the body itself
 // when it is not one.
 func apiErrorMessage(body []byte) string {
@@ -173,4 +183,12 @@ func apiErrorMessage(body []byte) string {
 		return answer.Error
 	}
 	return strings.TrimSpace(string(body))
+}
+
+// blocks is GET /api/blocks?from=N&count=M: at most count blocks of the
+// node's selected chain from number from, oldest first.
+func (a nodeAPI) blocks(ctx context.Context, from, count uint64) ([]api.BlockTxs, error) {
+	var blocks []api.BlockTxs
+	err := a.fetch(ctx, fmt.Sprintf("/api/blocks?from=%d&count=%d", from, count), walkTimeout, &blocks)
+	return blocks, err
 }

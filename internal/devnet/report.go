@@ -181,6 +181,18 @@ type TxReport struct {
 	// Unchecked: admitted txs the final check could not place, because the
 	// nodes did not answer (see Problems).
 	Unchecked uint64 `json:"unchecked,omitempty"`
+	// Latency is the time from submission to the chain of the txs OnChain;
+	// absent when there are none.
+	Latency *TxLatency `json:"latency,omitempty"`
+	// OfferedPerSecond is the distinct txs sent per second, from the first
+	// to the last: below Rate when the firehose could not keep up, mostly
+	// because the nodes' answers came too slowly (BenchmarkFirehoseCeiling
+	// measures what it can offer nodes that admit at once). BuildMicros is
+	// its own work per tx, building and signing it; SubmitMillis a POST's
+	// mean round trip.
+	OfferedPerSecond float64 `json:"offeredPerSecond"`
+	BuildMicros      float64 `json:"buildMicros"`
+	SubmitMillis     float64 `json:"submitMillis"`
 	// Settled says the nodes reported empty mempools and equal tx counts on
 	// chain before the final check, within the grace after the firehose
 	// stopped.

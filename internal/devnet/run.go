@@ -92,7 +92,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		grace := inFlightGrace(d.Genesis)
 		fmt.Fprintf(out, "firehose stopped; giving its last txs up to %v to reach every chain\n", grace.Round(time.Millisecond))
 		settled := awaitInFlight(context.Background(), client, d.Nodes, grace)
-		txs = firehose.settle(context.Background())
+		txs, _ = firehose.settle(context.Background(), d.Genesis.Clock())
 		txs.Settled = settled
 		printTxReport(out, txs)
 	}
@@ -217,6 +217,12 @@ func printTxReport(out io.Writer, r *TxReport) {
 		fmt.Fprintf(out, ", %d unchecked", r.Unchecked)
 	}
 	fmt.Fprintln(out)
+	if l := r.Latency; l != nil {
+		fmt.Fprintf(out, "  submit to on chain (slot start of the block that applied it): p50 %s, p95 %s, max %s over %d txs\n",
+			seconds(l.P50Ms), seconds(l.P95Ms), seconds(l.MaxMs), l.Txs)
+	}
+	fmt.Fprintf(out, "  the firehose offered %.1f tx/s of %g: %.0f µs to build and sign a tx, %.2f ms a POST\n",
+		r.OfferedPerSecond, r.Rate, r.BuildMicros, r.SubmitMillis)
 	for _, reason := range slices.Sorted(maps.Keys(r.Rejected)) {
 		fmt.Fprintf(out, "  rejected %d× %s\n", r.Rejected[reason], reason)
 	}
@@ -224,3 +230,6 @@ func printTxReport(out io.Writer, r *TxReport) {
 		fmt.Fprintln(out, "  "+line)
 	}
 }
+
+// seconds spells milliseconds as seconds, e.g. 1.25 s.
+func seconds(ms int64) string { return fmt.Sprintf("%.2f s", float64(ms)/1000) }

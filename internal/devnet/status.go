@@ -2,7 +2,6 @@ package devnet
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -40,7 +39,7 @@ func pollStatuses(ctx context.Context, client *http.Client, nodes []Node) []node
 // fetchStatus is one GET http://addr/status.
 func fetchStatus(ctx context.Context, client *http.Client, addr string) (*api.Status, error) {
 	var st api.Status
-	if err := getJSON(ctx, client, addr, "/status", pollTimeout, &st); err != nil {
+	if err := newNodeAPI(client, "http://"+addr).fetch(ctx, "/status", pollTimeout, &st); err != nil {
 		return nil, err
 	}
 	return &st, nil
@@ -73,34 +72,12 @@ func pollEBLists(ctx context.Context, client *http.Client, nodes []Node) []ebLis
 	for i, n := range nodes {
 		wg.Go(func() {
 			var ebs []ebTimes
-			err := getJSON(ctx, client, n.HTTPAddr, "/api/ebs", ebListTimeout, &ebs)
+			err := newNodeAPI(client, "http://"+n.HTTPAddr).fetch(ctx, "/api/ebs", ebListTimeout, &ebs)
 			polls[i] = ebListPoll{EBs: ebs, Err: err}
 		})
 	}
 	wg.Wait()
 	return polls
-}
-
-// getJSON is one GET http://addr+path, decoded into v, within timeout.
-func getJSON(ctx context.Context, client *http.Client, addr, path string, timeout time.Duration, v any) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer closeBody(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", path, resp.Status)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		return fmt.Errorf("GET %s: %w", path, err)
-	}
-	return nil
 }
 
 // txLine is the status line's figures of the whole devnet's txs.
