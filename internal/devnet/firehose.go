@@ -138,7 +138,7 @@ func (f *txFirehose) submitChain(ctx context.Context, c *txChain, offset, interv
 		return
 	case <-time.After(offset):
 	}
-	paced(ctx, interval, func() bool {
+	paced(ctx, interval, maxLag, func() bool {
 		// A step runs to its end even when stopping (each of its requests
 		// is bounded), so that what the node admitted is recorded exactly.
 		f.step(context.WithoutCancel(ctx), f.apis[c.node], c)
@@ -160,31 +160,38 @@ func (f *txFirehose) awaitUp(ctx context.Context, n int) bool {
 	}
 }
 
-// paced calls step once per interval until ctx ends or step returns false.
-// Ticks that pass while a step runs are dropped, not made up: when a node is
-// slow the firehose offers less, never a burst.
-func paced(ctx context.Context, interval time.Duration, step func() bool) {
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	pacedBy(ctx, ticker.C, step)
-}
+// maxLag is how far a chain's submitter may fall behind its schedule and
+// still make up for it: a node that stalls for a moment (a big block to
+// apply) gets the txs it was due right after; one slow for longer gets
+// fewer.
+const maxLag = time.Second
 
-// pacedBy is paced by the ticks of a ticker's channel, which holds at most
-// one tick that its reader missed.
-func pacedBy(ctx context.Context, ticks <-chan time.Time, step func() bool) {
+// paced calls step once per interval until ctx ends or step returns false.
+// A step due while the one before ran is made at once after it, unless it
+// is more than lag late: when a step is slow, the steps follow one another
+// without a pause until they are back on schedule or lag behind it, never
+// two at once.
+func paced(ctx context.Context, interval, lag time.Duration, step func() bool) {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	due := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-ticks:
+		case <-timer.C:
 		}
-		if !step() {
+		// A late step's timer has fired by the time the context ends, and
+		// select picks either: the context wins.
+		if ctx.Err() != nil || !step() {
 			return
 		}
-		select {
-		case <-ticks: // a tick that came during the step: skip it
-		default:
+		now := time.Now()
+		due = due.Add(interval)
+		if late := now.Add(-lag); due.Before(late) {
+			due = late
 		}
+		timer.Reset(due.Sub(now))
 	}
 }
 

@@ -3,7 +3,6 @@ package devnet
 import (
 	"context"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -199,67 +198,44 @@ func TestRejectionReason(t *testing.T) {
 	}
 }
 
-// TestPaced: steps come at the interval, slow steps are not made up, and
+// TestPaced: steps come at the interval; the steps a stall delayed are
+// made up at once after it, as far as they are at most the lag late; and
 // pacing ends with the context or when step says so.
 func TestPaced(t *testing.T) {
 	const interval = 10 * time.Millisecond
-	run := func(for_ time.Duration, step func() bool) int {
+	run := func(for_, lag time.Duration, step func(call int) bool) int {
 		ctx, cancel := context.WithTimeout(context.Background(), for_)
 		defer cancel()
-		var calls atomic.Int64
-		paced(ctx, interval, func() bool { calls.Add(1); return step() })
-		return int(calls.Load())
+		calls := 0
+		paced(ctx, interval, lag, func() bool { calls++; return step(calls) })
+		return calls
+	}
+	fast := func(int) bool { return true }
+	stallFirst := func(call int) bool {
+		if call == 1 {
+			time.Sleep(20 * interval)
+		}
+		return true
 	}
 
-	if calls := run(300*time.Millisecond, func() bool { return true }); calls > 31 || calls < 10 {
+	if calls := run(300*time.Millisecond, time.Second, fast); calls > 31 || calls < 10 {
 		t.Errorf("fast steps: %d calls in 300 ms at 10 ms, want about 30 (and never more than 31)", calls)
 	}
-	// Each step takes three intervals: at most one step per three ticks.
-	slow := func() bool { time.Sleep(3 * interval); return true }
-	if calls := run(300*time.Millisecond, slow); calls > 11 {
-		t.Errorf("slow steps: %d calls in 300 ms, want at most 10 (a burst makes up skipped ticks)", calls)
+	if calls := run(300*time.Millisecond, time.Second, stallFirst); calls > 31 || calls < 20 {
+		t.Errorf("a stall of 200 ms made up: %d calls in 300 ms, want about 30 (10 without making up)", calls)
+	}
+	if calls := run(300*time.Millisecond, 5*interval, stallFirst); calls > 20 {
+		t.Errorf("a stall of 200 ms, made up for 50 ms: %d calls in 300 ms, want about 16", calls)
+	}
+	// Each step takes three intervals: never more than one at a time.
+	slow := func(int) bool { time.Sleep(3 * interval); return true }
+	if calls := run(300*time.Millisecond, time.Second, slow); calls > 11 {
+		t.Errorf("slow steps: %d calls in 300 ms, want at most 10", calls)
 	}
 	start := time.Now()
-	if calls := run(10*time.Second, func() bool { return false }); calls != 1 || time.Since(start) > time.Second {
+	if calls := run(10*time.Second, time.Second, func(int) bool { return false }); calls != 1 || time.Since(start) > time.Second {
 		t.Errorf("a step saying stop: %d calls, %v", calls, time.Since(start))
 	}
-}
-
-// TestPacedSkipsMissedTicks: a tick that comes while a step runs (the one
-// a ticker keeps for a slow reader) is dropped, not stepped on at once.
-func TestPacedSkipsMissedTicks(t *testing.T) {
-	ticks := make(chan time.Time, 1) // a ticker's channel keeps one tick
-	steps := make(chan struct{})
-	release := make(chan struct{})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		pacedBy(ctx, ticks, func() bool {
-			steps <- struct{}{}
-			<-release
-			return true
-		})
-	}()
-
-	ticks <- time.Now()
-	<-steps             // step 1 runs
-	ticks <- time.Now() // a tick while it runs
-	release <- struct{}{}
-	select {
-	case <-steps:
-		t.Fatal("the tick that came during a step was stepped on")
-	case <-time.After(50 * time.Millisecond):
-	}
-	ticks <- time.Now() // the next tick
-	select {
-	case <-steps:
-		release <- struct{}{}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no step on the next tick")
-	}
-	cancel()
-	<-done
 }
 
 // TestFirehoseRun runs the firehose over two fake nodes that forge blocks
