@@ -85,11 +85,7 @@ type txStats struct {
 }
 
 func newFirehose(params ledger.Params, nodes []Node, chains []*txChain, client *http.Client, opts firehoseOptions) *txFirehose {
-	f := &txFirehose{opts: opts.withDefaults(), params: params, nodes: nodes, chains: chains, stats: txStats{Rejected: map[string]uint64{}}}
-	for _, n := range nodes {
-		f.apis = append(f.apis, newNodeAPI(client, "http://"+n.HTTPAddr))
-	}
-	return f
+	return &txFirehose{opts: opts.withDefaults(), params: params, nodes: nodes, apis: newNodeAPIs(client, nodes), chains: chains, stats: txStats{Rejected: map[string]uint64{}}}
 }
 
 // loadFirehose is the firehose of devnet d, its chains from d's funded

@@ -48,6 +48,15 @@ func SubmitTx(ctx context.Context, client *http.Client, nodeURL string, tx []byt
 	return newNodeAPI(client, nodeURL).submit(ctx, tx)
 }
 
+// newNodeAPIs are the clients of the nodes' APIs, in node order.
+func newNodeAPIs(client *http.Client, nodes []Node) []nodeAPI {
+	apis := make([]nodeAPI, len(nodes))
+	for i, n := range nodes {
+		apis[i] = newNodeAPI(client, "http://"+n.HTTPAddr)
+	}
+	return apis
+}
+
 // newAPIClient is the devnet's HTTP client of its nodes' APIs. It keeps
 // idle connections for every firehose submitter and poller of a node (the
 // default transport keeps two a host, so at a thousand POSTs a second it

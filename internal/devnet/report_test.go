@@ -370,14 +370,14 @@ func TestLeiosReport(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), SlotLength: 100 * time.Millisecond}
 	// Times are slot starts (slot 10 = 03:04:06) plus the delay.
 	forger := fakeLeiosNode(t, api.LeiosStatus{EBsForged: 3, EBsAnnounced: 3, BodiesHeld: 3, ClosuresComplete: 3}, `[
-		{"slot": 10, "ebHash": "aa10", "announced": "2025-01-02T03:04:06.001Z", "body": "2025-01-02T03:04:06.004Z", "closure": "2025-01-02T03:04:06.005Z"},
-		{"slot": 20, "ebHash": "bb20", "announced": "2025-01-02T03:04:07.001Z", "body": "2025-01-02T03:04:07.002Z", "closure": "2025-01-02T03:04:07.003Z"},
+		{"slot": 10, "ebHash": "aa10", "announced": "2025-01-02T03:04:06.001Z", "body": "2025-01-02T03:04:06.004Z", "closure": "2025-01-02T03:04:06.005Z", "vote": "voted", "votes": 2},
+		{"slot": 20, "ebHash": "bb20", "announced": "2025-01-02T03:04:07.001Z", "body": "2025-01-02T03:04:07.002Z", "closure": "2025-01-02T03:04:07.003Z", "vote": "closure incomplete in the voting window", "votes": 1},
 		{"slot": 30, "ebHash": "dd30", "announced": "2025-01-02T03:04:08.001Z", "body": "2025-01-02T03:04:08.002Z", "closure": "2025-01-02T03:04:08.004Z"}
 	]`)
 	// The receiver lists its EBs in the order it learned of them, and one
 	// more EB (announced at slot 20 too) whose closure it lacks.
 	receiver := fakeLeiosNode(t, api.LeiosStatus{EBsAnnounced: 4, BodiesHeld: 4, ClosuresComplete: 3, MissingTxs: 12, RequestsInFlight: 1, FetchedBytes: 123456}, `[
-		{"slot": 10, "ebHash": "aa10", "announced": "2025-01-02T03:04:06.050Z", "body": "2025-01-02T03:04:06.120Z", "closure": "2025-01-02T03:04:06.250Z"},
+		{"slot": 10, "ebHash": "aa10", "announced": "2025-01-02T03:04:06.050Z", "body": "2025-01-02T03:04:06.120Z", "closure": "2025-01-02T03:04:06.250Z", "votes": 2},
 		{"slot": 30, "ebHash": "dd30", "announced": "2025-01-02T03:04:08.040Z", "closure": "2025-01-02T03:04:08.130Z"},
 		{"slot": 20, "ebHash": "cc20", "announced": "2025-01-02T03:04:07.060Z", "body": "2025-01-02T03:04:07.100Z"},
 		{"slot": 20, "ebHash": "bb20", "announced": "2025-01-02T03:04:07.050Z", "closure": "2025-01-02T03:04:07.420Z"}
@@ -398,7 +398,7 @@ func TestLeiosReport(t *testing.T) {
 	w := newChainWatch(nodes)
 	client := &http.Client{}
 	w.observe(pollStatuses(context.Background(), client, nodes))
-	r := w.leiosReport(clock, pollEBLists(context.Background(), client, nodes))
+	r := w.leiosReport(clock, 10, pollEBLists(context.Background(), client, nodes), nil)
 
 	// node-3's problem names the decoder's error; compare it apart.
 	if p := r.Nodes[3].Problem; !strings.HasPrefix(p, "EB list not read: GET /api/ebs: ") {
@@ -499,7 +499,14 @@ func TestLeiosReport(t *testing.T) {
         "node-1": 250
       },
       "completeOnAll": true,
-      "lastNodeMs": 250
+      "lastNodeMs": 250,
+      "votes": {
+        "node-0": "voted"
+      },
+      "votesSeen": {
+        "node-0": 2,
+        "node-1": 2
+      }
     },
     {
       "slot": 20,
@@ -510,14 +517,24 @@ func TestLeiosReport(t *testing.T) {
         "node-1": 420
       },
       "completeOnAll": true,
-      "lastNodeMs": 420
+      "lastNodeMs": 420,
+      "votes": {
+        "node-0": "closure incomplete in the voting window"
+      },
+      "votesSeen": {
+        "node-0": 1,
+        "node-1": 0
+      }
     },
     {
       "slot": 20,
       "ebHash": "cc20",
       "forged": "2025-01-02T03:04:07Z",
       "closureMs": {},
-      "completeOnAll": false
+      "completeOnAll": false,
+      "votesSeen": {
+        "node-1": 0
+      }
     },
     {
       "slot": 30,
@@ -528,7 +545,11 @@ func TestLeiosReport(t *testing.T) {
         "node-1": 130
       },
       "completeOnAll": true,
-      "lastNodeMs": 130
+      "lastNodeMs": 130,
+      "votesSeen": {
+        "node-0": 0,
+        "node-1": 0
+      }
     }
   ]
 }`
@@ -560,7 +581,7 @@ func TestLeiosReportNoEBs(t *testing.T) {
 		nodes[i].Name = fmt.Sprintf("node-%d", i)
 	}
 	w := newChainWatch(nodes)
-	r := w.leiosReport(consensus.Clock{SlotLength: time.Second}, pollEBLists(context.Background(), &http.Client{}, nodes))
+	r := w.leiosReport(consensus.Clock{SlotLength: time.Second}, 10, pollEBLists(context.Background(), &http.Client{}, nodes), nil)
 	b, err := json.Marshal(r.Summary)
 	if err != nil {
 		t.Fatal(err)
@@ -605,7 +626,7 @@ func TestLeiosReportProperty(t *testing.T) {
 				lists[i].EBs = append(lists[i].EBs, e)
 			}
 		}
-		r := w.leiosReport(clock, lists)
+		r := w.leiosReport(clock, 10, lists, nil)
 
 		read := 0
 		for _, l := range lists {

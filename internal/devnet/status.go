@@ -50,12 +50,15 @@ func fetchStatus(ctx context.Context, client *http.Client, addr string) (*api.St
 const ebListTimeout = 5 * time.Second
 
 // ebTimes is one entry of a node's GET /api/ebs: when the node first held
-// the EB's whole closure (nil: not yet). The entry's other times are not
-// needed by the report.
+// the EB's whole closure (nil: not yet), its vote outcome on it (a
+// forge.Vote* string, "" if none) and the votes relayed to it for the
+// EB's RB. The entry's other fields are not needed by the report.
 type ebTimes struct {
 	Slot    uint64     `json:"slot"`
 	EbHash  string     `json:"ebHash"`
 	Closure *time.Time `json:"closure,omitempty"`
+	Vote    string     `json:"vote,omitempty"`
+	Votes   int        `json:"votes"`
 }
 
 // ebListPoll is one node's answer to GET /api/ebs; Err is non-nil when it
@@ -89,9 +92,9 @@ type txLine struct {
 
 // statusLine is the devnet's once-a-second line: the slot, then per node its
 // tip (block number and hash prefix), immutable tip, peer count, mempool
-// size in txs and EBs announced / bodies held / closures complete, or why it
-// is not answering, then the txs. exitStates[i] is ""
-// while node i's process runs.
+// size in txs, EBs announced / bodies held / closures complete and the
+// CertRBs it applied, or why it is not answering, then the txs.
+// exitStates[i] is "" while node i's process runs.
 func statusLine(clock consensus.Clock, now time.Time, names []string, polls []nodePoll, exitStates []string, txs txLine) string {
 	var b strings.Builder
 	if now.Before(clock.Start) {
@@ -103,9 +106,9 @@ func statusLine(clock consensus.Clock, now time.Time, names []string, polls []no
 		fmt.Fprintf(&b, " | %s ", name)
 		switch st := polls[i].Status; {
 		case st != nil:
-			fmt.Fprintf(&b, "#%d %s imm #%d peers %d mempool %d EBs %d/%d/%d",
+			fmt.Fprintf(&b, "#%d %s imm #%d peers %d mempool %d EBs %d/%d/%d cert %d",
 				st.Tip.BlockNumber, hashPrefix(st.Tip.Hash), st.ImmutableTip.BlockNumber, len(st.Peers), st.Mempool.Txs,
-				st.Leios.EBsAnnounced, st.Leios.BodiesHeld, st.Leios.ClosuresComplete)
+				st.Leios.EBsAnnounced, st.Leios.BodiesHeld, st.Leios.ClosuresComplete, st.Leios.EBsCertified)
 		case exitStates[i] != "":
 			b.WriteString("down (" + exitStates[i] + ")")
 		default:
