@@ -2,6 +2,8 @@ package devnet
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -59,7 +61,7 @@ func TestWalkChain(t *testing.T) {
 // scriptedChains serves GET /api/blocks from chains[i] at the i-th request
 // (the last one from then on), as a node that switches forks between
 // requests.
-func scriptedChains(t *testing.T, chains ...[]api.BlockTxs) nodeAPI {
+func scriptedChains(t testing.TB, chains ...[]api.BlockTxs) nodeAPI {
 	var requests atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		chain := chains[min(int(requests.Add(1)), len(chains))-1]
@@ -173,4 +175,37 @@ func TestCommonPrefix(t *testing.T) {
 			t.Errorf("%s: %d blocks in common, want %d", tt.name, len(got), tt.want)
 		}
 	}
+}
+
+// BenchmarkFinalCheckWalk walks three nodes' chains of 300 blocks of a
+// thousand txs each (five minutes at a thousand tx/s) and places every tx:
+// the final check's work once the mempools are empty.
+func BenchmarkFinalCheckWalk(b *testing.B) {
+	const blocks, txsPerBlock, nodes = 300, 1000, 3
+	chain := make([]api.BlockTxs, blocks)
+	var hashes [][32]byte
+	for i := range chain {
+		chain[i] = api.BlockTxs{Number: uint64(i + 1), Slot: uint64(10 * (i + 1)), Hash: fmt.Sprintf("%064x", i)}
+		for range txsPerBlock {
+			var h [32]byte
+			binary.BigEndian.PutUint64(h[:], uint64(len(hashes)))
+			hashes = append(hashes, h)
+			chain[i].Txs = append(chain[i].Txs, hex.EncodeToString(h[:]))
+		}
+	}
+	apis := make([]nodeAPI, nodes)
+	for i := range apis {
+		apis[i] = scriptedChains(b, chain)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		walks := walkChains(context.Background(), apis)
+		chains := answered(walks)
+		for _, h := range hashes {
+			if placeTx(chains, nil, h) != txOnEveryChain {
+				b.Fatal("a tx not on every chain")
+			}
+		}
+	}
+	b.ReportMetric(float64(len(hashes)), "txs")
 }

@@ -70,6 +70,7 @@ func txsSettled(polls []nodePoll) bool {
 // for is on some chain by the second walk, by which the txs are placed.
 // That walk is returned, for the rest of the report.
 func (f *txFirehose) settle(ctx context.Context, clock consensus.Clock) (*TxReport, []chainWalk) {
+	start := time.Now()
 	// A last POST without an answer may have been admitted.
 	for _, c := range f.chains {
 		_, _ = f.resolvePending(ctx, f.apis[c.node], c) // a query error leaves it pending, so not counted
@@ -126,6 +127,7 @@ func (f *txFirehose) settle(ctx context.Context, clock consensus.Clock) (*TxRepo
 	if len(latencies) > 0 {
 		r.Latency = newTxLatency(latencies, dating)
 	}
+	r.CheckMs = time.Since(start).Milliseconds()
 	return r, final
 }
 

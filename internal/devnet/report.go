@@ -57,6 +57,8 @@ type TxReport struct {
 	// Unchecked: admitted txs the final check could not place, because the
 	// nodes did not answer (see Problems).
 	Unchecked uint64 `json:"unchecked,omitempty"`
+	// CheckMs is how long the final check took.
+	CheckMs int64 `json:"checkMs"`
 	// Latency is the time from submission to the chain of the txs OnChain;
 	// absent when there are none.
 	Latency *TxLatency `json:"latency,omitempty"`

@@ -237,7 +237,7 @@ func TestReportJSON(t *testing.T) {
 		Rejected:    map[string]uint64{"ledger: input not in UTxO": 2},
 		MempoolFull: 3, OnChain: 1180, InMempoolAtEnd: 14, OnSomeChains: 0, Lost: 1, Settled: true,
 		Latency:          &TxLatency{Measured: "(what)", Txs: 1180, P50Ms: 1900, P95Ms: 4100, MaxMs: 7300},
-		OfferedPerSecond: 19.9, BuildMicros: 41.5, SubmitMillis: 1.25,
+		OfferedPerSecond: 19.9, BuildMicros: 41.5, SubmitMillis: 1.25, CheckMs: 312,
 		StoppedChains: []string{"payment-3 (to node-0) stopped: its output … is neither in the mempool nor unspent at node-0"},
 	}
 	got, err := json.MarshalIndent(r, "", "  ")
@@ -325,6 +325,7 @@ func TestReportJSON(t *testing.T) {
     "inMempoolAtEnd": 14,
     "onSomeChains": 0,
     "lost": 1,
+    "checkMs": 312,
     "latency": {
       "measured": "(what)",
       "txs": 1180,

@@ -237,7 +237,7 @@ func printTxReport(out io.Writer, r *TxReport) {
 	if r.Unchecked > 0 {
 		fmt.Fprintf(out, ", %d unchecked", r.Unchecked)
 	}
-	fmt.Fprintln(out)
+	fmt.Fprintf(out, " (checked in %s)\n", seconds(r.CheckMs))
 	if l := r.Latency; l != nil {
 		fmt.Fprintf(out, "  submit to on chain (slot start of the block that applied it): p50 %s, p95 %s, max %s over %d txs\n",
 			seconds(l.P50Ms), seconds(l.P95Ms), seconds(l.MaxMs), l.Txs)
