@@ -15,10 +15,12 @@ import (
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
-// DefaultTxRate is the devnet command's --tx-rate: about 20 payment txs
-// (some 5 kB) a second, a small part of what one RB a second can carry
-// (90 kB).
-const DefaultTxRate = 20
+// DefaultTxRate is the devnet command's --tx-rate: 500 payment txs (some
+// 100 kB) a second, a little more than RBs carry (90 kB a block, a block a
+// second on average), so that most RBs announce an EB and the certified
+// ones carry the rest: a plain devnet shows EBs announced and certified
+// within its first minute.
+const DefaultTxRate = 500
 
 // firehoseOptions configure the devnet's tx firehose.
 type firehoseOptions struct {
