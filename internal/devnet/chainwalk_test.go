@@ -67,8 +67,7 @@ func scriptedChains(t testing.TB, chains ...[]api.BlockTxs) nodeAPI {
 		chain := chains[min(int(requests.Add(1)), len(chains))-1]
 		from, _ := strconv.Atoi(r.URL.Query().Get("from"))
 		count, _ := strconv.Atoi(r.URL.Query().Get("count"))
-		from = min(from, len(chain)+1)
-		writeAPIJSON(w, http.StatusOK, chain[from-1:min(from-1+count, len(chain))])
+		writeAPIJSON(w, http.StatusOK, blocksPage(chain, from, count))
 	}))
 	t.Cleanup(srv.Close)
 	return newNodeAPI(&http.Client{}, srv.URL)

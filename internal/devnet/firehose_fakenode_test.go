@@ -172,8 +172,14 @@ func (n *fakeAPINode) handleBlocks(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusInternalServerError, "chain unavailable")
 		return
 	}
-	from = min(from, len(n.blocks)+1)
-	writeAPIJSON(w, http.StatusOK, n.blocks[from-1:min(from-1+count, len(n.blocks))])
+	writeAPIJSON(w, http.StatusOK, blocksPage(n.blocks, from, count))
+}
+
+// blocksPage is what GET /api/blocks?from&count answers over chain: at most
+// count blocks from number from on.
+func blocksPage(chain []api.BlockTxs, from, count int) []api.BlockTxs {
+	from = min(from, len(chain)+1)
+	return chain[from-1 : min(from-1+count, len(chain))]
 }
 
 func (n *fakeAPINode) handleStatus(w http.ResponseWriter, _ *http.Request) {

@@ -178,6 +178,9 @@ type mempoolAnswer struct {
 // notOnEveryChain are the hashes of the admitted txs that are not on every
 // one of chains and that the mempools were not yet asked about.
 func (f *txFirehose) notOnEveryChain(chains []*walkedChain, asked map[[32]byte]mempoolAnswer) [][32]byte {
+	if len(chains) == 0 {
+		return nil // no node answered: none to ask
+	}
 	var hashes [][32]byte
 	for _, c := range f.chains {
 		for _, tx := range c.admitted {
