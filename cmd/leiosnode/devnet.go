@@ -24,19 +24,24 @@ func newDevnetCommand() *cobra.Command {
 		Short: "Generate a devnet and run it, one process per node, printing a status line per second",
 		Long: `Generate a devnet (as genesis does) and run each node as its own process,
 printing each node's command line (to restart one by hand) and, once a second,
-the slot, every node's tip, immutable tip, peer count, mempool size and
-endorser blocks (EBs announced / bodies held / closures complete), and the
-txs sent, on chain and reaching the chain per second.
+the slot, every node's tip, immutable tip, peer count, mempool size,
+endorser blocks (EBs announced / bodies held / closures complete) and
+CertRBs applied ("cert"), and the txs sent, on chain and reaching the chain
+per second.
 
 Unless --tx-rate is 0, a firehose feeds the nodes valid signed txs from the
 genesis funds: one chain of txs per funded address (each tx spends the one
-before), each chain sent to one node, round-robin at the rate. When it
-stops, the devnet gives the last txs a few blocks' time to land, then checks
-that every admitted tx is on the chain of every node, or still in a mempool.
+before), each chain sent to one node at its share of the rate. When it
+stops, the devnet gives the last txs a few blocks' time to land, then reads
+every node's chain and checks that every admitted tx is on the chain of
+every node, or still in a mempool, and how long it took from submission to
+the chain.
 
 --report writes a JSON summary: per node its chain, the chains' agreement,
 the firehose's txs and, per EB, the milliseconds from its slot start (when
-it was forged) to its complete closure on each node.
+it was forged) to its complete closure on each node, the nodes' votes, and
+the CertRB that certified it or why none did; and the txs per second the
+common chain carried through RBs and through certified EBs.
 
 Ctrl-C, SIGTERM or --duration stop the nodes (SIGTERM, then SIGKILL after a
 timeout).`,

@@ -81,6 +81,9 @@ func TestDevnetEndToEnd(t *testing.T) {
 		if placed := txs.OnChain + txs.InMempoolAtEnd + txs.OnSomeChains + txs.Lost + txs.Unchecked; placed != txs.Admitted {
 			t.Errorf("txs: %d admitted but %d placed", txs.Admitted, placed)
 		}
+		if l := txs.Latency; l == nil || uint64(l.Txs) != txs.OnChain || l.P50Ms > l.P95Ms || l.P95Ms > l.MaxMs {
+			t.Errorf("txs: latency %+v over %d txs on chain", l, txs.OnChain)
+		}
 	}
 	// The Leios section: every node's EB list read, its status carried.
 	switch l := r.Leios; {
@@ -88,14 +91,19 @@ func TestDevnetEndToEnd(t *testing.T) {
 		t.Error("the report has no leios section")
 	case l.Summary.NodesRead != 3 || len(l.Nodes) != 3:
 		t.Errorf("leios: %d nodes read, %d reported; want 3", l.Summary.NodesRead, len(l.Nodes))
+	case l.Chain == nil || l.Chain.NodesRead != 3 || l.Chain.Blocks == 0:
+		t.Errorf("leios: the chain section %+v; want the common chain of 3 nodes", l.Chain)
 	default:
 		for _, n := range l.Nodes {
 			if n.Status == nil || n.Problem != "" {
 				t.Errorf("leios %s: status %v, problem %q", n.Name, n.Status, n.Problem)
 			}
 		}
+		if c := l.Chain; r.Txs != nil && uint64(c.TxsViaRBs+c.TxsViaEBs) < r.Txs.OnChain {
+			t.Errorf("leios: %d txs through RBs and %d through EBs on the common chain, %d of the firehose's on every chain", c.TxsViaRBs, c.TxsViaEBs, r.Txs.OnChain)
+		}
 	}
-	for _, want := range []string{" EBs ", "EBs: "} {
+	for _, want := range []string{" EBs ", " cert ", "EBs: ", "the common chain of 3 nodes"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q", want)
 		}

@@ -10,13 +10,17 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
-// DefaultTxRate is the devnet command's --tx-rate: about 20 payment txs
-// (some 5 kB) a second, a small part of what one RB a second can carry
-// (90 kB).
-const DefaultTxRate = 20
+// DefaultTxRate is the devnet command's --tx-rate: 500 payment txs (some
+// 100 kB) a second, a little more than RBs carry (90 kB a block, a block a
+// second on average), so that most RBs announce an EB and the certified
+// ones carry the rest: a plain devnet shows EBs announced and certified
+// within its first minute.
+const DefaultTxRate = 500
 
 // firehoseOptions configure the devnet's tx firehose.
 type firehoseOptions struct {
@@ -44,11 +48,13 @@ func (o firehoseOptions) withDefaults() firehoseOptions {
 
 // txFirehose feeds a devnet valid signed txs from the genesis funds: one
 // chain of txs per funded address (see txChain), chain j submitted only to
-// node j mod N, so a tx never reaches a node before its parent. Each node
-// has one submitter goroutine, which takes its chains in turn at its share
-// of the rate. A tx is built only once its parent was admitted; a tx the
-// node had no room for goes again at the chain's next turn; a rejected tx
-// makes the chain resynchronise with its node (see resync).
+// node j mod N, so a tx never reaches a node before its parent. Each chain
+// has its own submitter goroutine at its share of the rate: a chain's txs
+// go one after another anyway (a tx is built only once its parent was
+// admitted), so the chains are the firehose's parallelism, and a slow
+// answer holds up only its own chain. A tx the node had no room for goes
+// again at the chain's next turn; a rejected tx makes the chain
+// resynchronise with its node (see resync).
 type txFirehose struct {
 	opts   firehoseOptions
 	params ledger.Params
@@ -69,14 +75,19 @@ type txStats struct {
 	Rejected     map[string]uint64 // 400 answers by reason
 	MempoolFull  uint64            // 503 answers; the tx went again later
 	SubmitErrors uint64            // POSTs and resync queries without an answer
+
+	// The firehose's own speed: the time spent building and signing the
+	// txs, the POSTs made and their round trips, and when the first and
+	// the last distinct tx went.
+	Built               uint64
+	BuildTime           time.Duration
+	Posts               uint64
+	PostTime            time.Duration
+	FirstSent, LastSent time.Time
 }
 
 func newFirehose(params ledger.Params, nodes []Node, chains []*txChain, client *http.Client, opts firehoseOptions) *txFirehose {
-	f := &txFirehose{opts: opts.withDefaults(), params: params, nodes: nodes, chains: chains, stats: txStats{Rejected: map[string]uint64{}}}
-	for _, n := range nodes {
-		f.apis = append(f.apis, newNodeAPI(client, "http://"+n.HTTPAddr))
-	}
-	return f
+	return &txFirehose{opts: opts.withDefaults(), params: params, nodes: nodes, apis: newNodeAPIs(client, nodes), chains: chains, stats: txStats{Rejected: map[string]uint64{}}}
 }
 
 // loadFirehose is the firehose of devnet d, its chains from d's funded
@@ -100,44 +111,36 @@ func (f *txFirehose) run(ctx context.Context) {
 	if !f.enabled() {
 		return
 	}
-	var submitters sync.WaitGroup
-	for n := range f.nodes {
-		var mine []*txChain
-		for _, c := range f.chains {
-			if c.node == n {
-				mine = append(mine, c)
-			}
-		}
-		if len(mine) == 0 {
-			continue
-		}
-		// This node's share of the rate: its chains' share of all chains.
-		interval := time.Duration(float64(time.Second) * float64(len(f.chains)) / (f.opts.Rate * float64(len(mine))))
-		submitters.Go(func() { f.submitTo(ctx, n, mine, interval) })
+	// Each chain's share of the rate; the chains start spread over one
+	// interval, so that their POSTs do not come in bursts.
+	interval := time.Duration(float64(time.Second) * float64(len(f.chains)) / f.opts.Rate)
+	var submitters errgroup.Group
+	for j, c := range f.chains {
+		offset := interval * time.Duration(j) / time.Duration(len(f.chains))
+		submitters.Go(func() error {
+			f.submitChain(ctx, c, offset, interval)
+			return nil
+		})
 	}
-	submitters.Wait()
+	_ = submitters.Wait() // submitters return no error
 }
 
-// submitTo is node n's submitter: once the node answers, one step per
-// interval, taking chains in turn, until ctx ends or all have stopped.
-func (f *txFirehose) submitTo(ctx context.Context, n int, chains []*txChain, interval time.Duration) {
-	if !f.awaitUp(ctx, n) {
+// submitChain is chain c's submitter: once its node answers and offset has
+// passed, one step per interval until ctx ends or the chain stops.
+func (f *txFirehose) submitChain(ctx context.Context, c *txChain, offset, interval time.Duration) {
+	if !f.awaitUp(ctx, c.node) {
 		return
 	}
-	turn := 0
-	paced(ctx, interval, func() bool {
-		for range chains {
-			c := chains[turn%len(chains)]
-			turn++
-			if c.stopped == "" {
-				// A step runs to its end even when stopping (each of its
-				// requests is bounded), so that what the node admitted is
-				// recorded exactly.
-				f.step(context.WithoutCancel(ctx), f.apis[n], c)
-				return true
-			}
-		}
-		return false // every chain has stopped
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(offset):
+	}
+	paced(ctx, interval, maxLag, func() bool {
+		// A step runs to its end even when stopping (each of its requests
+		// is bounded), so that what the node admitted is recorded exactly.
+		f.step(context.WithoutCancel(ctx), f.apis[c.node], c)
+		return c.stopped == ""
 	})
 }
 
@@ -155,46 +158,67 @@ func (f *txFirehose) awaitUp(ctx context.Context, n int) bool {
 	}
 }
 
-// paced calls step once per interval until ctx ends or step returns false.
-// Ticks that pass while a step runs are dropped, not made up: when a node is
-// slow the firehose offers less, never a burst.
-func paced(ctx context.Context, interval time.Duration, step func() bool) {
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	pacedBy(ctx, ticker.C, step)
-}
+// maxLag is how far a chain's submitter may fall behind its schedule and
+// still make up for it: a node that stalls for a moment (a big block to
+// apply) gets the txs it was due right after; one slow for longer gets
+// fewer.
+const maxLag = time.Second
 
-// pacedBy is paced by the ticks of a ticker's channel, which holds at most
-// one tick that its reader missed.
-func pacedBy(ctx context.Context, ticks <-chan time.Time, step func() bool) {
+// paced calls step once per interval until ctx ends or step returns false.
+// A step due while the one before ran is made at once after it, unless it
+// is more than lag late: when a step is slow, the steps follow one another
+// without a pause until they are back on schedule or lag behind it, never
+// two at once.
+func paced(ctx context.Context, interval, lag time.Duration, step func() bool) {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	due := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-ticks:
+		case <-timer.C:
 		}
-		if !step() {
+		// A late step's timer has fired by the time the context ends, and
+		// select picks either: the context wins.
+		if ctx.Err() != nil || !step() {
 			return
 		}
-		select {
-		case <-ticks: // a tick that came during the step: skip it
-		default:
+		now := time.Now()
+		due = due.Add(interval)
+		if late := now.Add(-lag); due.Before(late) {
+			due = late
 		}
+		timer.Reset(due.Sub(now))
 	}
 }
 
 // step submits c's next tx to its node and acts on the answer.
 func (f *txFirehose) step(ctx context.Context, api nodeAPI, c *txChain) {
+	building := time.Now()
+	built := c.pending == nil
 	tx, err := c.next(f.params)
 	if err != nil {
 		c.stopped = err.Error()
 		return
 	}
+	posting := time.Now()
 	if !c.submitted {
-		c.submitted = true
-		f.count(func(s *txStats) { s.Submitted++ })
+		c.submitted, c.firstSent = true, posting
+		f.count(func(s *txStats) {
+			s.Submitted++
+			if s.FirstSent.IsZero() {
+				s.FirstSent = posting
+			}
+			s.LastSent = posting
+			if built {
+				s.Built++
+				s.BuildTime += posting.Sub(building)
+			}
+		})
 	}
 	_, err = api.submit(ctx, tx.Bytes())
+	f.count(func(s *txStats) { s.Posts++; s.PostTime += time.Since(posting) })
 	var rejection *txRejectedError
 	switch {
 	case err == nil:

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/keys"
@@ -22,23 +23,24 @@ import (
 // the address. Chains of different addresses never touch the same output,
 // so they never conflict, and a chain's txs are ordered by construction.
 //
-// A chain is owned by one goroutine at a time: its node's submitter while
-// the firehose runs, then the final check.
+// A chain is owned by one goroutine at a time: its submitter while the
+// firehose runs, then the final check.
 type txChain struct {
 	name    string // the payment key's file name, e.g. payment-3
 	node    int    // index of the node it is submitted to
 	key     ed25519.PrivateKey
 	address []byte
-	genesis ledger.TxIn // the output holding the address's initial funds
 
 	// head is the output the next tx spends, worth coin: the genesis
-	// output, or the output of the last admitted tx.
+	// output holding the address's funds, or the output of the last
+	// admitted tx.
 	head ledger.TxIn
 	coin uint64
 	// pending is the tx built from head and not yet admitted; submitted
-	// says it was sent at least once.
+	// says it was sent at least once, first at firstSent.
 	pending   *ledger.Tx
 	submitted bool
+	firstSent time.Time
 	// admitted are the txs the node admitted, oldest first.
 	admitted []admittedTx
 	// rejectedInARow counts the 400 answers since the last admission.
@@ -47,22 +49,18 @@ type txChain struct {
 	stopped string
 }
 
-// admittedTx is one tx of a chain that a node admitted. Its single output is
-// TxIn{ID, 0}.
+// admittedTx is one tx of a chain that a node admitted.
 type admittedTx struct {
-	ID   [32]byte // tx id: Blake2b-256 of the body
-	Hash [32]byte // tx hash: Blake2b-256 of the whole tx, as mempools know it
+	Hash [32]byte  // tx hash: Blake2b-256 of the whole tx, as the API knows it
+	Sent time.Time // when the firehose first POSTed it
 }
-
-func (a admittedTx) output() ledger.TxIn { return ledger.TxIn{TxID: a.ID, Index: 0} }
 
 // errFundsExhausted: a chain's output cannot pay another minimum fee and
 // still leave an output of the minimum coin.
 var errFundsExhausted = errors.New("funds exhausted")
 
 func newTxChain(name string, node int, key ed25519.PrivateKey, address []byte, coin uint64) *txChain {
-	in := ledger.GenesisTxIn(address)
-	return &txChain{name: name, node: node, key: key, address: address, genesis: in, head: in, coin: coin}
+	return &txChain{name: name, node: node, key: key, address: address, head: ledger.GenesisTxIn(address), coin: coin}
 }
 
 // next returns the tx to submit: the pending one, else a new one spending
@@ -86,7 +84,7 @@ func (c *txChain) next(p ledger.Params) (*ledger.Tx, error) {
 // new head.
 func (c *txChain) admit() {
 	tx := c.pending
-	c.admitted = append(c.admitted, admittedTx{ID: tx.ID(), Hash: tx.Hash()})
+	c.admitted = append(c.admitted, admittedTx{Hash: tx.Hash(), Sent: c.firstSent})
 	c.head = ledger.TxIn{TxID: tx.ID(), Index: 0}
 	c.coin = tx.Outputs[0].Coin
 	c.pending, c.submitted = nil, false

@@ -114,9 +114,9 @@ func TestLoadTxChains(t *testing.T) {
 		if c.node != j%3 {
 			t.Errorf("%s goes to node %d, want %d", c.name, c.node, j%3)
 		}
-		out, ok := genesis[c.genesis]
-		if !ok || string(out.Address) != string(c.address) || c.coin != out.Coin || c.coin != tmpl.FundsPerAddress || c.head != c.genesis {
-			t.Errorf("%s: genesis %v, coin %d; genesis has %v, %v", c.name, c.genesis, c.coin, out, ok)
+		out, ok := genesis[c.head]
+		if !ok || string(out.Address) != string(c.address) || c.coin != out.Coin || c.coin != tmpl.FundsPerAddress {
+			t.Errorf("%s: head %v, coin %d; genesis has %v, %v", c.name, c.head, c.coin, out, ok)
 		}
 	}
 

@@ -22,11 +22,11 @@ import (
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
-// fakeAPINode serves a node's local API (the submit, utxo, mempool and status
-// routes) over a real ledger: a chain (the UTxO at its tip and the txs in
-// it) and a mempool of txs validated on top. Tests move txs to the chain
-// with adopt, lose the mempool with restart, and script answers with the
-// knobs.
+// fakeAPINode serves a node's local API (the submit, utxo, mempool, blocks
+// and status routes) over a real ledger: a chain (its blocks and the UTxO
+// at its tip) and a mempool of txs validated on top. Tests move txs to the
+// chain with adopt, lose the mempool with restart, and script answers with
+// the knobs.
 type fakeAPINode struct {
 	params ledger.Params
 	server *httptest.Server
@@ -34,6 +34,7 @@ type fakeAPINode struct {
 	// mu guards everything below; handlers and tests take it.
 	mu         sync.Mutex
 	chain      ledger.MapUTxO // the UTxO at the tip
+	blocks     []api.BlockTxs
 	txsOnChain uint64
 	mempool    []*ledger.Tx   // in admission order
 	view       ledger.MapUTxO // chain after the mempool's txs
@@ -54,6 +55,7 @@ func newFakeAPINode(t *testing.T, params ledger.Params, genesis ledger.MapUTxO) 
 	mux.HandleFunc("POST /api/submit/tx", n.handleSubmit)
 	mux.HandleFunc("GET /api/utxo/{txid}/{index}", n.handleUTxO)
 	mux.HandleFunc("GET /api/mempool/{hash}", n.handleMempool)
+	mux.HandleFunc("GET /api/blocks", n.handleBlocks)
 	mux.HandleFunc("GET /status", n.handleStatus)
 	n.server = httptest.NewServer(mux)
 	t.Cleanup(n.server.Close)
@@ -157,26 +159,73 @@ func (n *fakeAPINode) handleMempool(w http.ResponseWriter, r *http.Request) {
 	writeAPIJSON(w, http.StatusOK, map[string]any{"ticket": i})
 }
 
+func (n *fakeAPINode) handleBlocks(w http.ResponseWriter, r *http.Request) {
+	from, err := strconv.Atoi(r.URL.Query().Get("from"))
+	count, errCount := strconv.Atoi(r.URL.Query().Get("count"))
+	if err != nil || errCount != nil || from < 1 || count < 0 {
+		writeAPIError(w, http.StatusBadRequest, "bad from or count")
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.failQueries {
+		writeAPIError(w, http.StatusInternalServerError, "chain unavailable")
+		return
+	}
+	writeAPIJSON(w, http.StatusOK, blocksPage(n.blocks, from, count))
+}
+
+// blocksPage is what GET /api/blocks?from&count answers over chain: at most
+// count blocks from number from on.
+func blocksPage(chain []api.BlockTxs, from, count int) []api.BlockTxs {
+	from = min(from, len(chain)+1)
+	return chain[from-1 : min(from-1+count, len(chain))]
+}
+
 func (n *fakeAPINode) handleStatus(w http.ResponseWriter, _ *http.Request) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	writeAPIJSON(w, http.StatusOK, api.Status{Mempool: api.MempoolStatus{Txs: len(n.mempool)}, TxsOnChain: n.txsOnChain})
 }
 
-// adopt puts txs on the node's chain, as a block would, and revalidates the
-// mempool on the new tip: the block's txs leave it, and so does anything
-// that no longer applies.
-func (n *fakeAPINode) adopt(txs []*ledger.Tx) error {
+// adopt puts txs on the node's chain in a block of its own txs, and
+// revalidates the mempool on the new tip: the block's txs leave it, and so
+// does anything that no longer applies.
+func (n *fakeAPINode) adopt(txs []*ledger.Tx) error { return n.adoptBlock(nil, txs) }
+
+// adoptBlock puts a block on the node's chain that applies closure, as
+// the certified EB of a CertRB, then txs, as its own. Block k is in slot
+// 10·k, and its hash is that of its parent and its txs, so that nodes
+// adopting the same blocks hold the same chain.
+func (n *fakeAPINode) adoptBlock(closure, txs []*ledger.Tx) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for _, tx := range txs {
+	number := uint64(len(n.blocks) + 1)
+	b := api.BlockTxs{Number: number, Slot: 10 * number, Txs: []string{}}
+	id := []byte{}
+	if number > 1 {
+		id = append(id, n.blocks[number-2].Hash...)
+	}
+	for i, tx := range append(slices.Clone(closure), txs...) {
 		diff, err := ledger.Reapply(n.params, n.chain, 0, tx)
 		if err != nil {
 			return fmt.Errorf("adopting %x: %w", tx.Hash(), err)
 		}
 		applyDiff(n.chain, diff)
 		n.txsOnChain++
+		hash := block.Hash(tx.Hash()).String()
+		if i < len(closure) {
+			b.Closure = append(b.Closure, hash)
+		} else {
+			b.Txs = append(b.Txs, hash)
+		}
+		id = append(id, hash...)
 	}
+	if closure != nil {
+		b.Certifies = &api.EBRef{Slot: b.Slot - 10, EbHash: strings.Repeat("eb", 32)}
+	}
+	b.Hash = block.HashBytes(id).String()
+	n.blocks = append(n.blocks, b)
 	n.revalidate()
 	return nil
 }
@@ -258,7 +307,7 @@ type testFunds struct {
 	coin      uint64
 }
 
-func newTestFunds(t *testing.T, count int, coin uint64) testFunds {
+func newTestFunds(t testing.TB, count int, coin uint64) testFunds {
 	f := testFunds{coin: coin}
 	initial := map[string]uint64{}
 	for range count {

@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/consensus"
 )
 
-// settleTimeout bounds the final check's queries as a whole.
-const settleTimeout = 30 * time.Second
+// mempoolQueries is how many GET /api/mempool the final check has in
+// flight at once.
+const mempoolQueries = 8
 
 // inFlightGrace is how long the devnet waits, after the firehose stopped,
 // for its last txs to reach every node's chain: two slots and the expected
@@ -57,186 +59,202 @@ func txsSettled(polls []nodePoll) bool {
 }
 
 // settle is the final check, made once the firehose has stopped and while
-// the nodes still run: where every admitted tx ended up.
+// the nodes still run: where every admitted tx ended up. It reads every
+// node's chain (a few GET /api/blocks a node) and asks the mempools only
+// about the txs not on every chain, so it takes seconds however many txs
+// there are. clock dates the blocks for the latency.
 //
-// A chain's txs each spend the one before, so on a node exactly one output
-// of the chain is unspent at the tip: the newest admitted tx whose output
-// is unspent there is the chain's last tx on that node's chain, and every
-// tx before it is on that chain too. A tx on the chain of every node that
-// answered is on chain; else it is in some node's mempool, or on the chain
-// of some nodes only, or lost.
-func (f *txFirehose) settle(ctx context.Context) *TxReport {
-	ctx, cancel := context.WithTimeout(ctx, settleTimeout)
-	defer cancel()
+// The nodes keep forging while they are asked, so txs move from the
+// mempools onto the chains meanwhile. The mempools are asked between two
+// walks of the chains: a tx that left every mempool before it was asked
+// for is on some chain by the second walk, by which the txs are placed.
+// That walk is returned, for the rest of the report.
+func (f *txFirehose) settle(ctx context.Context, clock consensus.Clock) (*TxReport, []chainWalk) {
+	start := time.Now()
 	// A last POST without an answer may have been admitted.
 	for _, c := range f.chains {
 		_, _ = f.resolvePending(ctx, f.apis[c.node], c) // a query error leaves it pending, so not counted
 	}
-
-	// The nodes keep forging while they are asked, so txs move from the
-	// mempools onto the chains meanwhile. The mempools are asked between two
-	// walks of the chains: a tx that left every mempool before it was asked
-	// for is on some chain by the second walk.
-	first, _ := f.allOnChainLengths(ctx)
-	inMempool, mempoolErr := f.mempoolMembership(ctx, first)
-	lengths, nodeProblems := f.allOnChainLengths(ctx)
+	mempools := map[[32]byte]mempoolAnswer{}
+	first := walkChains(ctx, f.apis)
+	f.askMempools(ctx, first, f.notOnEveryChain(answered(first), mempools), mempools)
+	final := walkChains(ctx, f.apis)
+	// A tx on every chain at the first walk and not at the second was
+	// rolled back meanwhile: its mempools are asked now.
+	f.askMempools(ctx, final, f.notOnEveryChain(answered(final), mempools), mempools)
 
 	r := f.newTxReport()
-	for _, ps := range nodeProblems {
-		r.Problems = append(r.Problems, ps...)
+	chains := answered(final)
+	var dating string // the node whose chain dates the txs for the latency
+	for n, w := range final {
+		switch {
+		case w.err != nil:
+			r.Problems = append(r.Problems, fmt.Sprintf("%s did not answer the final check: %v", f.nodeName(n), w.err))
+		case dating == "":
+			dating = f.nodeName(n)
+		}
 	}
-	if mempoolErr != nil {
-		r.Problems = append(r.Problems, "the final check's mempool queries failed: "+mempoolErr.Error())
+	var failed []error
+	for _, answer := range mempools {
+		if answer.err != nil {
+			failed = append(failed, answer.err)
+		}
 	}
-	for j, c := range f.chains {
+	if len(failed) > 0 {
+		r.Problems = append(r.Problems, fmt.Sprintf("%d txs' mempool queries failed, e.g. %v", len(failed), failed[0]))
+	}
+	var latencies []time.Duration
+	for _, c := range f.chains {
 		if c.stopped != "" {
 			r.StoppedChains = append(r.StoppedChains, fmt.Sprintf("%s (to %s) stopped: %s", c.name, f.nodeName(c.node), c.stopped))
 		}
-		shortest, longest, answered := chainSpan(lengths, j)
-		for k, tx := range c.admitted {
-			in, asked := inMempool[tx.Hash]
-			switch {
-			case !answered:
-				r.Unchecked++
-			case k < shortest:
+		for _, tx := range c.admitted {
+			switch placeTx(chains, mempools, tx.Hash) {
+			case txOnEveryChain:
 				r.OnChain++
-			case in:
+				latencies = append(latencies, submitToChain(chains[0], clock, tx))
+			case txInMempool:
 				r.InMempoolAtEnd++
-			case k < longest:
+			case txOnSomeChains:
 				r.OnSomeChains++
-			case !asked && mempoolErr != nil:
+			case txUnchecked:
 				r.Unchecked++
 			default:
 				r.Lost++
 			}
 		}
 	}
-	return r
-}
-
-// chainSpan is the least and the greatest number of chain j's txs on the
-// chains of the nodes that answered.
-func chainSpan(lengths [][]int, j int) (shortest, longest int, answered bool) {
-	shortest = -1
-	for _, l := range lengths {
-		if l == nil {
-			continue
-		}
-		if !answered || l[j] < shortest {
-			shortest = l[j]
-		}
-		longest, answered = max(longest, l[j]), true
+	if len(latencies) > 0 {
+		r.Latency = newTxLatency(latencies, dating)
 	}
-	return shortest, longest, answered
+	r.CheckMs = time.Since(start).Milliseconds()
+	return r, final
 }
 
-// allOnChainLengths is onChainLengths for every node, at once:
-// lengths[n][j] is how many of chain j's admitted txs are on node n's
-// chain, nil for a node that did not answer.
-func (f *txFirehose) allOnChainLengths(ctx context.Context) ([][]int, [][]string) {
-	lengths := make([][]int, len(f.nodes))
-	problems := make([][]string, len(f.nodes))
-	var queries sync.WaitGroup
-	for n := range f.nodes {
-		queries.Go(func() { lengths[n], problems[n] = f.onChainLengths(ctx, n) })
+// txPlacement is where the final check found an admitted tx.
+type txPlacement int
+
+const (
+	txLost         txPlacement = iota // on no chain, in no mempool
+	txOnEveryChain                    // on the chain of every node that answered
+	txInMempool                       // else in some node's mempool
+	txOnSomeChains                    // else on the chain of some nodes only
+	txUnchecked                       // no chain answered, or no mempool could say
+)
+
+// placeTx says where the tx with this hash is, from the chains of the nodes
+// that answered and the mempools' answers about the txs not on all of them.
+func placeTx(chains []*walkedChain, mempools map[[32]byte]mempoolAnswer, hash [32]byte) txPlacement {
+	if len(chains) == 0 {
+		return txUnchecked
 	}
-	queries.Wait()
-	return lengths, problems
-}
-
-// mempoolMembership asks the nodes that answered about every admitted tx
-// not on all of their chains: whether some mempool holds it.
-func (f *txFirehose) mempoolMembership(ctx context.Context, lengths [][]int) (map[[32]byte]bool, error) {
-	in := map[[32]byte]bool{}
-	for j, c := range f.chains {
-		shortest, _, answered := chainSpan(lengths, j)
-		if !answered {
-			continue
-		}
-		for k := max(shortest, 0); k < len(c.admitted); k++ {
-			held, err := f.inSomeMempool(ctx, lengths, c.admitted[k].Hash)
-			if err != nil {
-				return in, err
-			}
-			in[c.admitted[k].Hash] = held
+	on := 0
+	for _, c := range chains {
+		if _, ok := c.txs[hash]; ok {
+			on++
 		}
 	}
-	return in, nil
+	answer := mempools[hash]
+	switch {
+	case on == len(chains):
+		return txOnEveryChain
+	case answer.held:
+		return txInMempool
+	case on > 0:
+		return txOnSomeChains
+	case answer.err != nil:
+		return txUnchecked
+	}
+	return txLost
 }
 
-// newTxReport is the report's counts of the submissions.
-func (f *txFirehose) newTxReport() *TxReport {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	r := &TxReport{
-		Rate:         f.opts.Rate,
-		Chains:       len(f.chains),
-		Submitted:    f.stats.Submitted,
-		Admitted:     f.stats.Admitted,
-		Rejected:     map[string]uint64{},
-		MempoolFull:  f.stats.MempoolFull,
-		SubmitErrors: f.stats.SubmitErrors,
-	}
-	for reason, count := range f.stats.Rejected {
-		r.Rejected[reason] = count
-	}
-	return r
+// mempoolAnswer is what the mempools said of a tx: some holds it, or none
+// that answered does and err says why one did not.
+type mempoolAnswer struct {
+	held bool
+	err  error
 }
 
-// onChainLengths finds, for every chain, how many of its admitted txs are
-// on node n's chain. A node that does not answer gets nil, and the reason
-// among the problems.
-func (f *txFirehose) onChainLengths(ctx context.Context, n int) ([]int, []string) {
-	lengths := make([]int, len(f.chains))
-	var problems []string
-	for j, c := range f.chains {
-		// A block adopted during the walk can move the unspent output past
-		// it; walking again finds it.
-		found := false
-		for attempt := 0; attempt < 3 && !found; attempt++ {
-			var err error
-			if lengths[j], found, err = f.onChainLength(ctx, n, c); err != nil {
-				return nil, []string{fmt.Sprintf("%s did not answer the final check: %v", f.nodeName(n), err)}
+// notOnEveryChain are the hashes of the admitted txs that are not on every
+// one of chains and that the mempools were not yet asked about.
+func (f *txFirehose) notOnEveryChain(chains []*walkedChain, asked map[[32]byte]mempoolAnswer) [][32]byte {
+	if len(chains) == 0 {
+		return nil // no node answered: none to ask
+	}
+	var hashes [][32]byte
+	for _, c := range f.chains {
+		for _, tx := range c.admitted {
+			if _, ok := asked[tx.Hash]; !ok && placeTx(chains, nil, tx.Hash) != txOnEveryChain {
+				hashes = append(hashes, tx.Hash)
 			}
 		}
-		if !found {
-			// Spent by a tx the firehose does not know of.
-			problems = append(problems, fmt.Sprintf("no output of %s's chain is unspent at %s", c.name, f.nodeName(n)))
-		}
 	}
-	return lengths, problems
+	return hashes
 }
 
-// onChainLength is how many of c's admitted txs are on node n's chain: the
-// newest one whose output is unspent there and all before it, or none when
-// the genesis output is the unspent one. found is false when no output of
-// the chain is unspent.
-func (f *txFirehose) onChainLength(ctx context.Context, n int, c *txChain) (length int, found bool, err error) {
-	api := f.apis[n]
-	// Newest first: the txs still in a mempool are the last ones.
-	for k := len(c.admitted); k > 0; k-- {
-		if _, unspent, err := api.utxo(ctx, c.admitted[k-1].output()); err != nil || unspent {
-			return k, unspent, err
-		}
+// askMempools asks the mempools of the nodes whose walk answered about
+// each tx, a few txs at once, and records the answers.
+func (f *txFirehose) askMempools(ctx context.Context, walks []chainWalk, hashes [][32]byte, answers map[[32]byte]mempoolAnswer) {
+	got := make([]mempoolAnswer, len(hashes))
+	var queries errgroup.Group
+	queries.SetLimit(mempoolQueries)
+	for i, hash := range hashes {
+		queries.Go(func() error {
+			got[i] = f.inSomeMempool(ctx, walks, hash)
+			return nil
+		})
 	}
-	_, unspent, err := api.utxo(ctx, c.genesis)
-	return 0, unspent, err
+	_ = queries.Wait() // the errors are in the answers
+	for i, hash := range hashes {
+		answers[hash] = got[i]
+	}
 }
 
-// inSomeMempool asks the nodes that answered the final check whether the tx
-// with this hash is in their mempool.
-func (f *txFirehose) inSomeMempool(ctx context.Context, lengths [][]int, hash [32]byte) (bool, error) {
-	for n, l := range lengths {
-		if l == nil {
+// inSomeMempool asks the nodes whose walk answered, one after another,
+// whether their mempool holds the tx with this hash.
+func (f *txFirehose) inSomeMempool(ctx context.Context, walks []chainWalk, hash [32]byte) mempoolAnswer {
+	var answer mempoolAnswer
+	for n, w := range walks {
+		if w.err != nil {
 			continue
 		}
 		in, err := f.apis[n].inMempool(ctx, hash)
-		if err != nil {
-			return false, fmt.Errorf("%s: %w", f.nodeName(n), err)
-		}
-		if in {
-			return true, nil
+		switch {
+		case err != nil:
+			answer.err = fmt.Errorf("%s: %w", f.nodeName(n), err)
+		case in:
+			return mempoolAnswer{held: true}
 		}
 	}
-	return false, nil
+	return answer
+}
+
+// newTxReport is the report's counts of the submissions, and how fast the
+// firehose went.
+func (f *txFirehose) newTxReport() *TxReport {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.stats
+	r := &TxReport{
+		Rate:         f.opts.Rate,
+		Chains:       len(f.chains),
+		Submitted:    s.Submitted,
+		Admitted:     s.Admitted,
+		Rejected:     map[string]uint64{},
+		MempoolFull:  s.MempoolFull,
+		SubmitErrors: s.SubmitErrors,
+	}
+	for reason, count := range s.Rejected {
+		r.Rejected[reason] = count
+	}
+	if span := s.LastSent.Sub(s.FirstSent).Seconds(); span > 0 {
+		r.OfferedPerSecond = float64(s.Submitted-1) / span
+	}
+	if s.Built > 0 {
+		r.BuildMicros = float64(s.BuildTime.Microseconds()) / float64(s.Built)
+	}
+	if s.Posts > 0 {
+		r.SubmitMillis = float64(s.PostTime.Microseconds()) / 1000 / float64(s.Posts)
+	}
+	return r
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -47,6 +48,32 @@ func SubmitTx(ctx context.Context, client *http.Client, nodeURL string, tx []byt
 	return newNodeAPI(client, nodeURL).submit(ctx, tx)
 }
 
+// newNodeAPIs are the clients of the nodes' APIs, in node order.
+func newNodeAPIs(client *http.Client, nodes []Node) []nodeAPI {
+	apis := make([]nodeAPI, len(nodes))
+	for i, n := range nodes {
+		apis[i] = newNodeAPI(client, "http://"+n.HTTPAddr)
+	}
+	return apis
+}
+
+// newAPIClient is the devnet's HTTP client of its nodes' APIs. It keeps
+// idle connections for every firehose submitter and poller of a node (the
+// default transport keeps two a host, so at a thousand POSTs a second it
+// would dial one per request and leave thousands in TIME_WAIT).
+func newAPIClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns, t.MaxIdleConnsPerHost = 0, 64 // 0: no bound over all hosts
+	return &http.Client{Transport: t}
+}
+
+// closeBody reads what is left of an answer before closing it, so that its
+// connection goes back to the pool instead of being closed.
+func closeBody(body io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 1<<16))
+	body.Close()
+}
+
 // nodeAPI is a client of one node's local HTTP API.
 type nodeAPI struct {
 	client *http.Client
@@ -72,7 +99,7 @@ func (a nodeAPI) submit(ctx context.Context, raw []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer resp.Body.Close()
+	defer closeBody(resp.Body)
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	if err != nil {
 		return "", fmt.Errorf("POST /api/submit/tx: reading the answer: %w", err)
@@ -102,7 +129,7 @@ type unspentOutput struct {
 // the node's selected tip (ok), or ok=false if it is not.
 func (a nodeAPI) utxo(ctx context.Context, in ledger.TxIn) (out unspentOutput, ok bool, err error) {
 	path := fmt.Sprintf("/api/utxo/%s/%d", hex.EncodeToString(in.TxID[:]), in.Index)
-	ok, err = a.get(ctx, path, &out)
+	ok, err = a.get(ctx, path, queryTimeout, &out)
 	return out, ok, err
 }
 
@@ -112,13 +139,13 @@ func (a nodeAPI) inMempool(ctx context.Context, hash [32]byte) (bool, error) {
 	var answer struct {
 		Ticket uint64 `json:"ticket"`
 	}
-	return a.get(ctx, "/api/mempool/"+hex.EncodeToString(hash[:]), &answer)
+	return a.get(ctx, "/api/mempool/"+hex.EncodeToString(hash[:]), queryTimeout, &answer)
 }
 
-// get GETs path and decodes a 200 answer into v: found on 200, not found on
-// 404, an error on anything else.
-func (a nodeAPI) get(ctx context.Context, path string, v any) (found bool, err error) {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+// get GETs path within timeout and decodes a 200 answer into v: found on
+// 200, not found on 404, an error on anything else.
+func (a nodeAPI) get(ctx context.Context, path string, timeout time.Duration, v any) (found bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+path, nil)
 	if err != nil {
@@ -128,7 +155,7 @@ func (a nodeAPI) get(ctx context.Context, path string, v any) (found bool, err e
 	if err != nil {
 		return false, err
 	}
-	defer resp.Body.Close()
+	defer closeBody(resp.Body)
 	switch resp.StatusCode {
 	case http.StatusOK:
 		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
@@ -146,6 +173,15 @@ func (a nodeAPI) get(ctx context.Context, path string, v any) (found bool, err e
 	return false, fmt.Errorf("GET %s: %s: %s", path, resp.Status, apiErrorMessage(body))
 }
 
+// fetch is get of an answer that must be there: not found is an error too.
+func (a nodeAPI) fetch(ctx context.Context, path string, timeout time.Duration, v any) error {
+	found, err := a.get(ctx, path, timeout, v)
+	if err == nil && !found {
+		err = fmt.Errorf("GET %s: not found", path)
+	}
+	return err
+}
+
 // apiErrorMessage is the "error" of a JSON error answer, or the body itself
 // when it is not one.
 func apiErrorMessage(body []byte) string {
@@ -156,4 +192,12 @@ func apiErrorMessage(body []byte) string {
 		return answer.Error
 	}
 	return strings.TrimSpace(string(body))
+}
+
+// blocks is GET /api/blocks?from=N&count=M: at most count blocks of the
+// node's selected chain from number from, oldest first.
+func (a nodeAPI) blocks(ctx context.Context, from, count uint64) ([]api.BlockTxs, error) {
+	var blocks []api.BlockTxs
+	err := a.fetch(ctx, fmt.Sprintf("/api/blocks?from=%d&count=%d", from, count), walkTimeout, &blocks)
+	return blocks, err
 }

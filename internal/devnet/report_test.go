@@ -236,6 +236,8 @@ func TestReportJSON(t *testing.T) {
 		Rate: 20, Chains: 10, Submitted: 1200, Admitted: 1195,
 		Rejected:    map[string]uint64{"ledger: input not in UTxO": 2},
 		MempoolFull: 3, OnChain: 1180, InMempoolAtEnd: 14, OnSomeChains: 0, Lost: 1, Settled: true,
+		Latency:          &TxLatency{Measured: "(what)", Txs: 1180, P50Ms: 1900, P95Ms: 4100, MaxMs: 7300},
+		OfferedPerSecond: 19.9, BuildMicros: 41.5, SubmitMillis: 1.25, CheckMs: 312,
 		StoppedChains: []string{"payment-3 (to node-0) stopped: its output … is neither in the mempool nor unspent at node-0"},
 	}
 	got, err := json.MarshalIndent(r, "", "  ")
@@ -323,6 +325,17 @@ func TestReportJSON(t *testing.T) {
     "inMempoolAtEnd": 14,
     "onSomeChains": 0,
     "lost": 1,
+    "checkMs": 312,
+    "latency": {
+      "measured": "(what)",
+      "txs": 1180,
+      "p50Ms": 1900,
+      "p95Ms": 4100,
+      "maxMs": 7300
+    },
+    "offeredPerSecond": 19.9,
+    "buildMicros": 41.5,
+    "submitMillis": 1.25,
     "settled": true,
     "stoppedChains": [
       "payment-3 (to node-0) stopped: its output … is neither in the mempool nor unspent at node-0"
@@ -358,14 +371,14 @@ func TestLeiosReport(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), SlotLength: 100 * time.Millisecond}
 	// Times are slot starts (slot 10 = 03:04:06) plus the delay.
 	forger := fakeLeiosNode(t, api.LeiosStatus{EBsForged: 3, EBsAnnounced: 3, BodiesHeld: 3, ClosuresComplete: 3}, `[
-		{"slot": 10, "ebHash": "aa10", "announced": "2025-01-02T03:04:06.001Z", "body": "2025-01-02T03:04:06.004Z", "closure": "2025-01-02T03:04:06.005Z"},
-		{"slot": 20, "ebHash": "bb20", "announced": "2025-01-02T03:04:07.001Z", "body": "2025-01-02T03:04:07.002Z", "closure": "2025-01-02T03:04:07.003Z"},
+		{"slot": 10, "ebHash": "aa10", "announced": "2025-01-02T03:04:06.001Z", "body": "2025-01-02T03:04:06.004Z", "closure": "2025-01-02T03:04:06.005Z", "vote": "voted", "votes": 2},
+		{"slot": 20, "ebHash": "bb20", "announced": "2025-01-02T03:04:07.001Z", "body": "2025-01-02T03:04:07.002Z", "closure": "2025-01-02T03:04:07.003Z", "vote": "closure incomplete in the voting window", "votes": 1},
 		{"slot": 30, "ebHash": "dd30", "announced": "2025-01-02T03:04:08.001Z", "body": "2025-01-02T03:04:08.002Z", "closure": "2025-01-02T03:04:08.004Z"}
 	]`)
 	// The receiver lists its EBs in the order it learned of them, and one
 	// more EB (announced at slot 20 too) whose closure it lacks.
 	receiver := fakeLeiosNode(t, api.LeiosStatus{EBsAnnounced: 4, BodiesHeld: 4, ClosuresComplete: 3, MissingTxs: 12, RequestsInFlight: 1, FetchedBytes: 123456}, `[
-		{"slot": 10, "ebHash": "aa10", "announced": "2025-01-02T03:04:06.050Z", "body": "2025-01-02T03:04:06.120Z", "closure": "2025-01-02T03:04:06.250Z"},
+		{"slot": 10, "ebHash": "aa10", "announced": "2025-01-02T03:04:06.050Z", "body": "2025-01-02T03:04:06.120Z", "closure": "2025-01-02T03:04:06.250Z", "votes": 2},
 		{"slot": 30, "ebHash": "dd30", "announced": "2025-01-02T03:04:08.040Z", "closure": "2025-01-02T03:04:08.130Z"},
 		{"slot": 20, "ebHash": "cc20", "announced": "2025-01-02T03:04:07.060Z", "body": "2025-01-02T03:04:07.100Z"},
 		{"slot": 20, "ebHash": "bb20", "announced": "2025-01-02T03:04:07.050Z", "closure": "2025-01-02T03:04:07.420Z"}
@@ -386,7 +399,7 @@ func TestLeiosReport(t *testing.T) {
 	w := newChainWatch(nodes)
 	client := &http.Client{}
 	w.observe(pollStatuses(context.Background(), client, nodes))
-	r := w.leiosReport(clock, pollEBLists(context.Background(), client, nodes))
+	r := w.leiosReport(clock, 10, pollEBLists(context.Background(), client, nodes), nil)
 
 	// node-3's problem names the decoder's error; compare it apart.
 	if p := r.Nodes[3].Problem; !strings.HasPrefix(p, "EB list not read: GET /api/ebs: ") {
@@ -416,9 +429,15 @@ func TestLeiosReport(t *testing.T) {
         "ebsAnnounced": 3,
         "bodiesHeld": 3,
         "closuresComplete": 3,
+        "ebsCertified": 0,
         "missingTxs": 0,
         "requestsInFlight": 0,
-        "fetchedBytes": 0
+        "fetchedBytes": 0,
+        "txsFromMempool": 0,
+        "votesCast": 0,
+        "votesReceived": 0,
+        "votesInvalid": 0,
+        "certificatesBuilt": 0
       },
       "ebsListed": 3,
       "closuresListed": 3
@@ -430,9 +449,15 @@ func TestLeiosReport(t *testing.T) {
         "ebsAnnounced": 4,
         "bodiesHeld": 4,
         "closuresComplete": 3,
+        "ebsCertified": 0,
         "missingTxs": 12,
         "requestsInFlight": 1,
-        "fetchedBytes": 123456
+        "fetchedBytes": 123456,
+        "txsFromMempool": 0,
+        "votesCast": 0,
+        "votesReceived": 0,
+        "votesInvalid": 0,
+        "certificatesBuilt": 0
       },
       "ebsListed": 4,
       "closuresListed": 3
@@ -450,9 +475,15 @@ func TestLeiosReport(t *testing.T) {
         "ebsAnnounced": 2,
         "bodiesHeld": 0,
         "closuresComplete": 0,
+        "ebsCertified": 0,
         "missingTxs": 0,
         "requestsInFlight": 0,
-        "fetchedBytes": 0
+        "fetchedBytes": 0,
+        "txsFromMempool": 0,
+        "votesCast": 0,
+        "votesReceived": 0,
+        "votesInvalid": 0,
+        "certificatesBuilt": 0
       },
       "ebsListed": 0,
       "closuresListed": 0,
@@ -469,7 +500,14 @@ func TestLeiosReport(t *testing.T) {
         "node-1": 250
       },
       "completeOnAll": true,
-      "lastNodeMs": 250
+      "lastNodeMs": 250,
+      "votes": {
+        "node-0": "voted"
+      },
+      "votesSeen": {
+        "node-0": 2,
+        "node-1": 2
+      }
     },
     {
       "slot": 20,
@@ -480,14 +518,24 @@ func TestLeiosReport(t *testing.T) {
         "node-1": 420
       },
       "completeOnAll": true,
-      "lastNodeMs": 420
+      "lastNodeMs": 420,
+      "votes": {
+        "node-0": "closure incomplete in the voting window"
+      },
+      "votesSeen": {
+        "node-0": 1,
+        "node-1": 0
+      }
     },
     {
       "slot": 20,
       "ebHash": "cc20",
       "forged": "2025-01-02T03:04:07Z",
       "closureMs": {},
-      "completeOnAll": false
+      "completeOnAll": false,
+      "votesSeen": {
+        "node-1": 0
+      }
     },
     {
       "slot": 30,
@@ -498,7 +546,11 @@ func TestLeiosReport(t *testing.T) {
         "node-1": 130
       },
       "completeOnAll": true,
-      "lastNodeMs": 130
+      "lastNodeMs": 130,
+      "votesSeen": {
+        "node-0": 0,
+        "node-1": 0
+      }
     }
   ]
 }`
@@ -530,7 +582,7 @@ func TestLeiosReportNoEBs(t *testing.T) {
 		nodes[i].Name = fmt.Sprintf("node-%d", i)
 	}
 	w := newChainWatch(nodes)
-	r := w.leiosReport(consensus.Clock{SlotLength: time.Second}, pollEBLists(context.Background(), &http.Client{}, nodes))
+	r := w.leiosReport(consensus.Clock{SlotLength: time.Second}, 10, pollEBLists(context.Background(), &http.Client{}, nodes), nil)
 	b, err := json.Marshal(r.Summary)
 	if err != nil {
 		t.Fatal(err)
@@ -575,7 +627,7 @@ func TestLeiosReportProperty(t *testing.T) {
 				lists[i].EBs = append(lists[i].EBs, e)
 			}
 		}
-		r := w.leiosReport(clock, lists)
+		r := w.leiosReport(clock, 10, lists, nil)
 
 		read := 0
 		for _, l := range lists {

@@ -55,7 +55,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		return err
 	}
 	d.Print(out)
-	client := &http.Client{}
+	client := newAPIClient()
 	firehose, err := loadFirehose(d, client, firehoseOptions{Rate: opts.TxRate})
 	if err != nil {
 		return err
@@ -85,21 +85,24 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	supervise(ctx, out, d, procs, client, watch, firehose, opts.Duration)
 	stopFirehose()
 	firehoseRun.Wait()
+	// The final check and the last polls, for the report, are made before
+	// the nodes stop. They are not cut short by ctx: they are what the
+	// report is for, and bounded (the devnet command ends at a second
+	// Ctrl-C).
 	var txs *TxReport
+	var walks []chainWalk
 	if firehose.enabled() {
-		// Not cut short by ctx: the check is what the report is for, and
-		// it is bounded (the devnet command ends at a second Ctrl-C).
 		grace := inFlightGrace(d.Genesis)
 		fmt.Fprintf(out, "firehose stopped; giving its last txs up to %v to reach every chain\n", grace.Round(time.Millisecond))
 		settled := awaitInFlight(context.Background(), client, d.Nodes, grace)
-		txs = firehose.settle(context.Background())
+		txs, walks = firehose.settle(context.Background(), d.Genesis.Clock())
 		txs.Settled = settled
 		printTxReport(out, txs)
+	} else {
+		walks = walkChains(context.Background(), newNodeAPIs(client, d.Nodes))
 	}
-
-	// The last polls, for the report, are taken before the nodes stop.
 	watch.observe(pollStatuses(context.Background(), client, d.Nodes))
-	leios := watch.leiosReport(d.Genesis.Clock(), pollEBLists(context.Background(), client, d.Nodes))
+	leios := watch.leiosReport(d.Genesis.Clock(), d.Genesis.Leios.MinCertGap, pollEBLists(context.Background(), client, d.Nodes), walks)
 	slot := d.Genesis.Clock().SlotAt(time.Now())
 	fmt.Fprintln(out, "stopping the nodes")
 	procs.stop()
@@ -190,7 +193,8 @@ func printAgreement(out io.Writer, a Agreement) {
 	}
 }
 
-// printLeiosSummary prints the report's summary of EB diffusion.
+// printLeiosSummary prints the report's summary of EB diffusion and of
+// what the chain shows of Leios.
 func printLeiosSummary(out io.Writer, r *LeiosReport) {
 	s := r.Summary
 	fmt.Fprintf(out, "EBs: %d seen, %d complete on all %d nodes read", s.EBsSeen, s.CompleteOnAll, s.NodesRead)
@@ -202,6 +206,23 @@ func printLeiosSummary(out io.Writer, r *LeiosReport) {
 		if n.Problem != "" {
 			fmt.Fprintf(out, "  %s: %s\n", n.Name, n.Problem)
 		}
+	}
+	c := r.Chain
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(out, "the common chain of %d nodes, %d blocks: %d EBs announced, %d certified", c.NodesRead, c.Blocks, c.EBsAnnounced, c.EBsCertified)
+	sep := "; not certified: "
+	for _, reason := range notCertifiedReasons {
+		if n := c.NotCertified[reason]; n > 0 {
+			fmt.Fprintf(out, "%s%d %s", sep, n, reason)
+			sep = ", "
+		}
+	}
+	fmt.Fprintf(out, "\n  through RBs %.1f tx/s, through EBs %.1f tx/s (%d and %d txs in %.1f s from the system start)\n",
+		c.RBTxPerSecond, c.EBTxPerSecond, c.TxsViaRBs, c.TxsViaEBs, c.Seconds)
+	for _, p := range c.Problems {
+		fmt.Fprintln(out, "  "+p)
 	}
 }
 
@@ -216,7 +237,13 @@ func printTxReport(out io.Writer, r *TxReport) {
 	if r.Unchecked > 0 {
 		fmt.Fprintf(out, ", %d unchecked", r.Unchecked)
 	}
-	fmt.Fprintln(out)
+	fmt.Fprintf(out, " (checked in %s)\n", seconds(r.CheckMs))
+	if l := r.Latency; l != nil {
+		fmt.Fprintf(out, "  submit to on chain (slot start of the block that applied it): p50 %s, p95 %s, max %s over %d txs\n",
+			seconds(l.P50Ms), seconds(l.P95Ms), seconds(l.MaxMs), l.Txs)
+	}
+	fmt.Fprintf(out, "  the firehose offered %.1f tx/s of %g: %.0f µs to build and sign a tx, %.2f ms a POST\n",
+		r.OfferedPerSecond, r.Rate, r.BuildMicros, r.SubmitMillis)
 	for _, reason := range slices.Sorted(maps.Keys(r.Rejected)) {
 		fmt.Fprintf(out, "  rejected %d× %s\n", r.Rejected[reason], reason)
 	}
@@ -224,3 +251,6 @@ func printTxReport(out io.Writer, r *TxReport) {
 		fmt.Fprintln(out, "  "+line)
 	}
 }
+
+// seconds spells milliseconds as seconds, e.g. 1.25 s.
+func seconds(ms int64) string { return fmt.Sprintf("%.2f s", float64(ms)/1000) }

@@ -2,7 +2,6 @@ package devnet
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -40,7 +39,7 @@ func pollStatuses(ctx context.Context, client *http.Client, nodes []Node) []node
 // fetchStatus is one GET http://addr/status.
 func fetchStatus(ctx context.Context, client *http.Client, addr string) (*api.Status, error) {
 	var st api.Status
-	if err := getJSON(ctx, client, addr, "/status", pollTimeout, &st); err != nil {
+	if err := newNodeAPI(client, "http://"+addr).fetch(ctx, "/status", pollTimeout, &st); err != nil {
 		return nil, err
 	}
 	return &st, nil
@@ -51,12 +50,15 @@ func fetchStatus(ctx context.Context, client *http.Client, addr string) (*api.St
 const ebListTimeout = 5 * time.Second
 
 // ebTimes is one entry of a node's GET /api/ebs: when the node first held
-// the EB's whole closure (nil: not yet). The entry's other times are not
-// needed by the report.
+// the EB's whole closure (nil: not yet), its vote outcome on it (a
+// forge.Vote* string, "" if none) and the votes relayed to it for the
+// EB's RB. The entry's other fields are not needed by the report.
 type ebTimes struct {
 	Slot    uint64     `json:"slot"`
 	EbHash  string     `json:"ebHash"`
 	Closure *time.Time `json:"closure,omitempty"`
+	Vote    string     `json:"vote,omitempty"`
+	Votes   int        `json:"votes"`
 }
 
 // ebListPoll is one node's answer to GET /api/ebs; Err is non-nil when it
@@ -73,34 +75,12 @@ func pollEBLists(ctx context.Context, client *http.Client, nodes []Node) []ebLis
 	for i, n := range nodes {
 		wg.Go(func() {
 			var ebs []ebTimes
-			err := getJSON(ctx, client, n.HTTPAddr, "/api/ebs", ebListTimeout, &ebs)
+			err := newNodeAPI(client, "http://"+n.HTTPAddr).fetch(ctx, "/api/ebs", ebListTimeout, &ebs)
 			polls[i] = ebListPoll{EBs: ebs, Err: err}
 		})
 	}
 	wg.Wait()
 	return polls
-}
-
-// getJSON is one GET http://addr+path, decoded into v, within timeout.
-func getJSON(ctx context.Context, client *http.Client, addr, path string, timeout time.Duration, v any) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", path, resp.Status)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		return fmt.Errorf("GET %s: %w", path, err)
-	}
-	return nil
 }
 
 // txLine is the status line's figures of the whole devnet's txs.
@@ -112,9 +92,9 @@ type txLine struct {
 
 // statusLine is the devnet's once-a-second line: the slot, then per node its
 // tip (block number and hash prefix), immutable tip, peer count, mempool
-// size in txs and EBs announced / bodies held / closures complete, or why it
-// is not answering, then the txs. exitStates[i] is ""
-// while node i's process runs.
+// size in txs, EBs announced / bodies held / closures complete and the
+// CertRBs it applied, or why it is not answering, then the txs.
+// exitStates[i] is "" while node i's process runs.
 func statusLine(clock consensus.Clock, now time.Time, names []string, polls []nodePoll, exitStates []string, txs txLine) string {
 	var b strings.Builder
 	if now.Before(clock.Start) {
@@ -126,9 +106,9 @@ func statusLine(clock consensus.Clock, now time.Time, names []string, polls []no
 		fmt.Fprintf(&b, " | %s ", name)
 		switch st := polls[i].Status; {
 		case st != nil:
-			fmt.Fprintf(&b, "#%d %s imm #%d peers %d mempool %d EBs %d/%d/%d",
+			fmt.Fprintf(&b, "#%d %s imm #%d peers %d mempool %d EBs %d/%d/%d cert %d",
 				st.Tip.BlockNumber, hashPrefix(st.Tip.Hash), st.ImmutableTip.BlockNumber, len(st.Peers), st.Mempool.Txs,
-				st.Leios.EBsAnnounced, st.Leios.BodiesHeld, st.Leios.ClosuresComplete)
+				st.Leios.EBsAnnounced, st.Leios.BodiesHeld, st.Leios.ClosuresComplete, st.Leios.EBsCertified)
 		case exitStates[i] != "":
 			b.WriteString("down (" + exitStates[i] + ")")
 		default:

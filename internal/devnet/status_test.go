@@ -73,7 +73,7 @@ func TestStatusLine(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), SlotLength: 100 * time.Millisecond}
 	polls := []nodePoll{
 		{Status: &api.Status{Tip: api.TipStatus{BlockNumber: 12, Hash: "3fa9c1d2e5e6"}, ImmutableTip: api.TipStatus{BlockNumber: 2}, Peers: []string{"a", "b"}, Mempool: api.MempoolStatus{Txs: 17, Bytes: 4000},
-			Leios: api.LeiosStatus{EBsForged: 1, EBsAnnounced: 5, BodiesHeld: 4, ClosuresComplete: 3, MissingTxs: 90}}},
+			Leios: api.LeiosStatus{EBsForged: 1, EBsAnnounced: 5, BodiesHeld: 4, ClosuresComplete: 3, EBsCertified: 2, MissingTxs: 90}}},
 		{Status: &api.Status{}},
 		down,
 		down,
@@ -83,7 +83,7 @@ func TestStatusLine(t *testing.T) {
 	txs := txLine{Submitted: 1234, OnChain: 1200, PerSecond: 19.96}
 
 	got := statusLine(clock, clock.Start.Add(12345*time.Millisecond), names, polls, exits, txs)
-	want := "slot    123 | node-0 #12 3fa9c1d2 imm #2 peers 2 mempool 17 EBs 5/4/3 | node-1 #0 - imm #0 peers 0 mempool 0 EBs 0/0/0 | node-2 down (exited: signal: killed) | node-3 down | txs 1234 sent 1200 on chain 20.0/s"
+	want := "slot    123 | node-0 #12 3fa9c1d2 imm #2 peers 2 mempool 17 EBs 5/4/3 cert 2 | node-1 #0 - imm #0 peers 0 mempool 0 EBs 0/0/0 cert 0 | node-2 down (exited: signal: killed) | node-3 down | txs 1234 sent 1200 on chain 20.0/s"
 	if got != want {
 		t.Errorf("status line\n%q\nwant\n%q", got, want)
 	}

@@ -1,0 +1,56 @@
+package devnet
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/leiosnode/leiosnode/consensus"
+)
+
+// TxLatency is how long the firehose's txs took from submission to the
+// chain, over the txs on every node's chain.
+type TxLatency struct {
+	// Measured says what was measured, in words.
+	Measured string `json:"measured"`
+	Txs      int    `json:"txs"`
+	P50Ms    int64  `json:"p50Ms"`
+	P95Ms    int64  `json:"p95Ms"`
+	MaxMs    int64  `json:"maxMs"`
+}
+
+// latencyMeasured is TxLatency.Measured; %s names the node whose chain
+// dated the blocks.
+const latencyMeasured = "from the firehose's first POST of a tx to the start of the slot of the block that applied it " +
+	"(the RB that carried it, or the CertRB that certified its EB) on %s's chain; " +
+	"a slot start precedes the block's forging and diffusion"
+
+// submitToChain is the time from tx's first POST to the start of the slot
+// of the block of c that applied it; tx must be on c.
+func submitToChain(c *walkedChain, clock consensus.Clock, tx admittedTx) time.Duration {
+	return clock.SlotStart(c.blocks[c.txs[tx.Hash].block].Slot).Sub(tx.Sent)
+}
+
+// newTxLatency sums up latencies (at least one), measured on the chain of
+// the node named dating.
+func newTxLatency(latencies []time.Duration, dating string) *TxLatency {
+	ms := make([]int64, len(latencies))
+	for i, d := range latencies {
+		ms[i] = d.Milliseconds()
+	}
+	slices.Sort(ms)
+	return &TxLatency{
+		Measured: fmt.Sprintf(latencyMeasured, dating),
+		Txs:      len(ms),
+		P50Ms:    medianOfSorted(ms),
+		P95Ms:    nearestRank(ms, 0.95),
+		MaxMs:    ms[len(ms)-1],
+	}
+}
+
+// nearestRank is the q-quantile (0 < q ≤ 1) of a sorted, non-empty list:
+// the least value with at least a fraction q of the list at or below it.
+func nearestRank(sorted []int64, q float64) int64 {
+	return sorted[max(int(math.Ceil(q*float64(len(sorted))))-1, 0)]
+}
