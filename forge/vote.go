@@ -38,16 +38,15 @@ func (f *Forger) VoteSlot(slot uint64) {
 		return
 	}
 	defer release()
+	if tip.Point.IsOrigin() {
+		return // nothing announced yet
+	}
 	b := &f.ballot
 	if tip.Point.Hash != b.rb {
 		if !b.done && !b.rb.IsZero() {
 			f.record(b, VoteTipReplaced)
 		}
 		*b = ballot{rb: tip.Point.Hash}
-		if tip.Point.IsOrigin() {
-			b.done = true
-			return
-		}
 		rb, err := f.opts.Ledger.Block(tip.Point.Hash)
 		if err != nil || rb.Header.Announcement == nil {
 			b.done = true // nothing to vote on

@@ -138,3 +138,14 @@ func TestNoVote(t *testing.T) {
 		}
 	})
 }
+
+// At origin there is nothing to vote on, and nothing is recorded.
+func TestNoBallotAtOrigin(t *testing.T) {
+	f := newFixture(t, false, 1000)
+	for slot := range uint64(20) {
+		f.forger.VoteSlot(slot)
+	}
+	if len(f.leios.outcomes) != 0 {
+		t.Fatalf("outcomes recorded at origin: %v", f.leios.outcomes)
+	}
+}

@@ -28,6 +28,8 @@ type EBTimes struct {
 	// its RB.
 	Vote  string `json:"vote,omitempty"`
 	Votes int    `json:"votes"`
+
+	rb block.Hash // RbHash, for counting votes
 }
 
 // maxEBTimes bounds the EBs remembered.
@@ -41,7 +43,8 @@ type ebLog struct {
 
 	mu               sync.Mutex // guards the fields below
 	byPoint          map[block.Point]*EBTimes
-	order            []block.Point // insertion order, for eviction
+	byRB             map[block.Hash]*EBTimes // the same entries, by announcing RB
+	order            []block.Point           // insertion order, for eviction
 	bodies, closures uint64
 	changed          chan struct{} // closed and replaced when a closure is recorded
 }
@@ -55,6 +58,7 @@ func newEBLog(clock consensus.Clock, reg prometheus.Registerer) (*ebLog, error) 
 			Buckets: prometheus.ExponentialBuckets(0.01, 2, 12),
 		}),
 		byPoint: make(map[block.Point]*EBTimes),
+		byRB:    make(map[block.Hash]*EBTimes),
 		changed: make(chan struct{}),
 	}
 	if reg != nil {
@@ -73,6 +77,9 @@ func (l *ebLog) entry(p block.Point) *EBTimes {
 		l.byPoint[p] = e
 		l.order = append(l.order, p)
 		if len(l.order) > maxEBTimes {
+			if old := l.byPoint[l.order[0]]; old.rb != (block.Hash{}) {
+				delete(l.byRB, old.rb)
+			}
 			delete(l.byPoint, l.order[0])
 			l.order = l.order[1:]
 		}
@@ -89,8 +96,19 @@ func (l *ebLog) recordAnnounced(p block.Point, rbHash block.Hash, now time.Time)
 	if e.Announced != nil {
 		return false
 	}
-	e.Announced, e.RbHash = &now, rbHash.String()
+	e.Announced, e.RbHash, e.rb = &now, rbHash.String(), rbHash
+	l.byRB[rbHash] = e
 	return true
+}
+
+// countVotes adds n votes relayed for the RB rbHash to its EB's count, which
+// outlives the relay's pruning of the votes themselves.
+func (l *ebLog) countVotes(rbHash block.Hash, n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e := l.byRB[rbHash]; e != nil {
+		e.Votes += n
+	}
 }
 
 // record notes a LeiosDB event the first time it is seen; a complete

@@ -108,8 +108,11 @@ func Open(opts Options) (p *Pipeline, err error) {
 		OnAnnouncement:  func(_ peer.ID, h *block.Header) { p.ingestAnnouncement(h) },
 		OnBlockOffer:    p.fetcher.BlockOffer,
 		OnBlockTxsOffer: p.fetcher.BlockTxsOffer,
-		OnVotes:         func(_ peer.ID, votes []block.Vote) { p.votesReceived.Add(uint64(len(votes))) },
-		Logger:          p.log.With("part", "notify"),
+		OnVotes: func(_ peer.ID, votes []block.Vote) {
+			p.votesReceived.Add(uint64(len(votes)))
+			p.countVotes(votes)
+		},
+		Logger: p.log.With("part", "notify"),
 	}); err != nil {
 		return nil, err
 	}
@@ -245,15 +248,7 @@ func (p *Pipeline) Stats() Stats {
 // EBTimes lists, for the most recent EBs, when this node first held each
 // one's announcement, body and whole closure, its vote on it, and the votes
 // relayed for it.
-func (p *Pipeline) EBTimes() []EBTimes {
-	list := p.ebs.list()
-	for i := range list {
-		if rb, err := block.ParseHash(list[i].RbHash); err == nil {
-			list[i].Votes = len(p.relay.VotesFor(rb))
-		}
-	}
-	return list
-}
+func (p *Pipeline) EBTimes() []EBTimes { return p.ebs.list() }
 
 // AwaitClosure waits until the whole closure of pt is held (as recorded
 // from the LeiosDB's events) and returns when it first was.

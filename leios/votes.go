@@ -23,8 +23,16 @@ func (p *Pipeline) Vote(v block.Vote) error {
 	}
 	if len(fresh) > 0 {
 		p.votesCast.Add(1)
+		p.countVotes(fresh)
 	}
 	return nil
+}
+
+// countVotes adds relayed votes to their EBs' counts (EBTimes).
+func (p *Pipeline) countVotes(votes []block.Vote) {
+	for _, v := range votes {
+		p.ebs.countVotes(v.RbHash, 1)
+	}
 }
 
 // Votes returns the votes relayed for the RB rbHash, by seat: what a
