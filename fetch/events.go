@@ -60,6 +60,14 @@ func (f *Fetcher) TxsHeld(hashes []block.Hash) {
 	f.poke()
 }
 
+// Misses reports whether some held body misses the tx with this hash: the
+// decision logic would fetch it.
+func (f *Fetcher) Misses(txHash block.Hash) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.dec.txs[txHash] != nil
+}
+
 // PointsBelow lists the known points with a slot below slot: the
 // candidates of the next Prune, for the caller to tell which to keep.
 func (f *Fetcher) PointsBelow(slot uint64) []block.Point {

@@ -54,22 +54,28 @@ func (f *Forger) certify(view ledger.UTxO, tip block.Tip, slot uint64) (*block.C
 
 // applyClosure applies closure in order on view at slot and returns its
 // diff. A tx the mempool holds was validated with its signatures on
-// admission and is reapplied; any other is applied in full.
+// admission: it is reapplied, decoded already; any other is decoded and
+// applied in full.
 func (f *Forger) applyClosure(view ledger.UTxO, slot uint64, closure [][]byte) (*ledger.Diff, error) {
 	acc := ledger.NewDiff()
 	utxo := ledger.Overlay{Base: view, Diffs: []*ledger.Diff{acc}}
 	for i, raw := range closure {
-		tx, err := ledger.DecodeTx(raw)
-		if err != nil {
-			return nil, fmt.Errorf("tx %d: %w", i, err)
+		hash := block.HashBytes(raw)
+		apply := ledger.Reapply
+		tx, admitted := (*ledger.Tx)(nil), false
+		if f.opts.Mempool != nil {
+			tx, admitted = f.opts.Mempool.Tx(hash)
 		}
-		apply := ledger.Apply
-		if f.opts.Mempool != nil && f.opts.Mempool.Has(block.Hash(tx.Hash())) {
-			apply = ledger.Reapply
+		if !admitted {
+			var err error
+			if tx, err = ledger.DecodeTx(raw); err != nil {
+				return nil, fmt.Errorf("tx %d: %w", i, err)
+			}
+			apply = ledger.Apply
 		}
 		d, err := apply(*f.opts.Params, utxo, slot, tx)
 		if err != nil {
-			return nil, fmt.Errorf("tx %d (%s): %w", i, block.Hash(tx.Hash()).Short(), err)
+			return nil, fmt.Errorf("tx %d (%s): %w", i, hash.Short(), err)
 		}
 		acc.Append(d)
 	}

@@ -58,9 +58,9 @@ type Chain interface {
 type Mempool interface {
 	// Txs yields the txs of one snapshot in ticket order.
 	Txs() iter.Seq[*ledger.Tx]
-	// Has reports whether a tx is admitted: fully validated, signatures
-	// included.
-	Has(txHash block.Hash) bool
+	// Tx returns an admitted tx — fully validated, signatures included —
+	// by its hash.
+	Tx(txHash block.Hash) (*ledger.Tx, bool)
 	// RemoveTxs drops the txs with these hashes and those that spend them.
 	RemoveTxs(ctx context.Context, txHashes []block.Hash) ([]block.Hash, error)
 }

@@ -28,7 +28,7 @@ func (p *Pipeline) ApplyBlock(utxo ledger.UTxO, blk *block.Block, parent *block.
 	if certified && !reapply {
 		p.certsVerified.Add(1)
 	}
-	txs, err := p.AppliedTxs(blk, parent)
+	txs, err := p.appliedTxs(blk, parent)
 	if err != nil {
 		return nil, err
 	}
@@ -45,11 +45,11 @@ func (p *Pipeline) ApplyBlock(utxo ledger.UTxO, blk *block.Block, parent *block.
 	return d, err
 }
 
-// AppliedTxs are the txs blk applies to the ledger, in order: for a CertRB
+// appliedTxs are the txs blk applies to the ledger, in order: for a CertRB
 // the certified closure (of the EB parent announced), then the block's own.
 // An incomplete closure is an error wrapping chaindb.ErrNotReady and
 // ErrClosureIncomplete.
-func (p *Pipeline) AppliedTxs(blk *block.Block, parent *block.Header) ([][]byte, error) {
+func (p *Pipeline) appliedTxs(blk *block.Block, parent *block.Header) ([][]byte, error) {
 	var txs [][]byte
 	if pt, ok := consensus.CertifiedPoint(blk, parent); ok {
 		closure, err := p.certifiedClosure(pt, parent)

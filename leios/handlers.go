@@ -1,6 +1,7 @@
 package leios
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -204,7 +205,7 @@ func (p *Pipeline) storeTxs(pt block.Point, txs [][]byte, validated bool) error 
 	}
 	res, err := p.db.InsertTxs(txs)
 	if err != nil {
-		return fmt.Errorf("txs of %s: %w", pt, err)
+		return fmt.Errorf("%d txs (of %s): %w", len(txs), pt, err)
 	}
 	held := hashes
 	if len(res.Dropped) > 0 {
@@ -248,4 +249,37 @@ func (i fetchIngest) Txs(pt block.Point, txs [][]byte) error {
 		return fmt.Errorf("leios: %w", err)
 	}
 	return nil
+}
+
+// followMempool stores, as the mempool admits them, the txs that a held
+// EB body misses, until ctx ends: they are validated, and need not be
+// fetched. At a high rate, txs reach a node by tx-submission about when
+// the EBs naming them do, so this completes closures sooner than fetching
+// alone.
+func (p *Pipeline) followMempool(ctx context.Context) error {
+	var ticket uint64
+	for {
+		changed := p.mempool.Changed() // before reading, so no admission is missed
+		var found [][]byte
+		for e := range p.mempool.Since(ticket) {
+			ticket = e.Ticket
+			if p.fetcher.Misses(e.Tx.Hash()) {
+				found = append(found, e.Tx.Bytes())
+			}
+		}
+		if len(found) > 0 {
+			p.ingestMu.Lock()
+			err := p.storeTxs(block.Point{}, found, true)
+			p.ingestMu.Unlock()
+			if err != nil {
+				return fmt.Errorf("leios: storing admitted txs an EB misses: %w", err)
+			}
+			p.fromMempool.Add(uint64(len(found)))
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		}
+	}
 }

@@ -2,6 +2,7 @@ package leios
 
 import (
 	"errors"
+	"iter"
 	"log/slog"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/fetch"
 	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/txcache"
 )
 
@@ -35,12 +37,16 @@ type Chain interface {
 }
 
 // Mempool is where the pipeline looks for an EB's txs before it fetches
-// them: a tx the mempool holds was validated in full on admission, and
-// usually reached the node before the EB that names it. *mempool.Mempool
-// implements it.
+// them, and as they are admitted: a tx the mempool holds was validated in
+// full on admission, and usually reaches the node by tx-submission before
+// or while the EB that names it is fetched. *mempool.Mempool implements it.
 type Mempool interface {
 	Tx(txHash block.Hash) (*ledger.Tx, bool)
 	Has(txHash block.Hash) bool
+	// Changed is closed when a newer snapshot is published; Since yields
+	// the entries admitted after a ticket.
+	Changed() <-chan struct{}
+	Since(ticket uint64) iter.Seq[mempool.Entry]
 }
 
 // Options configure a Pipeline. Zero values take the documented defaults.

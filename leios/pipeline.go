@@ -130,8 +130,9 @@ func Open(opts Options) (p *Pipeline, err error) {
 // first while the tip is SyncingSlots behind the clock, prunes as its
 // immutable tip advances, promotes the EBs it certifies, and has it
 // reselect when a parked CertRB's closure completes. With a mempool, an
-// EB's txs the mempool holds are taken from it instead of fetched. Either
-// may be nil. Call it before Run.
+// EB's txs the mempool holds are taken from it instead of fetched, when
+// the body arrives and as they are admitted later. Either may be nil. Call
+// it before Run.
 func (p *Pipeline) Attach(chain Chain, mempool Mempool) { p.chain, p.mempool = chain, mempool }
 
 // immutableSlot is the relay's floor: the immutable tip's slot.
@@ -152,8 +153,10 @@ func (p *Pipeline) Services() []network.Service {
 }
 
 // Run runs the pipeline until ctx ends: the fetch decision loop, the
-// LeiosDB follower (offers, and when bodies and closures were first held),
-// and with a Chain the re-announcement of its volatile EBs and pruning.
+// LeiosDB follower (offers, when bodies and closures were first held, the
+// reselection of a parked CertRB), and with a chain (Attach) the
+// re-announcement of its volatile EBs and pruning, with a mempool the
+// follower of its admissions.
 func (p *Pipeline) Run(ctx context.Context) error {
 	if p.chain != nil {
 		p.reannounceVolatile()
@@ -163,6 +166,9 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	g.Go(func() error { return p.follower.Run(ctx, p.followed) })
 	if p.chain != nil {
 		g.Go(func() error { return p.pruneOnImmutableTip(ctx) })
+	}
+	if p.mempool != nil {
+		g.Go(func() error { return p.followMempool(ctx) })
 	}
 	return g.Wait()
 }

@@ -86,6 +86,11 @@ func (m *Mempool) Tx(txHash block.Hash) (*ledger.Tx, bool) {
 	return e.Tx, ok
 }
 
+// Since yields the entries of the latest snapshot, taken at the call, whose
+// ticket is after ticket, in ticket order: a follower of admissions reads
+// what is new with it. It never blocks.
+func (m *Mempool) Since(ticket uint64) iter.Seq[Entry] { return m.Snapshot().After(ticket) }
+
 // Txs yields the txs of the latest snapshot, taken at the call, in ticket
 // order: the forge's walk. Like Snapshot, it never blocks.
 func (m *Mempool) Txs() iter.Seq[*ledger.Tx] {

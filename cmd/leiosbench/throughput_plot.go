@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"image/color"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -59,7 +60,10 @@ func plotThroughput(r *throughputReport, path string) error {
 	}
 	rate.Legend.Top, rate.Legend.Left = true, true
 	lat.Legend.Top, lat.Legend.Left = true, true
-	rate.X.Min, rate.Y.Min, lat.X.Min, lat.Y.Min = 0, 0, 0, 0
+	for _, axis := range []*plot.Axis{&rate.X, &rate.Y, &lat.X, &lat.Y} {
+		axis.Min = 0
+		axis.Tick.Marker = plainTicks{}
+	}
 	rate.X.Max, lat.X.Max = top*1.05, top*1.05
 
 	img := vgimg.New(vg.Points(960), vg.Points(400))
@@ -93,4 +97,17 @@ var seriesColors = []color.Color{
 	color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
 	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
 	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
+}
+
+// plainTicks are the default ticks labelled without needless decimals.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
+		}
+	}
+	return ticks
 }

@@ -1,0 +1,66 @@
+package leios
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/block/blocktest"
+	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/mempool"
+)
+
+// An EB's txs that the mempool holds are stored from it — those admitted
+// before the body arrives at once, those admitted after as they come —
+// and the closure completes with nothing fetched.
+func TestClosureFromMempool(t *testing.T) {
+	f := newFunds(t)
+	pool, err := mempool.New(mempool.Options{
+		TipLedger: func() (ledger.UTxO, block.Tip, func(), error) { return f.utxo, block.Tip{}, func() {}, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	p := openPipeline(t, testOptions(t))
+	p.Attach(nil, pool)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	raw := f.payments(t, 6, 1_000_000)
+	admit := func(txs [][]byte) {
+		for _, b := range txs {
+			tx, err := ledger.DecodeTx(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pool.Add(context.Background(), tx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	admit(raw[:3])
+	eb := blocktest.EBOf(t, raw)
+	pt := eb.Point(7)
+	if err := p.insertAnnouncement(7, block.Hash{7}, eb.Announcement()); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.insertBody(pt, eb.Body); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Fetcher().Missing(pt); len(got) != 3 {
+		t.Fatalf("missing %v after the body: the admitted half should be stored", got)
+	}
+	admit(raw[3:])
+	ctxWait, cancelWait := context.WithTimeout(ctx, 10*time.Second)
+	defer cancelWait()
+	if _, err := p.AwaitClosure(ctxWait, pt); err != nil {
+		t.Fatalf("the closure did not complete from the mempool: %v", err)
+	}
+	if s := p.Stats(); s.FetchedBytes != 0 || s.TxsFromMempool != 6 {
+		t.Fatalf("stats %+v", s)
+	}
+}
