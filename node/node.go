@@ -66,13 +66,13 @@ type Node struct {
 // diffusion (LeiosDB, tx cache, fetch, notify), the libp2p host serving
 // every protocol, the forge, metrics. On error, whatever was opened is
 // closed again.
-func New(cfg *config.Config, opts Options) (n *Node, err error) {
+func New(cfg *config.Config, opts Options) (*Node, error) {
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
 	errCount := new(atomic.Uint64)
-	n = &Node{
+	n := &Node{
 		cfg:      cfg,
 		log:      slog.New(countErrors(logger.Handler(), errCount)),
 		errors:   errCount,
@@ -80,17 +80,22 @@ func New(cfg *config.Config, opts Options) (n *Node, err error) {
 		adopted:  new(atomic.Uint64),
 		caughtUp: new(atomic.Bool),
 	}
-	defer func() {
-		if err != nil {
-			n.close()
-		}
-	}()
-
-	if n.genesis, err = consensus.ReadGenesis(cfg.GenesisFile); err != nil {
+	if err := n.build(opts); err != nil {
+		// n, not the nil the caller gets: it holds what was opened.
+		n.close()
 		return nil, err
 	}
+	return n, nil
+}
+
+// build opens and builds the parts in New's order.
+func (n *Node) build(opts Options) (err error) {
+	cfg := n.cfg
+	if n.genesis, err = consensus.ReadGenesis(cfg.GenesisFile); err != nil {
+		return err
+	}
 	if n.validator, err = consensus.NewValidator(n.genesis, nil); err != nil {
-		return nil, err
+		return err
 	}
 	// The Leios pipeline opens before the chain: replaying a CertRB applies
 	// its certified closure from the LeiosDB.
@@ -103,20 +108,20 @@ func New(cfg *config.Config, opts Options) (n *Node, err error) {
 		Registerer: n.registry,
 		Logger:     n.log,
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	if err = n.openChain(); err != nil {
-		return nil, err
+		return err
 	}
 	if err = n.buildMempool(); err != nil {
-		return nil, err
+		return err
 	}
 	n.leios.Attach(n.chain, n.mempool)
 	if err = n.buildHost(opts.Libp2p); err != nil {
-		return nil, err
+		return err
 	}
 	if err = n.buildForger(); err != nil {
-		return nil, err
+		return err
 	}
 	if n.api, err = api.New(api.Options{
 		Addr:          cfg.HTTPAddr,
@@ -132,9 +137,9 @@ func New(cfg *config.Config, opts Options) (n *Node, err error) {
 		Errors:        n.errors.Load,
 		TxsOnChain:    n.chain.TxsOnChain,
 	}); err != nil {
-		return nil, err
+		return err
 	}
-	return n, nil
+	return nil
 }
 
 func (n *Node) openChain() error {
