@@ -1,9 +1,11 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -37,6 +39,9 @@ type Config struct {
 	TxCacheCapacity int `json:"txCacheCapacity,omitempty"`
 	// LogLevel is debug, info, warn or error (default info).
 	LogLevel string `json:"logLevel,omitempty"`
+
+	// Path is the file Load read, for messages that name a setting.
+	Path string `json:"-"`
 }
 
 // Topology is topology.json: the static peers, as libp2p multiaddrs that end
@@ -45,14 +50,16 @@ type Topology struct {
 	Peers []string `json:"peers"`
 }
 
-// Load reads a config file and resolves its paths.
+// Load reads a config file and resolves its paths. A field the config
+// does not have is an error: a misspelt setting must not leave the node
+// running without it.
 func Load(path string) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	var c Config
-	if err := json.Unmarshal(b, &c); err != nil {
+	c := Config{Path: path}
+	if err := decodeStrict(b, &c); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
@@ -65,15 +72,16 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("config %s: genesisFile, databasePath and nodeKeyFile are required", path)
 	}
 	if (c.IssuerKeyFile == "") != (c.VRFKeyFile == "") {
-		return nil, errors.New("config: a block producer needs both issuerSigningKeyFile and vrfSigningKeyFile")
+		return nil, fmt.Errorf("config %s: a block producer needs both issuerSigningKeyFile and vrfSigningKeyFile", path)
 	}
 	if c.BLSKeyFile != "" && c.IssuerKeyFile == "" {
-		return nil, errors.New("config: blsSigningKeyFile is a block producer's: it needs issuerSigningKeyFile and vrfSigningKeyFile")
+		return nil, fmt.Errorf("config %s: blsSigningKeyFile is a block producer's: it needs issuerSigningKeyFile and vrfSigningKeyFile", path)
 	}
 	return &c, nil
 }
 
-// ReadTopology reads a topology file; an empty path is no peers.
+// ReadTopology reads a topology file; an empty path is no peers. Like
+// Load, it refuses fields a topology does not have.
 func ReadTopology(path string) (*Topology, error) {
 	if path == "" {
 		return &Topology{}, nil
@@ -83,10 +91,24 @@ func ReadTopology(path string) (*Topology, error) {
 		return nil, fmt.Errorf("topology: %w", err)
 	}
 	var t Topology
-	if err := json.Unmarshal(b, &t); err != nil {
+	if err := decodeStrict(b, &t); err != nil {
 		return nil, fmt.Errorf("topology %s: %w", path, err)
 	}
 	return &t, nil
+}
+
+// decodeStrict decodes the one JSON value of b into v, refusing fields v
+// does not have and anything after the value, as json.Unmarshal does.
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("more data after the JSON value")
+	}
+	return nil
 }
 
 // WriteJSON writes v as indented JSON, for the tools that generate configs.

@@ -41,3 +41,28 @@ func TestLoadResolvesPaths(t *testing.T) {
 		t.Errorf("a relay with a BLS key: %v", err)
 	}
 }
+
+// TestUnknownFields: a misspelt setting is an error naming it, not a node
+// silently running without it; so is anything after the JSON value.
+func TestUnknownFields(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, c string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	cfg := write("config.json", `{"genesisFile": "g", "databasePath": "db", "nodeKeyFile": "n", "httpAdr": "127.0.0.1:3000"}`)
+	if _, err := Load(cfg); err == nil || !strings.Contains(err.Error(), `unknown field "httpAdr"`) || !strings.Contains(err.Error(), cfg) {
+		t.Errorf("config with a misspelt field: %v", err)
+	}
+	cfg = write("trailing.json", `{"genesisFile": "g", "databasePath": "db", "nodeKeyFile": "n"} {}`)
+	if _, err := Load(cfg); err == nil || !strings.Contains(err.Error(), "after the JSON value") {
+		t.Errorf("config with data after it: %v", err)
+	}
+	topo := write("topology.json", `{"peer": ["/ip4/127.0.0.1/tcp/1"]}`)
+	if _, err := ReadTopology(topo); err == nil || !strings.Contains(err.Error(), `unknown field "peer"`) || !strings.Contains(err.Error(), topo) {
+		t.Errorf("topology with a misspelt field: %v", err)
+	}
+}
