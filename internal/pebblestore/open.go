@@ -1,0 +1,219 @@
+package pebblestore
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"slices"
+	"sync"
+	"syscall"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Network names the network a store belongs to.
+type Network struct {
+	// Genesis is the Blake2b-256 of the network's genesis file.
+	Genesis [32]byte
+	// About says, for people, which network that is: where its genesis
+	// file was and when the network started. It is stored with the hash
+	// and shown when a store is opened under another genesis.
+	About string
+}
+
+func (n Network) String() string {
+	if n.About == "" {
+		return fmt.Sprintf("genesis %x…", n.Genesis[:8])
+	}
+	return fmt.Sprintf("genesis %x… (%s)", n.Genesis[:8], n.About)
+}
+
+func (n Network) encode() []byte { return append(n.Genesis[:], n.About...) }
+
+func decodeNetwork(b []byte) (Network, bool) {
+	var n Network
+	if len(b) < len(n.Genesis) {
+		return n, false
+	}
+	copy(n.Genesis[:], b)
+	n.About = string(b[len(n.Genesis):])
+	return n, true
+}
+
+// Options say how to open a store.
+type Options struct {
+	// Name is how errors name the store ("chain database"). Required.
+	Name string
+	// Pebble are the store's own Pebble options (its caches, memtables,
+	// filters). Open sets their FS (vfs.Default if nil), Logger,
+	// EventListener, Lock, ErrorIfNotExists and ReadOnly. Required.
+	Pebble *pebble.Options
+	// Network is stamped on a new store and checked on an existing one.
+	Network Network
+	// NetworkKey is the key the stamp is kept under. Required.
+	NetworkKey []byte
+	// Init adds a new store's initial records to its first batch, which
+	// also carries the stamp. May be nil.
+	Init func(b *pebble.Batch) error
+	// ReadOnly opens an existing store without writing to it (leiosnode db
+	// check); a missing store is then an error.
+	ReadOnly bool
+	// Logger receives Pebble's messages: its routine ones at debug, its
+	// errors at error. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// DB is an open store: a Pebble DB whose writes go through Commit.
+type DB struct {
+	*pebble.DB
+	name, dir string
+	fs        vfs.FS
+	readOnly  bool
+	lock      *pebble.Lock
+
+	mu     sync.Mutex
+	fault  *Error        // the first fault, or nil
+	failed chan struct{} // closed with the first fault
+	closed bool
+}
+
+// Open opens the store in dir, creating it only if dir does not exist or
+// is empty: a directory that holds anything is opened as an existing store
+// and must carry a stamp of opts.Network.
+func Open(dir string, opts Options) (*DB, error) {
+	po := opts.Pebble.Clone()
+	if po.FS == nil {
+		po.FS = vfs.Default
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	s := &DB{name: opts.Name, dir: dir, fs: po.FS, readOnly: opts.ReadOnly, failed: make(chan struct{})}
+	fresh, err := isFresh(po.FS, dir)
+	if err != nil {
+		return nil, &Error{Store: s.name, Dir: dir, Err: err}
+	}
+	if fresh && opts.ReadOnly {
+		return nil, &Error{Store: s.name, Dir: dir, Err: errors.New("no store in the directory"),
+			Do: "check databasePath in the node's config"}
+	}
+	if err := po.FS.MkdirAll(dir, 0o755); err != nil {
+		return nil, s.errorOf(err)
+	}
+	if s.lock, err = pebble.LockDirectory(dir, po.FS); err != nil {
+		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES) {
+			return nil, &Error{Store: s.name, Dir: dir, Err: fmt.Errorf("%w: %w", ErrInUse, err),
+				Do: "another process holds its LOCK file: stop the leiosnode that runs on it, or give this one another databasePath"}
+		}
+		return nil, s.errorOf(err)
+	}
+	po.Lock = s.lock
+	po.ErrorIfNotExists = !fresh
+	po.ReadOnly = opts.ReadOnly
+	po.Logger = logger{s, opts.Logger.With("component", "pebble", "store", s.name)}
+	po.EventListener = s.events(opts.Logger)
+
+	err = s.guard(func() (err error) {
+		s.DB, err = pebble.Open(dir, po)
+		return err
+	})
+	if err == nil {
+		if fresh {
+			err = s.create(opts)
+		} else {
+			err = s.checkNetwork(opts.Network, opts.NetworkKey)
+		}
+		if err != nil {
+			s.Close()
+		}
+	} else if s.Err() == nil {
+		s.lock.Close()
+	}
+	if err != nil {
+		return nil, s.openError(err)
+	}
+	return s, nil
+}
+
+// isFresh reports whether dir is missing or empty. A LOCK file alone is
+// what a creation stopped before Pebble wrote anything leaves behind.
+func isFresh(fsys vfs.FS, dir string) (bool, error) {
+	names, err := fsys.List(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	names = slices.DeleteFunc(names, func(n string) bool { return n == "LOCK" })
+	return len(names) == 0, nil
+}
+
+// create writes a new store's first batch: its initial records and the
+// stamp, synced.
+func (s *DB) create(opts Options) error {
+	b := s.NewBatch()
+	defer b.Close()
+	if opts.Init != nil {
+		if err := opts.Init(b); err != nil {
+			return err
+		}
+	}
+	if err := b.Set(opts.NetworkKey, opts.Network.encode(), nil); err != nil {
+		return err
+	}
+	return s.Commit(b, pebble.Sync)
+}
+
+// checkNetwork refuses a store without a stamp, or with another network's.
+func (s *DB) checkNetwork(want Network, key []byte) error {
+	v, closer, err := s.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return &Error{Store: s.name, Dir: s.dir,
+			Err: fmt.Errorf("%w: it holds no network stamp: it was written by an older leiosnode, was never completed, or lost its MANIFEST", ErrCorrupt),
+			Do:  s.resync()}
+	}
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	got, ok := decodeNetwork(v)
+	if !ok {
+		return &Error{Store: s.name, Dir: s.dir, Err: fmt.Errorf("%w: network stamp of %d bytes", ErrCorrupt, len(v)), Do: s.resync()}
+	}
+	if got.Genesis != want.Genesis {
+		return &Error{Store: s.name, Dir: s.dir,
+			Err: fmt.Errorf("%w: it was created under %s, this node runs %s", ErrOtherNetwork, got, want),
+			Do:  fmt.Sprintf("run the node of that network on it, or delete %s to resync it on this network from peers", s.dir)}
+	}
+	return nil
+}
+
+// openError says what an error at open means.
+func (s *DB) openError(err error) error {
+	if errors.Is(err, pebble.ErrDBDoesNotExist) {
+		return &Error{Store: s.name, Dir: s.dir,
+			Err: fmt.Errorf("%w: the directory holds files but no Pebble store (its marker.manifest file is missing)", ErrCorrupt),
+			Do:  s.resync()}
+	}
+	return s.errorOf(err)
+}
+
+// Close closes the store. A store that failed is left as it is, its lock
+// held, for the process to exit: Pebble may be stuck inside the write
+// that failed, and its Close would wait for it.
+func (s *DB) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if s.fault != nil {
+		return s.fault
+	}
+	err := s.DB.Close()
+	return errors.Join(err, s.lock.Close())
+}
