@@ -23,6 +23,7 @@
 //	'x' tx_hash               → tx bytes                      held txs
 //	'w' tx_hash ‖ eb_hash     → offset, declared size          held bodies still missing a tx
 //	'm' "schema"              → version
+//	'm' "net"                 → genesis hash ‖ about        the network (pebblestore)
 //
 // Bodies are deduplicated by EB hash: the same hash announced at two slots is
 // two points sharing one body. Txs are stored once, whatever number of bodies

@@ -1,8 +1,6 @@
 package leiosdb
 
 import (
-	"context"
-	"fmt"
 	"log/slog"
 	"runtime"
 
@@ -10,6 +8,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/bloom"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/pebblestore"
 )
 
 // Options configure a DB. The zero value gives the defaults documented on
@@ -47,6 +46,10 @@ type Options struct {
 	// atomic batch and the WAL replays whole batches or none); only the last
 	// batches before a crash can be lost, and the network refills them.
 	SyncWrites bool
+
+	// Network is the network the store belongs to: stamped on a new store,
+	// checked on open. The zero value is a network of its own, for tests.
+	Network pebblestore.Network
 
 	// EventBuffer is the channel capacity of each subscription. Default 4096.
 	// A subscriber that lets it fill up is cut off (see Subscribe).
@@ -95,30 +98,10 @@ func (o Options) pebbleOptions(cache *pebble.Cache) *pebble.Options {
 		MemTableSize:                o.MemTableBytes,
 		MemTableStopWritesThreshold: 4,
 		MaxOpenFiles:                1000,
-		Logger:                      pebbleLogger{o.Logger},
 	}
 	for i := range po.Levels {
 		po.Levels[i].BlockSize = o.BlockBytes
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(o.BloomBitsPerKey)
 	}
 	return po
-}
-
-// pebbleLogger sends Pebble's messages to slog; its routine chatter
-// (flushes, compactions) goes to Debug.
-type pebbleLogger struct{ log *slog.Logger }
-
-func (l pebbleLogger) Infof(format string, args ...any) {
-	l.log.Debug("pebble: " + fmt.Sprintf(format, args...))
-}
-
-func (l pebbleLogger) Errorf(format string, args ...any) {
-	l.log.Error("pebble: " + fmt.Sprintf(format, args...))
-}
-
-// Fatalf must not return; Pebble calls it on unrecoverable corruption.
-func (l pebbleLogger) Fatalf(format string, args ...any) {
-	msg := "pebble: " + fmt.Sprintf(format, args...)
-	l.log.Log(context.Background(), slog.LevelError+4, msg)
-	panic(msg)
 }
