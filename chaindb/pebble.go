@@ -1,9 +1,6 @@
 package chaindb
 
 import (
-	"fmt"
-	"log/slog"
-
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
 )
@@ -29,9 +26,9 @@ var (
 	noSyncStore   = pebble.NoSync
 )
 
-// pebbleOptions: a block cache, bloom filters on every level (a UTxO lookup
-// of a missing input, and the "is this block stored" probe, are point reads
-// that mostly miss), and Pebble's log lines sent to slog.
+// pebbleOptions: a block cache, and bloom filters on every level (a UTxO
+// lookup of a missing input, and the "is this block stored" probe, are
+// point reads that mostly miss).
 func pebbleOptions(opts Options, cache *pebble.Cache) *pebble.Options {
 	po := &pebble.Options{
 		Cache:                       cache,
@@ -39,7 +36,6 @@ func pebbleOptions(opts Options, cache *pebble.Cache) *pebble.Options {
 		MemTableStopWritesThreshold: 4,
 		MaxOpenFiles:                1024,
 		FormatMajorVersion:          pebble.FormatNewest,
-		Logger:                      pebbleLogger{opts.Logger.With("component", "pebble")},
 		FS:                          opts.fs,
 	}
 	for i := range po.Levels {
@@ -50,22 +46,3 @@ func pebbleOptions(opts Options, cache *pebble.Cache) *pebble.Options {
 
 // cacheBytes is the size of Pebble's block cache.
 const cacheBytes = 64 << 20
-
-// pebbleLogger sends Pebble's log lines to slog.
-type pebbleLogger struct{ log *slog.Logger }
-
-func (l pebbleLogger) Infof(format string, args ...any) {
-	l.log.Debug(fmt.Sprintf(format, args...))
-}
-
-func (l pebbleLogger) Errorf(format string, args ...any) {
-	l.log.Error(fmt.Sprintf(format, args...))
-}
-
-// Fatalf is called on corruption Pebble cannot continue from. Panicking
-// (rather than os.Exit) lets a deferred recover or the test harness see it.
-func (l pebbleLogger) Fatalf(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	l.log.Error(msg)
-	panic("pebble: " + msg)
-}
