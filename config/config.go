@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/multiformats/go-multiaddr"
 )
 
 // Config is one node's configuration file (config.json). Relative paths are
-// resolved against the directory of the config file.
+// resolved against the directory of the config file, into absolute ones.
 type Config struct {
 	// GenesisFile is the network's genesis.json.
 	GenesisFile string `json:"genesisFile"`
@@ -54,6 +56,11 @@ type Topology struct {
 // does not have is an error: a misspelt setting must not leave the node
 // running without it.
 func Load(path string) (*Config, error) {
+	// Absolute, so that messages name the files wherever the node runs.
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
@@ -66,6 +73,11 @@ func Load(path string) (*Config, error) {
 	for _, p := range []*string{&c.GenesisFile, &c.TopologyFile, &c.DatabasePath, &c.NodeKeyFile, &c.IssuerKeyFile, &c.VRFKeyFile, &c.BLSKeyFile} {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(dir, *p)
+		}
+	}
+	for _, a := range c.ListenAddrs {
+		if _, err := multiaddr.NewMultiaddr(a); err != nil {
+			return nil, fmt.Errorf("config %s: listenAddrs: %q: %w", path, a, err)
 		}
 	}
 	if c.GenesisFile == "" || c.DatabasePath == "" || c.NodeKeyFile == "" {
@@ -93,6 +105,15 @@ func ReadTopology(path string) (*Topology, error) {
 	var t Topology
 	if err := decodeStrict(b, &t); err != nil {
 		return nil, fmt.Errorf("topology %s: %w", path, err)
+	}
+	for _, p := range t.Peers {
+		m, err := multiaddr.NewMultiaddr(p)
+		if err == nil {
+			_, err = m.ValueForProtocol(multiaddr.P_P2P)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("topology %s: peer %q: %w", path, p, err)
+		}
 	}
 	return &t, nil
 }

@@ -66,3 +66,23 @@ func TestUnknownFields(t *testing.T) {
 		t.Errorf("topology with a misspelt field: %v", err)
 	}
 }
+
+// TestMultiaddrs: a listen address or a peer that is not a multiaddr (a
+// peer without its /p2p/ id) is refused, naming the setting and the value.
+func TestMultiaddrs(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.json")
+	os.WriteFile(cfg, []byte(`{"genesisFile": "g", "databasePath": "db", "nodeKeyFile": "n", "listenAddrs": ["127.0.0.1:3001"]}`), 0o644)
+	if _, err := Load(cfg); err == nil || !strings.Contains(err.Error(), `listenAddrs: "127.0.0.1:3001"`) {
+		t.Errorf("listen address not a multiaddr: %v", err)
+	}
+	topo := filepath.Join(dir, "topology.json")
+	os.WriteFile(topo, []byte(`{"peers": ["/ip4/127.0.0.1/tcp/3001"]}`), 0o644)
+	if _, err := ReadTopology(topo); err == nil || !strings.Contains(err.Error(), `peer "/ip4/127.0.0.1/tcp/3001"`) {
+		t.Errorf("peer without its id: %v", err)
+	}
+	os.WriteFile(topo, []byte(`{"peers": ["/ip4/127.0.0.1/tcp/3001/p2p/12D3KooWLNcJHgT2VPRBzPxTZmkvrwMhPEHnV7BM1aaYxefoN3GP"]}`), 0o644)
+	if _, err := ReadTopology(topo); err != nil {
+		t.Errorf("a good topology: %v", err)
+	}
+}
