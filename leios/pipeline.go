@@ -70,6 +70,7 @@ func Open(opts Options) (p *Pipeline, err error) {
 	}
 	if p.db, err = leiosdb.Open(opts.Dir, leiosdb.Options{
 		Limits:     opts.Limits,
+		Network:    opts.Network,
 		CacheBytes: opts.DBCacheBytes,
 		Logger:     p.log,
 	}); err != nil {
