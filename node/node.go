@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -20,7 +19,6 @@ import (
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
-	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
@@ -106,8 +104,8 @@ func (n *Node) build(opts Options) (err error) {
 	// The Leios pipeline opens before the chain: replaying a CertRB applies
 	// its certified closure from the LeiosDB.
 	if n.leios, err = leios.Open(leios.Options{
-		Dir:        filepath.Join(cfg.DatabasePath, "leios"),
-		Network:    n.network(),
+		Dir:        leiosDir(cfg),
+		Network:    networkOf(cfg, n.genesis),
 		Limits:     n.genesis.Leios.EBLimits(),
 		TxCache:    txcache.Options{TxCapacity: cfg.TxCacheCapacity},
 		Validator:  n.validator,
@@ -149,24 +147,15 @@ func (n *Node) build(opts Options) (err error) {
 	return nil
 }
 
-// network is what the databases are stamped with: the genesis file's hash,
-// and for people where that file was and when the network started.
-func (n *Node) network() pebblestore.Network {
-	return pebblestore.Network{
-		Genesis: n.genesis.FileHash,
-		About:   fmt.Sprintf("%s, system start %s", n.cfg.GenesisFile, n.genesis.SystemStart.UTC().Format(time.RFC3339)),
-	}
-}
-
 func (n *Node) openChain() error {
 	genesisUTxO, err := ledger.GenesisUTxO(n.genesis.InitialFunds)
 	if err != nil {
 		return fmt.Errorf("genesis %s: %w", n.cfg.GenesisFile, err)
 	}
-	n.chain, err = chaindb.Open(filepath.Join(n.cfg.DatabasePath, "chain"), chaindb.Options{
+	n.chain, err = chaindb.Open(chainDir(n.cfg), chaindb.Options{
 		K:             n.genesis.SecurityParam,
 		GenesisUTxO:   genesisUTxO,
-		Network:       n.network(),
+		Network:       networkOf(n.cfg, n.genesis),
 		ApplyBlock:    n.leios.ApplyBlock,
 		ValidateBlock: n.validator.ValidateBlock,
 		Logger:        n.log.With("component", "chaindb"),
