@@ -3,6 +3,8 @@ package pebblestore
 import (
 	"errors"
 	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
 )
 
 // What went wrong with a store. An *Error wraps one of them.
@@ -44,11 +46,14 @@ func (s *DB) errorOf(err error) *Error {
 	if e, ok := errors.AsType[*Error](err); ok {
 		return e
 	}
+	if info := pebble.ExtractDataCorruptionInfo(err); info != nil {
+		err = fmt.Errorf("%s: %w", info.Path, info.Details) // one line, naming the file
+	}
 	e := &Error{Store: s.name, Dir: s.dir, Err: err}
 	switch {
 	case isDiskFull(err):
 		e.Err = fmt.Errorf("%w: %w", ErrDiskFull, err)
-		e.Do = "free space on its disk and start the node again: the store keeps every write made before the disk filled"
+		e.Do = "free space on its disk and start the node again: the store reopens consistent, with what it wrote before the disk filled"
 	case isCorrupt(err):
 		e.Err = fmt.Errorf("%w: %w", ErrCorrupt, err)
 		e.Do = s.resync()

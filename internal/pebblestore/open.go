@@ -186,7 +186,7 @@ func (s *DB) checkNetwork(want Network, key []byte) error {
 	if got.Genesis != want.Genesis {
 		return &Error{Store: s.name, Dir: s.dir,
 			Err: fmt.Errorf("%w: it was created under %s, this node runs %s", ErrOtherNetwork, got, want),
-			Do:  fmt.Sprintf("run the node of that network on it, or delete %s to resync it on this network from peers", s.dir)}
+			Do:  "start it with that genesis, or delete the node's databasePath to join this network from its peers"}
 	}
 	return nil
 }
@@ -201,9 +201,9 @@ func (s *DB) openError(err error) error {
 	return s.errorOf(err)
 }
 
-// Close closes the store. A store that failed is left as it is, its lock
-// held, for the process to exit: Pebble may be stuck inside the write
-// that failed, and its Close would wait for it.
+// Close closes the store. A store that failed while writing is left as
+// it is, its lock held, for the process to exit: Pebble may be stuck
+// inside the write that failed, and its Close would wait for it.
 func (s *DB) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -211,7 +211,7 @@ func (s *DB) Close() error {
 		return nil
 	}
 	s.closed = true
-	if s.fault != nil {
+	if s.fault != nil && !s.readOnly {
 		return s.fault
 	}
 	err := s.DB.Close()
