@@ -1,6 +1,7 @@
 package chaindb
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -77,15 +78,20 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	if err := db.load(); err != nil {
 		db.closeStore()
-		return nil, err
+		return nil, cmp.Or(db.Err(), err) // a corrupt block read says which file
 	}
 	db.log.Info("chaindb opened", "tip", db.tip(), "immutable", db.root.tip(), "k", opts.K)
 	return db, nil
 }
 
 // Close closes every open follower and view and then the database. AddBlock
-// calls in progress finish first. Closing twice is a no-op.
+// calls in progress finish first. Closing twice is a no-op. A database that
+// failed is left as it is and Close returns its failure at once: a call
+// may be stuck inside the write that failed.
 func (db *DB) Close() error {
+	if err := db.Err(); err != nil {
+		return err
+	}
 	db.addMu.Lock()
 	defer db.addMu.Unlock()
 	db.mu.Lock()

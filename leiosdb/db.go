@@ -1,6 +1,7 @@
 package leiosdb
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -83,7 +84,7 @@ func open(dir string, opts Options, readOnly bool) (*DB, error) {
 	if err := db.checkSchema(); err != nil {
 		_ = store.Close()
 		cache.Unref()
-		return nil, err
+		return nil, cmp.Or(store.Err(), err) // a corrupt read says which file
 	}
 	return db, nil
 }
@@ -102,8 +103,12 @@ func (db *DB) checkSchema() error {
 }
 
 // Close closes the store and every subscription. Operations after Close
-// return ErrClosed.
+// return ErrClosed. A store that failed is left as it is and Close returns
+// its failure at once: a writer may be stuck inside the write that failed.
 func (db *DB) Close() error {
+	if err := db.Err(); err != nil {
+		return err
+	}
 	db.closeMu.Lock()
 	defer db.closeMu.Unlock()
 	if db.closed {
