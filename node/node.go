@@ -19,6 +19,7 @@ import (
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
@@ -83,6 +84,9 @@ func New(cfg *config.Config, opts Options) (*Node, error) {
 	if err := n.build(opts); err != nil {
 		// n, not the nil the caller gets: it holds what was opened.
 		n.close()
+		if e, ok := errors.AsType[*pebblestore.Error](err); ok {
+			return nil, e // it names the store and what to do, in one line
+		}
 		return nil, err
 	}
 	return n, nil
