@@ -26,17 +26,16 @@ var (
 	noSyncStore   = pebble.NoSync
 )
 
-// pebbleOptions: a block cache, and bloom filters on every level (a UTxO
+// pebbleOptions: a block cache, bloom filters on every level (a UTxO
 // lookup of a missing input, and the "is this block stored" probe, are
-// point reads that mostly miss).
+// point reads that mostly miss), and small memtables (memTableBytes).
 func pebbleOptions(opts Options, cache *pebble.Cache) *pebble.Options {
 	po := &pebble.Options{
-		Cache:                       cache,
-		MemTableSize:                16 << 20,
-		MemTableStopWritesThreshold: 4,
-		MaxOpenFiles:                1024,
-		FormatMajorVersion:          pebble.FormatNewest,
-		FS:                          opts.fs,
+		Cache:              cache,
+		MemTableSize:       memTableBytes,
+		MaxOpenFiles:       1024,
+		FormatMajorVersion: pebble.FormatNewest,
+		FS:                 opts.fs,
 	}
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
@@ -44,5 +43,13 @@ func pebbleOptions(opts Options, cache *pebble.Cache) *pebble.Options {
 	return po
 }
 
-// cacheBytes is the size of Pebble's block cache.
-const cacheBytes = 64 << 20
+const (
+	// cacheBytes is the size of Pebble's block cache.
+	cacheBytes = 64 << 20
+	// memTableBytes is the size of one memtable, 2 MiB: a chain grows by
+	// kilobytes a second, and Pebble preallocates each write-ahead log at
+	// 1.1 times the memtable size, for each memtable queued for a flush and
+	// each old log it keeps for reuse (with Pebble's default threshold of
+	// two memtables, a handful at most).
+	memTableBytes = 2 << 20
+)

@@ -123,4 +123,3 @@ func storeErr(db *DB) error {
 	}
 	return db.Err()
 }
-

@@ -21,8 +21,12 @@ type Options struct {
 	// index of a full volatile window (≈ 2 M txs at ~45 bytes) fits in it.
 	CacheBytes int64
 
-	// MemTableBytes sizes one Pebble memtable. Default 32 MiB: a full 12 MB
-	// closure fits in one, so it is flushed in one go.
+	// MemTableBytes sizes one Pebble memtable. Default 4 MiB (Pebble's):
+	// Pebble preallocates each write-ahead log at 1.1 times the memtable
+	// size, for each memtable queued for a flush and each old log it keeps
+	// for reuse, so bigger memtables cost that much disk many times over. A
+	// batch of half a memtable or more (a closure stored at once) goes to
+	// the flush queue whole.
 	MemTableBytes uint64
 
 	// BlockBytes is the target size of an uncompressed table block. Default
@@ -68,7 +72,7 @@ func (o Options) withDefaults() Options {
 		o.CacheBytes = 128 << 20
 	}
 	if o.MemTableBytes == 0 {
-		o.MemTableBytes = 32 << 20
+		o.MemTableBytes = 4 << 20
 	}
 	if o.BlockBytes <= 0 {
 		o.BlockBytes = 16 << 10
@@ -93,11 +97,10 @@ func (o Options) withDefaults() Options {
 // The caller owns cache and must Unref it after Close.
 func (o Options) pebbleOptions(cache *pebble.Cache) *pebble.Options {
 	po := &pebble.Options{
-		Cache:                       cache,
-		FormatMajorVersion:          pebble.FormatNewest,
-		MemTableSize:                o.MemTableBytes,
-		MemTableStopWritesThreshold: 4,
-		MaxOpenFiles:                1000,
+		Cache:              cache,
+		FormatMajorVersion: pebble.FormatNewest,
+		MemTableSize:       o.MemTableBytes,
+		MaxOpenFiles:       1000,
 	}
 	for i := range po.Levels {
 		po.Levels[i].BlockSize = o.BlockBytes
