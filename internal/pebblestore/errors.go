@@ -3,6 +3,7 @@ package pebblestore
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -57,6 +58,8 @@ func (s *DB) errorOf(err error) *Error {
 	case isCorrupt(err):
 		e.Err = fmt.Errorf("%w: %w", ErrCorrupt, err)
 		e.Do = s.resync()
+	case errors.Is(err, fs.ErrPermission):
+		e.Do = "let the user the node runs as read and write " + s.dir
 	case isIO(err):
 		e.Err = fmt.Errorf("%w: %w", ErrIO, err)
 		e.Do = "check the disk (the kernel log says more), then run leiosnode db check"

@@ -132,7 +132,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		s.lock.Close()
 	}
 	if err != nil {
-		return nil, s.openError(err)
+		return nil, s.unreadable(err)
 	}
 	return s, nil
 }
@@ -191,14 +191,20 @@ func (s *DB) checkNetwork(want Network, key []byte) error {
 	return nil
 }
 
-// openError says what an error at open means.
-func (s *DB) openError(err error) error {
+// unreadable says what it means that Pebble could not open or read a
+// store: the disk's fault when the error says so, else the store cannot be
+// read as it was written (a table its MANIFEST names is gone, a level out
+// of order): it is corrupt.
+func (s *DB) unreadable(err error) error {
 	if errors.Is(err, pebble.ErrDBDoesNotExist) {
 		return &Error{Store: s.name, Dir: s.dir,
 			Err: fmt.Errorf("%w: the directory holds files but no Pebble store (its marker.manifest file is missing)", ErrCorrupt),
 			Do:  s.resync()}
 	}
-	return s.errorOf(err)
+	if e := s.errorOf(err); e.Do != "" {
+		return e
+	}
+	return s.Corrupt(err)
 }
 
 // Close closes the store. A store that failed while writing is left as

@@ -11,7 +11,7 @@ import (
 // for leiosnode db check, not for a running node.
 func (s *DB) Verify() error {
 	if err := s.guard(func() error { return s.CheckLevels(nil) }); err != nil {
-		return s.verifyError(err)
+		return s.unreadable(err)
 	}
 	err := s.guard(func() error {
 		it, err := s.NewIter(nil)
@@ -26,18 +26,9 @@ func (s *DB) Verify() error {
 		return errors.Join(it.Error(), it.Close())
 	})
 	if err != nil {
-		return s.verifyError(err)
+		return s.unreadable(err)
 	}
 	return s.Err()
-}
-
-// verifyError is what Verify found: corruption, or the disk failing; a
-// level invariant Pebble finds broken is corruption too.
-func (s *DB) verifyError(err error) error {
-	if e := s.errorOf(err); e.Do != "" {
-		return e
-	}
-	return s.Corrupt(err)
 }
 
 // Corrupt is the error for what a store's own checks found: data that
