@@ -76,10 +76,10 @@ func Open(opts Options) (p *Pipeline, err error) {
 	}); err != nil {
 		return nil, err
 	}
+	db := p.db // p is nil by the time a failed Open's deferred call runs
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, p.db.Close())
-			p = nil
+			err = errors.Join(err, db.Close())
 		}
 	}()
 	p.cache = txcache.New(opts.TxCache)
