@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -32,12 +33,14 @@ type Error struct {
 	Do    string // what the operator should do; may be empty
 }
 
+// Error is one line, whatever Pebble's message: Pebble joins the problems
+// it finds at open with newlines.
 func (e *Error) Error() string {
 	msg := fmt.Sprintf("%s %s: %v", e.Store, e.Dir, e.Err)
 	if e.Do != "" {
 		msg += "; " + e.Do
 	}
-	return msg
+	return strings.ReplaceAll(msg, "\n", "; ")
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -93,7 +93,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	s := &DB{name: opts.Name, dir: dir, fs: po.FS, readOnly: opts.ReadOnly, failed: make(chan struct{})}
 	fresh, err := isFresh(po.FS, dir)
 	if err != nil {
-		return nil, &Error{Store: s.name, Dir: dir, Err: err}
+		return nil, s.errorOf(err)
 	}
 	if fresh && opts.ReadOnly {
 		return nil, &Error{Store: s.name, Dir: dir, Err: errors.New("no store in the directory"),
