@@ -26,7 +26,7 @@ func TestFaults(t *testing.T) {
 	t.Run("disk full", func(t *testing.T) {
 		mnt := faulttest.MountTmpfs(t, 8<<20)
 		dir := filepath.Join(mnt, "chain")
-		c := faulttest.Run(t, "TestFaultChild", "write "+dir)
+		c := faulttest.Run(t, "write "+dir)
 		c.Failed(t, "chain database "+dir+": disk full", "no space left on device", "free space")
 		faulttest.GrowTmpfs(t, mnt, 64<<20)
 		db, err := Open(dir, crashOptions())
@@ -43,7 +43,7 @@ func TestFaults(t *testing.T) {
 	// written is a database of 40 blocks, its immutable tip #37.
 	written := func(t *testing.T) string {
 		dir := t.TempDir()
-		if c := faulttest.Run(t, "TestFaultChild", "write "+dir+" 40"); c.Code != 0 {
+		if c := faulttest.Run(t, "write "+dir+" 40"); c.Code != 0 {
 			t.Fatalf("writing the database: %s", c.Stderr)
 		}
 		return dir
@@ -51,29 +51,10 @@ func TestFaults(t *testing.T) {
 	t.Run("WAL tail lost", func(t *testing.T) {
 		dir := written(t)
 		faulttest.TruncateWAL(t, dir)
-		faulttest.Run(t, "TestFaultChild", "read "+dir).Failed(t, "chain database "+dir+": corrupt",
+		faulttest.Run(t, "read "+dir).Failed(t, "chain database "+dir+": corrupt",
 			"its immutable tip went back from #37", "the end of its write-ahead log was lost", "delete "+dir)
 	})
-	t.Run("corrupted table", func(t *testing.T) {
-		dir := written(t)
-		faulttest.Flush(t, dir)
-		table := faulttest.CorruptTable(t, dir)
-		faulttest.Run(t, "TestFaultChild", "read "+dir).Failed(t, "chain database "+dir+": corrupt", table, "delete "+dir)
-		if err := Check(dir, crashOptions()); err == nil || !strings.Contains(err.Error(), table) {
-			t.Errorf("Check: %v", err)
-		}
-	})
-	t.Run("truncated MANIFEST", func(t *testing.T) {
-		dir := written(t)
-		faulttest.Flush(t, dir)
-		faulttest.TruncateManifest(t, dir)
-		faulttest.Run(t, "TestFaultChild", "read "+dir).Failed(t, "chain database "+dir+": corrupt", "delete "+dir)
-	})
-	t.Run("deleted manifest marker", func(t *testing.T) {
-		dir := written(t)
-		faulttest.RemoveManifestMarker(t, dir)
-		faulttest.Run(t, "TestFaultChild", "read "+dir).Failed(t, "chain database "+dir+": corrupt", "marker.manifest", "delete "+dir)
-	})
+	faulttest.Damaged(t, "chain database", written, func(dir string) error { return Check(dir, crashOptions()) })
 }
 
 // TestFaultChild is TestFaults' child. "write DIR [N]" extends the chain in

@@ -25,7 +25,7 @@ func TestFaults(t *testing.T) {
 		t.Run("disk full, memtable "+memtable, func(t *testing.T) {
 			mnt := faulttest.MountTmpfs(t, 8<<20)
 			dir := filepath.Join(mnt, "leios")
-			c := faulttest.Run(t, "TestFaultChild", "write "+dir+" "+memtable)
+			c := faulttest.Run(t, "write "+dir+" "+memtable)
 			c.Failed(t, "LeiosDB "+dir+": disk full", "no space left on device", "free space")
 			faulttest.GrowTmpfs(t, mnt, 64<<20)
 			db, err := Open(dir, Options{Logger: quietLogger()})
@@ -39,34 +39,14 @@ func TestFaults(t *testing.T) {
 			}
 		})
 	}
-	// written is a store of 100 EBs, all in a table.
 	written := func(t *testing.T) string {
 		dir := t.TempDir()
-		if c := faulttest.Run(t, "TestFaultChild", "write "+dir+" 32m 100"); c.Code != 0 {
+		if c := faulttest.Run(t, "write "+dir+" 32m 100"); c.Code != 0 {
 			t.Fatalf("writing the store: %s", c.Stderr)
 		}
-		faulttest.Flush(t, dir)
 		return dir
 	}
-	t.Run("corrupted table", func(t *testing.T) {
-		dir := written(t)
-		table := faulttest.CorruptTable(t, dir)
-		c := faulttest.Run(t, "TestFaultChild", "read "+dir)
-		c.Failed(t, "LeiosDB "+dir+": corrupt", table, "delete "+dir+" and start the node again")
-		if err := Check(dir, Options{Logger: quietLogger()}); err == nil || !strings.Contains(err.Error(), table) {
-			t.Errorf("Check: %v", err)
-		}
-	})
-	t.Run("truncated MANIFEST", func(t *testing.T) {
-		dir := written(t)
-		faulttest.TruncateManifest(t, dir)
-		faulttest.Run(t, "TestFaultChild", "read "+dir).Failed(t, "LeiosDB "+dir+": corrupt", "delete "+dir)
-	})
-	t.Run("deleted manifest marker", func(t *testing.T) {
-		dir := written(t)
-		faulttest.RemoveManifestMarker(t, dir)
-		faulttest.Run(t, "TestFaultChild", "read "+dir).Failed(t, "LeiosDB "+dir+": corrupt", "marker.manifest", "delete "+dir)
-	})
+	faulttest.Damaged(t, "LeiosDB", written, func(dir string) error { return Check(dir, Options{Logger: quietLogger()}) })
 }
 
 // TestFaultChild is TestFaults' child. "write DIR MEMTABLE [N]" inserts EBs

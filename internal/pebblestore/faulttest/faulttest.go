@@ -159,11 +159,11 @@ type Child struct {
 }
 
 // Run runs this test binary again as a child that runs only the test
-// named child, which finds job in ChildEnv and does it, and waits for the
-// child to exit.
-func Run(t *testing.T, child, job string) Child {
+// TestFaultChild, which finds job in ChildEnv and does it, and waits for
+// the child to exit.
+func Run(t *testing.T, job string) Child {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+child+"$", "-test.count=1")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFaultChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), ChildEnv+"="+job)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -193,6 +193,33 @@ func (c Child) Failed(t *testing.T, want ...string) {
 		t.Fatalf("child exit %d, want 1 and one line with %q; stderr:\n%s", c.Code, want, c.Stderr)
 	}
 	t.Logf("the child said: %s", line)
+}
+
+// Damaged tries the faults of a store's files at rest, each on a new store
+// from written, flushed to a table: a table with flipped bytes, a MANIFEST
+// cut in half, a deleted manifest marker. For each, the child job
+// "read DIR" must end in one line that says the store (named store) is
+// corrupt, names the table where there is one, and says to delete the
+// directory; check, the store's own Check, must name the table too.
+func Damaged(t *testing.T, store string, written func(t *testing.T) string, check func(dir string) error) {
+	for _, fault := range []struct {
+		name   string
+		damage func(t *testing.T, dir string) string // what the line must name
+	}{
+		{"corrupted table", CorruptTable},
+		{"truncated MANIFEST", func(t *testing.T, dir string) string { TruncateManifest(t, dir); return "" }},
+		{"deleted manifest marker", func(t *testing.T, dir string) string { RemoveManifestMarker(t, dir); return "marker.manifest" }},
+	} {
+		t.Run(fault.name, func(t *testing.T) {
+			dir := written(t)
+			Flush(t, dir)
+			named := fault.damage(t, dir)
+			Run(t, "read "+dir).Failed(t, store+" "+dir+": corrupt", named, "delete "+dir+" and start the node again")
+			if err := check(dir); err == nil || !strings.Contains(err.Error(), named) {
+				t.Errorf("Check: %v", err)
+			}
+		})
+	}
 }
 
 // Exit ends a child: with status 0 if err is nil, else with err as one
