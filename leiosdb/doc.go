@@ -61,7 +61,9 @@
 // body names (such txs are ignored), never drops a promoted point, and never
 // scans the tx keyspace outside CheckConsistency: GC costs time proportional
 // to the garbage (the slot-ordered volatile index plus reference counts). It
-// never blocks a writer on a subscriber. It imports no protocol package.
+// never blocks a writer on a subscriber. It never opens an existing
+// directory as a new store, nor a store of another network, and never writes
+// after a fault (internal/pebblestore). It imports no protocol package.
 //
 // Ordering contract with the tx cache (the hit-prune hazard): callers insert
 // into the LeiosDB before the cache, and evict the cache before running GC.

@@ -2,7 +2,7 @@
 // stores (chaindb, leiosdb) needs it, and turns the ways Pebble reports a
 // failure into one error that names the store, the file and what to do.
 //
-// It owns three things:
+// It owns four things:
 //   - Creation: a store is created only in a new or empty directory, with
 //     its first batch (the store's own initial records and the stamp of
 //     its network) written whole. An existing directory is opened with
@@ -18,6 +18,8 @@
 //     closed, so its owner can stop. What was committed before the fault
 //     stays consistent on disk: every change is one batch, and Pebble
 //     replays its write-ahead log batch by batch.
+//   - Markers: values kept in file names beside the store (Pebble's
+//     atomicfs.Marker), which survive what the write-ahead log may lose.
 //
 // It never decides what a store keeps, nor how big its memtables and
 // caches are: each store sizes its own pebble.Options.
