@@ -53,6 +53,10 @@ func TestFaults(t *testing.T) {
 		faulttest.TruncateWAL(t, dir)
 		faulttest.Run(t, "read "+dir).Failed(t, "chain database "+dir+": corrupt",
 			"its immutable tip went back from #37", "the end of its write-ahead log was lost", "delete "+dir)
+		if err := Check(dir, crashOptions()); err == nil || strings.Count(err.Error(), "chain database") != 1 ||
+			!strings.Contains(err.Error(), "immutable tip went back") {
+			t.Errorf("Check: %v", err)
+		}
 	})
 	faulttest.Damaged(t, "chain database", written, func(dir string) error { return Check(dir, crashOptions()) })
 }

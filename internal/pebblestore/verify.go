@@ -32,7 +32,11 @@ func (s *DB) Verify() error {
 }
 
 // Corrupt is the error for what a store's own checks found: data that
-// cannot be what the store wrote.
+// cannot be what the store wrote. An *Error already says so: it is
+// returned as it is.
 func (s *DB) Corrupt(err error) error {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e
+	}
 	return &Error{Store: s.name, Dir: s.dir, Err: fmt.Errorf("%w: %w", ErrCorrupt, err), Do: s.resync()}
 }
