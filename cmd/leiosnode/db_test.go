@@ -14,19 +14,15 @@ import (
 // stopped, refuses to check those of a running node, and names the store,
 // what is wrong and what to do when one lost its manifest marker.
 func TestDBCheck(t *testing.T) {
-	dir := t.TempDir()
-	if out, err := execute(context.Background(), "genesis", "--dir", dir, "--nodes", "1", "--funded", "1"); err != nil {
-		t.Fatalf("genesis: %v\n%s", err, out)
-	}
-	cfg := filepath.Join(dir, "node-0", "config.json")
+	dir, cfg := devnetNode(t)
 	chainDir, leiosDir := filepath.Join(dir, "node-0", "db", "chain"), filepath.Join(dir, "node-0", "db", "leios")
 
-	stop := startNode(t, cfg)
+	node := startNode(t, cfg)
 	out, err := execute(context.Background(), "db", "check", "--config", cfg)
 	if err == nil || !strings.Contains(out, "LeiosDB "+leiosDir+": in use by another process") {
 		t.Errorf("checked a running node's databases: %v\n%s", err, out)
 	}
-	stop()
+	node.stop(t)
 
 	out, err = execute(context.Background(), "db", "check", "--config", cfg)
 	if err != nil || !strings.Contains(out, "chain database "+chainDir+": ok\n") || !strings.Contains(out, "LeiosDB "+leiosDir+": ok\n") {

@@ -3,18 +3,12 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
-	"errors"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // TestRunStartupErrors: a node that cannot start says why in one line on
@@ -22,12 +16,8 @@ import (
 // panics. Each row is run as an operator would, as its own process, on a
 // devnet node's files with one thing wrong.
 func TestRunStartupErrors(t *testing.T) {
-	dir := t.TempDir()
-	if out, err := execute(context.Background(), "genesis", "--dir", dir, "--nodes", "1", "--funded", "1"); err != nil {
-		t.Fatalf("genesis: %v\n%s", err, out)
-	}
-	nodeDir := filepath.Join(dir, "node-0")
-	good := filepath.Join(nodeDir, "config.json")
+	dir, good := devnetNode(t)
+	nodeDir := filepath.Dir(good)
 	var base map[string]any
 	readJSON(t, good, &base)
 	var genesis map[string]any
@@ -93,12 +83,12 @@ func TestRunStartupErrors(t *testing.T) {
 
 	// A node runs on the good config: a second one finds its database
 	// locked.
-	stop := startNode(t, good)
+	node := startNode(t, good)
 	run(t, []row{
 		{"locked database", []string{"run", "--config", good},
 			"LeiosDB " + filepath.Join(nodeDir, "db", "leios") + ": in use by another process"},
 	})
-	stop()
+	node.stop(t)
 
 	// Its databases now belong to the genesis it ran with.
 	run(t, []row{
@@ -135,72 +125,6 @@ func checkOneErrorLine(t *testing.T, stderr string, code int, want string) {
 	if code != 1 || len(errLines) != 1 || !strings.Contains(errLines[0], want) ||
 		strings.Contains(stderr, "panic") || strings.Contains(stderr, "goroutine ") {
 		t.Errorf("exit %d, want 1 and one error line containing %q; stderr:\n%s", code, want, stderr)
-	}
-}
-
-// runCLI runs the CLI as its own process and returns its stderr and exit
-// status.
-func runCLI(t *testing.T, args ...string) (string, int) {
-	t.Helper()
-	cmd := cliCommand(t, args...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatal(err)
-	}
-	return stderr.String(), cmd.ProcessState.ExitCode()
-}
-
-func cliCommand(t *testing.T, args ...string) *exec.Cmd {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), asCLIEnv+"=cli")
-	return cmd
-}
-
-// startNode runs the node of config as its own process until stop, which
-// interrupts it and checks that it stopped cleanly.
-func startNode(t *testing.T, config string) (stop func()) {
-	t.Helper()
-	cmd := cliCommand(t, "run", "--config", config)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	running := make(chan bool, 1)
-	go func() {
-		scanner := bufio.NewScanner(stderr)
-		for scanner.Scan() {
-			if strings.Contains(scanner.Text(), "node running") {
-				running <- true
-			}
-		}
-		running <- false
-	}()
-	select {
-	case ok := <-running:
-		if !ok {
-			cmd.Wait()
-			t.Fatal("the node exited before running")
-		}
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("the node was not running after 30 s")
-	}
-	return func() {
-		t.Helper()
-		cmd.Process.Signal(syscall.SIGINT)
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("the node did not stop cleanly: %v", err)
-		}
 	}
 }
 
