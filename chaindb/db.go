@@ -87,10 +87,10 @@ func Open(dir string, opts Options) (*DB, error) {
 // Close closes every open follower and view and then the database. AddBlock
 // calls in progress finish first. Closing twice is a no-op. A database that
 // failed is left as it is and Close returns its failure at once: a call
-// may be stuck inside the write that failed.
+// may be stuck inside the write that failed (pebblestore.DB.Abandoned).
 func (db *DB) Close() error {
-	if err := db.Err(); err != nil {
-		return err
+	if db.store.Abandoned() {
+		return db.Err()
 	}
 	db.addMu.Lock()
 	defer db.addMu.Unlock()

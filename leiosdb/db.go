@@ -104,10 +104,11 @@ func (db *DB) checkSchema() error {
 
 // Close closes the store and every subscription. Operations after Close
 // return ErrClosed. A store that failed is left as it is and Close returns
-// its failure at once: a writer may be stuck inside the write that failed.
+// its failure at once: a writer may be stuck inside the write that failed
+// (pebblestore.DB.Abandoned).
 func (db *DB) Close() error {
-	if err := db.Err(); err != nil {
-		return err
+	if db.store.Abandoned() {
+		return db.Err()
 	}
 	db.closeMu.Lock()
 	defer db.closeMu.Unlock()

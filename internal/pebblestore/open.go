@@ -154,19 +154,23 @@ func (s *DB) unreadable(err error) error {
 	return s.Corrupt(err)
 }
 
-// Close closes the store. A store that failed while writing is left as
-// it is, its lock held, for the process to exit: Pebble may be stuck
-// inside the write that failed, and its Close would wait for it.
+// Abandoned reports whether the store failed while it could write: it is
+// left as it is, its lock held, for the process to exit. Pebble may be
+// stuck inside the write that failed, and so may a writer of the store's
+// owner, holding the owner's locks: an owner's Close must not wait for them.
+func (s *DB) Abandoned() bool { return s.Err() != nil && !s.readOnly }
+
+// Close closes the store, unless it is Abandoned: then it returns its fault.
 func (s *DB) Close() error {
+	if s.Abandoned() {
+		return s.Err()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil
 	}
 	s.closed = true
-	if s.fault != nil && !s.readOnly {
-		return s.fault
-	}
 	err := s.DB.Close()
 	return errors.Join(err, s.lock.Close())
 }
