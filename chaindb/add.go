@@ -330,12 +330,24 @@ func (db *DB) planAdvance(c *change, sel []*node, diffs []*ledger.Diff) {
 	c.batch.Set(keyImmutableTxs, encodeCount(c.rootTxs), nil)
 }
 
-// commit writes c's batch and, only if that succeeded, applies c to the
-// published state, all under mu so no reader sees one without the other.
+// commit writes c's batch, applies c to the published state (publish) and,
+// if the immutable tip advanced, moves its marker. Callers hold addMu.
 func (db *DB) commit(c *change, wo *pebble.WriteOptions) error {
+	if err := db.publish(c, wo); err != nil {
+		return err
+	}
+	if c.cut > 0 {
+		return db.markImmutable() // its fsyncs, off mu: readers need not wait
+	}
+	return nil
+}
+
+// publish writes c's batch and, only if that succeeded, applies c to the
+// published state, all under mu so no reader sees one without the other.
+func (db *DB) publish(c *change, wo *pebble.WriteOptions) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if err := c.batch.Commit(wo); err != nil {
+	if err := db.store.Commit(c.batch, wo); err != nil {
 		return fmt.Errorf("chaindb: write: %w", err)
 	}
 	oldTip := db.tipNode()

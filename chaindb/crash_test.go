@@ -48,40 +48,10 @@ func TestCrashRecovery(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d (seed %d): reopen: %v", round, seed, err)
 		}
-		chain := checkChain(t, db)
-		tip := db.Tip()
+		checkRecovered(t, db, crashOptions().GenesisUTxO)
+		tip, imm := db.Tip(), db.ImmutableTip()
 		if tip.BlockNumber < prevTip.BlockNumber {
 			t.Fatalf("round %d: tip went back from %s to %s", round, prevTip, tip)
-		}
-		genesis := crashOptions().GenesisUTxO
-		keys := keysOf(genesis)
-		for _, b := range chain {
-			for _, raw := range b.Body.Txs {
-				var tx testTx
-				if err := block.Unmarshal(raw, &tx); err != nil {
-					t.Fatal(err)
-				}
-				for j := range tx.Outs {
-					keys[ledger.TxIn{TxID: block.HashBytes(raw), Index: uint32(j)}] = struct{}{}
-				}
-			}
-		}
-		view, _ := db.TipLedger()
-		checkLedger(t, view, replay(t, genesis, chain), keys)
-		view.Close()
-		if got, want := db.TxsOnChain(), txsIn(chain); got != want {
-			t.Fatalf("round %d: %d txs on chain, the chain holds %d", round, got, want)
-		}
-		imm := db.ImmutableTip()
-		atImm, err := db.LedgerAt(imm.Point)
-		if err != nil {
-			t.Fatal(err)
-		}
-		immModel := replay(t, genesis, chain[:imm.BlockNumber])
-		checkLedger(t, atImm, immModel, keys)
-		atImm.Close()
-		if n := len(backingKeys(t, db)); n != len(immModel) {
-			t.Fatalf("round %d: backing store has %d outputs, the model at %s has %d", round, n, imm, len(immModel))
 		}
 		t.Logf("round %d: killed and reopened at %s, immutable %s", round, tip, imm)
 		prevTip = tip
@@ -91,6 +61,44 @@ func TestCrashRecovery(t *testing.T) {
 	}
 	if prevTip.BlockNumber <= crashK {
 		t.Fatalf("the children only got to %s: the immutable tip never moved", prevTip)
+	}
+}
+
+// checkRecovered: a reopened database has a linked, contiguously numbered
+// chain, a ledger at the tip and a backing store at the immutable tip equal
+// to a from-scratch replay of that chain from genesis, and the count of
+// the txs on it.
+func checkRecovered(t *testing.T, db *DB, genesis ledger.MapUTxO) {
+	t.Helper()
+	chain := checkChain(t, db)
+	keys := keysOf(genesis)
+	for _, b := range chain {
+		for _, raw := range b.Body.Txs {
+			var tx testTx
+			if err := block.Unmarshal(raw, &tx); err != nil {
+				t.Fatal(err)
+			}
+			for j := range tx.Outs {
+				keys[ledger.TxIn{TxID: block.HashBytes(raw), Index: uint32(j)}] = struct{}{}
+			}
+		}
+	}
+	view, _ := db.TipLedger()
+	checkLedger(t, view, replay(t, genesis, chain), keys)
+	view.Close()
+	if got, want := db.TxsOnChain(), txsIn(chain); got != want {
+		t.Fatalf("%d txs on chain, the chain holds %d", got, want)
+	}
+	imm := db.ImmutableTip()
+	atImm, err := db.LedgerAt(imm.Point)
+	if err != nil {
+		t.Fatal(err)
+	}
+	immModel := replay(t, genesis, chain[:imm.BlockNumber])
+	checkLedger(t, atImm, immModel, keys)
+	atImm.Close()
+	if n := len(backingKeys(t, db)); n != len(immModel) {
+		t.Fatalf("backing store has %d outputs, the model at %s has %d", n, imm, len(immModel))
 	}
 }
 

@@ -1,6 +1,8 @@
 package chaindb
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -8,14 +10,16 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/pebblestore"
 )
 
 // DB is the chain database: the RB store, chain selection, the immutable tip
 // and the LedgerDB. All methods are safe for concurrent use.
 type DB struct {
-	opts  Options
-	log   *slog.Logger
-	store *pebble.DB
+	opts      Options
+	log       *slog.Logger
+	store     *pebblestore.DB     // writes go through its Commit
+	immutable *pebblestore.Marker // the immutable tip, outside Pebble (immutable.go)
 
 	// addMu serializes the writers: AddBlock, Reselect and Close. Only they
 	// write the fields under mu, and only while also holding mu, so holding
@@ -43,18 +47,23 @@ type DB struct {
 	views     map[*LedgerView]struct{}
 }
 
-// Open opens (creating if needed) the database in dir, replays the volatile
-// blocks to rebuild the ledger diffs, and returns it ready for AddBlock.
+// Open opens the database in dir, replays the volatile blocks to rebuild
+// the ledger diffs, and returns it ready for AddBlock. It creates one, with
+// the genesis UTxO, only if dir is missing or empty; a database that
+// cannot be opened as it was written, that belongs to another network
+// than Options.Network, or whose immutable tip went back is an error (a
+// *pebblestore.Error that says what to do).
 func Open(dir string, opts Options) (*DB, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	cache := pebble.NewCache(cacheBytes)
-	defer cache.Unref() // Pebble holds its own reference.
-	store, err := pebble.Open(dir, pebbleOptions(opts, cache))
+	if opts.ApplyBlock == nil {
+		return nil, errors.New("chaindb: Options.ApplyBlock is required")
+	}
+	store, err := openStore(dir, opts, false)
 	if err != nil {
-		return nil, fmt.Errorf("chaindb: open %s: %w", dir, err)
+		return nil, err
 	}
 	db := &DB{
 		opts:       opts,
@@ -68,16 +77,21 @@ func Open(dir string, opts Options) (*DB, error) {
 		views:      map[*LedgerView]struct{}{},
 	}
 	if err := db.load(); err != nil {
-		store.Close()
-		return nil, err
+		db.closeStore()
+		return nil, cmp.Or(db.Err(), err) // a corrupt block read says which file
 	}
 	db.log.Info("chaindb opened", "tip", db.tip(), "immutable", db.root.tip(), "k", opts.K)
 	return db, nil
 }
 
 // Close closes every open follower and view and then the database. AddBlock
-// calls in progress finish first. Closing twice is a no-op.
+// calls in progress finish first. Closing twice is a no-op. A database that
+// failed is left as it is and Close returns its failure at once: a call
+// may be stuck inside the write that failed (pebblestore.DB.Abandoned).
 func (db *DB) Close() error {
+	if db.store.Abandoned() {
+		return db.Err()
+	}
 	db.addMu.Lock()
 	defer db.addMu.Unlock()
 	db.mu.Lock()
@@ -94,11 +108,43 @@ func (db *DB) Close() error {
 	clear(db.views)
 	clear(db.followers)
 	db.regMu.Unlock()
-	if err := db.store.Close(); err != nil {
+	if err := db.closeStore(); err != nil {
 		return fmt.Errorf("chaindb: close: %w", err)
 	}
 	return nil
 }
+
+// openStore opens the Pebble store in dir, a new one with the genesis UTxO
+// and the origin markers.
+func openStore(dir string, opts Options, readOnly bool) (*pebblestore.DB, error) {
+	cache := pebble.NewCache(cacheBytes)
+	defer cache.Unref() // Pebble holds its own reference.
+	return pebblestore.Open(dir, pebblestore.Options{
+		Name:       "chain database",
+		Pebble:     pebbleOptions(opts, cache),
+		Network:    opts.Network,
+		NetworkKey: keyNetwork,
+		Init:       func(b *pebble.Batch) error { writeGenesis(b, opts.GenesisUTxO); return nil },
+		ReadOnly:   readOnly,
+		Logger:     opts.Logger,
+	})
+}
+
+func (db *DB) closeStore() error {
+	var err error
+	if db.immutable != nil {
+		err = db.immutable.Close()
+	}
+	return errors.Join(err, db.store.Close())
+}
+
+// Failed is closed when the database has failed: a write found the disk
+// full, or Pebble found it corrupt. Err says what happened; writes return
+// it from then on.
+func (db *DB) Failed() <-chan struct{} { return db.store.Failed() }
+
+// Err is the database's failure, or nil (see Failed).
+func (db *DB) Err() error { return db.store.Err() }
 
 // tip is the tip of the selected chain. Callers hold mu or addMu.
 func (db *DB) tip() block.Tip { return db.tipNode().tip() }

@@ -12,6 +12,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -399,10 +400,12 @@ func TestReopen(t *testing.T) {
 		t.Fatalf("extending the reloaded fork: %+v", res)
 	}
 
-	// A different genesis is refused.
+	// A database of another network is refused.
 	db.Close()
-	if _, err := Open("db", testOptions(k, testGenesis(3), fs)); err == nil {
-		t.Fatal("Open with another genesis succeeded")
+	other := testOptions(k, genesis, fs)
+	other.Network.Genesis[0] = 1
+	if _, err := Open("db", other); !errors.Is(err, pebblestore.ErrOtherNetwork) {
+		t.Fatalf("Open under another genesis: %v", err)
 	}
 }
 

@@ -40,6 +40,11 @@
 //     A reopened database is therefore at a consistent tip (the last one, or
 //     an earlier one if the tail of the WAL was lost) whose ledger is the
 //     backing store at the immutable marker plus a replay of the blocks after it.
+//   - The immutable tip never goes back: it is also kept in a marker file
+//     outside Pebble, and a database whose lost WAL tail took it back is
+//     refused at Open (immutable.go).
+//   - A database is created only in a missing or empty directory, and
+//     belongs to one network (internal/pebblestore).
 //   - The selected chain is linked and numbered contiguously from 1, and
 //     passes through the immutable tip, at most K blocks behind its end.
 //   - The backing store equals the UTxO of the selected chain at the

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -20,7 +19,7 @@ import (
 //	n ‖ number (8, BE)    → hash                   the selected chain
 //	v ‖ number ‖ hash     → (empty)                stored blocks after the immutable tip
 //	u ‖ TxIn.Key          → ledger.EncodeTxOut     the backing store: UTxO at the immutable tip
-//	m ‖ name              → marker                 tip, immutable tip, txs through it, genesis fingerprint
+//	m ‖ name              → marker                 tip, immutable tip, txs through it, network (pebblestore)
 const (
 	prefixBlock    = 'b'
 	prefixNumber   = 'n'
@@ -33,7 +32,7 @@ var (
 	keyTip          = []byte{prefixMeta, 't'}
 	keyImmutable    = []byte{prefixMeta, 'i'}
 	keyImmutableTxs = []byte{prefixMeta, 'x'} // 8 bytes, big-endian
-	keyGenesis      = []byte{prefixMeta, 'g'}
+	keyNetwork      = []byte{prefixMeta, 'n'}
 )
 
 func blockKey(h block.Hash) []byte { return append([]byte{prefixBlock}, h[:]...) }
@@ -95,23 +94,4 @@ func decodeCount(b []byte) (uint64, error) {
 		return 0, fmt.Errorf("chaindb: count marker of %d bytes", len(b))
 	}
 	return binary.BigEndian.Uint64(b), nil
-}
-
-// genesisFingerprint is a hash of the genesis UTxO in key order, stored at
-// creation so a reopen with another genesis is refused.
-func genesisFingerprint(g ledger.MapUTxO) block.Hash {
-	keys := make([][ledger.TxInKeySize]byte, 0, len(g))
-	for in := range g {
-		keys = append(keys, in.Key())
-	}
-	slices.SortFunc(keys, func(a, b [ledger.TxInKeySize]byte) int { return bytes.Compare(a[:], b[:]) })
-	var buf []byte
-	for _, k := range keys {
-		in, _ := ledger.TxInFromKey(k[:])
-		v := ledger.EncodeTxOut(g[in])
-		buf = append(buf, k[:]...)
-		buf = binary.BigEndian.AppendUint32(buf, uint32(len(v)))
-		buf = append(buf, v...)
-	}
-	return block.HashBytes(buf)
 }

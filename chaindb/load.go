@@ -17,11 +17,11 @@ import (
 // marker, the other volatile blocks from the volatile index, and the diffs by
 // replaying the selected blocks (reapply) over the backing store.
 func (db *DB) load() error {
-	if err := db.initGenesis(); err != nil {
-		return err
-	}
 	imm, err := db.readTip(keyImmutable)
 	if err != nil {
+		return err
+	}
+	if err := db.openImmutableMarker(imm); err != nil {
 		return err
 	}
 	if db.rootTxs, err = db.readCount(keyImmutableTxs); err != nil {
@@ -108,7 +108,7 @@ func (db *DB) load() error {
 		fix.Set(keyTip, encodeTip(db.tip()), nil)
 	}
 	if !fix.Empty() {
-		if err := fix.Commit(pebble.Sync); err != nil {
+		if err := db.store.Commit(fix, pebble.Sync); err != nil {
 			return fmt.Errorf("chaindb: repair: %w", err)
 		}
 	}
@@ -173,35 +173,16 @@ func (db *DB) loadForks(fix *pebble.Batch) error {
 	return it.Error()
 }
 
-// initGenesis writes the genesis UTxO, the origin markers and the genesis
-// fingerprint in one batch when the database is new, and otherwise checks
-// the fingerprint.
-func (db *DB) initGenesis() error {
-	fp := genesisFingerprint(db.opts.GenesisUTxO)
-	stored, ok, err := get(db.store, keyGenesis)
-	if err != nil {
-		return fmt.Errorf("chaindb: %w", err)
-	}
-	if ok {
-		if !bytes.Equal(stored, fp[:]) {
-			return fmt.Errorf("chaindb: the database was created with another genesis UTxO")
-		}
-		return nil
-	}
-	b := db.store.NewBatch()
-	defer b.Close()
-	for in, out := range db.opts.GenesisUTxO {
+// writeGenesis adds to a new database's first batch the genesis UTxO and
+// the origin markers.
+func writeGenesis(b *pebble.Batch, g ledger.MapUTxO) {
+	for in, out := range g {
 		b.Set(utxoKey(in), ledger.EncodeTxOut(out), nil)
 	}
 	origin := encodeTip(block.Tip{Point: block.Origin})
 	b.Set(keyImmutable, origin, nil)
 	b.Set(keyImmutableTxs, encodeCount(0), nil)
 	b.Set(keyTip, origin, nil)
-	b.Set(keyGenesis, fp[:], nil)
-	if err := b.Commit(pebble.Sync); err != nil {
-		return fmt.Errorf("chaindb: writing genesis: %w", err)
-	}
-	return nil
 }
 
 func (db *DB) readTip(key []byte) (block.Tip, error) {

@@ -1,7 +1,6 @@
 package chaindb
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,6 +8,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -23,9 +23,13 @@ type Options struct {
 	K int
 
 	// GenesisUTxO is the UTxO at origin. It is written to the backing store
-	// when the database is created; a later Open with a different genesis
-	// fails.
+	// when the database is created.
 	GenesisUTxO ledger.MapUTxO
+
+	// Network is the network the database belongs to: stamped on a new
+	// database, checked on open (a database of another genesis is refused).
+	// The zero value is a network of its own, for tests.
+	Network pebblestore.Network
 
 	// ApplyBlock validates a block's contents against the UTxO view before it
 	// and returns its diff, whose Txs counts the txs it applied: that is what
@@ -56,9 +60,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.K < 0 {
 		return o, fmt.Errorf("chaindb: k = %d, must be positive", o.K)
-	}
-	if o.ApplyBlock == nil {
-		return o, errors.New("chaindb: Options.ApplyBlock is required")
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

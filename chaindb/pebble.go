@@ -1,9 +1,6 @@
 package chaindb
 
 import (
-	"fmt"
-	"log/slog"
-
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
 )
@@ -29,18 +26,16 @@ var (
 	noSyncStore   = pebble.NoSync
 )
 
-// pebbleOptions: a block cache, bloom filters on every level (a UTxO lookup
-// of a missing input, and the "is this block stored" probe, are point reads
-// that mostly miss), and Pebble's log lines sent to slog.
+// pebbleOptions: a block cache, bloom filters on every level (a UTxO
+// lookup of a missing input, and the "is this block stored" probe, are
+// point reads that mostly miss), and small memtables (memTableBytes).
 func pebbleOptions(opts Options, cache *pebble.Cache) *pebble.Options {
 	po := &pebble.Options{
-		Cache:                       cache,
-		MemTableSize:                16 << 20,
-		MemTableStopWritesThreshold: 4,
-		MaxOpenFiles:                1024,
-		FormatMajorVersion:          pebble.FormatNewest,
-		Logger:                      pebbleLogger{opts.Logger.With("component", "pebble")},
-		FS:                          opts.fs,
+		Cache:              cache,
+		MemTableSize:       memTableBytes,
+		MaxOpenFiles:       1024,
+		FormatMajorVersion: pebble.FormatNewest,
+		FS:                 opts.fs,
 	}
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
@@ -48,24 +43,13 @@ func pebbleOptions(opts Options, cache *pebble.Cache) *pebble.Options {
 	return po
 }
 
-// cacheBytes is the size of Pebble's block cache.
-const cacheBytes = 64 << 20
-
-// pebbleLogger sends Pebble's log lines to slog.
-type pebbleLogger struct{ log *slog.Logger }
-
-func (l pebbleLogger) Infof(format string, args ...any) {
-	l.log.Debug(fmt.Sprintf(format, args...))
-}
-
-func (l pebbleLogger) Errorf(format string, args ...any) {
-	l.log.Error(fmt.Sprintf(format, args...))
-}
-
-// Fatalf is called on corruption Pebble cannot continue from. Panicking
-// (rather than os.Exit) lets a deferred recover or the test harness see it.
-func (l pebbleLogger) Fatalf(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	l.log.Error(msg)
-	panic("pebble: " + msg)
-}
+const (
+	// cacheBytes is the size of Pebble's block cache.
+	cacheBytes = 64 << 20
+	// memTableBytes is the size of one memtable, 2 MiB: a chain grows by
+	// kilobytes a second, and Pebble preallocates each write-ahead log at
+	// 1.1 times the memtable size, for each memtable queued for a flush and
+	// each old log it keeps for reuse (with Pebble's default threshold of
+	// two memtables, a handful at most).
+	memTableBytes = 2 << 20
+)

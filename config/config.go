@@ -1,15 +1,19 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/multiformats/go-multiaddr"
 )
 
 // Config is one node's configuration file (config.json). Relative paths are
-// resolved against the directory of the config file.
+// resolved against the directory of the config file, into absolute ones.
 type Config struct {
 	// GenesisFile is the network's genesis.json.
 	GenesisFile string `json:"genesisFile"`
@@ -37,6 +41,9 @@ type Config struct {
 	TxCacheCapacity int `json:"txCacheCapacity,omitempty"`
 	// LogLevel is debug, info, warn or error (default info).
 	LogLevel string `json:"logLevel,omitempty"`
+
+	// Path is the file Load read, for messages that name a setting.
+	Path string `json:"-"`
 }
 
 // Topology is topology.json: the static peers, as libp2p multiaddrs that end
@@ -45,14 +52,21 @@ type Topology struct {
 	Peers []string `json:"peers"`
 }
 
-// Load reads a config file and resolves its paths.
+// Load reads a config file and resolves its paths. A field the config
+// does not have is an error: a misspelt setting must not leave the node
+// running without it.
 func Load(path string) (*Config, error) {
+	// Absolute, so that messages name the files wherever the node runs.
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	var c Config
-	if err := json.Unmarshal(b, &c); err != nil {
+	c := Config{Path: path}
+	if err := decodeStrict(b, &c); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
@@ -61,19 +75,25 @@ func Load(path string) (*Config, error) {
 			*p = filepath.Join(dir, *p)
 		}
 	}
+	for _, a := range c.ListenAddrs {
+		if _, err := multiaddr.NewMultiaddr(a); err != nil {
+			return nil, fmt.Errorf("config %s: listenAddrs: %q: %w", path, a, err)
+		}
+	}
 	if c.GenesisFile == "" || c.DatabasePath == "" || c.NodeKeyFile == "" {
 		return nil, fmt.Errorf("config %s: genesisFile, databasePath and nodeKeyFile are required", path)
 	}
 	if (c.IssuerKeyFile == "") != (c.VRFKeyFile == "") {
-		return nil, errors.New("config: a block producer needs both issuerSigningKeyFile and vrfSigningKeyFile")
+		return nil, fmt.Errorf("config %s: a block producer needs both issuerSigningKeyFile and vrfSigningKeyFile", path)
 	}
 	if c.BLSKeyFile != "" && c.IssuerKeyFile == "" {
-		return nil, errors.New("config: blsSigningKeyFile is a block producer's: it needs issuerSigningKeyFile and vrfSigningKeyFile")
+		return nil, fmt.Errorf("config %s: blsSigningKeyFile is a block producer's: it needs issuerSigningKeyFile and vrfSigningKeyFile", path)
 	}
 	return &c, nil
 }
 
-// ReadTopology reads a topology file; an empty path is no peers.
+// ReadTopology reads a topology file; an empty path is no peers. Like
+// Load, it refuses fields a topology does not have.
 func ReadTopology(path string) (*Topology, error) {
 	if path == "" {
 		return &Topology{}, nil
@@ -83,10 +103,33 @@ func ReadTopology(path string) (*Topology, error) {
 		return nil, fmt.Errorf("topology: %w", err)
 	}
 	var t Topology
-	if err := json.Unmarshal(b, &t); err != nil {
+	if err := decodeStrict(b, &t); err != nil {
 		return nil, fmt.Errorf("topology %s: %w", path, err)
 	}
+	for _, p := range t.Peers {
+		m, err := multiaddr.NewMultiaddr(p)
+		if err == nil {
+			_, err = m.ValueForProtocol(multiaddr.P_P2P)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("topology %s: peer %q: %w", path, p, err)
+		}
+	}
 	return &t, nil
+}
+
+// decodeStrict decodes the one JSON value of b into v, refusing fields v
+// does not have and anything after the value, as json.Unmarshal does.
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("more data after the JSON value")
+	}
+	return nil
 }
 
 // WriteJSON writes v as indented JSON, for the tools that generate configs.

@@ -41,3 +41,48 @@ func TestLoadResolvesPaths(t *testing.T) {
 		t.Errorf("a relay with a BLS key: %v", err)
 	}
 }
+
+// TestUnknownFields: a misspelt setting is an error naming it, not a node
+// silently running without it; so is anything after the JSON value.
+func TestUnknownFields(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, c string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	cfg := write("config.json", `{"genesisFile": "g", "databasePath": "db", "nodeKeyFile": "n", "httpAdr": "127.0.0.1:3000"}`)
+	if _, err := Load(cfg); err == nil || !strings.Contains(err.Error(), `unknown field "httpAdr"`) || !strings.Contains(err.Error(), cfg) {
+		t.Errorf("config with a misspelt field: %v", err)
+	}
+	cfg = write("trailing.json", `{"genesisFile": "g", "databasePath": "db", "nodeKeyFile": "n"} {}`)
+	if _, err := Load(cfg); err == nil || !strings.Contains(err.Error(), "after the JSON value") {
+		t.Errorf("config with data after it: %v", err)
+	}
+	topo := write("topology.json", `{"peer": ["/ip4/127.0.0.1/tcp/1"]}`)
+	if _, err := ReadTopology(topo); err == nil || !strings.Contains(err.Error(), `unknown field "peer"`) || !strings.Contains(err.Error(), topo) {
+		t.Errorf("topology with a misspelt field: %v", err)
+	}
+}
+
+// TestMultiaddrs: a listen address or a peer that is not a multiaddr (a
+// peer without its /p2p/ id) is refused, naming the setting and the value.
+func TestMultiaddrs(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.json")
+	os.WriteFile(cfg, []byte(`{"genesisFile": "g", "databasePath": "db", "nodeKeyFile": "n", "listenAddrs": ["127.0.0.1:3001"]}`), 0o644)
+	if _, err := Load(cfg); err == nil || !strings.Contains(err.Error(), `listenAddrs: "127.0.0.1:3001"`) {
+		t.Errorf("listen address not a multiaddr: %v", err)
+	}
+	topo := filepath.Join(dir, "topology.json")
+	os.WriteFile(topo, []byte(`{"peers": ["/ip4/127.0.0.1/tcp/3001"]}`), 0o644)
+	if _, err := ReadTopology(topo); err == nil || !strings.Contains(err.Error(), `peer "/ip4/127.0.0.1/tcp/3001"`) {
+		t.Errorf("peer without its id: %v", err)
+	}
+	os.WriteFile(topo, []byte(`{"peers": ["/ip4/127.0.0.1/tcp/3001/p2p/12D3KooWLNcJHgT2VPRBzPxTZmkvrwMhPEHnV7BM1aaYxefoN3GP"]}`), 0o644)
+	if _, err := ReadTopology(topo); err != nil {
+		t.Errorf("a good topology: %v", err)
+	}
+}

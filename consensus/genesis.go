@@ -1,10 +1,12 @@
 package consensus
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"os"
 	"time"
@@ -43,6 +45,10 @@ type Genesis struct {
 	ProtocolParams ledger.Params `json:"protocolParams"`
 	// Leios holds the endorser-block parameters.
 	Leios LeiosParams `json:"leios"`
+
+	// FileHash is the Blake2b-256 of the whole file ReadGenesis read: the
+	// network's identity, which every database of a node is stamped with.
+	FileHash block.Hash `json:"-"`
 }
 
 // Pool is one block producer: its cold (issuer) key, its VRF key, its BLS
@@ -127,15 +133,21 @@ func (p LeiosParams) EBLimits() block.EBLimits {
 	return block.EBLimits{MaxBodyBytes: p.EBMaxBodyBytes, MaxClosureBytes: p.EBMaxClosureBytes, MaxTxs: p.EBMaxTxs}
 }
 
-// ReadGenesis reads and checks a genesis file.
+// ReadGenesis reads and checks a genesis file. A field the genesis does
+// not have is an error: a misspelt parameter must not take its default.
 func ReadGenesis(path string) (*Genesis, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("genesis: %w", err)
 	}
-	var g Genesis
-	if err := json.Unmarshal(b, &g); err != nil {
+	g := Genesis{FileHash: block.HashBytes(b)}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&g); err != nil {
 		return nil, fmt.Errorf("genesis %s: %w", path, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("genesis %s: more data after the JSON value", path)
 	}
 	if err := g.Check(); err != nil {
 		return nil, fmt.Errorf("genesis %s: %w", path, err)

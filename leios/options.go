@@ -12,6 +12,7 @@ import (
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/fetch"
+	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/txcache"
@@ -53,6 +54,8 @@ type Mempool interface {
 type Options struct {
 	// Dir is the LeiosDB's directory. Required.
 	Dir string
+	// Network is the network the LeiosDB belongs to (leiosdb.Options).
+	Network pebblestore.Network
 	// DBCacheBytes sizes the LeiosDB's block cache. Default leiosdb's
 	// (128 MiB); a harness of many nodes in one process takes less.
 	DBCacheBytes int64

@@ -70,15 +70,16 @@ func Open(opts Options) (p *Pipeline, err error) {
 	}
 	if p.db, err = leiosdb.Open(opts.Dir, leiosdb.Options{
 		Limits:     opts.Limits,
+		Network:    opts.Network,
 		CacheBytes: opts.DBCacheBytes,
 		Logger:     p.log,
 	}); err != nil {
 		return nil, err
 	}
+	db := p.db // p is nil by the time a failed Open's deferred call runs
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, p.db.Close())
-			p = nil
+			err = errors.Join(err, db.Close())
 		}
 	}()
 	p.cache = txcache.New(opts.TxCache)

@@ -8,6 +8,25 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 )
 
+// Check verifies the store in dir without writing to it: Pebble's own
+// checks of every table, then CheckConsistency. A store a running node
+// holds cannot be checked (pebblestore.ErrInUse). Options.Network must
+// be the store's.
+func Check(dir string, opts Options) error {
+	db, err := open(dir, opts, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.store.Verify(); err != nil {
+		return err
+	}
+	if err := db.CheckConsistency(); err != nil {
+		return db.store.Corrupt(err)
+	}
+	return nil
+}
+
 // CheckConsistency recomputes every count and reference of the store from
 // scratch and compares them with the stored ones (the invariants of the
 // package doc). It reads everything, so it is for tests, for operators after

@@ -1,15 +1,17 @@
 package leiosdb
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/leiosnode/leiosnode/internal/pebblestore"
 )
 
 // DB is an open LeiosDB. All methods are safe for concurrent use. Readers
@@ -17,7 +19,7 @@ import (
 type DB struct {
 	opts      Options
 	dir       string
-	store     *pebble.DB
+	store     *pebblestore.DB // writes go through its Commit
 	cache     *pebble.Cache
 	writeOpts *pebble.WriteOptions
 	log       *slog.Logger
@@ -42,17 +44,31 @@ type reader interface {
 	NewIter(o *pebble.IterOptions) (*pebble.Iterator, error)
 }
 
-// Open opens (creating if needed) the LeiosDB in dir.
+// Open opens the LeiosDB in dir. It creates one only if dir is missing or
+// empty; a store that cannot be opened as it was written, or that
+// belongs to another network than Options.Network, is an error (a
+// *pebblestore.Error that says what to do).
 func Open(dir string, opts Options) (*DB, error) {
+	return open(dir, opts, false)
+}
+
+func open(dir string, opts Options, readOnly bool) (*DB, error) {
 	opts = opts.withDefaults()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("leiosdb: %w", err)
-	}
 	cache := pebble.NewCache(opts.CacheBytes)
-	store, err := pebble.Open(dir, opts.pebbleOptions(cache))
+	store, err := pebblestore.Open(dir, pebblestore.Options{
+		Name:       "LeiosDB",
+		Pebble:     opts.pebbleOptions(cache),
+		Network:    opts.Network,
+		NetworkKey: networkKey,
+		Init: func(b *pebble.Batch) error {
+			return b.Set(schemaKey, binary.AppendUvarint(nil, schemaVersion), nil)
+		},
+		ReadOnly: readOnly,
+		Logger:   opts.Logger,
+	})
 	if err != nil {
 		cache.Unref()
-		return nil, fmt.Errorf("leiosdb: open %s: %w", dir, err)
+		return nil, err
 	}
 	db := &DB{
 		opts:      opts,
@@ -68,30 +84,32 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err := db.checkSchema(); err != nil {
 		_ = store.Close()
 		cache.Unref()
-		return nil, err
+		return nil, cmp.Or(store.Err(), err) // a corrupt read says which file
 	}
 	return db, nil
 }
 
-// checkSchema stamps a new store with the schema version and refuses a
-// store written with another layout.
+// checkSchema refuses a store written with another layout. A new store
+// was stamped with the version in its first batch.
 func (db *DB) checkSchema() error {
 	v, ok, err := getCopy(db.store, schemaKey)
 	if err != nil {
 		return fmt.Errorf("leiosdb: read schema: %w", err)
 	}
-	if !ok {
-		return db.store.Set(schemaKey, binary.AppendUvarint(nil, schemaVersion), pebble.Sync)
-	}
-	if got, n := binary.Uvarint(v); n != len(v) || got != schemaVersion {
-		return fmt.Errorf("%w: schema %x, want version %d", ErrCorrupt, v, schemaVersion)
+	if got, n := binary.Uvarint(v); !ok || n != len(v) || got != schemaVersion {
+		return db.store.Corrupt(fmt.Errorf("%w: schema %x, want version %d", ErrCorrupt, v, schemaVersion))
 	}
 	return nil
 }
 
 // Close closes the store and every subscription. Operations after Close
-// return ErrClosed.
+// return ErrClosed. A store that failed is left as it is and Close returns
+// its failure at once: a writer may be stuck inside the write that failed
+// (pebblestore.DB.Abandoned).
 func (db *DB) Close() error {
+	if db.store.Abandoned() {
+		return db.Err()
+	}
 	db.closeMu.Lock()
 	defer db.closeMu.Unlock()
 	if db.closed {
@@ -106,6 +124,14 @@ func (db *DB) Close() error {
 	}
 	return nil
 }
+
+// Failed is closed when the store has failed: a write found the disk full,
+// or Pebble found it corrupt. Err says what happened; writes return it
+// from then on.
+func (db *DB) Failed() <-chan struct{} { return db.store.Failed() }
+
+// Err is the store's failure, or nil (see Failed).
+func (db *DB) Err() error { return db.store.Err() }
 
 // Dir is the directory the store lives in.
 func (db *DB) Dir() string { return db.dir }

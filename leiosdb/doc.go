@@ -23,6 +23,7 @@
 //	'x' tx_hash               → tx bytes                      held txs
 //	'w' tx_hash ‖ eb_hash     → offset, declared size          held bodies still missing a tx
 //	'm' "schema"              → version
+//	'm' "net"                 → genesis hash ‖ about        the network (pebblestore)
 //
 // Bodies are deduplicated by EB hash: the same hash announced at two slots is
 // two points sharing one body. Txs are stored once, whatever number of bodies
@@ -60,7 +61,9 @@
 // body names (such txs are ignored), never drops a promoted point, and never
 // scans the tx keyspace outside CheckConsistency: GC costs time proportional
 // to the garbage (the slot-ordered volatile index plus reference counts). It
-// never blocks a writer on a subscriber. It imports no protocol package.
+// never blocks a writer on a subscriber. It never opens an existing
+// directory as a new store, nor a store of another network, and never writes
+// after a fault (internal/pebblestore). It imports no protocol package.
 //
 // Ordering contract with the tx cache (the hit-prune hazard): callers insert
 // into the LeiosDB before the cache, and evict the cache before running GC.

@@ -93,7 +93,7 @@ func (db *DB) dropPoints(eb block.Hash, points []block.Point) (bodyDropped bool,
 			bodyDropped = true
 		}
 	}
-	if err := b.Commit(db.writeOpts); err != nil {
+	if err := db.store.Commit(b, db.writeOpts); err != nil {
 		return false, 0, err
 	}
 	return bodyDropped, freed, nil

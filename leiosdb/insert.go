@@ -53,7 +53,7 @@ func (db *DB) InsertPoint(p block.Point, ebSize uint64) error {
 	_ = b.Set(pointKey(prefixPoint, p), pointRecord{EbSize: ebSize}.encode(), nil)
 	_ = b.Set(pointKey(prefixVolatile, p), nil, nil)
 	_ = b.Set(byHashKey(p), nil, nil)
-	if err := b.Commit(db.writeOpts); err != nil {
+	if err := db.store.Commit(b, db.writeOpts); err != nil {
 		return fmt.Errorf("leiosdb: insert point %s: %w", p, err)
 	}
 	if held {
@@ -131,7 +131,7 @@ func (db *DB) InsertBody(p block.Point, body []byte) (Completion, error) {
 	}
 	_ = b.Set(hashKey(prefixBody, p.Hash), body, nil)
 	_ = b.Set(hashKey(prefixBodyState, p.Hash), state.encode(), nil)
-	if err := b.Commit(db.writeOpts); err != nil {
+	if err := db.store.Commit(b, db.writeOpts); err != nil {
 		return Completion{}, fmt.Errorf("leiosdb: insert body %s: %w", p, err)
 	}
 
@@ -175,7 +175,7 @@ func (db *DB) Promote(p block.Point) error {
 	defer b.Close()
 	_ = b.Set(pointKey(prefixPoint, p), rec.encode(), nil)
 	_ = b.Delete(pointKey(prefixVolatile, p), nil)
-	if err := b.Commit(db.writeOpts); err != nil {
+	if err := db.store.Commit(b, db.writeOpts); err != nil {
 		return fmt.Errorf("leiosdb: promote %s: %w", p, err)
 	}
 	return nil

@@ -23,7 +23,10 @@ const (
 
 const schemaVersion = 1
 
-var schemaKey = []byte{prefixMeta, 's', 'c', 'h', 'e', 'm', 'a'}
+var (
+	schemaKey  = []byte{prefixMeta, 's', 'c', 'h', 'e', 'm', 'a'}
+	networkKey = []byte{prefixMeta, 'n', 'e', 't'} // pebblestore's stamp
+)
 
 const (
 	hashLen  = len(block.Hash{})

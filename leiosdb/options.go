@@ -1,8 +1,6 @@
 package leiosdb
 
 import (
-	"context"
-	"fmt"
 	"log/slog"
 	"runtime"
 
@@ -10,6 +8,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/bloom"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/pebblestore"
 )
 
 // Options configure a DB. The zero value gives the defaults documented on
@@ -22,8 +21,12 @@ type Options struct {
 	// index of a full volatile window (≈ 2 M txs at ~45 bytes) fits in it.
 	CacheBytes int64
 
-	// MemTableBytes sizes one Pebble memtable. Default 32 MiB: a full 12 MB
-	// closure fits in one, so it is flushed in one go.
+	// MemTableBytes sizes one Pebble memtable. Default 4 MiB (Pebble's):
+	// Pebble preallocates each write-ahead log at 1.1 times the memtable
+	// size, for each memtable queued for a flush and each old log it keeps
+	// for reuse, so bigger memtables cost that much disk many times over. A
+	// batch of half a memtable or more (a closure stored at once) goes to
+	// the flush queue whole.
 	MemTableBytes uint64
 
 	// BlockBytes is the target size of an uncompressed table block. Default
@@ -48,6 +51,10 @@ type Options struct {
 	// batches before a crash can be lost, and the network refills them.
 	SyncWrites bool
 
+	// Network is the network the store belongs to: stamped on a new store,
+	// checked on open. The zero value is a network of its own, for tests.
+	Network pebblestore.Network
+
 	// EventBuffer is the channel capacity of each subscription. Default 4096.
 	// A subscriber that lets it fill up is cut off (see Subscribe).
 	EventBuffer int
@@ -65,7 +72,7 @@ func (o Options) withDefaults() Options {
 		o.CacheBytes = 128 << 20
 	}
 	if o.MemTableBytes == 0 {
-		o.MemTableBytes = 32 << 20
+		o.MemTableBytes = 4 << 20
 	}
 	if o.BlockBytes <= 0 {
 		o.BlockBytes = 16 << 10
@@ -90,35 +97,14 @@ func (o Options) withDefaults() Options {
 // The caller owns cache and must Unref it after Close.
 func (o Options) pebbleOptions(cache *pebble.Cache) *pebble.Options {
 	po := &pebble.Options{
-		Cache:                       cache,
-		FormatMajorVersion:          pebble.FormatNewest,
-		MemTableSize:                o.MemTableBytes,
-		MemTableStopWritesThreshold: 4,
-		MaxOpenFiles:                1000,
-		Logger:                      pebbleLogger{o.Logger},
+		Cache:              cache,
+		FormatMajorVersion: pebble.FormatNewest,
+		MemTableSize:       o.MemTableBytes,
+		MaxOpenFiles:       1000,
 	}
 	for i := range po.Levels {
 		po.Levels[i].BlockSize = o.BlockBytes
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(o.BloomBitsPerKey)
 	}
 	return po
-}
-
-// pebbleLogger sends Pebble's messages to slog; its routine chatter
-// (flushes, compactions) goes to Debug.
-type pebbleLogger struct{ log *slog.Logger }
-
-func (l pebbleLogger) Infof(format string, args ...any) {
-	l.log.Debug("pebble: " + fmt.Sprintf(format, args...))
-}
-
-func (l pebbleLogger) Errorf(format string, args ...any) {
-	l.log.Error("pebble: " + fmt.Sprintf(format, args...))
-}
-
-// Fatalf must not return; Pebble calls it on unrecoverable corruption.
-func (l pebbleLogger) Fatalf(format string, args ...any) {
-	msg := "pebble: " + fmt.Sprintf(format, args...)
-	l.log.Log(context.Background(), slog.LevelError+4, msg)
-	panic(msg)
 }

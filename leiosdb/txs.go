@@ -102,7 +102,7 @@ func (db *DB) InsertTxs(txs [][]byte) (TxsResult, error) {
 	if b.Empty() {
 		return res, nil
 	}
-	if err := b.Commit(db.writeOpts); err != nil {
+	if err := db.store.Commit(b, db.writeOpts); err != nil {
 		return TxsResult{}, fmt.Errorf("leiosdb: insert txs: %w", err)
 	}
 	for _, eb := range res.Dropped {

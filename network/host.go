@@ -19,6 +19,8 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
 	"github.com/libp2p/go-libp2p/p2p/security/noise"
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxevent"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -113,6 +115,9 @@ func (h *Host) buildLibp2p() error {
 		libp2p.ConnectionGater(h.scorer),
 		libp2p.DisableRelay(),
 		libp2p.DisableMetrics(), // ours go to opts.Registerer
+		// libp2p's dependency injection logs a failed start (a port in use)
+		// three times at error level, beside the error New returns.
+		libp2p.WithFxOption(fx.WithLogger(func() fxevent.Logger { return fxevent.NopLogger })),
 	)
 	if err != nil {
 		return fmt.Errorf("network: libp2p host: %w", err)

@@ -1,12 +1,12 @@
 package node
 
 import (
+	"cmp"
 	"context"
-	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -15,12 +15,11 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/api"
-	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
-	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
@@ -62,17 +61,19 @@ type Node struct {
 }
 
 // New builds a node in one order, each part from those before it: genesis
-// and validator, chain database (with its LedgerDB), mempool, Leios
-// diffusion (LeiosDB, tx cache, fetch, notify), the libp2p host serving
-// every protocol, the forge, metrics. On error, whatever was opened is
-// closed again.
-func New(cfg *config.Config, opts Options) (n *Node, err error) {
+// and validator, the keys and topology the config names (all checked
+// before a database opens), Leios diffusion (LeiosDB, tx cache, fetch,
+// notify), chain database (with its LedgerDB), mempool, the libp2p host
+// serving every protocol, the forge, the API and metrics. On error,
+// whatever was opened is closed again, and the error names the file or
+// setting at fault.
+func New(cfg *config.Config, opts Options) (*Node, error) {
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
 	errCount := new(atomic.Uint64)
-	n = &Node{
+	n := &Node{
 		cfg:      cfg,
 		log:      slog.New(countErrors(logger.Handler(), errCount)),
 		errors:   errCount,
@@ -80,22 +81,35 @@ func New(cfg *config.Config, opts Options) (n *Node, err error) {
 		adopted:  new(atomic.Uint64),
 		caughtUp: new(atomic.Bool),
 	}
-	defer func() {
-		if err != nil {
-			n.close()
+	if err := n.build(opts); err != nil {
+		// n, not the nil the caller gets: it holds what was opened.
+		n.close()
+		if e, ok := errors.AsType[*pebblestore.Error](err); ok {
+			return nil, e // it names the store and what to do, in one line
 		}
-	}()
-
-	if n.genesis, err = consensus.ReadGenesis(cfg.GenesisFile); err != nil {
 		return nil, err
 	}
+	return n, nil
+}
+
+// build opens and builds the parts in New's order.
+func (n *Node) build(opts Options) (err error) {
+	cfg := n.cfg
+	if n.genesis, err = consensus.ReadGenesis(cfg.GenesisFile); err != nil {
+		return err
+	}
 	if n.validator, err = consensus.NewValidator(n.genesis, nil); err != nil {
-		return nil, err
+		return fmt.Errorf("genesis %s: %w", cfg.GenesisFile, err)
+	}
+	in, err := n.readInputs()
+	if err != nil {
+		return err
 	}
 	// The Leios pipeline opens before the chain: replaying a CertRB applies
 	// its certified closure from the LeiosDB.
 	if n.leios, err = leios.Open(leios.Options{
-		Dir:        filepath.Join(cfg.DatabasePath, "leios"),
+		Dir:        leiosDir(cfg),
+		Network:    networkOf(cfg, n.genesis),
 		Limits:     n.genesis.Leios.EBLimits(),
 		TxCache:    txcache.Options{TxCapacity: cfg.TxCacheCapacity},
 		Validator:  n.validator,
@@ -103,20 +117,20 @@ func New(cfg *config.Config, opts Options) (n *Node, err error) {
 		Registerer: n.registry,
 		Logger:     n.log,
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	if err = n.openChain(); err != nil {
-		return nil, err
+		return err
 	}
 	if err = n.buildMempool(); err != nil {
-		return nil, err
+		return err
 	}
 	n.leios.Attach(n.chain, n.mempool)
-	if err = n.buildHost(opts.Libp2p); err != nil {
-		return nil, err
+	if err = n.buildHost(opts.Libp2p, in); err != nil {
+		return err
 	}
-	if err = n.buildForger(); err != nil {
-		return nil, err
+	if err = n.buildForger(in); err != nil {
+		return err
 	}
 	if n.api, err = api.New(api.Options{
 		Addr:          cfg.HTTPAddr,
@@ -132,19 +146,20 @@ func New(cfg *config.Config, opts Options) (n *Node, err error) {
 		Errors:        n.errors.Load,
 		TxsOnChain:    n.chain.TxsOnChain,
 	}); err != nil {
-		return nil, err
+		return err
 	}
-	return n, nil
+	return nil
 }
 
 func (n *Node) openChain() error {
 	genesisUTxO, err := ledger.GenesisUTxO(n.genesis.InitialFunds)
 	if err != nil {
-		return err
+		return fmt.Errorf("genesis %s: %w", n.cfg.GenesisFile, err)
 	}
-	n.chain, err = chaindb.Open(filepath.Join(n.cfg.DatabasePath, "chain"), chaindb.Options{
+	n.chain, err = chaindb.Open(chainDir(n.cfg), chaindb.Options{
 		K:             n.genesis.SecurityParam,
 		GenesisUTxO:   genesisUTxO,
+		Network:       networkOf(n.cfg, n.genesis),
 		ApplyBlock:    n.leios.ApplyBlock,
 		ValidateBlock: n.validator.ValidateBlock,
 		Logger:        n.log.With("component", "chaindb"),
@@ -168,24 +183,17 @@ func (n *Node) buildMempool() error {
 	return err
 }
 
-func (n *Node) buildHost(libp2pHost host.Host) error {
-	nodeKey, err := keys.ReadSigningKey(n.cfg.NodeKeyFile, keys.Node)
-	if err != nil {
-		return err
-	}
-	topology, err := config.ReadTopology(n.cfg.TopologyFile)
-	if err != nil {
-		return err
-	}
-	if len(topology.Peers) == 0 {
+func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
+	if len(in.topology.Peers) == 0 {
 		n.caughtUp.Store(true) // nobody to learn a chain from
 	}
 	chain := chainAdapter{countingChain{n.chain, n.adopted}}
+	var err error
 	n.host, err = network.NewHost(network.HostOptions{
-		Key:         nodeKey,
+		Key:         in.nodeKey,
 		Libp2p:      libp2pHost,
 		ListenAddrs: n.cfg.ListenAddrs,
-		Topology:    topology.Peers,
+		Topology:    in.topology.Peers,
 		Services: append([]network.Service{
 			chainsync.NewService(chainsync.Options{
 				Chain:          chain,
@@ -200,45 +208,29 @@ func (n *Node) buildHost(libp2pHost host.Host) error {
 		Logger:     n.log.With("component", "network"),
 		Registerer: n.registry,
 	})
-	return err
+	if err != nil {
+		return fmt.Errorf("config %s: listenAddrs %s: %w", n.cfg.Path, strings.Join(n.cfg.ListenAddrs, " "), err)
+	}
+	return nil
 }
 
-func (n *Node) buildForger() error {
-	if n.cfg.IssuerKeyFile == "" {
+func (n *Node) buildForger(in *inputs) error {
+	if in.issuer == nil {
 		return nil
 	}
-	issuer, err := keys.ReadSigningKey(n.cfg.IssuerKeyFile, keys.StakePool)
-	if err != nil {
-		return err
-	}
-	vrfKey, err := keys.ReadVRFSigningKey(n.cfg.VRFKeyFile)
-	if err != nil {
-		return err
-	}
-	var voter *consensus.Voter
-	if n.cfg.BLSKeyFile != "" {
-		votingKey, err := keys.ReadBLSSigningKey(n.cfg.BLSKeyFile)
-		if err != nil {
-			return err
-		}
-		var issuerVKey block.Bytes32
-		copy(issuerVKey[:], ed25519.PrivateKey(issuer).Public().(ed25519.PublicKey))
-		if voter, err = n.validator.Committee().NewVoter(issuerVKey, votingKey); err != nil {
-			return fmt.Errorf("config %s: blsSigningKeyFile: %w", n.cfg.BLSKeyFile, err)
-		}
-	}
+	var err error
 	n.forger, err = forge.New(forge.Options{
 		Validator:      n.validator,
 		Ledger:         n.chain,
 		Chain:          forgeChain{countingChain{n.chain, n.adopted}},
-		IssuerKey:      ed25519.PrivateKey(issuer),
-		VRFKey:         vrfKey,
+		IssuerKey:      in.issuer,
+		VRFKey:         in.vrfKey,
 		Mempool:        n.mempool,
 		IsInvalidBlock: func(err error) bool { return errors.Is(err, chaindb.ErrInvalidBlock) },
 		Ready:          n.readyToForge,
 		EBLimits:       n.genesis.Leios.EBLimits(),
 		Leios:          n.leios,
-		Voter:          voter,
+		Voter:          in.voter,
 		Params:         &n.genesis.ProtocolParams,
 		RBMaxBodyBytes: n.genesis.Leios.RBMaxBodyBytes,
 		Logger:         n.log.With("component", "forge"),
@@ -248,11 +240,13 @@ func (n *Node) buildForger() error {
 
 // Run runs the node until ctx is cancelled, then stops every loop and closes
 // the databases. It returns the first error that stopped a loop, or nil on a
-// clean shutdown.
+// clean shutdown. A database that fails (a full disk, corruption) stops
+// the node, and its error is the one returned.
 func (n *Node) Run(ctx context.Context) error {
 	defer n.close()
 	n.started = time.Now()
 	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return n.watchStores(ctx) })
 	g.Go(func() error { return n.leios.Run(ctx) })
 	g.Go(func() error { return n.host.Run(ctx) })
 	g.Go(func() error { return n.mempool.Run(ctx) })
@@ -260,15 +254,64 @@ func (n *Node) Run(ctx context.Context) error {
 		g.Go(func() error { return n.forger.Run(ctx) })
 	}
 	if n.cfg.HTTPAddr != "" {
-		g.Go(func() error { return n.api.Serve(ctx) })
+		g.Go(func() error {
+			if err := n.api.Serve(ctx); err != nil {
+				return fmt.Errorf("config %s: httpAddr %s: %w", n.cfg.Path, n.cfg.HTTPAddr, err)
+			}
+			return nil
+		})
 	}
 	n.log.Info("node started", "peerId", n.host.ID().String(), "addrs", n.host.P2PAddrs(),
 		"tip", n.chain.Tip().String(), "producer", n.forger != nil)
-	err := g.Wait()
+	err := n.wait(g)
+	if fault := n.storeFault(); fault != nil {
+		return fault // the loops' errors follow from it
+	}
 	if errors.Is(err, context.Canceled) {
 		err = nil
 	}
 	return err
+}
+
+// watchStores returns a database's failure as soon as there is one: a
+// node whose disk is full or whose store is corrupt cannot go on.
+func (n *Node) watchStores(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-n.chain.Failed():
+	case <-n.leios.DB().Failed():
+	}
+	return n.storeFault()
+}
+
+func (n *Node) storeFault() error {
+	return cmp.Or(n.chain.Err(), n.leios.DB().Err())
+}
+
+// faultGrace is how long Run waits for its loops once a database has
+// failed: a loop stuck inside the failed store must not keep the node
+// from stopping and saying why.
+const faultGrace = 5 * time.Second
+
+// wait waits for the loops of g, for faultGrace at most after a database
+// failed.
+func (n *Node) wait(g *errgroup.Group) error {
+	done := make(chan error, 1)
+	go func() { done <- g.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-n.chain.Failed():
+	case <-n.leios.DB().Failed():
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(faultGrace):
+		n.log.Warn("stopping without the loops still running after a database failed")
+		return nil
+	}
 }
 
 // startupGrace is how long a producer that cannot reach any peer waits
@@ -291,13 +334,14 @@ func (n *Node) close() {
 	if n.mempool != nil {
 		n.mempool.Close()
 	}
+	// A database that failed returns its failure, which Run returns.
 	if n.leios != nil {
-		if err := n.leios.Close(); err != nil {
+		if err := n.leios.Close(); err != nil && n.leios.DB().Err() == nil {
 			n.log.Error("closing the LeiosDB", "err", err)
 		}
 	}
 	if n.chain != nil {
-		if err := n.chain.Close(); err != nil {
+		if err := n.chain.Close(); err != nil && n.chain.Err() == nil {
 			n.log.Error("closing chain database", "err", err)
 		}
 	}

@@ -49,7 +49,7 @@ func runNode(ctx context.Context, configFile string, logOut io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 	n, err := node.New(cfg, node.Options{Logger: logger})
 	if err != nil {
-		return fmt.Errorf("starting the node of %s: %w", configFile, err)
+		return fmt.Errorf("starting the node: %w", err)
 	}
 	logger.Info("node running", "config", configFile, "pid", os.Getpid())
 	err = n.Run(ctx)

@@ -27,6 +27,9 @@ var rank = map[string]int{
 	"keys":               1,
 	"consensus":          2,
 	"internal/benchkeys": 2,
+	// What both Pebble stores share: opening, the network stamp, faults.
+	"internal/pebblestore":           2,
+	"internal/pebblestore/faulttest": 2,
 	// The mini-protocol engine, and the host that runs it.
 	"network/protocol":              2,
 	"network/protocol/protocoltest": 3,

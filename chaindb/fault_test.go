@@ -1,0 +1,108 @@
+package chaindb
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/pebblestore/faulttest"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// TestFaults: what a disk or a person can do to a chain database's
+// directory — fill the disk, flip a table's bytes, cut its MANIFEST,
+// delete the marker naming it, lose the tail of its write-ahead log —
+// ends, in a child process, in one error line that names the store, what
+// happened and what to do, never in a panic or a chain silently shorter.
+// A database whose disk filled reopens, once there is space, with every
+// block it adopted and a ledger equal to a replay.
+func TestFaults(t *testing.T) {
+	t.Run("disk full", func(t *testing.T) {
+		mnt := faulttest.MountTmpfs(t, 8<<20)
+		dir := filepath.Join(mnt, "chain")
+		c := faulttest.Run(t, "write "+dir)
+		c.Failed(t, "chain database "+dir+": disk full", "no space left on device", "free space")
+		faulttest.GrowTmpfs(t, mnt, 64<<20)
+		db, err := Open(dir, crashOptions())
+		if err != nil {
+			t.Fatalf("reopened with space freed: %v", err)
+		}
+		defer db.Close()
+		checkRecovered(t, db, crashOptions().GenesisUTxO)
+		adopted, _ := strconv.ParseUint(strings.TrimPrefix(c.Lines[len(c.Lines)-1], "adopted #"), 10, 64)
+		if tip := db.Tip(); adopted == 0 || tip.BlockNumber < adopted {
+			t.Fatalf("reopened at %s, the child had adopted #%d", tip, adopted)
+		}
+	})
+	// written is a database of 40 blocks, its immutable tip #37.
+	written := func(t *testing.T) string {
+		dir := t.TempDir()
+		if c := faulttest.Run(t, "write "+dir+" 40"); c.Code != 0 {
+			t.Fatalf("writing the database: %s", c.Stderr)
+		}
+		return dir
+	}
+	t.Run("WAL tail lost", func(t *testing.T) {
+		dir := written(t)
+		faulttest.TruncateWAL(t, dir)
+		faulttest.Run(t, "read "+dir).Failed(t, "chain database "+dir+": corrupt",
+			"its immutable tip went back from #37", "the end of its write-ahead log was lost", "delete "+dir)
+		if err := Check(dir, crashOptions()); err == nil || strings.Count(err.Error(), "chain database") != 1 ||
+			!strings.Contains(err.Error(), "immutable tip went back") {
+			t.Errorf("Check: %v", err)
+		}
+	})
+	faulttest.Damaged(t, "chain database", written, func(dir string) error { return Check(dir, crashOptions()) })
+}
+
+// TestFaultChild is TestFaults' child. "write DIR [N]" extends the chain in
+// DIR with blocks of one 32 KiB output each, printing each adopted block,
+// until AddBlock fails (or N blocks are in); "read DIR" opens the database
+// and reads every block. It exits as a node does: 0, or 1 with the
+// database's error on one line.
+func TestFaultChild(t *testing.T) {
+	job := strings.Fields(os.Getenv(faulttest.ChildEnv))
+	if len(job) == 0 {
+		t.Skip("run by TestFaults")
+	}
+	db, err := Open(job[1], crashOptions())
+	if err != nil {
+		faulttest.Exit(err)
+	}
+	if job[0] == "read" {
+		for n := uint64(1); n <= db.Tip().BlockNumber && err == nil; n++ {
+			_, err = db.BlockByNumber(n)
+		}
+		faulttest.Exit(cmp.Or(db.Err(), err))
+	}
+	n := -1
+	if len(job) > 2 {
+		n, _ = strconv.Atoi(job[2])
+	}
+	f := newForger()
+	var parent *block.Header
+	in := keysOf(crashOptions().GenesisUTxO)
+	var spend ledger.TxIn
+	for k := range in {
+		spend = k
+		break
+	}
+	for i := 0; n < 0 || i < n; i++ {
+		tx := testTx{Spend: []ledger.TxIn{spend}, Outs: []testOut{{Addr: bytes.Repeat([]byte{byte(i)}, 32<<10), Coin: 1}}}
+		blk := f.next(parent, 1, tx)
+		res, err := db.AddBlock(blk)
+		if err != nil {
+			faulttest.Exit(cmp.Or(db.Err(), err))
+		}
+		fmt.Printf("adopted #%d\n", res.Tip.BlockNumber)
+		spend = ledger.TxIn{TxID: block.HashBytes(encodeTx(tx))}
+		parent = blk.Header
+	}
+	faulttest.Exit(db.Close())
+}

@@ -1,0 +1,149 @@
+package pebblestore
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"runtime"
+	"syscall"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Commit commits b. A batch Pebble could not write is the store's fault:
+// Commit returns it, and so does every later Commit.
+func (s *DB) Commit(b *pebble.Batch, wo *pebble.WriteOptions) error {
+	if err := s.Err(); err != nil {
+		return err
+	}
+	if err := s.guard(func() error { return b.Commit(wo) }); err != nil {
+		return s.Fail(err)
+	}
+	return nil
+}
+
+// guard runs f on a goroutine of its own, so that Pebble's Logger.Fatalf,
+// which ends the goroutine it is called on (runtime.Goexit), ends that one
+// and not the caller's, and turns a panic in f (Pebble panics on a WAL
+// write it cannot complete) into the store's fault.
+func (s *DB) guard(f func() error) error {
+	done := make(chan error, 1)
+	go func() {
+		returned := false
+		defer func() {
+			if r := recover(); r != nil {
+				done <- s.Fail(panicError(r))
+			} else if !returned {
+				done <- s.Fail(errors.New("pebble stopped the write")) // after Fatalf: returns its fault
+			}
+		}()
+		err := f()
+		returned = true
+		done <- err
+	}()
+	return <-done
+}
+
+func panicError(r any) error {
+	if err, ok := r.(error); ok {
+		return err
+	}
+	return fmt.Errorf("pebble: %v", r)
+}
+
+// Fail records err as the store's fault, unless it already has one, and
+// returns the fault. The store's own checks call it when what they read
+// cannot be what was written.
+func (s *DB) Fail(err error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fault == nil {
+		s.fault = s.errorOf(err)
+		close(s.failed)
+	}
+	return s.fault
+}
+
+// Err returns the store's fault, or nil.
+func (s *DB) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fault == nil {
+		return nil // not a nil *Error in an error
+	}
+	return s.fault
+}
+
+// Failed is closed when the store has a fault (Err).
+func (s *DB) Failed() <-chan struct{} { return s.failed }
+
+// events makes Pebble's background errors and corruption reports faults.
+// A background error that is not about the disk (a compaction cancelled,
+// say) is only logged: Pebble retries that work.
+func (s *DB) events(log *slog.Logger) *pebble.EventListener {
+	return &pebble.EventListener{
+		BackgroundError: func(err error) {
+			if isDiskFull(err) || isCorrupt(err) || isIO(err) {
+				s.Fail(err)
+				return
+			}
+			log.Warn("pebble: background error", "store", s.name, "err", err)
+		},
+		DataCorruption: func(info pebble.DataCorruptionInfo) {
+			s.Fail(fmt.Errorf("%s: %w", info.Path, info.Details))
+		},
+	}
+}
+
+func isDiskFull(err error) bool {
+	return vfs.IsNoSpaceError(err) || errors.Is(err, syscall.EDQUOT)
+}
+
+func isCorrupt(err error) bool { return pebble.IsCorruptionError(err) }
+
+func isIO(err error) bool {
+	var pathErr *fs.PathError
+	var errno syscall.Errno
+	return errors.As(err, &pathErr) || errors.As(err, &errno)
+}
+
+// logger sends Pebble's messages to slog, and makes its Fatalf the
+// store's fault.
+type logger struct {
+	s   *DB
+	log *slog.Logger
+}
+
+func (l logger) Infof(format string, args ...any) { l.log.Debug(fmt.Sprintf(format, args...)) }
+
+func (l logger) Errorf(format string, args ...any) { l.log.Error(fmt.Sprintf(format, args...)) }
+
+// Fatalf must not return: Pebble calls it when it cannot go on (a commit
+// or a MANIFEST write failed) and would go on as if it had succeeded. It
+// records the fault and ends the calling goroutine, running its deferred
+// calls: that is a guarded write's own goroutine (guard), or one of
+// Pebble's background goroutines. No stack trace, no exit: the store's
+// owner sees Failed and stops.
+func (l logger) Fatalf(format string, args ...any) {
+	err := fatalError{msg: fmt.Sprintf(format, args...)}
+	for _, a := range args {
+		if cause, ok := a.(error); ok && err.cause == nil {
+			err.cause = cause
+		}
+	}
+	l.s.Fail(err)
+	runtime.Goexit()
+}
+
+// fatalError is Fatalf's message, with its error argument as the cause,
+// so the fault can say whether the disk was full.
+type fatalError struct {
+	msg   string
+	cause error
+}
+
+func (e fatalError) Error() string { return e.msg }
+
+func (e fatalError) Unwrap() error { return e.cause }

@@ -1,0 +1,105 @@
+package leiosdb
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/block/blocktest"
+	"github.com/leiosnode/leiosnode/internal/pebblestore/faulttest"
+)
+
+// TestFaults: what a disk or a person can do to a LeiosDB's directory —
+// fill the disk, flip a table's bytes, cut its MANIFEST, delete the marker
+// naming it — ends, in a child process, in one error line that names the
+// store, what happened and what to do, never in a panic; a store whose
+// disk filled is consistent once there is space again.
+func TestFaults(t *testing.T) {
+	for _, memtable := range []string{"32m", "1m"} {
+		// A 32 MiB memtable is never flushed on an 8 MiB disk: the WAL
+		// write fails. A 1 MiB one is: the flush fails first.
+		t.Run("disk full, memtable "+memtable, func(t *testing.T) {
+			mnt := faulttest.MountTmpfs(t, 8<<20)
+			dir := filepath.Join(mnt, "leios")
+			c := faulttest.Run(t, "write "+dir+" "+memtable)
+			c.Failed(t, "LeiosDB "+dir+": disk full", "no space left on device", "free space")
+			faulttest.GrowTmpfs(t, mnt, 64<<20)
+			db, err := Open(dir, Options{Logger: quietLogger()})
+			if err != nil {
+				t.Fatalf("reopened with space freed: %v", err)
+			}
+			defer db.Close()
+			mustConsistent(t, db)
+			if points, err := db.Points(0); err != nil || len(points) == 0 {
+				t.Fatalf("%d points kept, %v", len(points), err)
+			}
+		})
+	}
+	written := func(t *testing.T) string {
+		dir := t.TempDir()
+		if c := faulttest.Run(t, "write "+dir+" 32m 100"); c.Code != 0 {
+			t.Fatalf("writing the store: %s", c.Stderr)
+		}
+		return dir
+	}
+	faulttest.Damaged(t, "LeiosDB", written, func(dir string) error { return Check(dir, Options{Logger: quietLogger()}) })
+}
+
+// TestFaultChild is TestFaults' child. "write DIR MEMTABLE [N]" inserts EBs
+// with their closures into the store in DIR until an insert fails (or N are
+// in); "read DIR" opens the store and reads all of it. It exits as a node
+// does: 0, or 1 with the store's error on one line.
+func TestFaultChild(t *testing.T) {
+	job := strings.Fields(os.Getenv(faulttest.ChildEnv))
+	if len(job) == 0 {
+		t.Skip("run by TestFaults")
+	}
+	opts := Options{Logger: quietLogger()}
+	if job[0] == "read" {
+		db, err := Open(job[1], opts)
+		if err == nil {
+			err = db.CheckConsistency()
+		}
+		faulttest.Exit(cmp.Or(storeErr(db), err))
+	}
+	memtable, _ := strconv.ParseUint(strings.TrimSuffix(job[2], "m"), 10, 64)
+	opts.MemTableBytes = memtable << 20
+	db, err := Open(job[1], opts)
+	if err != nil {
+		faulttest.Exit(err)
+	}
+	n := -1
+	if len(job) > 3 {
+		n, _ = strconv.Atoi(job[3])
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for slot := uint64(1); n < 0 || slot <= uint64(n); slot++ {
+		txs := make([][]byte, 100)
+		for i := range txs {
+			txs[i] = blocktest.Tx(rng.Uint64(), 1000)
+		}
+		eb := testBody(t, txs)
+		p := pointOf(slot, eb)
+		if err = db.InsertPoint(p, eb.Size()); err == nil {
+			if _, err = db.InsertBody(p, eb.Bytes()); err == nil {
+				_, err = db.InsertTxs(txs)
+			}
+		}
+		if err != nil {
+			faulttest.Exit(cmp.Or(db.Err(), err))
+		}
+	}
+	faulttest.Exit(db.Close())
+}
+
+// storeErr is db's failure, if it opened.
+func storeErr(db *DB) error {
+	if db == nil {
+		return nil
+	}
+	return db.Err()
+}
