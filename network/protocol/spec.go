@@ -51,7 +51,7 @@ type StateSpec struct {
 	// bytes, accepted in this state. Required for states with agency.
 	MaxSize int
 	// Timeout bounds how long the side without agency waits for the next
-	// message; 0 waits forever.
+	// message; past it the session ends with ErrTimeout. 0 waits forever.
 	Timeout time.Duration
 }
 
@@ -121,6 +121,27 @@ func (sp *Spec) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Timeouts override the timeouts of some of a Spec's states, by state.
+type Timeouts map[State]time.Duration
+
+// WithTimeouts returns a copy of sp whose states in t have t's timeouts:
+// how a protocol's Options shorten them for tests. A state sp does not
+// declare is ignored.
+func (sp *Spec) WithTimeouts(t Timeouts) *Spec {
+	if len(t) == 0 {
+		return sp
+	}
+	c := *sp
+	c.States = make(map[State]StateSpec, len(sp.States))
+	for name, st := range sp.States {
+		if d, ok := t[name]; ok {
+			st.Timeout = d
+		}
+		c.States[name] = st
+	}
+	return &c
 }
 
 // maxSize is the largest limit among states where side has agency: the
