@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -50,7 +51,7 @@ type Peer struct {
 	h  *Host
 
 	mu       sync.Mutex // guards sessions
-	sessions []*protocol.Session
+	sessions []*protocol.Session // open ones, and those ended since the last Open
 }
 
 // Open opens a stream of spec to the peer and starts a client session on
@@ -62,6 +63,9 @@ func (p *Peer) Open(ctx context.Context, spec *protocol.Spec) (*protocol.Session
 	}
 	s := p.h.newSession(ctx, spec, protocol.Client, p.ID, st)
 	p.mu.Lock()
+	// Streams opened per request (block fetch's) end all the time: drop
+	// the ended ones, so the list holds the live ones.
+	p.sessions = slices.DeleteFunc(p.sessions, func(s *protocol.Session) bool { return s.Context().Err() != nil })
 	p.sessions = append(p.sessions, s)
 	p.mu.Unlock()
 	return s, nil

@@ -2,6 +2,7 @@ package chainsync
 
 import (
 	"context"
+	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network"
@@ -19,6 +20,10 @@ type Options struct {
 	IsInvalidBlock func(error) bool
 	OnCaughtUp     func()
 	BatchSize      int
+	// KeepAlive is the server's (Server.KeepAlive).
+	KeepAlive time.Duration
+	// Timeouts override Spec's per-state timeouts (for tests).
+	Timeouts protocol.Timeouts
 }
 
 // Service is chain sync as the host runs it: the server of Options.Chain on
@@ -39,9 +44,9 @@ var _ network.Service = (*Service)(nil)
 func NewService(opts Options) *Service {
 	return &Service{
 		opts:      opts,
-		spec:      Spec(),
+		spec:      Spec().WithTimeouts(opts.Timeouts),
 		fetchSpec: blockfetch.Spec(),
-		server:    &Server{Chain: opts.Chain},
+		server:    &Server{Chain: opts.Chain, KeepAlive: opts.KeepAlive},
 	}
 }
 
@@ -53,22 +58,21 @@ func (svc *Service) Servers() []network.Server {
 	return []network.Server{{Spec: svc.spec, Serve: svc.server.Serve}}
 }
 
-// RunClient syncs from p over two streams it opens: chain sync for the
-// headers, block fetch for their bodies.
+// RunClient syncs from p: headers over the chain-sync stream it opens,
+// their bodies over a block-fetch stream per range.
 func (svc *Service) RunClient(ctx context.Context, p *network.Peer) error {
 	headers, err := p.Open(ctx, svc.spec)
 	if err != nil {
 		return err
 	}
-	bodies, err := p.Open(ctx, svc.fetchSpec)
-	if err != nil {
-		return err
-	}
+	bodies := func(ctx context.Context) (*protocol.Session, error) { return p.Open(ctx, svc.fetchSpec) }
 	client := Client{
 		Chain:          svc.opts.Chain,
 		ValidateHeader: svc.opts.ValidateHeader,
 		OnValidHeader:  svc.opts.OnValidHeader,
-		Fetch:          blockfetch.NewClient(bodies, 0).Fetch,
+		Fetch: func(ctx context.Context, from, to block.Point) ([]*block.Block, error) {
+			return blockfetch.FetchRange(ctx, bodies, from, to)
+		},
 		IsInvalidBlock: svc.opts.IsInvalidBlock,
 		BatchSize:      svc.opts.BatchSize,
 		OnCaughtUp:     svc.opts.OnCaughtUp,
