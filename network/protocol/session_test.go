@@ -60,9 +60,12 @@ func TestSpecsValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := ping.Spec(time.Second, 0)
-	broken.States[ping.StIdle] = protocol.StateSpec{Agency: protocol.Client, Next: map[uint64]protocol.State{ping.TagPing: "Nowhere"}, MaxSize: 1}
+	broken.States[ping.StIdle] = protocol.StateSpec{Agency: protocol.Client, Next: map[uint64]protocol.State{ping.TagPing: "Nowhere"}, MaxSize: 1, Timeout: time.Second}
 	if err := broken.Validate(); err == nil {
 		t.Fatal("a transition to an undeclared state validated")
+	}
+	if err := ping.Spec(0, 0).Validate(); err == nil {
+		t.Fatal("a spec whose states wait for ever validated")
 	}
 }
 
@@ -213,7 +216,7 @@ func streamSpec(timeout time.Duration) *protocol.Spec {
 		Name:    "stream",
 		Initial: "Idle",
 		States: map[protocol.State]protocol.StateSpec{
-			"Idle":      {Agency: protocol.Client, Next: map[uint64]protocol.State{0: "Streaming"}, MaxSize: 16},
+			"Idle":      {Agency: protocol.Client, Next: map[uint64]protocol.State{0: "Streaming"}, MaxSize: 16, Timeout: timeout},
 			"Streaming": {Agency: protocol.Server, Next: map[uint64]protocol.State{1: "Streaming", 2: "Idle"}, MaxSize: 16, Timeout: timeout},
 		},
 		Messages: map[uint64]func() protocol.Message{
