@@ -28,7 +28,9 @@ func TestQuietChainIsKeptAlive(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	client, server, violations := sessions(t, ctx, spec)
-	go func() { _ = (&chainsync.Server{Chain: remote, KeepAlive: 50 * time.Millisecond}).Serve(server.Context(), server) }()
+	go func() {
+		_ = (&chainsync.Server{Chain: remote, KeepAlive: 50 * time.Millisecond}).Serve(server.Context(), server)
+	}()
 	caughtUp := make(chan struct{}, 100)
 	c := &chainsync.Client{
 		Chain:          local,
