@@ -1,6 +1,7 @@
 package network
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,10 @@ type Server struct {
 	// Serve answers one session; ctx ends with it. An error it returns ends
 	// the session (and counts against the peer if it is a violation).
 	Serve func(ctx context.Context, s *protocol.Session) error
+	// MaxStreams bounds the streams of this protocol one peer may have
+	// open; a peer that opens more is disconnected (limits.go). Default
+	// DefaultMaxStreams.
+	MaxStreams int
 }
 
 // Peer is a connected peer, as a Service's client sees it.
@@ -50,7 +55,7 @@ type Peer struct {
 	ID peer.ID
 	h  *Host
 
-	mu       sync.Mutex // guards sessions
+	mu       sync.Mutex          // guards sessions
 	sessions []*protocol.Session // open ones, and those ended since the last Open
 }
 
@@ -84,9 +89,11 @@ func (p *Peer) closeSessions() {
 // newSession starts a session whose violations count against id.
 func (h *Host) newSession(ctx context.Context, spec *protocol.Spec, role protocol.Agency, id peer.ID, st protocol.Stream) *protocol.Session {
 	return protocol.NewSession(ctx, protocol.Config{
-		Spec:   spec,
-		Role:   role,
-		Stream: st,
+		Spec:         spec,
+		Role:         role,
+		Stream:       st,
+		FrameTimeout: h.opts.FrameTimeout,
+		FrameRate:    h.opts.FrameRate,
 		OnViolation: func(err error) {
 			h.violation(id, spec.Name, err)
 		},
@@ -132,6 +139,14 @@ func (h *Host) handler(srv Server) network.StreamHandler {
 		}
 		defer h.handlers.Done()
 		id := st.Conn().RemotePeer()
+		limit := cmp.Or(srv.MaxStreams, DefaultMaxStreams)
+		release, ok := h.streams.acquire(id, srv.Spec.Name, limit)
+		if !ok {
+			_ = st.Reset()
+			h.overLimit(id, limitProtocolStream, fmt.Sprintf("more than %d %s streams", limit, srv.Spec.Name))
+			return
+		}
+		defer release()
 		s := h.newSession(ctx, srv.Spec, protocol.Server, id, st)
 		defer s.Close()
 		if err := srv.Serve(s.Context(), s); err != nil {
