@@ -1,7 +1,9 @@
 package chainsync
 
 import (
+	"cmp"
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
@@ -20,6 +22,10 @@ type Options struct {
 	IsInvalidBlock func(error) bool
 	OnCaughtUp     func()
 	BatchSize      int
+	IsForkTooDeep  func(error) bool
+	ForkRecheck    time.Duration
+	// Logger receives the warnings of deep forks. Default slog.Default().
+	Logger *slog.Logger
 	// KeepAlive is the server's (Server.KeepAlive).
 	KeepAlive time.Duration
 	// Timeouts override Spec's per-state timeouts (for tests).
@@ -30,12 +36,14 @@ type Options struct {
 // the streams peers open, and toward every connected peer a Client that
 // syncs Options.Chain from it, fetching the bodies by block fetch from the
 // same peer. It serves no block fetch itself: peers syncing from this node
-// need blockfetch's Service beside it.
+// need blockfetch's Service beside it. It tells, through Forks, whether its
+// peers' chains join ours.
 type Service struct {
 	opts      Options
 	spec      *protocol.Spec
 	fetchSpec *protocol.Spec
 	server    *Server
+	forks     *forkWatch
 }
 
 var _ network.Service = (*Service)(nil)
@@ -47,8 +55,13 @@ func NewService(opts Options) *Service {
 		spec:      Spec().WithTimeouts(opts.Timeouts),
 		fetchSpec: blockfetch.Spec(),
 		server:    &Server{Chain: opts.Chain, KeepAlive: opts.KeepAlive},
+		forks:     newForkWatch(cmp.Or(opts.Logger, slog.Default())),
 	}
 }
+
+// Forks is what the clients know of the connected peers' chains: which
+// fork from ours deeper than k, and whether all do.
+func (svc *Service) Forks() ForkStatus { return svc.forks.status() }
 
 // Name is the service's name in the host's logs.
 func (*Service) Name() string { return "chainsync" }
@@ -76,6 +89,10 @@ func (svc *Service) RunClient(ctx context.Context, p *network.Peer) error {
 		IsInvalidBlock: svc.opts.IsInvalidBlock,
 		BatchSize:      svc.opts.BatchSize,
 		OnCaughtUp:     svc.opts.OnCaughtUp,
+		IsForkTooDeep:  svc.opts.IsForkTooDeep,
+		OnFork:         func(fork *DeepFork) { svc.forks.report(p.ID, fork) },
+		ForkRecheck:    svc.opts.ForkRecheck,
 	}
+	defer svc.forks.gone(p.ID)
 	return client.Run(ctx, headers)
 }
