@@ -55,6 +55,7 @@ type Node struct {
 	mempool   *mempool.Mempool
 	leios     *leios.Pipeline
 	host      *network.Host
+	chainsync *chainsync.Service
 	caughtUp  *atomic.Bool  // chain sync reached a peer's tip at least once
 	forger    *forge.Forger // nil on a relay
 	api       *api.Server
@@ -131,6 +132,7 @@ func New(cfg *config.Config, opts Options) (n *Node, err error) {
 		BlocksAdopted: n.adopted.Load,
 		Errors:        n.errors.Load,
 		TxsOnChain:    n.chain.TxsOnChain,
+		Forks:         n.chainsync.Forks,
 	}); err != nil {
 		return nil, err
 	}
@@ -181,19 +183,22 @@ func (n *Node) buildHost(libp2pHost host.Host) error {
 		n.caughtUp.Store(true) // nobody to learn a chain from
 	}
 	chain := chainAdapter{countingChain{n.chain, n.adopted}}
+	n.chainsync = chainsync.NewService(chainsync.Options{
+		Chain:          chain,
+		ValidateHeader: n.validator.ValidateHeader,
+		OnValidHeader:  n.leios.Announce,
+		IsInvalidBlock: isInvalidBlock,
+		IsForkTooDeep:  func(err error) bool { return errors.Is(err, chaindb.ErrForkTooDeep) },
+		OnCaughtUp:     func() { n.caughtUp.Store(true) },
+		Logger:         n.log.With("component", "chainsync"),
+	})
 	n.host, err = network.NewHost(network.HostOptions{
 		Key:         nodeKey,
 		Libp2p:      libp2pHost,
 		ListenAddrs: n.cfg.ListenAddrs,
 		Topology:    topology.Peers,
 		Services: append([]network.Service{
-			chainsync.NewService(chainsync.Options{
-				Chain:          chain,
-				ValidateHeader: n.validator.ValidateHeader,
-				OnValidHeader:  n.leios.Announce,
-				IsInvalidBlock: isInvalidBlock,
-				OnCaughtUp:     func() { n.caughtUp.Store(true) },
-			}),
+			n.chainsync,
 			blockfetch.NewService(chain.BlockRange),
 			txsubmission.NewService(txSubmissionMempool{n.mempool}, txsubmission.Options{}),
 		}, n.leios.Services()...),
