@@ -51,21 +51,17 @@ func TestIdleStreamSaysDone(t *testing.T) {
 	// host gives each stream.
 	var (
 		wg        sync.WaitGroup
-		mu        sync.Mutex
-		served    []error
-		violation []error
+		served    = make(chan error, 2) // how each server ended
+		violation = make(chan error, 4)
 	)
 	open := func(context.Context) (*protocol.Session, error) {
 		a, b := net.Pipe()
-		onViolation := func(err error) { mu.Lock(); violation = append(violation, err); mu.Unlock() }
+		onViolation := func(err error) { violation <- err }
 		client := protocol.NewSession(context.Background(), protocol.Config{Spec: f.spec, Role: protocol.Client, Stream: pipeStream{a}, OnViolation: onViolation})
 		server := protocol.NewSession(context.Background(), protocol.Config{Spec: f.spec, Role: protocol.Server, Stream: pipeStream{b}, OnViolation: onViolation})
 		wg.Go(func() {
-			err := (&Server{Store: db, Logger: quietLogger()}).Serve(server.Context(), server)
+			served <- (&Server{Store: db, Logger: quietLogger()}).Serve(server.Context(), server)
 			server.Close()
-			mu.Lock()
-			served = append(served, err)
-			mu.Unlock()
 		})
 		return client, nil
 	}
@@ -90,36 +86,25 @@ func TestIdleStreamSaysDone(t *testing.T) {
 			t.Fatalf("body of %s not fetched", p)
 		}
 	}
-	sessionsEnded := func(n int) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(served) == n
+	ended := func(which string) {
+		t.Helper()
+		select {
+		case err := <-served:
+			if err != nil {
+				t.Fatalf("the %s stream's server ended with %v, want done", which, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the %s stream is still open", which)
+		}
 	}
 	fetchBody(first, 10)
-	eventually(t, "the idle stream ends", func() bool { return sessionsEnded(1) })
+	ended("first")
 	fetchBody(second, 11)
-	eventually(t, "the second stream ends", func() bool { return sessionsEnded(2) })
+	ended("second")
 	time.Sleep(idle) // were the server to time anyone out, it would have by now
-	mu.Lock()
-	defer mu.Unlock()
-	for _, err := range served {
-		if err != nil {
-			t.Fatalf("a server ended with %v, want done", err)
-		}
-	}
-	if len(violation) != 0 {
-		t.Fatalf("violations: %v", violation)
-	}
-}
-
-// eventually polls cond until it holds or 10 s pass.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	select {
+	case err := <-violation:
+		t.Fatalf("violation: %v", err)
+	default:
 	}
 }

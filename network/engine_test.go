@@ -20,6 +20,7 @@ import (
 	"github.com/leiosnode/leiosnode/network/internal/hosttest"
 	"github.com/leiosnode/leiosnode/network/internal/ping"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
 
 // pingService serves the ping protocol, with a 200 ms timeout per state;
@@ -74,8 +75,8 @@ func TestViolationsCloseStreamAndBanRepeatOffender(t *testing.T) {
 		// victim's client opens, rather than on streams of its own.
 		asServer bool
 	}{
-		{"agency", func(t *testing.T) []byte { return hosttest.Frames(t, &ping.MsgPong{N: 1}) }, true}, // before the victim pings
-		{"unexpected_message", func(t *testing.T) []byte { return hosttest.Frames(t, &ping.MsgPong{N: 1}) }, false},
+		{"agency", func(t *testing.T) []byte { return protocoltest.Frames(t, &ping.MsgPong{N: 1}) }, true}, // before the victim pings
+		{"unexpected_message", func(t *testing.T) []byte { return protocoltest.Frames(t, &ping.MsgPong{N: 1}) }, false},
 		{"too_large", func(t *testing.T) []byte {
 			return protocol.AppendFrame(nil, bytes.Repeat([]byte{0x01}, ping.MaxSize+1))
 		}, false},
@@ -122,7 +123,7 @@ func TestViolationsCloseStreamAndBanRepeatOffender(t *testing.T) {
 					if err := honest.stop(); err != nil {
 						t.Fatalf("honest stream: %v", err)
 					}
-					if _, err := good.Write(hosttest.Frames(t, &ping.MsgDone{})); err != nil {
+					if _, err := good.Write(protocoltest.Frames(t, &ping.MsgDone{})); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -157,7 +158,7 @@ func TestViolationsCloseStreamAndBanRepeatOffender(t *testing.T) {
 			redial, cancelRedial := context.WithTimeout(libp2pnetwork.WithForceDirectDial(ctx, "test"), 5*time.Second)
 			defer cancelRedial()
 			if s, err := attacker.NewStream(redial, victim.ID(), pingID); err == nil {
-				_, err = s.Write(hosttest.Frames(t, &ping.MsgPing{N: 9}))
+				_, err = s.Write(protocoltest.Frames(t, &ping.MsgPing{N: 9}))
 				if err == nil {
 					_ = s.SetReadDeadline(time.Now().Add(5 * time.Second))
 					_, err = s.Read(make([]byte, 1))
@@ -274,7 +275,7 @@ func TestBanExpires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bad.Write(hosttest.Frames(t, &ping.MsgPong{N: 1})); err != nil {
+	if _, err := bad.Write(protocoltest.Frames(t, &ping.MsgPong{N: 1})); err != nil {
 		t.Fatal(err)
 	}
 	hosttest.Eventually(t, "the offender is banned", func() bool {
@@ -292,10 +293,10 @@ func TestBanExpires(t *testing.T) {
 			return false
 		}
 		defer s.Reset()
-		if _, err := s.Write(hosttest.Frames(t, &ping.MsgPing{N: 2})); err != nil {
+		if _, err := s.Write(protocoltest.Frames(t, &ping.MsgPing{N: 2})); err != nil {
 			return false
 		}
-		want := hosttest.Frames(t, &ping.MsgPong{N: 2})
+		want := protocoltest.Frames(t, &ping.MsgPong{N: 2})
 		got := make([]byte, len(want))
 		_ = s.SetReadDeadline(time.Now().Add(2 * time.Second))
 		_, err = io.ReadFull(s, got)

@@ -17,6 +17,7 @@ import (
 	"github.com/leiosnode/leiosnode/network/internal/chaintest"
 	"github.com/leiosnode/leiosnode/network/internal/hosttest"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
 
 // TestMisbehavingPeer: a hand-written peer opens chain-sync streams to a
@@ -27,7 +28,7 @@ func TestMisbehavingPeer(t *testing.T) {
 	if err := chaintest.AddAll(chain, chaintest.NewForger(1).Extend(nil, 5, "a")); err != nil {
 		t.Fatal(err)
 	}
-	findIntersect := hosttest.Frames(t, &chainsync.MsgFindIntersect{Points: []block.Point{block.Origin}})
+	findIntersect := protocoltest.Frames(t, &chainsync.MsgFindIntersect{Points: []block.Point{block.Origin}})
 	for _, tc := range []struct {
 		name string
 		wire []byte

@@ -12,6 +12,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/network/internal/ping"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
 
 // TestStartedFrameMustComplete: a peer that begins a frame and goes silent
@@ -19,7 +20,7 @@ import (
 // hour away, and where no state timeout runs at all (the frame is sent
 // ahead while we hold agency).
 func TestStartedFrameMustComplete(t *testing.T) {
-	ping1 := frame(t, &ping.MsgPing{N: 1})
+	ping1 := protocoltest.Frames(t, &ping.MsgPing{N: 1})
 	for _, tc := range []struct {
 		name      string
 		pipelined int
@@ -60,7 +61,7 @@ func TestFrameInPiecesIsNotTimedOut(t *testing.T) {
 		FrameTimeout: 5 * time.Second,
 	})
 	defer s.Close()
-	wire := frame(t, &ping.MsgPing{N: 7})
+	wire := protocoltest.Frames(t, &ping.MsgPing{N: 7})
 	go func() {
 		for _, b := range wire {
 			if _, err := remote.Write([]byte{b}); err != nil {
@@ -101,7 +102,7 @@ func TestSentBeforeTheAnswerIsAViolationEveryTime(t *testing.T) {
 			for i := range tc.pings {
 				msgs = append(msgs, &ping.MsgPing{N: uint64(i)})
 			}
-			wire := frame(t, msgs...)
+			wire := protocoltest.Frames(t, msgs...)
 			for run := range 20 {
 				local, remote := net.Pipe()
 				var v violations

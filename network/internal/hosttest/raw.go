@@ -12,8 +12,6 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
 	"github.com/libp2p/go-libp2p/p2p/security/noise"
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
-
-	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
 // Raw is a bare libp2p host that speaks the wire by hand, as a
@@ -55,18 +53,4 @@ func Connect(t *testing.T, raw host.Host, n *Node) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return raw.Connect(ctx, *target)
-}
-
-// Frames is msgs as a peer writes them: each a frame.
-func Frames(t *testing.T, msgs ...protocol.Message) []byte {
-	t.Helper()
-	var out []byte
-	for _, m := range msgs {
-		body, err := protocol.Encode(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = protocol.AppendFrame(out, body)
-	}
-	return out
 }
