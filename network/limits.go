@@ -82,13 +82,14 @@ func hasIP(a ma.Multiaddr) bool {
 	return false
 }
 
-// limitReporter counts what the resource manager refuses. It is called
-// inside the resource manager, so it only counts.
+// limitReporter counts what the resource manager refuses; what it allows
+// it does not count. It is called inside the resource manager, so it only
+// counts.
 type limitReporter struct{ m *metrics }
 
 func (r limitReporter) refused(limit string) { r.m.limits.WithLabelValues(limit).Inc() }
 
-func (limitReporter) AllowConn(network.Direction, bool)        { /* counted when refused only */ }
+func (limitReporter) AllowConn(network.Direction, bool)        {}
 func (r limitReporter) BlockConn(network.Direction, bool)      { r.refused(limitConns) }
 func (limitReporter) AllowStream(peer.ID, network.Direction)   {}
 func (r limitReporter) BlockStream(peer.ID, network.Direction) { r.refused(limitPeerStreams) }

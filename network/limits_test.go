@@ -71,27 +71,20 @@ func TestManyStreamsOfAPeer(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	refused := 0
 	for range 10 * limit {
-		// A bare stream, never negotiated: refused or not, on the
-		// victim's side at once.
+		// A bare stream, never negotiated: the victim's resource manager
+		// takes or refuses it as it arrives.
 		s, err := attacker.Network().NewStream(libp2pnetwork.WithNoDial(ctx, "test"), victim.ID())
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Reset()
 		_, _ = s.Write([]byte{0x13})
-		_ = s.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
-		if _, err := s.Read(make([]byte, 1)); err != nil && !strings.Contains(err.Error(), "deadline") {
-			refused++
-		}
 	}
+	// Beyond the limit, less the streams libp2p's own protocols hold.
 	hosttest.Eventually(t, "the streams beyond the limit are refused", func() bool {
-		return hosttest.Metric(t, victim.Reg, "leios_network_limit_refusals_total", map[string]string{"limit": "peer_streams"}) >= 9*limit-1
+		return hosttest.Metric(t, victim.Reg, "leios_network_limit_refusals_total", map[string]string{"limit": "peer_streams"}) >= 9*limit
 	})
-	if refused < 8*limit {
-		t.Fatalf("%d of %d streams refused, want the ones beyond %d", refused, 10*limit, limit)
-	}
 }
 
 // TestUnknownPeersAreCapped: peers outside the topology get in while fewer
