@@ -12,5 +12,7 @@
 // Its types are also the JSON that tools such as the devnet supervisor read.
 // It reads the node's parts and submits to the mempool; it never writes a
 // store itself, and a request never waits on a lock longer than its own
-// timeout.
+// timeout. A client is held to limits (limits.go): its headers, its whole
+// request and its idle connection are timed, a body over the limit is 413,
+// and requests beyond MaxRequests in flight are 503 at once.
 package api

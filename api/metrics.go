@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/leiosnode/leiosnode/leios"
+	"github.com/leiosnode/leiosnode/network/chainsync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -41,6 +42,7 @@ func (s *Server) registerMetrics() error {
 	counter("certificates_verified_total", "Certificates of new CertRBs that verified.", fromLeios(func(s leios.Stats) uint64 { return s.CertsVerified }))
 	counter("eb_certified_total", "CertRBs applied with their certified closures.", fromLeios(func(s leios.Stats) uint64 { return s.CertsApplied }))
 	counter("eb_txs_from_mempool_total", "EB closure txs taken from the mempool instead of fetched.", fromLeios(func(s leios.Stats) uint64 { return s.TxsFromMempool }))
+	cs = append(cs, forkCollectors(o.Forks)...)
 	if o.Forger != nil {
 		gauge("blocks_forged", "Blocks this node forged.", func() float64 { return float64(o.Forger.Forged()) })
 		counter("certificates_built_total", "Certificates this node built into CertRBs.", func() float64 { return float64(o.Forger.Certificates()) })
@@ -53,4 +55,24 @@ func (s *Server) registerMetrics() error {
 		}
 	}
 	return nil
+}
+
+// forkCollectors export chain sync's fork status: the peers found on a
+// deep fork, and whether this node is stranded.
+func forkCollectors(forks func() chainsync.ForkStatus) []prometheus.Collector {
+	return []prometheus.Collector{
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Namespace: "leiosnode", Name: "deep_forks_total",
+			Help: "Peers found on a chain that forks from this node's deeper than k, each once until its chain joins again.",
+		}, func() float64 { return float64(forks().DeepForks) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: "leiosnode", Name: "stranded",
+			Help: "1 when every peer's chain forks from this node's deeper than k: its chain cannot join theirs.",
+		}, func() float64 {
+			if forks().Stranded {
+				return 1
+			}
+			return 0
+		}),
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/network/chainsync"
 )
 
 // Options are the node's parts the API serves. Every field but Forger is
@@ -38,6 +39,18 @@ type Options struct {
 	// SubmitTimeout is how long a submit waits for its turn and for room in
 	// the mempool before it is answered 503. Default 5 s.
 	SubmitTimeout time.Duration
+	// ReadHeaderTimeout bounds reading a request's headers, ReadTimeout the
+	// whole request with its body, and IdleTimeout a kept-alive
+	// connection's wait for the next request. Defaults 5 s, 10 s, 60 s.
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	IdleTimeout       time.Duration
+	// MaxRequests bounds the requests in flight; beyond it a request is
+	// answered 503 at once. Default 64.
+	MaxRequests int
+	// Forks is what chain sync knows of the peers' chains
+	// (chainsync.Service.Forks). Nil: nothing known.
+	Forks func() chainsync.ForkStatus
 	// Registry gathers /metrics; the API registers the node's own gauges
 	// on it.
 	Registry *prometheus.Registry
@@ -49,19 +62,40 @@ type Options struct {
 	TxsOnChain    func() uint64
 }
 
+func (o *Options) setDefaults() {
+	if o.SubmitTimeout <= 0 {
+		o.SubmitTimeout = 5 * time.Second
+	}
+	if o.ReadHeaderTimeout <= 0 {
+		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = DefaultReadTimeout
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.MaxRequests <= 0 {
+		o.MaxRequests = DefaultMaxRequests
+	}
+	if o.Forks == nil {
+		o.Forks = func() chainsync.ForkStatus { return chainsync.ForkStatus{} }
+	}
+}
+
 // Server is the node's HTTP API. Build it with New; Serve it once.
 type Server struct {
 	opts    Options
 	mux     *http.ServeMux
+	handler http.Handler // mux, within MaxRequests
 	latency *latencyTracker
 }
 
 // New builds the API and registers the node's gauges on opts.Registry.
 func New(opts Options) (*Server, error) {
-	if opts.SubmitTimeout <= 0 {
-		opts.SubmitTimeout = 5 * time.Second
-	}
+	opts.setDefaults()
 	s := &Server{opts: opts, mux: http.NewServeMux(), latency: newLatencyTracker()}
+	s.handler = limited(s.mux, opts.MaxRequests)
 	if err := s.registerMetrics(); err != nil {
 		return nil, err
 	}
@@ -83,8 +117,9 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// Handler is the API's routes, for tests that serve it themselves.
-func (s *Server) Handler() http.Handler { return s.mux }
+// Handler is the API's routes within its limit of requests in flight, for
+// tests that serve it themselves.
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // Serve listens on Options.Addr and serves until ctx ends, then shuts down
 // within two seconds. Meanwhile it follows the chain to time the submitted
@@ -94,9 +129,17 @@ func (s *Server) Serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: s.mux, ReadHeaderTimeout: 5 * time.Second}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.follow(ctx) })
+	g.Go(func() error { return s.serveHTTP(ctx, listener) })
+	return g.Wait()
+}
+
+// serveHTTP serves the routes on listener until ctx ends, then shuts down
+// within two seconds.
+func (s *Server) serveHTTP(ctx context.Context, listener net.Listener) error {
+	srv := s.httpServer()
+	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		<-ctx.Done()
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -1,9 +1,12 @@
 package api
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/network/chainsync"
 )
 
 // Status is the node's state as GET /status returns it.
@@ -26,6 +29,29 @@ type Status struct {
 	// RecentBlocks are the last blocks of the selected chain, tip first, so
 	// tools can compare chains right up to the tip.
 	RecentBlocks []TipStatus `json:"recentBlocks"`
+	// Forks tells whether the peers' chains join this node's.
+	Forks ForksStatus `json:"forks"`
+}
+
+// ForksStatus is what chain sync knows of the peers' chains against this
+// node's.
+type ForksStatus struct {
+	// DeepForks counts the peers found on a chain that forks from this
+	// node's deeper than k (security parameter blocks back): each once,
+	// until its chain joins this node's again.
+	DeepForks uint64 `json:"deepForks"`
+	// Stranded: every peer's chain forks from this node's deeper than k.
+	// This node's chain can then never join theirs; stop it, delete its
+	// database and start it again to resync.
+	Stranded bool `json:"stranded"`
+	// Peers are the peers on such a fork now, with their tips.
+	Peers []ForkedPeer `json:"peers"`
+}
+
+// ForkedPeer is a peer whose chain forks from this node's deeper than k.
+type ForkedPeer struct {
+	ID  string    `json:"id"`
+	Tip TipStatus `json:"tip"`
 }
 
 // RecentBlockCount is how many blocks /status lists in RecentBlocks.
@@ -103,6 +129,7 @@ func (s *Server) Status() Status {
 	for _, p := range o.Host.Peers() {
 		st.Peers = append(st.Peers, p.ID.String())
 	}
+	st.Forks = forksStatus(o.Forks())
 	for number := st.Tip.BlockNumber; number > 0 && len(st.RecentBlocks) < RecentBlockCount; number-- {
 		blk, err := o.Chain.BlockByNumber(number)
 		if err != nil {
@@ -115,4 +142,14 @@ func (s *Server) Status() Status {
 
 func tipStatus(t block.Tip) TipStatus {
 	return TipStatus{BlockNumber: t.BlockNumber, Slot: t.Point.Slot, Hash: t.Point.Hash.String()}
+}
+
+// forksStatus is chain sync's fork status as /status shows it, its peers
+// sorted by ID.
+func forksStatus(f chainsync.ForkStatus) ForksStatus {
+	st := ForksStatus{DeepForks: f.DeepForks, Stranded: f.Stranded, Peers: []ForkedPeer{}}
+	for _, id := range slices.Sorted(maps.Keys(f.Forked)) {
+		st.Peers = append(st.Peers, ForkedPeer{ID: id.String(), Tip: tipStatus(f.Forked[id])})
+	}
+	return st
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strconv"
@@ -18,16 +16,16 @@ import (
 
 // handleSubmit is POST /api/submit/tx, as cardano-submit-api: the body is
 // the signed tx's CBOR; 202 with the tx id, 400 with the ledger rule that
-// failed (or "already in the mempool"), 503 when the mempool stays full or
-// the add gets no turn before the timeout, 500 for a local failure.
+// failed (or "already in the mempool"), 413 for a body over the max tx size,
+// 408 for one that does not arrive in time, 503 when the mempool stays full
+// or the add gets no turn before the timeout, 500 for a local failure.
 func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/cbor" {
 		writeError(w, http.StatusUnsupportedMediaType, errors.New("Content-Type must be application/cbor"))
 		return
 	}
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.opts.MaxTxSize)+1))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, fmt.Errorf("reading the tx: %w", err))
+	raw, ok := readBody(w, r, int64(s.opts.MaxTxSize), "tx")
+	if !ok {
 		return
 	}
 	tx, err := ledger.DecodeTx(raw)

@@ -95,6 +95,13 @@ func (c *Client) Next(ctx context.Context) (*Request, Reply, error) {
 	return r, reply, nil
 }
 
+// Outstanding is how many requests were sent and not yet answered.
+func (c *Client) Outstanding() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.sent)
+}
+
 // Done ends the protocol; call it only with nothing outstanding.
 func (c *Client) Done() error { return c.s.Send(&MsgDone{}) }
 

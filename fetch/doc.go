@@ -46,7 +46,10 @@
 // them over real sessions; a scripted test drives them one at a time,
 // playing the peers.
 //
-// The host runs it through Service (service.go).
+// The host runs it through Service (service.go). A client's stream lives
+// while it has something to ask: after Options.KeepAlive with nothing
+// asked it says done, and the next request opens a new stream; the peer
+// stays up, its offers and budget kept.
 //
 // # Invariants
 //

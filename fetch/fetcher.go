@@ -51,7 +51,7 @@ func New(opts Options) (*Fetcher, error) {
 	opts = opts.withDefaults()
 	f := &Fetcher{
 		opts:    opts,
-		spec:    Spec(opts.Limits),
+		spec:    Spec(opts.Limits).WithTimeouts(opts.Timeouts),
 		log:     opts.Logger.With("component", "fetch"),
 		dec:     newDecisions(opts),
 		clients: make(map[peer.ID]*peerClient),
@@ -112,11 +112,12 @@ func (f *Fetcher) poke() {
 	}
 }
 
-// RunPeer carries out the decision logic's requests to peer id over the
-// client session s, pipelined, and ingests the checked replies, until ctx
-// ends or the session fails. Its requests then fail and are re-planned.
-func (f *Fetcher) RunPeer(ctx context.Context, id peer.ID, s *protocol.Session) error {
-	c := NewClient(s, f.opts.Limits)
+// RunPeer carries out the decision logic's requests to peer id, pipelined,
+// and ingests the checked replies, until ctx ends or a session fails. Its
+// requests then fail and are re-planned. It opens a client session with
+// open when it has a request to send, and ends it (done) once it has had
+// nothing to ask for KeepAlive; the peer stays up meanwhile.
+func (f *Fetcher) RunPeer(ctx context.Context, id peer.ID, open func(context.Context) (*protocol.Session, error)) error {
 	pc := &peerClient{queue: make(chan *Request, f.opts.MaxRequestsPerPeer)}
 	f.mu.Lock()
 	f.clients[id] = pc
@@ -130,9 +131,40 @@ func (f *Fetcher) RunPeer(ctx context.Context, id peer.ID, s *protocol.Session) 
 		f.mu.Unlock()
 		f.PeerDown(id)
 	}()
+	for {
+		var first *Request
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case first = <-pc.queue:
+		}
+		s, err := open(ctx)
+		if err != nil {
+			return err
+		}
+		err = f.runSession(ctx, s, pc, first)
+		s.Close()
+		if !errors.Is(err, errIdle) {
+			return err
+		}
+	}
+}
 
+// errIdle ends a session that had nothing to ask for KeepAlive.
+var errIdle = errors.New("fetch: nothing to ask; said done")
+
+// runSession sends first and the requests that follow it over s, and
+// ingests the replies, until s fails or has had nothing to ask for
+// KeepAlive with nothing outstanding: then it says done (errIdle).
+func (f *Fetcher) runSession(ctx context.Context, s *protocol.Session, pc *peerClient, first *Request) error {
+	c := NewClient(s, f.opts.Limits)
+	if err := c.Send(first); err != nil {
+		return err
+	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { // sender
+		idle := time.NewTimer(f.opts.KeepAlive)
+		defer idle.Stop()
 		for {
 			select {
 			case <-ctx.Done():
@@ -141,7 +173,15 @@ func (f *Fetcher) RunPeer(ctx context.Context, id peer.ID, s *protocol.Session) 
 				if err := c.Send(r); err != nil {
 					return err
 				}
+			case <-idle.C:
+				if c.Outstanding() == 0 {
+					if err := c.Done(); err != nil {
+						return err
+					}
+					return errIdle
+				}
 			}
+			idle.Reset(f.opts.KeepAlive)
 		}
 	})
 	g.Go(func() error { // receiver: replies come in request order

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
 // Defaults of Options (ARCHITECTURE.md, "Mini-protocols").
@@ -50,6 +51,14 @@ type Options struct {
 	// fast one is not doubled. Default 2 s.
 	HedgeAfter time.Duration
 
+	// KeepAlive is how long a client's stream stays open with nothing
+	// asked: then the client says done, and its next request opens a new
+	// stream, so the server never waits out Idle's timeout. The peer's
+	// offers and budget stay meanwhile. Default protocol.KeepAlive (90 s).
+	KeepAlive time.Duration
+	// Timeouts override Spec's per-state timeouts (for tests).
+	Timeouts protocol.Timeouts
+
 	// Syncing reports whether the node is catching up: then EBs are fetched
 	// oldest first, otherwise freshest first. Nil: always caught up.
 	Syncing func() bool
@@ -94,6 +103,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.HedgeAfter <= 0 {
 		o.HedgeAfter = DefaultHedgeAfter
+	}
+	if o.KeepAlive <= 0 {
+		o.KeepAlive = protocol.KeepAlive
 	}
 	if o.Syncing == nil {
 		o.Syncing = func() bool { return false }

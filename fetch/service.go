@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
 // Service is LeiosFetch as the host runs it: the server on every stream
@@ -26,9 +27,7 @@ func (svc *Service) Servers() []network.Server {
 
 // RunClient carries out the requests assigned to p (Fetcher.RunPeer).
 func (svc *Service) RunClient(ctx context.Context, p *network.Peer) error {
-	s, err := p.Open(ctx, svc.f.spec)
-	if err != nil {
-		return err
-	}
-	return svc.f.RunPeer(ctx, p.ID, s)
+	return svc.f.RunPeer(ctx, p.ID, func(ctx context.Context) (*protocol.Session, error) {
+		return p.Open(ctx, svc.f.spec)
+	})
 }

@@ -1,8 +1,6 @@
 package fetch
 
 import (
-	"time"
-
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
@@ -19,7 +17,7 @@ const (
 // to its first one; a client has at most MaxPipelined+1 outstanding.
 const MaxPipelined = 31
 
-// Size limits and timeouts.
+// Size limits.
 const (
 	// maxRequestSize bounds a request: a point and up to 4,096 windows, far
 	// more than any EB within the limits needs (218 windows for 13,888 txs).
@@ -27,14 +25,17 @@ const (
 	// replyOverhead covers a reply's framing beyond the body or the txs:
 	// the tag, the point, the bitmaps and a byte-string head per tx.
 	replyOverhead = 256 << 10
-	// replyTimeout bounds the wait for one reply: a whole 12 MB closure at
-	// 2 Mbit/s, and the replies queued ahead of it.
-	replyTimeout = 60 * time.Second
 )
 
-// Spec declares LeiosFetch for EBs within limits. The server waits for
-// requests as long as the stream lives; the client waits replyTimeout for
-// each reply. Requests are pipelined (MaxPipelined).
+// Spec declares LeiosFetch for EBs within limits. Requests are pipelined
+// (MaxPipelined). No honest peer runs into a timeout:
+//   - Idle (HeldWait, 269 s, the server waits): a client keeps its stream
+//     only while it has something to ask; one that has asked nothing for
+//     Options.KeepAlive (90 s) says done, and opens a new stream with its
+//     next request.
+//   - Block and BlockTxs (LongWait, 60 s, the client waits for each
+//     reply): a whole 12 MB closure at 2 Mbit/s, with the replies queued
+//     ahead of it.
 func Spec(limits block.EBLimits) *protocol.Spec {
 	return &protocol.Spec{
 		Name:    "fetch",
@@ -48,18 +49,19 @@ func Spec(limits block.EBLimits) *protocol.Spec {
 					TagDone:            StDone,
 				},
 				MaxSize: maxRequestSize,
+				Timeout: protocol.HeldWait,
 			},
 			StBlock: {
 				Agency:  protocol.Server,
 				Next:    map[uint64]protocol.State{TagBlock: StIdle},
 				MaxSize: limits.MaxBodyBytes + replyOverhead,
-				Timeout: replyTimeout,
+				Timeout: protocol.LongWait,
 			},
 			StBlockTxs: {
 				Agency:  protocol.Server,
 				Next:    map[uint64]protocol.State{TagBlockTxs: StIdle},
 				MaxSize: limits.MaxClosureBytes + replyOverhead,
-				Timeout: replyTimeout,
+				Timeout: protocol.LongWait,
 			},
 			StDone: {Agency: protocol.Nobody},
 		},

@@ -16,6 +16,10 @@
 //   - Peer scoring: every violation closes its stream, is logged with the
 //     peer ID and counted; a peer with MaxViolations within ViolationWindow
 //     is disconnected and gated (refused both ways) for BanDuration.
+//   - Limits: connections in total and per peer, inbound streams per peer
+//     (libp2p's resource manager), streams per protocol per peer (a peer
+//     opening more than it needs is disconnected), and inbound peers
+//     outside the topology (the gater); each refusal is counted by limit.
 //
 // Protocol packages plug in through the Service interface, each in its own
 // service.go (network/chainsync, network/blockfetch, network/txsubmission,

@@ -12,51 +12,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/libp2p/go-libp2p"
-	"github.com/libp2p/go-libp2p/core/host"
 	libp2pnetwork "github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	libp2pprotocol "github.com/libp2p/go-libp2p/core/protocol"
-	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
-	"github.com/libp2p/go-libp2p/p2p/security/noise"
-	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/internal/hosttest"
 	"github.com/leiosnode/leiosnode/network/internal/ping"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
-
-// rawPeer is a bare libp2p host that speaks the wire by hand.
-func rawPeer(t *testing.T) host.Host {
-	t.Helper()
-	h, err := libp2p.New(
-		libp2p.NoListenAddrs,
-		libp2p.Transport(tcp.NewTCPTransport),
-		libp2p.Security(noise.ID, noise.New),
-		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),
-		libp2p.DisableRelay(),
-		libp2p.DisableMetrics(),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Close() })
-	return h
-}
-
-func frames(t *testing.T, msgs ...protocol.Message) []byte {
-	t.Helper()
-	var out []byte
-	for _, m := range msgs {
-		body, err := protocol.Encode(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = protocol.AppendFrame(out, body)
-	}
-	return out
-}
 
 // pingService serves the ping protocol, with a 200 ms timeout per state;
 // with client set, it also pings every peer once a second.
@@ -110,8 +75,8 @@ func TestViolationsCloseStreamAndBanRepeatOffender(t *testing.T) {
 		// victim's client opens, rather than on streams of its own.
 		asServer bool
 	}{
-		{"agency", func(t *testing.T) []byte { return frames(t, &ping.MsgPong{N: 1}) }, true}, // before the victim pings
-		{"unexpected_message", func(t *testing.T) []byte { return frames(t, &ping.MsgPong{N: 1}) }, false},
+		{"agency", func(t *testing.T) []byte { return protocoltest.Frames(t, &ping.MsgPong{N: 1}) }, true}, // before the victim pings
+		{"unexpected_message", func(t *testing.T) []byte { return protocoltest.Frames(t, &ping.MsgPong{N: 1}) }, false},
 		{"too_large", func(t *testing.T) []byte {
 			return protocol.AppendFrame(nil, bytes.Repeat([]byte{0x01}, ping.MaxSize+1))
 		}, false},
@@ -125,7 +90,7 @@ func TestViolationsCloseStreamAndBanRepeatOffender(t *testing.T) {
 				o.MaxViolations = 3
 				o.BanDuration = time.Minute
 			})
-			attacker := rawPeer(t)
+			attacker := hosttest.Raw(t, 0)
 			if tc.asServer {
 				attacker.SetStreamHandler(pingID, func(s libp2pnetwork.Stream) {
 					defer s.Reset()
@@ -136,11 +101,7 @@ func TestViolationsCloseStreamAndBanRepeatOffender(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
-			target, err := peer.AddrInfoFromString(victim.P2PAddrs()[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := attacker.Connect(ctx, *target); err != nil {
+			if err := hosttest.Connect(t, attacker, victim); err != nil {
 				t.Fatal(err)
 			}
 
@@ -162,7 +123,7 @@ func TestViolationsCloseStreamAndBanRepeatOffender(t *testing.T) {
 					if err := honest.stop(); err != nil {
 						t.Fatalf("honest stream: %v", err)
 					}
-					if _, err := good.Write(frames(t, &ping.MsgDone{})); err != nil {
+					if _, err := good.Write(protocoltest.Frames(t, &ping.MsgDone{})); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -197,7 +158,7 @@ func TestViolationsCloseStreamAndBanRepeatOffender(t *testing.T) {
 			redial, cancelRedial := context.WithTimeout(libp2pnetwork.WithForceDirectDial(ctx, "test"), 5*time.Second)
 			defer cancelRedial()
 			if s, err := attacker.NewStream(redial, victim.ID(), pingID); err == nil {
-				_, err = s.Write(frames(t, &ping.MsgPing{N: 9}))
+				_, err = s.Write(protocoltest.Frames(t, &ping.MsgPing{N: 9}))
 				if err == nil {
 					_ = s.SetReadDeadline(time.Now().Add(5 * time.Second))
 					_, err = s.Read(make([]byte, 1))
@@ -299,7 +260,7 @@ func TestBanExpires(t *testing.T) {
 		o.MaxViolations = 1
 		o.BanDuration = 500 * time.Millisecond
 	})
-	attacker := rawPeer(t)
+	attacker := hosttest.Raw(t, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	target, err := peer.AddrInfoFromString(victim.P2PAddrs()[0])
@@ -314,7 +275,7 @@ func TestBanExpires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bad.Write(frames(t, &ping.MsgPong{N: 1})); err != nil {
+	if _, err := bad.Write(protocoltest.Frames(t, &ping.MsgPong{N: 1})); err != nil {
 		t.Fatal(err)
 	}
 	hosttest.Eventually(t, "the offender is banned", func() bool {
@@ -332,10 +293,10 @@ func TestBanExpires(t *testing.T) {
 			return false
 		}
 		defer s.Reset()
-		if _, err := s.Write(frames(t, &ping.MsgPing{N: 2})); err != nil {
+		if _, err := s.Write(protocoltest.Frames(t, &ping.MsgPing{N: 2})); err != nil {
 			return false
 		}
-		want := frames(t, &ping.MsgPong{N: 2})
+		want := protocoltest.Frames(t, &ping.MsgPong{N: 2})
 		got := make([]byte, len(want))
 		_ = s.SetReadDeadline(time.Now().Add(2 * time.Second))
 		_, err = io.ReadFull(s, got)

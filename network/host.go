@@ -33,6 +33,7 @@ type Host struct {
 	host     host.Host
 	log      *slog.Logger
 	scorer   *scorer
+	streams  *streamCount // per peer and protocol, as served
 	metrics  *metrics
 	topology []peer.AddrInfo
 	services []Service
@@ -80,7 +81,8 @@ func NewHost(opts HostOptions) (*Host, error) {
 		return nil, err
 	}
 	h.metrics = newMetrics()
-	h.scorer = newScorer(opts.MaxViolations, opts.ViolationWindow, opts.BanDuration, h.metrics.refused.Inc)
+	h.scorer = newScorer(opts.MaxViolations, opts.ViolationWindow, opts.BanDuration)
+	h.streams = &streamCount{open: make(map[peerProtocol]int)}
 	if opts.Libp2p != nil {
 		h.host = opts.Libp2p
 	} else if err := h.buildLibp2p(); err != nil {
@@ -95,13 +97,18 @@ func NewHost(opts HostOptions) (*Host, error) {
 	return h, nil
 }
 
-// buildLibp2p builds the libp2p host: TCP, Noise, Yamux, the scorer as the
-// connection gater.
+// buildLibp2p builds the libp2p host: TCP, Noise, Yamux, the gater and the
+// resource manager of the host's limits.
 func (h *Host) buildLibp2p() error {
 	key, err := crypto.UnmarshalEd25519PrivateKey(h.opts.Key)
 	if err != nil {
 		return fmt.Errorf("network: host key: %w", err)
 	}
+	limits, err := h.resourceManager()
+	if err != nil {
+		return err
+	}
+	gater := newGater(h.scorer, h.topology, h.opts.MaxUnknownPeers, h.metrics)
 	listen := libp2p.NoListenAddrs
 	if len(h.opts.ListenAddrs) > 0 {
 		listen = libp2p.ListenAddrStrings(h.opts.ListenAddrs...)
@@ -112,7 +119,8 @@ func (h *Host) buildLibp2p() error {
 		libp2p.Transport(tcp.NewTCPTransport),
 		libp2p.Security(noise.ID, noise.New),
 		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),
-		libp2p.ConnectionGater(h.scorer),
+		libp2p.ConnectionGater(gater),
+		libp2p.ResourceManager(limits),
 		libp2p.DisableRelay(),
 		libp2p.DisableMetrics(), // ours go to opts.Registerer
 		// libp2p's dependency injection logs a failed start (a port in use)
@@ -122,6 +130,8 @@ func (h *Host) buildLibp2p() error {
 	if err != nil {
 		return fmt.Errorf("network: libp2p host: %w", err)
 	}
+	net := h.host.Network()
+	gater.net.Store(&net)
 	return nil
 }
 

@@ -17,6 +17,7 @@ type metrics struct {
 	violations *prometheus.CounterVec // protocol, kind
 	bans       prometheus.Counter
 	refused    prometheus.Counter
+	limits     *prometheus.CounterVec // limit
 }
 
 func newMetrics() *metrics {
@@ -41,6 +42,10 @@ func newMetrics() *metrics {
 			Name: "leios_network_refused_connections_total",
 			Help: "Dials and connections refused because the peer is banned.",
 		}),
+		limits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "leios_network_limit_refusals_total",
+			Help: "Connections and streams refused because a peer, or all of them, reached a limit, by limit.",
+		}, []string{"limit"}),
 	}
 }
 
@@ -50,7 +55,7 @@ func (m *metrics) register(reg prometheus.Registerer, peers func() int) error {
 		Name: "leios_network_peers",
 		Help: "Connected peers.",
 	}, func() float64 { return float64(peers()) })
-	for _, c := range []prometheus.Collector{m.messages, m.bytes, m.violations, m.bans, m.refused, connected} {
+	for _, c := range []prometheus.Collector{m.messages, m.bytes, m.violations, m.bans, m.refused, m.limits, connected} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}

@@ -42,6 +42,31 @@ type HostOptions struct {
 	// DialTimeout bounds one dial. Default 10 s.
 	DialTimeout time.Duration
 
+	// Limits on what peers may hold (limits.go). A limit reached refuses
+	// the connection or stream, counted by limit; topology peers get in
+	// even when MaxConns is reached. Libp2p hosts given ready-made keep
+	// their own resource manager and gater; MaxStreams still applies.
+	//
+	// MaxConns bounds all connections. Default 256.
+	MaxConns int
+	// MaxConnsPerPeer bounds one peer's connections: one, another when
+	// both dial at once, and a new one while a dead one is still being
+	// detected. Default 4.
+	MaxConnsPerPeer int
+	// MaxStreamsPerPeer bounds one peer's inbound streams of all
+	// protocols, libp2p's own included; each mini-protocol also bounds
+	// its own (Server.MaxStreams). Default 64.
+	MaxStreamsPerPeer int
+	// MaxUnknownPeers bounds the peers outside the topology connected by
+	// their own dial. Default 32.
+	MaxUnknownPeers int
+
+	// FrameTimeout and FrameRate bound the arrival of one frame of any
+	// mini-protocol once it has begun (protocol.Config). Defaults
+	// protocol.DefaultFrameTimeout and protocol.DefaultFrameRate.
+	FrameTimeout time.Duration
+	FrameRate    int
+
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Registerer, if set, receives the host's Prometheus metrics.
@@ -67,6 +92,18 @@ func (o *HostOptions) setDefaults() {
 	o.MaxBackoff = max(o.MaxBackoff, o.MinBackoff)
 	if o.DialTimeout <= 0 {
 		o.DialTimeout = 10 * time.Second
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = 256
+	}
+	if o.MaxConnsPerPeer <= 0 {
+		o.MaxConnsPerPeer = 4
+	}
+	if o.MaxStreamsPerPeer <= 0 {
+		o.MaxStreamsPerPeer = 64
+	}
+	if o.MaxUnknownPeers <= 0 {
+		o.MaxUnknownPeers = 32
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

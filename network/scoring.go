@@ -4,34 +4,28 @@ import (
 	"sync"
 	"time"
 
-	"github.com/libp2p/go-libp2p/core/control"
-	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
-	ma "github.com/multiformats/go-multiaddr"
 )
 
-// scorer counts violations per peer and keeps the ban list. As the host's
-// libp2p ConnectionGater it refuses banned peers, in both directions, until
-// their ban expires.
+// scorer counts violations per peer and keeps the ban list, which the
+// host's gater (gating.go) enforces.
 type scorer struct {
 	maxViolations int
 	window        time.Duration
 	banFor        time.Duration
 	now           func() time.Time
-	onRefuse      func() // counts connections refused to banned peers
 
 	mu         sync.Mutex              // guards the maps; never held while calling out
 	violations map[peer.ID][]time.Time // within the window, oldest first
 	bannedTill map[peer.ID]time.Time
 }
 
-func newScorer(maxViolations int, window, banFor time.Duration, onRefuse func()) *scorer {
+func newScorer(maxViolations int, window, banFor time.Duration) *scorer {
 	return &scorer{
 		maxViolations: maxViolations,
 		window:        window,
 		banFor:        banFor,
 		now:           time.Now,
-		onRefuse:      onRefuse,
 		violations:    make(map[peer.ID][]time.Time),
 		bannedTill:    make(map[peer.ID]time.Time),
 	}
@@ -96,20 +90,3 @@ func (s *scorer) banned(p peer.ID) bool {
 	delete(s.bannedTill, p)
 	return false
 }
-
-// allow admits p unless it is banned.
-func (s *scorer) allow(p peer.ID) bool {
-	if s.banned(p) {
-		s.onRefuse()
-		return false
-	}
-	return true
-}
-
-func (s *scorer) InterceptPeerDial(p peer.ID) bool                 { return s.allow(p) }
-func (s *scorer) InterceptAddrDial(p peer.ID, _ ma.Multiaddr) bool { return s.allow(p) }
-func (s *scorer) InterceptAccept(network.ConnMultiaddrs) bool      { return true }
-func (s *scorer) InterceptSecured(_ network.Direction, p peer.ID, _ network.ConnMultiaddrs) bool {
-	return s.allow(p)
-}
-func (s *scorer) InterceptUpgraded(network.Conn) (bool, control.DisconnectReason) { return true, 0 }

@@ -1,9 +1,11 @@
 package network
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -42,6 +44,10 @@ type Server struct {
 	// Serve answers one session; ctx ends with it. An error it returns ends
 	// the session (and counts against the peer if it is a violation).
 	Serve func(ctx context.Context, s *protocol.Session) error
+	// MaxStreams bounds the streams of this protocol one peer may have
+	// open; a peer that opens more is disconnected (limits.go). Default
+	// DefaultMaxStreams.
+	MaxStreams int
 }
 
 // Peer is a connected peer, as a Service's client sees it.
@@ -49,8 +55,8 @@ type Peer struct {
 	ID peer.ID
 	h  *Host
 
-	mu       sync.Mutex // guards sessions
-	sessions []*protocol.Session
+	mu       sync.Mutex          // guards sessions
+	sessions []*protocol.Session // open ones, and those ended since the last Open
 }
 
 // Open opens a stream of spec to the peer and starts a client session on
@@ -62,6 +68,9 @@ func (p *Peer) Open(ctx context.Context, spec *protocol.Spec) (*protocol.Session
 	}
 	s := p.h.newSession(ctx, spec, protocol.Client, p.ID, st)
 	p.mu.Lock()
+	// Streams opened per request (block fetch's) end all the time: drop
+	// the ended ones, so the list holds the live ones.
+	p.sessions = slices.DeleteFunc(p.sessions, func(s *protocol.Session) bool { return s.Context().Err() != nil })
 	p.sessions = append(p.sessions, s)
 	p.mu.Unlock()
 	return s, nil
@@ -80,9 +89,11 @@ func (p *Peer) closeSessions() {
 // newSession starts a session whose violations count against id.
 func (h *Host) newSession(ctx context.Context, spec *protocol.Spec, role protocol.Agency, id peer.ID, st protocol.Stream) *protocol.Session {
 	return protocol.NewSession(ctx, protocol.Config{
-		Spec:   spec,
-		Role:   role,
-		Stream: st,
+		Spec:         spec,
+		Role:         role,
+		Stream:       st,
+		FrameTimeout: h.opts.FrameTimeout,
+		FrameRate:    h.opts.FrameRate,
 		OnViolation: func(err error) {
 			h.violation(id, spec.Name, err)
 		},
@@ -128,6 +139,14 @@ func (h *Host) handler(srv Server) network.StreamHandler {
 		}
 		defer h.handlers.Done()
 		id := st.Conn().RemotePeer()
+		limit := cmp.Or(srv.MaxStreams, DefaultMaxStreams)
+		release, ok := h.streams.acquire(id, srv.Spec.Name, limit)
+		if !ok {
+			_ = st.Reset()
+			h.overLimit(id, limitProtocolStream, fmt.Sprintf("more than %d %s streams", limit, srv.Spec.Name))
+			return
+		}
+		defer release()
 		s := h.newSession(ctx, srv.Spec, protocol.Server, id, st)
 		defer s.Close()
 		if err := srv.Serve(s.Context(), s); err != nil {

@@ -62,7 +62,7 @@ func (c forgeChain) AddBlock(blk *block.Block) (bool, error) {
 // isInvalidBlock tells a peer's fault (a block that fails validation, or
 // does not link to its chain) from anything else. A fork deeper than k is
 // not counted: an honest peer that was partitioned for a while serves one,
-// and chain sync simply ends that session and intersects again.
+// and chain sync tells it apart (Options.IsForkTooDeep).
 func isInvalidBlock(err error) bool {
 	for _, sentinel := range []error{
 		chaindb.ErrInvalidBlock, chaindb.ErrUnknownPredecessor,

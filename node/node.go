@@ -54,6 +54,7 @@ type Node struct {
 	mempool   *mempool.Mempool
 	leios     *leios.Pipeline
 	host      *network.Host
+	chainsync *chainsync.Service
 	caughtUp  *atomic.Bool  // chain sync reached a peer's tip at least once
 	forger    *forge.Forger // nil on a relay
 	api       *api.Server
@@ -145,6 +146,7 @@ func (n *Node) build(opts Options) (err error) {
 		BlocksAdopted: n.adopted.Load,
 		Errors:        n.errors.Load,
 		TxsOnChain:    n.chain.TxsOnChain,
+		Forks:         n.chainsync.Forks,
 	}); err != nil {
 		return err
 	}
@@ -189,19 +191,22 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 	}
 	chain := chainAdapter{countingChain{n.chain, n.adopted}}
 	var err error
+	n.chainsync = chainsync.NewService(chainsync.Options{
+		Chain:          chain,
+		ValidateHeader: n.validator.ValidateHeader,
+		OnValidHeader:  n.leios.Announce,
+		IsInvalidBlock: isInvalidBlock,
+		IsForkTooDeep:  func(err error) bool { return errors.Is(err, chaindb.ErrForkTooDeep) },
+		OnCaughtUp:     func() { n.caughtUp.Store(true) },
+		Logger:         n.log.With("component", "chainsync"),
+	})
 	n.host, err = network.NewHost(network.HostOptions{
 		Key:         in.nodeKey,
 		Libp2p:      libp2pHost,
 		ListenAddrs: n.cfg.ListenAddrs,
 		Topology:    in.topology.Peers,
 		Services: append([]network.Service{
-			chainsync.NewService(chainsync.Options{
-				Chain:          chain,
-				ValidateHeader: n.validator.ValidateHeader,
-				OnValidHeader:  n.leios.Announce,
-				IsInvalidBlock: isInvalidBlock,
-				OnCaughtUp:     func() { n.caughtUp.Store(true) },
-			}),
+			n.chainsync,
 			blockfetch.NewService(chain.BlockRange),
 			txsubmission.NewService(txSubmissionMempool{n.mempool}, txsubmission.Options{}),
 		}, n.leios.Services()...),

@@ -18,7 +18,8 @@ import (
 // relay and the node's sinks (Options.On*). A rule violation ends the
 // session and counts against the peer; a third header for one (slot,
 // issuer) disconnects the peer at once (ErrThirdHeader). Follow returns
-// when ctx or the session ends.
+// when ctx or the session ends, or with ErrQuiet when the peer has sent
+// nothing for Options.KeepAlive.
 func (r *Relay) Follow(ctx context.Context, from peer.ID, s *protocol.Session) error {
 	f := newFollower(r, from)
 	for range MaxInFlight {
@@ -27,7 +28,7 @@ func (r *Relay) Follow(ctx context.Context, from peer.ID, s *protocol.Session) e
 		}
 	}
 	for {
-		msg, err := s.Recv(ctx)
+		msg, err := r.recv(ctx, s)
 		if err != nil {
 			return err
 		}
@@ -38,6 +39,18 @@ func (r *Relay) Follow(ctx context.Context, from peer.ID, s *protocol.Session) e
 			return err
 		}
 	}
+}
+
+// recv waits for the next notification, at most KeepAlive: then the
+// stream has been quiet long enough to be opened anew (ErrQuiet).
+func (r *Relay) recv(ctx context.Context, s *protocol.Session) (protocol.Message, error) {
+	quiet, cancel := context.WithTimeout(ctx, r.opts.KeepAlive)
+	defer cancel()
+	msg, err := s.Recv(quiet)
+	if err != nil && ctx.Err() == nil && s.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil, ErrQuiet
+	}
+	return msg, err
 }
 
 // follower is the client state of one stream.

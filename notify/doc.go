@@ -8,7 +8,8 @@
 // pipelining); the server answers each with exactly one notification — a
 // block announcement, a block offer, a block-txs offer or a vote batch —
 // taken from that peer's FIFO, and holds a request as long as there is no
-// news. Messages and encodings follow the Haskell leios-prototype codec
+// news; a client that hears nothing for Options.KeepAlive opens a new
+// stream rather than take a quiet server for a stuck one. Messages and encodings follow the Haskell leios-prototype codec
 // (ARCHITECTURE.md, "Mini-protocols"):
 //
 //	[0]                          request next        client

@@ -43,3 +43,8 @@ var ErrImmutableSlot = errors.New("notify: announced header is below the immutab
 // Options.MaxQueue. Not a violation: a slow link is not misbehaviour; the
 // peer reconnects and catches up.
 var ErrSlowPeer = errors.New("notify: peer does not drain its notifications")
+
+// ErrQuiet ends a client that heard nothing from its server for
+// Options.KeepAlive: the host opens a new stream. Not a violation: a quiet
+// network has no news.
+var ErrQuiet = errors.New("notify: nothing from the peer for a while; reopening")

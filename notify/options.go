@@ -9,6 +9,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
 // Options configure a Relay. Zero values take the documented defaults.
@@ -55,6 +56,14 @@ type Options struct {
 	// again at once. Default 16384.
 	MaxQueue int
 
+	// KeepAlive is how long a client waits with nothing from the server
+	// before it ends its stream (ErrQuiet), for the host to open a new one:
+	// within Busy's timeout, so a server with no news is never taken for a
+	// stuck one. Default protocol.KeepAlive (90 s).
+	KeepAlive time.Duration
+	// Timeouts override Spec's per-state timeouts (for tests).
+	Timeouts protocol.Timeouts
+
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 }
@@ -74,6 +83,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxQueue <= 0 {
 		o.MaxQueue = 16384
+	}
+	if o.KeepAlive <= 0 {
+		o.KeepAlive = protocol.KeepAlive
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

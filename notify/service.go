@@ -19,7 +19,7 @@ var _ network.Service = (*Service)(nil)
 
 // NewService runs LeiosNotify through relay.
 func NewService(relay *Relay) *Service {
-	return &Service{relay: relay, spec: Spec()}
+	return &Service{relay: relay, spec: Spec().WithTimeouts(relay.opts.Timeouts)}
 }
 
 // Name is the service's name in the host's logs.

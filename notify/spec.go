@@ -1,10 +1,6 @@
 package notify
 
-import (
-	"time"
-
-	"github.com/leiosnode/leiosnode/network/protocol"
-)
+import "github.com/leiosnode/leiosnode/network/protocol"
 
 // States of LeiosNotify.
 const (
@@ -24,14 +20,17 @@ const (
 	maxNotificationSize = 65_535
 )
 
-// idleTimeout bounds how long a server waits for the next request, as chain
-// sync's: a client always keeps requests outstanding, so a long silence
-// means a stuck peer.
-const idleTimeout = 3673 * time.Second
-
 // Spec declares LeiosNotify. The client may pipeline MaxInFlight requests
-// (one applied, the rest sent ahead); the server may hold a request for ever,
-// since it answers only when there is news.
+// (one applied, the rest sent ahead). No honest peer runs into a timeout:
+//   - Idle (IdleWait, 3673 s, the server waits), as chain sync's: the
+//     client asks again as soon as it has handled a notification, and only
+//     the node's handlers can hold it up.
+//   - Busy (HeldWait, 269 s, the client waits): the server holds requests
+//     until it has news, which may take long on a quiet network; a client
+//     that has heard nothing for Options.KeepAlive (90 s) closes its stream
+//     and opens a new one, which the server starts with its current state
+//     (a few notifications per volatile EB), so an honest server is never
+//     timed out.
 func Spec() *protocol.Spec {
 	return &protocol.Spec{
 		Name:    "notify",
@@ -44,7 +43,7 @@ func Spec() *protocol.Spec {
 					TagDone:        StDone,
 				},
 				MaxSize: maxRequestSize,
-				Timeout: idleTimeout,
+				Timeout: protocol.IdleWait,
 			},
 			StBusy: {
 				Agency: protocol.Server,
@@ -55,6 +54,7 @@ func Spec() *protocol.Spec {
 					TagVotes:             StIdle,
 				},
 				MaxSize: maxNotificationSize,
+				Timeout: protocol.HeldWait,
 			},
 			StDone: {Agency: protocol.Nobody},
 		},

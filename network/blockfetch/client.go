@@ -20,6 +20,22 @@ var ErrNoBlocks = errors.New("blockfetch: peer has no blocks for the range")
 // DefaultMaxBlocks bounds one batch, so a server cannot stream without end.
 const DefaultMaxBlocks = 1000
 
+// FetchRange fetches the blocks from..to over a session of its own, opened
+// with open and closed once the batch is in: block fetch streams live for
+// one range, so none sits idle between blocks (Spec).
+func FetchRange(ctx context.Context, open func(context.Context) (*protocol.Session, error), from, to block.Point) ([]*block.Block, error) {
+	s, err := open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	blocks, err := NewClient(s, 0).Fetch(ctx, from, to)
+	if err == nil {
+		_ = s.Send(&MsgClientDone{}) // the blocks are checked: a failed goodbye loses nothing
+	}
+	return blocks, err
+}
+
 // Client fetches ranges over one session, one request at a time.
 type Client struct {
 	s         *protocol.Session

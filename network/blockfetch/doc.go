@@ -9,7 +9,9 @@
 // (ErrNoBlocks for the caller, not a violation).
 //
 // The host runs it through Service (service.go), which only serves: chain
-// sync's client is the one that fetches.
+// sync's client is the one that fetches, over a stream of its own for each
+// range (FetchRange), so no block-fetch stream waits idle for the next
+// block and the server's idle timeout can be short.
 //
 // This package must never touch storage except through the BlockRange
 // callback, and never wait on any peer but its own session's.

@@ -1,10 +1,6 @@
 package blockfetch
 
-import (
-	"time"
-
-	"github.com/leiosnode/leiosnode/network/protocol"
-)
+import "github.com/leiosnode/leiosnode/network/protocol"
 
 // States of block fetch.
 const (
@@ -21,8 +17,12 @@ const (
 	maxBlockSize   = 2_500_000
 )
 
-// Spec declares block fetch. The server may wait for requests forever; the
-// client waits a minute for each answer and each block.
+// Spec declares block fetch. A client's stream lives for one range
+// (FetchRange): it asks at once and says done as soon as the batch is in,
+// so unlike the Cardano node's, whose server waits for the next request
+// for ever, the server here waits ShortWait (10 s) in Idle. The client
+// waits LongWait (60 s, the Cardano node's) for the start of a batch and
+// for each block.
 func Spec() *protocol.Spec {
 	return &protocol.Spec{
 		Name:    "blockfetch",
@@ -35,6 +35,7 @@ func Spec() *protocol.Spec {
 					TagClientDone:   StDone,
 				},
 				MaxSize: maxControlSize,
+				Timeout: protocol.ShortWait,
 			},
 			StBusy: {
 				Agency: protocol.Server,
@@ -43,7 +44,7 @@ func Spec() *protocol.Spec {
 					TagNoBlocks:   StIdle,
 				},
 				MaxSize: maxControlSize,
-				Timeout: time.Minute,
+				Timeout: protocol.LongWait,
 			},
 			StStreaming: {
 				Agency: protocol.Server,
@@ -52,7 +53,7 @@ func Spec() *protocol.Spec {
 					TagBatchDone: StIdle,
 				},
 				MaxSize: maxBlockSize,
-				Timeout: time.Minute,
+				Timeout: protocol.LongWait,
 			},
 			StDone: {Agency: protocol.Nobody},
 		},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -51,11 +52,53 @@ type Client struct {
 	// OnCaughtUp, if set, is called each time the client has added
 	// everything up to the peer's tip (the peer said await).
 	OnCaughtUp func()
+	// IsForkTooDeep reports whether an AddBlock error means the block
+	// forks off before the local immutable tip: a deep fork, which is
+	// nobody's fault. Nil: the client finds deep forks by the headers
+	// alone.
+	IsForkTooDeep func(error) bool
+	// OnFork, if set, is told what the client found of the peer's chain:
+	// a deep fork, or (nil) a chain that joins ours.
+	OnFork func(*DeepFork)
+	// ForkRecheck is how long the client waits, on a deep fork, before it
+	// asks for an intersection again. Default DefaultForkRecheck.
+	ForkRecheck time.Duration
 }
 
 // Run intersects with the peer and follows its chain until ctx ends or the
-// session fails.
+// session fails. On a chain that forks from ours deeper than k it follows
+// nothing: it tells OnFork and intersects again after ForkRecheck (or, if
+// the server holds agency then, returns the DeepFork for a new session to
+// do so).
 func (c *Client) Run(ctx context.Context, s *protocol.Session) error {
+	for {
+		err := c.sync(ctx, s)
+		var fork *DeepFork
+		if !errors.As(err, &fork) {
+			return err
+		}
+		if c.OnFork != nil {
+			c.OnFork(fork)
+		}
+		if s.State() != StIdle {
+			return err
+		}
+		recheck := c.ForkRecheck
+		if recheck <= 0 {
+			recheck = DefaultForkRecheck
+		}
+		t := time.NewTimer(recheck)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// sync intersects with the peer and follows its chain.
+func (c *Client) sync(ctx context.Context, s *protocol.Session) error {
 	points, err := IntersectPoints(c.Chain)
 	if err != nil {
 		return err
@@ -63,6 +106,9 @@ func (c *Client) Run(ctx context.Context, s *protocol.Session) error {
 	cur, err := c.intersect(ctx, s, points)
 	if err != nil {
 		return err
+	}
+	if c.OnFork != nil {
+		c.OnFork(nil)
 	}
 	f := follow{Client: c, s: s, cur: cur}
 	for {
@@ -89,6 +135,7 @@ func (c *Client) Run(ctx context.Context, s *protocol.Session) error {
 		case *MsgRollForward:
 			err = f.rollForward(ctx, m.Header, m.Tip)
 		case *MsgRollBackward:
+			f.peerTip = m.Tip
 			f.rollBackward(m.Point)
 		default:
 			err = fmt.Errorf("chainsync: client got %T", msg) // the Spec rules it out
@@ -111,6 +158,12 @@ func (c *Client) intersect(ctx context.Context, s *protocol.Session, points []bl
 	case *MsgIntersectFound:
 		if !slices.Contains(points, m.Point) {
 			return block.Point{}, s.Fail(fmt.Errorf("%w: %s", ErrBadIntersection, m.Point))
+		}
+		// Our points reach down to our immutable tip, then the origin. If
+		// the peer's chain holds only the origin of them, and its tip is
+		// not on our chain, it forks from ours below our immutable tip.
+		if m.Point.IsOrigin() && !c.Chain.ImmutableTip().Point.IsOrigin() && !c.onOurChain(m.Tip) {
+			return block.Point{}, c.deepFork(m.Tip)
 		}
 		return m.Point, nil
 	case *MsgIntersectNotFound:
@@ -139,6 +192,20 @@ func IntersectPoints(chain LocalChain) ([]block.Point, error) {
 	return append(points, block.Origin), nil
 }
 
+// onOurChain reports whether the block of tip is on our selected chain.
+func (c *Client) onOurChain(tip block.Tip) bool {
+	if tip.Point.IsOrigin() {
+		return true
+	}
+	b, err := c.Chain.BlockByNumber(tip.BlockNumber)
+	return err == nil && b.Point() == tip.Point
+}
+
+// deepFork is the DeepFork of a peer whose tip is theirs.
+func (c *Client) deepFork(theirs block.Tip) *DeepFork {
+	return &DeepFork{Ours: c.Chain.Tip(), Immutable: c.Chain.ImmutableTip(), Theirs: theirs}
+}
+
 // follow is the client's view of the peer's chain: the point it has reached
 // and the headers whose blocks are not fetched yet.
 type follow struct {
@@ -146,11 +213,20 @@ type follow struct {
 	s       *protocol.Session
 	cur     block.Point
 	pending []*block.Header // extend the chain up to cur, oldest first
+	peerTip block.Tip       // as the peer's last roll said
 }
 
 func (f *follow) rollForward(ctx context.Context, h *block.Header, tip block.Tip) error {
+	f.peerTip = tip
 	if h.Prev() != f.cur.Hash {
 		return f.s.Fail(fmt.Errorf("%w: block %d has prev %s, expected %s", ErrBrokenChain, h.BlockNumber, h.Prev().Short(), f.cur))
+	}
+	// A header at or below our immutable tip that is not ours: the chain
+	// forked before it (the peer rolled back that far, or our immutable
+	// tip moved past the intersection).
+	held := f.onOurChain(block.Tip{Point: h.Point(), BlockNumber: h.BlockNumber})
+	if !held && h.BlockNumber <= f.Chain.ImmutableTip().BlockNumber {
+		return f.deepFork(tip)
 	}
 	if f.ValidateHeader != nil {
 		if err := f.ValidateHeader(h); err != nil {
@@ -160,8 +236,11 @@ func (f *follow) rollForward(ctx context.Context, h *block.Header, tip block.Tip
 	if f.OnValidHeader != nil {
 		f.OnValidHeader(h)
 	}
-	f.pending = append(f.pending, h)
 	f.cur = h.Point()
+	if held && len(f.pending) == 0 {
+		return nil // a block we have: a peer behind us, or our common prefix
+	}
+	f.pending = append(f.pending, h)
 	batch := f.BatchSize
 	if batch <= 0 {
 		batch = DefaultBatchSize
@@ -202,6 +281,9 @@ func (f *follow) flush(ctx context.Context) error {
 			return f.s.Fail(fmt.Errorf("%w: fetched block %d is not the announced one", ErrBrokenChain, b.Header.BlockNumber))
 		}
 		if err := f.Chain.AddBlock(b); err != nil {
+			if f.IsForkTooDeep != nil && f.IsForkTooDeep(err) {
+				return f.deepFork(f.peerTip)
+			}
 			if f.IsInvalidBlock == nil || f.IsInvalidBlock(err) {
 				return f.s.Fail(fmt.Errorf("%w: %w", ErrInvalidBlock, err))
 			}

@@ -13,11 +13,23 @@
 // handed to OnValidHeader, the hook through which the node acts on it.
 // Bodies are fetched (by blockfetch, from the same peer, through the Fetch
 // callback) in batches while the client is behind and one at a time at the
-// tip, and handed to the local chain's AddBlock.
+// tip, and handed to the local chain's AddBlock; the blocks the local chain
+// already holds (the common prefix, or a peer behind us) are not fetched.
 //
 // The host runs it through Service (service.go); the chain, the header
 // check and the hooks are the Service's Options, so the host sees none of
 // them.
+//
+// A peer whose chain forks from ours before our immutable tip (a node that
+// forged alone through a partition longer than k blocks, say) serves a
+// deep fork: neither node can ever switch to the other's chain. The client
+// sees it at the intersection (the peer holds none of our points but the
+// origin, and its tip is not on our chain), or at a header at or below our
+// immutable tip that is not ours, or from AddBlock (IsForkTooDeep); it
+// fetches nothing, tells the Service, which warns once per peer, and asks
+// again after ForkRecheck. It is not a violation: an honest partitioned
+// peer serves one. When every peer's chain is such a fork, it is this
+// node's own chain that cannot join theirs (ForkStatus.Stranded).
 //
 // Invariants: a header that does not extend the previous one, fails
 // validation, or an intersection the client did not offer, is a violation

@@ -2,7 +2,9 @@ package chainsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -11,6 +13,12 @@ import (
 // Server serves chain sync from a Chain.
 type Server struct {
 	Chain Chain
+	// KeepAlive bounds how long a request next is held at the tip: past it,
+	// with no news, the server answers with a roll backward to the point
+	// the client already has, so that an honest server on a quiet chain
+	// never runs into the client's must-reply timeout. Default
+	// protocol.KeepAlive.
+	KeepAlive time.Duration
 }
 
 // Serve answers one client until it sends done or the session ends. ctx
@@ -22,6 +30,7 @@ func (srv *Server) Serve(ctx context.Context, s *protocol.Session) error {
 			follower.Close()
 		}
 	}()
+	at := block.Origin // the client's point: where the last answer left it
 	for {
 		msg, err := s.Recv(ctx)
 		if err != nil {
@@ -41,7 +50,7 @@ func (srv *Server) Serve(ctx context.Context, s *protocol.Session) error {
 			if follower != nil {
 				follower.Close()
 			}
-			follower = f
+			follower, at = f, point
 			err = s.Send(&MsgIntersectFound{Point: point, Tip: srv.Chain.Tip()})
 		case *MsgRequestNext:
 			if follower == nil {
@@ -49,7 +58,7 @@ func (srv *Server) Serve(ctx context.Context, s *protocol.Session) error {
 					return fmt.Errorf("chainsync: follower from origin: %w", err)
 				}
 			}
-			err = srv.next(ctx, s, follower)
+			at, err = srv.next(ctx, s, follower, at)
 		case *MsgDone:
 			return nil
 		default:
@@ -61,28 +70,49 @@ func (srv *Server) Serve(ctx context.Context, s *protocol.Session) error {
 	}
 }
 
-// next answers a request next: at once if the follower has an update,
-// otherwise with await reply and then the update when it comes.
-func (srv *Server) next(ctx context.Context, s *protocol.Session, f Follower) error {
+// next answers a request next from a client at point at: at once if the
+// follower has an update, otherwise with await reply and then the update
+// when it comes, or a keep-alive. It returns the client's new point.
+func (srv *Server) next(ctx context.Context, s *protocol.Session, f Follower, at block.Point) (block.Point, error) {
 	update, ok, err := f.TryNext()
 	if err != nil {
-		return fmt.Errorf("chainsync: follower: %w", err)
+		return at, fmt.Errorf("chainsync: follower: %w", err)
 	}
 	if !ok {
 		if err := s.Send(&MsgAwaitReply{}); err != nil {
-			return err
+			return at, err
 		}
-		if update, err = f.Next(ctx); err != nil {
-			return fmt.Errorf("chainsync: follower: %w", err)
+		if update, err = srv.await(ctx, f, at); err != nil {
+			return at, err
 		}
 	}
 	tip := srv.Chain.Tip()
 	switch update.Kind {
 	case block.RollForward:
-		return s.Send(&MsgRollForward{Header: update.Header, Tip: tip})
+		return update.Header.Point(), s.Send(&MsgRollForward{Header: update.Header, Tip: tip})
 	case block.RollBackward:
-		return s.Send(&MsgRollBackward{Point: update.Point, Tip: tip})
+		return update.Point, s.Send(&MsgRollBackward{Point: update.Point, Tip: tip})
 	default:
-		return fmt.Errorf("chainsync: follower returned update kind %d", update.Kind)
+		return at, fmt.Errorf("chainsync: follower returned update kind %d", update.Kind)
+	}
+}
+
+// await waits for the follower's next update, or for KeepAlive: then the
+// update is a roll backward to at, the client's own point.
+func (srv *Server) await(ctx context.Context, f Follower, at block.Point) (block.ChainUpdate, error) {
+	keepAlive := srv.KeepAlive
+	if keepAlive <= 0 {
+		keepAlive = protocol.KeepAlive
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, keepAlive)
+	defer cancel()
+	update, err := f.Next(waitCtx)
+	switch {
+	case err == nil:
+		return update, nil
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		return block.ChainUpdate{Kind: block.RollBackward, Point: at}, nil
+	default:
+		return block.ChainUpdate{}, fmt.Errorf("chainsync: follower: %w", err)
 	}
 }

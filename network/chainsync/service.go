@@ -1,7 +1,10 @@
 package chainsync
 
 import (
+	"cmp"
 	"context"
+	"log/slog"
+	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network"
@@ -19,18 +22,28 @@ type Options struct {
 	IsInvalidBlock func(error) bool
 	OnCaughtUp     func()
 	BatchSize      int
+	IsForkTooDeep  func(error) bool
+	ForkRecheck    time.Duration
+	// Logger receives the warnings of deep forks. Default slog.Default().
+	Logger *slog.Logger
+	// KeepAlive is the server's (Server.KeepAlive).
+	KeepAlive time.Duration
+	// Timeouts override Spec's per-state timeouts (for tests).
+	Timeouts protocol.Timeouts
 }
 
 // Service is chain sync as the host runs it: the server of Options.Chain on
 // the streams peers open, and toward every connected peer a Client that
 // syncs Options.Chain from it, fetching the bodies by block fetch from the
 // same peer. It serves no block fetch itself: peers syncing from this node
-// need blockfetch's Service beside it.
+// need blockfetch's Service beside it. It tells, through Forks, whether its
+// peers' chains join ours.
 type Service struct {
 	opts      Options
 	spec      *protocol.Spec
 	fetchSpec *protocol.Spec
 	server    *Server
+	forks     *forkWatch
 }
 
 var _ network.Service = (*Service)(nil)
@@ -39,11 +52,16 @@ var _ network.Service = (*Service)(nil)
 func NewService(opts Options) *Service {
 	return &Service{
 		opts:      opts,
-		spec:      Spec(),
+		spec:      Spec().WithTimeouts(opts.Timeouts),
 		fetchSpec: blockfetch.Spec(),
-		server:    &Server{Chain: opts.Chain},
+		server:    &Server{Chain: opts.Chain, KeepAlive: opts.KeepAlive},
+		forks:     newForkWatch(cmp.Or(opts.Logger, slog.Default())),
 	}
 }
+
+// Forks is what the clients know of the connected peers' chains: which
+// fork from ours deeper than k, and whether all do.
+func (svc *Service) Forks() ForkStatus { return svc.forks.status() }
 
 // Name is the service's name in the host's logs.
 func (*Service) Name() string { return "chainsync" }
@@ -53,25 +71,28 @@ func (svc *Service) Servers() []network.Server {
 	return []network.Server{{Spec: svc.spec, Serve: svc.server.Serve}}
 }
 
-// RunClient syncs from p over two streams it opens: chain sync for the
-// headers, block fetch for their bodies.
+// RunClient syncs from p: headers over the chain-sync stream it opens,
+// their bodies over a block-fetch stream per range.
 func (svc *Service) RunClient(ctx context.Context, p *network.Peer) error {
 	headers, err := p.Open(ctx, svc.spec)
 	if err != nil {
 		return err
 	}
-	bodies, err := p.Open(ctx, svc.fetchSpec)
-	if err != nil {
-		return err
-	}
+	bodies := func(ctx context.Context) (*protocol.Session, error) { return p.Open(ctx, svc.fetchSpec) }
 	client := Client{
 		Chain:          svc.opts.Chain,
 		ValidateHeader: svc.opts.ValidateHeader,
 		OnValidHeader:  svc.opts.OnValidHeader,
-		Fetch:          blockfetch.NewClient(bodies, 0).Fetch,
+		Fetch: func(ctx context.Context, from, to block.Point) ([]*block.Block, error) {
+			return blockfetch.FetchRange(ctx, bodies, from, to)
+		},
 		IsInvalidBlock: svc.opts.IsInvalidBlock,
 		BatchSize:      svc.opts.BatchSize,
 		OnCaughtUp:     svc.opts.OnCaughtUp,
+		IsForkTooDeep:  svc.opts.IsForkTooDeep,
+		OnFork:         func(fork *DeepFork) { svc.forks.report(p.ID, fork) },
+		ForkRecheck:    svc.opts.ForkRecheck,
 	}
+	defer svc.forks.gone(p.ID)
 	return client.Run(ctx, headers)
 }

@@ -1,10 +1,6 @@
 package chainsync
 
-import (
-	"time"
-
-	"github.com/leiosnode/leiosnode/network/protocol"
-)
+import "github.com/leiosnode/leiosnode/network/protocol"
 
 // States of chain sync.
 const (
@@ -19,10 +15,21 @@ const (
 // kilobyte, and a find intersect of a few dozen points far below this.
 const maxMessageSize = 64 << 10
 
-// Spec declares chain sync. Timeouts follow the Cardano node's: the server
-// waits up to an hour for the next request; a client waits 10 s for an
-// answer, except after await reply, when the answer comes when the chain
-// moves.
+// Spec declares chain sync. Its timeouts follow the Cardano node's, and no
+// honest peer runs into one:
+//   - Idle (IdleWait, 3673 s, the server waits): the client asks again as
+//     soon as it has handled an answer; it only pauses to fetch and add
+//     bodies, or to wait out a fork deeper than k (Options.ForkRecheck, a
+//     minute, before it asks again).
+//   - CanAwait and Intersect (ShortWait, 10 s, the client waits): answered
+//     at once from the server's chain, with an update or await reply.
+//   - MustReply (HeldWait, 269 s, the client waits): the server holds the
+//     request until its chain moves, which may take long on a quiet or
+//     partitioned network; so it answers within KeepAlive (90 s) anyway,
+//     with a roll backward to the point the client already has, which
+//     changes nothing but the state. The Cardano node draws this timeout
+//     between 135 and 269 s and has no keep-alive; a timeout here is a
+//     stuck server.
 func Spec() *protocol.Spec {
 	return &protocol.Spec{
 		Name:    "chainsync",
@@ -36,7 +43,7 @@ func Spec() *protocol.Spec {
 					TagDone:          StDone,
 				},
 				MaxSize: maxMessageSize,
-				Timeout: 3673 * time.Second,
+				Timeout: protocol.IdleWait,
 			},
 			StCanAwait: {
 				Agency: protocol.Server,
@@ -46,7 +53,7 @@ func Spec() *protocol.Spec {
 					TagAwaitReply:   StMustReply,
 				},
 				MaxSize: maxMessageSize,
-				Timeout: 10 * time.Second,
+				Timeout: protocol.ShortWait,
 			},
 			StMustReply: {
 				Agency: protocol.Server,
@@ -55,6 +62,7 @@ func Spec() *protocol.Spec {
 					TagRollBackward: StIdle,
 				},
 				MaxSize: maxMessageSize,
+				Timeout: protocol.HeldWait,
 			},
 			StIntersect: {
 				Agency: protocol.Server,
@@ -63,7 +71,7 @@ func Spec() *protocol.Spec {
 					TagIntersectNotFound: StIdle,
 				},
 				MaxSize: maxMessageSize,
-				Timeout: 10 * time.Second,
+				Timeout: protocol.ShortWait,
 			},
 			StDone: {Agency: protocol.Nobody},
 		},

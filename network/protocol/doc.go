@@ -19,6 +19,14 @@
 //     defines. A message that arrives while the receiver holds agency is a
 //     violation, unless the Spec allows pipelining, in which case up to
 //     MaxPipelined such messages wait and are applied when agency returns.
+//     Messages already received behind the one that hands the receiver
+//     agency were sent before the peer could see its answer, and are judged
+//     then: sending without agency is a violation every time, not only when
+//     the receiver's answer is slower than its reader.
+//   - No wait is endless: every state with agency declares a timeout
+//     (Validate refuses a Spec without), and a frame, from its first byte,
+//     must arrive within Config.FrameTimeout plus its length at
+//     Config.FrameRate, whatever the state.
 //   - Every violation by the peer (ErrAgency, ErrUnexpectedMessage,
 //     ErrMessageTooLarge, ErrMalformed, ErrTimeout, or a protocol's own error
 //     wrapping ErrViolation) ends the session, resets its stream and is

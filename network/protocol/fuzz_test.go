@@ -13,6 +13,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/network/internal/ping"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
 
 // FuzzFrameLen: any prefix either decodes to a length whose minimal
@@ -43,17 +44,7 @@ func FuzzFrameLen(f *testing.F) {
 // the ping protocol with a working server: the session must end cleanly or
 // with a reported violation, never panic, and answer what is valid.
 func FuzzSession(f *testing.F) {
-	enc := func(msgs ...protocol.Message) []byte {
-		var out []byte
-		for _, m := range msgs {
-			body, err := protocol.Encode(m)
-			if err != nil {
-				f.Fatal(err)
-			}
-			out = protocol.AppendFrame(out, body)
-		}
-		return out
-	}
+	enc := func(msgs ...protocol.Message) []byte { return protocoltest.Frames(f, msgs...) }
 	f.Add(enc(&ping.MsgPing{N: 1}, &ping.MsgPing{N: 2}, &ping.MsgDone{}))
 	f.Add(enc(&ping.MsgDone{}, &ping.MsgPing{N: 1}))
 	f.Add(enc(&ping.MsgPong{N: 1}))

@@ -1,9 +1,7 @@
 package protocol
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -39,7 +37,21 @@ type Config struct {
 	// OnMessage, if set, is called for every message sent or received, with
 	// the size of its body (for metrics).
 	OnMessage func(dir Direction, m Message, size int)
+	// FrameTimeout bounds a frame from its first byte to its length prefix,
+	// and with its length at FrameRate (bytes a second) to its last byte:
+	// a peer that begins a message and stalls is timed out in any state.
+	// Defaults DefaultFrameTimeout and DefaultFrameRate.
+	FrameTimeout time.Duration
+	FrameRate    int
 }
+
+// Frame deadline defaults: the Cardano node's limit for one multiplexer
+// segment to arrive (30 s), and a rate (100 kB/s, 0.8 Mbit/s) far below any
+// link a node runs on — a 12 MB LeiosFetch closure gets 150 s.
+const (
+	DefaultFrameTimeout = 30 * time.Second
+	DefaultFrameRate    = 100_000
+)
 
 // inboxLimit bounds the received messages waiting for Recv. When it is
 // reached the reader stops reading, so a slow consumer slows the peer down
@@ -83,6 +95,12 @@ type Session struct {
 // NewSession starts a session on cfg.Stream. It ends when ctx does, on a
 // violation, when the stream fails, or on Close, which must be called.
 func NewSession(ctx context.Context, cfg Config) *Session {
+	if cfg.FrameTimeout <= 0 {
+		cfg.FrameTimeout = DefaultFrameTimeout
+	}
+	if cfg.FrameRate <= 0 {
+		cfg.FrameRate = DefaultFrameRate
+	}
 	s := &Session{
 		cfg:        cfg,
 		state:      cfg.Spec.Initial,
@@ -232,8 +250,13 @@ func (s *Session) applySent(m Message) error {
 	return s.enter(st.Next[m.Tag()])
 }
 
-// receive applies a message from the peer. mu is held.
-func (s *Session) receive(m Message) error {
+// receive applies a message from the peer. behind counts the frames the
+// peer had already sent after it (see framesBuffered): sent before it could
+// see our answer to m, they must fit the pipelining room that remains once
+// m hands us agency. Judging them now, not when the reader gets to them,
+// makes a message sent without agency a violation whether or not our
+// answer happens to be written first. mu is held.
+func (s *Session) receive(m Message, behind int) error {
 	st := s.cfg.Spec.States[s.state]
 	peer := s.cfg.Role.other()
 	switch {
@@ -243,13 +266,21 @@ func (s *Session) receive(m Message) error {
 			return fmt.Errorf("%w: %s sent %T in state %s", ErrUnexpectedMessage, peer, m, s.state)
 		}
 		s.deliver(m)
-		return s.enter(next)
+		if err := s.enter(next); err != nil {
+			return err
+		}
 	case st.Agency == s.cfg.Role && len(s.pendingIn) < s.cfg.Spec.MaxPipelined:
 		s.pendingIn = append(s.pendingIn, m)
-		return nil
 	default:
 		return fmt.Errorf("%w: %s sent %T in state %s (agency: %s)", ErrAgency, peer, m, s.state, st.Agency)
 	}
+	if s.cfg.Spec.States[s.state].Agency != s.cfg.Role {
+		return nil
+	}
+	if room := s.cfg.Spec.MaxPipelined - len(s.pendingIn); behind > room {
+		return fmt.Errorf("%w: %s sent %d more before our answer in state %s, room for %d", ErrAgency, peer, behind, s.state, room)
+	}
+	return nil
 }
 
 // enter moves to next, then applies the messages that were sent ahead and
@@ -313,111 +344,6 @@ func (s *Session) armTimer() {
 			s.fail(fmt.Errorf("%w: nothing in state %s for %v", ErrTimeout, state, d))
 		}
 	})
-}
-
-func (s *Session) readLoop() {
-	defer close(s.readerDone)
-	r := bufio.NewReader(s.cfg.Stream)
-	for s.waitRoom() {
-		if err := s.readOne(r); err != nil {
-			s.fail(err)
-			return
-		}
-	}
-}
-
-// readOne reads, checks and applies one message. The agency and the size
-// are checked on the length prefix, before the body is read.
-func (s *Session) readOne(r *bufio.Reader) error {
-	n, err := ReadFrameLen(r)
-	if err != nil {
-		return s.readErr(err)
-	}
-	s.mu.Lock()
-	limit, err := s.recvLimit()
-	s.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	if n > uint64(limit) {
-		return fmt.Errorf("%w: %d bytes in state %s, limit %d", ErrMessageTooLarge, n, s.State(), limit)
-	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(r, body); err != nil {
-		return s.readErr(err)
-	}
-	m, err := s.cfg.Spec.Decode(body)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	err = s.receive(m)
-	s.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	if s.cfg.OnMessage != nil {
-		s.cfg.OnMessage(Received, m, len(body))
-	}
-	return nil
-}
-
-// recvLimit is the size limit for the next message from the peer, or
-// ErrAgency if the peer may not send at all. mu is held.
-func (s *Session) recvLimit() (int, error) {
-	st := s.cfg.Spec.States[s.state]
-	peer := s.cfg.Role.other()
-	switch {
-	case st.Agency == peer:
-		return st.MaxSize, nil
-	case st.Agency == s.cfg.Role && len(s.pendingIn) < s.cfg.Spec.MaxPipelined:
-		return s.cfg.Spec.maxSize(peer), nil
-	default:
-		return 0, fmt.Errorf("%w: %s sent in state %s (agency: %s)", ErrAgency, peer, s.state, st.Agency)
-	}
-}
-
-// readErr classifies a read failure: malformed framing is the peer's
-// fault; a stream that ends or breaks is not.
-func (s *Session) readErr(err error) error {
-	switch {
-	case errors.Is(err, ErrMalformed):
-		return err
-	case errors.Is(err, errFrameEOF):
-		return fmt.Errorf("%w: by the peer in state %s", ErrClosed, s.State())
-	default:
-		return fmt.Errorf("%w: read: %w", ErrClosed, err)
-	}
-}
-
-// waitRoom blocks while the inbox is full; it reports whether the session
-// still runs. While it waits, the timeout is off: the delay is ours.
-func (s *Session) waitRoom() bool {
-	for {
-		s.mu.Lock()
-		if s.err != nil {
-			s.mu.Unlock()
-			return false
-		}
-		if len(s.inbox) < inboxLimit {
-			if s.stalled {
-				s.stalled = false
-				s.armTimer()
-			}
-			s.mu.Unlock()
-			return true
-		}
-		if !s.stalled {
-			s.stalled = true
-			s.armTimer()
-		}
-		s.mu.Unlock()
-		select {
-		case <-s.taken:
-		case <-s.done:
-			return false
-		}
-	}
 }
 
 // fail ends the session with err; only the first call has an effect.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/network/internal/ping"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -60,9 +61,12 @@ func TestSpecsValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := ping.Spec(time.Second, 0)
-	broken.States[ping.StIdle] = protocol.StateSpec{Agency: protocol.Client, Next: map[uint64]protocol.State{ping.TagPing: "Nowhere"}, MaxSize: 1}
+	broken.States[ping.StIdle] = protocol.StateSpec{Agency: protocol.Client, Next: map[uint64]protocol.State{ping.TagPing: "Nowhere"}, MaxSize: 1, Timeout: time.Second}
 	if err := broken.Validate(); err == nil {
 		t.Fatal("a transition to an undeclared state validated")
+	}
+	if err := ping.Spec(0, 0).Validate(); err == nil {
+		t.Fatal("a spec whose states wait for ever validated")
 	}
 }
 
@@ -117,19 +121,6 @@ func TestSendWithoutAgencyIsLocalError(t *testing.T) {
 	}
 }
 
-func frame(t *testing.T, msgs ...protocol.Message) []byte {
-	t.Helper()
-	var out []byte
-	for _, m := range msgs {
-		body, err := protocol.Encode(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = protocol.AppendFrame(out, body)
-	}
-	return out
-}
-
 // TestViolations drives one session from a raw peer that breaks the
 // protocol in each way the engine must catch.
 func TestViolations(t *testing.T) {
@@ -141,16 +132,16 @@ func TestViolations(t *testing.T) {
 		want      error
 	}{
 		{"message after done", protocol.Server, 0, func(t *testing.T) []byte {
-			return frame(t, &ping.MsgDone{}, &ping.MsgPing{N: 1})
+			return protocoltest.Frames(t, &ping.MsgDone{}, &ping.MsgPing{N: 1})
 		}, protocol.ErrAgency},
 		{"server speaks in client's state", protocol.Client, 0, func(t *testing.T) []byte {
-			return frame(t, &ping.MsgPong{N: 1})
+			return protocoltest.Frames(t, &ping.MsgPong{N: 1})
 		}, protocol.ErrAgency},
 		{"pipelined beyond the limit", protocol.Server, 1, func(t *testing.T) []byte {
-			return frame(t, &ping.MsgPing{N: 1}, &ping.MsgPing{N: 2}, &ping.MsgPing{N: 3})
+			return protocoltest.Frames(t, &ping.MsgPing{N: 1}, &ping.MsgPing{N: 2}, &ping.MsgPing{N: 3})
 		}, protocol.ErrAgency},
 		{"pong in idle", protocol.Server, 0, func(t *testing.T) []byte {
-			return frame(t, &ping.MsgPong{N: 1})
+			return protocoltest.Frames(t, &ping.MsgPong{N: 1})
 		}, protocol.ErrUnexpectedMessage},
 		{"oversized", protocol.Server, 0, func(t *testing.T) []byte {
 			return protocol.AppendFrame(nil, bytes.Repeat([]byte{0}, ping.MaxSize+1))
@@ -213,7 +204,7 @@ func streamSpec(timeout time.Duration) *protocol.Spec {
 		Name:    "stream",
 		Initial: "Idle",
 		States: map[protocol.State]protocol.StateSpec{
-			"Idle":      {Agency: protocol.Client, Next: map[uint64]protocol.State{0: "Streaming"}, MaxSize: 16},
+			"Idle":      {Agency: protocol.Client, Next: map[uint64]protocol.State{0: "Streaming"}, MaxSize: 16, Timeout: timeout},
 			"Streaming": {Agency: protocol.Server, Next: map[uint64]protocol.State{1: "Streaming", 2: "Idle"}, MaxSize: 16, Timeout: timeout},
 		},
 		Messages: map[uint64]func() protocol.Message{

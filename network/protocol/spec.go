@@ -51,7 +51,8 @@ type StateSpec struct {
 	// bytes, accepted in this state. Required for states with agency.
 	MaxSize int
 	// Timeout bounds how long the side without agency waits for the next
-	// message; 0 waits forever.
+	// message; past it the session ends with ErrTimeout. Required for
+	// states with agency: no wait is endless (see timeouts.go).
 	Timeout time.Duration
 }
 
@@ -92,7 +93,7 @@ func (sp *Spec) ID() string { return "/leios/" + sp.Name + "/1" }
 
 // Validate checks that the Spec is complete: every state it names exists,
 // every tag has a constructor whose message reports that tag, and states
-// where someone has agency have a size limit.
+// where someone has agency have a size limit and a timeout.
 func (sp *Spec) Validate() error {
 	if _, ok := sp.States[sp.Initial]; !ok {
 		return fmt.Errorf("protocol %s: initial state %q not declared", sp.Name, sp.Initial)
@@ -106,6 +107,9 @@ func (sp *Spec) Validate() error {
 		}
 		if st.MaxSize <= 0 {
 			return fmt.Errorf("protocol %s: state %q has no size limit", sp.Name, name)
+		}
+		if st.Timeout <= 0 {
+			return fmt.Errorf("protocol %s: state %q has no timeout", sp.Name, name)
 		}
 		for tag, next := range st.Next {
 			if _, ok := sp.States[next]; !ok {
@@ -121,6 +125,27 @@ func (sp *Spec) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Timeouts override the timeouts of some of a Spec's states, by state.
+type Timeouts map[State]time.Duration
+
+// WithTimeouts returns a copy of sp whose states in t have t's timeouts:
+// how a protocol's Options shorten them for tests. A state sp does not
+// declare is ignored.
+func (sp *Spec) WithTimeouts(t Timeouts) *Spec {
+	if len(t) == 0 {
+		return sp
+	}
+	c := *sp
+	c.States = make(map[State]StateSpec, len(sp.States))
+	for name, st := range sp.States {
+		if d, ok := t[name]; ok {
+			st.Timeout = d
+		}
+		c.States[name] = st
+	}
+	return &c
 }
 
 // maxSize is the largest limit among states where side has agency: the

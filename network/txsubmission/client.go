@@ -2,7 +2,9 @@ package txsubmission
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -34,8 +36,10 @@ func NewClient(mempool Mempool, opts Options) *Client {
 }
 
 // Run sends init, then answers the server's requests until ctx ends or the
-// session does. A session the server ends cleanly is not an error for the
-// caller to count: it returns the session's error (protocol.ErrClosed).
+// session does, or it said done to a blocking request it could not fill
+// within KeepAlive (ErrQuiet). A session the server ends cleanly is not an
+// error for the caller to count: it returns the session's error
+// (protocol.ErrClosed).
 func (c *Client) Run(ctx context.Context, s *protocol.Session) error {
 	if err := s.Send(&MsgInit{}); err != nil {
 		return err
@@ -109,10 +113,21 @@ func (w *window) replyTxIds(ctx context.Context, m *MsgRequestTxIds) error {
 	return w.s.Send(reply)
 }
 
+// ErrQuiet ends a client that had no new tx for Options.KeepAlive while
+// the server held a blocking request: it said done, and the host opens a
+// new stream. It is not a failure.
+var ErrQuiet = errors.New("txsubmission: no new tx to announce; said done")
+
 // next returns up to req txs after the cursor; if blocking, it waits until
-// there is one, or the session or ctx ends (then it says done, if it still
-// can).
+// there is one, or the session or ctx ends, or KeepAlive passes (then it
+// says done, if it still can).
 func (w *window) next(ctx context.Context, req int, blocking bool) ([]MempoolTx, error) {
+	var quiet <-chan time.Time
+	if blocking {
+		t := time.NewTimer(w.opts.KeepAlive)
+		defer t.Stop()
+		quiet = t.C
+	}
 	for {
 		// Changed before TxsAfter: a snapshot published in between closes
 		// the channel we wait on, so no tx is missed.
@@ -128,6 +143,11 @@ func (w *window) next(ctx context.Context, req int, blocking bool) ([]MempoolTx,
 		case <-ctx.Done():
 			_ = w.s.Send(&MsgDone{})
 			return nil, ctx.Err()
+		case <-quiet:
+			if err := w.s.Send(&MsgDone{}); err != nil {
+				return nil, err
+			}
+			return nil, ErrQuiet
 		}
 	}
 }

@@ -14,7 +14,8 @@
 // and announces up to req txs after its cursor: the ticket of the last tx
 // it announced, so it walks the mempool's snapshots in ticket order, one
 // TxsAfter call per request and no lock per tx. A blocking request waits
-// for a new tx (Mempool.Changed). To request txs it sends those of the
+// for a new tx (Mempool.Changed), or KeepAlive: then the client says done
+// and the host opens a new stream, so a quiet network times nobody out. To request txs it sends those of the
 // named txs the mempool still holds, in request order, leaving out the
 // rest.
 //

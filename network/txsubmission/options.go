@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
 // MaxUnackedLimit bounds Options.MaxUnackedTxIds, so that a reply of that
@@ -41,6 +42,18 @@ type Options struct {
 	// (counted against the peer) from one that does not (a duplicate, a
 	// conflict, a local failure). Default IsInvalidTx.
 	IsInvalid func(error) bool
+	// KeepAlive bounds how long a client holds a blocking request with no
+	// new tx: then it says done, and the host opens a new stream, so the
+	// server never waits out TxIds' timeout on a quiet network. Default
+	// protocol.KeepAlive (90 s).
+	KeepAlive time.Duration
+	// MaxAddWait bounds how long a server waits for mempool room for one
+	// reply's txs; those not added by then are dropped (a full mempool is
+	// not the client's fault), so the client never waits out Idle's
+	// timeout. Default 10 minutes.
+	MaxAddWait time.Duration
+	// Timeouts override Spec's per-state timeouts (for tests).
+	Timeouts protocol.Timeouts
 }
 
 func (o Options) withDefaults() Options {
@@ -68,6 +81,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.IsInvalid == nil {
 		o.IsInvalid = IsInvalidTx
+	}
+	if o.KeepAlive <= 0 {
+		o.KeepAlive = protocol.KeepAlive
+	}
+	if o.MaxAddWait <= 0 {
+		o.MaxAddWait = 10 * time.Minute
 	}
 	return o
 }

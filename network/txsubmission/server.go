@@ -241,8 +241,15 @@ func (p *pull) requestTxs(ctx context.Context) error {
 	for _, i := range batch {
 		p.unacked[i].done = true // the ones left out are gone from the client
 	}
+	// The client waits for the next request while the txs are added:
+	// bound the wait for room, so it never waits out Idle's timeout.
+	addCtx, cancel := context.WithTimeout(ctx, p.opts.MaxAddWait)
+	defer cancel()
 	for _, tx := range reply.Txs {
-		if err := p.submit(ctx, tx); err != nil {
+		if err := p.submit(addCtx, tx); err != nil {
+			if ctx.Err() == nil && addCtx.Err() != nil {
+				return nil // no room for MaxAddWait: the rest are dropped
+			}
 			return err
 		}
 	}

@@ -21,7 +21,7 @@ var _ network.Service = (*Service)(nil)
 
 // NewService runs tx submission over mempool.
 func NewService(mempool Mempool, opts Options) *Service {
-	return &Service{spec: Spec(), server: NewServer(mempool, opts), client: NewClient(mempool, opts)}
+	return &Service{spec: Spec().WithTimeouts(opts.Timeouts), server: NewServer(mempool, opts), client: NewClient(mempool, opts)}
 }
 
 // Name is the service's name in the host's logs.

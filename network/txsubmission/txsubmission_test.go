@@ -96,10 +96,11 @@ func TestSpecValidates(t *testing.T) {
 	if spec.ID() != "/leios/txsubmission/1" {
 		t.Fatalf("protocol ID %s", spec.ID())
 	}
-	// Cardano's timeouts: txs are due within shortWait; nobody waits on
-	// the server's requests or a blocking reply with a deadline.
+	// Txs are due within shortWait, as in Cardano; where the Cardano node
+	// waits for ever, the waits here are long but bounded.
 	for state, want := range map[protocol.State]time.Duration{
-		txsubmission.StInit: 0, txsubmission.StIdle: 0, txsubmission.StTxIds: 0, txsubmission.StTxs: txsubmission.ShortWait,
+		txsubmission.StInit: txsubmission.ShortWait, txsubmission.StIdle: protocol.IdleWait,
+		txsubmission.StTxIds: protocol.HeldWait, txsubmission.StTxs: txsubmission.ShortWait,
 	} {
 		if got := spec.States[state].Timeout; got != want {
 			t.Errorf("state %s: timeout %v, want %v", state, got, want)

@@ -66,8 +66,8 @@ func Tampered(b *block.Block) *block.Block {
 	return block.NewBlock(b.Header, block.NewBody([]block.RawCBOR{tx}, nil))
 }
 
-// AddAll adds blocks to c in order.
-func AddAll(c *Chain, blocks []*block.Block) error {
+// AddAll adds blocks to c (a Chain or a DB) in order.
+func AddAll(c interface{ AddBlock(*block.Block) error }, blocks []*block.Block) error {
 	for _, b := range blocks {
 		if err := c.AddBlock(b); err != nil {
 			return err

@@ -37,3 +37,17 @@ func DecodeStable(t testing.TB, spec *protocol.Spec, data []byte) protocol.Messa
 	}
 	return m
 }
+
+// Frames is msgs as a peer writes them: each a frame.
+func Frames(t testing.TB, msgs ...protocol.Message) []byte {
+	t.Helper()
+	var out []byte
+	for _, m := range msgs {
+		body, err := protocol.Encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = protocol.AppendFrame(out, body)
+	}
+	return out
+}

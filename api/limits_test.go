@@ -1,0 +1,159 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// serveLimited runs the API's HTTP server, with opts's limits, on a
+// loopback port until the test ends, and returns its address.
+func serveLimited(t *testing.T, opts Options) string {
+	t.Helper()
+	opts.MaxTxSize, opts.Registry = 16384, prometheus.NewRegistry()
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.serveHTTP(ctx, l) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	return l.Addr().String()
+}
+
+// slowClient sends a submit's headers, announcing a body of size bytes,
+// then the body a byte every interval; it returns the connection.
+func slowClient(t *testing.T, addr string, size int, interval time.Duration) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	fmt.Fprintf(c, "POST /api/submit/tx HTTP/1.1\r\nHost: node\r\nContent-Type: application/cbor\r\nContent-Length: %d\r\n\r\n", size)
+	go func() {
+		for range size {
+			if _, err := c.Write([]byte{0}); err != nil {
+				return
+			}
+			time.Sleep(interval)
+		}
+	}()
+	return c
+}
+
+// closedBy waits until the server closes c, after sending what it had to
+// send, and returns that.
+func closedBy(t *testing.T, c net.Conn) string {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	got, err := io.ReadAll(c)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("the connection is still open after 10 s; read %q", got)
+	}
+	return string(got)
+}
+
+func TestOversizeBodyIs413(t *testing.T) {
+	s, err := New(Options{MaxTxSize: 16384, Registry: prometheus.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, declared := range []bool{true, false} {
+		// A MultiReader hides the length, as a chunked body does.
+		req := httptest.NewRequest(http.MethodPost, "/api/submit/tx", io.MultiReader(bytes.NewReader(make([]byte, 20000))))
+		if declared {
+			req.ContentLength = 20000
+		}
+		req.Header.Set("Content-Type", "application/cbor")
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "16384") {
+			t.Fatalf("length declared %v: %d %s, want 413 naming the limit", declared, rec.Code, rec.Body)
+		}
+	}
+}
+
+func TestSlowBodyIsCutOff(t *testing.T) {
+	addr := serveLimited(t, Options{ReadTimeout: 300 * time.Millisecond})
+	c := slowClient(t, addr, 100, 50*time.Millisecond) // 5 s for the whole body
+	if got := closedBy(t, c); !strings.HasPrefix(got, "HTTP/1.1 408") {
+		t.Fatalf("a body sent a byte at a time got %q, want 408", got)
+	}
+}
+
+func TestStalledConnectionsAreClosed(t *testing.T) {
+	addr := serveLimited(t, Options{ReadHeaderTimeout: 200 * time.Millisecond, IdleTimeout: 200 * time.Millisecond})
+	var conns []net.Conn
+	for i := range 200 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if i%2 == 0 { // headers begun, never finished
+			_, _ = c.Write([]byte("GET /status HTTP/1.1\r\nHost: node\r\n"))
+		} // else: nothing sent at all
+		conns = append(conns, c)
+	}
+	// One that made a request and keeps the connection idle.
+	idle, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	_, _ = idle.Write([]byte("POST /api/submit/tx HTTP/1.1\r\nHost: node\r\nContent-Length: 0\r\n\r\n"))
+	resp, err := http.ReadResponse(bufio.NewReader(idle), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var wg sync.WaitGroup
+	for _, c := range append(conns, idle) {
+		wg.Go(func() { closedBy(t, c) })
+	}
+	wg.Wait()
+}
+
+func TestBusyIs503(t *testing.T) {
+	addr := serveLimited(t, Options{MaxRequests: 2})
+	for range 2 { // two slow submits hold both slots
+		slowClient(t, addr, 100, 50*time.Millisecond)
+	}
+	busy := func() bool {
+		resp, err := http.Get("http://" + addr + "/api/mempool/00")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != ""
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !busy() {
+		if time.Now().After(deadline) {
+			t.Fatal("a third request in flight was not answered 503")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
