@@ -73,7 +73,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		return err
 	}
 	defer procs.stop() // an early return must not leave nodes behind
-	for _, p := range procs.procs {
+	for _, p := range procs.all() {
 		fmt.Fprintf(out, "%s (pid %d): %s\n", p.name, p.cmd.Process.Pid, p.commandLine())
 	}
 
@@ -106,10 +106,11 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	slot := d.Genesis.Clock().SlotAt(time.Now())
 	fmt.Fprintln(out, "stopping the nodes")
 	procs.stop()
-	exited := make([]string, len(procs.procs))
-	for i, p := range procs.procs {
+	final := procs.all()
+	exited := make([]string, len(final))
+	for i, p := range final {
 		fmt.Fprintf(out, "%s %s\n", p.name, p.exitState())
-		if !p.unexpected {
+		if !p.unexpected && !p.killed.Load() {
 			continue
 		}
 		exited[i] = p.exitState()
@@ -150,8 +151,8 @@ func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcess
 		names[i] = n.Name
 	}
 	rate := newOnChainRate(onChainRateWindow)
-	announced := make([]bool, len(procs.procs))
-	exitStates := make([]string, len(procs.procs))
+	announced := make([]*nodeProcess, len(d.Nodes)) // the last exit announced, by node
+	exitStates := make([]string, len(d.Nodes))
 	for {
 		select {
 		case <-ctx.Done():
@@ -165,10 +166,10 @@ func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcess
 			return // the polls were cut short, not the nodes
 		}
 		watch.observe(polls)
-		for i, p := range procs.procs {
+		for i, p := range procs.all() {
 			exitStates[i] = p.exitState()
-			if exitStates[i] != "" && !announced[i] {
-				announced[i] = true
+			if exitStates[i] != "" && announced[i] != p {
+				announced[i] = p
 				fmt.Fprintf(out, "%s %s; its log is %s\n", p.name, exitStates[i], p.logFile)
 			}
 		}
