@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -92,6 +93,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	var txs *TxReport
 	var walks []chainWalk
 	if firehose.enabled() {
+		firehose.sweep(context.Background())
 		grace := inFlightGrace(d.Genesis)
 		fmt.Fprintf(out, "firehose stopped; giving its last txs up to %v to reach every chain\n", grace.Round(time.Millisecond))
 		settled := awaitInFlight(context.Background(), client, d.Nodes, grace)
@@ -239,6 +241,10 @@ func printTxReport(out io.Writer, r *TxReport) {
 		fmt.Fprintf(out, ", %d unchecked", r.Unchecked)
 	}
 	fmt.Fprintf(out, " (checked in %s)\n", seconds(r.CheckMs))
+	if r.DroppedByNodes > 0 {
+		fmt.Fprintf(out, "  %d admitted txs were dropped by their node (killed before passing them on: %s); the firehose sent them again, %d admitted again\n",
+			r.DroppedByNodes, countsByName(r.DroppedBy), r.Resubmitted)
+	}
 	if l := r.Latency; l != nil {
 		fmt.Fprintf(out, "  submit to on chain (slot start of the block that applied it): p50 %s, p95 %s, max %s over %d txs\n",
 			seconds(l.P50Ms), seconds(l.P95Ms), seconds(l.MaxMs), l.Txs)
@@ -251,6 +257,15 @@ func printTxReport(out io.Writer, r *TxReport) {
 	for _, line := range append(r.StoppedChains, r.Problems...) {
 		fmt.Fprintln(out, "  "+line)
 	}
+}
+
+// countsByName spells counts as "node-0 3, node-2 1", by name.
+func countsByName(counts map[string]uint64) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%s %d", name, counts[name]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // seconds spells milliseconds as seconds, e.g. 1.25 s.
