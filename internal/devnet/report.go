@@ -26,6 +26,9 @@ type Report struct {
 	Txs *TxReport `json:"txs,omitempty"`
 	// Leios is how the endorser blocks diffused.
 	Leios *LeiosReport `json:"leios,omitempty"`
+	// Chaos is what the chaos mode did and how the nodes recovered; absent
+	// without --chaos.
+	Chaos *ChaosReport `json:"chaos,omitempty"`
 }
 
 // TxReport is the firehose's part of the report. Every admitted tx is

@@ -35,6 +35,11 @@ type Options struct {
 	// ReportFile receives the JSON Report at the end. Default "" writes
 	// none.
 	ReportFile string
+	// Chaos, when set, injects its faults while the devnet runs (see
+	// ChaosSpec) and adds a chaos section to the report; ChaosSeed seeds
+	// its random choices.
+	Chaos     *ChaosSpec
+	ChaosSeed uint64
 }
 
 // Run generates the devnet of opts.Spec and runs each of its nodes as its
@@ -43,7 +48,14 @@ type Options struct {
 // checks the firehose's txs, stops the nodes and writes the report. A
 // cancelled ctx is a normal end, not an error.
 func Run(ctx context.Context, opts Options, out io.Writer) error {
+	out = &syncWriter{w: out} // the chaos mode and node restarts print too
 	spec := opts.Spec
+	if opts.Chaos != nil {
+		if err := opts.Chaos.check(spec.Nodes); err != nil {
+			return err
+		}
+		spec.ProxyLinks = opts.Chaos.has(ChaosPartition)
+	}
 	if spec.Dir == "" {
 		dir, err := os.MkdirTemp("", "leiosnode-devnet-")
 		if err != nil {
@@ -68,6 +80,13 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 			return fmt.Errorf("finding this binary to start the nodes: %w", err)
 		}
 	}
+	var mesh *linkMesh
+	if len(d.Links) > 0 {
+		if mesh, err = startLinkMesh(d); err != nil {
+			return err
+		}
+		defer mesh.close()
+	}
 	started := time.Now()
 	procs, err := startNodeProcesses(exe, d.Nodes, nodeStopTimeout)
 	if err != nil {
@@ -79,11 +98,28 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	}
 
 	watch := newChainWatch(d.Nodes)
+	var chaos *chaosScheduler
+	var forks *forkWatch
+	onPoll := func(time.Time, []nodePoll) {}
+	if opts.Chaos != nil {
+		chaos, forks = newDevnetChaos(d, procs, mesh, client, out, *opts.Chaos, opts.ChaosSeed, started, opts.Duration)
+		onPoll = forks.observe
+	}
+	chaosCtx, stopChaos := context.WithCancel(ctx)
+	defer stopChaos()
+	var chaosRun sync.WaitGroup
+	if chaos != nil {
+		chaosRun.Go(func() { chaos.run(chaosCtx) })
+	}
 	firehoseCtx, stopFirehose := context.WithCancel(ctx)
 	defer stopFirehose()
 	var firehoseRun sync.WaitGroup
 	firehoseRun.Go(func() { firehose.run(firehoseCtx) })
-	supervise(ctx, out, d, procs, client, watch, firehose, opts.Duration)
+	supervise(ctx, out, d, procs, client, watch, firehose, opts.Duration, onPoll)
+	// The chaos mode stops first, ending a fault under way, so that the
+	// firehose can still send again what a killed node dropped.
+	stopChaos()
+	chaosRun.Wait()
 	stopFirehose()
 	firehoseRun.Wait()
 	// The final check and the last polls, for the report, are made before
@@ -126,6 +162,10 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	report.Txs, report.Leios = txs, leios
 	printAgreement(out, report.Agreement)
 	printLeiosSummary(out, leios)
+	if chaos != nil {
+		report.Chaos = newChaosReport(chaos.spec, chaos.seed, chaos.faults, chaos.stopped, forks.seen(), txs)
+		printChaosSummary(out, report.Chaos)
+	}
 	if opts.ReportFile != "" {
 		if err := config.WriteJSON(opts.ReportFile, report); err != nil {
 			return fmt.Errorf("writing the report: %w", err)
@@ -139,7 +179,9 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 // until ctx is cancelled or duration (when non-zero) has passed. A node
 // process that exits on its own is announced once and shown as down; the
 // devnet keeps running (the user may restart it by hand).
-func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcesses, client *http.Client, watch *chainWatch, firehose *txFirehose, duration time.Duration) {
+//
+// onPoll gets every round of polls too, with the time it started.
+func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcesses, client *http.Client, watch *chainWatch, firehose *txFirehose, duration time.Duration, onPoll func(time.Time, []nodePoll)) {
 	var deadline <-chan time.Time
 	if duration > 0 {
 		timer := time.NewTimer(duration)
@@ -163,11 +205,13 @@ func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcess
 			return
 		case <-ticker.C:
 		}
+		polled := time.Now()
 		polls := pollStatuses(ctx, client, d.Nodes)
 		if ctx.Err() != nil {
 			return // the polls were cut short, not the nodes
 		}
 		watch.observe(polls)
+		onPoll(polled, polls)
 		for i, p := range procs.all() {
 			exitStates[i] = p.exitState()
 			if exitStates[i] != "" && announced[i] != p {
@@ -181,6 +225,38 @@ func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcess
 		txs := txLine{Submitted: firehose.submitted(), OnChain: onChain, PerSecond: rate.perSecond()}
 		fmt.Fprintln(out, statusLine(d.Genesis.Clock(), now, names, polls, exitStates, txs))
 	}
+}
+
+// newDevnetChaos is the chaos scheduler of a running devnet, and the fork
+// watch it and the supervisor feed. It prints what the spec's partitions
+// are likely to do, and the seed.
+func newDevnetChaos(d *Layout, procs *nodeProcesses, mesh *linkMesh, client *http.Client, out io.Writer, spec ChaosSpec, seed uint64, started time.Time, duration time.Duration) (*chaosScheduler, *forkWatch) {
+	names, peers := make([]string, len(d.Nodes)), make([]string, len(d.Nodes))
+	for i, n := range d.Nodes {
+		names[i], peers[i] = n.Name, n.PeerID.String()
+	}
+	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	forks := newForkWatch(names)
+	s := &chaosScheduler{
+		spec:    spec,
+		names:   names,
+		peers:   peers,
+		target:  &devnetChaos{d: d, procs: procs, mesh: mesh, apis: newNodeAPIs(client, d.Nodes), client: client, forks: forks, say: say},
+		start:   d.Genesis.SystemStart,
+		seed:    seed,
+		observe: forks.observe,
+		say:     say,
+	}
+	if duration > 0 {
+		s.end = started.Add(duration)
+	}
+	say("chaos: %s, seed %d (--chaos-seed %d repeats its choices)", spec, seed, seed)
+	for _, f := range spec.Faults {
+		if f.Kind == ChaosPartition {
+			say("chaos: %s", partitionNote(d.Genesis, len(d.Nodes), f.Length))
+		}
+	}
+	return s, forks
 }
 
 // printAgreement prints the report's verdict on the nodes' chains.
