@@ -134,7 +134,7 @@ func printChaosSummary(out io.Writer, r *ChaosReport) {
 	if r.TxsLost != nil {
 		fmt.Fprintf(out, "  txs lost: %d", *r.TxsLost)
 		if *r.TxsDroppedByNodes > 0 {
-			fmt.Fprintf(out, " (%d dropped by killed nodes were sent again by the firehose)", *r.TxsDroppedByNodes)
+			fmt.Fprintf(out, " (%d dropped by their nodes were sent again by the firehose)", *r.TxsDroppedByNodes)
 		}
 		fmt.Fprintln(out)
 	}

@@ -34,6 +34,12 @@ type firehoseOptions struct {
 	// UpPoll is how often a submitter asks its node's GET /status until
 	// the node answers, before the first submission. Default 250 ms.
 	UpPoll time.Duration
+	// DropConfirm is how long admitted txs must stay in no mempool and on
+	// no chain before the firehose takes them as dropped and sends them
+	// again: a node that rolled back a block puts its txs back into its
+	// mempool once it has synced to the new chain, and they are nowhere
+	// meanwhile. Default 2 s.
+	DropConfirm time.Duration
 }
 
 func (o firehoseOptions) withDefaults() firehoseOptions {
@@ -42,6 +48,9 @@ func (o firehoseOptions) withDefaults() firehoseOptions {
 	}
 	if o.UpPoll <= 0 {
 		o.UpPoll = 250 * time.Millisecond
+	}
+	if o.DropConfirm <= 0 {
+		o.DropConfirm = 2 * time.Second
 	}
 	return o
 }
@@ -305,9 +314,11 @@ func (f *txFirehose) resubmitStep(ctx context.Context, api nodeAPI, c *txChain) 
 // whether the tx is in its mempool or its output unspent at its tip: the
 // newest one some node holds survived, and so did everything before it
 // (its parent was there when it was admitted; a tx leaves a mempool only
-// for the chain). The txs after it were dropped: they go again, the same
-// txs, before any new one. When nothing was dropped, the node that
-// rejected the tx is behind the others, and the chain gives it time.
+// for the chain). The txs after it are nowhere. If they still are
+// DropConfirm later (a node that rolled back their block takes them back
+// into its mempool meanwhile), they were dropped: they go again, the same
+// txs, before any new one. When nothing is missing, the node that rejected
+// the tx is behind the others, and the chain gives it time.
 //
 // A node that does not answer may hold the txs, so then nothing is
 // decided, and the chain asks again later.
@@ -326,10 +337,20 @@ func (f *txFirehose) recoverDropped(ctx context.Context, c *txChain) {
 		}
 	}
 	if survivor == len(c.admitted)-1 {
+		c.missingSince = time.Time{}
 		c.rejectedInARow = 0 // explained: the node is catching up
 		c.retryAt = time.Now().Add(nodeBehindPause)
 		return
 	}
+	if c.missingSince.IsZero() || time.Since(c.missingSince) < f.opts.DropConfirm {
+		if c.missingSince.IsZero() {
+			c.missingSince = time.Now()
+		}
+		c.rejectedInARow = 0 // explained: the txs are missing for now
+		c.retryAt = c.missingSince.Add(f.opts.DropConfirm)
+		return
+	}
+	c.missingSince = time.Time{}
 	if first := c.admitted[survivor+1]; first.tx == nil {
 		c.stopped = fmt.Sprintf("%s dropped %d of its txs, more than the last %d it keeps to send again",
 			f.nodeName(c.node), len(c.admitted)-1-survivor, resubmitWindow)
@@ -376,8 +397,12 @@ func (f *txFirehose) sweep(ctx context.Context) {
 			if _, err := f.resolvePending(ctx, api, c); err != nil {
 				return nil
 			}
-			c.retryAt = time.Time{}
+			c.retryAt, c.missingSince = time.Time{}, time.Time{}
 			f.recoverDropped(ctx, c)
+			if !c.missingSince.IsZero() { // some are missing: confirm
+				time.Sleep(time.Until(c.missingSince.Add(f.opts.DropConfirm)))
+				f.recoverDropped(ctx, c)
+			}
 			for tries := 0; len(c.resubmit) > 0 && tries < 5; tries++ {
 				before := len(c.resubmit)
 				c.retryAt, c.nodeDown = time.Time{}, false

@@ -51,6 +51,10 @@ type txChain struct {
 	resubmit []admittedTx
 	retryAt  time.Time
 	nodeDown bool
+	// missingSince is when the chain first found admitted txs in no
+	// mempool and on no chain, until it finds them again or takes them as
+	// dropped.
+	missingSince time.Time
 	// funds is the address's genesis coin, for a chain that goes back to
 	// its start.
 	funds uint64
@@ -127,6 +131,7 @@ func (c *txChain) record(a admittedTx) {
 	}
 	c.head, c.coin = a.out, a.coin
 	c.rejectedInARow = 0
+	c.missingSince = time.Time{} // what was missing is back, or sent again
 }
 
 // rewind makes the chain go on from its admitted tx i (-1: from the

@@ -108,7 +108,12 @@ func TestFirehoseStep(t *testing.T) {
 				stepOnce(f, c)
 				sent := c.txs()
 				n.restart()    // a kill: the mempool is gone
-				stepOnce(f, c) // 400: the pending tx's parent is gone; both dropped
+				stepOnce(f, c) // 400: the pending tx's parent is gone, and both are nowhere
+				if len(c.resubmit) != 0 || c.missingSince.IsZero() {
+					t.Fatalf("missing for the first time: %d to resubmit already", len(c.resubmit))
+				}
+				time.Sleep(time.Millisecond) // DropConfirm passes: they are still nowhere
+				stepOnce(f, c)               // 400 again: both dropped
 				if len(c.resubmit) != 2 || len(c.admitted) != 0 || c.head != ledger.GenesisTxIn(c.address) {
 					t.Fatalf("after the drop: %d to resubmit, %d admitted, head %v", len(c.resubmit), len(c.admitted), c.head)
 				}
@@ -120,7 +125,29 @@ func TestFirehoseStep(t *testing.T) {
 				}
 			},
 			admitted: 3,
-			stats:    txStats{Submitted: 3, Admitted: 3, Resubmitted: 2, Dropped: map[string]uint64{"node-0": 2}, Rejected: map[string]uint64{"ledger: input not in UTxO": 1}},
+			stats:    txStats{Submitted: 3, Admitted: 3, Resubmitted: 2, Dropped: map[string]uint64{"node-0": 2}, Rejected: map[string]uint64{"ledger: input not in UTxO": 2}},
+		},
+		{
+			name: "txs missing for a moment, as after a rollback, are not dropped",
+			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+				stepOnce(f, c)
+				stepOnce(f, c)
+				sent := c.txs()
+				n.restart()               // gone from the mempool…
+				stepOnce(f, c)            // 400: missing
+				for _, tx := range sent { // …and back before DropConfirm
+					if _, err := f.apis[0].submit(context.Background(), tx.tx.Bytes()); err != nil {
+						t.Fatal(err)
+					}
+				}
+				time.Sleep(time.Millisecond)
+				stepOnce(f, c) // the pending tx goes in
+				if !c.missingSince.IsZero() || len(c.resubmit) != 0 {
+					t.Errorf("still missing since %v, %d to resubmit", c.missingSince, len(c.resubmit))
+				}
+			},
+			admitted: 3,
+			stats:    txStats{Submitted: 3, Admitted: 3, Rejected: map[string]uint64{"ledger: input not in UTxO": 1}},
 		},
 		{
 			name: "a node behind the others: the chain waits, nothing dropped",
@@ -163,7 +190,7 @@ func TestFirehoseStep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, fakes := fakeDevnet(t, 1, 1, firehoseOptions{Rate: 1, MaxRejectionsInARow: 3})
+			f, fakes := fakeDevnet(t, 1, 1, firehoseOptions{Rate: 1, MaxRejectionsInARow: 3, DropConfirm: time.Millisecond / 2})
 			c := f.chains[0]
 			tt.run(t, f, c, fakes[0])
 			if len(c.admitted) != tt.admitted {

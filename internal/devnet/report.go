@@ -52,8 +52,8 @@ type TxReport struct {
 	// node killed with them in its mempool, before they reached a chain or
 	// another node's mempool, lost them — the node's loss, not the
 	// firehose's. The firehose, as a wallet would, found each in no
-	// mempool and on no chain, and sent it again; Resubmitted counts those
-	// admitted again. DroppedBy names the nodes.
+	// mempool and on no chain for 2 s, and sent it again; Resubmitted
+	// counts those admitted again. DroppedBy names the nodes.
 	DroppedByNodes uint64            `json:"droppedByNodes"`
 	DroppedBy      map[string]uint64 `json:"droppedBy,omitempty"`
 	Resubmitted    uint64            `json:"resubmitted"`

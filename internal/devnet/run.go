@@ -318,7 +318,7 @@ func printTxReport(out io.Writer, r *TxReport) {
 	}
 	fmt.Fprintf(out, " (checked in %s)\n", seconds(r.CheckMs))
 	if r.DroppedByNodes > 0 {
-		fmt.Fprintf(out, "  %d admitted txs were dropped by their node (killed before passing them on: %s); the firehose sent them again, %d admitted again\n",
+		fmt.Fprintf(out, "  %d admitted txs were dropped by their node (in no mempool and on no chain: %s); the firehose sent them again, %d admitted again\n",
 			r.DroppedByNodes, countsByName(r.DroppedBy), r.Resubmitted)
 	}
 	if l := r.Latency; l != nil {
