@@ -314,6 +314,9 @@ func (s *chaosScheduler) strike(ctx context.Context, item ChaosFaultSpec, rng *r
 		return true
 	case watchCancelled:
 		f.Problem = "the run ended before the nodes recovered: " + why
+		if fork := s.deepFork(context.WithoutCancel(ctx)); fork != "" {
+			f.Problem += "; " + fork
+		}
 		s.faults = append(s.faults, f)
 		return false
 	}
@@ -342,6 +345,9 @@ func (s *chaosScheduler) watch(ctx context.Context, until time.Time, each func([
 	for {
 		if done != nil && done() {
 			return watchDone
+		}
+		if ctx.Err() != nil {
+			return watchCancelled
 		}
 		now := s.clock.Now()
 		if !now.Before(until) {
