@@ -123,6 +123,10 @@ type ChaosFault struct {
 	// Leaks are the connections seen across a partition while it lasted:
 	// a partition that held has none.
 	Leaks []string `json:"leaks,omitempty"`
+	// TxsDropped counts the admitted txs the firehose found dropped (in no
+	// mempool and on no chain: see TxReport.DroppedByNodes) after this
+	// fault struck and before the next one.
+	TxsDropped uint64 `json:"txsDropped,omitempty"`
 	// CutShort: the run ended during the fault, which ended then.
 	CutShort bool `json:"cutShort,omitempty"`
 	// Problem says why the nodes did not recover, or the fault could not be

@@ -53,7 +53,21 @@ type ChaosKindSummary struct {
 
 // newChaosReport sums up a chaos run; txs is the firehose's report (nil
 // without a firehose).
-func newChaosReport(spec ChaosSpec, seed uint64, faults []ChaosFault, stopped string, forks []ForkSeen, txs *TxReport) *ChaosReport {
+//
+// Each drop of txs the firehose found goes to the last fault that struck
+// before it was found: the fault that made the node drop them, as the
+// firehose finds a drop within seconds of it and faults never overlap.
+func newChaosReport(spec ChaosSpec, seed uint64, faults []ChaosFault, stopped string, forks []ForkSeen, txs *TxReport, drops []txDrop) *ChaosReport {
+	faults = slices.Clone(faults)
+	for _, d := range drops {
+		i := len(faults) - 1
+		for i >= 0 && faults[i].At.After(d.At) {
+			i--
+		}
+		if i >= 0 {
+			faults[i].TxsDropped += d.Txs
+		}
+	}
 	r := &ChaosReport{Spec: spec.String(), Seed: seed, Faults: faults, Forks: forks, Stopped: stopped}
 	if r.Faults == nil {
 		r.Faults = []ChaosFault{}
@@ -116,6 +130,9 @@ func printChaosSummary(out io.Writer, r *ChaosReport) {
 		}
 		if f.TipBefore != nil && f.TipAfter != nil {
 			fmt.Fprintf(out, " (tip #%d before the kill, #%d on restart)", f.TipBefore.BlockNumber, f.TipAfter.BlockNumber)
+		}
+		if f.TxsDropped > 0 {
+			fmt.Fprintf(out, "; %d txs dropped", f.TxsDropped)
 		}
 		if len(f.Leaks) > 0 {
 			fmt.Fprintf(out, " (the partition leaked: %s)", strings.Join(f.Leaks, "; "))

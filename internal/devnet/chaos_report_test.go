@@ -3,6 +3,7 @@ package devnet
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +27,19 @@ func TestChaosReport(t *testing.T) {
 	}
 	forks := []ForkSeen{{Node: "node-2", Depth: 2}, {Node: "node-0", Depth: 1}, {Node: "node-2", Depth: 3}}
 	txs := &TxReport{Lost: 0, DroppedByNodes: 7}
-	r := newChaosReport(spec, 42, faults, "the nodes did not recover from the partition of node-2", forks, txs)
+	drops := []txDrop{
+		{At: at.Add(5 * time.Second), Node: "node-0", Txs: 1}, // before any fault
+		{At: at.Add(23 * time.Second), Node: "node-1", Txs: 4},
+		{At: at.Add(73 * time.Second), Node: "node-2", Txs: 2},
+		{At: at.Add(75 * time.Second), Node: "node-2", Txs: 1},
+	}
+	r := newChaosReport(spec, 42, faults, "the nodes did not recover from the partition of node-2", forks, txs, drops)
+	if got := []uint64{r.Faults[0].TxsDropped, r.Faults[1].TxsDropped, r.Faults[2].TxsDropped, r.Faults[3].TxsDropped}; !slices.Equal(got, []uint64{4, 0, 3, 0}) {
+		t.Errorf("txs dropped by fault %v, want [4 0 3 0]", got)
+	}
+	if faults[0].TxsDropped != 0 {
+		t.Error("the report changed the scheduler's faults")
+	}
 
 	s := r.Summary
 	if s.Injected != 4 || s.Recovered != 3 || *s.MedianRejoinMs != 800 || *s.MaxRejoinMs != 1200 || s.Forks != 3 || s.DeepestFork != 3 {
@@ -46,7 +59,7 @@ func TestChaosReport(t *testing.T) {
 	printChaosSummary(&out, r)
 	for _, want := range []string{
 		"chaos (kill=30s:2s,freeze=1m0s:10s,partition=1m30s:5s,quiet=30s, seed 42): 4 faults, 3 recovered; time to rejoin median 0.80 s, max 1.20 s",
-		"+20.0s kill      node-1           2.0s  rejoined 0.80 s after (tip #17 before the kill, #16 on restart)",
+		"+20.0s kill      node-1           2.0s  rejoined 0.80 s after (tip #17 before the kill, #16 on restart); 4 txs dropped",
 		"+95.0s partition node-2           5.0s  NOT RECOVERED: not recovered 2m0s",
 		"forks seen: 3 rollbacks, the deepest 3 blocks (node-0 1, node-2 2)",
 		"txs lost: 0 (7 dropped by their nodes were sent again by the firehose)",
@@ -58,7 +71,7 @@ func TestChaosReport(t *testing.T) {
 	}
 
 	// Without a firehose, no txs; without faults, empty lists, not null.
-	b, err := json.Marshal(newChaosReport(spec, 1, nil, "", nil, nil))
+	b, err := json.Marshal(newChaosReport(spec, 1, nil, "", nil, nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

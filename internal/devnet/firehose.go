@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -97,6 +98,8 @@ type txStats struct {
 	// Resubmitted those admitted again when sent again.
 	Dropped     map[string]uint64
 	Resubmitted uint64
+	// Drops are the drops, as they were found.
+	Drops []txDrop
 
 	// The firehose's own speed: the time spent building and signing the
 	// txs, the POSTs made and their round trips, and when the first and
@@ -358,7 +361,24 @@ func (f *txFirehose) recoverDropped(ctx context.Context, c *txChain) {
 	}
 	dropped := c.rewind(survivor)
 	c.rejectedInARow = 0 // explained: the node dropped its parent
-	f.count(func(s *txStats) { s.Dropped[f.nodeName(c.node)] += uint64(len(dropped)) })
+	f.count(func(s *txStats) {
+		s.Dropped[f.nodeName(c.node)] += uint64(len(dropped))
+		s.Drops = append(s.Drops, txDrop{At: time.Now(), Node: f.nodeName(c.node), Txs: uint64(len(dropped))})
+	})
+}
+
+// txDrop is one finding of txs a node dropped: when, which node, how many.
+type txDrop struct {
+	At   time.Time
+	Node string
+	Txs  uint64
+}
+
+// drops are the drops found so far.
+func (f *txFirehose) drops() []txDrop {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.stats.Drops)
 }
 
 // heldAnywhere says whether some node holds tx: in its mempool, or on its

@@ -163,7 +163,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	printAgreement(out, report.Agreement)
 	printLeiosSummary(out, leios)
 	if chaos != nil {
-		report.Chaos = newChaosReport(chaos.spec, chaos.seed, chaos.faults, chaos.stopped, forks.seen(), txs)
+		report.Chaos = newChaosReport(chaos.spec, chaos.seed, chaos.faults, chaos.stopped, forks.seen(), txs, firehose.drops())
 		printChaosSummary(out, report.Chaos)
 	}
 	if opts.ReportFile != "" {
