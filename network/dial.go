@@ -33,6 +33,10 @@ func (h *Host) keepConnected(ctx context.Context, info peer.AddrInfo) {
 			}
 			continue
 		}
+		// A topology peer is dialed at its topology addresses only: the
+		// addresses it announced (identify puts them in the peerstore) may
+		// bypass the route the topology names, such as a proxy.
+		h.host.Peerstore().ClearAddrs(info.ID)
 		// Our own backoff paces the dials; libp2p's would add its own.
 		dialCtx, cancel := context.WithTimeout(network.WithForceDirectDial(ctx, "topology"), h.opts.DialTimeout)
 		err := h.host.Connect(dialCtx, info)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"syscall"
@@ -18,6 +19,7 @@ func newDevnetCommand() *cobra.Command {
 		dir        string
 		startDelay time.Duration
 		opts       devnet.Options
+		chaos      string
 	)
 	cmd := &cobra.Command{
 		Use:   "devnet",
@@ -43,6 +45,21 @@ it was forged) to its complete closure on each node, the nodes' votes, and
 the CertRB that certified it or why none did; and the txs per second the
 common chain carried through RBs and through certified EBs.
 
+--chaos SPEC injects faults while the devnet runs, one at a time, and
+reports each with the nodes' recovery from it, the rollbacks seen and the
+txs lost. SPEC is "default" (` + devnet.DefaultChaos + `) or a
+comma-separated list of:
+  kill=EVERY[:DOWN]        SIGKILL a random node about every EVERY, restart it
+                           with its command line after DOWN (default 2s)
+  freeze=EVERY[:FOR]       SIGSTOP a random node, SIGCONT after FOR (5s)
+  partition=EVERY[:FOR]    cut a random minority of the nodes off from the
+                           rest for FOR (5s); the nodes then dial one another
+                           through link proxies of the devnet, which it cuts
+  KIND@AT[:LENGTH]         one fault, AT after the system start
+  quiet=DURATION           no repeating fault in the run's last DURATION (30s)
+Intervals are drawn from EVERY/2 to 3·EVERY/2; --chaos-seed repeats the
+choices of a run (its seed is printed).
+
 Ctrl-C, SIGTERM or --duration stop the nodes (SIGTERM, then SIGKILL after a
 timeout).`,
 		Args: cobra.NoArgs,
@@ -57,6 +74,16 @@ timeout).`,
 				return err
 			}
 			opts.Spec = spec
+			if chaos != "" {
+				c, err := devnet.ParseChaosSpec(chaos)
+				if err != nil {
+					return err
+				}
+				opts.Chaos = &c
+				if !cmd.Flags().Changed("chaos-seed") {
+					opts.ChaosSeed = rand.Uint64()
+				}
+			}
 			return devnet.Run(ctx, opts, cmd.OutOrStdout())
 		},
 	}
@@ -67,5 +94,7 @@ timeout).`,
 	fs.StringVar(&opts.ReportFile, "report", "", "write a JSON summary of the run to this file at the end")
 	fs.DurationVar(&startDelay, "start-delay", 2*time.Second, "system start = now + this")
 	fs.Float64Var(&opts.TxRate, "tx-rate", devnet.DefaultTxRate, "txs per second the firehose submits (0 = no firehose)")
+	fs.StringVar(&chaos, "chaos", "", `inject faults: kills, freezes, partitions ("default", or a SPEC: see above)`)
+	fs.Uint64Var(&opts.ChaosSeed, "chaos-seed", 0, "seed of the chaos mode's random choices (default: a random one, printed)")
 	return cmd
 }

@@ -8,6 +8,11 @@
 //     feeds the nodes from the genesis funds, then reads every node's
 //     chain, checks where every admitted tx ended up and what became of
 //     every EB, stops the nodes and writes a JSON Report.
+//   - With a ChaosSpec, Run also kills and restarts, freezes and thaws
+//     nodes and partitions them, one fault at a time, watches the nodes
+//     recover from each, and adds a chaos section to the report. For
+//     partitions the nodes dial one another through a TCP proxy per link
+//     that the supervisor runs and can cut.
 //   - SubmitTx is the client of a node's submit API that the firehose uses,
 //     and the submit command too.
 //
@@ -15,14 +20,19 @@
 //   - The supervisor watches its nodes only through their processes and
 //     each node's local HTTP API (GET /status, /api/ebs, /api/blocks): it
 //     never shares memory with them, so a node can be killed with kill -9
-//     and restarted by hand with the command line Run printed.
+//     and restarted by hand with the command line Run printed (the chaos
+//     mode restarts one with that same command line). The link proxies
+//     only forward bytes: the libp2p handshake runs end to end.
 //   - The firehose, likewise, submits txs only through a node's submit API
 //     and checks their fate through its chain and its lookups. Each chain
 //     of txs goes to one node, so a tx never reaches a node before its
-//     parent.
-//   - When Run returns, every node process it started has exited: each got
-//     SIGTERM, then SIGKILL after a timeout. On Linux the kernel also sends
-//     them SIGTERM should the supervisor die first.
+//     parent. Like a wallet, it sends again the admitted txs a node dropped
+//     (a node killed with them in its mempool); lost means a tx is on no
+//     chain and in no mempool at the end.
+//   - When Run returns, every node process it started has exited (a frozen
+//     one is thawed first): each got SIGTERM, then SIGKILL after a
+//     timeout. On Linux the kernel also sends them SIGTERM should the
+//     supervisor die first.
 //
 // This package must never import node: only cmd links a node in. What it
 // knows of a node is the files it writes for it, the JSON of its API

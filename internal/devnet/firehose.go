@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +35,12 @@ type firehoseOptions struct {
 	// UpPoll is how often a submitter asks its node's GET /status until
 	// the node answers, before the first submission. Default 250 ms.
 	UpPoll time.Duration
+	// DropConfirm is how long admitted txs must stay in no mempool and on
+	// no chain before the firehose takes them as dropped and sends them
+	// again: a node that rolled back a block puts its txs back into its
+	// mempool once it has synced to the new chain, and they are nowhere
+	// meanwhile. Default 2 s.
+	DropConfirm time.Duration
 }
 
 func (o firehoseOptions) withDefaults() firehoseOptions {
@@ -42,6 +49,9 @@ func (o firehoseOptions) withDefaults() firehoseOptions {
 	}
 	if o.UpPoll <= 0 {
 		o.UpPoll = 250 * time.Millisecond
+	}
+	if o.DropConfirm <= 0 {
+		o.DropConfirm = 2 * time.Second
 	}
 	return o
 }
@@ -54,7 +64,15 @@ func (o firehoseOptions) withDefaults() firehoseOptions {
 // admitted), so the chains are the firehose's parallelism, and a slow
 // answer holds up only its own chain. A tx the node had no room for goes
 // again at the chain's next turn; a rejected tx makes the chain
-// resynchronise with its node (see resync).
+// resynchronise with its node (see resync); a POST without an answer makes
+// it wait until the node answers again.
+//
+// Like a wallet, the firehose holds on to its admitted txs until they have
+// reached a chain: a 202 means a node's mempool took the tx, and a node
+// killed before it passed the tx on loses it. A chain whose txs its node
+// dropped sends them again, the same txs (see recoverDropped), and the
+// report counts them as dropped by the node; a tx is lost only if it is on
+// no chain and in no mempool at the end.
 type txFirehose struct {
 	opts   firehoseOptions
 	params ledger.Params
@@ -75,6 +93,13 @@ type txStats struct {
 	Rejected     map[string]uint64 // 400 answers by reason
 	MempoolFull  uint64            // 503 answers; the tx went again later
 	SubmitErrors uint64            // POSTs and resync queries without an answer
+	// Dropped counts the admitted txs found later in no mempool and on no
+	// chain (their node dropped them), by the node that admitted them;
+	// Resubmitted those admitted again when sent again.
+	Dropped     map[string]uint64
+	Resubmitted uint64
+	// Drops are the drops, as they were found.
+	Drops []txDrop
 
 	// The firehose's own speed: the time spent building and signing the
 	// txs, the POSTs made and their round trips, and when the first and
@@ -87,7 +112,7 @@ type txStats struct {
 }
 
 func newFirehose(params ledger.Params, nodes []Node, chains []*txChain, client *http.Client, opts firehoseOptions) *txFirehose {
-	return &txFirehose{opts: opts.withDefaults(), params: params, nodes: nodes, apis: newNodeAPIs(client, nodes), chains: chains, stats: txStats{Rejected: map[string]uint64{}}}
+	return &txFirehose{opts: opts.withDefaults(), params: params, nodes: nodes, apis: newNodeAPIs(client, nodes), chains: chains, stats: txStats{Rejected: map[string]uint64{}, Dropped: map[string]uint64{}}}
 }
 
 // loadFirehose is the firehose of devnet d, its chains from d's funded
@@ -140,6 +165,14 @@ func (f *txFirehose) submitChain(ctx context.Context, c *txChain, offset, interv
 		// A step runs to its end even when stopping (each of its requests
 		// is bounded), so that what the node admitted is recorded exactly.
 		f.step(context.WithoutCancel(ctx), f.apis[c.node], c)
+		if c.nodeDown {
+			// The node did not answer: it may be down. Its next POST waits
+			// until it answers again, as a wallet would.
+			if !f.awaitUp(ctx, c.node) {
+				return false
+			}
+			c.nodeDown = false
+		}
 		return c.stopped == ""
 	})
 }
@@ -193,8 +226,21 @@ func paced(ctx context.Context, interval, lag time.Duration, step func() bool) {
 	}
 }
 
-// step submits c's next tx to its node and acts on the answer.
+// nodeBehindPause is how long a chain waits before its next POST when its
+// node rejected a tx whose parent another node holds: the node is behind
+// (it restarted, or is on the short side of a partition) and catching up.
+const nodeBehindPause = time.Second
+
+// step submits c's next tx to its node and acts on the answer: a tx the
+// node dropped goes again first.
 func (f *txFirehose) step(ctx context.Context, api nodeAPI, c *txChain) {
+	if time.Now().Before(c.retryAt) {
+		return
+	}
+	if len(c.resubmit) > 0 {
+		f.resubmitStep(ctx, api, c)
+		return
+	}
 	building := time.Now()
 	built := c.pending == nil
 	tx, err := c.next(f.params)
@@ -233,7 +279,164 @@ func (f *txFirehose) step(ctx context.Context, api nodeAPI, c *txChain) {
 		// No answer: the node may have admitted it. The next submission of
 		// the same tx, or the final check, finds out.
 		f.count(func(s *txStats) { s.SubmitErrors++ })
+		c.nodeDown = true
 	}
+}
+
+// resubmitStep sends again the first tx c's node dropped. The tx counts
+// once in Submitted and Admitted, however often it was sent.
+func (f *txFirehose) resubmitStep(ctx context.Context, api nodeAPI, c *txChain) {
+	posting := time.Now()
+	_, err := api.submit(ctx, c.resubmit[0].tx.Bytes())
+	f.count(func(s *txStats) { s.Posts++; s.PostTime += time.Since(posting) })
+	var rejection *txRejectedError
+	errors.As(err, &rejection)
+	held := rejection != nil && strings.Contains(rejection.Reason, "already in the mempool")
+	switch {
+	case err == nil || held:
+		c.readmit()
+		f.count(func(s *txStats) { s.Resubmitted++ })
+	case errors.Is(err, errMempoolFull):
+		f.count(func(s *txStats) { s.MempoolFull++ })
+	case rejection != nil:
+		// Its parent is not at the node: the node is behind, or dropped
+		// more since. Look again.
+		f.count(func(s *txStats) { s.Rejected[rejectionReason(rejection.Reason)]++ })
+		c.rejectedInARow++
+		f.recoverDropped(ctx, c)
+		f.stopIfStuck(c, rejection.Reason)
+	default:
+		f.count(func(s *txStats) { s.SubmitErrors++ })
+		c.nodeDown = true
+	}
+}
+
+// recoverDropped finds out whether c's node dropped some of the txs it
+// admitted, as a node killed with them in its mempool does, and if so
+// makes the chain send them again. It asks every node, newest tx first,
+// whether the tx is in its mempool or its output unspent at its tip: the
+// newest one some node holds survived, and so did everything before it
+// (its parent was there when it was admitted; a tx leaves a mempool only
+// for the chain). The txs after it are nowhere. If they still are
+// DropConfirm later (a node that rolled back their block takes them back
+// into its mempool meanwhile), they were dropped: they go again, the same
+// txs, before any new one. When nothing is missing, the node that rejected
+// the tx is behind the others, and the chain gives it time.
+//
+// A node that does not answer may hold the txs, so then nothing is
+// decided, and the chain asks again later.
+func (f *txFirehose) recoverDropped(ctx context.Context, c *txChain) {
+	survivor := -1
+	for i := len(c.admitted) - 1; i >= 0; i-- {
+		held, err := f.heldAnywhere(ctx, c.admitted[i])
+		if err != nil {
+			f.count(func(s *txStats) { s.SubmitErrors++ })
+			c.retryAt = time.Now().Add(nodeBehindPause)
+			return
+		}
+		if held {
+			survivor = i
+			break
+		}
+	}
+	if survivor == len(c.admitted)-1 {
+		c.missingSince = time.Time{}
+		c.rejectedInARow = 0 // explained: the node is catching up
+		c.retryAt = time.Now().Add(nodeBehindPause)
+		return
+	}
+	if c.missingSince.IsZero() || time.Since(c.missingSince) < f.opts.DropConfirm {
+		if c.missingSince.IsZero() {
+			c.missingSince = time.Now()
+		}
+		c.rejectedInARow = 0 // explained: the txs are missing for now
+		c.retryAt = c.missingSince.Add(f.opts.DropConfirm)
+		return
+	}
+	c.missingSince = time.Time{}
+	if first := c.admitted[survivor+1]; first.tx == nil {
+		c.stopped = fmt.Sprintf("%s dropped %d of its txs, more than the last %d it keeps to send again",
+			f.nodeName(c.node), len(c.admitted)-1-survivor, resubmitWindow)
+		return
+	}
+	dropped := c.rewind(survivor)
+	c.rejectedInARow = 0 // explained: the node dropped its parent
+	f.count(func(s *txStats) {
+		s.Dropped[f.nodeName(c.node)] += uint64(len(dropped))
+		s.Drops = append(s.Drops, txDrop{At: time.Now(), Node: f.nodeName(c.node), Txs: uint64(len(dropped))})
+	})
+}
+
+// txDrop is one finding of txs a node dropped: when, which node, how many.
+type txDrop struct {
+	At   time.Time
+	Node string
+	Txs  uint64
+}
+
+// drops are the drops found so far.
+func (f *txFirehose) drops() []txDrop {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.stats.Drops)
+}
+
+// heldAnywhere says whether some node holds tx: in its mempool, or on its
+// chain with its output unspent.
+func (f *txFirehose) heldAnywhere(ctx context.Context, tx admittedTx) (bool, error) {
+	for _, a := range f.apis {
+		in, err := a.inMempool(ctx, tx.Hash)
+		if err != nil {
+			return false, err
+		}
+		if in {
+			return true, nil
+		}
+	}
+	for _, a := range f.apis {
+		_, unspent, err := a.utxo(ctx, tx.out)
+		if err != nil {
+			return false, err
+		}
+		if unspent {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// sweep is the firehose's last look at its txs once it has stopped, as a
+// wallet's: every chain whose node dropped some of its txs sends them
+// again now, so that the final check finds each where it went. A chain
+// gives up after a few answers that admit nothing.
+func (f *txFirehose) sweep(ctx context.Context) {
+	var chains errgroup.Group
+	for _, c := range f.chains {
+		chains.Go(func() error {
+			api := f.apis[c.node]
+			if _, err := f.resolvePending(ctx, api, c); err != nil {
+				return nil
+			}
+			c.retryAt, c.missingSince = time.Time{}, time.Time{}
+			f.recoverDropped(ctx, c)
+			if !c.missingSince.IsZero() { // some are missing: confirm
+				time.Sleep(time.Until(c.missingSince.Add(f.opts.DropConfirm)))
+				f.recoverDropped(ctx, c)
+			}
+			for tries := 0; len(c.resubmit) > 0 && tries < 5; tries++ {
+				before := len(c.resubmit)
+				c.retryAt, c.nodeDown = time.Time{}, false
+				f.resubmitStep(ctx, api, c)
+				if len(c.resubmit) < before {
+					tries = 0
+				} else {
+					time.Sleep(nodeBehindPause)
+				}
+			}
+			return nil
+		})
+	}
+	_ = chains.Wait() // the chains return no error
 }
 
 // resync finds out where chain c stands at its node after the node
@@ -243,7 +446,8 @@ func (f *txFirehose) step(ctx context.Context, api nodeAPI, c *txChain) {
 //   - the output the pending tx spends is still coming (its tx is in the
 //     mempool) or unspent at the tip: the chain goes on from it, and stops
 //     only if the rejections keep coming;
-//   - else that output is gone (its tx was dropped): the chain stops.
+//   - else that output is gone at the node: the chain looks for the txs
+//     the node dropped and sends them again (see recoverDropped).
 //
 // A query without an answer leaves the chain as it is, to try again.
 func (f *txFirehose) resync(ctx context.Context, api nodeAPI, c *txChain, reason string) {
@@ -270,7 +474,9 @@ func (f *txFirehose) resync(ctx context.Context, api nodeAPI, c *txChain, reason
 	case err != nil:
 		f.count(func(s *txStats) { s.SubmitErrors++ })
 	case !unspent:
-		c.stopped = fmt.Sprintf("its output %s is neither in the mempool nor unspent at %s", c.head, f.nodeName(c.node))
+		// Its node no longer holds the last admitted tx: either it dropped
+		// it (it was killed with it in its mempool) or it is behind.
+		f.recoverDropped(ctx, c)
 	default:
 		if out.Coin != c.coin { // cannot happen: an output never changes
 			c.coin, c.pending = out.Coin, nil

@@ -41,8 +41,23 @@ type txChain struct {
 	pending   *ledger.Tx
 	submitted bool
 	firstSent time.Time
-	// admitted are the txs the node admitted, oldest first.
+	// admitted are the txs the node admitted, oldest first, less those it
+	// dropped since (see recoverDropped).
 	admitted []admittedTx
+	// resubmit are admitted txs the node dropped, oldest first, to be sent
+	// again before any new tx; retryAt holds the next POST back while the
+	// node is behind the others; nodeDown says a POST got no answer, so the
+	// submitter waits for the node to answer again.
+	resubmit []admittedTx
+	retryAt  time.Time
+	nodeDown bool
+	// missingSince is when the chain first found admitted txs in no
+	// mempool and on no chain, until it finds them again or takes them as
+	// dropped.
+	missingSince time.Time
+	// funds is the address's genesis coin, for a chain that goes back to
+	// its start.
+	funds uint64
 	// rejectedInARow counts the 400 answers since the last admission.
 	rejectedInARow int
 	// stopped says why the chain stopped; "" while it runs.
@@ -53,14 +68,26 @@ type txChain struct {
 type admittedTx struct {
 	Hash [32]byte  // tx hash: Blake2b-256 of the whole tx, as the API knows it
 	Sent time.Time // when the firehose first POSTed it
+	// out is its output, worth coin: the next tx of the chain spends it.
+	out  ledger.TxIn
+	coin uint64
+	// tx is the tx itself, kept to send it again should its node drop it,
+	// for the chain's last resubmitWindow admitted txs; nil before.
+	tx *ledger.Tx
 }
+
+// resubmitWindow is how many of a chain's last admitted txs it keeps, to
+// send them again should its node drop them. A node drops what its
+// mempool held when it was killed and had not passed on yet: the txs of the
+// last moments, far fewer than this.
+const resubmitWindow = 2048
 
 // errFundsExhausted: a chain's output cannot pay another minimum fee and
 // still leave an output of the minimum coin.
 var errFundsExhausted = errors.New("funds exhausted")
 
 func newTxChain(name string, node int, key ed25519.PrivateKey, address []byte, coin uint64) *txChain {
-	return &txChain{name: name, node: node, key: key, address: address, head: ledger.GenesisTxIn(address), coin: coin}
+	return &txChain{name: name, node: node, key: key, address: address, head: ledger.GenesisTxIn(address), coin: coin, funds: coin}
 }
 
 // next returns the tx to submit: the pending one, else a new one spending
@@ -84,11 +111,48 @@ func (c *txChain) next(p ledger.Params) (*ledger.Tx, error) {
 // new head.
 func (c *txChain) admit() {
 	tx := c.pending
-	c.admitted = append(c.admitted, admittedTx{Hash: tx.Hash(), Sent: c.firstSent})
-	c.head = ledger.TxIn{TxID: tx.ID(), Index: 0}
-	c.coin = tx.Outputs[0].Coin
+	c.record(admittedTx{Hash: tx.Hash(), Sent: c.firstSent, out: ledger.TxIn{TxID: tx.ID(), Index: 0}, coin: tx.Outputs[0].Coin, tx: tx})
 	c.pending, c.submitted = nil, false
+}
+
+// readmit records that the node admitted the first of the txs to resubmit
+// again.
+func (c *txChain) readmit() {
+	c.record(c.resubmit[0])
+	c.resubmit = c.resubmit[1:]
+}
+
+// record appends an admitted tx, whose output is the new head, and lets go
+// of the tx that falls out of the resubmission window.
+func (c *txChain) record(a admittedTx) {
+	c.admitted = append(c.admitted, a)
+	if old := len(c.admitted) - 1 - resubmitWindow; old >= 0 {
+		c.admitted[old].tx = nil
+	}
+	c.head, c.coin = a.out, a.coin
 	c.rejectedInARow = 0
+	c.missingSince = time.Time{} // what was missing is back, or sent again
+}
+
+// rewind makes the chain go on from its admitted tx i (-1: from the
+// genesis funds): the txs after it are to be sent again, before those
+// already waiting to be. It returns them.
+func (c *txChain) rewind(i int) []admittedTx {
+	dropped := slices.Clone(c.admitted[i+1:])
+	c.admitted = c.admitted[:i+1]
+	c.resubmit = append(dropped, c.resubmit...)
+	if i < 0 {
+		c.head, c.coin = ledger.GenesisTxIn(c.address), c.funds
+	} else {
+		c.head, c.coin = c.admitted[i].out, c.admitted[i].coin
+	}
+	return dropped
+}
+
+// txs are the chain's admitted txs: those its node holds as far as the
+// chain knows, then those it dropped and that are still to go again.
+func (c *txChain) txs() []admittedTx {
+	return append(slices.Clone(c.admitted), c.resubmit...)
 }
 
 // lastAdmitted is the newest admitted tx, if any.

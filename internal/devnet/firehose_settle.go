@@ -108,7 +108,7 @@ func (f *txFirehose) settle(ctx context.Context, clock consensus.Clock) (*TxRepo
 		if c.stopped != "" {
 			r.StoppedChains = append(r.StoppedChains, fmt.Sprintf("%s (to %s) stopped: %s", c.name, f.nodeName(c.node), c.stopped))
 		}
-		for _, tx := range c.admitted {
+		for _, tx := range c.txs() {
 			switch placeTx(chains, mempools, tx.Hash) {
 			case txOnEveryChain:
 				r.OnChain++
@@ -183,7 +183,7 @@ func (f *txFirehose) notOnEveryChain(chains []*walkedChain, asked map[[32]byte]m
 	}
 	var hashes [][32]byte
 	for _, c := range f.chains {
-		for _, tx := range c.admitted {
+		for _, tx := range c.txs() {
 			if _, ok := asked[tx.Hash]; !ok && placeTx(chains, nil, tx.Hash) != txOnEveryChain {
 				hashes = append(hashes, tx.Hash)
 			}
@@ -243,9 +243,17 @@ func (f *txFirehose) newTxReport() *TxReport {
 		Rejected:     map[string]uint64{},
 		MempoolFull:  s.MempoolFull,
 		SubmitErrors: s.SubmitErrors,
+		Resubmitted:  s.Resubmitted,
 	}
 	for reason, count := range s.Rejected {
 		r.Rejected[reason] = count
+	}
+	for node, count := range s.Dropped {
+		if r.DroppedBy == nil {
+			r.DroppedBy = map[string]uint64{}
+		}
+		r.DroppedBy[node] = count
+		r.DroppedByNodes += count
 	}
 	if span := s.LastSent.Sub(s.FirstSent).Seconds(); span > 0 {
 		r.OfferedPerSecond = float64(s.Submitted-1) / span

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/ledger"
 )
 
 // TestFirehoseStep drives one chain against a fake node through the
@@ -101,16 +102,65 @@ func TestFirehoseStep(t *testing.T) {
 			stats:    txStats{Submitted: 2, Admitted: 2, SubmitErrors: 1, Rejected: map[string]uint64{"ledger: input not in UTxO": 1}},
 		},
 		{
-			name: "the parent is lost: the chain stops",
+			name: "the node drops its txs: they go again, the same txs",
 			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
 				stepOnce(f, c)
-				n.restart()
 				stepOnce(f, c)
-				stepOnce(f, c) // a stopped chain is not stepped: nothing happens
+				sent := c.txs()
+				n.restart()    // a kill: the mempool is gone
+				stepOnce(f, c) // 400: the pending tx's parent is gone, and both are nowhere
+				if len(c.resubmit) != 0 || c.missingSince.IsZero() {
+					t.Fatalf("missing for the first time: %d to resubmit already", len(c.resubmit))
+				}
+				time.Sleep(time.Millisecond) // DropConfirm passes: they are still nowhere
+				stepOnce(f, c)               // 400 again: both dropped
+				if len(c.resubmit) != 2 || len(c.admitted) != 0 || c.head != ledger.GenesisTxIn(c.address) {
+					t.Fatalf("after the drop: %d to resubmit, %d admitted, head %v", len(c.resubmit), len(c.admitted), c.head)
+				}
+				stepOnce(f, c) // the first again
+				stepOnce(f, c) // the second again
+				stepOnce(f, c) // the pending one
+				if got := c.txs(); len(got) != 3 || got[0] != sent[0] || got[1] != sent[1] {
+					t.Errorf("after resubmitting: %d txs, want the two first ones unchanged and one more", len(got))
+				}
 			},
-			admitted: 1,
-			stopped:  "is neither in the mempool nor unspent at node-0",
-			stats:    txStats{Submitted: 2, Admitted: 1, Rejected: map[string]uint64{"ledger: input not in UTxO": 1}},
+			admitted: 3,
+			stats:    txStats{Submitted: 3, Admitted: 3, Resubmitted: 2, Dropped: map[string]uint64{"node-0": 2}, Rejected: map[string]uint64{"ledger: input not in UTxO": 2}},
+		},
+		{
+			name: "txs missing for a moment, as after a rollback, are not dropped",
+			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+				stepOnce(f, c)
+				stepOnce(f, c)
+				sent := c.txs()
+				n.restart()               // gone from the mempool…
+				stepOnce(f, c)            // 400: missing
+				for _, tx := range sent { // …and back before DropConfirm
+					if _, err := f.apis[0].submit(context.Background(), tx.tx.Bytes()); err != nil {
+						t.Fatal(err)
+					}
+				}
+				time.Sleep(time.Millisecond)
+				stepOnce(f, c) // the pending tx goes in
+				if !c.missingSince.IsZero() || len(c.resubmit) != 0 {
+					t.Errorf("still missing since %v, %d to resubmit", c.missingSince, len(c.resubmit))
+				}
+			},
+			admitted: 3,
+			stats:    txStats{Submitted: 3, Admitted: 3, Rejected: map[string]uint64{"ledger: input not in UTxO": 1}},
+		},
+		{
+			name: "a node behind the others: the chain waits, nothing dropped",
+			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+				stepOnce(f, c)
+				// The node rejects the next tx's input although the first is
+				// in its mempool: resync finds the parent there and goes on.
+				n.set(func(n *fakeAPINode) { n.rejectN, n.reject = 1, "ledger: input not in UTxO: x#0" })
+				stepOnce(f, c)
+				stepOnce(f, c)
+			},
+			admitted: 2,
+			stats:    txStats{Submitted: 2, Admitted: 2, Rejected: map[string]uint64{"ledger: input not in UTxO": 1}},
 		},
 		{
 			name: "a rejection that stays: the chain stops",
@@ -140,7 +190,7 @@ func TestFirehoseStep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, fakes := fakeDevnet(t, 1, 1, firehoseOptions{Rate: 1, MaxRejectionsInARow: 3})
+			f, fakes := fakeDevnet(t, 1, 1, firehoseOptions{Rate: 1, MaxRejectionsInARow: 3, DropConfirm: time.Millisecond / 2})
 			c := f.chains[0]
 			tt.run(t, f, c, fakes[0])
 			if len(c.admitted) != tt.admitted {
@@ -152,13 +202,16 @@ func TestFirehoseStep(t *testing.T) {
 			if tt.stats.Rejected == nil {
 				tt.stats.Rejected = map[string]uint64{}
 			}
+			if tt.stats.Dropped == nil {
+				tt.stats.Dropped = map[string]uint64{}
+			}
 			if got := f.stats; !equalStats(got, tt.stats) {
 				t.Errorf("stats %+v, want %+v", got, tt.stats)
 			}
 			// The node holds exactly the admitted txs, in order.
 			mempool := fakes[0].mempoolTxs()
 			onChain := int(fakes[0].txsOnChain)
-			if len(mempool)+onChain != len(c.admitted) && !strings.Contains(tt.name, "lost") {
+			if len(mempool)+onChain != len(c.admitted) {
 				t.Errorf("the node holds %d txs (%d on chain), the firehose counts %d admitted", len(mempool)+onChain, onChain, len(c.admitted))
 			}
 		})
@@ -173,8 +226,14 @@ func stepOnce(f *txFirehose, c *txChain) {
 }
 
 func equalStats(a, b txStats) bool {
-	if a.Submitted != b.Submitted || a.Admitted != b.Admitted || a.MempoolFull != b.MempoolFull || a.SubmitErrors != b.SubmitErrors || len(a.Rejected) != len(b.Rejected) {
+	if a.Submitted != b.Submitted || a.Admitted != b.Admitted || a.MempoolFull != b.MempoolFull || a.SubmitErrors != b.SubmitErrors ||
+		len(a.Rejected) != len(b.Rejected) || a.Resubmitted != b.Resubmitted || len(a.Dropped) != len(b.Dropped) {
 		return false
+	}
+	for node, n := range a.Dropped {
+		if b.Dropped[node] != n {
+			return false
+		}
 	}
 	for reason, n := range a.Rejected {
 		if b.Rejected[reason] != n {

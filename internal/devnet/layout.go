@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -55,6 +56,12 @@ type Spec struct {
 	BasePort int
 	// LogLevel goes into every node's config ("" = the node's default).
 	LogLevel string
+	// ProxyLinks routes every link through the supervisor: node i's
+	// topology names, for each peer j, a port the supervisor forwards to
+	// j's libp2p port (see Link), so that the chaos mode can cut links.
+	// The ports follow the nodes' (from BasePort+2·Nodes when BasePort is
+	// set).
+	ProxyLinks bool
 }
 
 // Layout is the devnet Write wrote: where its files are, its genesis and
@@ -63,6 +70,9 @@ type Layout struct {
 	Dir     string // absolute
 	Genesis *consensus.Genesis
 	Nodes   []Node
+	// Links are the proxied links, when Spec.ProxyLinks asked for them:
+	// node From's topology names To at Addr.
+	Links []Link
 }
 
 // Node is one node of a devnet.
@@ -95,7 +105,11 @@ func Write(spec Spec) (*Layout, error) {
 	if err := os.MkdirAll(filepath.Join(dir, fundsDirName), 0o755); err != nil {
 		return nil, err
 	}
-	ports, err := devnetPorts(spec.BasePort, 2*spec.Nodes)
+	portCount := 2 * spec.Nodes
+	if spec.ProxyLinks {
+		portCount += spec.Nodes * (spec.Nodes - 1)
+	}
+	ports, err := devnetPorts(spec.BasePort, portCount)
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +128,17 @@ func Write(spec Spec) (*Layout, error) {
 		n.HTTPAddr = fmt.Sprintf("127.0.0.1:%d", ports[2*i+1])
 		g.Pools = append(g.Pools, pool)
 		d.Nodes = append(d.Nodes, n)
+	}
+	if spec.ProxyLinks {
+		next := 2 * spec.Nodes
+		for from := range spec.Nodes {
+			for to := range spec.Nodes {
+				if to != from {
+					d.Links = append(d.Links, Link{From: from, To: to, Addr: fmt.Sprintf("127.0.0.1:%d", ports[next])})
+					next++
+				}
+			}
+		}
 	}
 	for i := range spec.Funded {
 		addr, err := keys.GeneratePaymentKeyFiles(filepath.Join(dir, fundsDirName, fmt.Sprintf("payment-%d", i)), g.NetworkID)
@@ -143,6 +168,10 @@ func (d *Layout) Print(w io.Writer) {
 		d.Dir, len(g.Pools), len(g.InitialFunds), g.SystemStart.Format(time.RFC3339Nano), g.SlotLengthMs, g.ActiveSlotsCoeff, g.SecurityParam)
 	for _, n := range d.Nodes {
 		fmt.Fprintf(w, "  %s  %s/p2p/%s  http://%s\n", n.Name, n.ListenAddr, n.PeerID, n.HTTPAddr)
+	}
+	if len(d.Links) > 0 {
+		fmt.Fprintf(w, "  the nodes dial one another through %d link proxies of this devnet (e.g. %s dials %s at %s), which can cut them\n",
+			len(d.Links), d.Nodes[d.Links[0].From].Name, d.Nodes[d.Links[0].To].Name, d.Links[0].Addr)
 	}
 }
 
@@ -180,7 +209,8 @@ func writeNodeKeys(dir string, i int) (Node, consensus.Pool, error) {
 }
 
 // writeNodeConfig writes node i's config.json and its topology.json: every
-// other node of the devnet, addressed by multiaddr and peer ID.
+// other node of the devnet, addressed by multiaddr (its own, or its link's
+// proxy) and peer ID.
 func writeNodeConfig(d *Layout, i int, logLevel string) error {
 	n := d.Nodes[i]
 	genesisRel, err := filepath.Rel(n.Dir, filepath.Join(d.Dir, genesisFileName))
@@ -205,10 +235,32 @@ func writeNodeConfig(d *Layout, i int, logLevel string) error {
 	topo := config.Topology{Peers: []string{}}
 	for j, p := range d.Nodes {
 		if j != i {
-			topo.Peers = append(topo.Peers, p.ListenAddr+"/p2p/"+p.PeerID.String())
+			topo.Peers = append(topo.Peers, d.peerAddr(i, j)+"/p2p/"+p.PeerID.String())
 		}
 	}
 	return config.WriteJSON(filepath.Join(n.Dir, topologyFileName), topo)
+}
+
+// peerAddr is the multiaddr (without /p2p) at which node from dials node
+// to: to's listen address, or its link's proxy.
+func (d *Layout) peerAddr(from, to int) string {
+	for _, l := range d.Links {
+		if l.From == from && l.To == to {
+			host, port, _ := net.SplitHostPort(l.Addr) // Write spells it so
+			return fmt.Sprintf("/ip4/%s/tcp/%s", host, port)
+		}
+	}
+	return d.Nodes[to].ListenAddr
+}
+
+// tcpHostPort is the host:port of a /ip4/HOST/tcp/PORT multiaddr, as Write
+// spells the nodes' listen addresses.
+func tcpHostPort(addr string) (string, error) {
+	parts := strings.Split(addr, "/")
+	if len(parts) != 5 || parts[0] != "" || parts[1] != "ip4" || parts[3] != "tcp" {
+		return "", fmt.Errorf("%q is not a /ip4/HOST/tcp/PORT address", addr)
+	}
+	return net.JoinHostPort(parts[2], parts[4]), nil
 }
 
 // devnetPorts returns count loopback ports: base, base+1, … when base is

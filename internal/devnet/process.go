@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -20,9 +22,15 @@ const nodeStopTimeout = 15 * time.Second
 // nodeProcesses are a devnet's nodes, each its own OS process running
 // `leiosnode run`. They live until stop: each then gets SIGTERM, and SIGKILL
 // if it has not exited stopTimeout later (exec.Cmd's Cancel and WaitDelay).
+// The chaos mode kills, restarts, freezes and thaws them meanwhile.
 type nodeProcesses struct {
-	procs       []*nodeProcess
+	exe         string
+	nodes       []Node
 	stopTimeout time.Duration
+	// mu guards procs (a restart replaces a node's process) and stopped.
+	mu      sync.Mutex
+	procs   []*nodeProcess
+	stopped bool
 	// ctx is cancelled by stop; exec.Cmd turns that into the signals.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -41,6 +49,9 @@ type nodeProcess struct {
 	exited     chan struct{}
 	exitErr    error
 	unexpected bool // it exited before the devnet stopped it
+	// killed says the chaos mode killed it on purpose: set before the
+	// SIGKILL, read after exited is closed.
+	killed atomic.Bool
 }
 
 // startNodeProcesses starts `exe run --config …` for every node, its output
@@ -48,7 +59,7 @@ type nodeProcess struct {
 // started are stopped.
 func startNodeProcesses(exe string, nodes []Node, stopTimeout time.Duration) (*nodeProcesses, error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	ps := &nodeProcesses{stopTimeout: stopTimeout, ctx: ctx, cancel: cancel}
+	ps := &nodeProcesses{exe: exe, nodes: nodes, stopTimeout: stopTimeout, ctx: ctx, cancel: cancel}
 	for _, n := range nodes {
 		p, err := ps.start(exe, n)
 		if err != nil {
@@ -70,7 +81,11 @@ func (ps *nodeProcesses) start(exe string, n Node) (*nodeProcess, error) {
 	cmd.Dir = n.Dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = childProcAttr()
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.Cancel = func() error {
+		// A node the chaos mode froze must run again to hear SIGTERM.
+		_ = continueProcess(cmd.Process)
+		return cmd.Process.Signal(syscall.SIGTERM)
+	}
 	cmd.WaitDelay = ps.stopTimeout
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
@@ -79,7 +94,7 @@ func (ps *nodeProcesses) start(exe string, n Node) (*nodeProcess, error) {
 	p := &nodeProcess{name: n.Name, cmd: cmd, logFile: logPath, exited: make(chan struct{})}
 	ps.waiters.Go(func() {
 		p.exitErr = cmd.Wait()
-		p.unexpected = ps.ctx.Err() == nil
+		p.unexpected = ps.ctx.Err() == nil && !p.killed.Load()
 		logFile.Close()
 		close(p.exited)
 	})
@@ -89,8 +104,77 @@ func (ps *nodeProcesses) start(exe string, n Node) (*nodeProcess, error) {
 // stop stops every process and returns once all have exited. It may be
 // called again, to no effect.
 func (ps *nodeProcesses) stop() {
+	ps.mu.Lock()
+	ps.stopped = true
+	ps.mu.Unlock()
 	ps.cancel()
 	ps.waiters.Wait()
+}
+
+// all is the current process of every node, in node order.
+func (ps *nodeProcesses) all() []*nodeProcess {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return slices.Clone(ps.procs)
+}
+
+// proc is node i's current process.
+func (ps *nodeProcesses) proc(i int) *nodeProcess {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.procs[i]
+}
+
+// kill sends node i's process SIGKILL, as kill -9 does, and waits until it
+// has been reaped.
+func (ps *nodeProcesses) kill(i int) error {
+	p := ps.proc(i)
+	p.killed.Store(true)
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		return fmt.Errorf("killing %s: %w", p.name, err)
+	}
+	<-p.exited
+	return nil
+}
+
+// restart starts node i again, with the command line Run printed for it,
+// once its process has exited.
+func (ps *nodeProcesses) restart(i int) (*nodeProcess, error) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	old := ps.procs[i]
+	select {
+	case <-old.exited:
+	default:
+		return nil, fmt.Errorf("restarting %s: it still runs (pid %d)", old.name, old.cmd.Process.Pid)
+	}
+	if ps.stopped {
+		return nil, fmt.Errorf("restarting %s: the devnet is stopping", old.name)
+	}
+	p, err := ps.start(ps.exe, ps.nodes[i])
+	if err != nil {
+		return nil, fmt.Errorf("restarting %s: %w", old.name, err)
+	}
+	ps.procs[i] = p
+	return p, nil
+}
+
+// freeze stops node i's process with SIGSTOP; thaw lets it go on with
+// SIGCONT.
+func (ps *nodeProcesses) freeze(i int) error {
+	p := ps.proc(i)
+	if err := stopProcess(p.cmd.Process); err != nil {
+		return fmt.Errorf("freezing %s: %w", p.name, err)
+	}
+	return nil
+}
+
+func (ps *nodeProcesses) thaw(i int) error {
+	p := ps.proc(i)
+	if err := continueProcess(p.cmd.Process); err != nil {
+		return fmt.Errorf("thawing %s: %w", p.name, err)
+	}
+	return nil
 }
 
 // exitState is "" while p runs, else how it ended: "stopped" for a clean
@@ -106,6 +190,8 @@ func (p *nodeProcess) exitState() string {
 		return "exited"
 	case errors.Is(p.exitErr, context.Canceled):
 		return "stopped"
+	case p.killed.Load():
+		return "killed by the chaos mode"
 	}
 	return "exited: " + p.exitErr.Error()
 }

@@ -26,11 +26,15 @@ type Report struct {
 	Txs *TxReport `json:"txs,omitempty"`
 	// Leios is how the endorser blocks diffused.
 	Leios *LeiosReport `json:"leios,omitempty"`
+	// Chaos is what the chaos mode did and how the nodes recovered; absent
+	// without --chaos.
+	Chaos *ChaosReport `json:"chaos,omitempty"`
 }
 
 // TxReport is the firehose's part of the report. Every admitted tx is
 // counted once in OnChain, InMempoolAtEnd, OnSomeChains, Lost or
-// Unchecked, which add up to Admitted.
+// Unchecked, which add up to Admitted — a tx its node dropped and the
+// firehose sent again included, once.
 type TxReport struct {
 	Rate   float64 `json:"rate"`   // offered, tx/s
 	Chains int     `json:"chains"` // one per funded address
@@ -44,6 +48,15 @@ type TxReport struct {
 	MempoolFull uint64 `json:"mempoolFull"`
 	// SubmitErrors counts the POSTs and resync queries without an answer.
 	SubmitErrors uint64 `json:"submitErrors"`
+	// DroppedByNodes counts the admitted txs that their node dropped: a
+	// node killed with them in its mempool, before they reached a chain or
+	// another node's mempool, lost them — the node's loss, not the
+	// firehose's. The firehose, as a wallet would, found each in no
+	// mempool and on no chain for 2 s, and sent it again; Resubmitted
+	// counts those admitted again. DroppedBy names the nodes.
+	DroppedByNodes uint64            `json:"droppedByNodes"`
+	DroppedBy      map[string]uint64 `json:"droppedBy,omitempty"`
+	Resubmitted    uint64            `json:"resubmitted"`
 	// OnChain: admitted txs on the chain of every node that answered the
 	// final check.
 	OnChain uint64 `json:"onChain"`
@@ -52,7 +65,8 @@ type TxReport struct {
 	// OnSomeChains: the others on the chain of some nodes only.
 	OnSomeChains uint64 `json:"onSomeChains"`
 	// Lost: admitted txs that never reached the chain (and are in no
-	// mempool).
+	// mempool), even after the firehose sent the dropped ones again: what a
+	// user with a 202 would have lost.
 	Lost uint64 `json:"lost"`
 	// Unchecked: admitted txs the final check could not place, because the
 	// nodes did not answer (see Problems).

@@ -236,9 +236,10 @@ func TestReportJSON(t *testing.T) {
 		Rate: 20, Chains: 10, Submitted: 1200, Admitted: 1195,
 		Rejected:    map[string]uint64{"ledger: input not in UTxO": 2},
 		MempoolFull: 3, OnChain: 1180, InMempoolAtEnd: 14, OnSomeChains: 0, Lost: 1, Settled: true,
+		DroppedByNodes: 4, DroppedBy: map[string]uint64{"node-1": 4}, Resubmitted: 4,
 		Latency:          &TxLatency{Measured: "(what)", Txs: 1180, P50Ms: 1900, P95Ms: 4100, MaxMs: 7300},
 		OfferedPerSecond: 19.9, BuildMicros: 41.5, SubmitMillis: 1.25, CheckMs: 312,
-		StoppedChains: []string{"payment-3 (to node-0) stopped: its output … is neither in the mempool nor unspent at node-0"},
+		StoppedChains: []string{"payment-3 (to node-0) stopped: rejected 5 times in a row: ledger: tx expired (slot ≥ ttl)"},
 	}
 	got, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
@@ -321,6 +322,11 @@ func TestReportJSON(t *testing.T) {
     },
     "mempoolFull": 3,
     "submitErrors": 0,
+    "droppedByNodes": 4,
+    "droppedBy": {
+      "node-1": 4
+    },
+    "resubmitted": 4,
     "onChain": 1180,
     "inMempoolAtEnd": 14,
     "onSomeChains": 0,
@@ -338,7 +344,7 @@ func TestReportJSON(t *testing.T) {
     "submitMillis": 1.25,
     "settled": true,
     "stoppedChains": [
-      "payment-3 (to node-0) stopped: its output … is neither in the mempool nor unspent at node-0"
+      "payment-3 (to node-0) stopped: rejected 5 times in a row: ledger: tx expired (slot ≥ ttl)"
     ]
   }
 }`

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,6 +35,11 @@ type Options struct {
 	// ReportFile receives the JSON Report at the end. Default "" writes
 	// none.
 	ReportFile string
+	// Chaos, when set, injects its faults while the devnet runs (see
+	// ChaosSpec) and adds a chaos section to the report; ChaosSeed seeds
+	// its random choices.
+	Chaos     *ChaosSpec
+	ChaosSeed uint64
 }
 
 // Run generates the devnet of opts.Spec and runs each of its nodes as its
@@ -42,7 +48,14 @@ type Options struct {
 // checks the firehose's txs, stops the nodes and writes the report. A
 // cancelled ctx is a normal end, not an error.
 func Run(ctx context.Context, opts Options, out io.Writer) error {
+	out = &syncWriter{w: out} // the chaos mode and node restarts print too
 	spec := opts.Spec
+	if opts.Chaos != nil {
+		if err := opts.Chaos.check(spec.Nodes); err != nil {
+			return err
+		}
+		spec.ProxyLinks = opts.Chaos.has(ChaosPartition)
+	}
 	if spec.Dir == "" {
 		dir, err := os.MkdirTemp("", "leiosnode-devnet-")
 		if err != nil {
@@ -67,22 +80,46 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 			return fmt.Errorf("finding this binary to start the nodes: %w", err)
 		}
 	}
+	var mesh *linkMesh
+	if len(d.Links) > 0 {
+		if mesh, err = startLinkMesh(d); err != nil {
+			return err
+		}
+		defer mesh.close()
+	}
 	started := time.Now()
 	procs, err := startNodeProcesses(exe, d.Nodes, nodeStopTimeout)
 	if err != nil {
 		return err
 	}
 	defer procs.stop() // an early return must not leave nodes behind
-	for _, p := range procs.procs {
+	for _, p := range procs.all() {
 		fmt.Fprintf(out, "%s (pid %d): %s\n", p.name, p.cmd.Process.Pid, p.commandLine())
 	}
 
 	watch := newChainWatch(d.Nodes)
+	var chaos *chaosScheduler
+	var forks *forkWatch
+	onPoll := func(time.Time, []nodePoll) {}
+	if opts.Chaos != nil {
+		chaos, forks = newDevnetChaos(d, procs, mesh, client, out, *opts.Chaos, opts.ChaosSeed, started, opts.Duration)
+		onPoll = forks.observe
+	}
+	chaosCtx, stopChaos := context.WithCancel(ctx)
+	defer stopChaos()
+	var chaosRun sync.WaitGroup
+	if chaos != nil {
+		chaosRun.Go(func() { chaos.run(chaosCtx) })
+	}
 	firehoseCtx, stopFirehose := context.WithCancel(ctx)
 	defer stopFirehose()
 	var firehoseRun sync.WaitGroup
 	firehoseRun.Go(func() { firehose.run(firehoseCtx) })
-	supervise(ctx, out, d, procs, client, watch, firehose, opts.Duration)
+	supervise(ctx, out, d, procs, client, watch, firehose, opts.Duration, onPoll)
+	// The chaos mode stops first, ending a fault under way, so that the
+	// firehose can still send again what a killed node dropped.
+	stopChaos()
+	chaosRun.Wait()
 	stopFirehose()
 	firehoseRun.Wait()
 	// The final check and the last polls, for the report, are made before
@@ -92,6 +129,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	var txs *TxReport
 	var walks []chainWalk
 	if firehose.enabled() {
+		firehose.sweep(context.Background())
 		grace := inFlightGrace(d.Genesis)
 		fmt.Fprintf(out, "firehose stopped; giving its last txs up to %v to reach every chain\n", grace.Round(time.Millisecond))
 		settled := awaitInFlight(context.Background(), client, d.Nodes, grace)
@@ -106,10 +144,11 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	slot := d.Genesis.Clock().SlotAt(time.Now())
 	fmt.Fprintln(out, "stopping the nodes")
 	procs.stop()
-	exited := make([]string, len(procs.procs))
-	for i, p := range procs.procs {
+	final := procs.all()
+	exited := make([]string, len(final))
+	for i, p := range final {
 		fmt.Fprintf(out, "%s %s\n", p.name, p.exitState())
-		if !p.unexpected {
+		if !p.unexpected && !p.killed.Load() {
 			continue
 		}
 		exited[i] = p.exitState()
@@ -123,6 +162,10 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	report.Txs, report.Leios = txs, leios
 	printAgreement(out, report.Agreement)
 	printLeiosSummary(out, leios)
+	if chaos != nil {
+		report.Chaos = newChaosReport(chaos.spec, chaos.seed, chaos.faults, chaos.stopped, forks.seen(), txs, firehose.drops())
+		printChaosSummary(out, report.Chaos)
+	}
 	if opts.ReportFile != "" {
 		if err := config.WriteJSON(opts.ReportFile, report); err != nil {
 			return fmt.Errorf("writing the report: %w", err)
@@ -136,7 +179,9 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 // until ctx is cancelled or duration (when non-zero) has passed. A node
 // process that exits on its own is announced once and shown as down; the
 // devnet keeps running (the user may restart it by hand).
-func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcesses, client *http.Client, watch *chainWatch, firehose *txFirehose, duration time.Duration) {
+//
+// onPoll gets every round of polls too, with the time it started.
+func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcesses, client *http.Client, watch *chainWatch, firehose *txFirehose, duration time.Duration, onPoll func(time.Time, []nodePoll)) {
 	var deadline <-chan time.Time
 	if duration > 0 {
 		timer := time.NewTimer(duration)
@@ -150,8 +195,8 @@ func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcess
 		names[i] = n.Name
 	}
 	rate := newOnChainRate(onChainRateWindow)
-	announced := make([]bool, len(procs.procs))
-	exitStates := make([]string, len(procs.procs))
+	announced := make([]*nodeProcess, len(d.Nodes)) // the last exit announced, by node
+	exitStates := make([]string, len(d.Nodes))
 	for {
 		select {
 		case <-ctx.Done():
@@ -160,15 +205,17 @@ func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcess
 			return
 		case <-ticker.C:
 		}
+		polled := time.Now()
 		polls := pollStatuses(ctx, client, d.Nodes)
 		if ctx.Err() != nil {
 			return // the polls were cut short, not the nodes
 		}
 		watch.observe(polls)
-		for i, p := range procs.procs {
+		onPoll(polled, polls)
+		for i, p := range procs.all() {
 			exitStates[i] = p.exitState()
-			if exitStates[i] != "" && !announced[i] {
-				announced[i] = true
+			if exitStates[i] != "" && announced[i] != p {
+				announced[i] = p
 				fmt.Fprintf(out, "%s %s; its log is %s\n", p.name, exitStates[i], p.logFile)
 			}
 		}
@@ -178,6 +225,38 @@ func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcess
 		txs := txLine{Submitted: firehose.submitted(), OnChain: onChain, PerSecond: rate.perSecond()}
 		fmt.Fprintln(out, statusLine(d.Genesis.Clock(), now, names, polls, exitStates, txs))
 	}
+}
+
+// newDevnetChaos is the chaos scheduler of a running devnet, and the fork
+// watch it and the supervisor feed. It prints what the spec's partitions
+// are likely to do, and the seed.
+func newDevnetChaos(d *Layout, procs *nodeProcesses, mesh *linkMesh, client *http.Client, out io.Writer, spec ChaosSpec, seed uint64, started time.Time, duration time.Duration) (*chaosScheduler, *forkWatch) {
+	names, peers := make([]string, len(d.Nodes)), make([]string, len(d.Nodes))
+	for i, n := range d.Nodes {
+		names[i], peers[i] = n.Name, n.PeerID.String()
+	}
+	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	forks := newForkWatch(names)
+	s := &chaosScheduler{
+		spec:    spec,
+		names:   names,
+		peers:   peers,
+		target:  &devnetChaos{d: d, procs: procs, mesh: mesh, apis: newNodeAPIs(client, d.Nodes), client: client, forks: forks, say: say},
+		start:   d.Genesis.SystemStart,
+		seed:    seed,
+		observe: forks.observe,
+		say:     say,
+	}
+	if duration > 0 {
+		s.end = started.Add(duration)
+	}
+	say("chaos: %s, seed %d (--chaos-seed %d repeats its choices)", spec, seed, seed)
+	for _, f := range spec.Faults {
+		if f.Kind == ChaosPartition {
+			say("chaos: %s", partitionNote(d.Genesis, len(d.Nodes), f.Length))
+		}
+	}
+	return s, forks
 }
 
 // printAgreement prints the report's verdict on the nodes' chains.
@@ -238,6 +317,10 @@ func printTxReport(out io.Writer, r *TxReport) {
 		fmt.Fprintf(out, ", %d unchecked", r.Unchecked)
 	}
 	fmt.Fprintf(out, " (checked in %s)\n", seconds(r.CheckMs))
+	if r.DroppedByNodes > 0 {
+		fmt.Fprintf(out, "  %d admitted txs were dropped by their node (in no mempool and on no chain: %s); the firehose sent them again, %d admitted again\n",
+			r.DroppedByNodes, countsByName(r.DroppedBy), r.Resubmitted)
+	}
 	if l := r.Latency; l != nil {
 		fmt.Fprintf(out, "  submit to on chain (slot start of the block that applied it): p50 %s, p95 %s, max %s over %d txs\n",
 			seconds(l.P50Ms), seconds(l.P95Ms), seconds(l.MaxMs), l.Txs)
@@ -250,6 +333,15 @@ func printTxReport(out io.Writer, r *TxReport) {
 	for _, line := range append(r.StoppedChains, r.Problems...) {
 		fmt.Fprintln(out, "  "+line)
 	}
+}
+
+// countsByName spells counts as "node-0 3, node-2 1", by name.
+func countsByName(counts map[string]uint64) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%s %d", name, counts[name]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // seconds spells milliseconds as seconds, e.g. 1.25 s.

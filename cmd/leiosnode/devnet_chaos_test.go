@@ -1,0 +1,100 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/internal/devnet"
+)
+
+// TestDevnetChaos runs a three-node devnet of real node processes (the test
+// binary standing in for leiosnode) for 30 s with the firehose and one
+// fault of each kind: a kill and restart, a freeze, a partition of one
+// node through the link proxies. The nodes must recover from each, end in
+// agreement, and lose no admitted tx.
+func TestDevnetChaos(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a devnet for about 40 seconds")
+	}
+	t.Setenv(asCLIEnv, "cli")
+	dir := t.TempDir()
+	reportFile := filepath.Join(dir, "report.json")
+	out, err := execute(context.Background(), "devnet", "--dir", filepath.Join(dir, "devnet"),
+		"--nodes", "3", "--funded", "6", "--duration", "30s", "--report", reportFile, "--tx-rate", "30",
+		"--chaos", "kill@5s:1s,freeze@11s:2s,partition@17s:3s", "--chaos-seed", "1")
+	t.Logf("devnet output:\n%s", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"link proxies", "chaos: kill@5s:1s,freeze@11s:2s,partition@17s:3s,quiet=30s, seed 1",
+		"chaos +5.0s: killing node-", "restarted after", "freezing node-", "thawed (SIGCONT)",
+		"partition: node-", "partition healed", "every node connected and on one chain", "chaos (kill@5s:1s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
+
+	b, err := os.ReadFile(reportFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r devnet.Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	c := r.Chaos
+	if c == nil {
+		t.Fatal("the report has no chaos section")
+	}
+	var kinds []devnet.ChaosKind
+	for _, f := range c.Faults {
+		kinds = append(kinds, f.Kind)
+		if !f.Recovered || f.RejoinMs == nil || len(f.Leaks) != 0 || f.Problem != "" {
+			t.Errorf("fault %+v: want it recovered, and a partition without leaks", f)
+		}
+	}
+	if want := []devnet.ChaosKind{devnet.ChaosKill, devnet.ChaosFreeze, devnet.ChaosPartition}; !slices.Equal(kinds, want) {
+		t.Errorf("faults %v, want %v", kinds, want)
+	}
+	if c.Stopped != "" || c.Seed != 1 || c.Summary.Recovered != 3 {
+		t.Errorf("chaos: stopped %q, seed %d, %d recovered", c.Stopped, c.Seed, c.Summary.Recovered)
+	}
+	if !r.Agreement.Agree {
+		t.Errorf("the nodes do not agree: %q", r.Agreement.Problems)
+	}
+	for _, n := range r.Nodes {
+		if !n.Up || n.Exited != "" {
+			t.Errorf("%s: up %v, exited %q", n.Name, n.Up, n.Exited)
+		}
+	}
+	switch txs := r.Txs; {
+	case txs == nil:
+		t.Error("the report has no txs")
+	default:
+		if txs.Admitted == 0 || txs.OnChain == 0 {
+			t.Errorf("txs: %d admitted, %d on chain", txs.Admitted, txs.OnChain)
+		}
+		if txs.Lost != 0 || txs.Unchecked != 0 || len(txs.StoppedChains) != 0 || len(txs.Problems) != 0 {
+			t.Errorf("txs: %d lost, %d unchecked, stopped chains %q, problems %q", txs.Lost, txs.Unchecked, txs.StoppedChains, txs.Problems)
+		}
+		if placed := txs.OnChain + txs.InMempoolAtEnd + txs.OnSomeChains + txs.Lost + txs.Unchecked; placed != txs.Admitted {
+			t.Errorf("txs: %d admitted but %d placed", txs.Admitted, placed)
+		}
+		if c.TxsLost == nil || *c.TxsLost != 0 || c.TxsDroppedByNodes == nil || *c.TxsDroppedByNodes != txs.DroppedByNodes {
+			t.Errorf("chaos txs: lost %v, dropped %v; the firehose's: %d dropped", c.TxsLost, c.TxsDroppedByNodes, txs.DroppedByNodes)
+		}
+	}
+	if t.Failed() {
+		for _, n := range r.Nodes {
+			log, _ := os.ReadFile(filepath.Join(dir, "devnet", n.Name, "node.log"))
+			t.Logf("%s log:\n%s", n.Name, log)
+		}
+	}
+}

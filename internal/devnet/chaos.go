@@ -1,0 +1,471 @@
+package devnet
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/leiosnode/leiosnode/api"
+)
+
+// The chaos scheduler's pace.
+const (
+	// chaosPollInterval is how often the scheduler polls every node while
+	// a fault lasts and until the nodes have recovered from it.
+	chaosPollInterval = 200 * time.Millisecond
+	// chaosRecoveryTimeout is how long after a fault's end the scheduler
+	// waits for the nodes to be connected and on one chain again; a fault
+	// they have not recovered from by then stops the chaos mode.
+	chaosRecoveryTimeout = 2 * time.Minute
+)
+
+// chaosTarget is what the scheduler acts on: the devnet's node processes,
+// its link proxies and its nodes' APIs, or a fake in tests.
+type chaosTarget interface {
+	kill(node int) error    // SIGKILL, returning once the process is gone
+	restart(node int) error // start it again with its command line
+	freeze(node int) error  // SIGSTOP
+	thaw(node int) error    // SIGCONT
+	// partition cuts every link between side and the other nodes; heal
+	// restores them all.
+	partition(side []int) error
+	heal() error
+	// poll asks every node for its status at once.
+	poll(ctx context.Context) []nodePoll
+	// blockHash is the hash of block number on node's selected chain ("" if
+	// it has no such block).
+	blockHash(ctx context.Context, node int, number uint64) (string, error)
+}
+
+// chaosClock is the scheduler's time: the wall clock, or a fake one in
+// tests.
+type chaosClock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time                         { return time.Now() }
+func (wallClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// chaosScheduler injects the faults of a ChaosSpec into a running devnet,
+// one at a time, and watches the nodes recover from each:
+//
+//   - Faults never overlap. A fault falls due at its time (a single one) or
+//     at a random interval after the last of its kind started (a repeating
+//     one); one that falls due while another lasts or the nodes are still
+//     recovering waits for them, so that each recovery is that of one
+//     fault.
+//   - The victims come from a random source per kind, seeded from the
+//     seed, so a seed gives each kind the same victims and intervals in the
+//     same order; when a fault waited for another, the wall times shift.
+//   - A fault has recovered when every node answers, is connected to every
+//     other node, and every tip is on the chain of the highest one at most
+//     a block below it. The time to rejoin runs from the fault's end (the
+//     restart, the SIGCONT, the heal) to the first poll that shows it.
+//   - A fault the nodes have not recovered from within
+//     chaosRecoveryTimeout stops the chaos mode: what follows would not be
+//     the recovery of one fault. The report says why.
+//   - When ctx ends, a fault under way ends at once (the killed node
+//     restarted, the frozen one thawed, the links restored).
+type chaosScheduler struct {
+	spec   ChaosSpec
+	names  []string // node names, by index
+	peers  []string // node peer IDs, by index
+	target chaosTarget
+	clock  chaosClock
+	// start is the system start, from which @ times and first intervals
+	// count; end is the end of the run (zero: none known).
+	start, end time.Time
+	seed       uint64
+	// observe gets every round of polls, with the time it started (the
+	// fork watch).
+	observe func(at time.Time, polls []nodePoll)
+	// say prints one line to the devnet's output.
+	say func(format string, args ...any)
+
+	pollInterval    time.Duration
+	recoveryTimeout time.Duration
+
+	// faults are the faults injected, in order; stopped says why the
+	// scheduler stopped before the run's end. Both are written by run and
+	// read once it has returned.
+	faults  []ChaosFault
+	stopped string
+}
+
+// ChaosFault is one fault the chaos mode injected, and the nodes' recovery.
+type ChaosFault struct {
+	Kind ChaosKind `json:"kind"`
+	// Nodes are the node killed or frozen, or the side a partition cut off
+	// from the rest.
+	Nodes []string `json:"nodes"`
+	// At is when it struck; AtSeconds the same, in seconds after the
+	// system start.
+	At        time.Time `json:"at"`
+	AtSeconds float64   `json:"atSeconds"`
+	// LengthMs is from the fault to its end: the restart of a killed node,
+	// the SIGCONT of a frozen one, the heal of a partition.
+	LengthMs int64 `json:"lengthMs"`
+	// Recovered: every node answered, connected to all others, on one
+	// chain (tips at most a block apart), RejoinMs after the fault's end.
+	Recovered bool   `json:"recovered"`
+	RejoinMs  *int64 `json:"rejoinMs,omitempty"`
+	// TipBefore is the victim's tip at the last poll before it was killed,
+	// TipAfter at the first one its new process answered (which may be
+	// lower: blocks it had not written to disk yet).
+	TipBefore *api.TipStatus `json:"tipBefore,omitempty"`
+	TipAfter  *api.TipStatus `json:"tipAfter,omitempty"`
+	// Leaks are the connections seen across a partition while it lasted:
+	// a partition that held has none.
+	Leaks []string `json:"leaks,omitempty"`
+	// TxsDropped counts the admitted txs the firehose found dropped (in no
+	// mempool and on no chain: see TxReport.DroppedByNodes) after this
+	// fault struck and before the next one.
+	TxsDropped uint64 `json:"txsDropped,omitempty"`
+	// CutShort: the run ended during the fault, which ended then.
+	CutShort bool `json:"cutShort,omitempty"`
+	// Problem says why the nodes did not recover, or the fault could not be
+	// injected.
+	Problem string `json:"problem,omitempty"`
+}
+
+// scheduled is one spec item's next strike.
+type scheduled struct {
+	item ChaosFaultSpec
+	due  time.Time
+}
+
+func (s *chaosScheduler) defaults() {
+	if s.clock == nil {
+		s.clock = wallClock{}
+	}
+	if s.pollInterval <= 0 {
+		s.pollInterval = chaosPollInterval
+	}
+	if s.recoveryTimeout <= 0 {
+		s.recoveryTimeout = chaosRecoveryTimeout
+	}
+	if s.observe == nil {
+		s.observe = func(time.Time, []nodePoll) {}
+	}
+	if s.say == nil {
+		s.say = func(string, ...any) {}
+	}
+}
+
+// run injects faults until ctx ends, no fault is left to strike, or the
+// nodes did not recover from one.
+func (s *chaosScheduler) run(ctx context.Context) {
+	s.defaults()
+	rngs := map[ChaosKind]*rand.Rand{}
+	for i, kind := range chaosKinds {
+		rngs[kind] = rand.New(rand.NewPCG(s.seed, uint64(i)))
+	}
+	var queue []*scheduled
+	for _, item := range s.spec.Faults {
+		due := s.start.Add(item.At)
+		if item.Every > 0 {
+			due = s.start.Add(interval(rngs[item.Kind], item.Every))
+		}
+		queue = append(queue, &scheduled{item: item, due: due})
+	}
+	for len(queue) > 0 {
+		// The earliest due, the spec's order breaking ties.
+		next := slices.MinFunc(queue, func(a, b *scheduled) int { return a.due.Compare(b.due) })
+		if next.item.Every > 0 && !s.end.IsZero() && next.due.After(s.end.Add(-s.spec.Quiet)) {
+			queue = slices.DeleteFunc(queue, func(q *scheduled) bool { return q == next })
+			continue
+		}
+		if !s.sleepUntil(ctx, next.due) {
+			return
+		}
+		struck := s.clock.Now()
+		if !s.strike(ctx, next.item, rngs[next.item.Kind]) {
+			return
+		}
+		if next.item.Every > 0 {
+			next.due = struck.Add(interval(rngs[next.item.Kind], next.item.Every))
+		} else {
+			queue = slices.DeleteFunc(queue, func(q *scheduled) bool { return q == next })
+		}
+	}
+}
+
+// interval draws a repeating fault's interval: uniform in [every/2,
+// 3·every/2), so every on average.
+func interval(rng *rand.Rand, every time.Duration) time.Duration {
+	return every/2 + time.Duration(rng.Int64N(int64(every)))
+}
+
+// sleepUntil waits until t, and says false if ctx ended first.
+func (s *chaosScheduler) sleepUntil(ctx context.Context, t time.Time) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	d := t.Sub(s.clock.Now())
+	if d <= 0 {
+		return true
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-s.clock.After(d):
+		return true
+	}
+}
+
+// strike injects one fault, ends it after its length (or when ctx ends),
+// and watches the nodes recover. It says false when the scheduler must
+// stop: ctx ended, or the nodes did not recover.
+func (s *chaosScheduler) strike(ctx context.Context, item ChaosFaultSpec, rng *rand.Rand) bool {
+	var victims []int
+	if item.Kind == ChaosPartition {
+		victims = minoritySide(rng, len(s.names))
+	} else {
+		victims = []int{rng.IntN(len(s.names))}
+	}
+	now := s.clock.Now()
+	f := ChaosFault{Kind: item.Kind, Nodes: s.nodeNames(victims), At: now, AtSeconds: now.Sub(s.start).Seconds()}
+	who := strings.Join(f.Nodes, ", ")
+	before := s.target.poll(ctx)
+	s.observe(now, before)
+
+	var err error
+	switch item.Kind {
+	case ChaosKill:
+		if st := before[victims[0]].Status; st != nil {
+			f.TipBefore = &st.Tip
+		}
+		s.say("chaos %+.1fs: killing %s (SIGKILL); it restarts in %v", f.AtSeconds, who, item.Length)
+		err = s.target.kill(victims[0])
+	case ChaosFreeze:
+		s.say("chaos %+.1fs: freezing %s (SIGSTOP) for %v", f.AtSeconds, who, item.Length)
+		err = s.target.freeze(victims[0])
+	case ChaosPartition:
+		s.say("chaos %+.1fs: partition: %s cut off from the other nodes for %v", f.AtSeconds, who, item.Length)
+		err = s.target.partition(victims)
+	}
+	if err != nil {
+		f.Problem = "could not inject it: " + err.Error()
+		s.faults = append(s.faults, f)
+		s.stopped = fmt.Sprintf("the %s of %s failed: %v", item.Kind, who, err)
+		s.say("chaos: %s; the chaos mode stops", s.stopped)
+		return false
+	}
+
+	// The fault lasts; the polls meanwhile feed the fork watch and show
+	// any connection across a partition.
+	f.CutShort = s.watch(ctx, now.Add(item.Length), func(polls []nodePoll) {
+		if item.Kind == ChaosPartition {
+			f.Leaks = appendNew(f.Leaks, s.crossings(polls, victims)...)
+		}
+	}, nil) == watchCancelled
+	switch item.Kind {
+	case ChaosKill:
+		err = s.target.restart(victims[0])
+	case ChaosFreeze:
+		err = s.target.thaw(victims[0])
+	case ChaosPartition:
+		err = s.target.heal()
+	}
+	ended := s.clock.Now()
+	f.LengthMs = ended.Sub(now).Milliseconds()
+	if err != nil {
+		f.Problem = "could not end it: " + err.Error()
+		s.faults = append(s.faults, f)
+		s.stopped = fmt.Sprintf("ending the %s of %s failed: %v", item.Kind, who, err)
+		s.say("chaos: %s; the chaos mode stops", s.stopped)
+		return false
+	}
+	switch item.Kind {
+	case ChaosKill:
+		s.say("chaos: %s restarted after %.1fs down", who, float64(f.LengthMs)/1000)
+	case ChaosFreeze:
+		s.say("chaos: %s thawed (SIGCONT) after %.1fs", who, float64(f.LengthMs)/1000)
+	case ChaosPartition:
+		s.say("chaos: partition healed after %.1fs", float64(f.LengthMs)/1000)
+	}
+	if f.CutShort {
+		f.Problem = "the run ended during the fault"
+		s.faults = append(s.faults, f)
+		return false
+	}
+
+	// The recovery.
+	var why string
+	end := s.watch(ctx, ended.Add(s.recoveryTimeout), func(polls []nodePoll) {
+		if item.Kind == ChaosKill && f.TipAfter == nil {
+			if st := polls[victims[0]].Status; st != nil {
+				f.TipAfter = &st.Tip
+			}
+		}
+		var ok bool
+		if ok, why = inAgreement(s.names, polls); ok {
+			rejoin := s.clock.Now().Sub(ended).Milliseconds()
+			f.RejoinMs = &rejoin
+		}
+	}, func() bool { return f.RejoinMs != nil })
+	switch end {
+	case watchDone:
+		f.Recovered = true
+		s.say("chaos: every node connected and on one chain %.1fs after the %s of %s ended", float64(*f.RejoinMs)/1000, item.Kind, who)
+		s.faults = append(s.faults, f)
+		return true
+	case watchCancelled:
+		f.Problem = "the run ended before the nodes recovered: " + why
+		if fork := s.deepFork(context.WithoutCancel(ctx)); fork != "" {
+			f.Problem += "; " + fork
+		}
+		s.faults = append(s.faults, f)
+		return false
+	}
+	f.Problem = fmt.Sprintf("not recovered %v after the fault ended: %s", s.recoveryTimeout, why)
+	if fork := s.deepFork(ctx); fork != "" {
+		f.Problem += "; " + fork
+	}
+	s.faults = append(s.faults, f)
+	s.stopped = fmt.Sprintf("the nodes did not recover from the %s of %s", item.Kind, who)
+	s.say("chaos: %s: %s; the chaos mode stops", s.stopped, f.Problem)
+	return false
+}
+
+// watchEnd is how a watch ended.
+type watchEnd int
+
+const (
+	watchReached   watchEnd = iota // its time came
+	watchDone                      // its done func said so
+	watchCancelled                 // ctx ended
+)
+
+// watch polls the nodes every pollInterval until t, handing each round to
+// each, unless done (when non-nil) says to stop sooner or ctx ends.
+func (s *chaosScheduler) watch(ctx context.Context, until time.Time, each func([]nodePoll), done func() bool) watchEnd {
+	for {
+		if done != nil && done() {
+			return watchDone
+		}
+		if ctx.Err() != nil {
+			return watchCancelled
+		}
+		now := s.clock.Now()
+		if !now.Before(until) {
+			return watchReached
+		}
+		select {
+		case <-ctx.Done():
+			return watchCancelled
+		case <-s.clock.After(min(s.pollInterval, until.Sub(now))):
+		}
+		at := s.clock.Now()
+		polls := s.target.poll(ctx)
+		if ctx.Err() != nil {
+			return watchCancelled
+		}
+		s.observe(at, polls)
+		each(polls)
+	}
+}
+
+// crossings are the connections polls show between side and the others.
+func (s *chaosScheduler) crossings(polls []nodePoll, side []int) []string {
+	in := map[int]bool{}
+	for _, n := range side {
+		in[n] = true
+	}
+	var leaks []string
+	for i, p := range polls {
+		if p.Status == nil {
+			continue
+		}
+		for _, id := range p.Status.Peers {
+			if j := slices.Index(s.peers, id); j >= 0 && in[i] != in[j] {
+				leaks = append(leaks, fmt.Sprintf("%s connected to %s", s.names[i], s.names[j]))
+			}
+		}
+	}
+	return leaks
+}
+
+// deepFork looks for a node whose immutable block another node's chain
+// does not hold: a fork deeper than k, which the nodes never resolve.
+func (s *chaosScheduler) deepFork(ctx context.Context) string {
+	polls := s.target.poll(ctx)
+	for i, p := range polls {
+		if p.Status == nil || p.Status.ImmutableTip.Hash == "" {
+			continue
+		}
+		imm := p.Status.ImmutableTip
+		for j, q := range polls {
+			if j == i || q.Status == nil || q.Status.Tip.BlockNumber < imm.BlockNumber {
+				continue
+			}
+			hash, err := s.target.blockHash(ctx, j, imm.BlockNumber)
+			if err == nil && hash != imm.Hash {
+				return fmt.Sprintf("%s's immutable block #%d %s is not on %s's chain: they forked deeper than k, and no node rolls back past its immutable tip, so they stay apart",
+					s.names[i], imm.BlockNumber, hashPrefix(imm.Hash), s.names[j])
+			}
+		}
+	}
+	return ""
+}
+
+func (s *chaosScheduler) nodeNames(nodes []int) []string {
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		names[i] = s.names[n]
+	}
+	return names
+}
+
+// minoritySide picks the side a partition cuts off: 1 to ⌊n/2⌋ of the n
+// nodes, in index order.
+func minoritySide(rng *rand.Rand, n int) []int {
+	side := rng.Perm(n)[:1+rng.IntN(max(n/2, 1))]
+	slices.Sort(side)
+	return side
+}
+
+// appendNew appends the items not in list yet.
+func appendNew(list []string, items ...string) []string {
+	for _, it := range items {
+		if !slices.Contains(list, it) {
+			list = append(list, it)
+		}
+	}
+	return list
+}
+
+// inAgreement says whether the nodes have recovered from a fault: every
+// node answered, is connected to every other one, and every tip is on the
+// chain of the highest tip, at most one block below it (a block may be
+// diffusing). If not, it says why.
+func inAgreement(names []string, polls []nodePoll) (bool, string) {
+	var high *api.Status
+	for i, p := range polls {
+		switch st := p.Status; {
+		case st == nil:
+			return false, names[i] + " does not answer"
+		case len(st.Peers) < len(polls)-1:
+			return false, fmt.Sprintf("%s has %d peers of %d", names[i], len(st.Peers), len(polls)-1)
+		case high == nil || st.Tip.BlockNumber > high.Tip.BlockNumber:
+			high = st
+		}
+	}
+	for i, p := range polls {
+		tip := p.Status.Tip
+		switch {
+		case tip == high.Tip:
+		case high.Tip.BlockNumber-tip.BlockNumber > 1:
+			return false, fmt.Sprintf("%s's tip #%d is %d blocks below the highest, #%d", names[i], tip.BlockNumber, high.Tip.BlockNumber-tip.BlockNumber, high.Tip.BlockNumber)
+		case !slices.Contains(high.RecentBlocks, tip):
+			return false, fmt.Sprintf("%s's tip #%d %s is not on the chain of the highest tip #%d %s", names[i], tip.BlockNumber, hashPrefix(tip.Hash), high.Tip.BlockNumber, hashPrefix(high.Tip.Hash))
+		}
+	}
+	return true, ""
+}

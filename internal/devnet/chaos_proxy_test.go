@@ -1,0 +1,127 @@
+package devnet
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+// echoServer answers every line with itself, until the test ends.
+func echoServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); _, _ = io.Copy(c, c) }()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// roundTrip sends a line over c and says whether it came back.
+func roundTrip(c net.Conn) bool {
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Write([]byte("ping\n")); err != nil {
+		return false
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	return err == nil && line == "ping\n"
+}
+
+// TestLinkProxy: a link forwards both ways; a cut closes what it carries
+// and refuses new connections; restored, it forwards again.
+func TestLinkProxy(t *testing.T) {
+	target := echoServer(t)
+	p, err := startLinkProxy(Link{From: 0, To: 1, Addr: "127.0.0.1:0"}, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	addr := p.ln.Addr().String()
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+
+	before := dial()
+	if !roundTrip(before) {
+		t.Fatal("no echo through the link")
+	}
+	if n := p.connections(); n != 1 {
+		t.Errorf("%d connections carried, want 1", n)
+	}
+	p.setCut(true)
+	if roundTrip(before) {
+		t.Error("a connection carried before the cut still works")
+	}
+	if roundTrip(dial()) {
+		t.Error("a new connection works through a cut link")
+	}
+	p.setCut(false)
+	if !roundTrip(dial()) {
+		t.Error("no echo through the restored link")
+	}
+}
+
+// TestLinkMeshPartition: a partition cuts exactly the links across it.
+func TestLinkMeshPartition(t *testing.T) {
+	d := &Layout{}
+	for i := range 4 {
+		host, port, _ := net.SplitHostPort(echoServer(t))
+		d.Nodes = append(d.Nodes, Node{ListenAddr: "/ip4/" + host + "/tcp/" + port})
+		for j := range i {
+			d.Links = append(d.Links, Link{From: i, To: j, Addr: "127.0.0.1:0"}, Link{From: j, To: i, Addr: "127.0.0.1:0"})
+		}
+	}
+	m, err := startLinkMesh(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.close()
+	works := func(p *linkProxy) bool {
+		c, err := net.Dial("tcp", p.ln.Addr().String())
+		if err != nil {
+			return false
+		}
+		defer c.Close()
+		return roundTrip(c)
+	}
+	m.partition([]int{1, 3})
+	for _, p := range m.proxies {
+		across := (p.link.From == 1 || p.link.From == 3) != (p.link.To == 1 || p.link.To == 3)
+		if works(p) == across {
+			t.Errorf("link %d→%d: works %v during a partition of 1 and 3", p.link.From, p.link.To, !across)
+		}
+	}
+	m.heal()
+	for _, p := range m.proxies {
+		if !works(p) {
+			t.Errorf("link %d→%d does not work after the heal", p.link.From, p.link.To)
+		}
+	}
+}
+
+func TestTCPHostPort(t *testing.T) {
+	if got, err := tcpHostPort("/ip4/127.0.0.1/tcp/3001"); err != nil || got != "127.0.0.1:3001" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	for _, bad := range []string{"/ip6/::1/tcp/1", "/ip4/127.0.0.1/udp/1", "127.0.0.1:1", "/ip4/127.0.0.1/tcp/1/p2p/x"} {
+		if _, err := tcpHostPort(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}

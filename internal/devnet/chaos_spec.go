@@ -1,0 +1,174 @@
+package devnet
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ChaosKind is a kind of fault the chaos mode injects.
+type ChaosKind string
+
+const (
+	// ChaosKill: SIGKILL one node, then start it again with its command
+	// line after a pause.
+	ChaosKill ChaosKind = "kill"
+	// ChaosFreeze: SIGSTOP one node, then SIGCONT after a while.
+	ChaosFreeze ChaosKind = "freeze"
+	// ChaosPartition: sever every link between a minority of the nodes and
+	// the rest, then restore them after a while.
+	ChaosPartition ChaosKind = "partition"
+)
+
+// chaosKinds are the kinds in the order the spec and the report list them.
+var chaosKinds = []ChaosKind{ChaosKill, ChaosFreeze, ChaosPartition}
+
+// defaultFaultLength is a fault's length when the spec gives none: how long
+// a killed node stays down before its restart, a freeze or a partition
+// lasts.
+var defaultFaultLength = map[ChaosKind]time.Duration{
+	ChaosKill:      2 * time.Second,
+	ChaosFreeze:    5 * time.Second,
+	ChaosPartition: 5 * time.Second,
+}
+
+// DefaultChaos is the spec --chaos default stands for: a kill every 40 s or
+// so (down 2 s), a freeze every 60 s (for 8 s) and a partition every 75 s
+// (for 5 s, in which a devnet of 3 nodes forges some 5 blocks, the cut-off
+// node about 2: well under its k of 10, so it heals by itself). Over ten
+// minutes that is some thirty faults.
+const DefaultChaos = "kill=40s:2s,freeze=60s:8s,partition=75s:5s"
+
+// defaultQuiet is how long before the end of a run no repeating fault
+// starts, so that the last one has recovered before the final check.
+const defaultQuiet = 30 * time.Second
+
+// ChaosSpec is a parsed --chaos SPEC: which faults strike, how often or
+// when, and for how long.
+//
+// The syntax is a comma-separated list of items:
+//
+//	KIND=EVERY[:LENGTH]   the fault strikes again and again, EVERY apart on
+//	                      average (each interval is drawn uniformly from
+//	                      EVERY/2 to 3·EVERY/2; the first one too, from the
+//	                      system start)
+//	KIND@AT[:LENGTH]      the fault strikes once, AT after the system start
+//	quiet=DURATION        no repeating fault starts in the run's last
+//	                      DURATION (default 30s; needs --duration)
+//
+// KIND is kill, freeze or partition; durations are Go's (500ms, 10s, 2m).
+// LENGTH is how long a killed node stays down before its restart (default
+// 2s), a freeze lasts (5s) or a partition lasts (5s). "default" is
+// DefaultChaos. A kind may be given more than once.
+type ChaosSpec struct {
+	Faults []ChaosFaultSpec
+	// Quiet is the run's final span in which no repeating fault starts.
+	Quiet time.Duration
+}
+
+// ChaosFaultSpec is one item of a ChaosSpec: a repeating fault (Every > 0)
+// or a single one (At after the system start).
+type ChaosFaultSpec struct {
+	Kind   ChaosKind
+	Every  time.Duration // mean interval; 0 for a single fault
+	At     time.Duration // a single fault's time after the system start
+	Length time.Duration
+}
+
+// ParseChaosSpec parses a --chaos SPEC (see ChaosSpec).
+func ParseChaosSpec(s string) (ChaosSpec, error) {
+	s = strings.TrimSpace(s)
+	if s == "default" {
+		s = DefaultChaos
+	}
+	spec := ChaosSpec{Quiet: defaultQuiet}
+	if s == "" {
+		return ChaosSpec{}, errors.New("chaos: empty spec (try \"default\")")
+	}
+	for item := range strings.SplitSeq(s, ",") {
+		item = strings.TrimSpace(item)
+		if q, ok := strings.CutPrefix(item, "quiet="); ok {
+			d, err := time.ParseDuration(q)
+			if err != nil || d < 0 {
+				return ChaosSpec{}, fmt.Errorf("chaos: %q: quiet wants a duration ≥ 0, e.g. quiet=30s", item)
+			}
+			spec.Quiet = d
+			continue
+		}
+		f, err := parseChaosFault(item)
+		if err != nil {
+			return ChaosSpec{}, fmt.Errorf("chaos: %q: %w", item, err)
+		}
+		spec.Faults = append(spec.Faults, f)
+	}
+	if len(spec.Faults) == 0 {
+		return ChaosSpec{}, errors.New("chaos: the spec names no fault")
+	}
+	return spec, nil
+}
+
+// parseChaosFault parses KIND=EVERY[:LENGTH] or KIND@AT[:LENGTH].
+func parseChaosFault(item string) (ChaosFaultSpec, error) {
+	i := strings.IndexAny(item, "=@")
+	if i < 0 {
+		return ChaosFaultSpec{}, errors.New("want KIND=EVERY[:LENGTH] or KIND@AT[:LENGTH], KIND one of kill, freeze, partition")
+	}
+	f := ChaosFaultSpec{Kind: ChaosKind(item[:i])}
+	if !slices.Contains(chaosKinds, f.Kind) {
+		return ChaosFaultSpec{}, fmt.Errorf("unknown fault %q: want kill, freeze or partition", item[:i])
+	}
+	when, length, hasLength := strings.Cut(item[i+1:], ":")
+	d, err := time.ParseDuration(when)
+	if err != nil {
+		return ChaosFaultSpec{}, fmt.Errorf("%q is not a duration", when)
+	}
+	if item[i] == '=' {
+		if d <= 0 {
+			return ChaosFaultSpec{}, fmt.Errorf("the interval %v must be positive", d)
+		}
+		f.Every = d
+	} else {
+		if d < 0 {
+			return ChaosFaultSpec{}, fmt.Errorf("the time %v must not be negative", d)
+		}
+		f.At = d
+	}
+	f.Length = defaultFaultLength[f.Kind]
+	if hasLength {
+		if f.Length, err = time.ParseDuration(length); err != nil {
+			return ChaosFaultSpec{}, fmt.Errorf("%q is not a duration", length)
+		}
+		if f.Length <= 0 {
+			return ChaosFaultSpec{}, fmt.Errorf("the length %v must be positive", f.Length)
+		}
+	}
+	return f, nil
+}
+
+// String spells the spec in its own syntax, every length explicit.
+func (s ChaosSpec) String() string {
+	var items []string
+	for _, f := range s.Faults {
+		if f.Every > 0 {
+			items = append(items, fmt.Sprintf("%s=%v:%v", f.Kind, f.Every, f.Length))
+		} else {
+			items = append(items, fmt.Sprintf("%s@%v:%v", f.Kind, f.At, f.Length))
+		}
+	}
+	return strings.Join(append(items, fmt.Sprintf("quiet=%v", s.Quiet)), ",")
+}
+
+// has says whether the spec holds a fault of this kind.
+func (s ChaosSpec) has(kind ChaosKind) bool {
+	return slices.ContainsFunc(s.Faults, func(f ChaosFaultSpec) bool { return f.Kind == kind })
+}
+
+// check says whether the spec can run on a devnet of this many nodes.
+func (s ChaosSpec) check(nodes int) error {
+	if s.has(ChaosPartition) && nodes < 2 {
+		return fmt.Errorf("chaos: a partition needs at least 2 nodes, the devnet has %d", nodes)
+	}
+	return nil
+}
