@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/signal"
@@ -69,6 +71,9 @@ timeout).`,
 			// Once stopping, a second Ctrl-C kills the supervisor outright
 			// (the kernel then sends the nodes SIGTERM, as devnet asks it to).
 			context.AfterFunc(ctx, stop)
+			if err := checkRunFlags(opts, startDelay); err != nil {
+				return err
+			}
 			spec, err := flags.spec(cmd, dir, time.Now().Add(startDelay))
 			if err != nil {
 				return err
@@ -97,4 +102,19 @@ timeout).`,
 	fs.StringVar(&chaos, "chaos", "", `inject faults: kills, freezes, partitions ("default", or a SPEC: see above)`)
 	fs.Uint64Var(&opts.ChaosSeed, "chaos-seed", 0, "seed of the chaos mode's random choices (default: a random one, printed)")
 	return cmd
+}
+
+// checkRunFlags refuses the run flags no devnet can honour, before anything
+// is generated: a negative duration would mean "for ever", a negative rate
+// "no firehose".
+func checkRunFlags(opts devnet.Options, startDelay time.Duration) error {
+	switch {
+	case opts.Duration < 0:
+		return fmt.Errorf("--duration %v: must not be negative (0 runs until Ctrl-C)", opts.Duration)
+	case opts.TxRate < 0 || math.IsNaN(opts.TxRate) || math.IsInf(opts.TxRate, 0):
+		return fmt.Errorf("--tx-rate %v: must be a finite number ≥ 0 (0 turns the firehose off)", opts.TxRate)
+	case startDelay < 0:
+		return fmt.Errorf("--start-delay %v: must not be negative", startDelay)
+	}
+	return nil
 }

@@ -234,3 +234,26 @@ func TestGenesisRejects(t *testing.T) {
 		})
 	}
 }
+
+func TestDevnetRejects(t *testing.T) {
+	tests := []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"--duration", "-5s"}, "--duration -5s: must not be negative"},
+		{[]string{"--tx-rate", "-5"}, "--tx-rate -5: must be a finite number"},
+		{[]string{"--tx-rate", "NaN"}, "--tx-rate NaN"},
+		{[]string{"--start-delay", "-1s"}, "--start-delay -1s"},
+		{[]string{"--nodes", "0"}, "at least one node"},
+		{[]string{"--chaos", "kill=soon"}, "kill=soon"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "devnet")
+			_, err := execute(context.Background(), append([]string{"devnet", "--dir", dir}, tt.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
