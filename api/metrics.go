@@ -18,20 +18,20 @@ func (s *Server) registerMetrics() error {
 	gauge := func(name, help string, value func() float64) {
 		cs = append(cs, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "leiosnode", Name: name, Help: help}, value))
 	}
-	gauge("tip_block_number", "Block number of the selected tip.", func() float64 { return float64(o.Chain.Tip().BlockNumber) })
-	gauge("tip_slot", "Slot of the selected tip.", func() float64 { return float64(o.Chain.Tip().Point.Slot) })
-	gauge("immutable_tip_block_number", "Block number of the immutable tip.", func() float64 { return float64(o.Chain.ImmutableTip().BlockNumber) })
-	gauge("blocks_adopted", "Blocks that changed the selected chain when added.", func() float64 { return float64(o.BlocksAdopted()) })
-	gauge("errors", "Log records at level error.", func() float64 { return float64(o.Errors()) })
-	gauge("mempool_txs", "Txs in the mempool.", func() float64 { return float64(o.Mempool.Snapshot().Len()) })
-	gauge("mempool_bytes", "Bytes of the txs in the mempool.", func() float64 { return float64(o.Mempool.Snapshot().Bytes()) })
-	gauge("leios_fetched_bytes", "EB bodies and txs fetched from peers.", func() float64 { return float64(o.Leios.Stats().FetchedBytes) })
-	gauge("leios_requests_in_flight", "LeiosFetch requests in flight.", func() float64 { return float64(o.Leios.Stats().RequestsInFlight) })
-	gauge("leios_closures_complete", "EB closures completed.", func() float64 { return float64(o.Leios.Stats().ClosuresComplete) })
-	gauge("txs_on_chain", "Txs in the selected chain.", func() float64 { return float64(o.TxsOnChain()) })
 	counter := func(name, help string, value func() float64) {
 		cs = append(cs, prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "leiosnode", Name: name, Help: help}, value))
 	}
+	gauge("tip_block_number", "Block number of the selected tip.", func() float64 { return float64(o.Chain.Tip().BlockNumber) })
+	gauge("tip_slot", "Slot of the selected tip.", func() float64 { return float64(o.Chain.Tip().Point.Slot) })
+	gauge("immutable_tip_block_number", "Block number of the immutable tip.", func() float64 { return float64(o.Chain.ImmutableTip().BlockNumber) })
+	counter("blocks_adopted_total", "Blocks that changed the selected chain when added.", func() float64 { return float64(o.BlocksAdopted()) })
+	counter("errors_total", "Log records at level error.", func() float64 { return float64(o.Errors()) })
+	gauge("mempool_txs", "Txs in the mempool.", func() float64 { return float64(o.Mempool.Snapshot().Len()) })
+	gauge("mempool_bytes", "Bytes of the txs in the mempool.", func() float64 { return float64(o.Mempool.Snapshot().Bytes()) })
+	counter("leios_fetched_bytes_total", "Bytes of EB bodies and txs fetched from peers.", func() float64 { return float64(o.Leios.Stats().FetchedBytes) })
+	gauge("leios_requests_in_flight", "LeiosFetch requests in flight.", func() float64 { return float64(o.Leios.Stats().RequestsInFlight) })
+	counter("leios_closures_complete_total", "EB closures completed.", func() float64 { return float64(o.Leios.Stats().ClosuresComplete) })
+	gauge("chain_txs", "Txs in the selected chain. A gauge: a rollback lowers it.", func() float64 { return float64(o.TxsOnChain()) })
 	fromLeios := func(f func(leios.Stats) uint64) func() float64 {
 		return func() float64 { return float64(f(o.Leios.Stats())) }
 	}
@@ -44,7 +44,7 @@ func (s *Server) registerMetrics() error {
 	counter("eb_txs_from_mempool_total", "EB closure txs taken from the mempool instead of fetched.", fromLeios(func(s leios.Stats) uint64 { return s.TxsFromMempool }))
 	cs = append(cs, forkCollectors(o.Forks)...)
 	if o.Forger != nil {
-		gauge("blocks_forged", "Blocks this node forged.", func() float64 { return float64(o.Forger.Forged()) })
+		counter("blocks_forged_total", "Blocks this node forged.", func() float64 { return float64(o.Forger.Forged()) })
 		counter("certificates_built_total", "Certificates this node built into CertRBs.", func() float64 { return float64(o.Forger.Certificates()) })
 	}
 	cs = append(cs, s.latency.hist)

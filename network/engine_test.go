@@ -143,14 +143,14 @@ func TestViolationsCloseStreamAndBanRepeatOffender(t *testing.T) {
 					_ = bad.Reset()
 				} // else the victim's client reopens its stream after a backoff
 				hosttest.Eventually(t, "the violation is counted", func() bool {
-					return hosttest.Metric(t, victim.Reg, "leios_network_violations_total", map[string]string{"protocol": "ping", "kind": tc.kind}) == float64(i)
+					return hosttest.Metric(t, victim.Reg, "leiosnode_network_violations_total", map[string]string{"protocol": "ping", "kind": tc.kind}) == float64(i)
 				})
 			}
 
 			hosttest.Eventually(t, "the offender is disconnected", func() bool {
 				return attacker.Network().Connectedness(victim.ID()) != libp2pnetwork.Connected && len(victim.Peers()) == 0
 			})
-			if got := hosttest.Metric(t, victim.Reg, "leios_network_bans_total", nil); got != 1 {
+			if got := hosttest.Metric(t, victim.Reg, "leiosnode_network_bans_total", nil); got != 1 {
 				t.Fatalf("%v bans, want 1", got)
 			}
 			// Gated: it cannot open a stream again (its connection is refused
@@ -167,7 +167,7 @@ func TestViolationsCloseStreamAndBanRepeatOffender(t *testing.T) {
 					t.Fatal("a banned peer was served")
 				}
 			}
-			if hosttest.Metric(t, victim.Reg, "leios_network_refused_connections_total", nil) == 0 {
+			if hosttest.Metric(t, victim.Reg, "leiosnode_network_refused_connections_total", nil) == 0 {
 				t.Fatal("the gater refused nothing")
 			}
 			logs := victim.Logs.String()
@@ -279,7 +279,7 @@ func TestBanExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	hosttest.Eventually(t, "the offender is banned", func() bool {
-		return hosttest.Metric(t, victim.Reg, "leios_network_bans_total", nil) == 1 && len(victim.Peers()) == 0
+		return hosttest.Metric(t, victim.Reg, "leiosnode_network_bans_total", nil) == 1 && len(victim.Peers()) == 0
 	})
 	time.Sleep(600 * time.Millisecond)
 	hosttest.Eventually(t, "the peer is served again", func() bool {

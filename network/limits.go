@@ -16,7 +16,7 @@ import (
 // peer, inbound streams per peer (libp2p's resource manager), streams per
 // protocol per peer (the host itself, as it serves them), and peers outside
 // the topology (the gater, gating.go). A peer that trips one is refused and
-// counted (leios_network_limit_refusals_total, by limit); one that opens
+// counted (leiosnode_network_limit_refusals_total, by limit); one that opens
 // more streams of a protocol than it needs is also disconnected, and that
 // counts against it like a violation.
 
@@ -25,7 +25,7 @@ import (
 // tears down the one it replaces.
 const DefaultMaxStreams = 2
 
-// Limit labels of leios_network_limit_refusals_total.
+// Limit labels of leiosnode_network_limit_refusals_total.
 const (
 	limitConns          = "conns"            // all connections
 	limitPeerConns      = "peer_conns"       // one peer's connections

@@ -48,7 +48,7 @@ func TestMoreStreamsOfAProtocolThanNeeded(t *testing.T) {
 		t.Fatal("a stream beyond the limit was served")
 	}
 	hosttest.Eventually(t, "the peer is disconnected", func() bool { return len(victim.Peers()) == 0 })
-	if n := hosttest.Metric(t, victim.Reg, "leios_network_limit_refusals_total", map[string]string{"limit": "protocol_streams"}); n != 1 {
+	if n := hosttest.Metric(t, victim.Reg, "leiosnode_network_limit_refusals_total", map[string]string{"limit": "protocol_streams"}); n != 1 {
 		t.Fatalf("%v refusals counted, want 1", n)
 	}
 	if logs := victim.Logs.String(); !strings.Contains(logs, "over a limit") || !strings.Contains(logs, attacker.ID().String()) {
@@ -83,7 +83,7 @@ func TestManyStreamsOfAPeer(t *testing.T) {
 	}
 	// Beyond the limit, less the streams libp2p's own protocols hold.
 	hosttest.Eventually(t, "the streams beyond the limit are refused", func() bool {
-		return hosttest.Metric(t, victim.Reg, "leios_network_limit_refusals_total", map[string]string{"limit": "peer_streams"}) >= 9*limit
+		return hosttest.Metric(t, victim.Reg, "leiosnode_network_limit_refusals_total", map[string]string{"limit": "peer_streams"}) >= 9*limit
 	})
 }
 
@@ -113,7 +113,7 @@ func TestUnknownPeersAreCapped(t *testing.T) {
 			t.Fatalf("stranger %d admitted beyond the limit", i)
 		}
 	}
-	if n := hosttest.Metric(t, victim.Reg, "leios_network_limit_refusals_total", map[string]string{"limit": "unknown_peers"}); n < 3 {
+	if n := hosttest.Metric(t, victim.Reg, "leiosnode_network_limit_refusals_total", map[string]string{"limit": "unknown_peers"}); n < 3 {
 		t.Fatalf("%v refusals counted, want 3", n)
 	}
 	if err := hosttest.Connect(t, known, victim); err != nil {

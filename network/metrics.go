@@ -23,27 +23,27 @@ type metrics struct {
 func newMetrics() *metrics {
 	return &metrics{
 		messages: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "leios_network_messages_total",
+			Name: "leiosnode_network_messages_total",
 			Help: "Mini-protocol messages, by protocol and direction.",
 		}, []string{"protocol", "direction"}),
 		bytes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "leios_network_message_bytes_total",
+			Name: "leiosnode_network_message_bytes_total",
 			Help: "Mini-protocol message bytes, by protocol and direction.",
 		}, []string{"protocol", "direction"}),
 		violations: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "leios_network_violations_total",
+			Name: "leiosnode_network_violations_total",
 			Help: "Protocol violations by peers, by protocol and kind.",
 		}, []string{"protocol", "kind"}),
 		bans: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "leios_network_bans_total",
+			Name: "leiosnode_network_bans_total",
 			Help: "Peers disconnected and gated for repeated violations.",
 		}),
 		refused: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "leios_network_refused_connections_total",
+			Name: "leiosnode_network_refused_connections_total",
 			Help: "Dials and connections refused because the peer is banned.",
 		}),
 		limits: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "leios_network_limit_refusals_total",
+			Name: "leiosnode_network_limit_refusals_total",
 			Help: "Connections and streams refused because a peer, or all of them, reached a limit, by limit.",
 		}, []string{"limit"}),
 	}
@@ -52,7 +52,7 @@ func newMetrics() *metrics {
 // register registers the collectors, with a gauge of the connected peers.
 func (m *metrics) register(reg prometheus.Registerer, peers func() int) error {
 	connected := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "leios_network_peers",
+		Name: "leiosnode_network_peers",
 		Help: "Connected peers.",
 	}, func() float64 { return float64(peers()) })
 	for _, c := range []prometheus.Collector{m.messages, m.bytes, m.violations, m.bans, m.refused, m.limits, connected} {

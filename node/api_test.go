@@ -9,9 +9,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"golang.org/x/sync/errgroup"
 
@@ -101,6 +107,42 @@ func TestSubmitReachesEveryChain(t *testing.T) {
 	}
 	if s, err := getStatus(configs[1].HTTPAddr); err != nil || s.TxsOnChain == 0 {
 		t.Fatalf("txsOnChain on the other node: %+v %v", s.TxsOnChain, err)
+	}
+	checkMetricNames(t, configs[0].HTTPAddr)
+}
+
+// checkMetricNames scrapes a node's /metrics and holds every family to the
+// Prometheus naming conventions dashboards rely on: one namespace (besides
+// the Go runtime's and the process's), counters and only counters ending in
+// _total.
+func checkMetricNames(t *testing.T, addr string) {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	must(t, err)
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.LegacyValidation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	must(t, err)
+	for name, f := range families {
+		if strings.HasPrefix(name, "go_") || strings.HasPrefix(name, "process_") || strings.HasPrefix(name, "promhttp_") {
+			continue
+		}
+		if !strings.HasPrefix(name, "leiosnode_") {
+			t.Errorf("%s: not in the leiosnode namespace", name)
+		}
+		if isCounter := f.GetType() == dto.MetricType_COUNTER; isCounter != strings.HasSuffix(name, "_total") {
+			t.Errorf("%s: a %v; counters, and only counters, end in _total", name, f.GetType())
+		}
+	}
+	// Every series the Grafana dashboard plots exists (labelled vectors
+	// have none until their first event: a healthy node has no violations).
+	dashboard, err := os.ReadFile("../docs/grafana/leiosnode.json")
+	must(t, err)
+	noEventYet := map[string]bool{"leiosnode_network_violations_total": true, "leiosnode_network_limit_refusals_total": true}
+	for _, name := range regexp.MustCompile(`leiosnode_[a-z_]+`).FindAllString(string(dashboard), -1) {
+		if families[strings.TrimSuffix(name, "_bucket")] == nil && !noEventYet[name] {
+			t.Errorf("the dashboard plots %s, which /metrics does not have", name)
+		}
 	}
 }
 

@@ -104,10 +104,10 @@ func TestChainDeeperThanKApart(t *testing.T) {
 		t.Fatalf("A does not say it is stranded:\n%s", logs)
 	}
 	for _, n := range []*forkNode{a, b, c} {
-		if got := hosttest.Metric(t, n.Reg, "leios_network_messages_total", map[string]string{"protocol": "blockfetch"}); got != 0 {
+		if got := hosttest.Metric(t, n.Reg, "leiosnode_network_messages_total", map[string]string{"protocol": "blockfetch"}); got != 0 {
 			t.Fatalf("%s fetched blocks (%v block-fetch messages)", n.ID(), got)
 		}
-		if got := hosttest.Metric(t, n.Reg, "leios_network_violations_total", nil); got != 0 {
+		if got := hosttest.Metric(t, n.Reg, "leiosnode_network_violations_total", nil); got != 0 {
 			t.Fatalf("%s counted %v violations", n.ID(), got)
 		}
 	}

@@ -77,7 +77,7 @@ func TestThreeNodesCatchUpAndFollow(t *testing.T) {
 	if got := b.Peers(); len(got[0].Addrs) == 0 {
 		t.Fatalf("peer %s has no address", got[0].ID)
 	}
-	if hosttest.Metric(t, c.Reg, "leios_network_messages_total", map[string]string{"protocol": "blockfetch", "direction": "received"}) == 0 {
+	if hosttest.Metric(t, c.Reg, "leiosnode_network_messages_total", map[string]string{"protocol": "blockfetch", "direction": "received"}) == 0 {
 		t.Fatal("C counted no block-fetch messages")
 	}
 }
@@ -163,10 +163,10 @@ func TestPeerServingBadBodyIsBanned(t *testing.T) {
 	startNode(t, 2, chainM, h.P2PAddrs(), opts) // M keeps dialing H
 
 	hosttest.Eventually(t, "H bans M", func() bool {
-		return hosttest.Metric(t, h.Reg, "leios_network_bans_total", nil) == 1
+		return hosttest.Metric(t, h.Reg, "leiosnode_network_bans_total", nil) == 1
 	})
 	hosttest.Eventually(t, "M is disconnected", func() bool { return len(h.Peers()) == 0 })
-	if v := hosttest.Metric(t, h.Reg, "leios_network_violations_total", map[string]string{"protocol": "blockfetch"}); v < 2 {
+	if v := hosttest.Metric(t, h.Reg, "leiosnode_network_violations_total", map[string]string{"protocol": "blockfetch"}); v < 2 {
 		t.Fatalf("%v block-fetch violations counted, want 2", v)
 	}
 	if chainH.Tip().Point != honest[1].Point() || !hasBlock(chainH, honest[0]) {
@@ -177,7 +177,7 @@ func TestPeerServingBadBodyIsBanned(t *testing.T) {
 	}
 	// M keeps redialing, and the gater keeps refusing it.
 	hosttest.Eventually(t, "H refuses M's redials", func() bool {
-		return hosttest.Metric(t, h.Reg, "leios_network_refused_connections_total", nil) >= 2
+		return hosttest.Metric(t, h.Reg, "leiosnode_network_refused_connections_total", nil) >= 2
 	})
 	if len(h.Peers()) != 0 {
 		t.Fatalf("banned M reconnected: H peers %v", h.Peers())

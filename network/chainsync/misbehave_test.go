@@ -76,7 +76,7 @@ func TestMisbehavingPeer(t *testing.T) {
 				}
 				_ = s.Reset()
 				hosttest.Eventually(t, "the violation is counted", func() bool {
-					return hosttest.Metric(t, node.Reg, "leios_network_violations_total", map[string]string{"protocol": "chainsync", "kind": tc.kind}) == float64(run)
+					return hosttest.Metric(t, node.Reg, "leiosnode_network_violations_total", map[string]string{"protocol": "chainsync", "kind": tc.kind}) == float64(run)
 				})
 			}
 		})
