@@ -20,6 +20,7 @@ import (
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/internal/pebblestore"
+	"github.com/leiosnode/leiosnode/internal/version"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
@@ -201,10 +202,11 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 		Logger:         n.log.With("component", "chainsync"),
 	})
 	n.host, err = network.NewHost(network.HostOptions{
-		Key:         in.nodeKey,
-		Libp2p:      libp2pHost,
-		ListenAddrs: n.cfg.ListenAddrs,
-		Topology:    in.topology.Peers,
+		Key:          in.nodeKey,
+		Libp2p:       libp2pHost,
+		ListenAddrs:  n.cfg.ListenAddrs,
+		AgentVersion: version.Agent(),
+		Topology:     in.topology.Peers,
 		Services: append([]network.Service{
 			n.chainsync,
 			blockfetch.NewService(chain.BlockRange),
@@ -266,7 +268,7 @@ func (n *Node) Run(ctx context.Context) error {
 			return nil
 		})
 	}
-	n.log.Info("node started", "peerId", n.host.ID().String(), "addrs", n.host.P2PAddrs(),
+	n.log.Info("node started", "version", version.String(), "peerId", n.host.ID().String(), "addrs", n.host.P2PAddrs(),
 		"tip", n.chain.Tip().String(), "producer", n.forger != nil)
 	err := n.wait(g)
 	if fault := n.storeFault(); fault != nil {
