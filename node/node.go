@@ -269,7 +269,7 @@ func (n *Node) Run(ctx context.Context) error {
 		})
 	}
 	n.log.Info("node started", "version", version.String(), "peerId", n.host.ID().String(), "addrs", n.host.P2PAddrs(),
-		"tip", n.chain.Tip().String(), "producer", n.forger != nil)
+		"http", n.cfg.HTTPAddr, "tip", n.chain.Tip().String(), "producer", n.forger != nil)
 	err := n.wait(g)
 	if fault := n.storeFault(); fault != nil {
 		return fault // the loops' errors follow from it

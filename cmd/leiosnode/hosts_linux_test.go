@@ -58,6 +58,15 @@ func TestNetworkOnHosts(t *testing.T) {
 		ids[i] = peerIDOf(t, config)
 		node := startNodeCommand(t, lab.command(t, i, "run", "--config", config))
 		defer node.stop(t)
+		// It says at once who it is and where the others reach it.
+		if !node.await(t, "node started") {
+			t.Fatalf("%s ended before it started:\n%s", name, node.stderr.String())
+		}
+		for _, want := range []string{"version=", "/ip4/" + lab.addr(i) + "/tcp/3001/p2p/" + ids[i], "http=" + lab.addr(i) + ":3002"} {
+			if !strings.Contains(node.stderr.String(), want) {
+				t.Errorf("%s's start lacks %q:\n%s", name, want, node.stderr.String())
+			}
+		}
 	}
 
 	// Every node's chain holds a block the others' hold too, and later one
