@@ -1,6 +1,7 @@
 package devnet
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -62,7 +63,7 @@ func parseHost(s string) (nodePlace, error) {
 func splitHost(s string) (host string, port int, err error) {
 	switch {
 	case s == "":
-		return "", 0, fmt.Errorf("empty")
+		return "", 0, errors.New("empty")
 	case strings.HasPrefix(s, "/"):
 		return splitMultiaddr(s)
 	case net.ParseIP(s) != nil: // an IPv6 address has colons but no port
@@ -81,6 +82,10 @@ func splitHost(s string) (host string, port int, err error) {
 	return host, port, nil
 }
 
+// errWantTCPMultiaddr: a host given as a multiaddr is not one a node can
+// listen on or be dialed at.
+var errWantTCPMultiaddr = errors.New("want /ip4|ip6|dns/HOST/tcp/PORT")
+
 // splitMultiaddr reads /ip4|ip6|dns|dns4|dns6/HOST/tcp/PORT: the nodes
 // speak libp2p over TCP only, and the /p2p/ part is the generator's to add.
 func splitMultiaddr(s string) (host string, port int, err error) {
@@ -89,12 +94,12 @@ func splitMultiaddr(s string) (host string, port int, err error) {
 		return "", 0, err
 	}
 	if len(m) != 2 || m[1].Code() != multiaddr.P_TCP {
-		return "", 0, fmt.Errorf("want /ip4|ip6|dns/HOST/tcp/PORT")
+		return "", 0, errWantTCPMultiaddr
 	}
 	switch m[0].Code() {
 	case multiaddr.P_IP4, multiaddr.P_IP6, multiaddr.P_DNS, multiaddr.P_DNS4, multiaddr.P_DNS6:
 	default:
-		return "", 0, fmt.Errorf("want /ip4|ip6|dns/HOST/tcp/PORT")
+		return "", 0, errWantTCPMultiaddr
 	}
 	port, err = strconv.Atoi(m[1].Value())
 	return m[0].Value(), port, err
