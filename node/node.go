@@ -202,11 +202,10 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 		Logger:         n.log.With("component", "chainsync"),
 	})
 	n.host, err = network.NewHost(network.HostOptions{
-		Key:          in.nodeKey,
-		Libp2p:       libp2pHost,
-		ListenAddrs:  n.cfg.ListenAddrs,
-		AgentVersion: version.Agent(),
-		Topology:     in.topology.Peers,
+		Key:         in.nodeKey,
+		Libp2p:      libp2pHost,
+		ListenAddrs: n.cfg.ListenAddrs,
+		Topology:    in.topology.Peers,
 		Services: append([]network.Service{
 			n.chainsync,
 			blockfetch.NewService(chain.BlockRange),
@@ -214,6 +213,8 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 		}, n.leios.Services()...),
 		Logger:     n.log.With("component", "network"),
 		Registerer: n.registry,
+		// Peers see which build this is through identify.
+		AgentVersion: version.Agent(),
 	})
 	if err != nil {
 		return fmt.Errorf("config %s: listenAddrs %s: %w", n.cfg.Path, strings.Join(n.cfg.ListenAddrs, " "), err)
