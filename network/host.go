@@ -113,7 +113,7 @@ func (h *Host) buildLibp2p() error {
 	if len(h.opts.ListenAddrs) > 0 {
 		listen = libp2p.ListenAddrStrings(h.opts.ListenAddrs...)
 	}
-	h.host, err = libp2p.New(
+	options := []libp2p.Option{
 		libp2p.Identity(key),
 		listen,
 		libp2p.Transport(tcp.NewTCPTransport),
@@ -126,7 +126,11 @@ func (h *Host) buildLibp2p() error {
 		// libp2p's dependency injection logs a failed start (a port in use)
 		// three times at error level, beside the error New returns.
 		libp2p.WithFxOption(fx.WithLogger(func() fxevent.Logger { return fxevent.NopLogger })),
-	)
+	}
+	if h.opts.AgentVersion != "" {
+		options = append(options, libp2p.UserAgent(h.opts.AgentVersion))
+	}
+	h.host, err = libp2p.New(options...)
 	if err != nil {
 		return fmt.Errorf("network: libp2p host: %w", err)
 	}

@@ -21,6 +21,11 @@ type HostOptions struct {
 	// ListenAddrs are multiaddrs to listen on, e.g. /ip4/127.0.0.1/tcp/3001.
 	// None: the host only dials.
 	ListenAddrs []string
+	// AgentVersion is the agent this host announces to its peers through
+	// libp2p identify (they keep it in their peerstores as
+	// "AgentVersion"), e.g. "leiosnode/v0.4.0". Default libp2p's, the
+	// main module's path@version. A ready-made Libp2p host keeps its own.
+	AgentVersion string
 	// Topology lists the peers to keep connected to, as multiaddrs ending in
 	// /p2p/<peer ID>. Each is redialed with backoff while disconnected.
 	Topology []string

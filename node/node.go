@@ -20,6 +20,7 @@ import (
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/internal/pebblestore"
+	"github.com/leiosnode/leiosnode/internal/version"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
@@ -212,6 +213,8 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 		}, n.leios.Services()...),
 		Logger:     n.log.With("component", "network"),
 		Registerer: n.registry,
+		// Peers see which build this is through identify.
+		AgentVersion: version.Agent(),
 	})
 	if err != nil {
 		return fmt.Errorf("config %s: listenAddrs %s: %w", n.cfg.Path, strings.Join(n.cfg.ListenAddrs, " "), err)
@@ -266,8 +269,8 @@ func (n *Node) Run(ctx context.Context) error {
 			return nil
 		})
 	}
-	n.log.Info("node started", "peerId", n.host.ID().String(), "addrs", n.host.P2PAddrs(),
-		"tip", n.chain.Tip().String(), "producer", n.forger != nil)
+	n.log.Info("node started", "version", version.String(), "peerId", n.host.ID().String(), "addrs", n.host.P2PAddrs(),
+		"http", n.cfg.HTTPAddr, "tip", n.chain.Tip().String(), "producer", n.forger != nil)
 	err := n.wait(g)
 	if fault := n.storeFault(); fault != nil {
 		return fault // the loops' errors follow from it

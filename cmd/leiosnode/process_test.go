@@ -62,7 +62,14 @@ type nodeProcess struct {
 // startNode runs the node of config and waits until it runs.
 func startNode(t *testing.T, config string) *nodeProcess {
 	t.Helper()
-	p := &nodeProcess{cmd: cliCommand(t, "run", "--config", config), lines: make(chan string, 1<<16)}
+	return startNodeCommand(t, cliCommand(t, "run", "--config", config))
+}
+
+// startNodeCommand starts cmd, a leiosnode run, and waits until the node
+// runs.
+func startNodeCommand(t *testing.T, cmd *exec.Cmd) *nodeProcess {
+	t.Helper()
+	p := &nodeProcess{cmd: cmd, lines: make(chan string, 1<<16)}
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -116,10 +116,14 @@ func TestLinkMeshPartition(t *testing.T) {
 }
 
 func TestTCPHostPort(t *testing.T) {
-	if got, err := tcpHostPort("/ip4/127.0.0.1/tcp/3001"); err != nil || got != "127.0.0.1:3001" {
-		t.Errorf("got %q, %v", got, err)
+	for addr, want := range map[string]string{
+		"/ip4/127.0.0.1/tcp/3001": "127.0.0.1:3001", "/ip6/::1/tcp/3001": "[::1]:3001", "/dns/n.example.org/tcp/3001": "n.example.org:3001",
+	} {
+		if got, err := tcpHostPort(addr); err != nil || got != want {
+			t.Errorf("%s: got %q, %v; want %s", addr, got, err, want)
+		}
 	}
-	for _, bad := range []string{"/ip6/::1/tcp/1", "/ip4/127.0.0.1/udp/1", "127.0.0.1:1", "/ip4/127.0.0.1/tcp/1/p2p/x"} {
+	for _, bad := range []string{"/ip4/127.0.0.1/udp/1", "127.0.0.1:1", "/ip4/127.0.0.1/tcp/1/p2p/x", "/unix/tmp/tcp/1"} {
 		if _, err := tcpHostPort(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}

@@ -1,8 +1,10 @@
-// Package devnet generates a local devnet and runs it from outside, one OS
-// process per node, as an operator would:
+// Package devnet generates a network, and runs a local devnet from outside,
+// one OS process per node, as an operator would:
 //
-//   - Write lays out a devnet: genesis (from a Template), keys, and each
-//     node's config and topology. The genesis command is Write.
+//   - Write lays out a network: genesis (from a Template), keys, and each
+//     node's config and topology — on loopback, or on several hosts with a
+//     self-contained directory per node to copy to its host, pools and
+//     relays. The genesis command is Write.
 //   - Run writes a devnet, starts every node as `NodeExecutable run
 //     --config FILE`, prints a status line a second while a tx firehose
 //     feeds the nodes from the genesis funds, then reads every node's
@@ -14,7 +16,8 @@
 //     partitions the nodes dial one another through a TCP proxy per link
 //     that the supervisor runs and can cut.
 //   - SubmitTx is the client of a node's submit API that the firehose uses,
-//     and the submit command too.
+//     and the submit command too; GetStatus reads a node's /status for the
+//     status command.
 //
 // Invariants:
 //   - The supervisor watches its nodes only through their processes and

@@ -3,11 +3,13 @@ package devnet
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +21,8 @@ import (
 )
 
 // The files of a generated devnet. Paths inside a node's config are
-// relative to the node's directory, so a devnet directory can be moved.
+// relative to the node's directory, so a devnet directory can be moved, and
+// a node's directory of a devnet on several hosts copied to its host.
 const (
 	genesisFileName  = "genesis.json"
 	fundsDirName     = "funds"
@@ -52,8 +55,24 @@ type Spec struct {
 	// SystemStart is the start of slot 0.
 	SystemStart time.Time
 	// BasePort, when non-zero, gives node i the libp2p port BasePort+2i and
-	// the HTTP port BasePort+2i+1; zero lets the OS pick free ports.
+	// the HTTP port BasePort+2i+1 (the relays follow the pools); zero lets
+	// the OS pick free ports. Loopback only: not with Hosts.
 	BasePort int
+	// Hosts, when set, lays out a network on several hosts instead of
+	// loopback: pool i listens on Hosts[i] (see parseHost: a multiaddr,
+	// host:port or a bare host) and serves HTTP on the same host at the
+	// next port, and each node's directory holds a copy of the genesis, so
+	// that it can be copied to its host as it is. One per pool: Nodes must
+	// be len(Hosts).
+	Hosts []string
+	// Relays is the number of relays, DIR/relay-j/: nodes with a node key
+	// only, which forge and vote on nothing. Every node's topology names
+	// every other pool and relay.
+	Relays int
+	// RelayHosts are the relays' hosts, one per relay, as Hosts; required
+	// with Hosts and Relays, not allowed without Hosts (relays on loopback
+	// take ports after the pools').
+	RelayHosts []string
 	// LogLevel goes into every node's config ("" = the node's default).
 	LogLevel string
 	// ProxyLinks routes every link through the supervisor: node i's
@@ -69,7 +88,11 @@ type Spec struct {
 type Layout struct {
 	Dir     string // absolute
 	Genesis *consensus.Genesis
-	Nodes   []Node
+	Nodes   []Node // the pools' nodes
+	Relays  []Node
+	// OnHosts: a network on several hosts (Spec.Hosts), each node's
+	// directory with its own copy of the genesis.
+	OnHosts bool
 	// Links are the proxied links, when Spec.ProxyLinks asked for them:
 	// node From's topology names To at Addr.
 	Links []Link
@@ -77,23 +100,25 @@ type Layout struct {
 
 // Node is one node of a devnet.
 type Node struct {
-	Name       string // node-i, also its pool's name
+	Name       string // node-i, also its pool's name; relay-j for a relay
 	Dir        string // absolute
 	ConfigFile string // absolute
 	PeerID     peer.ID
 	ListenAddr string // libp2p multiaddr, without /p2p
-	HTTPAddr   string // host:port of GET /status
+	// DialAddr is where the other nodes dial it, without /p2p: ListenAddr,
+	// or its host's name when the node listens on all of its addresses.
+	DialAddr string
+	HTTPAddr string // host:port of GET /status
 }
 
 // Write generates a devnet: DIR/genesis.json, DIR/funds/ with the
-// payment keys of the funded addresses, and per node DIR/node-i/ with its
-// keys, config.json and topology.json (a full mesh).
+// payment keys of the funded addresses, per pool DIR/node-i/ with its
+// keys, config.json and topology.json, and per relay DIR/relay-j/ with its
+// node key, config.json and topology.json (a full mesh of pools and
+// relays).
 func Write(spec Spec) (*Layout, error) {
-	if spec.Nodes < 1 {
-		return nil, fmt.Errorf("a devnet needs at least one node, not %d", spec.Nodes)
-	}
-	if spec.Funded < 0 {
-		return nil, fmt.Errorf("funded addresses: %d is negative", spec.Funded)
+	if err := spec.check(); err != nil {
+		return nil, err
 	}
 	dir, err := filepath.Abs(spec.Dir)
 	if err != nil {
@@ -102,40 +127,41 @@ func Write(spec Spec) (*Layout, error) {
 	if _, err := os.Stat(filepath.Join(dir, genesisFileName)); err == nil {
 		return nil, fmt.Errorf("%s already holds a devnet (genesis.json exists)", dir)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, fundsDirName), 0o755); err != nil {
+	poolPlaces, relayPlaces, proxyPorts, err := spec.places()
+	if err != nil {
 		return nil, err
 	}
-	portCount := 2 * spec.Nodes
-	if spec.ProxyLinks {
-		portCount += spec.Nodes * (spec.Nodes - 1)
-	}
-	ports, err := devnetPorts(spec.BasePort, portCount)
-	if err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, fundsDirName), 0o755); err != nil {
 		return nil, err
 	}
 
 	g := spec.Template.genesis()
 	g.SystemStart = spec.SystemStart.UTC().Truncate(time.Millisecond)
 	g.EpochNonce = randomNonce()
-	d := &Layout{Dir: dir, Genesis: g}
-	for i := range spec.Nodes {
+	d := &Layout{Dir: dir, Genesis: g, OnHosts: len(spec.Hosts) > 0}
+	for i, place := range poolPlaces {
 		n, pool, err := writeNodeKeys(dir, i)
 		if err != nil {
 			return nil, err
 		}
 		pool.Stake = spec.Template.PoolStake
-		n.ListenAddr = fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", ports[2*i])
-		n.HTTPAddr = fmt.Sprintf("127.0.0.1:%d", ports[2*i+1])
+		n.ListenAddr, n.DialAddr, n.HTTPAddr = place.listen, place.dial, place.http
 		g.Pools = append(g.Pools, pool)
 		d.Nodes = append(d.Nodes, n)
 	}
+	for j, place := range relayPlaces {
+		r, err := writeNodeIdentity(dir, fmt.Sprintf("relay-%d", j))
+		if err != nil {
+			return nil, err
+		}
+		r.ListenAddr, r.DialAddr, r.HTTPAddr = place.listen, place.dial, place.http
+		d.Relays = append(d.Relays, r)
+	}
 	if spec.ProxyLinks {
-		next := 2 * spec.Nodes
 		for from := range spec.Nodes {
 			for to := range spec.Nodes {
 				if to != from {
-					d.Links = append(d.Links, Link{From: from, To: to, Addr: fmt.Sprintf("127.0.0.1:%d", ports[next])})
-					next++
+					d.Links = append(d.Links, Link{From: from, To: to, Addr: fmt.Sprintf("127.0.0.1:%d", proxyPorts[len(d.Links)])})
 				}
 			}
 		}
@@ -154,43 +180,106 @@ func Write(spec Spec) (*Layout, error) {
 		return nil, err
 	}
 	for i, n := range d.Nodes {
-		if err := writeNodeConfig(d, i, spec.LogLevel); err != nil {
+		if err := d.writeNodeConfig(n, true, d.poolTopology(i), spec.LogLevel); err != nil {
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
+		}
+	}
+	for j, r := range d.Relays {
+		if err := d.writeNodeConfig(r, false, d.relayTopology(j), spec.LogLevel); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Name, err)
 		}
 	}
 	return d, nil
 }
 
-// Print tells the user what was written and how to reach each node.
+// check refuses a Spec Write cannot lay out, before anything is written.
+func (spec Spec) check() error {
+	switch {
+	case spec.Nodes < 1:
+		return fmt.Errorf("a devnet needs at least one node, not %d", spec.Nodes)
+	case spec.Funded < 0:
+		return fmt.Errorf("funded addresses: %d is negative", spec.Funded)
+	case spec.Relays < 0:
+		return fmt.Errorf("relays: %d is negative", spec.Relays)
+	case spec.ProxyLinks && (spec.Relays > 0 || len(spec.Hosts) > 0):
+		return errors.New("link proxies are the local devnet's: not with relays or hosts")
+	case len(spec.Hosts) == 0 && len(spec.RelayHosts) > 0:
+		return errors.New("relay hosts need the pools' hosts too (--hosts)")
+	case len(spec.Hosts) == 0:
+		return nil
+	case len(spec.Hosts) != spec.Nodes:
+		return fmt.Errorf("%d hosts for %d pools: give one host per pool", len(spec.Hosts), spec.Nodes)
+	case len(spec.RelayHosts) != spec.Relays:
+		return fmt.Errorf("%d relay hosts for %d relays: give one host per relay (--relay-hosts)", len(spec.RelayHosts), spec.Relays)
+	case spec.BasePort != 0:
+		return errors.New("a base port is for a devnet on loopback: on several hosts each host gives its node's port")
+	}
+	return nil
+}
+
+// places are where the pools and the relays listen, on their hosts or on
+// loopback ports, and the loopback ports of the link proxies.
+func (spec Spec) places() (pools, relays []nodePlace, proxyPorts []int, err error) {
+	if len(spec.Hosts) > 0 {
+		pools, relays, err = placeOnHosts(spec.Hosts, spec.RelayHosts)
+		return pools, relays, nil, err
+	}
+	nodes := spec.Nodes + spec.Relays
+	proxies := 0
+	if spec.ProxyLinks {
+		proxies = spec.Nodes * (spec.Nodes - 1)
+	}
+	// One call, so that the free ports the OS gives are all distinct.
+	ports, err := devnetPorts(spec.BasePort, 2*nodes+proxies)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	places := make([]nodePlace, nodes)
+	for i := range places {
+		places[i] = nodePlace{
+			listen: fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", ports[2*i]),
+			http:   fmt.Sprintf("127.0.0.1:%d", ports[2*i+1]),
+		}
+		places[i].dial = places[i].listen
+	}
+	return places[:spec.Nodes], places[spec.Nodes:], ports[2*nodes:], nil
+}
+
+// Print tells the user what was written and how to reach each node; for
+// a network on several hosts, also what to copy where.
 func (d *Layout) Print(w io.Writer) {
 	g := d.Genesis
-	fmt.Fprintf(w, "devnet in %s: %d pools, %d funded addresses, system start %s, slot %d ms, f %s, k %d\n",
-		d.Dir, len(g.Pools), len(g.InitialFunds), g.SystemStart.Format(time.RFC3339Nano), g.SlotLengthMs, g.ActiveSlotsCoeff, g.SecurityParam)
-	for _, n := range d.Nodes {
-		fmt.Fprintf(w, "  %s  %s/p2p/%s  http://%s\n", n.Name, n.ListenAddr, n.PeerID, n.HTTPAddr)
+	kind := "devnet"
+	if d.OnHosts {
+		kind = "network"
+	}
+	relays := ""
+	if len(d.Relays) > 0 {
+		relays = fmt.Sprintf(", %d relays", len(d.Relays))
+	}
+	fmt.Fprintf(w, "%s in %s: %d pools%s, %d funded addresses, system start %s, slot %d ms, f %s, k %d\n",
+		kind, d.Dir, len(g.Pools), relays, len(g.InitialFunds), g.SystemStart.Format(time.RFC3339Nano), g.SlotLengthMs, g.ActiveSlotsCoeff, g.SecurityParam)
+	for _, n := range append(slices.Clip(d.Nodes), d.Relays...) {
+		fmt.Fprintf(w, "  %-8s %s  %s\n", n.Name, n.P2PAddr(), n.APIURL())
 	}
 	if len(d.Links) > 0 {
 		fmt.Fprintf(w, "  the nodes dial one another through %d link proxies of this devnet (e.g. %s dials %s at %s), which can cut them\n",
 			len(d.Links), d.Nodes[d.Links[0].From].Name, d.Nodes[d.Links[0].To].Name, d.Links[0].Addr)
+	}
+	if d.OnHosts {
+		fmt.Fprintf(w, "copy each node's directory (%s/node-0, …) whole to its host, and there run: leiosnode run --config config.json\n", d.Dir)
+		fmt.Fprintf(w, "the payment keys of the funded addresses are in %s/%s: keep them off the hosts\n", d.Dir, fundsDirName)
 	}
 }
 
 // writeNodeKeys creates DIR/node-i/ and its node, issuer, VRF and BLS
 // voting keys, and returns the node and its pool (without stake).
 func writeNodeKeys(dir string, i int) (Node, consensus.Pool, error) {
-	name := fmt.Sprintf("node-%d", i)
-	n := Node{Name: name, Dir: filepath.Join(dir, name)}
-	n.ConfigFile = filepath.Join(n.Dir, configFileName)
-	if err := os.MkdirAll(n.Dir, 0o755); err != nil {
+	n, err := writeNodeIdentity(dir, fmt.Sprintf("node-%d", i))
+	if err != nil {
 		return n, consensus.Pool{}, err
 	}
-	nodeKey, err := keys.GenerateKeyFiles(keys.Node, filepath.Join(n.Dir, nodeKeyFileName), "")
-	if err != nil {
-		return n, consensus.Pool{}, fmt.Errorf("%s node key: %w", name, err)
-	}
-	if n.PeerID, err = keys.PeerID(nodeKey); err != nil {
-		return n, consensus.Pool{}, fmt.Errorf("%s peer id: %w", name, err)
-	}
+	name := n.Name
 	issuer, err := keys.GenerateKeyFiles(keys.StakePool, filepath.Join(n.Dir, issuerSKeyName), filepath.Join(n.Dir, issuerVKeyName))
 	if err != nil {
 		return n, consensus.Pool{}, fmt.Errorf("%s issuer key: %w", name, err)
@@ -208,37 +297,109 @@ func writeNodeKeys(dir string, i int) (Node, consensus.Pool, error) {
 	return n, pool, nil
 }
 
-// writeNodeConfig writes node i's config.json and its topology.json: every
-// other node of the devnet, addressed by multiaddr (its own, or its link's
-// proxy) and peer ID.
-func writeNodeConfig(d *Layout, i int, logLevel string) error {
-	n := d.Nodes[i]
-	genesisRel, err := filepath.Rel(n.Dir, filepath.Join(d.Dir, genesisFileName))
+// writeNodeIdentity creates DIR/name/ and the node key that gives the
+// node its peer ID: all a relay holds, no pool, VRF or BLS key.
+func writeNodeIdentity(dir, name string) (Node, error) {
+	n := Node{Name: name, Dir: filepath.Join(dir, name)}
+	n.ConfigFile = filepath.Join(n.Dir, configFileName)
+	if err := os.MkdirAll(n.Dir, 0o755); err != nil {
+		return n, err
+	}
+	nodeKey, err := keys.GenerateKeyFiles(keys.Node, filepath.Join(n.Dir, nodeKeyFileName), "")
+	if err != nil {
+		return n, fmt.Errorf("%s node key: %w", name, err)
+	}
+	if n.PeerID, err = keys.PeerID(nodeKey); err != nil {
+		return n, fmt.Errorf("%s peer id: %w", name, err)
+	}
+	return n, nil
+}
+
+// writeNodeConfig writes a node's config.json (a producer's with its pool
+// keys, a relay's without) and its topology.json of peers. On several
+// hosts the node's directory gets its own copy of the genesis.
+func (d *Layout) writeNodeConfig(n Node, producer bool, peers []string, logLevel string) error {
+	genesisFile, err := filepath.Rel(n.Dir, filepath.Join(d.Dir, genesisFileName))
 	if err != nil {
 		return err
 	}
+	if d.OnHosts {
+		genesisFile = genesisFileName
+		if err := copyFile(filepath.Join(d.Dir, genesisFileName), filepath.Join(n.Dir, genesisFileName)); err != nil {
+			return err
+		}
+	}
 	cfg := config.Config{
-		GenesisFile:   genesisRel,
-		TopologyFile:  topologyFileName,
-		DatabasePath:  databaseDirName,
-		ListenAddrs:   []string{n.ListenAddr},
-		HTTPAddr:      n.HTTPAddr,
-		NodeKeyFile:   nodeKeyFileName,
-		IssuerKeyFile: issuerSKeyName,
-		VRFKeyFile:    vrfSKeyName,
-		BLSKeyFile:    blsSKeyName,
-		LogLevel:      logLevel,
+		GenesisFile:  genesisFile,
+		TopologyFile: topologyFileName,
+		DatabasePath: databaseDirName,
+		ListenAddrs:  []string{n.ListenAddr},
+		HTTPAddr:     n.HTTPAddr,
+		NodeKeyFile:  nodeKeyFileName,
+		LogLevel:     logLevel,
+	}
+	if producer {
+		cfg.IssuerKeyFile, cfg.VRFKeyFile, cfg.BLSKeyFile = issuerSKeyName, vrfSKeyName, blsSKeyName
 	}
 	if err := config.WriteJSON(n.ConfigFile, cfg); err != nil {
 		return err
 	}
-	topo := config.Topology{Peers: []string{}}
+	return config.WriteJSON(filepath.Join(n.Dir, topologyFileName), config.Topology{Peers: peers})
+}
+
+// poolTopology is pool i's peers: every other pool, at its own address or
+// its link's proxy, and every relay.
+func (d *Layout) poolTopology(i int) []string {
+	peers := []string{}
 	for j, p := range d.Nodes {
 		if j != i {
-			topo.Peers = append(topo.Peers, d.peerAddr(i, j)+"/p2p/"+p.PeerID.String())
+			peers = append(peers, d.peerAddr(i, j)+"/p2p/"+p.PeerID.String())
 		}
 	}
-	return config.WriteJSON(filepath.Join(n.Dir, topologyFileName), topo)
+	for _, r := range d.Relays {
+		peers = append(peers, r.P2PAddr())
+	}
+	return peers
+}
+
+// relayTopology is relay j's peers: every pool and every other relay.
+func (d *Layout) relayTopology(j int) []string {
+	peers := []string{}
+	for _, p := range d.Nodes {
+		peers = append(peers, p.P2PAddr())
+	}
+	for k, r := range d.Relays {
+		if k != j {
+			peers = append(peers, r.P2PAddr())
+		}
+	}
+	return peers
+}
+
+// P2PAddr is the address other nodes' topologies name the node by: where
+// they dial it, and its peer ID.
+func (n Node) P2PAddr() string { return n.DialAddr + "/p2p/" + n.PeerID.String() }
+
+// APIURL is the base URL of the node's HTTP API, as the status and
+// submit commands take it: at its HTTP address, or its host's name when
+// it listens on all addresses.
+func (n Node) APIURL() string {
+	if port, ok := strings.CutPrefix(n.HTTPAddr, ":"); ok {
+		if hostPort, err := tcpHostPort(n.DialAddr); err == nil {
+			host, _, _ := net.SplitHostPort(hostPort)
+			return "http://" + net.JoinHostPort(host, port)
+		}
+	}
+	return "http://" + n.HTTPAddr
+}
+
+// copyFile copies a generated file into a node's directory.
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
 }
 
 // peerAddr is the multiaddr (without /p2p) at which node from dials node
@@ -250,15 +411,15 @@ func (d *Layout) peerAddr(from, to int) string {
 			return fmt.Sprintf("/ip4/%s/tcp/%s", host, port)
 		}
 	}
-	return d.Nodes[to].ListenAddr
+	return d.Nodes[to].DialAddr
 }
 
-// tcpHostPort is the host:port of a /ip4/HOST/tcp/PORT multiaddr, as Write
-// spells the nodes' listen addresses.
+// tcpHostPort is the host:port of a /ip4|ip6|dns/HOST/tcp/PORT multiaddr,
+// as Write spells the nodes' listen addresses.
 func tcpHostPort(addr string) (string, error) {
 	parts := strings.Split(addr, "/")
-	if len(parts) != 5 || parts[0] != "" || parts[1] != "ip4" || parts[3] != "tcp" {
-		return "", fmt.Errorf("%q is not a /ip4/HOST/tcp/PORT address", addr)
+	if len(parts) != 5 || parts[0] != "" || !slices.Contains([]string{"ip4", "ip6", "dns", "dns4", "dns6"}, parts[1]) || parts[3] != "tcp" {
+		return "", fmt.Errorf("%q is not a /ip4|ip6|dns/HOST/tcp/PORT address", addr)
 	}
 	return net.JoinHostPort(parts[2], parts[4]), nil
 }

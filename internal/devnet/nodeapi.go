@@ -48,6 +48,17 @@ func SubmitTx(ctx context.Context, client *http.Client, nodeURL string, tx []byt
 	return newNodeAPI(client, nodeURL).submit(ctx, tx)
 }
 
+// statusTimeout bounds the GET /status of the status command: a node
+// busy syncing may take a moment to answer, an operator waits no longer.
+const statusTimeout = 10 * time.Second
+
+// GetStatus decodes the GET /status of the node at nodeURL into v, for
+// the status command; v is the caller's, so that it may read the answer
+// of an older or newer node.
+func GetStatus(ctx context.Context, client *http.Client, nodeURL string, v any) error {
+	return newNodeAPI(client, nodeURL).fetch(ctx, "/status", statusTimeout, v)
+}
+
 // newNodeAPIs are the clients of the nodes' APIs, in node order.
 func newNodeAPIs(client *http.Client, nodes []Node) []nodeAPI {
 	apis := make([]nodeAPI, len(nodes))

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/internal/devnet"
+)
+
+func newStatusCommand() *cobra.Command {
+	var nodeURL string
+	cmd := &cobra.Command{
+		Use:   "status --node URL",
+		Short: "Print a node's state for a person: slot, tips, peers, mempool, EBs, votes, errors, forks",
+		Long: `Print what GET URL/status says, one line a topic: the node's peer ID and
+role, the slot, its tip and immutable tip, its peers (with their address,
+who dialed whom and since when), the mempool, its blocks, the endorser
+blocks and votes, the errors it logged, and the forks deeper than k it sees
+(with what to do when it is stranded on one).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			url := nodeURL
+			if !strings.Contains(url, "://") {
+				url = "http://" + url
+			}
+			var st nodeStatus
+			if err := devnet.GetStatus(cmd.Context(), &http.Client{}, url, &st); err != nil {
+				return fmt.Errorf("node %s: %w", url, err)
+			}
+			st.print(cmd.OutOrStdout(), time.Now())
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&nodeURL, "node", "", "the node's HTTP API (its config's httpAddr), e.g. http://10.0.0.1:3002 (required)")
+	_ = cmd.MarkFlagRequired("node") // only fails for an unknown flag
+	return cmd
+}
+
+// nodeStatus is GET /status as the status command reads it: api.Status,
+// with its peers read in either shape a node serves (statusPeers).
+type nodeStatus struct {
+	api.Status
+	Peers statusPeers `json:"peers"` // shadows api.Status.Peers
+}
+
+// statusPeer is one peer of /status. A node that lists its peers by ID
+// alone gives only ID.
+type statusPeer struct {
+	ID        string    `json:"id"`
+	Addr      string    `json:"addr"`
+	Direction string    `json:"direction"` // inbound or outbound
+	Since     time.Time `json:"since"`
+}
+
+// statusPeers are /status's peers: objects {"id", "addr", "direction",
+// "since"}, or, from a node that has no more to say, a list of peer IDs.
+type statusPeers []statusPeer
+
+func (p *statusPeers) UnmarshalJSON(b []byte) error {
+	var ids []string
+	if err := json.Unmarshal(b, &ids); err == nil {
+		*p = make(statusPeers, len(ids))
+		for i, id := range ids {
+			(*p)[i] = statusPeer{ID: id}
+		}
+		return nil
+	}
+	var peers []statusPeer
+	if err := json.Unmarshal(b, &peers); err != nil {
+		return fmt.Errorf("peers: %w", err)
+	}
+	*p = peers
+	return nil
+}
+
+// print writes the status one topic a line, as of now.
+func (st *nodeStatus) print(w io.Writer, now time.Time) {
+	role := "relay"
+	if st.Producer {
+		role = "block producer"
+	}
+	fmt.Fprintf(w, "node       %s (%s)\n", st.PeerID, role)
+	fmt.Fprintf(w, "slot       %d\n", st.Slot)
+	fmt.Fprintf(w, "tip        %s", tipLine(st.Tip))
+	if st.Tip.BlockNumber > 0 && st.Slot >= st.Tip.Slot {
+		if ago := st.Slot - st.Tip.Slot; ago == 1 {
+			fmt.Fprint(w, ", 1 slot ago")
+		} else {
+			fmt.Fprintf(w, ", %d slots ago", ago)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "immutable  %s\n", tipLine(st.ImmutableTip))
+	fmt.Fprintf(w, "blocks     %d forged here, %d adopted; %d txs on chain\n", st.BlocksForged, st.BlocksAdopted, st.TxsOnChain)
+	fmt.Fprintf(w, "peers      %d\n", len(st.Peers))
+	for _, p := range st.Peers {
+		fmt.Fprintf(w, "  %s", p.ID)
+		if p.Addr != "" {
+			fmt.Fprintf(w, "  %s", p.Addr)
+		}
+		if p.Direction != "" {
+			fmt.Fprintf(w, "  %s", p.Direction)
+		}
+		if !p.Since.IsZero() {
+			fmt.Fprintf(w, "  since %s (%s)", p.Since.Format(time.RFC3339), now.Sub(p.Since).Round(time.Second))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "mempool    %d txs, %d bytes\n", st.Mempool.Txs, st.Mempool.Bytes)
+	l := st.Leios
+	fmt.Fprintf(w, "EBs        %d forged here, %d announced, %d bodies held, %d closures complete, %d certified; %d txs missing, %d requests in flight\n",
+		l.EBsForged, l.EBsAnnounced, l.BodiesHeld, l.ClosuresComplete, l.EBsCertified, l.MissingTxs, l.RequestsInFlight)
+	fmt.Fprintf(w, "votes      %d cast, %d received, %d invalid; %d certificates built\n", l.VotesCast, l.VotesReceived, l.VotesInvalid, l.CertificatesBuilt)
+	fmt.Fprintf(w, "errors     %d logged\n", st.Errors)
+	f := st.Forks
+	switch {
+	case f.Stranded:
+		fmt.Fprintf(w, "forks      STRANDED: every peer's chain forks from this node's deeper than k; stop the node, delete its databasePath and start it again to resync\n")
+	case len(f.Peers) > 0:
+		fmt.Fprintf(w, "forks      %d peers on a chain that forks deeper than k (%d seen since the start); this node is on the chain of its other peers\n", len(f.Peers), f.DeepForks)
+	default:
+		fmt.Fprintf(w, "forks      none deeper than k (%d seen since the start)\n", f.DeepForks)
+	}
+	for _, p := range f.Peers {
+		fmt.Fprintf(w, "  %s  tip %s\n", p.ID, tipLine(p.Tip))
+	}
+}
+
+// tipLine is a tip for a person: block number, slot and hash.
+func tipLine(t api.TipStatus) string {
+	if t.BlockNumber == 0 {
+		return "genesis (no block yet)"
+	}
+	return fmt.Sprintf("#%d at slot %d, %s", t.BlockNumber, t.Slot, t.Hash)
+}
