@@ -267,9 +267,10 @@ func (h *Host) Peers() []PeerInfo {
 	return infos
 }
 
-// Run serves the services' protocols, keeps the topology connected and runs
-// the service clients toward every connected peer, until ctx ends. It then
-// stops every goroutine it started, closes the host and returns nil.
+// Run serves the services' protocols, keeps the topology connected (and,
+// with peer sharing, TargetPeers) and runs the service clients toward every
+// connected peer, until ctx ends. It then stops every goroutine it started,
+// closes the host and returns nil.
 func (h *Host) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	h.mu.Lock()
@@ -280,14 +281,14 @@ func (h *Host) Run(ctx context.Context) error {
 	h.runCtx, h.group = ctx, g
 	h.mu.Unlock()
 
-	for _, srv := range h.servers {
-		h.host.SetStreamHandler(libp2pprotocol.ID(srv.Spec.ID()), h.handler(srv))
-	}
 	identified, err := h.host.EventBus().Subscribe(new(event.EvtPeerIdentificationCompleted))
 	if err != nil {
 		return errors.Join(fmt.Errorf("network: identify events: %w", err), h.host.Close())
 	}
 	defer identified.Close()
+	for _, srv := range h.servers {
+		h.host.SetStreamHandler(libp2pprotocol.ID(srv.Spec.ID()), h.handler(srv))
+	}
 	notifiee := &network.NotifyBundle{
 		ConnectedF:    func(_ network.Network, c network.Conn) { h.reconcile(c) },
 		DisconnectedF: func(_ network.Network, c network.Conn) { h.reconcile(c) },
