@@ -28,17 +28,17 @@ type pipeStream struct{ net.Conn }
 
 func (p pipeStream) Reset() error { return p.Conn.Close() }
 
-// sessions returns a client and a server session over a pipe; each side's
-// violations are sent on its channel.
-func sessions(t *testing.T) (client, server *protocol.Session, clientViolations, serverViolations <-chan error) {
+// sessions returns a client and a server session over a pipe; the
+// client's violations are sent on the channel.
+func sessions(t *testing.T) (client, server *protocol.Session, violations <-chan error) {
 	t.Helper()
 	a, b := net.Pipe()
-	cv, sv := make(chan error, 1), make(chan error, 1)
+	v := make(chan error, 1)
 	ctx := context.Background()
-	client = protocol.NewSession(ctx, protocol.Config{Spec: peersharing.Spec(), Role: protocol.Client, Stream: pipeStream{a}, OnViolation: func(err error) { cv <- err }})
-	server = protocol.NewSession(ctx, protocol.Config{Spec: peersharing.Spec(), Role: protocol.Server, Stream: pipeStream{b}, OnViolation: func(err error) { sv <- err }})
+	client = protocol.NewSession(ctx, protocol.Config{Spec: peersharing.Spec(), Role: protocol.Client, Stream: pipeStream{a}, OnViolation: func(err error) { v <- err }})
+	server = protocol.NewSession(ctx, protocol.Config{Spec: peersharing.Spec(), Role: protocol.Server, Stream: pipeStream{b}})
 	t.Cleanup(func() { client.Close(); server.Close() })
-	return client, server, cv, sv
+	return client, server, v
 }
 
 // testPeer is peer n, its ID from hosttest's keys, at a loopback address.
@@ -77,7 +77,7 @@ func TestExchange(t *testing.T) {
 		asked = append(asked, amount)
 		return append([]peer.AddrInfo{noAddrs}, all...) // one too many, and one with no address
 	}}
-	client, server, cv, _ := sessions(t)
+	client, server, cv := sessions(t)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(server.Context(), server) }()
 
@@ -111,7 +111,7 @@ func TestExchange(t *testing.T) {
 // none, without asking Share.
 func TestServerAsksNothingForZero(t *testing.T) {
 	srv := &peersharing.Server{Share: func(int) []peer.AddrInfo { t.Error("Share called for zero peers"); return nil }}
-	client, server, _, _ := sessions(t)
+	client, server, _ := sessions(t)
 	go func() { _ = srv.Serve(server.Context(), server) }()
 	got, err := peersharing.Request(context.Background(), client, 0)
 	if err != nil || len(got) != 0 {
@@ -122,7 +122,7 @@ func TestServerAsksNothingForZero(t *testing.T) {
 // TestTooManyPeersIsViolation: a server that shares more peers than asked
 // for breaks the protocol.
 func TestTooManyPeersIsViolation(t *testing.T) {
-	client, server, cv, _ := sessions(t)
+	client, server, cv := sessions(t)
 	go func() {
 		if _, err := server.Recv(context.Background()); err != nil {
 			return
