@@ -2,7 +2,10 @@ package peersharing_test
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,4 +168,38 @@ func TestDialedPeersLeaveRoomForInbound(t *testing.T) {
 	if connected(a, e.ID()) {
 		t.Fatal("E got in beyond MaxUnknownPeers")
 	}
+}
+
+// TestAboveTargetPrunesDialedPeers: a topology peer that comes up late takes
+// the place of the newest peer the host dialed at a shared address, once
+// the host is over TargetPeers; the topology's peers are never pruned.
+func TestAboveTargetPrunesDialedPeers(t *testing.T) {
+	b := hosttest.Start(t, 1, nil, sharing, quick)
+	c := hosttest.Start(t, 2, b.P2PAddrs(), sharing, quick, func(o *network.HostOptions) { o.TargetPeers = 1 }) // B is enough
+	hosttest.Eventually(t, "C connects to B", func() bool { return connected(b, c.ID()) })
+
+	// X is in the topology but not up yet: its port is free for now.
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	xListen := fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", free.Addr().(*net.TCPAddr).Port)
+	free.Close()
+	xID := peerIDOf(t, 3)
+	r := hosttest.Start(t, 4, append(b.P2PAddrs(), xListen+"/p2p/"+xID.String()), sharing, quick,
+		func(o *network.HostOptions) { o.TargetPeers = 2 })
+	hosttest.Eventually(t, "R dials C, learned from B", func() bool { return connected(r, c.ID()) })
+
+	hosttest.Start(t, 3, nil, func(o *network.HostOptions) { o.ListenAddrs = []string{xListen} })
+	hosttest.Eventually(t, "R connects to X and lets C go, saying why", func() bool {
+		return connected(r, xID) && connected(r, b.ID()) && !connected(r, c.ID()) &&
+			strings.Contains(r.Logs.String(), `msg="peer disconnected" peer=`+c.ID().String()) &&
+			strings.Contains(r.Logs.String(), `reason="above targetPeers (2)"`)
+	})
+}
+
+// peerIDOf is the peer ID of hosttest's key seed.
+func peerIDOf(t *testing.T, seed byte) peer.ID {
+	t.Helper()
+	return testPeer(t, seed).ID
 }
