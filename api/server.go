@@ -25,8 +25,6 @@ import (
 // Options are the node's parts the API serves. Every field but Forger is
 // required.
 type Options struct {
-	// Addr is the listen address, host:port.
-	Addr    string
 	Chain   *chaindb.DB
 	Mempool *mempool.Mempool
 	Leios   *leios.Pipeline
@@ -121,14 +119,11 @@ func New(opts Options) (*Server, error) {
 // tests that serve it themselves.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Serve listens on Options.Addr and serves until ctx ends, then shuts down
-// within two seconds. Meanwhile it follows the chain to time the submitted
-// txs to the chain.
-func (s *Server) Serve(ctx context.Context) error {
-	listener, err := net.Listen("tcp", s.opts.Addr)
-	if err != nil {
-		return err
-	}
+// Serve serves on listener until ctx ends, then shuts down within two
+// seconds and closes it. The caller binds listener, so that an address in
+// use fails the node before it starts, not once it runs. Meanwhile Serve
+// follows the chain to time the submitted txs to the chain.
+func (s *Server) Serve(ctx context.Context, listener net.Listener) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.follow(ctx) })
 	g.Go(func() error { return s.serveHTTP(ctx, listener) })

@@ -14,7 +14,7 @@ type Status struct {
 	Slot          uint64    `json:"slot"`
 	Tip           TipStatus `json:"tip"`
 	ImmutableTip  TipStatus `json:"immutableTip"`
-	Peers         []string  `json:"peers"`
+	Peers         []Peer    `json:"peers"` // connected, sorted by ID
 	BlocksForged  uint64    `json:"blocksForged"`
 	BlocksAdopted uint64    `json:"blocksAdopted"`
 	Errors        uint64    `json:"errors"`
@@ -31,6 +31,20 @@ type Status struct {
 	RecentBlocks []TipStatus `json:"recentBlocks"`
 	// Forks tells whether the peers' chains join this node's.
 	Forks ForksStatus `json:"forks"`
+}
+
+// Peer is a connected peer in /status.
+type Peer struct {
+	// ID is its peer ID.
+	ID string `json:"id"`
+	// Addr is the remote multiaddr of its connection (of the first, if it
+	// has more than one).
+	Addr string `json:"addr"`
+	// Direction is "inbound" if the peer dialed that connection,
+	// "outbound" if this node did.
+	Direction string `json:"direction"`
+	// Since is when it connected, in UTC to the second (RFC 3339).
+	Since time.Time `json:"since"`
 }
 
 // ForksStatus is what chain sync knows of the peers' chains against this
@@ -98,7 +112,7 @@ func (s *Server) Status() Status {
 		Slot:          o.Clock.SlotAt(time.Now()),
 		Tip:           tipStatus(o.Chain.Tip()),
 		ImmutableTip:  tipStatus(o.Chain.ImmutableTip()),
-		Peers:         []string{},
+		Peers:         []Peer{},
 		BlocksAdopted: o.BlocksAdopted(),
 		Errors:        o.Errors(),
 		PeerID:        o.Host.ID().String(),
@@ -127,7 +141,7 @@ func (s *Server) Status() Status {
 		st.Leios.CertificatesBuilt = o.Forger.Certificates()
 	}
 	for _, p := range o.Host.Peers() {
-		st.Peers = append(st.Peers, p.ID.String())
+		st.Peers = append(st.Peers, Peer{ID: p.ID.String(), Addr: p.Addr, Direction: p.Direction, Since: p.Since.UTC().Truncate(time.Second)})
 	}
 	st.Forks = forksStatus(o.Forks())
 	for number := st.Tip.BlockNumber; number > 0 && len(st.RecentBlocks) < RecentBlockCount; number-- {

@@ -41,9 +41,30 @@ type Config struct {
 	TxCacheCapacity int `json:"txCacheCapacity,omitempty"`
 	// LogLevel is debug, info, warn or error (default info).
 	LogLevel string `json:"logLevel,omitempty"`
+	// PeerSharing makes the node take part in peer sharing: it answers
+	// peers that ask for peers, asks them itself while it has fewer than
+	// TargetPeers, and is shared by them. Off, the node keeps to its
+	// topology (and whoever dials it) and no peer shares its address.
+	// Unset: on for a relay, off for a block producer, as Cardano's
+	// block-producer configs have it — a pool talks to its own relays and
+	// its address is not spread (SharesPeers).
+	PeerSharing *bool `json:"peerSharing,omitempty"`
+	// TargetPeers is how many peers the node keeps: its topology's, always,
+	// and with peer sharing, peers it dials at addresses peers shared, up
+	// to this number. 0 is the default, 8.
+	TargetPeers int `json:"targetPeers,omitempty"`
 
 	// Path is the file Load read, for messages that name a setting.
 	Path string `json:"-"`
+}
+
+// SharesPeers reports whether the node takes part in peer sharing:
+// PeerSharing if set, else whether it is a relay.
+func (c *Config) SharesPeers() bool {
+	if c.PeerSharing != nil {
+		return *c.PeerSharing
+	}
+	return c.IssuerKeyFile == ""
 }
 
 // Topology is topology.json: the static peers, as libp2p multiaddrs that end
@@ -85,6 +106,9 @@ func Load(path string) (*Config, error) {
 	}
 	if (c.IssuerKeyFile == "") != (c.VRFKeyFile == "") {
 		return nil, fmt.Errorf("config %s: a block producer needs both issuerSigningKeyFile and vrfSigningKeyFile", path)
+	}
+	if c.TargetPeers < 0 {
+		return nil, fmt.Errorf("config %s: targetPeers is %d: it must not be negative", path, c.TargetPeers)
 	}
 	if c.BLSKeyFile != "" && c.IssuerKeyFile == "" {
 		return nil, fmt.Errorf("config %s: blsSigningKeyFile is a block producer's: it needs issuerSigningKeyFile and vrfSigningKeyFile", path)

@@ -86,3 +86,39 @@ func TestMultiaddrs(t *testing.T) {
 		t.Errorf("a good topology: %v", err)
 	}
 }
+
+// TestPeerSharing: a relay shares peers unless its config says not to; a
+// block producer does not unless its config says to; a negative target of
+// peers is refused, naming the setting.
+func TestPeerSharing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	const relay = `"genesisFile": "g", "databasePath": "db", "nodeKeyFile": "n"`
+	const producer = relay + `, "issuerSigningKeyFile": "i", "vrfSigningKeyFile": "v"`
+	for _, tc := range []struct {
+		config string
+		shares bool
+		target int
+	}{
+		{`{` + relay + `}`, true, 0},
+		{`{` + relay + `, "peerSharing": false, "targetPeers": 3}`, false, 3},
+		{`{` + producer + `}`, false, 0},
+		{`{` + producer + `, "peerSharing": true}`, true, 0},
+	} {
+		if err := os.WriteFile(path, []byte(tc.config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.SharesPeers() != tc.shares || c.TargetPeers != tc.target {
+			t.Errorf("%s: shares %v, target %d; want %v, %d", tc.config, c.SharesPeers(), c.TargetPeers, tc.shares, tc.target)
+		}
+	}
+	if err := os.WriteFile(path, []byte(`{`+relay+`, "targetPeers": -1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "targetPeers") || !strings.Contains(err.Error(), path) {
+		t.Errorf("a negative targetPeers: %v", err)
+	}
+}

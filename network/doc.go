@@ -1,12 +1,19 @@
 // Package network is the host of the node's mini-protocols: a libp2p host
 // (TCP, Noise, Yamux) whose peer ID is the node's ed25519 key, a static
-// topology it keeps dialing, the Services it runs with every connected
-// peer, and the scoring of peers.
+// topology it keeps dialing, a connection manager that finds more peers by
+// peer sharing, the Services it runs with every connected peer, and the
+// scoring of peers.
 //
 // What it owns:
-//   - Peers: the topology is redialed with backoff; every Service's client
-//     runs toward every connected peer, whoever dialed, and is restarted
-//     with backoff while the peer stays connected.
+//   - Peers: the topology is redialed with backoff; with peer sharing, the
+//     connection manager (connmgr.go) keeps TargetPeers, dialing peers
+//     others shared (share.go says what this host shares); every Service's
+//     client runs toward every connected peer, whoever dialed, and is
+//     restarted with backoff while the peer stays connected. Every
+//     connection, disconnection (with its reason) and failed dial is
+//     logged with the address.
+//   - Listening: each listen address is bound by NewHost, alone, without
+//     SO_REUSEPORT: an address in use is an error, never a shared port.
 //   - Streams: one libp2p protocol ID per mini-protocol, /leios/<name>/1. A
 //     client opens one long-lived stream per protocol (Peer.Open), so two
 //     peers run each protocol both ways; the host answers the streams peers
@@ -23,7 +30,8 @@
 //
 // Protocol packages plug in through the Service interface, each in its own
 // service.go (network/chainsync, network/blockfetch, network/txsubmission,
-// notify, fetch). The host knows no chain types: it never imports block,
+// network/peersharing, notify, fetch); peer sharing also through the
+// PeerSharing interface, which the connection manager asks. The host knows no chain types: it never imports block,
 // ledger, a store or a protocol package, and what a protocol does with the
 // chain, the mempool or the LeiosDB is its own options' business.
 //

@@ -1,6 +1,7 @@
 package network
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"github.com/libp2p/go-libp2p/core/control"
@@ -12,8 +13,9 @@ import (
 // gater is the host's libp2p connection gater. It refuses banned peers in
 // both directions until their ban expires, and prefers the topology: a
 // peer outside it is admitted inbound only while fewer than maxUnknown
-// such peers are connected, so peer IDs made up by the thousand cannot
-// crowd out the peers the node is configured to keep.
+// such peers are connected by their own dial, so peer IDs made up by the
+// thousand cannot crowd out the peers the node is configured to keep, nor
+// those its connection manager dialed.
 type gater struct {
 	scorer     *scorer
 	topology   map[peer.ID]bool
@@ -24,12 +26,9 @@ type gater struct {
 	net atomic.Pointer[network.Network]
 }
 
-func newGater(s *scorer, topology []peer.AddrInfo, maxUnknown int, m *metrics) *gater {
-	g := &gater{scorer: s, topology: make(map[peer.ID]bool), maxUnknown: maxUnknown, metrics: m}
-	for _, info := range topology {
-		g.topology[info.ID] = true
-	}
-	return g
+// newGater gates for topology, which it only reads.
+func newGater(s *scorer, topology map[peer.ID]bool, maxUnknown int, m *metrics) *gater {
+	return &gater{scorer: s, topology: topology, maxUnknown: maxUnknown, metrics: m}
 }
 
 // allow admits p unless it is banned.
@@ -42,8 +41,9 @@ func (g *gater) allow(p peer.ID) bool {
 }
 
 // admitUnknown admits an inbound connection from p, outside the topology,
-// if p is connected already or there is room for one more such peer. The
-// count may run over by the handshakes completing at the same moment.
+// if p is connected already or there is room for one more peer outside the
+// topology connected only by its own dial. The count may run over by the
+// handshakes completing at the same moment.
 func (g *gater) admitUnknown(p peer.ID) bool {
 	n := g.net.Load()
 	if n == nil || g.topology[p] || (*n).Connectedness(p) == network.Connected {
@@ -51,7 +51,7 @@ func (g *gater) admitUnknown(p peer.ID) bool {
 	}
 	unknown := 0
 	for _, q := range (*n).Peers() {
-		if !g.topology[q] {
+		if !g.topology[q] && !outbound(*n, q) {
 			unknown++
 		}
 	}
@@ -69,3 +69,10 @@ func (g *gater) InterceptSecured(dir network.Direction, p peer.ID, _ network.Con
 	return g.allow(p) && (dir != network.DirInbound || g.admitUnknown(p))
 }
 func (g *gater) InterceptUpgraded(network.Conn) (bool, control.DisconnectReason) { return true, 0 }
+
+// outbound reports whether the host dialed one of its connections to p.
+func outbound(n network.Network, p peer.ID) bool {
+	return slices.ContainsFunc(n.ConnsToPeer(p), func(c network.Conn) bool {
+		return c.Stat().Direction == network.DirOutbound
+	})
+}

@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/event"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -19,6 +21,7 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
 	"github.com/libp2p/go-libp2p/p2p/security/noise"
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
+	ma "github.com/multiformats/go-multiaddr"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 	"golang.org/x/sync/errgroup"
@@ -29,15 +32,20 @@ import (
 // Host is the node's libp2p host with its topology, services and peer
 // scoring. Build it with NewHost, then Run it once.
 type Host struct {
-	opts     HostOptions
-	host     host.Host
-	log      *slog.Logger
-	scorer   *scorer
-	streams  *streamCount // per peer and protocol, as served
-	metrics  *metrics
-	topology []peer.AddrInfo
-	services []Service
-	servers  []Server // every service's, collected once
+	opts       HostOptions
+	host       host.Host
+	log        *slog.Logger
+	scorer     *scorer
+	streams    *streamCount // per peer and protocol, as served
+	metrics    *metrics
+	topology   []peer.AddrInfo
+	inTopology map[peer.ID]bool
+	services   []Service
+	servers    []Server     // every service's, collected once
+	conns      *connManager // nil without peer sharing
+	// sharingProtocols are the peer-sharing protocol's IDs (none without
+	// PeerSharing): a peer identify lists them for takes part in it.
+	sharingProtocols []libp2pprotocol.ID
 
 	// mu guards the run state below. It is taken in libp2p's connection
 	// callbacks, so it is never held while waiting on anything.
@@ -46,19 +54,44 @@ type Host struct {
 	group    *errgroup.Group
 	stopping bool // Run is returning: no new clients or handlers
 	live     map[peer.ID]*livePeer
-	handlers sync.WaitGroup // stream handlers running; Add only under mu, before stopping
+	// closing says why the host closed a connected peer, for the line
+	// that logs its disconnection.
+	closing map[peer.ID]string
+	// listenAddrs are the addresses each connected peer announced it
+	// listens on (identify), for peer sharing.
+	listenAddrs map[peer.ID][]ma.Multiaddr
+	handlers    sync.WaitGroup // stream handlers running; Add only under mu, before stopping
 }
 
 // livePeer is a connected peer whose service clients run.
 type livePeer struct {
 	cancel context.CancelFunc // stops its clients
 	gone   chan struct{}      // closed when it disconnects
+	since  time.Time          // when it connected
 }
 
 // PeerInfo describes a connected peer, for the status API.
 type PeerInfo struct {
-	ID    peer.ID  `json:"id"`
-	Addrs []string `json:"addrs"` // remote address of each connection
+	ID peer.ID
+	// Addr is the remote address of its first connection, Direction who
+	// dialed that connection: DirectionInbound or DirectionOutbound.
+	Addr      string
+	Direction string
+	// Since is when it connected.
+	Since time.Time
+}
+
+// PeerInfo.Direction's values.
+const (
+	DirectionInbound  = "inbound"  // the peer dialed
+	DirectionOutbound = "outbound" // this host dialed
+)
+
+func directionName(d network.Direction) string {
+	if d == network.DirOutbound {
+		return DirectionOutbound
+	}
+	return DirectionInbound
 }
 
 // NewHost builds the host and starts listening. Nothing is dialed or
@@ -68,21 +101,38 @@ func NewHost(opts HostOptions) (*Host, error) {
 	if opts.Libp2p == nil && len(opts.Key) != ed25519.PrivateKeySize {
 		return nil, errors.New("network: HostOptions.Key must be an ed25519 private key")
 	}
-	h := &Host{opts: opts, log: opts.Logger, live: make(map[peer.ID]*livePeer)}
+	h := &Host{
+		opts:        opts,
+		log:         opts.Logger,
+		live:        make(map[peer.ID]*livePeer),
+		closing:     make(map[peer.ID]string),
+		listenAddrs: make(map[peer.ID][]ma.Multiaddr),
+		inTopology:  make(map[peer.ID]bool),
+	}
 	for _, s := range opts.Topology {
 		info, err := peer.AddrInfoFromString(s)
 		if err != nil {
 			return nil, fmt.Errorf("network: topology peer %q: %w", s, err)
 		}
 		h.topology = append(h.topology, *info)
+		h.inTopology[info.ID] = true
 	}
 	h.services = opts.Services
+	if opts.PeerSharing != nil {
+		h.services = append(slices.Clip(h.services), opts.PeerSharing)
+		for _, srv := range opts.PeerSharing.Servers() {
+			h.sharingProtocols = append(h.sharingProtocols, libp2pprotocol.ID(srv.Spec.ID()))
+		}
+	}
 	if err := h.collectServers(); err != nil {
 		return nil, err
 	}
 	h.metrics = newMetrics()
 	h.scorer = newScorer(opts.MaxViolations, opts.ViolationWindow, opts.BanDuration)
 	h.streams = &streamCount{open: make(map[peerProtocol]int)}
+	if opts.PeerSharing != nil {
+		h.conns = newConnManager(h, opts.PeerSharing)
+	}
 	if opts.Libp2p != nil {
 		h.host = opts.Libp2p
 	} else if err := h.buildLibp2p(); err != nil {
@@ -98,7 +148,7 @@ func NewHost(opts HostOptions) (*Host, error) {
 }
 
 // buildLibp2p builds the libp2p host: TCP, Noise, Yamux, the gater and the
-// resource manager of the host's limits.
+// resource manager of the host's limits; then it listens.
 func (h *Host) buildLibp2p() error {
 	key, err := crypto.UnmarshalEd25519PrivateKey(h.opts.Key)
 	if err != nil {
@@ -108,23 +158,23 @@ func (h *Host) buildLibp2p() error {
 	if err != nil {
 		return err
 	}
-	gater := newGater(h.scorer, h.topology, h.opts.MaxUnknownPeers, h.metrics)
-	listen := libp2p.NoListenAddrs
-	if len(h.opts.ListenAddrs) > 0 {
-		listen = libp2p.ListenAddrStrings(h.opts.ListenAddrs...)
-	}
+	gater := newGater(h.scorer, h.inTopology, h.opts.MaxUnknownPeers, h.metrics)
 	options := []libp2p.Option{
 		libp2p.Identity(key),
-		listen,
-		libp2p.Transport(tcp.NewTCPTransport),
+		// listen does, once the host is built: a host that fails to start
+		// leaves goroutines behind, one that is closed does not.
+		libp2p.NoListenAddrs,
+		// Without SO_REUSEPORT, a port another process (or node) listens on
+		// is an error rather than a listener that shares it.
+		libp2p.Transport(tcp.NewTCPTransport, tcp.DisableReuseport()),
 		libp2p.Security(noise.ID, noise.New),
 		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),
 		libp2p.ConnectionGater(gater),
 		libp2p.ResourceManager(limits),
 		libp2p.DisableRelay(),
 		libp2p.DisableMetrics(), // ours go to opts.Registerer
-		// libp2p's dependency injection logs a failed start (a port in use)
-		// three times at error level, beside the error New returns.
+		// libp2p's dependency injection logs a failed start three times at
+		// error level, beside the error New returns.
 		libp2p.WithFxOption(fx.WithLogger(func() fxevent.Logger { return fxevent.NopLogger })),
 	}
 	if h.opts.AgentVersion != "" {
@@ -132,10 +182,30 @@ func (h *Host) buildLibp2p() error {
 	}
 	h.host, err = libp2p.New(options...)
 	if err != nil {
+		limits.Close()
 		return fmt.Errorf("network: libp2p host: %w", err)
 	}
 	net := h.host.Network()
 	gater.net.Store(&net)
+	if err := h.listen(); err != nil {
+		_ = h.host.Close()
+		return err
+	}
+	return nil
+}
+
+// listen listens on each of ListenAddrs, one at a time: libp2p would
+// succeed if any one of them did.
+func (h *Host) listen() error {
+	for _, s := range h.opts.ListenAddrs {
+		addr, err := ma.NewMultiaddr(s)
+		if err != nil {
+			return fmt.Errorf("network: listen address %q: %w", s, err)
+		}
+		if err := h.host.Network().Listen(addr); err != nil {
+			return fmt.Errorf("network: listen on %s: %w", addr, err)
+		}
+	}
 	return nil
 }
 
@@ -177,12 +247,23 @@ func (h *Host) P2PAddrs() []string {
 
 // Peers lists the connected peers, sorted by ID.
 func (h *Host) Peers() []PeerInfo {
+	h.mu.Lock()
+	since := make(map[peer.ID]time.Time, len(h.live))
+	for id, lp := range h.live {
+		since[id] = lp.since
+	}
+	h.mu.Unlock()
 	net := h.host.Network()
 	var infos []PeerInfo
 	for _, id := range net.Peers() {
-		info := PeerInfo{ID: id}
-		for _, c := range net.ConnsToPeer(id) {
-			info.Addrs = append(info.Addrs, c.RemoteMultiaddr().String())
+		conns := net.ConnsToPeer(id)
+		if len(conns) == 0 {
+			continue // gone since Peers
+		}
+		c := conns[0]
+		info := PeerInfo{ID: id, Addr: c.RemoteMultiaddr().String(), Direction: directionName(c.Stat().Direction), Since: since[id]}
+		if info.Since.IsZero() { // not running yet
+			info.Since = c.Stat().Opened
 		}
 		infos = append(infos, info)
 	}
@@ -190,9 +271,10 @@ func (h *Host) Peers() []PeerInfo {
 	return infos
 }
 
-// Run serves the services' protocols, keeps the topology connected and runs
-// the service clients toward every connected peer, until ctx ends. It then
-// stops every goroutine it started, closes the host and returns nil.
+// Run serves the services' protocols, keeps the topology connected (and,
+// with peer sharing, TargetPeers) and runs the service clients toward every
+// connected peer, until ctx ends. It then stops every goroutine it started,
+// closes the host and returns nil.
 func (h *Host) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	h.mu.Lock()
@@ -203,28 +285,39 @@ func (h *Host) Run(ctx context.Context) error {
 	h.runCtx, h.group = ctx, g
 	h.mu.Unlock()
 
+	identified, err := h.host.EventBus().Subscribe(new(event.EvtPeerIdentificationCompleted))
+	if err != nil {
+		return errors.Join(fmt.Errorf("network: identify events: %w", err), h.host.Close())
+	}
+	defer identified.Close()
 	for _, srv := range h.servers {
 		h.host.SetStreamHandler(libp2pprotocol.ID(srv.Spec.ID()), h.handler(srv))
 	}
 	notifiee := &network.NotifyBundle{
-		ConnectedF:    func(_ network.Network, c network.Conn) { h.reconcile(c.RemotePeer()) },
-		DisconnectedF: func(_ network.Network, c network.Conn) { h.reconcile(c.RemotePeer()) },
+		ConnectedF:    func(_ network.Network, c network.Conn) { h.reconcile(c) },
+		DisconnectedF: func(_ network.Network, c network.Conn) { h.reconcile(c) },
 	}
 	h.host.Network().Notify(notifiee)
 	for _, id := range h.host.Network().Peers() {
-		h.reconcile(id)
+		if conns := h.host.Network().ConnsToPeer(id); len(conns) > 0 {
+			h.reconcile(conns[0])
+		}
 	}
+	g.Go(func() error { h.watchIdentify(ctx, identified); return nil })
 	for _, info := range h.topology {
 		if info.ID != h.host.ID() {
 			g.Go(func() error { h.keepConnected(ctx, info); return nil })
 		}
+	}
+	if h.conns != nil {
+		g.Go(func() error { h.conns.run(ctx); return nil })
 	}
 
 	<-ctx.Done()
 	h.mu.Lock()
 	h.stopping = true
 	h.mu.Unlock()
-	err := g.Wait()
+	err = g.Wait()
 	h.host.Network().StopNotify(notifiee)
 	for _, srv := range h.servers {
 		h.host.RemoveStreamHandler(libp2pprotocol.ID(srv.Spec.ID()))
@@ -236,11 +329,12 @@ func (h *Host) Run(ctx context.Context) error {
 // Close closes a host that was never run; Run closes its host itself.
 func (h *Host) Close() error { return h.host.Close() }
 
-// reconcile starts or stops the service clients of id to match whether it
-// is connected. It runs in libp2p's connection callbacks, for every
-// connection change, and asks for the connectedness under mu, so the last
-// callback always leaves the truth.
-func (h *Host) reconcile(id peer.ID) {
+// reconcile starts or stops the service clients of c's peer to match
+// whether it is connected, and logs the change. It runs in libp2p's
+// connection callbacks, for every connection change, and asks for the
+// connectedness under mu, so the last callback always leaves the truth.
+func (h *Host) reconcile(c network.Conn) {
+	id := c.RemotePeer()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.runCtx == nil || h.stopping {
@@ -251,15 +345,39 @@ func (h *Host) reconcile(id peer.ID) {
 	switch {
 	case connected && !running:
 		ctx, cancel := context.WithCancel(h.runCtx)
-		h.live[id] = &livePeer{cancel: cancel, gone: make(chan struct{})}
+		h.live[id] = &livePeer{cancel: cancel, gone: make(chan struct{}), since: time.Now()}
+		delete(h.closing, id)
 		for _, svc := range h.services {
 			h.group.Go(func() error { h.runClient(ctx, id, svc); return nil })
 		}
+		h.log.Info("peer connected", "peer", id, "addr", c.RemoteMultiaddr(),
+			"direction", directionName(c.Stat().Direction), "topology", h.inTopology[id])
+		h.conns.poke()
 	case !connected && running:
 		lp.cancel()
 		close(lp.gone)
 		delete(h.live, id)
+		delete(h.listenAddrs, id)
+		reason, ok := h.closing[id]
+		if !ok {
+			reason = "closed by the peer or lost"
+		}
+		delete(h.closing, id)
+		h.log.Info("peer disconnected", "peer", id, "addr", c.RemoteMultiaddr(), "reason", reason,
+			"after", time.Since(lp.since).Round(time.Second), "topology", h.inTopology[id])
+		h.conns.poke()
 	}
+}
+
+// closePeer closes every connection of id, saying why in the line that
+// logs its disconnection.
+func (h *Host) closePeer(id peer.ID, reason string) {
+	h.mu.Lock()
+	if _, ok := h.live[id]; ok {
+		h.closing[id] = reason
+	}
+	h.mu.Unlock()
+	_ = h.host.Network().ClosePeer(id)
 }
 
 // connectedPeer returns a channel closed when id disconnects, if id is
@@ -293,7 +411,7 @@ func (h *Host) Disconnect(id peer.ID, reason string) {
 	h.scorer.ban(id)
 	h.metrics.bans.Inc()
 	h.log.Warn("peer disconnected and banned", "peer", id, "reason", reason, "for", h.opts.BanDuration)
-	_ = h.host.Network().ClosePeer(id)
+	h.closePeer(id, "banned: "+reason)
 }
 
 // violation counts a violation against id, and disconnects a repeat
@@ -309,6 +427,6 @@ func (h *Host) violation(id peer.ID, protocolName string, err error) {
 	if h.scorer.violation(id) {
 		h.metrics.bans.Inc()
 		h.log.Warn("peer banned", "peer", id, "for", h.opts.BanDuration)
-		_ = h.host.Network().ClosePeer(id)
+		h.closePeer(id, "banned after repeated violations")
 	}
 }

@@ -145,5 +145,5 @@ func (h *Host) overLimit(id peer.ID, limit, detail string) {
 		h.metrics.bans.Inc()
 		h.log.Warn("peer banned", "peer", id, "for", h.opts.BanDuration)
 	}
-	_ = h.host.Network().ClosePeer(id)
+	h.closePeer(id, "over the "+limit+" limit")
 }

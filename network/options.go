@@ -33,6 +33,30 @@ type HostOptions struct {
 	// Services are the mini-protocol applications run with every peer.
 	Services []Service
 
+	// PeerSharing, if set, is the peer-sharing protocol
+	// (network/peersharing): the host serves it, and its connection
+	// manager (connmgr.go) asks peers for more while it keeps fewer than
+	// TargetPeers. Nil: the host takes no part in peer sharing. It keeps to
+	// its topology and whoever dials it, and, since identify then does not
+	// list the protocol for it, its peers do not share it with others.
+	PeerSharing PeerSharing
+	// TargetPeers is how many peers the connection manager keeps: the
+	// topology's, which it always dials and never prunes (even beyond the
+	// target), and those it dialed at addresses peers shared. Peers that
+	// dialed this host do not count (MaxUnknownPeers bounds them). Only
+	// with PeerSharing. Default 8.
+	TargetPeers int
+	// PeerSharingInterval is how often the connection manager looks at its
+	// peers when nothing happens; it also looks when a peer connects, is
+	// identified, or a dial or request ends. Default 5 s.
+	PeerSharingInterval time.Duration
+	// ShareRequestInterval is how long the connection manager waits before
+	// it asks the same peer for peers again. Default 30 s.
+	ShareRequestInterval time.Duration
+	// MaxKnownPeers bounds the peers learned by peer sharing that the
+	// connection manager keeps to dial. Default 1000.
+	MaxKnownPeers int
+
 	// MaxViolations within ViolationWindow get a peer disconnected and
 	// gated for BanDuration. Defaults 3, 10 minutes, 10 minutes.
 	MaxViolations   int
@@ -63,7 +87,8 @@ type HostOptions struct {
 	// its own (Server.MaxStreams). Default 64.
 	MaxStreamsPerPeer int
 	// MaxUnknownPeers bounds the peers outside the topology connected by
-	// their own dial. Default 32.
+	// their own dial only (inbound peers): the peers the connection manager
+	// dials do not count against it. Default 32.
 	MaxUnknownPeers int
 
 	// FrameTimeout and FrameRate bound the arrival of one frame of any
@@ -109,6 +134,18 @@ func (o *HostOptions) setDefaults() {
 	}
 	if o.MaxUnknownPeers <= 0 {
 		o.MaxUnknownPeers = 32
+	}
+	if o.TargetPeers <= 0 {
+		o.TargetPeers = 8
+	}
+	if o.PeerSharingInterval <= 0 {
+		o.PeerSharingInterval = 5 * time.Second
+	}
+	if o.ShareRequestInterval <= 0 {
+		o.ShareRequestInterval = 30 * time.Second
+	}
+	if o.MaxKnownPeers <= 0 {
+		o.MaxKnownPeers = 1000
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

@@ -38,11 +38,22 @@ type Service interface {
 // ErrNoClient is what RunClient returns for a service that only serves.
 var ErrNoClient = errors.New("network: service has no client")
 
+// PeerSharing is the peer-sharing mini-protocol as the host needs it
+// (network/peersharing implements it; HostOptions.PeerSharing): a Service
+// whose server shares the peers the host shares (Peer.PeersToShare), and a
+// way for the connection manager to ask one peer for more.
+type PeerSharing interface {
+	Service
+	// RequestPeers asks p for the addresses of up to amount peers.
+	RequestPeers(ctx context.Context, p *Peer, amount int) ([]peer.AddrInfo, error)
+}
+
 // Server answers one mini-protocol on the streams peers open.
 type Server struct {
 	Spec *protocol.Spec
-	// Serve answers one session; ctx ends with it. An error it returns ends
-	// the session (and counts against the peer if it is a violation).
+	// Serve answers one session; ctx ends with it, and names the peer at
+	// the other end (RemotePeer). An error it returns ends the session (and
+	// counts against the peer if it is a violation).
 	Serve func(ctx context.Context, s *protocol.Session) error
 	// MaxStreams bounds the streams of this protocol one peer may have
 	// open; a peer that opens more is disconnected (limits.go). Default
@@ -74,6 +85,20 @@ func (p *Peer) Open(ctx context.Context, spec *protocol.Spec) (*protocol.Session
 	p.sessions = append(p.sessions, s)
 	p.mu.Unlock()
 	return s, nil
+}
+
+// PeersToShare are up to amount peers the host shares with p, by peer
+// sharing (share.go).
+func (p *Peer) PeersToShare(amount int) []peer.AddrInfo { return p.h.peersToShare(p.ID, amount) }
+
+// remotePeerKey keys the remote peer in a served session's context.
+type remotePeerKey struct{}
+
+// RemotePeer is the peer at the other end of the session a Server.Serve
+// answers, from the ctx Serve was given; nil for any other ctx.
+func RemotePeer(ctx context.Context) *Peer {
+	p, _ := ctx.Value(remotePeerKey{}).(*Peer)
+	return p
 }
 
 func (p *Peer) closeSessions() {
@@ -147,6 +172,7 @@ func (h *Host) handler(srv Server) network.StreamHandler {
 			return
 		}
 		defer release()
+		ctx = context.WithValue(ctx, remotePeerKey{}, &Peer{ID: id, h: h})
 		s := h.newSession(ctx, srv.Spec, protocol.Server, id, st)
 		defer s.Close()
 		if err := srv.Serve(s.Context(), s); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -27,6 +28,7 @@ import (
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/blockfetch"
 	"github.com/leiosnode/leiosnode/network/chainsync"
+	"github.com/leiosnode/leiosnode/network/peersharing"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
 	"github.com/leiosnode/leiosnode/txcache"
 )
@@ -59,16 +61,21 @@ type Node struct {
 	caughtUp  *atomic.Bool  // chain sync reached a peer's tip at least once
 	forger    *forge.Forger // nil on a relay
 	api       *api.Server
-	started   time.Time
+	// httpListener is bound by New and served by Run; nil without
+	// httpAddr, and once Run has taken it.
+	httpListener net.Listener
+	started      time.Time
 }
 
 // New builds a node in one order, each part from those before it: genesis
 // and validator, the keys and topology the config names (all checked
 // before a database opens), Leios diffusion (LeiosDB, tx cache, fetch,
 // notify), chain database (with its LedgerDB), mempool, the libp2p host
-// serving every protocol, the forge, the API and metrics. On error,
-// whatever was opened is closed again, and the error names the file or
-// setting at fault.
+// serving every protocol (listening), the forge, the API and metrics (its
+// address bound). Every listener is bound here, so an address in use fails
+// New, never a node that has said it started. On error, whatever was
+// opened is closed again, and the error names the file or setting at
+// fault.
 func New(cfg *config.Config, opts Options) (*Node, error) {
 	logger := opts.Logger
 	if logger == nil {
@@ -135,7 +142,6 @@ func (n *Node) build(opts Options) (err error) {
 		return err
 	}
 	if n.api, err = api.New(api.Options{
-		Addr:          cfg.HTTPAddr,
 		Chain:         n.chain,
 		Mempool:       n.mempool,
 		Leios:         n.leios,
@@ -150,6 +156,11 @@ func (n *Node) build(opts Options) (err error) {
 		Forks:         n.chainsync.Forks,
 	}); err != nil {
 		return err
+	}
+	if cfg.HTTPAddr != "" {
+		if n.httpListener, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+			return fmt.Errorf("config %s: httpAddr %s: %w", cfg.Path, cfg.HTTPAddr, err)
+		}
 	}
 	return nil
 }
@@ -191,6 +202,10 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 		n.caughtUp.Store(true) // nobody to learn a chain from
 	}
 	chain := chainAdapter{countingChain{n.chain, n.adopted}}
+	var sharing network.PeerSharing // nil: the node takes no part
+	if n.cfg.SharesPeers() {
+		sharing = peersharing.NewService(nil)
+	}
 	var err error
 	n.chainsync = chainsync.NewService(chainsync.Options{
 		Chain:          chain,
@@ -211,8 +226,10 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 			blockfetch.NewService(chain.BlockRange),
 			txsubmission.NewService(txSubmissionMempool{n.mempool}, txsubmission.Options{}),
 		}, n.leios.Services()...),
-		Logger:     n.log.With("component", "network"),
-		Registerer: n.registry,
+		PeerSharing: sharing,
+		TargetPeers: n.cfg.TargetPeers,
+		Logger:      n.log.With("component", "network"),
+		Registerer:  n.registry,
 		// Peers see which build this is through identify.
 		AgentVersion: version.Agent(),
 	})
@@ -261,16 +278,17 @@ func (n *Node) Run(ctx context.Context) error {
 	if n.forger != nil {
 		g.Go(func() error { return n.forger.Run(ctx) })
 	}
-	if n.cfg.HTTPAddr != "" {
+	if listener := n.httpListener; listener != nil {
+		n.httpListener = nil // Serve closes it
 		g.Go(func() error {
-			if err := n.api.Serve(ctx); err != nil {
+			if err := n.api.Serve(ctx, listener); err != nil {
 				return fmt.Errorf("config %s: httpAddr %s: %w", n.cfg.Path, n.cfg.HTTPAddr, err)
 			}
 			return nil
 		})
 	}
 	n.log.Info("node started", "version", version.String(), "peerId", n.host.ID().String(), "addrs", n.host.P2PAddrs(),
-		"http", n.cfg.HTTPAddr, "tip", n.chain.Tip().String(), "producer", n.forger != nil)
+		"http", n.cfg.HTTPAddr, "tip", n.chain.Tip().String(), "producer", n.forger != nil, "peerSharing", n.cfg.SharesPeers())
 	err := n.wait(g)
 	if fault := n.storeFault(); fault != nil {
 		return fault // the loops' errors follow from it
@@ -334,6 +352,9 @@ func (n *Node) readyToForge() bool {
 
 // close releases what New opened, in reverse order. Safe on a partial node.
 func (n *Node) close() {
+	if n.httpListener != nil {
+		_ = n.httpListener.Close() // never served: nothing to report
+	}
 	if n.host != nil {
 		if err := n.host.Close(); err != nil {
 			n.log.Warn("closing network host", "err", err)

@@ -383,8 +383,8 @@ func (s *chaosScheduler) crossings(polls []nodePoll, side []int) []string {
 		if p.Status == nil {
 			continue
 		}
-		for _, id := range p.Status.Peers {
-			if j := slices.Index(s.peers, id); j >= 0 && in[i] != in[j] {
+		for _, peer := range p.Status.Peers {
+			if j := slices.Index(s.peers, peer.ID); j >= 0 && in[i] != in[j] {
 				leaks = append(leaks, fmt.Sprintf("%s connected to %s", s.names[i], s.names[j]))
 			}
 		}

@@ -100,7 +100,7 @@ func (f *fakeChaosTarget) poll(context.Context) []nodePoll {
 		inSide := slices.Contains(f.side, i)
 		for j := range f.n {
 			if j != i && !f.down[j] && (f.side == nil || inSide == slices.Contains(f.side, j) || f.leak) {
-				st.Peers = append(st.Peers, fakePeerID(j))
+				st.Peers = append(st.Peers, api.Peer{ID: fakePeerID(j)})
 			}
 		}
 		if !healthy && i == 0 { // on a fork of its own
@@ -298,7 +298,7 @@ func TestInAgreement(t *testing.T) {
 			st.RecentBlocks = append(st.RecentBlocks, api.TipStatus{BlockNumber: n, Hash: blockHash(n, f)})
 		}
 		for range peers {
-			st.Peers = append(st.Peers, "p")
+			st.Peers = append(st.Peers, api.Peer{ID: "p"})
 		}
 		return nodePoll{Status: st}
 	}

@@ -24,7 +24,7 @@ func up(tip uint64, tipFork string, imm uint64, immFork string) nodePoll {
 	return nodePoll{Status: &api.Status{
 		Tip:           api.TipStatus{BlockNumber: tip, Hash: blockHash(tip, tipFork)},
 		ImmutableTip:  api.TipStatus{BlockNumber: imm, Hash: blockHash(imm, immFork)},
-		Peers:         []string{"a", "b"},
+		Peers:         []api.Peer{{ID: "a"}, {ID: "b"}},
 		BlocksForged:  tip / 3,
 		BlocksAdopted: tip,
 	}}

@@ -15,7 +15,7 @@ import (
 )
 
 func TestPollStatuses(t *testing.T) {
-	want := api.Status{Slot: 42, Tip: api.TipStatus{BlockNumber: 7, Slot: 40, Hash: "abcdef0123456789"}, Peers: []string{"x"}}
+	want := api.Status{Slot: 42, Tip: api.TipStatus{BlockNumber: 7, Slot: 40, Hash: "abcdef0123456789"}, Peers: []api.Peer{{ID: "x"}}}
 	answering := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/status" {
 			http.NotFound(w, r)
@@ -72,7 +72,7 @@ func TestPollStatuses(t *testing.T) {
 func TestStatusLine(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), SlotLength: 100 * time.Millisecond}
 	polls := []nodePoll{
-		{Status: &api.Status{Tip: api.TipStatus{BlockNumber: 12, Hash: "3fa9c1d2e5e6"}, ImmutableTip: api.TipStatus{BlockNumber: 2}, Peers: []string{"a", "b"}, Mempool: api.MempoolStatus{Txs: 17, Bytes: 4000},
+		{Status: &api.Status{Tip: api.TipStatus{BlockNumber: 12, Hash: "3fa9c1d2e5e6"}, ImmutableTip: api.TipStatus{BlockNumber: 2}, Peers: []api.Peer{{ID: "a"}, {ID: "b"}}, Mempool: api.MempoolStatus{Txs: 17, Bytes: 4000},
 			Leios: api.LeiosStatus{EBsForged: 1, EBsAnnounced: 5, BodiesHeld: 4, ClosuresComplete: 3, EBsCertified: 2, MissingTxs: 90}}},
 		{Status: &api.Status{}},
 		down,

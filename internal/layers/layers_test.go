@@ -46,6 +46,7 @@ var rank = map[string]int{
 	"forge":                      4,
 	"network/blockfetch":         4,
 	"network/txsubmission":       4,
+	"network/peersharing":        4,
 	"notify":                     4,
 	"fetch":                      4,
 	"network/chainsync":          5,
@@ -63,7 +64,7 @@ var rank = map[string]int{
 
 var (
 	stores    = []string{"chaindb", "leiosdb", "txcache", "mempool"}
-	protocols = []string{"network/chainsync", "network/blockfetch", "network/txsubmission", "notify", "fetch"}
+	protocols = []string{"network/chainsync", "network/blockfetch", "network/txsubmission", "network/peersharing", "notify", "fetch"}
 	// testSupport are fixtures for the tests of the packages they build
 	// on: a test file may import them whatever their rank (Go's external
 	// test packages allow it, and the fixture itself still points down).

@@ -74,7 +74,7 @@ func TestThreeNodesCatchUpAndFollow(t *testing.T) {
 	hosttest.Eventually(t, "B lists A and C as peers", func() bool {
 		return slices.Equal(peerIDs(b), sortedIDs(a, c))
 	})
-	if got := b.Peers(); len(got[0].Addrs) == 0 {
+	if got := b.Peers(); got[0].Addr == "" {
 		t.Fatalf("peer %s has no address", got[0].ID)
 	}
 	if hosttest.Metric(t, c.Reg, "leiosnode_network_messages_total", map[string]string{"protocol": "blockfetch", "direction": "received"}) == 0 {

@@ -1,6 +1,7 @@
 // Package protocol is the mini-protocol engine: one implementation of
 // framing, agency, size limits and timeouts shared by every mini-protocol of
-// the node (chainsync, blockfetch, txsubmission, notify, fetch).
+// the node (chainsync, blockfetch, txsubmission, peersharing, notify,
+// fetch).
 //
 // A mini-protocol is declared, not coded: a Spec lists its states, and for
 // each state who has agency, which messages may be sent in it and the state
