@@ -13,7 +13,8 @@ import (
 // tip, each block decoding and matching its body (and valid, with
 // Options.ValidateBlock); the immutable tip is on it and not behind its
 // marker file; every volatile index entry names a stored block after the
-// immutable tip. It does not replay the ledger (Open replays the volatile
+// immutable tip; the address index holds exactly the backing store's
+// outputs. It does not replay the ledger (Open replays the volatile
 // blocks). A database a running node holds cannot be checked
 // (pebblestore.ErrInUse). Options.Network must be the database's;
 // ApplyBlock is not used.
@@ -82,7 +83,10 @@ func (db *DB) checkChain() error {
 	if imm.BlockNumber > tip.BlockNumber {
 		return fmt.Errorf("the immutable tip %s is past the tip %s", imm, tip)
 	}
-	return db.checkVolatileIndex(imm)
+	if err := db.checkVolatileIndex(imm); err != nil {
+		return err
+	}
+	return db.checkAddressIndex()
 }
 
 // checkVolatileIndex: every entry names a stored block, by its number,
