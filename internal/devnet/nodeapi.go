@@ -121,7 +121,7 @@ func (a nodeAPI) submit(ctx context.Context, raw []byte) (string, error) {
 
 // unspentOutput is the answer of GET /api/utxo.
 type unspentOutput struct {
-	Address string `json:"address"` // hex
+	Address string `json:"address"` // bech32
 	Coin    uint64 `json:"coin"`
 }
 
