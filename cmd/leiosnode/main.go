@@ -18,6 +18,6 @@ func newRootCommand() *cobra.Command {
 		Short:        "A prototype Ouroboros Leios node",
 		SilenceUsage: true, // a failing node is not a usage error
 	}
-	root.AddCommand(newRunCommand(), newGenesisCommand(), newDevnetCommand(), newKeygenCommand(), newSubmitCommand(), newDBCommand())
+	root.AddCommand(newRunCommand(), newGenesisCommand(), newDevnetCommand(), newKeygenCommand(), newSubmitCommand(), newDBCommand(), newTxCommand())
 	return root
 }
