@@ -64,16 +64,12 @@ func BenchmarkAddBlock(b *testing.B) {
 	const txsPerBlock = 200
 	b.ReportAllocs()
 	w, genesis := newBenchWallets(20)
-	params := w.params
+	apply := realApply(w.params)
 	opts := Options{
 		K:           DefaultK,
 		GenesisUTxO: genesis,
-		ApplyBlock: func(utxo ledger.UTxO, blk *block.Block, _ *block.Header, _ bool) (*ledger.Diff, error) {
-			txs := make([][]byte, len(blk.Body.Txs))
-			for i, tx := range blk.Body.Txs {
-				txs[i] = tx
-			}
-			return ledger.ApplyTxs(params, utxo, blk.Header.Slot, txs, true)
+		ApplyBlock: func(utxo ledger.UTxO, blk *block.Block, parent *block.Header, _ bool) (*ledger.Diff, error) {
+			return apply(utxo, blk, parent, true) // as for txs the mempool admitted
 		},
 		fs: vfs.NewMem(),
 	}

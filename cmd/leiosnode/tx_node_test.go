@@ -17,14 +17,20 @@ import (
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
-// nodeURL is the base URL of the API of the node of config.
-func nodeURL(t *testing.T, config string) string {
+// startFundedNode runs a one-node devnet whose system start is startDelay
+// away, as its own process, stopped when the test ends. It returns the
+// devnet's directory, the base URL of the node's API and the signing key
+// file of its funded address.
+func startFundedNode(t *testing.T, startDelay string) (dir, url, payerKey string) {
 	t.Helper()
+	dir, config := devnetNode(t, "--start-delay", startDelay)
+	node := startNode(t, config)
+	t.Cleanup(func() { node.stop(t) })
 	var cfg struct {
 		HTTPAddr string `json:"httpAddr"`
 	}
 	readJSON(t, config, &cfg)
-	return "http://" + cfg.HTTPAddr
+	return dir, "http://" + cfg.HTTPAddr, filepath.Join(dir, "funds", "payment-0.skey")
 }
 
 // newPayee writes a payment key as DIR/name.{skey,vkey,addr} and returns
@@ -76,11 +82,7 @@ func awaitOutput(t *testing.T, node string, address []byte, id string, index uin
 // than it holds; a node that does not answer, or an address of another
 // network, is a clear error.
 func TestTxSend(t *testing.T) {
-	dir, config := devnetNode(t, "--start-delay", "1s")
-	node := startNode(t, config)
-	defer node.stop(t)
-	url := nodeURL(t, config)
-	payerKey := filepath.Join(dir, "funds", "payment-0.skey")
+	dir, url, payerKey := startFundedNode(t, "1s")
 	payer, err := keys.ReadAddressFile(filepath.Join(dir, "funds", "payment-0.addr"))
 	if err != nil {
 		t.Fatal(err)
@@ -128,11 +130,7 @@ func TestTxSend(t *testing.T) {
 // system start is an hour away, so no block takes the first tx off the
 // mempool in between.
 func TestTxSendRejected(t *testing.T) {
-	dir, config := devnetNode(t, "--start-delay", "1h")
-	node := startNode(t, config)
-	defer node.stop(t)
-	url := nodeURL(t, config)
-	payerKey := filepath.Join(dir, "funds", "payment-0.skey")
+	dir, url, payerKey := startFundedNode(t, "1h")
 	bob := filepath.Join(dir, "bob.addr")
 	newPayee(t, dir, "bob")
 	if _, err := sendTx(payerKey, bob, "5000000", url); err != nil {
