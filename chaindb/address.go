@@ -2,7 +2,9 @@ package chaindb
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -213,15 +215,16 @@ func (db *DB) buildAddressIndex() error {
 	return nil
 }
 
+// errNoAddressIndex is Check's finding on a database written before the
+// address index: not a fault, Open builds the index.
+var errNoAddressIndex = errors.New("chaindb: no address index: the database was written by an older leiosnode; start the node on it once to build the index")
+
 // checkAddressIndex verifies that the index holds exactly the backing
 // store's outputs: each output has its entry, with its coin, and there are
 // as many entries as outputs (so no entry names anything else).
 func (db *DB) checkAddressIndex() error {
 	if _, ok, err := get(db.store, keyAddressIndex); err != nil || !ok {
-		if err == nil {
-			err = fmt.Errorf("it has no address index: it was written by an older leiosnode; start the node on it once to build the index")
-		}
-		return err
+		return cmp.Or(err, errNoAddressIndex)
 	}
 	outputs, err := db.store.NewIter(prefixBounds(prefixUTxO))
 	if err != nil {

@@ -2,6 +2,7 @@ package chaindb
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/leiosnode/leiosnode/block"
@@ -32,7 +33,10 @@ func Check(dir string, opts Options) error {
 	if err := store.Verify(); err != nil {
 		return err
 	}
-	if err := db.checkChain(); err != nil {
+	switch err := db.checkChain(); {
+	case errors.Is(err, errNoAddressIndex):
+		return err // not a fault: Open builds the index
+	case err != nil:
 		return store.Corrupt(err)
 	}
 	return nil

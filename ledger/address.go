@@ -145,6 +145,9 @@ func ParseAddress(s string) ([]byte, error) {
 		if version != bech32.Version0 {
 			return nil, fmt.Errorf("%w: address %q: a bech32m checksum, Cardano addresses use bech32", ErrMalformed, s)
 		}
+		if prefix != MainnetAddressPrefix && prefix != TestnetAddressPrefix {
+			return nil, fmt.Errorf("%w: %q: bech32 prefix %q is not an address's (%s, %s)", ErrMalformed, s, prefix, MainnetAddressPrefix, TestnetAddressPrefix)
+		}
 		if addr, err = bech32.ConvertBits(data, 5, 8, false); err != nil {
 			return nil, fmt.Errorf("%w: address %q: bech32: %v", ErrMalformed, s, err)
 		}

@@ -150,6 +150,7 @@ func TestParseAddressRefuses(t *testing.T) {
 		{"prefix of another network", wrongPrefix, ErrMalformed, `prefix "addr_test" on network 1, want "addr"`},
 		{"bech32m", bech32m, ErrMalformed, "bech32m"},
 		{"stake address", "stake1uyehkck0lajq8gr28t9uxnuvgcqrc6070x3k9r8048z8y5gh6ffgw", ErrMalformed, "neither bech32"},
+		{"verification key", cip19PaymentVKey, ErrMalformed, `bech32 prefix "addr_vk" is not an address's`},
 		{"odd hex", "60abc", ErrMalformed, "neither bech32"},
 		{"script address", script, ErrUnsupported, "script payment credential"},
 		{"hex too short", "60" + hexA22[:10], ErrMalformed, "of 6 bytes"},
