@@ -90,7 +90,7 @@ func createdByAddress(d *ledger.Diff) map[string][]ledger.TxIn {
 // AddressUTxOs calls yield for each output unspent at the view's point that
 // is paid to address, in the order of their TxIn keys (tx id, then index),
 // until yield returns false. yield runs while the view is read: it must not
-// close the view.
+// use or close the view.
 func (v *LedgerView) AddressUTxOs(address []byte, yield func(AddressUTxO) bool) error {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
