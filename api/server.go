@@ -16,6 +16,7 @@ import (
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network"
@@ -34,6 +35,9 @@ type Options struct {
 	Clock  consensus.Clock
 	// MaxTxSize bounds a submitted tx's body (the ledger's max tx size).
 	MaxTxSize int
+	// Params are the ledger's protocol parameters, served to wallets; their
+	// network id is the one the address queries accept.
+	Params ledger.Params
 	// SubmitTimeout is how long a submit waits for its turn and for room in
 	// the mempool before it is answered 503. Default 5 s.
 	SubmitTimeout time.Duration
@@ -103,6 +107,8 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("POST /api/submit/tx", s.handleSubmit)
 	s.mux.HandleFunc("GET /api/utxo/{txid}/{index}", s.handleUTxO)
 	s.mux.HandleFunc("GET /api/mempool/{hash}", s.handleMempoolTx)
+	s.mux.HandleFunc("GET /api/addresses/{address}/utxos", s.handleAddressUTxOs)
+	s.mux.HandleFunc("GET /api/parameters", s.handleParameters)
 	s.mux.HandleFunc("GET /api/blocks", s.handleBlocks)
 	s.mux.HandleFunc("GET /api/ebs", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, s.opts.Leios.EBTimes())

@@ -69,7 +69,7 @@ func (s *Server) handleUTxO(w http.ResponseWriter, r *http.Request) {
 	case !ok:
 		writeError(w, http.StatusNotFound, errors.New("not unspent at the selected tip"))
 	default:
-		writeJSON(w, http.StatusOK, map[string]any{"address": hex.EncodeToString(out.Address), "coin": out.Coin})
+		writeJSON(w, http.StatusOK, map[string]any{"address": ledger.FormatAddress(out.Address), "coin": out.Coin})
 	}
 }
 

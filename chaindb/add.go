@@ -127,6 +127,7 @@ func (db *DB) switchTo(target, parent *node, blk *block.Block) (AddResult, error
 	// read here, as only AddBlock writes it and we hold addMu.
 	view := ledger.Overlay{Base: backingStore{db.store}, Diffs: db.diffsThrough(intersect)}
 	var pathDiffs []*ledger.Diff
+	var pathCreated []map[string][]ledger.TxIn
 	var failed *node
 	var applyErr error
 	for _, n := range path {
@@ -146,6 +147,7 @@ func (db *DB) switchTo(target, parent *node, blk *block.Block) (AddResult, error
 			d = ledger.NewDiff()
 		}
 		pathDiffs = append(pathDiffs, d)
+		pathCreated = append(pathCreated, createdByAddress(d))
 		view.Diffs = append(view.Diffs, d)
 	}
 
@@ -182,7 +184,7 @@ func (db *DB) switchTo(target, parent *node, blk *block.Block) (AddResult, error
 		return AddResult{Tip: oldTip.tip()}, errors.Join(invalidErr, db.commit(c, noSyncStore))
 	}
 
-	c.intersect, c.path, c.pathDiffs = intersect, path, pathDiffs
+	c.intersect, c.path, c.pathDiffs, c.pathCreated = intersect, path, pathDiffs, pathCreated
 	for _, n := range path {
 		c.batch.Set(numberKey(n.number), n.hash[:], nil)
 	}
@@ -280,9 +282,10 @@ type change struct {
 
 	// A new selection: the old one up to intersect, then path. Nil
 	// intersect: the selection stays.
-	intersect *node
-	path      []*node
-	pathDiffs []*ledger.Diff
+	intersect   *node
+	path        []*node
+	pathDiffs   []*ledger.Diff
+	pathCreated []map[string][]ledger.TxIn // each diff's outputs by address
 
 	// An immutable-tip advance: the first cut blocks of the new selection
 	// become immutable (their diffs are flushed, their txs counted into
@@ -367,10 +370,10 @@ func (db *DB) publish(c *change, wo *pebble.WriteOptions) error {
 	}
 	keep := c.intersect.number - db.root.number
 	for _, n := range db.selected[keep:] {
-		n.diff = nil
+		n.setDiff(nil, nil)
 	}
 	for i, n := range c.path {
-		n.diff = c.pathDiffs[i]
+		n.setDiff(c.pathDiffs[i], c.pathCreated[i])
 	}
 	db.selected = append(db.selected[:keep:keep], c.path...)
 	if c.cut > 0 {
@@ -378,13 +381,13 @@ func (db *DB) publish(c *change, wo *pebble.WriteOptions) error {
 		delete(db.nodes, db.root.hash)
 		for _, n := range db.selected[:c.cut-1] {
 			delete(db.nodes, n.hash)
-			n.diff = nil
+			n.setDiff(nil, nil)
 		}
 		for _, n := range c.pruned {
 			delete(db.nodes, n.hash)
 		}
 		newRoot.detach()
-		newRoot.diff = nil
+		newRoot.setDiff(nil, nil)
 		db.root, db.rootTxs, db.selected = newRoot, c.rootTxs, db.selected[c.cut:]
 		for h, number := range db.invalid {
 			if number <= newRoot.number { // refused as too deep from now on anyway
@@ -406,6 +409,15 @@ func (db *DB) diffsThrough(n *node) []*ledger.Diff {
 	out := make([]*ledger.Diff, 0, n.number-db.root.number)
 	for _, s := range db.selected[:n.number-db.root.number] {
 		out = append(out, s.diff)
+	}
+	return out
+}
+
+// createdThrough is diffsThrough for the diffs' outputs by address.
+func (db *DB) createdThrough(n *node) []map[string][]ledger.TxIn {
+	out := make([]map[string][]ledger.TxIn, 0, n.number-db.root.number)
+	for _, s := range db.selected[:n.number-db.root.number] {
+		out = append(out, s.created)
 	}
 	return out
 }

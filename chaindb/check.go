@@ -2,6 +2,7 @@ package chaindb
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/leiosnode/leiosnode/block"
@@ -13,7 +14,8 @@ import (
 // tip, each block decoding and matching its body (and valid, with
 // Options.ValidateBlock); the immutable tip is on it and not behind its
 // marker file; every volatile index entry names a stored block after the
-// immutable tip. It does not replay the ledger (Open replays the volatile
+// immutable tip; the address index holds exactly the backing store's
+// outputs. It does not replay the ledger (Open replays the volatile
 // blocks). A database a running node holds cannot be checked
 // (pebblestore.ErrInUse). Options.Network must be the database's;
 // ApplyBlock is not used.
@@ -31,7 +33,10 @@ func Check(dir string, opts Options) error {
 	if err := store.Verify(); err != nil {
 		return err
 	}
-	if err := db.checkChain(); err != nil {
+	switch err := db.checkChain(); {
+	case errors.Is(err, errNoAddressIndex):
+		return err // not a fault: Open builds the index
+	case err != nil:
 		return store.Corrupt(err)
 	}
 	return nil
@@ -82,7 +87,10 @@ func (db *DB) checkChain() error {
 	if imm.BlockNumber > tip.BlockNumber {
 		return fmt.Errorf("the immutable tip %s is past the tip %s", imm, tip)
 	}
-	return db.checkVolatileIndex(imm)
+	if err := db.checkVolatileIndex(imm); err != nil {
+		return err
+	}
+	return db.checkAddressIndex()
 }
 
 // checkVolatileIndex: every entry names a stored block, by its number,

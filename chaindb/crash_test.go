@@ -33,9 +33,10 @@ func crashOptions() Options {
 // forks within and beyond k, invalid blocks; every adoption past k flushes)
 // killed at a random moment; after each, the reopened database has a linked,
 // contiguously numbered chain no shorter than before the round, the
-// immutable tip k behind it, a ledger at the tip and a backing store at the
-// immutable tip equal to a from-scratch replay of that chain, and the count
-// of the txs on it.
+// immutable tip k behind it, a ledger at the tip (by output and by address)
+// and a backing store at the immutable tip equal to a from-scratch replay
+// of that chain, an address index equal to the backing store, and the
+// count of the txs on it.
 func TestCrashRecovery(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
@@ -65,9 +66,10 @@ func TestCrashRecovery(t *testing.T) {
 }
 
 // checkRecovered: a reopened database has a linked, contiguously numbered
-// chain, a ledger at the tip and a backing store at the immutable tip equal
-// to a from-scratch replay of that chain from genesis, and the count of
-// the txs on it.
+// chain, a ledger at the tip (by output and by address) and a backing
+// store at the immutable tip equal to a from-scratch replay of that chain
+// from genesis, an address index equal to the backing store, and the
+// count of the txs on it.
 func checkRecovered(t *testing.T, db *DB, genesis ledger.MapUTxO) {
 	t.Helper()
 	chain := checkChain(t, db)
@@ -85,7 +87,9 @@ func checkRecovered(t *testing.T, db *DB, genesis ledger.MapUTxO) {
 	}
 	view, _ := db.TipLedger()
 	checkLedger(t, view, replay(t, genesis, chain), keys)
+	checkAddresses(t, view, replay(t, genesis, chain))
 	view.Close()
+	checkIndex(t, db)
 	if got, want := db.TxsOnChain(), txsIn(chain); got != want {
 		t.Fatalf("%d txs on chain, the chain holds %d", got, want)
 	}

@@ -25,6 +25,11 @@
 //     backing store in the same Pebble batch that moves the immutable marker.
 //   - A LedgerView holds a Pebble snapshot and the diff list taken under the
 //     same lock, so it stays consistent while later blocks flush.
+//   - The address index lists the outputs of an address at a volatile point
+//     without a walk of the UTxO (address.go): the backing store's outputs
+//     by address, kept in the batches that write the backing store, and
+//     each volatile block's created outputs by address, kept with its diff.
+//     A database written before the index existed gets it built at Open.
 //
 // The txs on chain: chaindb owns their count (TxsOnChain). A block counts
 // the txs Options.ApplyBlock applied for it (ledger.Diff.Txs), which for a
@@ -49,6 +54,8 @@
 //     passes through the immutable tip, at most K blocks behind its end.
 //   - The backing store equals the UTxO of the selected chain at the
 //     immutable tip, and the stored count the txs from origin through it.
+//   - The address index holds exactly the backing store's outputs (Check
+//     verifies it).
 //
 // chaindb must never import the ledger rules, a protocol, or another store:
 // it gets validation through Options and is driven by its callers. It must

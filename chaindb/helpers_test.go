@@ -56,14 +56,14 @@ func applyTestTxs(utxo ledger.UTxO, blk *block.Block) (*ledger.Diff, error) {
 			return nil, fmt.Errorf("tx %d: %w", i, err)
 		}
 		for _, in := range tx.Spend {
-			_, ok, err := view.Lookup(in)
+			spent, ok, err := view.Lookup(in)
 			if err != nil {
 				return nil, err
 			}
 			if !ok {
 				return nil, fmt.Errorf("tx %d: %w: %s", i, errMissingInput, in)
 			}
-			d.Delete(in)
+			d.Delete(in, spent)
 		}
 		id := block.HashBytes(raw)
 		for j, out := range tx.Outs {

@@ -19,12 +19,15 @@ import (
 //	n ‖ number (8, BE)    → hash                   the selected chain
 //	v ‖ number ‖ hash     → (empty)                stored blocks after the immutable tip
 //	u ‖ TxIn.Key          → ledger.EncodeTxOut     the backing store: UTxO at the immutable tip
-//	m ‖ name              → marker                 tip, immutable tip, txs through it, network (pebblestore)
+//	a ‖ uvarint(len(address)) ‖ address ‖ TxIn.Key
+//	                      → coin (8, BE)           the backing store's outputs by address (address.go)
+//	m ‖ name              → marker                 tip, immutable tip, txs through it, network (pebblestore), address index
 const (
 	prefixBlock    = 'b'
 	prefixNumber   = 'n'
 	prefixVolatile = 'v'
 	prefixUTxO     = 'u'
+	prefixAddress  = 'a'
 	prefixMeta     = 'm'
 )
 
@@ -33,6 +36,7 @@ var (
 	keyImmutable    = []byte{prefixMeta, 'i'}
 	keyImmutableTxs = []byte{prefixMeta, 'x'} // 8 bytes, big-endian
 	keyNetwork      = []byte{prefixMeta, 'n'}
+	keyAddressIndex = []byte{prefixMeta, 'a'} // present once the address index is complete
 )
 
 func blockKey(h block.Hash) []byte { return append([]byte{prefixBlock}, h[:]...) }

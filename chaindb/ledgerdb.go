@@ -18,9 +18,10 @@ type LedgerView struct {
 	db    *DB
 	point block.Point
 
-	mu    sync.RWMutex     // guards snap against Close racing Lookup
-	snap  *pebble.Snapshot // nil once closed
-	diffs []*ledger.Diff   // oldest first; never mutated
+	mu      sync.RWMutex               // guards snap against Close racing Lookup
+	snap    *pebble.Snapshot           // nil once closed
+	diffs   []*ledger.Diff             // oldest first; never mutated
+	created []map[string][]ledger.TxIn // each diff's outputs by address; never mutated
 }
 
 var _ ledger.UTxO = (*LedgerView)(nil)
@@ -63,7 +64,7 @@ func (db *DB) TipUTxO() (ledger.UTxO, block.Tip, func(), error) {
 // newView takes the snapshot and the diffs under mu (held by the caller), so
 // they agree: no flush can fall between them.
 func (db *DB) newView(n *node) *LedgerView {
-	v := &LedgerView{db: db, point: n.point(), snap: db.store.NewSnapshot(), diffs: db.diffsThrough(n)}
+	v := &LedgerView{db: db, point: n.point(), snap: db.store.NewSnapshot(), diffs: db.diffsThrough(n), created: db.createdThrough(n)}
 	db.regMu.Lock()
 	db.views[v] = struct{}{}
 	db.regMu.Unlock()
@@ -115,14 +116,16 @@ func (s backingStore) Lookup(in ledger.TxIn) (ledger.TxOut, bool, error) {
 	return out, true, nil
 }
 
-// flushDiff writes d into the backing store part of b. Within a diff an
-// output both deleted and inserted is present (ledger.Overlay reads inserts
-// first), so deletes go first.
+// flushDiff writes d into the backing store part of b, and into its
+// address index. Within a diff an output both deleted and inserted is
+// present (ledger.Overlay reads inserts first), so deletes go first.
 func flushDiff(b *pebble.Batch, d *ledger.Diff) {
-	for in := range d.Deletes {
+	for in, spent := range d.Deletes {
 		b.Delete(utxoKey(in), nil)
+		unindexOutput(b, in, spent)
 	}
 	for in, out := range d.Inserts {
 		b.Set(utxoKey(in), ledger.EncodeTxOut(out), nil)
+		indexOutput(b, in, out)
 	}
 }

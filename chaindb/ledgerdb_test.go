@@ -214,14 +214,18 @@ func (m *ledgerMachine) reopen(t *rapid.T) {
 
 // check: the views held see what they saw when taken; the tip's view is
 // the model of the selected chain, and so is the count of its txs; the
-// backing store holds exactly the model at the immutable tip.
+// backing store holds exactly the model at the immutable tip. Each of
+// those views lists every address's outputs as a scan of its model does,
+// and the backing store's address index is exactly its outputs.
 func (m *ledgerMachine) check(t *rapid.T) {
 	for _, h := range m.held {
 		checkLedger(t, h.view, h.model, m.keysToCheck(h.model))
+		checkAddresses(t, h.view, h.model)
 	}
 	view, tip := m.db.TipLedger()
 	defer view.Close()
 	checkLedger(t, view, m.modelAt(tip), m.keysToCheck(m.modelAt(tip)))
+	checkAddresses(t, view, m.modelAt(tip))
 	if got, want := m.db.TxsOnChain(), m.txsAfter[tip.Point.Hash]; got != want {
 		t.Fatalf("%d txs on chain at %s, model %d", got, tip, want)
 	}
@@ -234,6 +238,8 @@ func (m *ledgerMachine) check(t *rapid.T) {
 	defer atImm.Close()
 	model := m.modelAt(imm)
 	checkLedger(t, atImm, model, m.keysToCheck(model))
+	checkAddresses(t, atImm, model)
+	checkIndex(t, m.db)
 	if keys := backingKeys(t, m.db); len(keys) != len(model) {
 		t.Fatalf("backing store has %d outputs, the model at the immutable tip %s has %d", len(keys), imm, len(model))
 	}

@@ -31,6 +31,9 @@ func (db *DB) load() error {
 	if err != nil {
 		return err
 	}
+	if err := db.buildAddressIndex(); err != nil {
+		return err
+	}
 	root := &node{}
 	if !imm.Point.IsOrigin() {
 		blk, err := db.readBlock(imm.Point.Hash)
@@ -101,7 +104,7 @@ func (db *DB) load() error {
 		if d == nil {
 			d = ledger.NewDiff()
 		}
-		db.selected[i].diff = d
+		db.selected[i].setDiff(d, createdByAddress(d))
 		view.Diffs = append(view.Diffs, d)
 	}
 	if db.tip() != tip {
@@ -173,12 +176,14 @@ func (db *DB) loadForks(fix *pebble.Batch) error {
 	return it.Error()
 }
 
-// writeGenesis adds to a new database's first batch the genesis UTxO and
-// the origin markers.
+// writeGenesis adds to a new database's first batch the genesis UTxO, its
+// address index and the origin markers.
 func writeGenesis(b *pebble.Batch, g ledger.MapUTxO) {
 	for in, out := range g {
 		b.Set(utxoKey(in), ledger.EncodeTxOut(out), nil)
+		indexOutput(b, in, out)
 	}
+	b.Set(keyAddressIndex, nil, nil)
 	origin := encodeTip(block.Tip{Point: block.Origin})
 	b.Set(keyImmutable, origin, nil)
 	b.Set(keyImmutableTxs, encodeCount(0), nil)

@@ -21,19 +21,7 @@ func TestRealLedgerTxs(t *testing.T) {
 	const funds = 10_000_000
 	genesis := ledger.MapUTxO{ledger.GenesisTxIn(addr): {Address: addr, Coin: funds}}
 	fs := vfs.NewMem()
-	opts := Options{
-		K:           2,
-		GenesisUTxO: genesis,
-		ApplyBlock: func(utxo ledger.UTxO, blk *block.Block, _ *block.Header, reapply bool) (*ledger.Diff, error) {
-			txs := make([][]byte, len(blk.Body.Txs))
-			for i, tx := range blk.Body.Txs {
-				txs[i] = tx
-			}
-			return ledger.ApplyTxs(params, utxo, blk.Header.Slot, txs, reapply)
-		},
-		ValidateBlock: verifyHeader,
-		fs:            fs,
-	}
+	opts := Options{K: 2, GenesisUTxO: genesis, ApplyBlock: realApply(params), ValidateBlock: verifyHeader, fs: fs}
 	db := mustOpen(t, "db", opts)
 
 	tx, err := ledger.BuildPayment(params, []ledger.TxIn{ledger.GenesisTxIn(addr)}, funds,
@@ -71,5 +59,17 @@ func TestRealLedgerTxs(t *testing.T) {
 	check(db)
 	if _, ok := backingKeys(t, db)[paid]; !ok {
 		t.Fatal("the payment output is not in the backing store after the flush")
+	}
+}
+
+// realApply is Options.ApplyBlock with the real ledger rules: a block's
+// txs applied in order, signatures checked unless reapplying.
+func realApply(params ledger.Params) func(ledger.UTxO, *block.Block, *block.Header, bool) (*ledger.Diff, error) {
+	return func(utxo ledger.UTxO, blk *block.Block, _ *block.Header, reapply bool) (*ledger.Diff, error) {
+		txs := make([][]byte, len(blk.Body.Txs))
+		for i, tx := range blk.Body.Txs {
+			txs[i] = tx
+		}
+		return ledger.ApplyTxs(params, utxo, blk.Header.Slot, txs, reapply)
 	}
 }

@@ -20,8 +20,17 @@ type node struct {
 	children []*node
 
 	// diff is the block's ledger diff while the block is on the selected
-	// chain after the root, nil otherwise. Published diffs are never mutated.
-	diff *ledger.Diff
+	// chain after the root, nil otherwise, and created the outputs it
+	// created by address (the address index's volatile part, address.go).
+	// Published diffs and their indexes are never mutated.
+	diff    *ledger.Diff
+	created map[string][]ledger.TxIn
+}
+
+// setDiff gives n the diff of its block and that diff's outputs by
+// address; nil, nil when n leaves the selection or becomes immutable.
+func (n *node) setDiff(d *ledger.Diff, created map[string][]ledger.TxIn) {
+	n.diff, n.created = d, created
 }
 
 func newNode(h *block.Header) *node {

@@ -39,7 +39,7 @@ type Genesis struct {
 	MaxClockSkewMs int64 `json:"maxClockSkewMs"`
 	// Pools is the fixed stake distribution.
 	Pools []Pool `json:"pools"`
-	// InitialFunds maps address hex to lovelace.
+	// InitialFunds maps addresses (hex or bech32) to lovelace.
 	InitialFunds map[string]uint64 `json:"initialFunds"`
 	// ProtocolParams are the ledger's parameters.
 	ProtocolParams ledger.Params `json:"protocolParams"`

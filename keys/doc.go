@@ -1,6 +1,7 @@
 // Package keys generates, reads and writes the node's key files, and derives
-// from the keys the addresses genesis funds are paid to and the libp2p peer
-// ID of a node.
+// from the keys the addresses genesis funds are paid to (written to
+// address files in bech32, read from them in bech32 or hex) and the libp2p
+// peer ID of a node.
 //
 // Key files are Cardano text envelopes, {"type", "description", "cborHex"},
 // with cborHex the CBOR byte string of the raw key, exactly as cardano-cli

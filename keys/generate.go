@@ -2,8 +2,6 @@ package keys
 
 import (
 	"crypto/ed25519"
-	"encoding/hex"
-	"os"
 
 	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/vrf"
@@ -46,8 +44,8 @@ func GenerateVRFKeyFiles(skeyPath, vkeyPath string) (vrf.PublicKey, error) {
 }
 
 // GeneratePaymentKeyFiles draws a payment key, writes it as PREFIX.skey and
-// PREFIX.vkey and its enterprise address in hex (as genesis initialFunds
-// spell it) as PREFIX.addr, and returns the address.
+// PREFIX.vkey and its enterprise address in bech32, as cardano-cli does,
+// as PREFIX.addr, and returns the address.
 func GeneratePaymentKeyFiles(prefix string, networkID byte) ([]byte, error) {
 	vkey, err := GenerateKeyFiles(Payment, prefix+".skey", prefix+".vkey")
 	if err != nil {
@@ -57,7 +55,7 @@ func GeneratePaymentKeyFiles(prefix string, networkID byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(prefix+".addr", []byte(hex.EncodeToString(addr)+"\n"), 0o644); err != nil {
+	if err := WriteAddressFile(prefix+".addr", addr); err != nil {
 		return nil, err
 	}
 	return addr, nil

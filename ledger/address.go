@@ -1,8 +1,11 @@
 package ledger
 
 import (
+	"encoding/hex"
 	"fmt"
+	"strings"
 
+	"github.com/btcsuite/btcd/btcutil/bech32"
 	"golang.org/x/crypto/blake2b"
 )
 
@@ -91,4 +94,74 @@ func PaymentKeyHash(addr []byte) ([28]byte, error) {
 	}
 	copy(kh[:], addr[1:29])
 	return kh, nil
+}
+
+// The bech32 prefixes (human-readable parts) of Shelley addresses (CIP-5,
+// CIP-19): mainnet's for network id 1, the testnets' for every other id.
+const (
+	MainnetAddressPrefix = "addr"
+	TestnetAddressPrefix = "addr_test"
+	MainnetNetworkID     = 1
+)
+
+// AddressPrefix is the bech32 prefix of the addresses of a network id.
+func AddressPrefix(network byte) string {
+	if network == MainnetNetworkID {
+		return MainnetAddressPrefix
+	}
+	return TestnetAddressPrefix
+}
+
+// FormatAddress is a Shelley address as cardano-cli writes it: bech32 (not
+// bech32m) under the prefix of its network, the header's low nibble. A
+// base address is 103 characters or more: Cardano lifts bech32's limit of
+// 90. An empty address is "".
+func FormatAddress(addr []byte) string {
+	if len(addr) == 0 {
+		return ""
+	}
+	s, err := bech32.EncodeFromBase256(AddressPrefix(AddressNetwork(addr)), addr)
+	if err != nil {
+		// Only bytes of more than 5 bits or a prefix of invalid characters
+		// fail, and neither can happen here.
+		panic(fmt.Sprintf("ledger: bech32 of address %x: %v", addr, err))
+	}
+	return s
+}
+
+// ParseAddress reads an address as a person or a file gives it: bech32
+// (addr1…, addr_test1…, in one case, of any length) or hex, surrounding
+// space ignored. A bech32 address must carry the prefix of its network.
+// The address must be one CheckAddress accepts; errors wrap ErrMalformed
+// or ErrUnsupported.
+func ParseAddress(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	var addr []byte
+	if strings.HasPrefix(strings.ToLower(s), MainnetAddressPrefix) {
+		prefix, data, version, err := bech32.DecodeNoLimitWithVersion(s)
+		if err != nil {
+			return nil, fmt.Errorf("%w: address %q: bech32: %v", ErrMalformed, s, err)
+		}
+		if version != bech32.Version0 {
+			return nil, fmt.Errorf("%w: address %q: a bech32m checksum, Cardano addresses use bech32", ErrMalformed, s)
+		}
+		if prefix != MainnetAddressPrefix && prefix != TestnetAddressPrefix {
+			return nil, fmt.Errorf("%w: %q: bech32 prefix %q is not an address's (%s, %s)", ErrMalformed, s, prefix, MainnetAddressPrefix, TestnetAddressPrefix)
+		}
+		if addr, err = bech32.ConvertBits(data, 5, 8, false); err != nil {
+			return nil, fmt.Errorf("%w: address %q: bech32: %v", ErrMalformed, s, err)
+		}
+		if len(addr) > 0 && prefix != AddressPrefix(AddressNetwork(addr)) {
+			return nil, fmt.Errorf("%w: address %q: prefix %q on network %d, want %q", ErrMalformed, s, prefix, AddressNetwork(addr), AddressPrefix(AddressNetwork(addr)))
+		}
+	} else {
+		var err error
+		if addr, err = hex.DecodeString(s); err != nil {
+			return nil, fmt.Errorf("%w: address %q is neither bech32 (addr1…, addr_test1…) nor hex", ErrMalformed, s)
+		}
+	}
+	if err := CheckAddress(addr); err != nil {
+		return nil, fmt.Errorf("address %s: %w", s, err)
+	}
+	return addr, nil
 }

@@ -19,11 +19,13 @@ func TestGenesisUTxO(t *testing.T) {
 	k := testKey(4)
 	ent := hex.EncodeToString(addrOf(k))
 	base := "00" + hexA22 + hexS66
-	utxo, err := GenesisUTxO(map[string]uint64{ent: 50_000_000, base: 7_000_000})
+	bech := FormatAddress(addrOf(testKey(5)))
+	utxo, err := GenesisUTxO(map[string]uint64{ent: 50_000_000, base: 7_000_000, bech: 3_000_000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(utxo) != 2 || utxo[GenesisTxIn(addrOf(k))].Coin != 50_000_000 || utxo[GenesisTxIn(unhex(t, base))].Coin != 7_000_000 {
+	if len(utxo) != 3 || utxo[GenesisTxIn(addrOf(k))].Coin != 50_000_000 || utxo[GenesisTxIn(unhex(t, base))].Coin != 7_000_000 ||
+		utxo[GenesisTxIn(addrOf(testKey(5)))].Coin != 3_000_000 {
 		t.Fatalf("utxo %v", utxo)
 	}
 	// Genesis funds are spendable by their key.
@@ -45,6 +47,7 @@ func TestGenesisUTxO(t *testing.T) {
 		{"script address", map[string]uint64{"70" + hexA22: 1}, ErrUnsupported},
 		{"short address", map[string]uint64{"60" + hexA22[2:]: 1}, ErrMalformed},
 		{"same address twice", map[string]uint64{ent: 1, strings.ToUpper(ent): 2}, nil},
+		{"in hex and in bech32", map[string]uint64{ent: 1, FormatAddress(addrOf(k)): 2}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := GenesisUTxO(tt.funds)

@@ -86,7 +86,7 @@ func (w *propWorld) drawTx(t *rapid.T, slot uint64) (*Tx, bool) {
 }
 
 func equalDiffs(a, b *Diff) bool {
-	return maps.Equal(a.Deletes, b.Deletes) && maps.EqualFunc(a.Inserts, b.Inserts, equalTxOut)
+	return maps.EqualFunc(a.Deletes, b.Deletes, equalTxOut) && maps.EqualFunc(a.Inserts, b.Inserts, equalTxOut)
 }
 
 func equalTxOut(a, b TxOut) bool { return a.Coin == b.Coin && bytes.Equal(a.Address, b.Address) }

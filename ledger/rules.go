@@ -126,8 +126,8 @@ func applyInto(p Params, utxo UTxO, slot uint64, tx *Tx, checkWitnesses bool, d 
 		}
 	}
 
-	for _, in := range tx.Inputs {
-		d.Delete(in)
+	for i, in := range tx.Inputs {
+		d.Delete(in, spent[i])
 	}
 	for i, out := range tx.Outputs {
 		d.Insert(TxIn{TxID: tx.id, Index: uint32(i)}, out)

@@ -174,15 +174,16 @@ func TestRuleFeeTooSmall(t *testing.T) {
 	}
 }
 
-// checkDiff: the diff spends exactly tx's inputs and creates its outputs.
+// checkDiff: the diff spends exactly tx's inputs, recording the outputs
+// they were, and creates its outputs.
 func checkDiff(t *testing.T, before MapUTxO, tx *Tx, d *Diff) {
 	t.Helper()
 	if len(d.Deletes) != len(tx.Inputs) || len(d.Inserts) != len(tx.Outputs) {
 		t.Fatalf("diff: %d deletes, %d inserts", len(d.Deletes), len(d.Inserts))
 	}
 	for _, in := range tx.Inputs {
-		if _, ok := d.Deletes[in]; !ok {
-			t.Errorf("input %s not spent", in)
+		if spent, ok := d.Deletes[in]; !ok || !equalTxOut(spent, before[in]) {
+			t.Errorf("input %s not spent, or not as the output it was: %v %v, was %v", in, spent, ok, before[in])
 		}
 	}
 	for i, out := range tx.Outputs {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"maps"
 )
 
 // TxIn names a transaction output: `[tx_id, index]`.
@@ -69,14 +70,17 @@ type UTxO interface {
 }
 
 // Diff is the change a block (or a sequence of txs) makes to the UTxO set:
-// outputs it created and outputs it spent. An output created and spent within
-// the same diff appears in neither.
+// outputs it created and outputs it spent, each with the output itself (as
+// UTxO-HD's diffs keep the values they delete: the store that flushes a
+// diff updates what it indexes by address without reading the spent
+// outputs back). An output created and spent within the same diff appears
+// in neither.
 //
 // A Diff is not safe for concurrent mutation; once published (kept by the
 // LedgerDB, or inside a mempool snapshot) it is only read.
 type Diff struct {
 	Inserts map[TxIn]TxOut
-	Deletes map[TxIn]struct{}
+	Deletes map[TxIn]TxOut
 	// Txs is the number of txs whose effect the diff records: the rules
 	// count each tx they apply, Append adds the counts. It travels with the
 	// diff because only the code that applied the txs knows it (a block
@@ -86,26 +90,27 @@ type Diff struct {
 
 // NewDiff returns an empty diff.
 func NewDiff() *Diff {
-	return &Diff{Inserts: map[TxIn]TxOut{}, Deletes: map[TxIn]struct{}{}}
+	return &Diff{Inserts: map[TxIn]TxOut{}, Deletes: map[TxIn]TxOut{}}
 }
 
 // Insert records a created output.
 func (d *Diff) Insert(in TxIn, out TxOut) { d.Inserts[in] = out }
 
-// Delete records a spent output. Spending an output this diff created
-// cancels the insert: the backing store never saw it.
-func (d *Diff) Delete(in TxIn) {
+// Delete records that the output spent, at in, is spent. Spending an
+// output this diff created cancels the insert: the backing store never saw
+// it.
+func (d *Diff) Delete(in TxIn, spent TxOut) {
 	if _, ok := d.Inserts[in]; ok {
 		delete(d.Inserts, in)
 		return
 	}
-	d.Deletes[in] = struct{}{}
+	d.Deletes[in] = spent
 }
 
 // Append folds later (a diff applied after d) into d.
 func (d *Diff) Append(later *Diff) {
-	for in := range later.Deletes {
-		d.Delete(in)
+	for in, spent := range later.Deletes {
+		d.Delete(in, spent)
 	}
 	for in, out := range later.Inserts {
 		d.Insert(in, out)
@@ -115,14 +120,7 @@ func (d *Diff) Append(later *Diff) {
 
 // Clone returns a copy that can be mutated without touching d.
 func (d *Diff) Clone() *Diff {
-	c := &Diff{Inserts: make(map[TxIn]TxOut, len(d.Inserts)), Deletes: make(map[TxIn]struct{}, len(d.Deletes)), Txs: d.Txs}
-	for k, v := range d.Inserts {
-		c.Inserts[k] = v
-	}
-	for k := range d.Deletes {
-		c.Deletes[k] = struct{}{}
-	}
-	return c
+	return &Diff{Inserts: maps.Clone(d.Inserts), Deletes: maps.Clone(d.Deletes), Txs: d.Txs}
 }
 
 // Len is the number of changed entries.

@@ -48,11 +48,11 @@ func TestTxOutEncoding(t *testing.T) {
 
 func TestDiff(t *testing.T) {
 	x, y, z := TxIn{Index: 1}, TxIn{Index: 2}, TxIn{Index: 3}
-	ox := TxOut{Coin: 10}
+	ox, oy := TxOut{Coin: 10}, TxOut{Address: []byte{6}, Coin: 20}
 	d := NewDiff()
 	d.Insert(x, ox)
-	d.Delete(x) // created and spent within the diff: in neither
-	d.Delete(y) // spent from below
+	d.Delete(x, ox) // created and spent within the diff: in neither
+	d.Delete(y, oy) // spent from below
 	d.Txs = 2
 	if d.Len() != 1 || len(d.Inserts) != 0 {
 		t.Fatalf("diff %+v", d)
@@ -63,15 +63,15 @@ func TestDiff(t *testing.T) {
 		t.Fatal("Clone shares maps")
 	}
 	later := NewDiff()
-	later.Delete(z)
+	later.Delete(z, ox)
 	later.Txs = 1
 	d.Append(c)
 	d.Append(later)
 	if d.Len() != 1 || d.Txs != 2+2+1 {
 		t.Fatalf("appended %+v", d)
 	}
-	if _, ok := d.Deletes[y]; !ok {
-		t.Fatal("delete lost")
+	if spent, ok := d.Deletes[y]; !ok || !equalTxOut(spent, oy) {
+		t.Fatalf("delete of %s lost, or without its output: %v %v", y, spent, ok)
 	}
 }
 
@@ -91,8 +91,8 @@ func TestPropertyOverlay(t *testing.T) {
 			for range rapid.IntRange(0, 5).Draw(t, "ops") {
 				in := ins.Draw(t, "in")
 				// A diff spends only what exists and creates only what does not.
-				if _, ok := model[in]; ok {
-					d.Delete(in)
+				if spent, ok := model[in]; ok {
+					d.Delete(in, spent)
 					delete(model, in)
 				} else {
 					out := TxOut{Coin: rapid.Uint64().Draw(t, "coin")}
@@ -105,6 +105,12 @@ func TestPropertyOverlay(t *testing.T) {
 		folded := NewDiff()
 		for _, d := range diffs {
 			folded.Append(d)
+		}
+		// What the folded diff spends is the base's, output included.
+		for in, spent := range folded.Deletes {
+			if want, ok := base[in]; !ok || want.Coin != spent.Coin {
+				t.Fatalf("folded diff spends %s as %v, the base holds %v %v", in, spent, want, ok)
+			}
 		}
 		for i := range uint32(8) {
 			in := TxIn{Index: i}

@@ -149,6 +149,7 @@ func (n *Node) build(opts Options) (err error) {
 		Forger:        n.forger,
 		Clock:         n.validator.Clock(),
 		MaxTxSize:     int(n.genesis.ProtocolParams.MaxTxSize),
+		Params:        n.genesis.ProtocolParams,
 		Registry:      n.registry,
 		BlocksAdopted: n.adopted.Load,
 		Errors:        n.errors.Load,

@@ -8,6 +8,7 @@
 //	leiosnode peer-id --key FILE     print a node key's peer ID
 //	leiosnode submit --node URL FILE submit a signed tx to a node
 //	leiosnode status --node URL      print a node's state for a person
+//	leiosnode tx send --skey FILE …  pay from a payment key through a node's API
 //	leiosnode db check --config FILE verify a stopped node's databases
 //	leiosnode version                print the version
 //
@@ -16,7 +17,7 @@
 //
 // This command is the CLI only: it parses flags and calls the packages that
 // do the work, node for run and db check, keys for keygen and peer-id,
-// internal/devnet for genesis, devnet, submit and status, internal/version
-// for version. It is the only place that links a node in, so devnet starts
-// its nodes by running this same binary.
+// internal/devnet for genesis, devnet, submit, tx send's requests and
+// status, internal/version for version. It is the only place that links a
+// node in, so devnet starts its nodes by running this same binary.
 package main

@@ -19,6 +19,7 @@ import (
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/devnet"
 	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/ledger"
 )
 
 // TestGenesisFiles: what genesis writes is accepted by the readers the node
@@ -68,8 +69,8 @@ func TestGenesisFiles(t *testing.T) {
 		}
 		addr, _ := keys.EnterpriseAddress(vkey, g.NetworkID)
 		addrFile, _ := os.ReadFile(prefix + ".addr")
-		if strings.TrimSpace(string(addrFile)) != hex.EncodeToString(addr) {
-			t.Errorf("payment-%d.addr is %q, want %x", i, addrFile, addr)
+		if strings.TrimSpace(string(addrFile)) != ledger.FormatAddress(addr) {
+			t.Errorf("payment-%d.addr is %q, want %s", i, addrFile, ledger.FormatAddress(addr))
 		}
 		if coin := g.InitialFunds[hex.EncodeToString(addr)]; coin != tmpl.FundsPerAddress {
 			t.Errorf("payment-%d holds %d, want %d", i, coin, tmpl.FundsPerAddress)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/ledger"
 )
 
 func newKeygenCommand() *cobra.Command {
@@ -27,7 +28,7 @@ func newKeygenCommand() *cobra.Command {
            "blsVKey" and "blsPoP" (proof of possession) lines of its
            genesis pool entry
   payment  PREFIX.skey, PREFIX.vkey, PREFIX.addr: a payment key and its
-           enterprise address; prints the address hex
+           enterprise address (bech32, as cardano-cli writes it); prints it
 Existing files are never overwritten.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -72,7 +73,7 @@ Existing files are never overwritten.`,
 				if err != nil {
 					return err
 				}
-				fmt.Fprintln(out, hex.EncodeToString(addr))
+				fmt.Fprintln(out, ledger.FormatAddress(addr))
 			default:
 				return fmt.Errorf("--kind %q: want node, pool, vrf, bls or payment", kind)
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/ledger"
 )
 
 // TestKeygen: each kind writes key files the keys package reads back, and
@@ -91,7 +92,7 @@ func TestKeygen(t *testing.T) {
 	}
 	addr, _ := keys.EnterpriseAddress(payment, 0)
 	addrFile, _ := os.ReadFile(prefix + ".addr")
-	if hex.EncodeToString(addr) != printed || strings.TrimSpace(string(addrFile)) != printed {
+	if ledger.FormatAddress(addr) != printed || strings.TrimSpace(string(addrFile)) != printed {
 		t.Errorf("payment: printed %q, .addr %q, address %x", printed, addrFile, addr)
 	}
 

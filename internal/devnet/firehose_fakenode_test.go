@@ -136,7 +136,7 @@ func (n *fakeAPINode) handleUTxO(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusNotFound, "not unspent at the selected tip")
 		return
 	}
-	writeAPIJSON(w, http.StatusOK, map[string]any{"address": hex.EncodeToString(out.Address), "coin": out.Coin})
+	writeAPIJSON(w, http.StatusOK, map[string]any{"address": ledger.FormatAddress(out.Address), "coin": out.Coin})
 }
 
 func (n *fakeAPINode) handleMempool(w http.ResponseWriter, r *http.Request) {

@@ -132,7 +132,7 @@ func (a nodeAPI) submit(ctx context.Context, raw []byte) (string, error) {
 
 // unspentOutput is the answer of GET /api/utxo.
 type unspentOutput struct {
-	Address string `json:"address"` // hex
+	Address string `json:"address"` // bech32
 	Coin    uint64 `json:"coin"`
 }
 
@@ -211,4 +211,43 @@ func (a nodeAPI) blocks(ctx context.Context, from, count uint64) ([]api.BlockTxs
 	var blocks []api.BlockTxs
 	err := a.fetch(ctx, fmt.Sprintf("/api/blocks?from=%d&count=%d", from, count), walkTimeout, &blocks)
 	return blocks, err
+}
+
+// Parameters is GET /api/parameters of the node at nodeURL: the protocol
+// parameters its ledger applies.
+func Parameters(ctx context.Context, client *http.Client, nodeURL string) (ledger.Params, error) {
+	var p ledger.Params
+	err := newNodeAPI(client, nodeURL).fetch(ctx, "/api/parameters", queryTimeout, &p)
+	return p, err
+}
+
+// maxUTxOPages bounds the pages AddressUTxOs reads: 10,000 outputs, far
+// more inputs than a tx can hold.
+const maxUTxOPages = 100
+
+// AddressUTxOs is GET /api/addresses/{address}/utxos of the node at
+// nodeURL, page after page: the outputs the address holds at the node's
+// tip (at most maxUTxOPages pages of them). The tip may move between two
+// pages; an output listed twice is returned once.
+func AddressUTxOs(ctx context.Context, client *http.Client, nodeURL string, address []byte) ([]api.AddressUTxO, error) {
+	a := newNodeAPI(client, nodeURL)
+	seen := map[string]bool{}
+	var all []api.AddressUTxO
+	for page := 1; page <= maxUTxOPages; page++ {
+		var got []api.AddressUTxO
+		path := fmt.Sprintf("/api/addresses/%s/utxos?count=%d&page=%d", ledger.FormatAddress(address), api.MaxUTxOsPerPage, page)
+		if err := a.fetch(ctx, path, queryTimeout, &got); err != nil {
+			return nil, err
+		}
+		for _, u := range got {
+			if key := fmt.Sprintf("%s#%d", u.TxHash, u.OutputIndex); !seen[key] {
+				seen[key] = true
+				all = append(all, u)
+			}
+		}
+		if len(got) < api.MaxUTxOsPerPage {
+			break
+		}
+	}
+	return all, nil
 }

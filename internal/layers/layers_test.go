@@ -25,7 +25,7 @@ var rank = map[string]int{
 	"block":              1,
 	"block/blocktest":    2,
 	"ledger":             1,
-	"keys":               1,
+	"keys":               2, // addresses are ledger's
 	"consensus":          2,
 	"internal/benchkeys": 2,
 	// What both Pebble stores share: opening, the network stamp, faults.

@@ -84,10 +84,16 @@ func CorruptTable(t *testing.T, dir string) string {
 	return path
 }
 
-// TruncateManifest cuts the store's current MANIFEST to half its length.
+// TruncateManifest cuts the store's current MANIFEST, the one its manifest
+// marker names (an older one may be larger), to half its length.
 func TruncateManifest(t *testing.T, dir string) {
 	t.Helper()
-	truncateHalf(t, largest(t, dir, "MANIFEST-*"))
+	markers, _ := filepath.Glob(filepath.Join(dir, "marker.manifest.*.MANIFEST-*"))
+	if len(markers) != 1 {
+		t.Fatalf("want one manifest marker in %s, found %q", dir, markers)
+	}
+	_, current, _ := strings.Cut(filepath.Base(markers[0]), ".MANIFEST-")
+	truncateHalf(t, filepath.Join(dir, "MANIFEST-"+current))
 }
 
 // TruncateWAL cuts the store's newest write-ahead log to half its length:
