@@ -4,7 +4,7 @@
 //	GET  /metrics                   Prometheus
 //	POST /api/submit/tx             the submit API, as cardano-submit-api
 //	GET  /api/utxo/{txid}/{index}   an output unspent at the selected tip
-//	GET  /api/mempool/{hash}        whether a tx is in the mempool
+//	GET  /api/mempool/{txid}        whether a tx is in the mempool
 //	GET  /api/ebs                   when this node first held each recent EB
 //	GET  /api/blocks                the selected chain's blocks and the txs each applied
 //	GET  /debug/pprof/              Go's profiles of the running node

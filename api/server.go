@@ -104,7 +104,7 @@ func New(opts Options) (*Server, error) {
 	})
 	s.mux.HandleFunc("POST /api/submit/tx", s.handleSubmit)
 	s.mux.HandleFunc("GET /api/utxo/{txid}/{index}", s.handleUTxO)
-	s.mux.HandleFunc("GET /api/mempool/{hash}", s.handleMempoolTx)
+	s.mux.HandleFunc("GET /api/mempool/{txid}", s.handleMempoolTx)
 	s.mux.HandleFunc("GET /api/blocks", s.handleBlocks)
 	s.mux.HandleFunc("GET /api/ebs", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, s.opts.Leios.EBTimes())
