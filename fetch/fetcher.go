@@ -162,7 +162,8 @@ func (f *Fetcher) runSession(ctx context.Context, s *protocol.Session, pc *peerC
 		return err
 	}
 	g, ctx := errgroup.WithContext(ctx)
-	saidDone := false // written by the sender, read after g.Wait
+	// saidDone is written by the sender, and read after g.Wait.
+	saidDone := false
 	g.Go(func() error { // sender
 		idle := time.NewTimer(f.opts.KeepAlive)
 		defer idle.Stop()
