@@ -4,7 +4,7 @@
 //	GET  /metrics                   Prometheus
 //	POST /api/submit/tx             the submit API, as cardano-submit-api
 //	GET  /api/utxo/{txid}/{index}   an output unspent at the selected tip
-//	GET  /api/mempool/{hash}        whether a tx is in the mempool
+//	GET  /api/mempool/{txid}        whether a tx is in the mempool
 //	GET  /api/addresses/{address}/utxos  an address's outputs at the selected tip, as Blockfrost lists them
 //	GET  /api/parameters            the protocol parameters, for wallets
 //	GET  /api/ebs                   when this node first held each recent EB

@@ -106,7 +106,7 @@ func New(opts Options) (*Server, error) {
 	})
 	s.mux.HandleFunc("POST /api/submit/tx", s.handleSubmit)
 	s.mux.HandleFunc("GET /api/utxo/{txid}/{index}", s.handleUTxO)
-	s.mux.HandleFunc("GET /api/mempool/{hash}", s.handleMempoolTx)
+	s.mux.HandleFunc("GET /api/mempool/{txid}", s.handleMempoolTx)
 	s.mux.HandleFunc("GET /api/addresses/{address}/utxos", s.handleAddressUTxOs)
 	s.mux.HandleFunc("GET /api/parameters", s.handleParameters)
 	s.mux.HandleFunc("GET /api/blocks", s.handleBlocks)

@@ -16,9 +16,10 @@ import (
 
 // handleSubmit is POST /api/submit/tx, as cardano-submit-api: the body is
 // the signed tx's CBOR; 202 with the tx id, 400 with the ledger rule that
-// failed (or "already in the mempool"), 413 for a body over the max tx size,
-// 408 for one that does not arrive in time, 503 when the mempool stays full
-// or the add gets no turn before the timeout, 500 for a local failure.
+// failed (or "already in the mempool"), naming the tx by its tx id, 413 for
+// a body over the max tx size, 408 for one that does not arrive in time,
+// 503 when the mempool stays full or the add gets no turn before the
+// timeout, 500 for a local failure.
 func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/cbor" {
 		writeError(w, http.StatusUnsupportedMediaType, errors.New("Content-Type must be application/cbor"))
@@ -73,15 +74,15 @@ func (s *Server) handleUTxO(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// handleMempoolTx is GET /api/mempool/{hash}: whether the tx with this hash
-// (Blake2b-256 of the whole tx) is in the mempool.
+// handleMempoolTx is GET /api/mempool/{txid}: whether the tx with this tx
+// id (Blake2b-256 of its body, what the submit answered) is in the mempool.
 func (s *Server) handleMempoolTx(w http.ResponseWriter, r *http.Request) {
-	hash, err := block.ParseHash(r.PathValue("hash"))
+	id, err := block.ParseHash(r.PathValue("txid"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	entry, ok := s.opts.Mempool.Snapshot().Lookup(hash)
+	entry, ok := s.opts.Mempool.Snapshot().LookupID(id)
 	if !ok {
 		writeError(w, http.StatusNotFound, errors.New("not in the mempool"))
 		return

@@ -108,3 +108,53 @@ func TestSubmitWithoutATurnIs503(t *testing.T) {
 		t.Fatalf("a tx already held: %d %s, want 400", code, reply)
 	}
 }
+
+// TestAnswersNameTxIDs: the submit answers with the tx id, rejections name
+// the tx id, and the mempool is looked up by tx id — never by the hash of
+// the whole tx, which no Cardano tool knows.
+func TestAnswersNameTxIDs(t *testing.T) {
+	tx, utxo := payment(t, 7, 50_000_000_000)
+	// The same body signed twice: the same tx id, another tx hash; it spends
+	// what tx spends.
+	twin, err := ledger.BuildTx(tx.Inputs, tx.Outputs, tx.Fee, nil, []ed25519.PrivateKey{
+		ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32)), ed25519.NewKeyFromSeed(bytes.Repeat([]byte{8}, 32)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := mempool.New(mempool.Options{
+		TipLedger: func() (ledger.UTxO, block.Tip, func(), error) { return utxo, block.Tip{}, func() {}, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	s, err := New(Options{Mempool: pool, MaxTxSize: 16384, SubmitTimeout: time.Second, Registry: prometheus.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, hash := block.Hash(tx.ID()).String(), block.Hash(tx.Hash()).String()
+	if code, reply := submit(t, s.Handler(), tx.Bytes()); code != http.StatusAccepted || reply != `"`+id+`"`+"\n" {
+		t.Fatalf("submit: %d %q, want 202 with tx id %s", code, reply, id)
+	}
+	for _, tc := range []struct {
+		name string
+		tx   *ledger.Tx
+	}{{"again", tx}, {"same body, other witnesses", twin}} {
+		code, reply := submit(t, s.Handler(), tc.tx.Bytes())
+		if code != http.StatusBadRequest || !strings.Contains(reply, id) || strings.Contains(reply, block.Hash(tc.tx.Hash()).String()) {
+			t.Errorf("submit %s: %d %s; want 400 naming tx id %s", tc.name, code, reply, id)
+		}
+	}
+	get := func(path string) int {
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		return rec.Code
+	}
+	if code := get("/api/mempool/" + id); code != http.StatusOK {
+		t.Errorf("GET /api/mempool/{tx id}: %d, want 200", code)
+	}
+	if code := get("/api/mempool/" + hash); code != http.StatusNotFound {
+		t.Errorf("GET /api/mempool/{tx hash}: %d, want 404", code)
+	}
+}

@@ -84,46 +84,36 @@ func (bm Bitmaps) Validate() error {
 }
 
 // MarshalCBOR writes the indefinite-length map that the Haskell
-// prototype's codec does.
+// prototype's codec does (and only reads).
 func (bm Bitmaps) MarshalCBOR() ([]byte, error) {
 	if err := bm.Validate(); err != nil {
 		return nil, err
 	}
-	return appendBitmaps(nil, bm, true), nil
+	return appendBitmaps(nil, bm), nil
 }
 
-// appendBitmaps encodes bm as a definite- or indefinite-length map with
-// minimal-length integers.
-func appendBitmaps(dst []byte, bm Bitmaps, indefinite bool) []byte {
-	if indefinite {
-		dst = append(dst, 0xbf)
-	} else {
-		dst = block.AppendHead(dst, majorMap, uint64(len(bm)))
-	}
+// appendBitmaps encodes bm as an indefinite-length map with minimal-length
+// integers.
+func appendBitmaps(dst []byte, bm Bitmaps) []byte {
+	dst = append(dst, block.InfoIndefinite|majorMap<<5)
 	for _, w := range bm {
 		dst = block.AppendHead(dst, majorUint, uint64(w.Index))
 		dst = block.AppendHead(dst, majorUint, w.Mask)
 	}
-	if indefinite {
-		dst = append(dst, 0xff)
-	}
-	return dst
+	return append(dst, breakByte)
 }
 
-// UnmarshalCBOR reads either form of the map. Keys and values must be
-// minimal-length unsigned integers, keys fit 16 bits, and the wire rules of
-// Validate hold; anything else wraps ErrBitmaps.
+// UnmarshalCBOR reads the indefinite-length map, the one form the Haskell
+// codec reads (decodeMapLenIndef): a definite-length map is refused. Keys
+// and values must be minimal-length unsigned integers, keys fit 16 bits,
+// and the wire rules of Validate hold; anything else wraps ErrBitmaps.
 func (bm *Bitmaps) UnmarshalCBOR(data []byte) error {
 	r := cborReader{buf: data}
-	n, indefinite, err := r.mapHead()
-	if err != nil {
+	if err := r.indefiniteMapHead(); err != nil {
 		return fmt.Errorf("%w: %w", ErrBitmaps, err)
 	}
 	var out Bitmaps
-	for i := uint64(0); indefinite || i < n; i++ {
-		if indefinite && r.peekBreak() {
-			break
-		}
+	for !r.atBreak() {
 		idx, err := r.uint()
 		if err != nil {
 			return fmt.Errorf("%w: window: %w", ErrBitmaps, err)
@@ -147,10 +137,12 @@ func (bm *Bitmaps) UnmarshalCBOR(data []byte) error {
 	return nil
 }
 
-// CBOR major types used by the hand-written codecs.
+// CBOR major types used by the hand-written codecs, and the break byte
+// that ends an indefinite-length item.
 const (
 	majorUint = 0
 	majorMap  = 5
+	breakByte = 0xff
 )
 
 // cborReader reads the few CBOR heads the bitmaps codec needs, strictly:
@@ -163,18 +155,18 @@ func (r *cborReader) head() (major byte, info byte, arg uint64, err error) {
 	return major, info, arg, err
 }
 
-// mapHead reads a map head, definite (n entries) or indefinite.
-func (r *cborReader) mapHead() (n uint64, indefinite bool, err error) {
-	major, info, arg, err := r.head()
+// indefiniteMapHead reads the head of an indefinite-length map.
+func (r *cborReader) indefiniteMapHead() error {
+	major, info, _, err := r.head()
 	switch {
 	case err != nil:
-		return 0, false, err
+		return err
 	case major != majorMap:
-		return 0, false, fmt.Errorf("want a map, got major type %d", major)
-	case info == block.InfoIndefinite:
-		return 0, true, nil
+		return fmt.Errorf("want a map, got major type %d", major)
+	case info != block.InfoIndefinite:
+		return errors.New("a definite-length map: the codec reads the indefinite-length form only")
 	}
-	return arg, false, nil
+	return nil
 }
 
 // uint reads an unsigned integer.
@@ -189,9 +181,10 @@ func (r *cborReader) uint() (uint64, error) {
 	return arg, nil
 }
 
-// peekBreak consumes the break byte ending an indefinite-length item.
-func (r *cborReader) peekBreak() bool {
-	if len(r.buf) > 0 && r.buf[0] == 0xff {
+// atBreak consumes the break byte ending the map, if it is next. Without
+// one, the next read fails on the end of the input.
+func (r *cborReader) atBreak() bool {
+	if len(r.buf) > 0 && r.buf[0] == breakByte {
 		r.buf = r.buf[1:]
 		return true
 	}

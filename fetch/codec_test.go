@@ -73,8 +73,9 @@ func TestGoldenMessages(t *testing.T) {
 	}
 }
 
-// The Haskell prototype's indefinite-length bitmaps decode to the same
-// value, and appendBitmaps writes them byte for byte.
+// The Haskell prototype's indefinite-length bitmaps decode, appendBitmaps
+// writes them byte for byte, and the definite form, which the Haskell codec
+// does not read, is refused.
 func TestGoldenBitmapsHaskellForm(t *testing.T) {
 	indef := unhex(t, goldenBitmapsIndefHex)
 	var bm Bitmaps
@@ -84,14 +85,14 @@ func TestGoldenBitmapsHaskellForm(t *testing.T) {
 	if !bm.Equal(goldenBitmaps) {
 		t.Fatalf("decoded %v", bm)
 	}
-	if got := appendBitmaps(nil, goldenBitmaps, true); !bytes.Equal(got, indef) {
-		t.Fatalf("indefinite form %x, want %x", got, indef)
-	}
-	if got := appendBitmaps(nil, goldenBitmaps, false); !bytes.Equal(got, unhex(t, goldenBitmapsDefHex)) {
-		t.Fatalf("definite form %x", got)
+	if got := appendBitmaps(nil, goldenBitmaps); !bytes.Equal(got, indef) {
+		t.Fatalf("encoded %x, want %x", got, indef)
 	}
 	if want := []int{0, 63, 184, 185, 186, 187, 188, 189, 190, 191}; !slices.Equal(bm.Offsets(), want) {
 		t.Fatalf("offsets %v, want %v", bm.Offsets(), want)
+	}
+	if err := new(Bitmaps).UnmarshalCBOR(unhex(t, goldenBitmapsDefHex)); !errors.Is(err, ErrBitmaps) {
+		t.Fatalf("definite-length bitmaps: %v, want ErrBitmaps", err)
 	}
 }
 
@@ -138,21 +139,23 @@ func TestBitmapsOfOffsets(t *testing.T) {
 
 func TestBitmapsRejected(t *testing.T) {
 	for _, tc := range []struct{ name, hex string }{
-		{"windows descending", "a2 02 01 01 01"},
-		{"window repeated", "a2 01 01 01 01"},
-		{"indefinite, descending", "bf 02 01 01 01 ff"},
-		{"zero mask", "a1 00 00"},
-		{"window over 16 bits", "a1 1a00010000 01"},
-		{"byte-string key", "a1 4100 01"},
-		{"negative mask", "a1 00 20"},
-		{"map mask", "a1 00 a0"},
-		{"array, not a map", "80"},
-		{"non-minimal window", "a1 1801 01"},
-		{"non-minimal mask", "a1 00 1900ff"},
-		{"truncated", "a2 00 01"},
+		{"definite length", goldenBitmapsDefHex},
+		{"definite length, empty", "a0"},
+		{"windows descending", "bf 02 01 01 01 ff"},
+		{"window repeated", "bf 01 01 01 01 ff"},
+		{"zero mask", "bf 00 00 ff"},
+		{"window over 16 bits", "bf 1a00010000 01 ff"},
+		{"byte-string key", "bf 4100 01 ff"},
+		{"negative mask", "bf 00 20 ff"},
+		{"map mask", "bf 00 a0 ff"},
+		{"indefinite mask", "bf 00 1f ff"},
+		{"array, not a map", "9f ff"},
+		{"non-minimal window", "bf 1801 01 ff"},
+		{"non-minimal mask", "bf 00 1900ff ff"},
+		{"key without a mask", "bf 00 ff"},
 		{"no break", "bf 00 01"},
-		{"trailing bytes", "a1 00 01 00"},
-		{"reserved info", "a1 1c 01"},
+		{"trailing bytes", "bf 00 01 ff 00"},
+		{"reserved info", "bf 1c 01 ff"},
 		{"empty input", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -164,16 +167,86 @@ func TestBitmapsRejected(t *testing.T) {
 	}
 }
 
+// TestHaskellVectors: each message as the Haskell prototype's codec writes
+// it decodes: every item definite-length but the bitmaps, which are
+// indefinite, no tag anywhere.
+func TestHaskellVectors(t *testing.T) {
+	body := "a2 5820" + strings.Repeat("22", 32) + " 190100 5820" + strings.Repeat("33", 32) + " 1a00010000"
+	for _, tc := range []struct {
+		name string
+		hex  string
+		want protocol.Message
+	}{
+		{"MsgLeiosBlockRequest", "82 00" + goldenPointHex, &MsgBlockRequest{Point: goldenPoint}},
+		{"MsgLeiosBlock", "82 01" + body, &MsgBlock{Body: unhex(t, body)}},
+		{"MsgLeiosBlockTxsRequest", "83 02" + goldenPointHex + goldenBitmapsIndefHex, &MsgBlockTxsRequest{Point: goldenPoint, Bitmaps: goldenBitmaps}},
+		{"MsgLeiosBlockTxs", "84 03" + goldenPointHex + "bf 00 1bc000000000000000 ff 82 43010203 4104",
+			&MsgBlockTxs{Point: goldenPoint, Bitmaps: Bitmaps{{Index: 0, Mask: 0xc000000000000000}}, Txs: TxList{{1, 2, 3}, {4}}}},
+		{"MsgLeiosBlockTxs, no txs", "84 03" + goldenPointHex + "bf ff 80", &MsgBlockTxs{Point: goldenPoint, Txs: TxList{}}},
+		{"MsgDone", "81 09", &MsgDone{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Spec(testLimits).Decode(unhex(t, tc.hex))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantBytes, _ := protocol.Encode(tc.want)
+			if gotBytes, _ := protocol.Encode(got); !bytes.Equal(gotBytes, wantBytes) || !bytes.Equal(gotBytes, unhex(t, tc.hex)) {
+				t.Fatalf("decoded %#v, want %#v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRefusedForms: what the Haskell codec does not read is a violation
+// that names why: an indefinite length anywhere but the bitmaps, a tag
+// anywhere (a tx wrapped in tag 24 included), an item of the wrong type.
+func TestRefusedForms(t *testing.T) {
+	point, bitmaps := goldenPointHex, "bf 00 1b8000000000000000 ff"
+	for _, tc := range []struct {
+		name, hex string
+		want      error
+	}{
+		{"indefinite message array", "9f 00" + point + "ff", protocol.ErrIndefiniteLength},
+		{"indefinite message array, txs", "9f 03" + point + bitmaps + "81 4101 ff", protocol.ErrIndefiniteLength},
+		{"indefinite point", "82 00 9f 182a 5820" + strings.Repeat("11", 32) + "ff", protocol.ErrIndefiniteLength},
+		{"indefinite point hash", "82 00 82 182a 5f 5810" + strings.Repeat("11", 16) + "5810" + strings.Repeat("11", 16) + "ff", protocol.ErrIndefiniteLength},
+		{"indefinite tx list", "84 03" + point + bitmaps + "9f 4101 ff", protocol.ErrIndefiniteLength},
+		{"indefinite tx bytes", "84 03" + point + bitmaps + "81 5f 4101 ff", protocol.ErrIndefiniteLength},
+		{"indefinite EB body", "82 01 bf 5820" + strings.Repeat("22", 32) + " 190100 ff", protocol.ErrIndefiniteLength},
+		{"tx in tag 24", "84 03" + point + bitmaps + "81 d818 4101", protocol.ErrTagged},
+		{"tx list in a tag", "84 03" + point + bitmaps + "d818 81 4101", protocol.ErrTagged},
+		{"tagged point", "82 00 d818" + point, protocol.ErrTagged},
+		{"tagged EB body", "82 01 d818 a1 5820" + strings.Repeat("22", 32) + " 190100", protocol.ErrTagged},
+		{"tagged bitmaps", "83 02" + point + "d818" + goldenBitmapsIndefHex, protocol.ErrTagged},
+		{"set-tagged tx list", "84 03" + point + bitmaps + "d90102 81 4101", protocol.ErrTagged},
+		{"tx not bytes", "84 03" + point + bitmaps + "81 01", protocol.ErrWrongType},
+		{"negative slot", "82 00 82 3b0000000000000001 5820" + strings.Repeat("11", 32), protocol.ErrWrongType},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Spec(testLimits).Decode(unhex(t, tc.hex))
+			if !errors.Is(err, tc.want) || !errors.Is(err, protocol.ErrMalformed) || !protocol.IsViolation(err) {
+				t.Fatalf("decoded %#v, err %v; want %v", m, err, tc.want)
+			}
+		})
+	}
+}
+
 // Messages the engine must refuse as malformed.
 func TestMessagesRejected(t *testing.T) {
 	for _, tc := range []struct{ name, hex string }{
-		{"txs request for nothing", "83 02" + goldenPointHex + "a0"},
-		{"txs request with zero mask", "83 02" + goldenPointHex + "a1 00 00"},
-		{"txs reply, count differs", "84 03" + goldenPointHex + "a1 00 1bc000000000000000 81 4101"},
-		{"txs reply, tx not bytes", "84 03" + goldenPointHex + "a1 00 1b8000000000000000 81 01"},
+		{"txs request for nothing", "83 02" + goldenPointHex + "bf ff"},
+		{"txs request with zero mask", "83 02" + goldenPointHex + "bf 00 00 ff"},
+		{"txs request, definite bitmaps", "83 02" + goldenPointHex + goldenBitmapsDefHex},
+		{"txs reply, definite bitmaps", "84 03" + goldenPointHex + "a1 00 1b8000000000000000 81 4101"},
+		{"txs reply, count differs", "84 03" + goldenPointHex + "bf 00 1bc000000000000000 ff 81 4101"},
 		{"body wrapped in bytes", "82 01 43a10000"},
+		{"block request of the origin", "82 00 80"},
+		{"txs request of the origin", "83 02 80" + goldenBitmapsIndefHex},
+		{"txs reply of the origin", "84 03 80 bf 00 1b8000000000000000 ff 81 4101"},
 		{"unknown tag", "81 05"},
 		{"request without point", "81 00"},
+		{"done with a payload", "82 09 00"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if m, err := Spec(testLimits).Decode(unhex(t, tc.hex)); !errors.Is(err, protocol.ErrMalformed) {

@@ -15,11 +15,14 @@
 //
 // Bitmaps are a map { uint16 window => uint64 mask }, windows strictly
 // ascending, no zero mask; tx offset = 64·window + bit position from the
-// MSB; txs come back in that order as byte strings. The map is sent
-// indefinite-length, as the Haskell prototype's codec has it
-// (the spec sets IndefiniteLengths), and decoded in either form. The client
-// pipelines up to
-// MaxPipelined requests. A server asked for what it does not hold ends the
+// MSB; txs come back in that order as byte strings. Decoding is as strict as
+// the Haskell prototype's codec: the bitmaps map is indefinite-length, the
+// one form it writes and reads (the spec sets IndefiniteLengths); every
+// other item, the message array included, is definite-length; no item is
+// tagged (ForbidTags: a tx in tag 24 is refused, not unwrapped); a point is
+// never the origin. Each refusal is a protocol violation that closes the
+// stream (protocol.ErrIndefiniteLength, ErrTagged, ErrWrongType, or
+// ErrMalformed). The client pipelines up to MaxPipelined requests. A server asked for what it does not hold ends the
 // session with ErrNotHeld (logged, not a violation): the protocol has no
 // "not found" message, and the client re-plans elsewhere. The client checks
 // every body (size, hash, DecodeEBBody) and every tx hash against its

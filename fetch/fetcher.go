@@ -162,6 +162,8 @@ func (f *Fetcher) runSession(ctx context.Context, s *protocol.Session, pc *peerC
 		return err
 	}
 	g, ctx := errgroup.WithContext(ctx)
+	// saidDone is written by the sender, and read after g.Wait.
+	saidDone := false
 	g.Go(func() error { // sender
 		idle := time.NewTimer(f.opts.KeepAlive)
 		defer idle.Stop()
@@ -178,6 +180,7 @@ func (f *Fetcher) runSession(ctx context.Context, s *protocol.Session, pc *peerC
 					if err := c.Done(); err != nil {
 						return err
 					}
+					saidDone = true
 					return errIdle
 				}
 			}
@@ -195,7 +198,13 @@ func (f *Fetcher) runSession(ctx context.Context, s *protocol.Session, pc *peerC
 			}
 		}
 	})
-	return g.Wait()
+	err := g.Wait()
+	if saidDone {
+		// The server may close the stream on done before the sender
+		// returns: the receiver's error then comes first, and says nothing.
+		return errIdle
+	}
+	return err
 }
 
 // Stats is a snapshot of the fetch logic.

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -44,7 +45,25 @@ type MsgBlockTxs struct {
 	_       struct{} `cbor:",toarray"`
 	Point   block.Point
 	Bitmaps Bitmaps
-	Txs     [][]byte
+	Txs     TxList
+}
+
+// TxList is the txs of a MsgBlockTxs: a definite-length array of
+// definite-length byte strings, untagged (the spec forbids tags), as the
+// Haskell codec reads them.
+type TxList [][]byte
+
+// UnmarshalCBOR decodes strictly (block.Unmarshal), refusing an
+// indefinite-length list or tx, which the engine reports as
+// protocol.ErrIndefiniteLength: the spec allows indefinite lengths for the
+// bitmaps alone.
+func (l *TxList) UnmarshalCBOR(data []byte) error {
+	var txs [][]byte
+	if err := block.Unmarshal(data, &txs); err != nil {
+		return fmt.Errorf("txs: %w", err)
+	}
+	*l = txs
+	return nil
 }
 
 // MsgDone `[9]` ends the protocol.
@@ -58,32 +77,56 @@ func (*MsgBlockTxsRequest) Tag() uint64 { return TagBlockTxsRequest }
 func (*MsgBlockTxs) Tag() uint64        { return TagBlockTxs }
 func (*MsgDone) Tag() uint64            { return TagDone }
 
-// Validate rejects a body that is not a CBOR map; the client checks the
-// rest (hash, size, DecodeEBBody) against its request.
-func (m *MsgBlock) Validate() error {
-	if len(m.Body) == 0 || m.Body[0]>>5 != majorMap {
-		return errors.New("block message: the EB body is not a map")
+// errOriginPoint: a point that names no EB. The Haskell codec's LeiosPoint
+// is always [slot, hash]; it has no origin form.
+var errOriginPoint = errors.New("the origin point, which names no EB")
+
+// Validate rejects the origin.
+func (m *MsgBlockRequest) Validate() error {
+	if m.Point.IsOrigin() {
+		return fmt.Errorf("block request: %w", errOriginPoint)
 	}
 	return nil
 }
 
-// Validate rejects a request for no txs.
+// Validate rejects a body that is not a definite-length CBOR map
+// (protocol.ErrIndefiniteLength for an indefinite one); the client checks
+// the rest (hash, size, DecodeEBBody) against its request.
+func (m *MsgBlock) Validate() error {
+	if len(m.Body) == 0 || m.Body[0]>>5 != majorMap {
+		return errors.New("block message: the EB body is not a map")
+	}
+	if err := protocol.Definite(m.Body); err != nil {
+		return fmt.Errorf("block message: the EB body: %w", err)
+	}
+	return nil
+}
+
+// Validate rejects the origin and a request for no txs.
 func (m *MsgBlockTxsRequest) Validate() error {
-	if len(m.Bitmaps) == 0 {
+	switch {
+	case m.Point.IsOrigin():
+		return fmt.Errorf("block txs request: %w", errOriginPoint)
+	case len(m.Bitmaps) == 0:
 		return errors.New("block txs request: empty bitmaps")
 	}
 	return nil
 }
 
-// Validate rejects a reply whose tx count differs from its bitmaps'.
+// Validate rejects the origin and a reply whose tx count differs from its
+// bitmaps'.
 func (m *MsgBlockTxs) Validate() error {
-	if len(m.Txs) != m.Bitmaps.Count() {
+	switch {
+	case m.Point.IsOrigin():
+		return fmt.Errorf("block txs: %w", errOriginPoint)
+	case len(m.Txs) != m.Bitmaps.Count():
 		return errors.New("block txs: tx count differs from the bitmaps")
 	}
 	return nil
 }
 
 var (
+	_ protocol.Validator = (*MsgBlockRequest)(nil)
 	_ protocol.Validator = (*MsgBlock)(nil)
 	_ protocol.Validator = (*MsgBlockTxsRequest)(nil)
 	_ protocol.Validator = (*MsgBlockTxs)(nil)

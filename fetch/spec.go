@@ -73,8 +73,11 @@ func Spec(limits block.EBLimits) *protocol.Spec {
 			TagDone:            func() protocol.Message { return new(MsgDone) },
 		},
 		MaxPipelined: MaxPipelined,
-		// Bitmaps are an indefinite-length map; Bitmaps.UnmarshalCBOR
-		// checks their form, and every other item decodes strictly.
+		// As the Haskell codec: the bitmaps are an indefinite-length map
+		// (Bitmaps.UnmarshalCBOR reads that form only); every other item
+		// is definite (Point, TxList, MsgBlock.Validate), and no item is
+		// tagged.
 		IndefiniteLengths: true,
+		ForbidTags:        true,
 	}
 }

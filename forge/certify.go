@@ -75,7 +75,7 @@ func (f *Forger) applyClosure(view ledger.UTxO, slot uint64, closure [][]byte) (
 		}
 		d, err := apply(*f.opts.Params, utxo, slot, tx)
 		if err != nil {
-			return nil, fmt.Errorf("tx %d (%s): %w", i, hash.Short(), err)
+			return nil, fmt.Errorf("tx %d (%s): %w", i, block.Hash(tx.ID()), err)
 		}
 		acc.Append(d)
 	}

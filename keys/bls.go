@@ -34,7 +34,7 @@ func ReadBLSSigningKey(path string) (*bls.SecretKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := e.payload(blsSigningKeyType, bls.SecretKeySize)
+	raw, err := e.payload(bls.SecretKeySize, blsSigningKeyType)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -60,7 +60,7 @@ func ReadBLSVerificationKey(path string) (*bls.PublicKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := e.payload(blsVerificationKeyType, bls.PublicKeySize)
+	raw, err := e.payload(bls.PublicKeySize, blsVerificationKeyType)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

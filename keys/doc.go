@@ -5,10 +5,17 @@
 //
 // Key files are Cardano text envelopes, {"type", "description", "cborHex"},
 // with cborHex the CBOR byte string of the raw key, exactly as cardano-cli
-// writes them: an ed25519 signing key holds its 32-byte seed, a verification
-// key its 32 bytes, a VRF signing key seed ‖ public key (64 bytes) and a VRF
-// verification key its 32 bytes. Keys made by cardano-cli therefore load
-// here and the other way round. A BLS voting signing key holds its
+// writes them, under cardano-cli's types and descriptions: an ed25519
+// signing key holds its 32-byte seed, a verification key its 32 bytes, a
+// VRF signing key seed ‖ public key (64 bytes) and a VRF verification key
+// its 32 bytes. Keys made by cardano-cli (address key-gen, node key-gen,
+// node key-gen-VRF) or cardano-serialization-lib therefore load here and
+// the other way round. Payment key files this node wrote before it used
+// cardano-cli's types (PaymentSigningKey_ed25519,
+// PaymentVerificationKey_ed25519) are still read, never written. The node
+// key, which only gives a node its libp2p identity, has types of its own.
+// There are no KES keys: blocks are signed with the cold key. A BLS voting
+// signing key holds its
 // big-endian scalar (32 bytes) and a BLS verification key its compressed G2
 // point (96 bytes), under the envelope types the Haskell Leios prototype
 // uses, so its key files load here too.

@@ -12,11 +12,13 @@ import (
 type Role uint8
 
 const (
-	// Payment keys own funds: PaymentSigningKey_ed25519 /
-	// PaymentVerificationKey_ed25519.
+	// Payment keys own funds: PaymentSigningKeyShelley_ed25519 /
+	// PaymentVerificationKeyShelley_ed25519, as cardano-cli's address
+	// key-gen and cardano-serialization-lib write them.
 	Payment Role = iota + 1
 	// StakePool keys are a pool's cold keys, which sign the block headers
-	// it issues: StakePoolSigningKey_ed25519 / StakePoolVerificationKey_ed25519.
+	// it issues: StakePoolSigningKey_ed25519 / StakePoolVerificationKey_ed25519,
+	// as cardano-cli's node key-gen writes them.
 	StakePool
 	// Node keys give a node its libp2p peer ID. Cardano has no such file;
 	// the types are this project's: LeiosNodeSigningKey_ed25519 /
@@ -24,24 +26,40 @@ const (
 	Node
 )
 
-// envelopeType returns the type and description cardano-cli writes for the
-// signing (secret) or verification key of the role.
-func (r Role) envelopeType(secret bool) (typ, description string, err error) {
+// envelopeKind is how a key file of one role and half is labelled: the type
+// and description cardano-cli writes, and the type this node wrote before
+// it adopted cardano-cli's, which it still reads (never writes).
+type envelopeKind struct {
+	typ, description string
+	legacy           string
+}
+
+// types lists the envelope types read as this kind, the written one first.
+func (k envelopeKind) types() []string {
+	if k.legacy == "" {
+		return []string{k.typ}
+	}
+	return []string{k.typ, k.legacy}
+}
+
+// envelopeKind returns the kind of the role's signing (secret) or
+// verification key file.
+func (r Role) envelopeKind(secret bool) (envelopeKind, error) {
 	switch {
 	case r == Payment && secret:
-		return "PaymentSigningKey_ed25519", "Payment Signing Key", nil
+		return envelopeKind{"PaymentSigningKeyShelley_ed25519", "Payment Signing Key", "PaymentSigningKey_ed25519"}, nil
 	case r == Payment:
-		return "PaymentVerificationKey_ed25519", "Payment Verification Key", nil
+		return envelopeKind{"PaymentVerificationKeyShelley_ed25519", "Payment Verification Key", "PaymentVerificationKey_ed25519"}, nil
 	case r == StakePool && secret:
-		return "StakePoolSigningKey_ed25519", "Stake Pool Operator Signing Key", nil
+		return envelopeKind{"StakePoolSigningKey_ed25519", "Stake Pool Operator Signing Key", ""}, nil
 	case r == StakePool:
-		return "StakePoolVerificationKey_ed25519", "Stake Pool Operator Verification Key", nil
+		return envelopeKind{"StakePoolVerificationKey_ed25519", "Stake Pool Operator Verification Key", ""}, nil
 	case r == Node && secret:
-		return "LeiosNodeSigningKey_ed25519", "Leios Node Network Signing Key", nil
+		return envelopeKind{"LeiosNodeSigningKey_ed25519", "Leios Node Network Signing Key", ""}, nil
 	case r == Node:
-		return "LeiosNodeVerificationKey_ed25519", "Leios Node Network Verification Key", nil
+		return envelopeKind{"LeiosNodeVerificationKey_ed25519", "Leios Node Network Verification Key", ""}, nil
 	}
-	return "", "", fmt.Errorf("keys: unknown role %d", r)
+	return envelopeKind{}, fmt.Errorf("keys: unknown role %d", r)
 }
 
 // GenerateSigningKey draws an ed25519 key from random (crypto/rand when nil).
@@ -58,19 +76,19 @@ func GenerateSigningKey(random io.Reader) (ed25519.PrivateKey, error) {
 
 // WriteSigningKey writes key's seed as the role's signing key file (0600).
 func WriteSigningKey(path string, role Role, key ed25519.PrivateKey) error {
-	typ, description, err := role.envelopeType(true)
+	kind, err := role.envelopeKind(true)
 	if err != nil {
 		return err
 	}
 	if len(key) != ed25519.PrivateKeySize {
 		return fmt.Errorf("%w: ed25519 private key is %d bytes", ErrWrongLength, len(key))
 	}
-	return writeEnvelope(path, newEnvelope(typ, description, key.Seed()))
+	return writeEnvelope(path, newEnvelope(kind.typ, kind.description, key.Seed()))
 }
 
 // ReadSigningKey reads the role's signing key file.
 func ReadSigningKey(path string, role Role) (ed25519.PrivateKey, error) {
-	typ, _, err := role.envelopeType(true)
+	kind, err := role.envelopeKind(true)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +96,7 @@ func ReadSigningKey(path string, role Role) (ed25519.PrivateKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	seed, err := e.payload(typ, ed25519.SeedSize)
+	seed, err := e.payload(ed25519.SeedSize, kind.types()...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -87,19 +105,19 @@ func ReadSigningKey(path string, role Role) (ed25519.PrivateKey, error) {
 
 // WriteVerificationKey writes the role's verification key file (0644).
 func WriteVerificationKey(path string, role Role, key ed25519.PublicKey) error {
-	typ, description, err := role.envelopeType(false)
+	kind, err := role.envelopeKind(false)
 	if err != nil {
 		return err
 	}
 	if len(key) != ed25519.PublicKeySize {
 		return fmt.Errorf("%w: ed25519 public key is %d bytes", ErrWrongLength, len(key))
 	}
-	return writeEnvelope(path, newEnvelope(typ, description, key))
+	return writeEnvelope(path, newEnvelope(kind.typ, kind.description, key))
 }
 
 // ReadVerificationKey reads the role's verification key file.
 func ReadVerificationKey(path string, role Role) (ed25519.PublicKey, error) {
-	typ, _, err := role.envelopeType(false)
+	kind, err := role.envelopeKind(false)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +125,7 @@ func ReadVerificationKey(path string, role Role) (ed25519.PublicKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	key, err := e.payload(typ, ed25519.PublicKeySize)
+	key, err := e.payload(ed25519.PublicKeySize, kind.types()...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fxamacker/cbor/v2"
@@ -59,11 +60,12 @@ func (e Envelope) Marshal() []byte {
 	return append(b, '\n')
 }
 
-// payload checks the envelope's type and returns its raw key: the content
-// of the canonical CBOR byte string in cborHex, of exactly size bytes.
-func (e Envelope) payload(wantType string, size int) ([]byte, error) {
-	if e.Type != wantType {
-		return nil, fmt.Errorf("%w: %q, want %q", ErrWrongType, e.Type, wantType)
+// payload checks that the envelope's type is one of wantTypes (the first
+// is the one named in errors) and returns its raw key: the content of the
+// canonical CBOR byte string in cborHex, of exactly size bytes.
+func (e Envelope) payload(size int, wantTypes ...string) ([]byte, error) {
+	if !slices.Contains(wantTypes, e.Type) {
+		return nil, fmt.Errorf("%w: %q, want %q", ErrWrongType, e.Type, wantTypes[0])
 	}
 	enc, err := hex.DecodeString(e.CborHex)
 	if err != nil {
@@ -79,7 +81,7 @@ func (e Envelope) payload(wantType string, size int) ([]byte, error) {
 		return nil, fmt.Errorf("%w: cborHex is not a canonical CBOR byte string", ErrMalformed)
 	}
 	if len(raw) != size {
-		return nil, fmt.Errorf("%w: %s payload is %d bytes, want %d", ErrWrongLength, wantType, len(raw), size)
+		return nil, fmt.Errorf("%w: %s payload is %d bytes, want %d", ErrWrongLength, e.Type, len(raw), size)
 	}
 	return raw, nil
 }

@@ -48,9 +48,9 @@ func TestGoldenEnvelopes(t *testing.T) {
 		mode  os.FileMode
 	}{
 		{"payment.skey", func(p string) error { return WriteSigningKey(p, Payment, key) },
-			envelope("PaymentSigningKey_ed25519", "Payment Signing Key", "5820"+rfcSeed), 0o600},
+			envelope("PaymentSigningKeyShelley_ed25519", "Payment Signing Key", "5820"+rfcSeed), 0o600},
 		{"payment.vkey", func(p string) error { return WriteVerificationKey(p, Payment, key.Public().(ed25519.PublicKey)) },
-			envelope("PaymentVerificationKey_ed25519", "Payment Verification Key", "5820"+rfcPK), 0o644},
+			envelope("PaymentVerificationKeyShelley_ed25519", "Payment Verification Key", "5820"+rfcPK), 0o644},
 		{"cold.skey", func(p string) error { return WriteSigningKey(p, StakePool, key) },
 			envelope("StakePoolSigningKey_ed25519", "Stake Pool Operator Signing Key", "5820"+rfcSeed), 0o600},
 		{"cold.vkey", func(p string) error { return WriteVerificationKey(p, StakePool, key.Public().(ed25519.PublicKey)) },
@@ -103,7 +103,7 @@ func TestReadsCardanoCLIFiles(t *testing.T) {
 		}
 		return path
 	}
-	skey := write("payment.skey", `{"type":"PaymentSigningKey_ed25519","description":"","cborHex":"5820`+rfcSeed+`"}`)
+	skey := write("payment.skey", `{"type":"PaymentSigningKeyShelley_ed25519","description":"","cborHex":"5820`+rfcSeed+`"}`)
 	got, err := ReadSigningKey(skey, Payment)
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +118,116 @@ func TestReadsCardanoCLIFiles(t *testing.T) {
 	}
 	if pk := v.Public(); hex.EncodeToString(pk[:]) != rfcPK {
 		t.Errorf("VRF public key = %x", pk)
+	}
+}
+
+// Key files from cardano-cli's own golden tests (a payment key pair made by
+// address key-gen, a VRF key pair made by node key-gen-VRF), as cardano-cli
+// writes them: four-space indentation, a newline at the end.
+const (
+	cliPaymentSkey = `{
+    "type": "PaymentSigningKeyShelley_ed25519",
+    "description": "Payment Signing Key",
+    "cborHex": "58208547281266bc5467a10f2f50ddf10e2d0c05ebf780785ebee40c1869b08c1c35"
+}
+`
+	cliPaymentVkey = `{
+    "type": "PaymentVerificationKeyShelley_ed25519",
+    "description": "Payment Verification Key",
+    "cborHex": "58208dc60533b5dfa60a530955a696323a2ef4f14e8bc95a8f84cf6c441fea423427"
+}
+`
+	cliVRFSkey = `{
+    "type": "VrfSigningKey_PraosVRF",
+    "description": "VRF Signing Key",
+    "cborHex": "5840b492808849dcf749f9992d2be4b3d6928a19fa796c654b2219763b73ee5aaf892397922de810ace9c5c8a10dc077999e59a239a8c90cca96d150c48dc7c9be8b"
+}
+`
+	cliVRFVkey = `{
+    "type": "VrfVerificationKey_PraosVRF",
+    "description": "VRF Verification Key",
+    "cborHex": "58202397922de810ace9c5c8a10dc077999e59a239a8c90cca96d150c48dc7c9be8b"
+}
+`
+)
+
+// TestCardanoCLIGoldenFiles: cardano-cli's key files load, each signing key
+// gives its verification key, and writing the keys back gives cardano-cli's
+// files byte for byte.
+func TestCardanoCLIGoldenFiles(t *testing.T) {
+	dir := t.TempDir()
+	read := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	skey, err := ReadSigningKey(read("payment.skey", cliPaymentSkey), Payment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vkey, err := ReadVerificationKey(read("payment.vkey", cliPaymentVkey), Payment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !vkey.Equal(skey.Public()) {
+		t.Fatal("cardano-cli's payment signing key does not give its verification key")
+	}
+	vrfSkey, err := ReadVRFSigningKey(read("vrf.skey", cliVRFSkey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vrfVkey, err := ReadVRFVerificationKey(read("vrf.vkey", cliVRFVkey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vrfSkey.Public() != vrfVkey {
+		t.Fatal("cardano-cli's VRF signing key does not give its verification key")
+	}
+	for _, tc := range []struct {
+		name, want string
+		write      func(string) error
+	}{
+		{"payment.skey", cliPaymentSkey, func(p string) error { return WriteSigningKey(p, Payment, skey) }},
+		{"payment.vkey", cliPaymentVkey, func(p string) error { return WriteVerificationKey(p, Payment, vkey) }},
+		{"vrf.skey", cliVRFSkey, func(p string) error { return WriteVRFSigningKey(p, vrfSkey) }},
+		{"vrf.vkey", cliVRFVkey, func(p string) error { return WriteVRFVerificationKey(p, vrfVkey) }},
+	} {
+		path := filepath.Join(dir, "out-"+tc.name)
+		if err := tc.write(path); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(path); string(got) != tc.want {
+			t.Errorf("%s written as\n%s\nwant cardano-cli's\n%s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestReadsOldPaymentTypes: payment key files this node wrote before it used
+// cardano-cli's types still load, as the same keys.
+func TestReadsOldPaymentTypes(t *testing.T) {
+	dir := t.TempDir()
+	skeyPath, vkeyPath := filepath.Join(dir, "old.skey"), filepath.Join(dir, "old.vkey")
+	old := func(typ, desc, cborHex string) []byte {
+		return []byte("{\n    \"type\": \"" + typ + "\",\n    \"description\": \"" + desc + "\",\n    \"cborHex\": \"" + cborHex + "\"\n}\n")
+	}
+	if err := os.WriteFile(skeyPath, old("PaymentSigningKey_ed25519", "Payment Signing Key", "5820"+rfcSeed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(vkeyPath, old("PaymentVerificationKey_ed25519", "Payment Verification Key", "5820"+rfcPK), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	skey, err := ReadSigningKey(skeyPath, Payment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vkey, err := ReadVerificationKey(vkeyPath, Payment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hex.EncodeToString(vkey) != rfcPK || !vkey.Equal(skey.Public()) {
+		t.Fatalf("old files give %x and %x, want %s", vkey, skey.Public(), rfcPK)
 	}
 }
 
@@ -202,52 +312,58 @@ func TestReadErrors(t *testing.T) {
 		mention string
 	}{
 		{"wrong type: vkey as skey",
+			`{"type":"PaymentVerificationKeyShelley_ed25519","description":"","cborHex":"5820` + rfcPK + `"}`,
+			func(p string) error { _, err := ReadSigningKey(p, Payment); return err }, ErrWrongType, "PaymentSigningKeyShelley_ed25519"},
+		{"wrong type: old vkey name as skey",
 			`{"type":"PaymentVerificationKey_ed25519","description":"","cborHex":"5820` + rfcPK + `"}`,
-			func(p string) error { _, err := ReadSigningKey(p, Payment); return err }, ErrWrongType, "PaymentSigningKey_ed25519"},
+			func(p string) error { _, err := ReadSigningKey(p, Payment); return err }, ErrWrongType, "PaymentSigningKeyShelley_ed25519"},
+		{"wrong type: old skey name as vkey",
+			`{"type":"PaymentSigningKey_ed25519","description":"","cborHex":"5820` + rfcPK + `"}`,
+			func(p string) error { _, err := ReadVerificationKey(p, Payment); return err }, ErrWrongType, "PaymentVerificationKeyShelley_ed25519"},
 		{"wrong type: payment as pool",
-			`{"type":"PaymentSigningKey_ed25519","description":"","cborHex":"5820` + seed + `"}`,
+			`{"type":"PaymentSigningKeyShelley_ed25519","description":"","cborHex":"5820` + seed + `"}`,
 			func(p string) error { _, err := ReadSigningKey(p, StakePool); return err }, ErrWrongType, "StakePoolSigningKey_ed25519"},
 		{"wrong type: node key as pool key",
 			`{"type":"LeiosNodeSigningKey_ed25519","description":"","cborHex":"5820` + seed + `"}`,
 			func(p string) error { _, err := ReadSigningKey(p, StakePool); return err }, ErrWrongType, "StakePoolSigningKey_ed25519"},
 		{"wrong type: ed25519 as VRF",
-			`{"type":"PaymentSigningKey_ed25519","description":"","cborHex":"5820` + seed + `"}`,
+			`{"type":"PaymentSigningKeyShelley_ed25519","description":"","cborHex":"5820` + seed + `"}`,
 			func(p string) error { _, err := ReadVRFSigningKey(p); return err }, ErrWrongType, "VrfSigningKey_PraosVRF"},
 		{"wrong type: extended key",
 			`{"type":"PaymentExtendedSigningKey_ed25519_bip32","description":"","cborHex":"5820` + seed + `"}`,
 			func(p string) error { _, err := ReadSigningKey(p, Payment); return err }, ErrWrongType, "PaymentExtendedSigningKey"},
 		{"bad hex",
-			`{"type":"PaymentSigningKey_ed25519","description":"","cborHex":"58zz"}`,
+			`{"type":"PaymentSigningKeyShelley_ed25519","description":"","cborHex":"58zz"}`,
 			func(p string) error { _, err := ReadSigningKey(p, Payment); return err }, ErrMalformed, "cborHex"},
 		{"odd hex",
-			`{"type":"PaymentSigningKey_ed25519","description":"","cborHex":"5820` + seed + `0"}`,
+			`{"type":"PaymentSigningKeyShelley_ed25519","description":"","cborHex":"5820` + seed + `0"}`,
 			func(p string) error { _, err := ReadSigningKey(p, Payment); return err }, ErrMalformed, "cborHex"},
 		{"not JSON",
-			`type: PaymentSigningKey_ed25519`,
+			`type: PaymentSigningKeyShelley_ed25519`,
 			func(p string) error { _, err := ReadSigningKey(p, Payment); return err }, ErrMalformed, ""},
 		{"missing cborHex",
-			`{"type":"PaymentSigningKey_ed25519","description":""}`,
+			`{"type":"PaymentSigningKeyShelley_ed25519","description":""}`,
 			func(p string) error { _, err := ReadSigningKey(p, Payment); return err }, ErrMalformed, "cborHex"},
 		{"CBOR not a byte string",
-			`{"type":"PaymentSigningKey_ed25519","description":"","cborHex":"1820"}`,
+			`{"type":"PaymentSigningKeyShelley_ed25519","description":"","cborHex":"1820"}`,
 			func(p string) error { _, err := ReadSigningKey(p, Payment); return err }, ErrMalformed, "cborHex"},
 		{"CBOR text string",
-			`{"type":"PaymentSigningKey_ed25519","description":"","cborHex":"7820` + seed + `"}`,
+			`{"type":"PaymentSigningKeyShelley_ed25519","description":"","cborHex":"7820` + seed + `"}`,
 			func(p string) error { _, err := ReadSigningKey(p, Payment); return err }, ErrMalformed, "cborHex"},
 		{"CBOR trailing bytes",
-			`{"type":"PaymentSigningKey_ed25519","description":"","cborHex":"5820` + seed + `00"}`,
+			`{"type":"PaymentSigningKeyShelley_ed25519","description":"","cborHex":"5820` + seed + `00"}`,
 			func(p string) error { _, err := ReadSigningKey(p, Payment); return err }, ErrMalformed, "cborHex"},
 		{"CBOR over-long length",
-			`{"type":"PaymentSigningKey_ed25519","description":"","cborHex":"590020` + seed + `"}`,
+			`{"type":"PaymentSigningKeyShelley_ed25519","description":"","cborHex":"590020` + seed + `"}`,
 			func(p string) error { _, err := ReadSigningKey(p, Payment); return err }, ErrMalformed, "canonical"},
 		{"CBOR truncated",
-			`{"type":"PaymentSigningKey_ed25519","description":"","cborHex":"5820` + seed[:40] + `"}`,
+			`{"type":"PaymentSigningKeyShelley_ed25519","description":"","cborHex":"5820` + seed[:40] + `"}`,
 			func(p string) error { _, err := ReadSigningKey(p, Payment); return err }, ErrMalformed, "cborHex"},
 		{"seed too short",
-			`{"type":"PaymentSigningKey_ed25519","description":"","cborHex":"581f` + seed[:62] + `"}`,
+			`{"type":"PaymentSigningKeyShelley_ed25519","description":"","cborHex":"581f` + seed[:62] + `"}`,
 			func(p string) error { _, err := ReadSigningKey(p, Payment); return err }, ErrWrongLength, "31 bytes"},
 		{"vkey too long",
-			`{"type":"PaymentVerificationKey_ed25519","description":"","cborHex":"5821` + rfcPK + `00"}`,
+			`{"type":"PaymentVerificationKeyShelley_ed25519","description":"","cborHex":"5821` + rfcPK + `00"}`,
 			func(p string) error { _, err := ReadVerificationKey(p, Payment); return err }, ErrWrongLength, "33 bytes"},
 		{"VRF skey without public half",
 			`{"type":"VrfSigningKey_PraosVRF","description":"","cborHex":"5820` + seed + `"}`,
@@ -336,7 +452,7 @@ func TestAddress(t *testing.T) {
 }
 
 func TestParseEnvelope(t *testing.T) {
-	e := newEnvelope("PaymentSigningKey_ed25519", "Payment Signing Key", unhex(t, rfcSeed))
+	e := newEnvelope("PaymentSigningKeyShelley_ed25519", "Payment Signing Key", unhex(t, rfcSeed))
 	got, err := ParseEnvelope(e.Marshal())
 	if err != nil || got != e {
 		t.Fatalf("ParseEnvelope(Marshal) = %+v, %v; want %+v", got, err, e)

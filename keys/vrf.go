@@ -32,7 +32,7 @@ func ReadVRFSigningKey(path string) (*vrf.SecretKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := e.payload(vrfSigningKeyType, vrf.SecretKeySize)
+	raw, err := e.payload(vrf.SecretKeySize, vrfSigningKeyType)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -57,7 +57,7 @@ func ReadVRFVerificationKey(path string) (vrf.PublicKey, error) {
 	if err != nil {
 		return vrf.PublicKey{}, err
 	}
-	raw, err := e.payload(vrfVerificationKeyType, vrf.PublicKeySize)
+	raw, err := e.payload(vrf.PublicKeySize, vrfVerificationKeyType)
 	if err != nil {
 		return vrf.PublicKey{}, fmt.Errorf("%s: %w", path, err)
 	}

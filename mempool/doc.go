@@ -32,9 +32,15 @@
 //     change restarts from a fresh snapshot.
 //   - Snapshots are cheap to publish: within a lineage (the snapshots
 //     since the last sync or removal) they share one append-only tx slice and
-//     append-only indexes (tx hash → position, outputs created and spent →
-//     position); a snapshot of n txs ignores entries at positions ≥ n. Only
-//     the newest snapshot of a lineage is ever extended, under the add lock.
+//     append-only indexes (tx hash and tx id → position, outputs created
+//     and spent → position); a snapshot of n txs ignores entries at
+//     positions ≥ n. Only the newest snapshot of a lineage is ever
+//     extended, under the add lock.
+//
+// Txs are held, deduplicated and remembered as rejected by their tx hash
+// (Blake2b-256 of the whole tx: what EBs, the tx cache and tx submission
+// name); users name a tx by its tx id (Blake2b-256 of its body), so every
+// error names the tx id, and LookupID finds a tx by it.
 //
 // The mempool must never make Snapshot wait for anything, never hold the add
 // lock while waiting for room (that would stop the sync that frees it),

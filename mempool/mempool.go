@@ -129,21 +129,19 @@ func (m *Mempool) Stats() Stats { return m.counters.stats() }
 // once; if ctx ends while the add waits for its turn, the error wraps
 // ErrBusy. A tx already held gets ErrDuplicate; a tx a ledger rule refuses
 // gets an error wrapping that rule's sentinel (IsRejection), and is
-// remembered for RecentlyRejected.
+// remembered for RecentlyRejected. Errors name the tx by its tx id.
 func (m *Mempool) Add(ctx context.Context, tx *ledger.Tx) error {
-	h := block.Hash(tx.Hash())
-	if m.Snapshot().Has(h) {
-		m.counters.duplicates.Add(1)
-		return fmt.Errorf("%w: %s", ErrDuplicate, h)
+	if err := m.duplicate(m.Snapshot(), tx); err != nil {
+		return err
 	}
 	if tx.Size() > m.opts.CapacityBytes {
-		return fmt.Errorf("%w: tx of %d bytes exceeds the capacity of %d", ErrFull, tx.Size(), m.opts.CapacityBytes)
+		return fmt.Errorf("%w: tx %s of %d bytes exceeds the capacity of %d", ErrFull, txName(tx), tx.Size(), m.opts.CapacityBytes)
 	}
 	for {
 		if err := m.addLock.lock(ctx); err != nil {
 			return fmt.Errorf("%w: %w", ErrBusy, err)
 		}
-		room, err := m.addLocked(tx, h)
+		room, err := m.addLocked(tx)
 		m.addLock.unlock()
 		if room == nil {
 			return err
@@ -152,18 +150,33 @@ func (m *Mempool) Add(ctx context.Context, tx *ledger.Tx) error {
 		case <-room:
 		case <-ctx.Done():
 			s := m.Snapshot()
-			return fmt.Errorf("%w (%d of %d bytes used, tx of %d bytes): %w", ErrFull, s.Bytes(), m.opts.CapacityBytes, tx.Size(), ctx.Err())
+			return fmt.Errorf("%w (%d of %d bytes used, tx %s of %d bytes): %w", ErrFull, s.Bytes(), m.opts.CapacityBytes, txName(tx), tx.Size(), ctx.Err())
 		}
 	}
 }
 
+// duplicate returns ErrDuplicate if s holds tx. Another tx of its id (the
+// same body, other witnesses) is not a duplicate: the ledger refuses it,
+// its inputs being spent, and it is remembered as rejected.
+func (m *Mempool) duplicate(s *Snapshot, tx *ledger.Tx) error {
+	if !s.Has(tx.Hash()) {
+		return nil
+	}
+	m.counters.duplicates.Add(1)
+	return fmt.Errorf("%w: tx %s", ErrDuplicate, txName(tx))
+}
+
+// txName is how errors and logs name a tx: by its tx id (the hash of its
+// body), as the submit API answers and Cardano's tools name it, never by
+// the hash of the whole tx that EBs and the tx cache use.
+func txName(tx *ledger.Tx) block.Hash { return tx.ID() }
+
 // addLocked admits tx if there is room, under the add lock. With no room it
 // returns the channel that is closed when room is freed.
-func (m *Mempool) addLocked(tx *ledger.Tx, h block.Hash) (<-chan struct{}, error) {
+func (m *Mempool) addLocked(tx *ledger.Tx) (<-chan struct{}, error) {
 	s := m.Snapshot()
-	if s.Has(h) {
-		m.counters.duplicates.Add(1)
-		return nil, fmt.Errorf("%w: %s", ErrDuplicate, h)
+	if err := m.duplicate(s, tx); err != nil {
+		return nil, err
 	}
 	if s.Bytes()+tx.Size() > m.opts.CapacityBytes {
 		return m.roomFreed, nil
@@ -171,10 +184,10 @@ func (m *Mempool) addLocked(tx *ledger.Tx, h block.Hash) (<-chan struct{}, error
 	d, err := m.opts.Apply(m.opts.Params, s.UTxO(), m.slotFor(s.lin.base), tx)
 	if err != nil {
 		if rule := ruleOf(err); rule >= 0 {
-			m.rejected.remember(h)
+			m.rejected.remember(tx.Hash())
 			m.counters.rejected[rule].Add(1)
 		}
-		return nil, fmt.Errorf("mempool: tx %s: %w", h, err)
+		return nil, fmt.Errorf("mempool: tx %s: %w", txName(tx), err)
 	}
 	b := extending(s)
 	b.add(Entry{Ticket: m.nextTicket, Tx: tx}, d)
@@ -241,7 +254,7 @@ func (m *Mempool) RemoveTxs(ctx context.Context, txHashes []block.Hash) ([]block
 		d, err := m.opts.Reapply(m.opts.Params, b.utxo(), slot, e.Tx)
 		if err != nil {
 			if ruleOf(err) < 0 {
-				return nil, fmt.Errorf("mempool: removing txs: revalidating %s: %w", h, err)
+				return nil, fmt.Errorf("mempool: removing txs: revalidating tx %s: %w", txName(e.Tx), err)
 			}
 			dropped = append(dropped, h)
 			continue

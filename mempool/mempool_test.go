@@ -2,7 +2,9 @@ package mempool
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/leiosnode/leiosnode/block"
@@ -181,5 +183,65 @@ func TestChangedWakesOnPublish(t *testing.T) {
 	}
 	if m.Changed() == changed {
 		t.Fatal("Changed not replaced after a publish")
+	}
+}
+
+// TestTxIDs: a held tx is found by its tx id (the hash of its body), and
+// every error names a tx by its id, never by the hash of the whole tx.
+func TestTxIDs(t *testing.T) {
+	w := newWallet(2)
+	g := w.genesis()
+	in0 := ledger.GenesisTxIn(w.addrs[0])
+	first := w.spend(t, in0, g[in0])
+	// The same body with a second witness: the same tx id, another tx hash.
+	twin, err := ledger.BuildTx(first.Inputs, first.Outputs, first.Fee, nil, []ed25519.PrivateKey{w.keys[0], w.keys[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if twin.ID() != first.ID() || twin.Hash() == first.Hash() {
+		t.Fatal("the twin does not share the tx id alone")
+	}
+	m := newTestMempool(t, newTestLedger(g), Options{})
+	mustAdd(t, m, first)
+
+	s := m.Snapshot()
+	if e, ok := s.LookupID(first.ID()); !ok || e.Tx != first {
+		t.Fatalf("LookupID(tx id) = %v, %v", e.Tx, ok)
+	}
+	if _, ok := s.LookupID(first.Hash()); ok {
+		t.Fatal("LookupID found the tx by the hash of the whole tx")
+	}
+	if _, ok := s.Lookup(first.ID()); ok {
+		t.Fatal("Lookup (by tx hash) found the tx by its tx id")
+	}
+
+	id, hash := block.Hash(first.ID()).String(), block.Hash(first.Hash()).String()
+	for _, tc := range []struct {
+		name string
+		tx   *ledger.Tx
+		is   func(error) bool
+	}{
+		{"duplicate", first, func(err error) bool { return errors.Is(err, ErrDuplicate) }},
+		{"same body, other witnesses", twin, IsRejection},
+	} {
+		err := m.Add(context.Background(), tc.tx)
+		if err == nil || !tc.is(err) || !strings.Contains(err.Error(), id) || strings.Contains(err.Error(), hash) ||
+			strings.Contains(err.Error(), block.Hash(tc.tx.Hash()).String()) {
+			t.Errorf("%s: %v; want an error naming tx id %s and no tx hash", tc.name, err, id)
+		}
+	}
+	small := newTestMempool(t, newTestLedger(g), Options{CapacityBytes: first.Size() - 1})
+	if err := small.Add(context.Background(), first); !errors.Is(err, ErrFull) || !strings.Contains(err.Error(), id) {
+		t.Errorf("too large: %v; want ErrFull naming tx id %s", err, id)
+	}
+
+	if _, err := m.RemoveTxs(context.Background(), []block.Hash{first.Hash()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.Snapshot().LookupID(first.ID()); ok {
+		t.Fatal("LookupID finds a removed tx")
+	}
+	if _, ok := s.LookupID(first.ID()); !ok {
+		t.Fatal("the old snapshot lost the tx")
 	}
 }

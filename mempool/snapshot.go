@@ -55,7 +55,18 @@ func (s *Snapshot) Has(txHash block.Hash) bool {
 
 // Lookup returns the entry of the tx with this hash.
 func (s *Snapshot) Lookup(txHash block.Hash) (Entry, bool) {
-	pos, ok := s.lin.byHash.load(txHash)
+	return s.at(s.lin.byHash.load(txHash))
+}
+
+// LookupID returns the entry of the tx with this tx id (the hash of its
+// body), the name users know a tx by. A snapshot holds at most one tx of
+// an id: two txs with one body spend the same inputs.
+func (s *Snapshot) LookupID(txID block.Hash) (Entry, bool) {
+	return s.at(s.lin.byID.load(txID))
+}
+
+// at returns the entry at pos, an index's answer, if the snapshot holds it.
+func (s *Snapshot) at(pos int, ok bool) (Entry, bool) {
 	if !ok || pos >= len(s.txs) {
 		return Entry{}, false
 	}
@@ -83,13 +94,14 @@ func (s *Snapshot) UTxO() ledger.UTxO { return lineageView{s.lin, len(s.txs)} }
 
 // lineage is what the snapshots between two syncs or removals share: the
 // ledger view they were validated against and append-only indexes of their
-// txs by position. Only the newest snapshot of a lineage is extended (under
-// the add lock once published; by the one sync or removal that builds it
-// before), so an index entry at position ≥ a snapshot's length belongs to a
-// later snapshot and is ignored.
+// txs (tx hash and tx id → position). Only the newest snapshot of a lineage
+// is extended (under the add lock once published; by the one sync or
+// removal that builds it before), so an index entry at position ≥ a
+// snapshot's length belongs to a later snapshot and is ignored.
 type lineage struct {
 	base    *baseView
 	byHash  indexMap[block.Hash, int]
+	byID    indexMap[block.Hash, int]
 	created indexMap[ledger.TxIn, createdOutput]
 	spent   indexMap[ledger.TxIn, int]
 }
@@ -156,6 +168,7 @@ func (b *builder) utxo() ledger.UTxO { return lineageView{b.lin, len(b.txs)} }
 func (b *builder) add(e Entry, d *ledger.Diff) {
 	pos := len(b.txs)
 	b.lin.byHash.store(e.Tx.Hash(), pos)
+	b.lin.byID.store(e.Tx.ID(), pos)
 	for in := range d.Deletes {
 		b.lin.spent.store(in, pos)
 	}

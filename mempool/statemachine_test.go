@@ -428,6 +428,9 @@ func consistent(s *Snapshot) (err error) {
 		if got, ok := s.Lookup(e.Tx.Hash()); !ok || got.Ticket != e.Ticket {
 			return fmt.Errorf("Lookup(%x) = %d, %v; want ticket %d", e.Tx.Hash(), got.Ticket, ok, e.Ticket)
 		}
+		if got, ok := s.LookupID(e.Tx.ID()); !ok || got.Ticket != e.Ticket {
+			return fmt.Errorf("LookupID(%x) = %d, %v; want ticket %d", e.Tx.ID(), got.Ticket, ok, e.Ticket)
+		}
 		total += e.Tx.Size()
 		n++
 	}

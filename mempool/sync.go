@@ -170,7 +170,7 @@ func (m *Mempool) reapplyInto(ctx context.Context, cand *builder, entries []Entr
 		d, err := m.opts.Reapply(m.opts.Params, cand.utxo(), slot, e.Tx)
 		if err != nil {
 			if ruleOf(err) < 0 {
-				return fmt.Errorf("mempool: sync: revalidating %x: %w", e.Tx.Hash(), err)
+				return fmt.Errorf("mempool: sync: revalidating tx %s: %w", txName(e.Tx), err)
 			}
 			r.Dropped = append(r.Dropped, e.Tx.Hash())
 			continue

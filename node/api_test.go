@@ -82,8 +82,7 @@ func TestSubmitReachesEveryChain(t *testing.T) {
 	if status != http.StatusAccepted || json.Unmarshal([]byte(reply), &gotID) != nil || gotID != hex.EncodeToString(id[:]) {
 		t.Fatalf("valid tx: %d %s", status, reply)
 	}
-	hash := tx.Hash()
-	if resp, err := http.Get(fmt.Sprintf("http://%s/api/mempool/%x", configs[0].HTTPAddr, hash[:])); err != nil || resp.StatusCode != http.StatusOK {
+	if resp, err := http.Get(fmt.Sprintf("http://%s/api/mempool/%x", configs[0].HTTPAddr, id[:])); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("the admitted tx is not in the mempool: %v", err)
 	} else {
 		resp.Body.Close()

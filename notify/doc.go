@@ -9,8 +9,9 @@
 // block announcement, a block offer, a block-txs offer or a vote batch —
 // taken from that peer's FIFO, and holds a request as long as there is no
 // news; a client that hears nothing for Options.KeepAlive opens a new
-// stream rather than take a quiet server for a stuck one. Messages and encodings follow the Haskell leios-prototype codec
-// (ARCHITECTURE.md, "Mini-protocols"):
+// stream rather than take a quiet server for a stuck one. Messages and
+// encodings follow the Haskell leios-prototype codec (ARCHITECTURE.md,
+// "Mini-protocols"):
 //
 //	[0]                          request next        client
 //	[1, header]                  block announcement  server (the RB header's original bytes)
@@ -18,6 +19,12 @@
 //	[3, point]                   block txs offer     server (the whole closure is held)
 //	[4, [* vote]]                votes               server (at least one)
 //	[5]                          done                client
+//
+// Decoding is as strict as the Haskell codec's: every item definite-length
+// (the message array included), no item tagged (the spec sets ForbidTags),
+// a vote seat within 16 bits and an EB size within 32, a point never the
+// origin; each refusal is a protocol violation that closes the stream
+// (protocol.ErrIndefiniteLength, ErrTagged, ErrWrongType, ErrMalformed).
 //
 // # Relay
 //

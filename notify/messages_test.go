@@ -163,3 +163,61 @@ func TestSpecValidates(t *testing.T) {
 		t.Fatalf("MaxPipelined %d allows %d requests in flight, want %d", spec.MaxPipelined, spec.MaxPipelined+1, notify.MaxInFlight)
 	}
 }
+
+// TestRefusedForms: what the Haskell LeiosNotify codec does not read is a
+// violation that names why: an indefinite length anywhere (it has none), a
+// tag anywhere, a vote seat beyond 16 bits or a size beyond 32.
+func TestRefusedForms(t *testing.T) {
+	hash := "5820" + rep(0x22, 32)
+	point := "82" + "07" + hash
+	sig := "5830" + rep(0x44, 48)
+	vote := func(seat string) string { return "83" + "5820" + rep(0x33, 32) + seat + sig }
+	for _, tc := range []struct {
+		name, hex string
+		want      error
+	}{
+		{"indefinite message array", "9f 03" + point + "ff", protocol.ErrIndefiniteLength},
+		{"indefinite point", "8203 9f 07" + hash + "ff", protocol.ErrIndefiniteLength},
+		{"indefinite point hash", "8203 82 07 5f 5810" + rep(0x22, 16) + "5810" + rep(0x22, 16) + "ff", protocol.ErrIndefiniteLength},
+		{"indefinite vote list", "8204 9f" + vote("05") + "ff", protocol.ErrIndefiniteLength},
+		{"indefinite vote", "8204 81 9f" + "5820" + rep(0x33, 32) + "05" + sig + "ff", protocol.ErrIndefiniteLength},
+		{"indefinite signature", "8204 81 83" + "5820" + rep(0x33, 32) + "05" + "5f 5818" + rep(0x44, 24) + "5818" + rep(0x44, 24) + "ff", protocol.ErrIndefiniteLength},
+		{"tagged point", "8203 d818" + point, protocol.ErrTagged},
+		{"tagged hash", "8203 82 07 d818" + hash, protocol.ErrTagged},
+		{"tagged offer size", "8302" + point + "c1 05", protocol.ErrTagged},
+		{"tagged vote list", "8204 d90102 81" + vote("05"), protocol.ErrTagged},
+		{"header in tag 24", "8201 d818 43010203", protocol.ErrTagged},
+		{"seat beyond 16 bits", "8204 81" + vote("1a00010000"), protocol.ErrWrongType},
+		{"seat of 64 bits", "8204 81" + vote("1b0000000100000000"), protocol.ErrWrongType},
+		{"offer size beyond 32 bits", "8302" + point + "1b0000000100000000", protocol.ErrWrongType},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := hex.DecodeString(strings.ReplaceAll(tc.hex, " ", ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := notify.Spec().Decode(data)
+			if !errors.Is(err, tc.want) || !errors.Is(err, protocol.ErrMalformed) || !protocol.IsViolation(err) {
+				t.Fatalf("decoded %#v, err %v; want %v", m, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestSeatBounds: the largest 16-bit seat decodes, in every integer width
+// the Haskell codec's decodeWord16 reads minimal.
+func TestSeatBounds(t *testing.T) {
+	for _, tc := range []struct {
+		seat string
+		want uint16
+	}{{"00", 0}, {"17", 23}, {"1818", 24}, {"18ff", 255}, {"190100", 256}, {"19ffff", 65535}} {
+		data, _ := hex.DecodeString("8204" + "81" + "83" + "5820" + rep(0x33, 32) + tc.seat + "5830" + rep(0x44, 48))
+		m, err := notify.Spec().Decode(data)
+		if err != nil {
+			t.Fatalf("seat %s: %v", tc.seat, err)
+		}
+		if got := m.(*notify.MsgVotes).Votes[0].VoterSeat; got != tc.want {
+			t.Fatalf("seat %s decoded as %d, want %d", tc.seat, got, tc.want)
+		}
+	}
+}

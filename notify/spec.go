@@ -67,5 +67,8 @@ func Spec() *protocol.Spec {
 			TagDone:              func() protocol.Message { return new(MsgDone) },
 		},
 		MaxPipelined: MaxInFlight - 1,
+		// As the Haskell codec: every item definite-length (the engine's
+		// default), none tagged.
+		ForbidTags: true,
 	}
 }

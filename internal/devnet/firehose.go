@@ -385,7 +385,7 @@ func (f *txFirehose) drops() []txDrop {
 // chain with its output unspent.
 func (f *txFirehose) heldAnywhere(ctx context.Context, tx admittedTx) (bool, error) {
 	for _, a := range f.apis {
-		in, err := a.inMempool(ctx, tx.Hash)
+		in, err := a.inMempool(ctx, tx.id())
 		if err != nil {
 			return false, err
 		}
@@ -459,7 +459,7 @@ func (f *txFirehose) resync(ctx context.Context, api nodeAPI, c *txChain, reason
 		return
 	}
 	if last, ok := c.lastAdmitted(); ok {
-		pending, err := api.inMempool(ctx, last.Hash)
+		pending, err := api.inMempool(ctx, last.id())
 		if err != nil {
 			f.count(func(s *txStats) { s.SubmitErrors++ })
 			return
@@ -491,7 +491,7 @@ func (f *txFirehose) resolvePending(ctx context.Context, api nodeAPI, c *txChain
 	if c.pending == nil || !c.submitted {
 		return false, nil
 	}
-	in, err := api.inMempool(ctx, c.pending.Hash())
+	in, err := api.inMempool(ctx, c.pending.ID())
 	if err == nil && !in {
 		_, in, err = api.utxo(ctx, ledger.TxIn{TxID: c.pending.ID(), Index: 0})
 	}

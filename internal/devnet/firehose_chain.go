@@ -66,7 +66,7 @@ type txChain struct {
 
 // admittedTx is one tx of a chain that a node admitted.
 type admittedTx struct {
-	Hash [32]byte  // tx hash: Blake2b-256 of the whole tx, as the API knows it
+	Hash [32]byte  // tx hash: Blake2b-256 of the whole tx, as GET /api/blocks names it
 	Sent time.Time // when the firehose first POSTed it
 	// out is its output, worth coin: the next tx of the chain spends it.
 	out  ledger.TxIn
@@ -75,6 +75,9 @@ type admittedTx struct {
 	// for the chain's last resubmitWindow admitted txs; nil before.
 	tx *ledger.Tx
 }
+
+// id is the tx id (Blake2b-256 of the body), as the mempool API knows it.
+func (t admittedTx) id() [32]byte { return t.out.TxID }
 
 // resubmitWindow is how many of a chain's last admitted txs it keeps, to
 // send them again should its node drop them. A node drops what its

@@ -54,7 +54,7 @@ func newFakeAPINode(t *testing.T, params ledger.Params, genesis ledger.MapUTxO) 
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/submit/tx", n.handleSubmit)
 	mux.HandleFunc("GET /api/utxo/{txid}/{index}", n.handleUTxO)
-	mux.HandleFunc("GET /api/mempool/{hash}", n.handleMempool)
+	mux.HandleFunc("GET /api/mempool/{txid}", n.handleMempool)
 	mux.HandleFunc("GET /api/blocks", n.handleBlocks)
 	mux.HandleFunc("GET /status", n.handleStatus)
 	n.server = httptest.NewServer(mux)
@@ -140,7 +140,7 @@ func (n *fakeAPINode) handleUTxO(w http.ResponseWriter, r *http.Request) {
 }
 
 func (n *fakeAPINode) handleMempool(w http.ResponseWriter, r *http.Request) {
-	hash, err := block.ParseHash(r.PathValue("hash"))
+	id, err := block.ParseHash(r.PathValue("txid"))
 	if err != nil {
 		writeAPIError(w, http.StatusBadRequest, err.Error())
 		return
@@ -151,7 +151,7 @@ func (n *fakeAPINode) handleMempool(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusInternalServerError, "mempool unavailable")
 		return
 	}
-	i := slices.IndexFunc(n.mempool, func(tx *ledger.Tx) bool { return tx.Hash() == hash })
+	i := slices.IndexFunc(n.mempool, func(tx *ledger.Tx) bool { return tx.ID() == id })
 	if i < 0 {
 		writeAPIError(w, http.StatusNotFound, "not in the mempool")
 		return

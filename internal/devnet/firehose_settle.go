@@ -175,50 +175,50 @@ type mempoolAnswer struct {
 	err  error
 }
 
-// notOnEveryChain are the hashes of the admitted txs that are not on every
-// one of chains and that the mempools were not yet asked about.
-func (f *txFirehose) notOnEveryChain(chains []*walkedChain, asked map[[32]byte]mempoolAnswer) [][32]byte {
+// notOnEveryChain are the admitted txs that are not on every one of chains
+// and that the mempools were not yet asked about.
+func (f *txFirehose) notOnEveryChain(chains []*walkedChain, asked map[[32]byte]mempoolAnswer) []admittedTx {
 	if len(chains) == 0 {
 		return nil // no node answered: none to ask
 	}
-	var hashes [][32]byte
+	var txs []admittedTx
 	for _, c := range f.chains {
 		for _, tx := range c.txs() {
 			if _, ok := asked[tx.Hash]; !ok && placeTx(chains, nil, tx.Hash) != txOnEveryChain {
-				hashes = append(hashes, tx.Hash)
+				txs = append(txs, tx)
 			}
 		}
 	}
-	return hashes
+	return txs
 }
 
 // askMempools asks the mempools of the nodes whose walk answered about
-// each tx, a few txs at once, and records the answers.
-func (f *txFirehose) askMempools(ctx context.Context, walks []chainWalk, hashes [][32]byte, answers map[[32]byte]mempoolAnswer) {
-	got := make([]mempoolAnswer, len(hashes))
+// each tx, a few txs at once, and records the answers by tx hash.
+func (f *txFirehose) askMempools(ctx context.Context, walks []chainWalk, txs []admittedTx, answers map[[32]byte]mempoolAnswer) {
+	got := make([]mempoolAnswer, len(txs))
 	var queries errgroup.Group
 	queries.SetLimit(mempoolQueries)
-	for i, hash := range hashes {
+	for i, tx := range txs {
 		queries.Go(func() error {
-			got[i] = f.inSomeMempool(ctx, walks, hash)
+			got[i] = f.inSomeMempool(ctx, walks, tx.id())
 			return nil
 		})
 	}
 	_ = queries.Wait() // the errors are in the answers
-	for i, hash := range hashes {
-		answers[hash] = got[i]
+	for i, tx := range txs {
+		answers[tx.Hash] = got[i]
 	}
 }
 
 // inSomeMempool asks the nodes whose walk answered, one after another,
-// whether their mempool holds the tx with this hash.
-func (f *txFirehose) inSomeMempool(ctx context.Context, walks []chainWalk, hash [32]byte) mempoolAnswer {
+// whether their mempool holds the tx with this tx id.
+func (f *txFirehose) inSomeMempool(ctx context.Context, walks []chainWalk, txID [32]byte) mempoolAnswer {
 	var answer mempoolAnswer
 	for n, w := range walks {
 		if w.err != nil {
 			continue
 		}
-		in, err := f.apis[n].inMempool(ctx, hash)
+		in, err := f.apis[n].inMempool(ctx, txID)
 		switch {
 		case err != nil:
 			answer.err = fmt.Errorf("%s: %w", f.nodeName(n), err)

@@ -144,13 +144,13 @@ func (a nodeAPI) utxo(ctx context.Context, in ledger.TxIn) (out unspentOutput, o
 	return out, ok, err
 }
 
-// inMempool is GET /api/mempool/{hash}: whether the tx with this hash (of
-// the whole tx) is in the node's mempool.
-func (a nodeAPI) inMempool(ctx context.Context, hash [32]byte) (bool, error) {
+// inMempool is GET /api/mempool/{txid}: whether the tx with this tx id (of
+// its body) is in the node's mempool.
+func (a nodeAPI) inMempool(ctx context.Context, txID [32]byte) (bool, error) {
 	var answer struct {
 		Ticket uint64 `json:"ticket"`
 	}
-	return a.get(ctx, "/api/mempool/"+hex.EncodeToString(hash[:]), queryTimeout, &answer)
+	return a.get(ctx, "/api/mempool/"+hex.EncodeToString(txID[:]), queryTimeout, &answer)
 }
 
 // get GETs path within timeout and decodes a 200 answer into v: found on

@@ -252,7 +252,9 @@ func (f *follow) rollForward(ctx context.Context, h *block.Header, tip block.Tip
 }
 
 // rollBackward forgets the pending headers after p. Blocks already added
-// stay in the local chain, whose chain selection decides about them.
+// stay in the local chain, whose chain selection decides about them. A roll
+// backward to cur (the intersection, first thing after it; a keep-alive)
+// changes nothing.
 func (f *follow) rollBackward(p block.Point) {
 	f.cur = p
 	for i, h := range f.pending {

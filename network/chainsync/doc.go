@@ -4,11 +4,16 @@
 // The server answers from a Chain through a Follower: find intersect sets the
 // follower's start, request next yields the next roll forward (the RB header,
 // its original bytes, and the server's tip) or roll backward; at the tip it
-// sends await reply and answers when the chain moves.
+// sends await reply and answers when the chain moves. As Cardano's server
+// does, it answers the first request next after an intersection is found
+// (or the first of a session that found none, at the origin) with a roll
+// backward to that point, and only then rolls forward.
 //
 // The client intersects with the local chain's recent points (tip, then
 // exponentially spaced back to the immutable tip, then origin), then requests
-// next forever. Each header must extend the one before it and pass
+// next forever. A roll backward to the point it is at — the intersection,
+// or a keep-alive — changes nothing; so it follows Cardano's servers, and
+// this node's older ones, which rolled forward at once, alike. Each header must extend the one before it and pass
 // ValidateHeader, which only returns a verdict; an accepted header is then
 // handed to OnValidHeader, the hook through which the node acts on it.
 // Bodies are fetched (by blockfetch, from the same peer, through the Fetch

@@ -23,6 +23,10 @@ type Server struct {
 
 // Serve answers one client until it sends done or the session ends. ctx
 // must end with the session: it bounds the wait at the tip.
+//
+// As Cardano's server does, the first request next after an intersection
+// is found (or, without one, the first of the session, at the origin) is
+// answered with a roll backward to that point; the roll forwards follow.
 func (srv *Server) Serve(ctx context.Context, s *protocol.Session) error {
 	var follower Follower // from origin unless an intersection is found
 	defer func() {
@@ -31,6 +35,7 @@ func (srv *Server) Serve(ctx context.Context, s *protocol.Session) error {
 		}
 	}()
 	at := block.Origin // the client's point: where the last answer left it
+	rewind := true     // the next request next rolls back to at first
 	for {
 		msg, err := s.Recv(ctx)
 		if err != nil {
@@ -50,13 +55,18 @@ func (srv *Server) Serve(ctx context.Context, s *protocol.Session) error {
 			if follower != nil {
 				follower.Close()
 			}
-			follower, at = f, point
+			follower, at, rewind = f, point, true
 			err = s.Send(&MsgIntersectFound{Point: point, Tip: srv.Chain.Tip()})
 		case *MsgRequestNext:
 			if follower == nil {
 				if follower, err = srv.Chain.NewFollower(block.Origin); err != nil {
 					return fmt.Errorf("chainsync: follower from origin: %w", err)
 				}
+			}
+			if rewind {
+				rewind = false
+				err = s.Send(&MsgRollBackward{Point: at, Tip: srv.Chain.Tip()})
+				break
 			}
 			at, err = srv.next(ctx, s, follower, at)
 		case *MsgDone:

@@ -24,7 +24,7 @@ func Encode(m Message) ([]byte, error) {
 		return nil, fmt.Errorf("encode %T: %w", m, err)
 	}
 	var items []block.RawCBOR
-	if err := unmarshalLenient(payload, &items); err != nil {
+	if err := unmarshalOne(decodeMode(true, false), payload, &items); err != nil {
 		return nil, fmt.Errorf("encode %T: payload is not an array: %w", m, err)
 	}
 	tag, err := block.Marshal(m.Tag())
@@ -34,47 +34,92 @@ func Encode(m Message) ([]byte, error) {
 	return lenientEnc.Marshal(append([]block.RawCBOR{tag}, items...))
 }
 
-// Decode decodes one message of sp. Every failure wraps ErrMalformed.
+// Decode decodes one message of sp. Every failure wraps ErrMalformed, and
+// ErrIndefiniteLength, ErrTagged or ErrWrongType when the decoder tells why.
 func (sp *Spec) Decode(data []byte) (Message, error) {
-	unmarshal := block.Unmarshal
-	if sp.IndefiniteLengths {
-		unmarshal = unmarshalLenient
+	m, err := sp.decode(data)
+	switch {
+	case err == nil:
+		return m, nil
+	case errors.Is(err, ErrMalformed):
+		return nil, err
+	}
+	return nil, fmt.Errorf("%w: %w", malformedKind(err), err)
+}
+
+func (sp *Spec) decode(data []byte) (Message, error) {
+	mode := decodeMode(sp.IndefiniteLengths, sp.ForbidTags)
+	if len(data) > 0 && data[0] == indefiniteArrayHead {
+		// Every codec reads the message array's length first.
+		return nil, fmt.Errorf("%w: the message array", ErrIndefiniteLength)
 	}
 	var items []block.RawCBOR
-	if err := unmarshal(data, &items); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	if err := unmarshalOne(mode, data, &items); err != nil {
+		return nil, err
 	}
 	if len(items) == 0 {
-		return nil, fmt.Errorf("%w: empty message array", ErrMalformed)
+		return nil, errors.New("empty message array")
 	}
 	var tag uint64
-	if err := block.Unmarshal(items[0], &tag); err != nil {
-		return nil, fmt.Errorf("%w: tag: %w", ErrMalformed, err)
+	if err := unmarshalOne(mode, items[0], &tag); err != nil {
+		return nil, fmt.Errorf("tag: %w", err)
 	}
 	newMsg, ok := sp.Messages[tag]
 	if !ok {
-		return nil, fmt.Errorf("%w: %s has no message with tag %d", ErrMalformed, sp.Name, tag)
+		return nil, fmt.Errorf("%s has no message with tag %d", sp.Name, tag)
 	}
 	payload, err := lenientEnc.Marshal(items[1:])
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		return nil, err
 	}
 	m := newMsg()
-	if err := unmarshal(payload, m); err != nil {
-		return nil, fmt.Errorf("%w: %s tag %d: %w", ErrMalformed, sp.Name, tag, err)
+	if err := unmarshalOne(mode, payload, m); err != nil {
+		return nil, fmt.Errorf("%s tag %d: %w", sp.Name, tag, err)
 	}
 	if v, ok := m.(Validator); ok {
 		if err := v.Validate(); err != nil {
-			return nil, fmt.Errorf("%w: %s tag %d: %w", ErrMalformed, sp.Name, tag, err)
+			return nil, fmt.Errorf("%s tag %d: %w", sp.Name, tag, err)
 		}
 	}
 	return m, nil
 }
 
-// lenientEnc and lenientMode are block's encoding and decoding modes but
-// for indefinite lengths, which they allow: messages are split into their
-// items and reassembled with them, and only a Spec with IndefiniteLengths
-// decodes with lenientMode. Immutable once built; not state.
+// malformedKind is the sentinel of what the CBOR decoder found wrong in
+// err, or ErrMalformed if it tells nothing more.
+func malformedKind(err error) error {
+	var (
+		indefinite *cbor.IndefiniteLengthError
+		tagged     *cbor.TagsMdError
+		wrongType  *cbor.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &indefinite):
+		return ErrIndefiniteLength
+	case errors.As(err, &tagged):
+		return ErrTagged
+	case errors.As(err, &wrongType):
+		return ErrWrongType
+	}
+	return ErrMalformed
+}
+
+// Definite returns the decoder's error if data, one CBOR item, has an
+// indefinite length anywhere (or is not well-formed): what a message of a
+// Spec with IndefiniteLengths checks of each item that must be definite,
+// in its UnmarshalCBOR or Validate. Decode reports it as
+// ErrIndefiniteLength.
+func Definite(data []byte) error {
+	return decodeMode(false, false).Wellformed(data)
+}
+
+// indefiniteArrayHead is the head of an indefinite-length array.
+const indefiniteArrayHead = 0x9f
+
+// lenientEnc encodes as block does but allows indefinite lengths: messages
+// are split into their items and reassembled with them. decodeModes are
+// block's decoding options (duplicate map keys refused, sizes bounded), by
+// whether indefinite lengths are allowed and tags forbidden (decodeMode).
+// Immutable once built; not state.
 var lenientEnc = func() cbor.EncMode {
 	opts := cbor.CoreDetEncOptions()
 	opts.IndefLength = cbor.IndefLengthAllowed
@@ -85,29 +130,47 @@ var lenientEnc = func() cbor.EncMode {
 	return em
 }()
 
-var lenientMode = func() cbor.DecMode {
-	dm, err := cbor.DecOptions{
-		DupMapKey:        cbor.DupMapKeyEnforcedAPF,
-		IndefLength:      cbor.IndefLengthAllowed,
-		MaxNestedLevels:  16,
-		MaxArrayElements: 1 << 20,
-		MaxMapPairs:      1 << 20,
-		TagsMd:           cbor.TagsAllowed,
-	}.DecMode()
-	if err != nil {
-		panic(err)
+var decodeModes = func() (modes [2][2]cbor.DecMode) {
+	for i, indefinite := range []cbor.IndefLengthMode{cbor.IndefLengthForbidden, cbor.IndefLengthAllowed} {
+		for j, tags := range []cbor.TagsMode{cbor.TagsAllowed, cbor.TagsForbidden} {
+			dm, err := cbor.DecOptions{
+				DupMapKey:        cbor.DupMapKeyEnforcedAPF,
+				IndefLength:      indefinite,
+				MaxNestedLevels:  16,
+				MaxArrayElements: 1 << 20,
+				MaxMapPairs:      1 << 20,
+				TagsMd:           tags,
+			}.DecMode()
+			if err != nil {
+				panic(err)
+			}
+			modes[i][j] = dm
+		}
 	}
-	return dm
+	return modes
 }()
 
-// unmarshalLenient decodes exactly one item, allowing indefinite lengths.
-func unmarshalLenient(data []byte, v any) error {
-	rest, err := lenientMode.UnmarshalFirst(data, v)
+// decodeMode is the mode that allows indefinite lengths or not, and forbids
+// tags or not.
+func decodeMode(indefinite, forbidTags bool) cbor.DecMode {
+	return decodeModes[boolIndex(indefinite)][boolIndex(forbidTags)]
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// unmarshalOne decodes exactly one item of data into v with mode.
+func unmarshalOne(mode cbor.DecMode, data []byte, v any) error {
+	rest, err := mode.UnmarshalFirst(data, v)
 	if err != nil {
-		return fmt.Errorf("%w: %w", block.ErrMalformed, err)
+		return err
 	}
 	if len(rest) != 0 {
-		return fmt.Errorf("%w: %d trailing bytes", block.ErrMalformed, len(rest))
+		return fmt.Errorf("%d trailing bytes", len(rest))
 	}
 	return nil
 }

@@ -11,8 +11,12 @@
 // Recv.
 //
 // Wire format: each message is a uvarint length followed by exactly one CBOR
-// item, the array `[tag, payload...]`. The length is checked against the
-// limit of the state before any of the body is read.
+// item, the definite-length array `[tag, payload...]`. The length is checked
+// against the limit of the state before any of the body is read. Items are
+// definite-length unless the Spec allows indefinite ones
+// (IndefiniteLengths), and tagged unless it forbids tags (ForbidTags); a
+// message refused for either, or for an item of the wrong type, is
+// ErrIndefiniteLength, ErrTagged or ErrWrongType, each an ErrMalformed.
 //
 // Invariants:
 //   - A Session's state is the sequential interpretation of the exchange:

@@ -18,6 +18,22 @@ var (
 	ErrTimeout           = NewViolation("peer did not answer in time")
 )
 
+// The reasons a message is malformed that the CBOR decoder tells apart;
+// each wraps ErrMalformed. Decode names them, so that a test (or a log)
+// can see why a peer's message was refused.
+var (
+	// ErrIndefiniteLength: an indefinite-length array, map or string where
+	// the codec wants a definite one (everywhere but where a Spec's
+	// messages allow it, and never the message array itself).
+	ErrIndefiniteLength = fmt.Errorf("%w: indefinite length where the codec wants a definite one", ErrMalformed)
+	// ErrTagged: a CBOR tag in a message of a Spec that forbids tags (a tx
+	// wrapped in tag 24, say).
+	ErrTagged = fmt.Errorf("%w: CBOR tag where the codec allows none", ErrMalformed)
+	// ErrWrongType: an item of the wrong CBOR type, or an integer beyond
+	// its field's range (a vote seat beyond 16 bits, a size beyond 32).
+	ErrWrongType = fmt.Errorf("%w: item of the wrong type or out of range", ErrMalformed)
+)
+
 // ErrClosed ends a session that was closed, locally or by the peer, or whose
 // context ended. It is not a violation.
 var ErrClosed = errors.New("protocol: session closed")

@@ -82,10 +82,16 @@ type Spec struct {
 	// other side holds agency (0: none, strict alternation).
 	MaxPipelined int
 	// IndefiniteLengths lets this protocol's messages carry indefinite-length
-	// items (LeiosFetch's bitmaps are an indefinite-length map). The
-	// messages' own decoders must then enforce which items may be
-	// indefinite; without it the engine rejects every indefinite length.
+	// items (LeiosFetch's bitmaps are an indefinite-length map). The message
+	// array itself must still be definite; the messages' own decoders must
+	// enforce which items inside may be indefinite (Definite helps). Without
+	// it the engine refuses every indefinite length (ErrIndefiniteLength).
 	IndefiniteLengths bool
+	// ForbidTags refuses a message that carries a CBOR tag anywhere
+	// (ErrTagged), as the Haskell Leios prototype's codecs do: their txs are
+	// plain byte strings, never tag 24. Without it tags pass, for the
+	// protocols that carry Cardano txs as CBOR (tag 258 on sets).
+	ForbidTags bool
 }
 
 // ID is the libp2p protocol ID.
