@@ -27,8 +27,8 @@ import (
 // one address, all four on one bridge — copies each node's directory alone
 // to its "host", and runs each node there as its own process, as an
 // operator would. The four must agree on a chain that grows, and each be
-// connected to the other three: the relay to every pool, each pool to the
-// relay.
+// connected to the other three: the relay's topology names the first pool
+// only, and it finds the other two through peer sharing.
 func TestNetworkOnHosts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs four nodes in network namespaces for about twenty seconds")

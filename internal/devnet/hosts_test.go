@@ -139,8 +139,17 @@ func TestWriteOnHosts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := slices.Delete(slices.Clone(p2pAddrs), i, i+1); !slices.Equal(topo.Peers, want) {
-			t.Errorf("%s's topology is %v, want every other node %v", n.Name, topo.Peers, want)
+		// A pool knows the other pools and shares them; a relay knows the
+		// first pool only and finds the rest through it.
+		wantPeers, sharing := p2pAddrs[:1], false
+		if !relay {
+			wantPeers, sharing = slices.Delete(slices.Clone(p2pAddrs[:3]), i, i+1), true
+		}
+		if !slices.Equal(topo.Peers, wantPeers) {
+			t.Errorf("%s's topology is %v, want %v", n.Name, topo.Peers, wantPeers)
+		}
+		if (cfg.PeerSharing != nil && *cfg.PeerSharing) != sharing || !cfg.SharesPeers() {
+			t.Errorf("%s: peerSharing %v, want it written %v and the node to share", n.Name, cfg.PeerSharing, sharing)
 		}
 		nodeKey, err := keys.ReadSigningKey(cfg.NodeKeyFile, keys.Node)
 		if err != nil {
@@ -193,8 +202,11 @@ func TestWriteRelaysOnLoopback(t *testing.T) {
 		t.Errorf("relay: %s, %s, genesis %s, issuer key %q", r.ListenAddr, r.HTTPAddr, cfg.GenesisFile, cfg.IssuerKeyFile)
 	}
 	topo, err := config.ReadTopology(filepath.Join(d.Nodes[0].Dir, "topology.json"))
-	if err != nil || !slices.Equal(topo.Peers, []string{d.Nodes[1].P2PAddr(), r.P2PAddr()}) {
-		t.Errorf("node-0's topology %v, %v; want node-1 and the relay", topo, err)
+	if err != nil || !slices.Equal(topo.Peers, []string{d.Nodes[1].P2PAddr()}) {
+		t.Errorf("node-0's topology %v, %v; want node-1", topo, err)
+	}
+	if topo, err := config.ReadTopology(cfg.TopologyFile); err != nil || !slices.Equal(topo.Peers, []string{d.Nodes[0].P2PAddr()}) {
+		t.Errorf("the relay's topology %v, %v; want node-0 alone", topo, err)
 	}
 }
 

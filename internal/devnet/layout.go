@@ -341,6 +341,13 @@ func (d *Layout) writeNodeConfig(n Node, producer bool, peers []string, logLevel
 	if producer {
 		cfg.IssuerKeyFile, cfg.VRFKeyFile, cfg.BLSKeyFile = issuerSKeyName, vrfSKeyName, blsSKeyName
 	}
+	if producer && len(d.Relays) > 0 {
+		// The relays know one pool and learn the rest from it: pools on
+		// their own hosts are reachable anyway, so sharing them hides
+		// nothing (a pool kept behind relays would say false).
+		sharing := true
+		cfg.PeerSharing = &sharing
+	}
 	if err := config.WriteJSON(n.ConfigFile, cfg); err != nil {
 		return err
 	}
@@ -348,7 +355,7 @@ func (d *Layout) writeNodeConfig(n Node, producer bool, peers []string, logLevel
 }
 
 // poolTopology is pool i's peers: every other pool, at its own address or
-// its link's proxy, and every relay.
+// its link's proxy. The pools do not know the relays: a relay dials them.
 func (d *Layout) poolTopology(i int) []string {
 	peers := []string{}
 	for j, p := range d.Nodes {
@@ -356,24 +363,14 @@ func (d *Layout) poolTopology(i int) []string {
 			peers = append(peers, d.peerAddr(i, j)+"/p2p/"+p.PeerID.String())
 		}
 	}
-	for _, r := range d.Relays {
-		peers = append(peers, r.P2PAddr())
-	}
 	return peers
 }
 
-// relayTopology is relay j's peers: every pool and every other relay.
-func (d *Layout) relayTopology(j int) []string {
-	peers := []string{}
-	for _, p := range d.Nodes {
-		peers = append(peers, p.P2PAddr())
-	}
-	for k, r := range d.Relays {
-		if k != j {
-			peers = append(peers, r.P2PAddr())
-		}
-	}
-	return peers
+// relayTopology is relay j's peers: one bootstrap address, the first
+// pool's, as a relay joining a testnet knows it. Peer sharing finds the
+// other pools and relays through it.
+func (d *Layout) relayTopology(int) []string {
+	return []string{d.Nodes[0].P2PAddr()}
 }
 
 // P2PAddr is the address other nodes' topologies name the node by: where
