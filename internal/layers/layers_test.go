@@ -21,6 +21,7 @@ var rank = map[string]int{
 	"vrf":                0,
 	"bls":                0,
 	"config":             0,
+	"internal/plots":     0,
 	"block":              1,
 	"block/blocktest":    2,
 	"ledger":             1,

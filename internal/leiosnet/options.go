@@ -44,8 +44,8 @@ type Options struct {
 
 	// Latency is each link's one-way delay. Default 50 ms.
 	Latency time.Duration
-	// Bandwidth is each link's rate in bytes per second; mocknet shares it
-	// between the link's two directions. Default Bandwidth50Mbit.
+	// Bandwidth is each link's rate in bytes per second, in each direction
+	// (shaper.go). Default Bandwidth50Mbit.
 	Bandwidth float64
 
 	// TxCapacity sizes each node's tx cache. Default 1<<17 slots (about
