@@ -261,6 +261,7 @@ type diffusionRun struct {
 	cell           diffusionCell
 	votingDeadline time.Duration
 	setup          time.Duration // starting the network and handing out the held share
+	cpu            time.Duration // the process's CPU time during the diffusion
 	memory         *diffusionMemory
 }
 
@@ -299,15 +300,20 @@ func runDiffusionSetup(ctx context.Context, s diffusionSetup) (*diffusionRun, er
 	if s.memory {
 		idle = readMemory()
 	}
+	cpuBefore, _ := cpuTime()
 	d, err := n.Diffuse(ctx, 0, eb)
 	if err != nil {
 		return nil, err
+	}
+	if cpuAfter, ok := cpuTime(); ok {
+		run.cpu = cpuAfter - cpuBefore
 	}
 	if s.memory {
 		run.memory = newDiffusionMemory(s.nodes, before, idle, readMemory())
 	}
 	floor := diffusionFloor{latency: s.latency, rate: s.bytesPerSec, body: eb.Body.Size(), missing: eb.ClosureSize() - heldBytes}
 	run.cell = newDiffusionCell(s, n, eb, d, floor)
+	run.cell.CPUMs = millis(run.cpu)
 	return run, nil
 }
 

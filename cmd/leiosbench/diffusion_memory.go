@@ -10,14 +10,14 @@ import (
 )
 
 // processMemory is a snapshot of this process's memory, in bytes: the
-// kernel's resident set (now and its peak since the last resetPeakRSS) and
-// the Go runtime's heap in use and total memory obtained from the OS.
-// The RSS the Go runtime does not account for is mostly Pebble's block
+// kernel's resident set (now and its peak since the last resetPeakRSS),
+// the Go runtime's heap in use, and what the Go runtime holds from the OS
+// (less what it returned). The RSS beyond that is mostly Pebble's block
 // caches and memtables, which Pebble allocates with C malloc.
 type processMemory struct {
 	RSS, PeakRSS uint64
 	GoHeap       uint64
-	GoSys        uint64
+	GoHeld       uint64
 }
 
 // readMemory takes a snapshot after a garbage collection, so the heap
@@ -26,7 +26,7 @@ func readMemory() processMemory {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	m := processMemory{GoHeap: ms.HeapInuse, GoSys: ms.Sys}
+	m := processMemory{GoHeap: ms.HeapInuse, GoHeld: ms.Sys - ms.HeapReleased}
 	m.RSS, m.PeakRSS = procStatusKB("VmRSS")*1024, procStatusKB("VmHWM")*1024
 	return m
 }
@@ -94,7 +94,7 @@ func newDiffusionMemory(nodes int, before, idle, after processMemory) *diffusion
 		PeakRSSPerNode: perNode(after.PeakRSS),
 		Measured: "one process runs every node: RSS figures are the process's (/proc/self/status VmRSS, VmHWM) divided by the nodes; " +
 			"the Go heap per node is the live heap (HeapInuse after a GC) less the heap before the nodes started, divided by the nodes — an average, not any one node's; " +
-			"outside Go is RSS less the memory the Go runtime holds (Pebble allocates its caches and memtables with C malloc)",
+			"outside Go is RSS less what the Go runtime holds from the OS (Pebble allocates its caches and memtables with C malloc)",
 	}
 	if idle.GoHeap > before.GoHeap {
 		m.GoHeapPerNode = perNode(idle.GoHeap - before.GoHeap)
@@ -102,8 +102,8 @@ func newDiffusionMemory(nodes int, before, idle, after processMemory) *diffusion
 	if after.GoHeap > before.GoHeap {
 		m.GoHeapPeakPerNode = perNode(after.GoHeap - before.GoHeap)
 	}
-	if idle.RSS > idle.GoSys {
-		m.OutsideGoPerNode = perNode(idle.RSS - idle.GoSys)
+	if idle.RSS > idle.GoHeld {
+		m.OutsideGoPerNode = perNode(idle.RSS - idle.GoHeld)
 	}
 	return m
 }

@@ -37,6 +37,7 @@ type diffusionCell struct {
 	HopMs          []float64 `json:"hop_ms,omitempty"`       // line: node i less node i-1, the first from publication
 	HopFloorMs     []float64 `json:"hop_floor_ms,omitempty"` // line
 	Fetched        []uint64  `json:"fetched_bytes"`          // per node
+	CPUMs          float64   `json:"cpu_ms"`                 // the process's CPU time (every node's) during the diffusion
 }
 
 // receivers are the closure times of every node but the forger.
@@ -148,14 +149,14 @@ func (r *diffusionReport) write(w io.Writer) {
 			}
 			fmt.Fprintf(w, "\ntopology %s (%d links); ms from the start of publication, [floor]; bytes fetched in kB\n", c.Topology, c.Edges)
 			tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintf(tw, "closure\theld\ttxs\tbody kB\tforger stored\tto last [floor]\t%s [floor]\tfetched per node\n", what)
+			fmt.Fprintf(tw, "closure\theld\ttxs\tbody kB\tCPU s\tforger stored\tto last [floor]\t%s [floor]\tfetched per node\n", what)
 		}
 		times, floors := c.ClosureMs, c.FloorMs
 		if c.Topology == "line" {
 			times, floors = c.HopMs, c.HopFloorMs
 		}
-		fmt.Fprintf(tw, "%d MB\t%d%%\t%d\t%.0f\t%.0f\t%.0f [%.0f]\t%s\t%s\n",
-			c.ClosureMB, c.HeldPct, c.Txs, float64(c.BodyBytes)/1e3, c.ForgerStoredMs, c.ToLastMs, c.ToLastFloorMs,
+		fmt.Fprintf(tw, "%d MB\t%d%%\t%d\t%.0f\t%.1f\t%.0f\t%.0f [%.0f]\t%s\t%s\n",
+			c.ClosureMB, c.HeldPct, c.Txs, float64(c.BodyBytes)/1e3, c.CPUMs/1000, c.ForgerStoredMs, c.ToLastMs, c.ToLastFloorMs,
 			joinWithFloors(times, floors), joinKB(c.Fetched))
 	}
 	if tw != nil {
@@ -177,6 +178,8 @@ func (s *scaleReport) write(w io.Writer, f diffusionFlags) {
 	fmt.Fprintf(w, "  closure, ms from publication, over the %d receivers: p10 %.0f, p50 %.0f, p90 %.0f, max %.0f; floor (by hops) %.0f–%.0f; forger stored its own in %.0f\n",
 		len(floors), s.Percentiles["p10"], s.Percentiles["p50"], s.Percentiles["p90"], s.Percentiles["p100"],
 		slices.Min(floors), slices.Max(floors), c.ForgerStoredMs)
+	fmt.Fprintf(w, "  CPU: the nodes used %.1f s of CPU during the diffusion (%.0f ms a node), %.2f cores on average until the last node held it\n",
+		c.CPUMs/1000, c.CPUMs/float64(s.Nodes), c.CPUMs/c.ToLastMs)
 	fmt.Fprintf(w, "  target: every node holds the closure within L_hdr + L_vote = %.0f ms: %d of %d: %s\n",
 		s.DeadlineMs, s.WithinDeadline, s.Nodes, verdict(s.Met))
 	if m := s.Memory; m != nil {
