@@ -66,7 +66,7 @@ beside it (go tool pprof -top FILE).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.Quick {
-				f.Blocks, f.TxRate, f.Funded = 15, 1000, 10
+				f.Blocks, f.TxRate, f.Funded = 8, 800, 4
 			}
 			if err := f.validate(); err != nil {
 				return err
@@ -96,7 +96,7 @@ beside it (go tool pprof -top FILE).`,
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "give up on a sync after this long")
 	fs.BoolVar(&f.profile, "cpu-profile", false, "save a CPU profile of the sync from the most peers into --plots")
 	fs.BoolVar(&f.keep, "keep", false, "keep the benchmark's directory (devnet, node logs)")
-	fs.BoolVar(&f.Quick, "quick", false, "a smoke run of seconds: 15 blocks at 1000 tx/s")
+	fs.BoolVar(&f.Quick, "quick", false, "a smoke run of seconds: 8 blocks at 800 tx/s")
 	fs.StringVar(&f.plots, "plots", ".", "directory for the PNG plot (\"\" for none)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON document instead of the tables")
 	return cmd

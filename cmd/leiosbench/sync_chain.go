@@ -59,7 +59,8 @@ type syncChainStats struct {
 	TxsViaEBs     uint64  `json:"txs_via_certified_ebs"`
 	EBsAnnounced  int     `json:"ebs_announced"`
 	EBsCertified  int     `json:"ebs_certified"`
-	Bytes         uint64  `json:"bytes"` // blocks, and the certified EBs' bodies and closures
+	Bytes         uint64  `json:"bytes"`    // blocks, and the certified EBs' bodies and closures
+	EBBytes       uint64  `json:"eb_bytes"` // the certified EBs' bodies and closures
 	TxRate        float64 `json:"tx_rate"`
 	ForgeSeconds  float64 `json:"forge_seconds"`
 	FundedChains  int     `json:"funded_chains"`
@@ -340,14 +341,15 @@ func (f *chainForge) describe() (syncChainStats, []*block.Block, error) {
 			}
 			s.EBsCertified++
 			s.TxsViaEBs += uint64(len(closure))
-			s.Bytes += uint64(parent.Announcement.EbSize)
+			s.EBBytes += uint64(parent.Announcement.EbSize)
 			for _, tx := range closure {
-				s.Bytes += uint64(len(tx))
+				s.EBBytes += uint64(len(tx))
 			}
 		}
 		parent = blk.Header
 	}
 	s.Blocks = len(blocks)
+	s.Bytes += s.EBBytes
 	s.Slots = tip.Point.Slot
 	s.ChainSeconds = float64(tip.Point.Slot) * f.clock.SlotLength.Seconds()
 	s.Txs = s.TxsViaRBs + s.TxsViaEBs

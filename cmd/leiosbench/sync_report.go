@@ -73,8 +73,8 @@ func (r *syncReport) write(w io.Writer) {
 	c := r.Chain
 	fmt.Fprintf(w, "sync: a forged devnet chain of %d blocks over %d slots (%.0f s of chain time at %d ms, f %s, k %d), forged in %.1f s at %g tx/s\n",
 		c.Blocks, c.Slots, c.ChainSeconds, c.SlotLengthMs, c.ActiveSlots, c.SecurityParam, c.ForgeSeconds, c.TxRate)
-	fmt.Fprintf(w, "  %d txs (%d through RBs, %d through certified EBs), %d EBs announced, %d certified; %.1f MB of blocks and certified EBs\n",
-		c.Txs, c.TxsViaRBs, c.TxsViaEBs, c.EBsAnnounced, c.EBsCertified, float64(c.Bytes)/1e6)
+	fmt.Fprintf(w, "  %d txs (%d through RBs, %d through certified EBs), %d EBs announced, %d certified; %.1f MB: %.1f MB of blocks, %.1f MB of certified EBs (bodies and closures)\n",
+		c.Txs, c.TxsViaRBs, c.TxsViaEBs, c.EBsAnnounced, c.EBsCertified, float64(c.Bytes)/1e6, float64(c.Bytes-c.EBBytes)/1e6, float64(c.EBBytes)/1e6)
 	fmt.Fprintf(w, "\n%-37s %8s %9s %9s %7s %8s %13s %11s\n", "", "s", "blocks/s", "txs/s", "MB/s", "startup", "of validation", "EBs fetched")
 	line := func(name string, run *syncRun) {
 		startup, share, fetched := "", "", ""
