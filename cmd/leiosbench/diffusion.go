@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,15 +28,17 @@ type diffusionFlags struct {
 	Seed       uint64        `json:"seed"`
 	Scale      scaleFlags    `json:"scale"`
 	Quick      bool          `json:"quick"`
+	CPUProfile string        `json:"-"`
 	Plots      string        `json:"-"`
 	JSON       bool          `json:"-"`
 
 	bytesPerSec float64
 }
 
-// scaleFlags set the one large run: many nodes in a random graph.
+// scaleFlags set the scale runs: many nodes in a random graph, one run
+// per node count.
 type scaleFlags struct {
-	Nodes     int    `json:"nodes"` // 0: no scale run
+	Nodes     []int  `json:"nodes"` // none: no scale run
 	Degree    int    `json:"degree"`
 	Bandwidth string `json:"bandwidth"`
 	SizeMB    int    `json:"closure_mb"`
@@ -59,11 +64,13 @@ in each direction. Every node first holds the held share of the EB's txs
 of 864 random bytes) and publishes it; the run waits until every node holds
 the whole closure. Times are from the start of the publication.
 
-First the scale run: --scale-nodes nodes in a random graph of average
-degree --scale-degree, --scale-bandwidth links, one --scale-size MB EB of
-which --scale-held % is held, each node's tx cache sized for the EBs in
-play; it prints the CDF of the nodes' closure times against the voting
-deadline (L_hdr + L_vote) and the process's memory per node. Then the
+First the scale runs, one per count of --scale-nodes: that many nodes in a
+random graph of average degree --scale-degree, --scale-bandwidth links,
+one --scale-size MB EB of which --scale-held % is held, each node's tx
+cache sized for the EBs in play; each prints the nodes' closure times
+against the voting deadline (L_hdr + L_vote), the CPU time the nodes spent
+and the process's memory per node. All nodes share this machine's cores:
+past a few dozen nodes the harness measures its CPU, not the links. Then the
 matrix: for each topology × closure size × held share, --nodes nodes on
 --bandwidth links; for the line, each hop's time.
 
@@ -77,7 +84,8 @@ forger. The target: a 12 MB closure crosses the line's first hop in
 Plots (PNG, in --plots): diffusion-line.png (closure time per hop of the
 line, with the floor), diffusion-random.png (CDF of closure times over the
 nodes of the random graph, with the floor), diffusion-scale.png (the same
-for the scale run, with the voting deadline).`,
+for the scale runs, with the voting deadline, and closure times by hops).
+Every node runs with a node's own LeiosDB block cache (128 MiB at most).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.Quick {
@@ -108,13 +116,14 @@ for the scale run, with the voting deadline).`,
 	fs.IntSliceVar(&f.SizesMB, "sizes", []int{1, 4, 12}, "EB closure sizes of the matrix, in MB (10^6 bytes)")
 	fs.IntSliceVar(&f.HeldPct, "held", []int{0, 50, 100}, "shares of the EB's txs the receivers already hold, in %")
 	fs.Uint64Var(&f.Seed, "seed", 1, "seed of the random graphs and the txs")
-	fs.IntVar(&f.Scale.Nodes, "scale-nodes", 100, "nodes of the scale run (0: none)")
+	fs.IntSliceVar(&f.Scale.Nodes, "scale-nodes", []int{25, 100}, "nodes of each scale run (\"\": none)")
 	fs.IntVar(&f.Scale.Degree, "scale-degree", 10, "average degree of the scale run's random graph")
 	fs.StringVar(&f.Scale.Bandwidth, "scale-bandwidth", "100Mbit", "rate of the scale run's links, each way")
 	fs.IntVar(&f.Scale.SizeMB, "scale-size", 12, "EB closure size of the scale run, in MB")
 	fs.IntVar(&f.Scale.HeldPct, "scale-held", 50, "share of the scale run's EB the nodes already hold, in %")
 	fs.BoolVar(&f.Quick, "quick", false, "a smoke run of seconds: 4 nodes, 1 MB, 0 and 100 % held; a 12-node scale run of 1 MB")
 	fs.StringVar(&f.Plots, "plots", ".", "directory for the PNG plots (\"\" for none)")
+	fs.StringVar(&f.CPUProfile, "cpu-profile", "", "write a CPU profile of the largest scale run's diffusion (every node's work) to this file")
 	fs.BoolVar(&f.JSON, "json", false, "print one JSON document instead of the tables")
 	return cmd
 }
@@ -122,7 +131,7 @@ for the scale run, with the voting deadline).`,
 // quick shrinks the runs to a smoke test of seconds.
 func (f *diffusionFlags) quick() {
 	f.Nodes, f.SizesMB, f.HeldPct = 4, []int{1}, []int{0, 100}
-	f.Scale.Nodes, f.Scale.Degree, f.Scale.SizeMB = 12, 4, 1
+	f.Scale.Nodes, f.Scale.Degree, f.Scale.SizeMB = []int{12}, 4, 1
 }
 
 func (f *diffusionFlags) validate() error {
@@ -152,13 +161,12 @@ func (f *diffusionFlags) validate() error {
 		}
 	}
 	s := &f.Scale
-	if s.Nodes != 0 {
-		if s.Nodes < 2 {
-			return errors.New("--scale-nodes must be 0 or at least 2")
+	for _, n := range s.Nodes {
+		if s.Degree < 2 || s.Degree >= n {
+			return fmt.Errorf("--scale-nodes %d, --scale-degree %d: want a degree of at least 2 and under the nodes", n, s.Degree)
 		}
-		if s.Degree < 2 || s.Degree >= s.Nodes {
-			return fmt.Errorf("--scale-degree %d: want at least 2 and under --scale-nodes", s.Degree)
-		}
+	}
+	if len(s.Nodes) > 0 {
 		if s.bytesPerSec, err = parseBandwidth("--scale-bandwidth", s.Bandwidth); err != nil {
 			return err
 		}
@@ -198,6 +206,11 @@ func parseTopology(s string) (leiosnet.Topology, error) {
 	return 0, fmt.Errorf("unknown topology %q (line, random)", s)
 }
 
+// nodeDBCache is the LeiosDB block cache of a node run with its defaults
+// (leiosdb.Options): the benchmark's nodes get it too, so their reads are
+// a node's. Pebble allocates the cache as it fills.
+const nodeDBCache = 128 << 20
+
 // diffusionSetup is one run: a fresh network and one EB.
 type diffusionSetup struct {
 	nodes       int
@@ -208,33 +221,40 @@ type diffusionSetup struct {
 	closureMB   int
 	heldPct     int
 	seed        uint64
-	txCapacity  int  // 0: leiosnet's default
-	memory      bool // measure the process's memory
+	txCapacity  int    // 0: leiosnet's default
+	dbCache     int64  // 0: leiosnet's default
+	memory      bool   // measure the process's memory
+	cpuProfile  string // a file for a CPU profile of the diffusion, or ""
 }
 
 // runDiffusionBench runs the scale run, then every cell of the matrix, each
 // on a fresh network, logging progress.
 func runDiffusionBench(ctx context.Context, f diffusionFlags, progress io.Writer) (*diffusionReport, error) {
 	report := &diffusionReport{Flags: f, BytesPerSecond: f.bytesPerSec}
-	if s := f.Scale; s.Nodes > 0 {
+	s := f.Scale
+	for _, nodes := range s.Nodes {
 		// The one graph: a spanning tree plus random links up to the degree.
-		extra := max(1, s.Nodes*s.Degree/2-(s.Nodes-1))
+		extra := max(1, nodes*s.Degree/2-(nodes-1))
 		txs := s.SizeMB * 1_000_000 / leiosnet.TxSize
 		setup := diffusionSetup{
-			nodes: s.Nodes, topology: leiosnet.RandomGraph, extraEdges: extra,
+			nodes: nodes, topology: leiosnet.RandomGraph, extraEdges: extra,
 			latency: f.Latency, bytesPerSec: s.bytesPerSec,
 			closureMB: s.SizeMB, heldPct: s.HeldPct, seed: f.Seed,
 			// The EBs in play (the warm-up's one tx, the held share's EB
 			// and the EB) at a load of one half.
 			txCapacity: 2 * (1 + txs*s.HeldPct/100 + txs),
+			dbCache:    nodeDBCache,
 			memory:     true,
 		}
-		fmt.Fprintf(progress, "diffusion: scale run, %d nodes, degree %d, %d MB, %d%% held...\n", s.Nodes, s.Degree, s.SizeMB, s.HeldPct)
+		if nodes == slices.Max(s.Nodes) {
+			setup.cpuProfile = f.CPUProfile
+		}
+		fmt.Fprintf(progress, "diffusion: scale run, %d nodes, degree %d, %d MB, %d%% held...\n", nodes, s.Degree, s.SizeMB, s.HeldPct)
 		run, err := runDiffusionSetup(ctx, setup)
 		if err != nil {
-			return nil, fmt.Errorf("scale run: %w", err)
+			return nil, fmt.Errorf("scale run of %d nodes: %w", nodes, err)
 		}
-		report.Scale = newScaleReport(s, setup, run)
+		report.Scale = append(report.Scale, newScaleReport(s, setup, run))
 	}
 	for _, name := range f.Topologies {
 		topology, _ := parseTopology(name)
@@ -243,7 +263,7 @@ func runDiffusionBench(ctx context.Context, f diffusionFlags, progress io.Writer
 				fmt.Fprintf(progress, "diffusion: %s, %d MB, %d%% held...\n", name, mb, held)
 				run, err := runDiffusionSetup(ctx, diffusionSetup{
 					nodes: f.Nodes, topology: topology, latency: f.Latency, bytesPerSec: f.bytesPerSec,
-					closureMB: mb, heldPct: held, seed: f.Seed,
+					closureMB: mb, heldPct: held, seed: f.Seed, dbCache: nodeDBCache,
 				})
 				if err != nil {
 					return nil, fmt.Errorf("%s, %d MB, %d%% held: %w", name, mb, held, err)
@@ -276,7 +296,7 @@ func runDiffusionSetup(ctx context.Context, s diffusionSetup) (*diffusionRun, er
 	started := time.Now()
 	n, err := leiosnet.Start(ctx, leiosnet.Options{
 		Nodes: s.nodes, Topology: s.topology, ExtraEdges: s.extraEdges, Seed: s.seed,
-		Latency: s.latency, Bandwidth: s.bytesPerSec, TxCapacity: s.txCapacity,
+		Latency: s.latency, Bandwidth: s.bytesPerSec, TxCapacity: s.txCapacity, DBCacheBytes: s.dbCache,
 	})
 	if err != nil {
 		return nil, err
@@ -300,8 +320,13 @@ func runDiffusionSetup(ctx context.Context, s diffusionSetup) (*diffusionRun, er
 	if s.memory {
 		idle = readMemory()
 	}
+	stopProfile, err := startCPUProfile(s.cpuProfile)
+	if err != nil {
+		return nil, err
+	}
 	cpuBefore, _ := cpuTime()
 	d, err := n.Diffuse(ctx, 0, eb)
+	stopProfile()
 	if err != nil {
 		return nil, err
 	}
@@ -353,6 +378,26 @@ func newDiffusionCell(s diffusionSetup, n *leiosnet.Network, eb *leiosnet.EB, d 
 		}
 	}
 	return c
+}
+
+// startCPUProfile profiles this process into file until the returned stop
+// is called; an empty file profiles nothing.
+func startCPUProfile(file string) (stop func(), err error) {
+	if file == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

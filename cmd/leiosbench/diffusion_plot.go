@@ -39,7 +39,7 @@ func plotDiffusion(r *diffusionReport, dir string) ([]string, error) {
 		}
 		files = append(files, path)
 	}
-	if r.Scale != nil {
+	if len(r.Scale) > 0 {
 		cdf, byHops, err := scaleCharts(r.Scale, r.Flags)
 		if err != nil {
 			return nil, err
@@ -97,52 +97,57 @@ func diffusionChart(r *diffusionReport, topology string, mb int) (*plot.Plot, er
 	return p, nil
 }
 
-// scaleCharts are the scale run's CDF over its nodes and its closure
-// times by hops from the forger.
-func scaleCharts(s *scaleReport, f diffusionFlags) (*plot.Plot, *plot.Plot, error) {
-	c := s.Cell
-	title := fmt.Sprintf("%d nodes, degree %.1f, %s, %v: %d MB, %d%% held", s.Nodes, s.AverageDegree, s.Bandwidth, f.Latency, c.ClosureMB, c.HeldPct)
+// scaleCharts are the scale runs' CDFs over their nodes, and their
+// closure times by hops from the forger, a color per run.
+func scaleCharts(runs []*scaleReport, f diffusionFlags) (*plot.Plot, *plot.Plot, error) {
+	s := f.Scale
+	title := fmt.Sprintf("random graphs of degree %d, %s, %v: %d MB, %d%% held", s.Degree, s.Bandwidth, f.Latency, s.SizeMB, s.HeldPct)
 	cdf := plots.New(title, "s from publication", "fraction of the nodes holding the closure")
 	cdf.Y.Max = 1
-	if err := plots.Line(cdf, "measured", plots.CDF(seconds(c.ClosureMs)), plots.Style{Color: 0, Steps: true}); err != nil {
-		return nil, nil, err
+	byHops := plots.New("closure time by distance from the forger", "hops from the forger", "closure held, s from publication")
+	deadline, latest, farthest := runs[0].DeadlineMs/1000, 0.0, 0
+	for i, r := range runs {
+		c := r.Cell
+		name := fmt.Sprintf("%d nodes", r.Nodes)
+		if err := plots.Line(cdf, name, plots.CDF(seconds(c.ClosureMs)), plots.Style{Color: i, Steps: true}); err != nil {
+			return nil, nil, err
+		}
+		if err := plots.Line(cdf, name+", floor", plots.CDF(seconds(c.FloorMs)), plots.Style{Color: i, Dashed: true, Steps: true}); err != nil {
+			return nil, nil, err
+		}
+		var measured plotter.XYs
+		floorAt := map[int]float64{}
+		for n, h := range c.Hops {
+			measured = append(measured, plotter.XY{X: float64(h), Y: c.ClosureMs[n] / 1000})
+			floorAt[h] = c.FloorMs[n] / 1000
+		}
+		var floor plotter.XYs
+		for h := range slices.Max(c.Hops) + 1 {
+			floor = append(floor, plotter.XY{X: float64(h), Y: floorAt[h]})
+		}
+		points, err := plotter.NewScatter(measured)
+		if err != nil {
+			return nil, nil, err
+		}
+		points.Color = plots.Color(i)
+		byHops.Add(points)
+		byHops.Legend.Add(name, points)
+		if err := plots.Line(byHops, name+", floor", floor, plots.Style{Color: i, Dashed: true}); err != nil {
+			return nil, nil, err
+		}
+		latest, farthest = max(latest, slices.Max(c.ClosureMs)/1000), max(farthest, slices.Max(c.Hops))
 	}
-	if err := plots.Line(cdf, "floor", plots.CDF(seconds(c.FloorMs)), plots.Style{Color: 0, Dashed: true, Steps: true}); err != nil {
-		return nil, nil, err
-	}
-	if err := plots.VLine(cdf, "L_hdr + L_vote", s.DeadlineMs/1000, 1); err != nil {
+	if err := plots.VLine(cdf, "L_hdr + L_vote", deadline, 1); err != nil {
 		return nil, nil, err
 	}
 	// Room on the right for the legend, past the deadline.
-	cdf.X.Max = max(s.DeadlineMs, slices.Max(c.ClosureMs)) / 1000 * 1.4
+	cdf.X.Max = max(deadline, latest) * 1.4
 	cdf.Legend.Left, cdf.Legend.Top = false, false
-
-	byHops := plots.New("closure time by distance from the forger", "hops from the forger", "closure held, s from publication")
-	var measured plotter.XYs
-	floorAt := map[int]float64{}
-	for i, h := range c.Hops {
-		measured = append(measured, plotter.XY{X: float64(h), Y: c.ClosureMs[i] / 1000})
-		floorAt[h] = c.FloorMs[i] / 1000
-	}
-	var floor plotter.XYs
-	for h := range slices.Max(c.Hops) + 1 {
-		floor = append(floor, plotter.XY{X: float64(h), Y: floorAt[h]})
-	}
-	points, err := plotter.NewScatter(measured)
-	if err != nil {
+	if err := plots.HLine(byHops, "L_hdr + L_vote", deadline, float64(farthest)+0.5); err != nil {
 		return nil, nil, err
 	}
-	points.Color = plots.Color(0)
-	byHops.Add(points)
-	byHops.Legend.Add("a node", points)
-	if err := plots.Line(byHops, "floor", floor, plots.Style{Color: 0, Dashed: true}); err != nil {
-		return nil, nil, err
-	}
-	if err := plots.HLine(byHops, "L_hdr + L_vote", s.DeadlineMs/1000, float64(slices.Max(c.Hops))+0.5); err != nil {
-		return nil, nil, err
-	}
-	byHops.X.Max = float64(slices.Max(c.Hops)) + 0.5
-	byHops.Y.Max = max(s.DeadlineMs/1000, slices.Max(c.ClosureMs)/1000) * 1.3 // room for the legend
+	byHops.X.Max = float64(farthest) + 0.5
+	byHops.Y.Max = max(deadline, latest) * 1.3 // room for the legend
 	byHops.Legend.Left = false
 	return cdf, byHops, nil
 }

@@ -11,7 +11,7 @@ import (
 type diffusionReport struct {
 	Flags          diffusionFlags   `json:"flags"`
 	BytesPerSecond float64          `json:"bytes_per_second"` // the matrix's links, each way
-	Scale          *scaleReport     `json:"scale,omitempty"`
+	Scale          []*scaleReport   `json:"scale,omitempty"`
 	Cells          []diffusionCell  `json:"cells"`
 	Target         *diffusionTarget `json:"target,omitempty"`
 }
@@ -101,7 +101,7 @@ type scaleReport struct {
 func newScaleReport(f scaleFlags, s diffusionSetup, run *diffusionRun) *scaleReport {
 	c := run.cell
 	r := &scaleReport{
-		Nodes: f.Nodes, Edges: c.Edges, AverageDegree: 2 * float64(c.Edges) / float64(f.Nodes),
+		Nodes: s.nodes, Edges: c.Edges, AverageDegree: 2 * float64(c.Edges) / float64(s.nodes),
 		Bandwidth: f.Bandwidth, BytesPerSecond: f.bytesPerSec, TxCacheCapacity: s.txCapacity,
 		SetupMs: millis(run.setup), Cell: c, DeadlineMs: millis(run.votingDeadline), Memory: run.memory,
 		Percentiles: map[string]float64{},
@@ -116,7 +116,7 @@ func newScaleReport(f scaleFlags, s diffusionSetup, run *diffusionRun) *scaleRep
 			r.WithinDeadline++
 		}
 	}
-	r.Met = r.WithinDeadline == f.Nodes
+	r.Met = r.WithinDeadline == s.nodes
 	return r
 }
 
@@ -128,7 +128,7 @@ func verdict(met bool) string {
 }
 
 func (r *diffusionReport) write(w io.Writer) {
-	if s := r.Scale; s != nil {
+	for _, s := range r.Scale {
 		s.write(w, r.Flags)
 	}
 	if len(r.Cells) > 0 {

@@ -28,10 +28,11 @@ func TestDiffusionQuick(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Scale == nil || len(r.Cells) != 4 {
-		t.Fatalf("scale run %v and %d matrix cells, want a scale run and 4 cells", r.Scale != nil, len(r.Cells))
+	if len(r.Scale) != 1 || len(r.Cells) != 4 {
+		t.Fatalf("%d scale runs and %d matrix cells, want 1 and 4", len(r.Scale), len(r.Cells))
 	}
-	cells := append([]diffusionCell{r.Scale.Cell}, r.Cells...)
+	scale := r.Scale[0]
+	cells := append([]diffusionCell{scale.Cell}, r.Cells...)
 	for _, c := range cells {
 		if len(c.ClosureMs) != len(c.Hops) || len(c.FloorMs) != len(c.Hops) {
 			t.Fatalf("%s %d%%: %d closure times, %d floors for %d nodes", c.Topology, c.HeldPct, len(c.ClosureMs), len(c.FloorMs), len(c.Hops))
@@ -52,10 +53,10 @@ func TestDiffusionQuick(t *testing.T) {
 			t.Errorf("line: %d hop times for %d nodes", len(c.HopMs), len(c.Hops))
 		}
 	}
-	if r.Scale.WithinDeadline == 0 || r.Scale.Percentiles["p50"] <= 0 {
-		t.Errorf("scale run: %d nodes within the deadline, p50 %.0f ms", r.Scale.WithinDeadline, r.Scale.Percentiles["p50"])
+	if scale.WithinDeadline == 0 || scale.Percentiles["p50"] <= 0 || scale.Cell.CPUMs <= 0 {
+		t.Errorf("scale run: %d nodes within the deadline, p50 %.0f ms, CPU %.0f ms", scale.WithinDeadline, scale.Percentiles["p50"], scale.Cell.CPUMs)
 	}
-	if m := r.Scale.Memory; runtime.GOOS == "linux" && (m == nil || m.PeakRSSPerNode <= 0 || m.IdleRSSPerNode <= 0) {
+	if m := scale.Memory; runtime.GOOS == "linux" && (m == nil || m.PeakRSSPerNode <= 0 || m.IdleRSSPerNode <= 0) {
 		t.Errorf("scale run memory: %+v", m)
 	}
 	for _, name := range []string{"diffusion-line.png", "diffusion-random.png", "diffusion-scale.png"} {

@@ -169,7 +169,7 @@ func (n *Network) newNode(i int, dir string) (*Node, error) {
 	nd := &Node{Index: i}
 	if nd.Pipeline, err = leios.Open(leios.Options{
 		Dir:          dir,
-		DBCacheBytes: 8 << 20,
+		DBCacheBytes: n.opts.DBCacheBytes,
 		Limits:       n.limits,
 		TxCache:      txcache.Options{TxCapacity: n.opts.TxCapacity},
 		Validator:    n.validator,
