@@ -63,6 +63,7 @@ func diffusionChart(r *diffusionReport, topology string, mb int) (*plot.Plot, er
 	} else {
 		p = plots.New(title, "s from publication", "fraction of the nodes holding the closure")
 		p.Y.Max = 1
+		p.Legend.Top, p.Legend.Left = false, false // a CDF leaves the lower right empty
 	}
 	style := 0
 	for _, c := range r.Cells {

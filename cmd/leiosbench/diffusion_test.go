@@ -12,7 +12,7 @@ import (
 
 // TestDiffusionQuick runs `leiosbench diffusion --quick`: every node of
 // every run ends up with the closure, never before the physical floor of
-// its hops (the links are honest), having fetched what it missed; the
+// its path (the links are honest), having fetched what it missed; the
 // plots are written and the JSON carries the table's figures.
 func TestDiffusionQuick(t *testing.T) {
 	dir := t.TempDir()
@@ -41,7 +41,10 @@ func TestDiffusionQuick(t *testing.T) {
 			if h <= 0 {
 				continue
 			}
-			if c.ClosureMs[i] < c.FloorMs[i]-1 {
+			// The floor is a single path's: a node that fetches from two
+			// neighbours at once may beat it, so it binds where only one
+			// path exists (the line, and the forger's neighbours).
+			if (c.Topology == "line" || h == 1) && c.ClosureMs[i] < c.FloorMs[i]-1 {
 				t.Errorf("%s %d MB %d%% held: node %d (%d hops) held the closure at %.1f ms, under its floor %.1f ms",
 					c.Topology, c.ClosureMB, c.HeldPct, i, h, c.ClosureMs[i], c.FloorMs[i])
 			}

@@ -126,7 +126,7 @@ func (f *syncFlags) validate() error {
 	return nil
 }
 
-func runSyncBench(ctx context.Context, f syncFlags, progress io.Writer) (*syncReport, error) {
+func runSyncBench(ctx context.Context, f syncFlags, progress io.Writer) (_ *syncReport, err error) {
 	report := &syncReport{Flags: f, LoadBefore: loadAverage()}
 	exe := f.leiosnode
 	if exe == "" {
@@ -142,11 +142,14 @@ func runSyncBench(ctx context.Context, f syncFlags, progress io.Writer) (*syncRe
 	if err != nil {
 		return nil, err
 	}
-	if f.keep {
-		fmt.Fprintln(progress, "sync: keeping", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
+	defer func() {
+		// A failed run keeps its node logs, which its error names.
+		if f.keep || err != nil {
+			fmt.Fprintln(progress, "sync: kept", dir)
+		} else {
+			_ = os.RemoveAll(dir)
+		}
+	}()
 
 	fmt.Fprintf(progress, "sync: forging %d blocks at %g tx/s...\n", f.Blocks, f.TxRate)
 	chain, err := forgeSyncChain(ctx, filepath.Join(dir, "devnet"), chainSpec{

@@ -127,36 +127,39 @@ type syncSources struct {
 	peers []string // each one's multiaddr with /p2p/, for a topology
 }
 
-// startSources gives node-1 and node-2 copies of node-0's databases and
+// startSources gives node-1 and node-2 copies of node-0's databases, all
+// copied before any node starts (a running node changes its files), and
 // starts all three as relays; it returns once each serves the chain's tip.
 func startSources(ctx context.Context, exe string, chain *syncChain, client *http.Client) (*syncSources, error) {
-	cfg0, err := config.Load(chain.layout.Nodes[0].ConfigFile)
-	if err != nil {
-		return nil, err
-	}
-	s := &syncSources{}
+	cfgs := make([]*config.Config, len(chain.layout.Nodes))
 	for i, n := range chain.layout.Nodes {
 		cfg, err := config.Load(n.ConfigFile)
 		if err != nil {
 			return nil, err
 		}
-		if i > 0 {
-			from0, fromLeios := nodeDatabases(cfg0)
-			toChain, toLeios := nodeDatabases(cfg)
-			if err := copyDir(from0, toChain); err != nil {
-				return nil, err
-			}
-			if err := copyDir(fromLeios, toLeios); err != nil {
-				return nil, err
-			}
+		cfgs[i] = cfg
+		if i == 0 {
+			continue
 		}
-		relay := *cfg
+		fromChain, fromLeios := nodeDatabases(cfgs[0])
+		toChain, toLeios := nodeDatabases(cfg)
+		if err := copyDir(fromChain, toChain); err != nil {
+			return nil, err
+		}
+		if err := copyDir(fromLeios, toLeios); err != nil {
+			return nil, err
+		}
+	}
+	s := &syncSources{}
+	for i, n := range chain.layout.Nodes {
+		relay := *cfgs[i]
 		relay.TopologyFile, relay.IssuerKeyFile, relay.VRFKeyFile, relay.BLSKeyFile = "", "", "", ""
 		relayFile := filepath.Join(n.Dir, "relay.json")
 		if err := config.WriteJSON(relayFile, relay); err != nil {
+			s.stop()
 			return nil, err
 		}
-		p, err := startNode(exe, n.Name, relayFile, cfg.HTTPAddr)
+		p, err := startNode(exe, n.Name, relayFile, relay.HTTPAddr)
 		if err != nil {
 			s.stop()
 			return nil, err

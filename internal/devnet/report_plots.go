@@ -77,12 +77,14 @@ func writeReportPlots(path string, s *statusSeries, g *consensus.Genesis, leios 
 	ebs.Y.Max = 1
 	rate := plots.New("txs reaching the chain", "s from the devnet's start", fmt.Sprintf("tx/s on chain (over %v)", onChainRateSpan))
 	pools := plots.New("mempools", "s from the devnet's start", "txs in the mempool")
+	latest, fullest := 0.0, 0.0 // the longest closure latency, the fullest mempool
 	for i, name := range s.names {
 		var tip, pool plotter.XYs
 		for _, sample := range s.samples {
 			if n := sample.nodes[i]; n != nil {
 				tip = append(tip, plotter.XY{X: sample.seconds, Y: float64(n.tip)})
 				pool = append(pool, plotter.XY{X: sample.seconds, Y: float64(n.mempoolTxs)})
+				fullest = max(fullest, float64(n.mempoolTxs))
 			}
 		}
 		style := plots.Style{Color: i, Steps: true}
@@ -97,6 +99,7 @@ func writeReportPlots(path string, s *statusSeries, g *consensus.Genesis, leios 
 			for _, eb := range leios.EBs {
 				if ms, ok := eb.ClosureMs[name]; ok {
 					closures = append(closures, float64(ms))
+					latest = max(latest, float64(ms))
 				}
 			}
 			if len(closures) > 0 {
@@ -111,7 +114,9 @@ func writeReportPlots(path string, s *statusSeries, g *consensus.Genesis, leios 
 	if err := plots.VLine(ebs, "L_hdr + L_vote", deadline, 1); err != nil {
 		return err
 	}
-	ebs.Legend.Top, ebs.Legend.Left = false, false
+	ebs.Legend.Top, ebs.Legend.Left = false, false // a CDF leaves the lower right empty
+	ebs.X.Max = max(deadline, latest) * 1.4 // room for the legend past the deadline
+	pools.Y.Max = fullest * 1.3 // room for the legend
 	onChain := s.onChainRate()
 	if err := plots.Line(rate, "on chain", onChain, plots.Style{Color: 0}); err != nil {
 		return err
