@@ -227,8 +227,8 @@ type diffusionSetup struct {
 	cpuProfile  string // a file for a CPU profile of the diffusion, or ""
 }
 
-// runDiffusionBench runs the scale run, then every cell of the matrix, each
-// on a fresh network, logging progress.
+// runDiffusionBench runs the scale runs, then every cell of the matrix,
+// each on a fresh network, logging progress.
 func runDiffusionBench(ctx context.Context, f diffusionFlags, progress io.Writer) (*diffusionReport, error) {
 	report := &diffusionReport{Flags: f, BytesPerSecond: f.bytesPerSec}
 	s := f.Scale

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -20,10 +21,12 @@ type processMemory struct {
 	GoHeld       uint64
 }
 
-// readMemory takes a snapshot after a garbage collection, so the heap
-// figure is what is live. RSS figures are 0 where /proc is missing.
+// readMemory takes a snapshot after a garbage collection that also
+// returns free memory to the OS, so the heap figure is what is live and
+// the RSS holds no garbage of an earlier run. RSS figures are 0 where
+// /proc is missing.
 func readMemory() processMemory {
-	runtime.GC()
+	debug.FreeOSMemory()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m := processMemory{GoHeap: ms.HeapInuse, GoHeld: ms.Sys - ms.HeapReleased}

@@ -43,7 +43,7 @@ type syncChain struct {
 	layout  *devnet.Layout
 	genesis *consensus.Genesis
 	// blocks are the chain's blocks in order, for the in-process
-	// validation; closures the certified closures' bytes by point.
+	// validation.
 	blocks []*block.Block
 	tip    block.Tip
 	stats  syncChainStats
