@@ -115,8 +115,8 @@ func writeReportPlots(path string, s *statusSeries, g *consensus.Genesis, leios 
 		return err
 	}
 	ebs.Legend.Top, ebs.Legend.Left = false, false // a CDF leaves the lower right empty
-	ebs.X.Max = max(deadline, latest) * 1.4 // room for the legend past the deadline
-	pools.Y.Max = fullest * 1.3 // room for the legend
+	ebs.X.Max = max(deadline, latest) * 1.4        // room for the legend past the deadline
+	pools.Y.Max = fullest * 1.3                    // room for the legend
 	onChain := s.onChainRate()
 	if err := plots.Line(rate, "on chain", onChain, plots.Style{Color: 0}); err != nil {
 		return err

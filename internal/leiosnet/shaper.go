@@ -98,12 +98,13 @@ func (s *shaper) queueFrames() int {
 // the stream's remote peer.
 func (s *shaper) shape(st network.Stream) network.Stream {
 	ss := &shapedStream{
-		Stream: st,
-		wire:   s.wire(st.Conn().RemotePeer()),
-		queue:  make(chan frame, s.queueFrames()),
-		ended:  make(chan struct{}),
-		done:   make(chan struct{}),
-		stop:   s.stop,
+		Stream:  st,
+		wire:    s.wire(st.Conn().RemotePeer()),
+		queue:   make(chan frame, s.queueFrames()),
+		closing: make(chan struct{}),
+		ended:   make(chan struct{}),
+		done:    make(chan struct{}),
+		stop:    s.stop,
 	}
 	go ss.deliver()
 	return ss
@@ -122,17 +123,17 @@ var errStreamEnded = errors.New("leiosnet: write on a closed stream")
 // the underlying mocknet stream; reads are the underlying stream's.
 type shapedStream struct {
 	network.Stream
-	wire  *wire
-	queue chan frame    // to deliver; closed by closeWrite
-	ended chan struct{} // closed by Reset: drop what is queued
-	done  chan struct{} // closed when deliver returns
-	stop  <-chan struct{}
+	wire    *wire
+	queue   chan frame    // to deliver, never closed: a Write may race a Close
+	closing chan struct{} // closed by CloseWrite or Close: deliver what is queued, then end
+	ended   chan struct{} // closed by Reset: drop what is queued
+	done    chan struct{} // closed when deliver returns
+	stop    <-chan struct{}
 
 	endOnce   sync.Once
 	closeOnce sync.Once
-	mu        sync.Mutex // guards closed and err
-	closed    bool
-	err       error // the underlying stream's write error
+	mu        sync.Mutex // guards err
+	err       error      // the underlying stream's write error
 }
 
 // Write queues p frame by frame on the wire; it returns once the last
@@ -158,15 +159,16 @@ func (s *shapedStream) Write(p []byte) (int, error) {
 }
 
 func (s *shapedStream) enqueue(f frame) error {
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
+	select {
+	case <-s.closing:
 		return errStreamEnded
+	default:
 	}
 	select {
 	case s.queue <- f:
 		return nil
+	case <-s.closing:
+		return errStreamEnded
 	case <-s.ended:
 	case <-s.done:
 	case <-s.stop:
@@ -198,45 +200,55 @@ func (s *shapedStream) writeErr() error {
 	return errStreamEnded
 }
 
-// deliver writes each frame to the underlying stream when it arrives; once
-// the queue is closed and drained it closes the underlying stream's write
-// side, so its end arrives after its last bytes.
+// deliver writes each frame to the underlying stream when it arrives;
+// once the stream is closing it delivers what is queued and closes the
+// underlying stream's write side, so its end arrives after its last bytes.
 func (s *shapedStream) deliver() {
 	defer close(s.done)
 	for {
-		var f frame
-		var open bool
 		select {
-		case f, open = <-s.queue:
+		case f := <-s.queue:
+			if !s.deliverFrame(f) {
+				return
+			}
+		case <-s.closing:
+			for {
+				select {
+				case f := <-s.queue:
+					if !s.deliverFrame(f) {
+						return
+					}
+				default:
+					_ = s.Stream.CloseWrite()
+					return
+				}
+			}
 		case <-s.ended:
 			return
 		case <-s.stop:
 			return
 		}
-		if !open {
-			_ = s.Stream.CloseWrite()
-			return
-		}
-		if wait := time.Until(f.arrive); wait > 0 && !s.sleep(wait) {
-			return
-		}
-		if _, err := s.Stream.Write(f.data); err != nil {
-			s.mu.Lock()
-			s.err = err
-			s.mu.Unlock()
-			return
-		}
 	}
+}
+
+// deliverFrame waits for f's arrival and writes it; it reports whether
+// the stream goes on.
+func (s *shapedStream) deliverFrame(f frame) bool {
+	if wait := time.Until(f.arrive); wait > 0 && !s.sleep(wait) {
+		return false
+	}
+	if _, err := s.Stream.Write(f.data); err != nil {
+		s.mu.Lock()
+		s.err = err
+		s.mu.Unlock()
+		return false
+	}
+	return true
 }
 
 // closeWrite ends the write side once what is queued has arrived.
 func (s *shapedStream) closeWrite() {
-	s.closeOnce.Do(func() {
-		s.mu.Lock()
-		s.closed = true
-		s.mu.Unlock()
-		close(s.queue)
-	})
+	s.closeOnce.Do(func() { close(s.closing) })
 }
 
 // CloseWrite ends the write side after the queued bytes; it does not wait
