@@ -111,3 +111,62 @@ func TestShapedStreamsTakeLatencyAndSerialization(t *testing.T) {
 		}
 	}
 }
+
+// A Close racing a Write ends the Write with an error, never a panic, and
+// what was queued before the Close still arrives, then the end.
+func TestShapedStreamCloseRacingWrite(t *testing.T) {
+	mn := mocknet.New()
+	t.Cleanup(func() { _ = mn.Close() })
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	var hosts []*shapedHost
+	for range 2 {
+		h, err := mn.GenPeer()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts = append(hosts, newShapedHost(h, 1e6, time.Millisecond, stop))
+	}
+	if err := mn.LinkAll(); err != nil {
+		t.Fatal(err)
+	}
+	if err := mn.ConnectAllButSelf(); err != nil {
+		t.Fatal(err)
+	}
+	received := make(chan int, 1)
+	hosts[1].SetStreamHandler("/test/1", func(st network.Stream) {
+		data, _ := io.ReadAll(st)
+		received <- len(data)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := hosts[0].NewStream(ctx, hosts[1].ID(), "/test/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrote := make(chan int)
+	go func() {
+		total := 0
+		for {
+			n, err := st.Write(make([]byte, 3000))
+			total += n
+			if err != nil {
+				wrote <- total
+				return
+			}
+		}
+	}()
+	time.Sleep(20 * time.Millisecond)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	total := <-wrote
+	select {
+	case got := <-received:
+		if got > total || got == 0 {
+			t.Errorf("%d bytes arrived of %d written before the close", got, total)
+		}
+	case <-ctx.Done():
+		t.Fatal("the stream's end never arrived")
+	}
+}
