@@ -42,24 +42,7 @@ func TestShapedStreamsTakeLatencyAndSerialization(t *testing.T) {
 		latency = 30 * time.Millisecond
 		size    = 200_000 // 100 ms at the rate
 	)
-	mn := mocknet.New()
-	t.Cleanup(func() { _ = mn.Close() })
-	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop) })
-	var hosts []*shapedHost
-	for range 2 {
-		h, err := mn.GenPeer()
-		if err != nil {
-			t.Fatal(err)
-		}
-		hosts = append(hosts, newShapedHost(h, rate, latency, stop))
-	}
-	if err := mn.LinkAll(); err != nil {
-		t.Fatal(err)
-	}
-	if err := mn.ConnectAllButSelf(); err != nil {
-		t.Fatal(err)
-	}
+	hosts := shapedPair(t, rate, latency)
 	rng := rand.New(rand.NewPCG(1, 2))
 	payload := make([]byte, size)
 	for i := range payload {
@@ -115,24 +98,7 @@ func TestShapedStreamsTakeLatencyAndSerialization(t *testing.T) {
 // A Close racing a Write ends the Write with an error, never a panic, and
 // what was queued before the Close still arrives, then the end.
 func TestShapedStreamCloseRacingWrite(t *testing.T) {
-	mn := mocknet.New()
-	t.Cleanup(func() { _ = mn.Close() })
-	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop) })
-	var hosts []*shapedHost
-	for range 2 {
-		h, err := mn.GenPeer()
-		if err != nil {
-			t.Fatal(err)
-		}
-		hosts = append(hosts, newShapedHost(h, 1e6, time.Millisecond, stop))
-	}
-	if err := mn.LinkAll(); err != nil {
-		t.Fatal(err)
-	}
-	if err := mn.ConnectAllButSelf(); err != nil {
-		t.Fatal(err)
-	}
+	hosts := shapedPair(t, 1e6, time.Millisecond)
 	received := make(chan int, 1)
 	hosts[1].SetStreamHandler("/test/1", func(st network.Stream) {
 		data, _ := io.ReadAll(st)
@@ -169,4 +135,29 @@ func TestShapedStreamCloseRacingWrite(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the stream's end never arrived")
 	}
+}
+
+// shapedPair is two connected mocknet hosts whose streams are shaped at
+// rate and latency.
+func shapedPair(t *testing.T, rate float64, latency time.Duration) []*shapedHost {
+	t.Helper()
+	mn := mocknet.New()
+	t.Cleanup(func() { _ = mn.Close() })
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	var hosts []*shapedHost
+	for range 2 {
+		h, err := mn.GenPeer()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts = append(hosts, newShapedHost(h, rate, latency, stop))
+	}
+	if err := mn.LinkAll(); err != nil {
+		t.Fatal(err)
+	}
+	if err := mn.ConnectAllButSelf(); err != nil {
+		t.Fatal(err)
+	}
+	return hosts
 }
