@@ -32,8 +32,12 @@ type syncRun struct {
 	OfValidation float64 `json:"of_validation,omitempty"`
 	// LeiosFetchedMB are the EB bodies and txs the syncing node fetched
 	// (its /status): the certified EBs' once, or more when fetched twice.
-	LeiosFetchedMB float64      `json:"leios_fetched_mb,omitempty"`
-	Curve          []syncSample `json:"curve"`
+	LeiosFetchedMB float64 `json:"leios_fetched_mb,omitempty"`
+	// CertifiedKept counts the certified EBs whose closure the synced
+	// node holds at the end (its databases, read once it stopped): the
+	// ones it can serve to the next syncing node.
+	CertifiedKept int          `json:"certified_closures_kept,omitempty"`
+	Curve         []syncSample `json:"curve"`
 }
 
 // syncSample is the tip at a time.
@@ -75,14 +79,15 @@ func (r *syncReport) write(w io.Writer) {
 		c.Blocks, c.Slots, c.ChainSeconds, c.SlotLengthMs, c.ActiveSlots, c.SecurityParam, c.ForgeSeconds, c.TxRate)
 	fmt.Fprintf(w, "  %d txs (%d through RBs, %d through certified EBs), %d EBs announced, %d certified; %.1f MB: %.1f MB of blocks, %.1f MB of certified EBs (bodies and closures)\n",
 		c.Txs, c.TxsViaRBs, c.TxsViaEBs, c.EBsAnnounced, c.EBsCertified, float64(c.Bytes)/1e6, float64(c.Bytes-c.EBBytes)/1e6, float64(c.EBBytes)/1e6)
-	fmt.Fprintf(w, "\n%-37s %8s %9s %9s %7s %8s %13s %11s\n", "", "s", "blocks/s", "txs/s", "MB/s", "startup", "of validation", "EBs fetched")
+	fmt.Fprintf(w, "\n%-37s %8s %9s %9s %7s %8s %13s %11s %14s\n", "", "s", "blocks/s", "txs/s", "MB/s", "startup", "of validation", "EBs fetched", "certified kept")
 	line := func(name string, run *syncRun) {
-		startup, share, fetched := "", "", ""
+		startup, share, fetched, kept := "", "", "", ""
 		if run.Peers > 0 {
 			startup, share = fmt.Sprintf("%.2f s", run.StartupSeconds), fmt.Sprintf("%.0f %%", 100*run.OfValidation)
 			fetched = fmt.Sprintf("%.1f MB", run.LeiosFetchedMB)
+			kept = fmt.Sprintf("%d of %d", run.CertifiedKept, c.EBsCertified)
 		}
-		fmt.Fprintf(w, "%-37s %8.2f %9.1f %9.0f %7.2f %8s %13s %11s\n", name, run.Seconds, run.BlocksPerSecond, run.TxsPerSecond, run.MBPerSecond, startup, share, fetched)
+		fmt.Fprintf(w, "%-37s %8.2f %9.1f %9.0f %7.2f %8s %13s %11s %14s\n", name, run.Seconds, run.BlocksPerSecond, run.TxsPerSecond, run.MBPerSecond, startup, share, fetched, kept)
 	}
 	line("validation, in-process, one core", r.Validation)
 	for _, run := range r.Runs {

@@ -208,7 +208,8 @@ func awaitTip(ctx context.Context, p *nodeProcess, client *http.Client, chain *s
 
 // syncFrom starts a fresh relay whose topology is the first peers
 // sources, and polls its /status every pollInterval until its tip is the
-// chain's. The curve is its tip over time from the first answer; the
+// chain's; then it stops the node and counts the certified closures it
+// kept. The curve is its tip over time from the first answer; the
 // optional CPU profile covers the first profileFor of the sync.
 func syncFrom(ctx context.Context, exe string, chain *syncChain, sources *syncSources, peers int, dir string, client *http.Client, timeout, profileFor time.Duration, profileFile string) (*syncRun, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -284,6 +285,10 @@ func syncFrom(ctx context.Context, exe string, chain *syncChain, sources *syncSo
 					if err := <-profiled; err != nil {
 						return nil, err
 					}
+				}
+				p.stop()
+				if run.CertifiedKept, err = certifiedKept(cfgFile); err != nil {
+					return nil, fmt.Errorf("%s's databases: %w", p.name, err)
 				}
 				run.rates(chain.stats)
 				return run, nil

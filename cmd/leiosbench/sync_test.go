@@ -45,7 +45,10 @@ func TestSyncQuick(t *testing.T) {
 			t.Errorf("sync from %d peers: %.2f s, ended at block %d with %d txs (chain: %d, %d)",
 				run.Peers, run.Seconds, last.Block, last.Txs, c.Blocks, c.Txs)
 		}
-		// Certified closures are fetched at least once.
+		// Certified closures are fetched at least once, and kept.
+		if run.CertifiedKept != c.EBsCertified {
+			t.Errorf("sync from %d peers kept %d of the %d certified closures", run.Peers, run.CertifiedKept, c.EBsCertified)
+		}
 		if run.LeiosFetchedMB*1e6 < float64(c.EBBytes)*0.99 {
 			t.Errorf("sync from %d peers fetched %.2f MB of EBs, the certified ones are %.2f MB", run.Peers, run.LeiosFetchedMB, float64(c.EBBytes)/1e6)
 		}
