@@ -105,15 +105,26 @@ func (p *Pipeline) closureCompleted(pt block.Point) {
 	}
 }
 
-// promoteCertified keeps for good the EBs that the volatile part of the
-// selected chain certifies, before GC may drop them (their announcing RB
-// may already be immutable): a syncing node fetches certified closures
-// from its peers. A CertRB that is later rolled back leaves its EB
+// promoteCertified keeps for good the EBs that the selected chain
+// certifies from block from (the immutable tip when it last ran) to the
+// tip, before GC may drop them (their announcing RB may already be
+// immutable): a syncing node fetches certified closures from its peers.
+// Starting at the last run's immutable tip, not the current one, covers a
+// CertRB that went from volatile to immutable in one jump — a reselection
+// adopting many blocks at once, as when a syncing node's parked CertRB
+// gets its closure. A CertRB that is later rolled back leaves its EB
 // promoted; that costs one closure's space.
-func (p *Pipeline) promoteCertified() error {
-	immutable, tip := p.chain.ImmutableTip().BlockNumber, p.chain.Tip().BlockNumber
+func (p *Pipeline) promoteCertified(from uint64) error {
+	tip := p.chain.Tip().BlockNumber
 	var parent *block.Header
-	for n := max(immutable, 1); n <= tip; n++ {
+	if from > 1 {
+		blk, err := p.chain.BlockByNumber(from - 1)
+		if err != nil {
+			return nil // the selection moved; the next prune goes on
+		}
+		parent = blk.Header
+	}
+	for n := max(from, 1); n <= tip; n++ {
 		blk, err := p.chain.BlockByNumber(n)
 		if err != nil {
 			return nil // the selection moved; the next prune goes on

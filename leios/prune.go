@@ -43,18 +43,21 @@ func (p *Pipeline) pruneStores(slot uint64) error {
 }
 
 // pruneOnImmutableTip prunes whenever the chain's immutable tip has moved
-// past the last pruned slot, until ctx ends.
+// past the last pruned slot, until ctx ends. Certified EBs are promoted
+// first, from the immutable tip of the last prune on, however far the tip
+// moved since.
 func (p *Pipeline) pruneOnImmutableTip(ctx context.Context) error {
 	var pruned uint64
+	promoteFrom := p.chain.ImmutableTip().BlockNumber
 	for {
 		changed := p.chain.TipChanged() // before reading, so no change is missed
-		if slot := p.chain.ImmutableTip().Point.Slot; slot > pruned {
-			if err := p.promoteCertified(); err != nil {
+		if immutable := p.chain.ImmutableTip(); immutable.Point.Slot > pruned {
+			if err := p.promoteCertified(promoteFrom); err != nil {
 				p.log.Warn("promoting certified EBs", "err", err)
-			} else if err := p.Prune(slot); err != nil {
-				p.log.Warn("pruning Leios state", "slot", slot, "err", err)
+			} else if err := p.Prune(immutable.Point.Slot); err != nil {
+				p.log.Warn("pruning Leios state", "slot", immutable.Point.Slot, "err", err)
 			} else {
-				pruned = slot
+				pruned, promoteFrom = immutable.Point.Slot, immutable.BlockNumber
 			}
 		}
 		select {

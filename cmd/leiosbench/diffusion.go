@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +26,23 @@ type diffusionFlags struct {
 	SizesMB    []int         `json:"closure_mb"`
 	HeldPct    []int         `json:"held_pct"`
 	Seed       uint64        `json:"seed"`
+	Scale      scaleFlags    `json:"scale"`
+	Quick      bool          `json:"quick"`
+	CPUProfile string        `json:"-"`
+	Plots      string        `json:"-"`
 	JSON       bool          `json:"-"`
+
+	bytesPerSec float64
+}
+
+// scaleFlags set the scale runs: many nodes in a random graph, one run
+// per node count.
+type scaleFlags struct {
+	Nodes     []int  `json:"nodes"` // none: no scale run
+	Degree    int    `json:"degree"`
+	Bandwidth string `json:"bandwidth"`
+	SizeMB    int    `json:"closure_mb"`
+	HeldPct   int    `json:"held_pct"`
 
 	bytesPerSec float64
 }
@@ -32,31 +51,46 @@ func newDiffusionCommand() *cobra.Command {
 	var f diffusionFlags
 	cmd := &cobra.Command{
 		Use:   "diffusion",
-		Short: "EB diffusion over mocknet links: per-hop and to-last-node latency, bytes fetched per node",
+		Short: "EB diffusion over shaped links: closure times per node and per hop against the physical floor, a 100-node run, plots",
 		Long: `The EB diffusion benchmark.
 
-For each topology × closure size × held share, a fresh network of --nodes
-Leios nodes (internal/leiosnet: LeiosDB, tx cache, LeiosFetch, LeiosNotify
-on a libp2p mocknet, every link --latency one way and --bandwidth, shared by
-its two directions) first gives every node the held share of the EB's txs
-through an earlier EB, then node 0 forges the EB (a valid RB header, txs of
-864 random bytes) and publishes it; the run waits until every node holds
-the whole closure.
+Each run is a fresh network (internal/leiosnet) of Leios nodes — LeiosDB,
+tx cache, LeiosFetch, LeiosNotify, libp2p host — in one process, on
+mocknet links shaped by the harness: every byte a node sends a neighbour
+is serialized at the link rate behind the bytes queued before it (an idle
+link banks nothing) and arrives one latency later; a link carries its rate
+in each direction. Every node first holds the held share of the EB's txs
+(through an earlier EB), then node 0 forges the EB (a valid RB header, txs
+of 864 random bytes) and publishes it; the run waits until every node holds
+the whole closure. Times are from the start of the publication.
 
-Printed: the time until each node held the closure; for the line, each
-hop (node i's time minus node i-1's); the time to the last node; the bytes
-each node fetched (bodies and txs received, as the fetch logic counts them —
-mocknet keeps no byte counters, so bytes sent are the neighbours' fetches);
-and the target: a 12 MB closure crosses one hop in ≤ 1.3 × (its transfer
-time + 2 round trips), from the line's first hop.
+First the scale runs, one per count of --scale-nodes: that many nodes in a
+random graph of average degree --scale-degree, --scale-bandwidth links,
+one --scale-size MB EB of which --scale-held % is held, each node's tx
+cache sized for the EBs in play; each prints the nodes' closure times
+against the voting deadline (L_hdr + L_vote), the CPU time the nodes spent
+and the process's memory per node. All nodes share this machine's cores:
+past a few dozen nodes the harness measures its CPU, not the links. Then the
+matrix: for each topology × closure size × held share, --nodes nodes on
+--bandwidth links; for the line, each hop's time.
 
-Caveat: mocknet's link rate limiter is a token bucket that banks up to one
-second of idle bandwidth. Every link is reset just before the EB is
-published, so the first hop runs at the nominal rate; a later hop's link
-has banked its idle time during the earlier hops, so later hops (and the
-to-last-node time) are optimistic by up to min(idle, 1 s) of bandwidth.`,
+Beside every time is its physical floor: the bytes a node must receive at
+the link rate plus the latencies of the protocol's trips (an offer one way,
+a body request and a txs request each a round trip; at a later hop, the
+closure offer and the txs request), along the shortest path from the
+forger. The target: a 12 MB closure crosses the line's first hop in
+≤ 1.3 × (its transfer time + 2 round trips), from publication.
+
+Plots (PNG, in --plots): diffusion-line.png (closure time per hop of the
+line, with the floor), diffusion-random.png (CDF of closure times over the
+nodes of the random graph, with the floor), diffusion-scale.png (the same
+for the scale runs, with the voting deadline, and closure times by hops).
+Every node runs with a node's own LeiosDB block cache (128 MiB at most).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.Quick {
+				f.quick()
+			}
 			if err := f.validate(); err != nil {
 				return err
 			}
@@ -64,19 +98,40 @@ to-last-node time) are optimistic by up to min(idle, 1 s) of bandwidth.`,
 			if err != nil {
 				return err
 			}
+			if f.Plots != "" {
+				files, err := plotDiffusion(report, f.Plots)
+				if err != nil {
+					return fmt.Errorf("plots: %w", err)
+				}
+				fmt.Fprintln(cmd.ErrOrStderr(), "plots written:", strings.Join(files, ", "))
+			}
 			return printReport(cmd.OutOrStdout(), report, f.JSON)
 		},
 	}
 	fs := cmd.Flags()
-	fs.IntVar(&f.Nodes, "nodes", 10, "nodes in the network")
+	fs.IntVar(&f.Nodes, "nodes", 10, "nodes in the matrix's networks")
 	fs.DurationVar(&f.Latency, "latency", 50*time.Millisecond, "one-way latency of every link")
-	fs.StringVar(&f.Bandwidth, "bandwidth", "50Mbit", "bandwidth of every link (e.g. 50Mbit, 1Gbit, 800kbit)")
-	fs.StringSliceVar(&f.Topologies, "topologies", []string{"line", "random"}, "topologies: line, random")
-	fs.IntSliceVar(&f.SizesMB, "sizes", []int{1, 4, 12}, "EB closure sizes, in MB (10^6 bytes)")
+	fs.StringVar(&f.Bandwidth, "bandwidth", "50Mbit", "rate of the matrix's links, each way (e.g. 50Mbit, 1Gbit, 800kbit)")
+	fs.StringSliceVar(&f.Topologies, "topologies", []string{"line", "random"}, "topologies of the matrix: line, random")
+	fs.IntSliceVar(&f.SizesMB, "sizes", []int{1, 4, 12}, "EB closure sizes of the matrix, in MB (10^6 bytes)")
 	fs.IntSliceVar(&f.HeldPct, "held", []int{0, 50, 100}, "shares of the EB's txs the receivers already hold, in %")
-	fs.Uint64Var(&f.Seed, "seed", 1, "seed of the random graph and the txs")
+	fs.Uint64Var(&f.Seed, "seed", 1, "seed of the random graphs and the txs")
+	fs.IntSliceVar(&f.Scale.Nodes, "scale-nodes", []int{25, 100}, "nodes of each scale run (\"\": none)")
+	fs.IntVar(&f.Scale.Degree, "scale-degree", 10, "average degree of the scale run's random graph")
+	fs.StringVar(&f.Scale.Bandwidth, "scale-bandwidth", "100Mbit", "rate of the scale run's links, each way")
+	fs.IntVar(&f.Scale.SizeMB, "scale-size", 12, "EB closure size of the scale run, in MB")
+	fs.IntVar(&f.Scale.HeldPct, "scale-held", 50, "share of the scale run's EB the nodes already hold, in %")
+	fs.BoolVar(&f.Quick, "quick", false, "a smoke run of seconds: 4 nodes, 1 MB, 0 and 100 % held; a 12-node scale run of 1 MB")
+	fs.StringVar(&f.Plots, "plots", ".", "directory for the PNG plots (\"\" for none)")
+	fs.StringVar(&f.CPUProfile, "cpu-profile", "", "write a CPU profile of the largest scale run's diffusion (every node's work) to this file")
 	fs.BoolVar(&f.JSON, "json", false, "print one JSON document instead of the tables")
 	return cmd
+}
+
+// quick shrinks the runs to a smoke test of seconds.
+func (f *diffusionFlags) quick() {
+	f.Nodes, f.SizesMB, f.HeldPct = 4, []int{1}, []int{0, 100}
+	f.Scale.Nodes, f.Scale.Degree, f.Scale.SizeMB = []int{12}, 4, 1
 }
 
 func (f *diffusionFlags) validate() error {
@@ -86,24 +141,34 @@ func (f *diffusionFlags) validate() error {
 	if f.Latency < 0 {
 		return errors.New("--latency must not be negative")
 	}
-	bps, err := parseBandwidth(f.Bandwidth)
-	if err != nil {
+	var err error
+	if f.bytesPerSec, err = parseBandwidth("--bandwidth", f.Bandwidth); err != nil {
 		return err
 	}
-	f.bytesPerSec = bps
 	for _, t := range f.Topologies {
 		if _, err := parseTopology(t); err != nil {
 			return err
 		}
 	}
-	for _, mb := range f.SizesMB {
+	for _, mb := range append(f.SizesMB, f.Scale.SizeMB) {
 		if mb <= 0 || mb > 12 {
-			return fmt.Errorf("--sizes: %d MB is outside (0, 12], the EB closure limit", mb)
+			return fmt.Errorf("closure size %d MB is outside (0, 12], the EB closure limit", mb)
 		}
 	}
-	for _, p := range f.HeldPct {
+	for _, p := range append(f.HeldPct, f.Scale.HeldPct) {
 		if p < 0 || p > 100 {
-			return fmt.Errorf("--held: %d%% is outside [0, 100]", p)
+			return fmt.Errorf("held share %d%% is outside [0, 100]", p)
+		}
+	}
+	s := &f.Scale
+	for _, n := range s.Nodes {
+		if s.Degree < 2 || s.Degree >= n {
+			return fmt.Errorf("--scale-nodes %d, --scale-degree %d: want a degree of at least 2 and under the nodes", n, s.Degree)
+		}
+	}
+	if len(s.Nodes) > 0 {
+		if s.bytesPerSec, err = parseBandwidth("--scale-bandwidth", s.Bandwidth); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -111,7 +176,7 @@ func (f *diffusionFlags) validate() error {
 
 // parseBandwidth reads a rate like "50Mbit" (bits per second, decimal
 // prefixes) into bytes per second.
-func parseBandwidth(s string) (float64, error) {
+func parseBandwidth(flag, s string) (float64, error) {
 	lower := strings.ToLower(strings.TrimSpace(s))
 	lower = strings.TrimSuffix(strings.TrimSuffix(lower, "/s"), "ps")
 	scale := 1.0
@@ -126,7 +191,7 @@ func parseBandwidth(s string) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(lower, 64)
 	if err != nil || v <= 0 {
-		return 0, fmt.Errorf("--bandwidth %q: want a positive rate like 50Mbit", s)
+		return 0, fmt.Errorf("%s %q: want a positive rate like 50Mbit", flag, s)
 	}
 	return v * scale / 8, nil
 }
@@ -141,19 +206,69 @@ func parseTopology(s string) (leiosnet.Topology, error) {
 	return 0, fmt.Errorf("unknown topology %q (line, random)", s)
 }
 
-// runDiffusionBench runs every cell on a fresh network, logging progress.
+// nodeDBCache is the LeiosDB block cache of a node run with its defaults
+// (leiosdb.Options): the benchmark's nodes get it too, so their reads are
+// a node's. Pebble allocates the cache as it fills.
+const nodeDBCache = 128 << 20
+
+// diffusionSetup is one run: a fresh network and one EB.
+type diffusionSetup struct {
+	nodes       int
+	topology    leiosnet.Topology
+	extraEdges  int // 0: leiosnet's default
+	latency     time.Duration
+	bytesPerSec float64
+	closureMB   int
+	heldPct     int
+	seed        uint64
+	txCapacity  int    // 0: leiosnet's default
+	dbCache     int64  // 0: leiosnet's default
+	memory      bool   // measure the process's memory
+	cpuProfile  string // a file for a CPU profile of the diffusion, or ""
+}
+
+// runDiffusionBench runs the scale runs, then every cell of the matrix,
+// each on a fresh network, logging progress.
 func runDiffusionBench(ctx context.Context, f diffusionFlags, progress io.Writer) (*diffusionReport, error) {
 	report := &diffusionReport{Flags: f, BytesPerSecond: f.bytesPerSec}
+	s := f.Scale
+	for _, nodes := range s.Nodes {
+		// The one graph: a spanning tree plus random links up to the degree.
+		extra := max(1, nodes*s.Degree/2-(nodes-1))
+		txs := s.SizeMB * 1_000_000 / leiosnet.TxSize
+		setup := diffusionSetup{
+			nodes: nodes, topology: leiosnet.RandomGraph, extraEdges: extra,
+			latency: f.Latency, bytesPerSec: s.bytesPerSec,
+			closureMB: s.SizeMB, heldPct: s.HeldPct, seed: f.Seed,
+			// The EBs in play (the warm-up's one tx, the held share's EB
+			// and the EB) at a load of one half.
+			txCapacity: 2 * (1 + txs*s.HeldPct/100 + txs),
+			dbCache:    nodeDBCache,
+			memory:     true,
+		}
+		if nodes == slices.Max(s.Nodes) {
+			setup.cpuProfile = f.CPUProfile
+		}
+		fmt.Fprintf(progress, "diffusion: scale run, %d nodes, degree %d, %d MB, %d%% held...\n", nodes, s.Degree, s.SizeMB, s.HeldPct)
+		run, err := runDiffusionSetup(ctx, setup)
+		if err != nil {
+			return nil, fmt.Errorf("scale run of %d nodes: %w", nodes, err)
+		}
+		report.Scale = append(report.Scale, newScaleReport(s, setup, run))
+	}
 	for _, name := range f.Topologies {
 		topology, _ := parseTopology(name)
 		for _, mb := range f.SizesMB {
 			for _, held := range f.HeldPct {
 				fmt.Fprintf(progress, "diffusion: %s, %d MB, %d%% held...\n", name, mb, held)
-				cell, err := runDiffusionCell(ctx, f, topology, mb, held)
+				run, err := runDiffusionSetup(ctx, diffusionSetup{
+					nodes: f.Nodes, topology: topology, latency: f.Latency, bytesPerSec: f.bytesPerSec,
+					closureMB: mb, heldPct: held, seed: f.Seed, dbCache: nodeDBCache,
+				})
 				if err != nil {
 					return nil, fmt.Errorf("%s, %d MB, %d%% held: %w", name, mb, held, err)
 				}
-				report.Cells = append(report.Cells, cell)
+				report.Cells = append(report.Cells, run.cell)
 			}
 		}
 	}
@@ -161,50 +276,128 @@ func runDiffusionBench(ctx context.Context, f diffusionFlags, progress io.Writer
 	return report, nil
 }
 
-func runDiffusionCell(ctx context.Context, f diffusionFlags, topology leiosnet.Topology, mb, held int) (diffusionCell, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+// diffusionRun is what one setup measured.
+type diffusionRun struct {
+	cell           diffusionCell
+	votingDeadline time.Duration
+	setup          time.Duration // starting the network and handing out the held share
+	cpu            time.Duration // the process's CPU time during the diffusion
+	memory         *diffusionMemory
+}
+
+func runDiffusionSetup(ctx context.Context, s diffusionSetup) (*diffusionRun, error) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
 	defer cancel()
+	var before, idle processMemory
+	if s.memory {
+		before = readMemory()
+		_ = resetPeakRSS() // where it fails, the peak is the process's
+	}
+	started := time.Now()
 	n, err := leiosnet.Start(ctx, leiosnet.Options{
-		Nodes: f.Nodes, Topology: topology, Seed: f.Seed,
-		Latency: f.Latency, Bandwidth: f.bytesPerSec,
+		Nodes: s.nodes, Topology: s.topology, ExtraEdges: s.extraEdges, Seed: s.seed,
+		Latency: s.latency, Bandwidth: s.bytesPerSec, TxCapacity: s.txCapacity, DBCacheBytes: s.dbCache,
 	})
 	if err != nil {
-		return diffusionCell{}, err
+		return nil, err
 	}
 	defer func() { _ = n.Close() }()
-	rng := rand.New(rand.NewPCG(f.Seed, uint64(mb)<<8|uint64(held)))
-	txs := leiosnet.GenerateTxs(rng, mb*1_000_000)
-	if share := len(txs) * held / 100; share > 0 {
-		if _, err := n.Preseed(ctx, txs[:share]); err != nil {
-			return diffusionCell{}, err
+	rng := rand.New(rand.NewPCG(s.seed, uint64(s.closureMB)<<8|uint64(s.heldPct)))
+	txs := leiosnet.GenerateTxs(rng, s.closureMB*1_000_000)
+	var heldBytes uint64
+	if share := len(txs) * s.heldPct / 100; share > 0 {
+		seed, err := n.Preseed(ctx, txs[:share])
+		if err != nil {
+			return nil, err
 		}
+		heldBytes = seed.ClosureSize()
 	}
 	eb, err := n.Forge(txs)
 	if err != nil {
-		return diffusionCell{}, err
+		return nil, err
 	}
-	d, err := n.Diffuse(ctx, 0, eb)
+	run := &diffusionRun{votingDeadline: n.VotingDeadline(), setup: time.Since(started)}
+	if s.memory {
+		idle = readMemory()
+	}
+	stopProfile, err := startCPUProfile(s.cpuProfile)
 	if err != nil {
-		return diffusionCell{}, err
+		return nil, err
 	}
-	cell := diffusionCell{
-		Topology:     topology.String(),
-		ClosureMB:    mb,
-		HeldPct:      held,
-		Txs:          len(txs),
+	cpuBefore, _ := cpuTime()
+	d, err := n.Diffuse(ctx, 0, eb)
+	stopProfile()
+	if err != nil {
+		return nil, err
+	}
+	if cpuAfter, ok := cpuTime(); ok {
+		run.cpu = cpuAfter - cpuBefore
+	}
+	if s.memory {
+		run.memory = newDiffusionMemory(s.nodes, before, idle, readMemory())
+	}
+	floor := diffusionFloor{latency: s.latency, rate: s.bytesPerSec, body: eb.Body.Size(), missing: eb.ClosureSize() - heldBytes}
+	run.cell = newDiffusionCell(s, n, eb, d, floor)
+	run.cell.CPUMs = millis(run.cpu)
+	return run, nil
+}
+
+func newDiffusionCell(s diffusionSetup, n *leiosnet.Network, eb *leiosnet.EB, d *leiosnet.Diffusion, floor diffusionFloor) diffusionCell {
+	c := diffusionCell{
+		Topology:     s.topology.String(),
+		ClosureMB:    s.closureMB,
+		HeldPct:      s.heldPct,
+		Txs:          len(eb.Closure),
 		BodyBytes:    eb.Body.Size(),
 		ClosureBytes: eb.ClosureSize(),
+		MissingBytes: floor.missing,
 		Edges:        len(n.Edges()),
-		ToLast:       d.Last(),
+		Hops:         n.Distances(0),
 		Fetched:      d.Fetched,
 	}
-	for _, c := range d.Closure {
-		cell.Closure = append(cell.Closure, c)
+	for i, t := range d.Closure {
+		c.ClosureMs = append(c.ClosureMs, millis(t))
+		c.FloorMs = append(c.FloorMs, millis(floor.at(c.Hops[i])))
 	}
-	if topology == leiosnet.Line {
-		for i := 1; i < len(d.Closure); i++ {
-			cell.Hops = append(cell.Hops, d.Closure[i]-d.Closure[i-1])
+	c.ForgerStoredMs = c.ClosureMs[0]
+	for i := range c.Hops {
+		if c.Hops[i] > 0 && c.ClosureMs[i] >= c.ToLastMs {
+			c.ToLastMs, c.ToLastFloorMs = c.ClosureMs[i], c.FloorMs[i]
 		}
 	}
-	return cell, nil
+	if s.topology == leiosnet.Line {
+		// Hop i is node i's time less node i-1's, the first from the
+		// start of the publication.
+		for i := 1; i < len(c.ClosureMs); i++ {
+			prev, prevFloor := c.ClosureMs[i-1], c.FloorMs[i-1]
+			if i == 1 {
+				prev, prevFloor = 0, 0
+			}
+			c.HopMs = append(c.HopMs, c.ClosureMs[i]-prev)
+			c.HopFloorMs = append(c.HopFloorMs, c.FloorMs[i]-prevFloor)
+		}
+	}
+	return c
 }
+
+// startCPUProfile profiles this process into file until the returned stop
+// is called; an empty file profiles nothing.
+func startCPUProfile(file string) (stop func(), err error) {
+	if file == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
+}
+
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -98,12 +98,16 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	}
 
 	watch := newChainWatch(d.Nodes)
+	series := newStatusSeries(d.Nodes, started)
 	var chaos *chaosScheduler
 	var forks *forkWatch
-	onPoll := func(time.Time, []nodePoll) {}
+	onPoll := series.observe
 	if opts.Chaos != nil {
 		chaos, forks = newDevnetChaos(d, procs, mesh, client, out, *opts.Chaos, opts.ChaosSeed, started, opts.Duration)
-		onPoll = forks.observe
+		onPoll = func(at time.Time, polls []nodePoll) {
+			series.observe(at, polls)
+			forks.observe(at, polls)
+		}
 	}
 	chaosCtx, stopChaos := context.WithCancel(ctx)
 	defer stopChaos()
@@ -171,6 +175,11 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 			return fmt.Errorf("writing the report: %w", err)
 		}
 		fmt.Fprintf(out, "report written to %s\n", opts.ReportFile)
+		plotsFile := reportPlotsFile(opts.ReportFile)
+		if err := writeReportPlots(plotsFile, series, d.Genesis, report.Leios, opts.TxRate); err != nil {
+			return fmt.Errorf("writing the report's plots: %w", err)
+		}
+		fmt.Fprintf(out, "plots written to %s\n", plotsFile)
 	}
 	return nil
 }

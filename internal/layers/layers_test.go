@@ -22,6 +22,7 @@ var rank = map[string]int{
 	"bls":                0,
 	"config":             0,
 	"internal/version":   0,
+	"internal/plots":     0,
 	"block":              1,
 	"block/blocktest":    2,
 	"ledger":             1,

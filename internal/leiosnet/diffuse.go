@@ -15,7 +15,7 @@ type Diffusion struct {
 	// Published is when the forging node started publishing the EB.
 	Published time.Time
 	// Closure is, per node, the time from Published until the node held
-	// the whole closure (the forger's own is its publishing time).
+	// the whole closure (the forger's own is when it had stored it).
 	Closure []time.Duration
 	// Fetched is, per node, the body and tx bytes it fetched from peers
 	// during the diffusion (fetch.Stats.FetchedBytes before and after).
@@ -27,19 +27,15 @@ type Diffusion struct {
 func (d *Diffusion) Last() time.Duration { return slices.Max(d.Closure) }
 
 // Diffuse publishes eb on node from and waits until every node holds its
-// whole closure (or ctx ends). It first resets every link's rate limiter:
-// mocknet lets a link bank up to one second of idle bandwidth, which would
-// carry the first bytes of an EB for free. Links idle during the first
-// hops bank bandwidth again before their turn, so only the first hop of a
-// diffusion is timed at the nominal rate; later hops are optimistic by up
-// to min(idle time, 1 s) of bandwidth.
+// whole closure (or ctx ends). Every time is taken from the moment the
+// forger starts publishing, before it stores anything: the forger's own
+// storing is part of what the first hop costs.
 func (n *Network) Diffuse(ctx context.Context, from int, eb *EB) (*Diffusion, error) {
 	d := &Diffusion{Point: eb.Point(), Closure: make([]time.Duration, len(n.nodes)), Fetched: make([]uint64, len(n.nodes))}
 	before := make([]uint64, len(n.nodes))
 	for i, nd := range n.nodes {
 		before[i] = nd.FetchedBytes()
 	}
-	n.ResetLinks()
 	d.Published = time.Now()
 	if err := n.nodes[from].Publish(eb); err != nil {
 		return nil, err
@@ -115,11 +111,4 @@ func (n *Network) Preseed(ctx context.Context, txs [][]byte) (*EB, error) {
 		return nil, err
 	}
 	return eb, n.awaitIdle(ctx)
-}
-
-// ResetLinks empties every link's banked bandwidth (see Diffuse).
-func (n *Network) ResetLinks() {
-	for _, l := range n.links {
-		l.SetOptions(l.Options())
-	}
 }

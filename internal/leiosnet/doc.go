@@ -1,8 +1,11 @@
 // Package leiosnet builds networks of Leios nodes in one process, for the
 // diffusion tests and the `leiosbench diffusion` benchmark: N nodes, each a
 // Leios pipeline (leios.Open, as the node builds it) served by a
-// network.Host, on a libp2p mocknet whose links have a latency and a
-// bandwidth, in a line or a seeded random connected graph.
+// network.Host, on a libp2p mocknet, in a line or a seeded random
+// connected graph. Each link has a latency and a bandwidth, which the
+// harness applies itself (shaper.go): every byte costs its serialization at
+// the link rate, queued behind the bytes before it, plus the latency, and
+// an idle link banks nothing.
 //
 // It never re-implements the pipeline: a forged EB enters a node through
 // leios.Pipeline.Publish, and peers' data through the pipeline's own notify

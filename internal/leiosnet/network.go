@@ -31,7 +31,8 @@ type Network struct {
 	nodes     []*Node
 	edges     [][2]int
 	mock      mocknet.Mocknet
-	links     []mocknet.Link
+	stop      chan struct{} // closed by Close: ends the wires' deliveries
+	closeOnce sync.Once
 	pool      *pool
 	validator *consensus.Validator
 	limits    block.EBLimits
@@ -52,7 +53,7 @@ func Start(ctx context.Context, opts Options) (_ *Network, err error) {
 	if opts, err = opts.withDefaults(); err != nil {
 		return nil, err
 	}
-	n := &Network{opts: opts, mock: mocknet.New()}
+	n := &Network{opts: opts, mock: mocknet.New(), stop: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			_ = n.Close()
@@ -86,13 +87,12 @@ func Start(ctx context.Context, opts Options) (_ *Network, err error) {
 		}
 		hosts = append(hosts, nd.Host)
 	}
-	n.mock.SetLinkDefaults(mocknet.LinkOptions{Latency: opts.Latency, Bandwidth: opts.Bandwidth})
+	// Mocknet links without latency or limit: the wires time the bytes
+	// (shaper.go).
 	for _, e := range n.edges {
-		l, err := n.mock.LinkPeers(hosts[e[0]].ID(), hosts[e[1]].ID())
-		if err != nil {
+		if _, err := n.mock.LinkPeers(hosts[e[0]].ID(), hosts[e[1]].ID()); err != nil {
 			return nil, err
 		}
-		n.links = append(n.links, l)
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	n.cancel = cancel
@@ -164,11 +164,12 @@ func (n *Network) newNode(i int, dir string) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	shaped := newShapedHost(lh, n.opts.Bandwidth, n.opts.Latency, n.stop)
 	log := n.opts.Logger.With("node", i)
 	nd := &Node{Index: i}
 	if nd.Pipeline, err = leios.Open(leios.Options{
 		Dir:          dir,
-		DBCacheBytes: 8 << 20,
+		DBCacheBytes: n.opts.DBCacheBytes,
 		Limits:       n.limits,
 		TxCache:      txcache.Options{TxCapacity: n.opts.TxCapacity},
 		Validator:    n.validator,
@@ -184,7 +185,7 @@ func (n *Network) newNode(i int, dir string) (*Node, error) {
 	}
 	host, err := network.NewHost(network.HostOptions{
 		Key:        key,
-		Libp2p:     lh,
+		Libp2p:     shaped,
 		Topology:   topology,
 		Services:   nd.Pipeline.Services(),
 		MinBackoff: 20 * time.Millisecond,
@@ -227,6 +228,35 @@ func (n *Network) awaitConnected(ctx context.Context) error {
 	}
 }
 
+// Distances are the hops from node from to every node, by index (a
+// breadth-first walk of the links).
+func (n *Network) Distances(from int) []int {
+	dist := make([]int, len(n.nodes))
+	for i := range dist {
+		dist[i] = -1
+	}
+	dist[from] = 0
+	for queue := []int{from}; len(queue) > 0; queue = queue[1:] {
+		at := queue[0]
+		for _, e := range n.edges {
+			for side, next := range e {
+				if e[1-side] == at && dist[next] < 0 {
+					dist[next] = dist[at] + 1
+					queue = append(queue, next)
+				}
+			}
+		}
+	}
+	return dist
+}
+
+// VotingDeadline is how long after an RB's slot start a committee member
+// must hold the closure of its EB to vote: L_hdr + L_vote slots.
+func (n *Network) VotingDeadline() time.Duration {
+	lp := n.validator.Leios()
+	return time.Duration(lp.LHdr+lp.LVote) * n.validator.Clock().SlotLength
+}
+
 // Nodes are the network's nodes, by index.
 func (n *Network) Nodes() []*Node { return n.nodes }
 
@@ -240,6 +270,7 @@ func (n *Network) Options() Options { return n.opts }
 // pipelines and mocknet and removes the temporary directory.
 func (n *Network) Close() error {
 	var errs []error
+	n.closeOnce.Do(func() { close(n.stop) })
 	if n.cancel != nil {
 		n.cancel()
 		if err := n.group.Wait(); err != nil && !errors.Is(err, context.Canceled) {

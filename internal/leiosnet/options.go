@@ -44,10 +44,14 @@ type Options struct {
 
 	// Latency is each link's one-way delay. Default 50 ms.
 	Latency time.Duration
-	// Bandwidth is each link's rate in bytes per second; mocknet shares it
-	// between the link's two directions. Default Bandwidth50Mbit.
+	// Bandwidth is each link's rate in bytes per second, in each direction
+	// (shaper.go). Default Bandwidth50Mbit.
 	Bandwidth float64
 
+	// DBCacheBytes sizes each node's LeiosDB block cache (Pebble fills it
+	// as it reads, up to this). Default 8 MiB, a harness's share; a node's
+	// own default is 128 MiB.
+	DBCacheBytes int64
 	// TxCapacity sizes each node's tx cache. Default 1<<17 slots (about
 	// 5 MiB), room for a few full EBs; the node's default is 160 MiB.
 	TxCapacity int
@@ -79,6 +83,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Bandwidth == 0 {
 		o.Bandwidth = Bandwidth50Mbit
+	}
+	if o.DBCacheBytes == 0 {
+		o.DBCacheBytes = 8 << 20
 	}
 	if o.TxCapacity == 0 {
 		o.TxCapacity = 1 << 17

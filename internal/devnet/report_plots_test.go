@@ -1,0 +1,68 @@
+package devnet
+
+import (
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/consensus"
+)
+
+// Txs reach the chain at 100 a second, polled once a second: the plotted
+// rate is 100 tx/s once a poll has one before it, and a node that did not
+// answer leaves a gap in its series, not a zero.
+func TestReportPlotsFromPolls(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0)
+	s := newStatusSeries([]Node{{Name: "node-0"}, {Name: "node-1"}}, start)
+	for i := range 12 {
+		polls := []nodePoll{
+			{Status: &api.Status{Tip: api.TipStatus{BlockNumber: uint64(i / 3)}, TxsOnChain: uint64(100 * i), Mempool: api.MempoolStatus{Txs: 50}}},
+			{Status: &api.Status{Tip: api.TipStatus{BlockNumber: uint64(i / 3)}, TxsOnChain: uint64(100 * i)}},
+		}
+		if i == 5 {
+			polls[1] = nodePoll{}
+		}
+		s.observe(start.Add(time.Duration(i)*time.Second), polls)
+	}
+	rate := s.onChainRate()
+	if len(rate) != 11 {
+		t.Fatalf("%d rate points, want 11 (every poll after the first)", len(rate))
+	}
+	for _, p := range rate {
+		if math.Abs(p.Y-100) > 1e-9 {
+			t.Errorf("rate at %.0f s: %.2f tx/s, want 100", p.X, p.Y)
+		}
+	}
+	if s.samples[5].nodes[1] != nil {
+		t.Error("a node that did not answer has a sample")
+	}
+
+	g := &consensus.Genesis{SlotLengthMs: 100, Leios: consensus.DefaultLeiosParams()}
+	leios := &LeiosReport{EBs: []EBDiffusion{
+		{ClosureMs: map[string]int64{"node-0": 120, "node-1": 300}},
+		{ClosureMs: map[string]int64{"node-0": 90}},
+	}}
+	path := reportPlotsFile(filepath.Join(t.TempDir(), "r.json"))
+	if filepath.Base(path) != "r.png" {
+		t.Errorf("plots file %s, want r.png beside r.json", path)
+	}
+	if err := writeReportPlots(path, s, g, leios, 100); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("not a PNG: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() < 900 || b.Dy() < 600 {
+		t.Errorf("image %v, want four charts' room", b)
+	}
+}

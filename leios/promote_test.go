@@ -1,0 +1,87 @@
+package leios
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/block/blocktest"
+	"github.com/leiosnode/leiosnode/chaindb"
+)
+
+// A syncing node's parked CertRB, once its closure arrives, is adopted with
+// the blocks after it in one reselection, which takes the immutable tip
+// past the CertRB at once. Its certified EB is still kept for good, so the
+// node can serve the closure to the next syncing node.
+func TestCertifiedEBKeptWhenImmutableTipJumpsPastItsCertRB(t *testing.T) {
+	const k = 10
+	net := newTestNet(t)
+	f := newFunds(t)
+	opts := testOptions(t)
+	opts.Validator = net.validator
+	p := openPipeline(t, opts)
+	chain, err := chaindb.Open(t.TempDir(), chaindb.Options{K: k, GenesisUTxO: f.utxo, ApplyBlock: p.ApplyBlock, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chain.Close()
+	p.Attach(chain, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	txs := f.payments(t, 5, 1_000_000)
+	eb := blocktest.EBOf(t, txs).Body
+	ann := eb.Announcement()
+	announcing := net.rb(nil, 1, nil, &ann, nil)
+	if _, err := chain.AddBlock(announcing); err != nil {
+		t.Fatal(err)
+	}
+	p.Announce(announcing.Header)
+	slot := 1 + uint64(net.validator.Leios().MinCertGap)
+	certRB := net.rb(announcing.Header, slot, nil, nil, net.certify(t, announcing))
+	if _, err := chain.AddBlock(certRB); err != nil {
+		t.Fatal(err)
+	}
+	// Blocks after the parked CertRB wait with it.
+	prev := certRB.Header
+	for range k + 3 {
+		slot++
+		blk := net.rb(prev, slot, nil, nil, nil)
+		if _, err := chain.AddBlock(blk); err != nil {
+			t.Fatal(err)
+		}
+		prev = blk.Header
+	}
+	if chain.Tip().Point != announcing.Point() {
+		t.Fatal("blocks after a parked CertRB were selected")
+	}
+	pt := block.Point{Slot: 1, Hash: eb.Hash()}
+	if err := p.insertBody(pt, eb); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.insertTxs(pt, txs, false); err != nil {
+		t.Fatal(err)
+	}
+	// The reselection adopts all of them: the immutable tip jumps past
+	// the CertRB, and the pipeline prunes below it.
+	deadline := time.Now().Add(10 * time.Second)
+	for chain.Tip().Point != prev.Point() || p.fetcher.Floor() < chain.ImmutableTip().Point.Slot {
+		if time.Now().After(deadline) {
+			t.Fatalf("tip %v, immutable %v: never adopted and pruned", chain.Tip(), chain.ImmutableTip())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if chain.ImmutableTip().BlockNumber <= certRB.Header.BlockNumber {
+		t.Fatalf("immutable tip %v: not past the CertRB", chain.ImmutableTip())
+	}
+	info, known, err := p.DB().PointInfo(pt)
+	if err != nil || !known || !info.Promoted {
+		t.Fatalf("the certified EB: known %v, %+v, %v; want it kept for good", known, info, err)
+	}
+	if _, held, err := p.Closure(pt); err != nil || !held {
+		t.Fatalf("the certified closure is gone (%v)", err)
+	}
+}
