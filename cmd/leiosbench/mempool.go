@@ -109,11 +109,7 @@ shows the reader stall and the throughput of every cell.`,
 
 // quick shrinks the run, leaving flags given explicitly as they are.
 func (f *mempoolFlags) quick(cmd *cobra.Command) {
-	set := func(name string, apply func()) {
-		if !cmd.Flags().Changed(name) {
-			apply()
-		}
-	}
+	set := func(name string, apply func()) { unlessGiven(cmd, name, apply) }
 	set("offered", func() { f.Offered = []int{1_000, 10_000} })
 	set("peers", func() { f.Peers = []int{2, 20} })
 	set("duration", func() { f.Duration = time.Second })

@@ -16,17 +16,10 @@ type mempoolReport struct {
 	Machine  machine      `json:"machine"`
 	TxBytes  int          `json:"tx_bytes"`
 	// CeilingTxS is the serial validation ceiling this run measured.
-	CeilingTxS float64    `json:"serial_validation_ceiling_tx_s"`
-	Cells      []mpCell   `json:"cells"`
-	Holds      []mpHold   `json:"sync_lock_hold"`
-	Targets    []mpTarget `json:"targets"`
-}
-
-// mpTarget is one of the mempool's benchmark targets, against this run.
-type mpTarget struct {
-	What     string `json:"what"`
-	Measured string `json:"measured"`
-	Met      bool   `json:"met"`
+	CeilingTxS float64   `json:"serial_validation_ceiling_tx_s"`
+	Cells      []mpCell  `json:"cells"`
+	Holds      []mpHold  `json:"sync_lock_hold"`
+	Targets    []verdict `json:"targets"`
 }
 
 func (r *mempoolReport) cell(kind string, offered, peers int) *mpCell {
@@ -68,23 +61,23 @@ func (r *mempoolReport) judge() {
 			}
 		}
 		r.Targets = append(r.Targets,
-			mpTarget{
+			verdict{
 				What:     "every cell had syncs",
 				Measured: fmt.Sprintf("fewest %d", fewestSyncs),
 				Met:      fewestSyncs > 0,
 			},
-			mpTarget{
+			verdict{
 				What:     "double-buffered max reader stall ≤ 1 ms in every cell (forge and tx-submission walks)",
 				Measured: fmt.Sprintf("worst %s (%s)", fmtDur(worstStall), worstStallAt),
 				Met:      worstStall <= time.Millisecond,
 			},
-			mpTarget{
+			verdict{
 				What:     "double-buffered throughput ≥ 95 % of min(offered, ceiling) in every cell",
 				Measured: fmt.Sprintf("worst %.1f %% (%s)", 100*worstShare, worstShareAt),
 				Met:      worstShare >= 0.95,
 			})
 		if low != nil && high != nil && low != high {
-			r.Targets = append(r.Targets, mpTarget{
+			r.Targets = append(r.Targets, verdict{
 				What: "single-lock max reader stall grows with occupancy (matrix)",
 				Measured: fmt.Sprintf("%s at ≤ %d txs held → %s at ≤ %d txs held",
 					fmtDur(time.Duration(low.MaxReaderStallNs)), low.MaxOccupancyTxs, fmtDur(time.Duration(high.MaxReaderStallNs)), high.MaxOccupancyTxs),
@@ -102,7 +95,7 @@ func (r *mempoolReport) judge() {
 		}
 	}
 	if first != nil && last != first {
-		r.Targets = append(r.Targets, mpTarget{
+		r.Targets = append(r.Targets, verdict{
 			What: "single-lock sync lock hold grows with occupancy (hold test)",
 			Measured: fmt.Sprintf("%s at %d txs → %s at %d txs",
 				fmtDur(time.Duration(first.LockHeldNs)), first.HeldTxs, fmtDur(time.Duration(last.LockHeldNs)), last.HeldTxs),
@@ -160,14 +153,7 @@ func (r *mempoolReport) write(w io.Writer) {
 	}
 
 	if len(r.Targets) > 0 {
-		fmt.Fprintln(w, "\nTargets")
-		for _, t := range r.Targets {
-			mark := "met"
-			if !t.Met {
-				mark = "NOT MET"
-			}
-			fmt.Fprintf(w, "  [%s] %s: %s\n", mark, t.What, t.Measured)
-		}
+		writeVerdicts(w, r.Targets)
 	}
 }
 

@@ -59,6 +59,32 @@ func (o outputFlags) emit(cmd *cobra.Command, r report, plots map[string]func(pa
 	return nil
 }
 
+// unlessGiven applies a --quick default to a flag not given explicitly.
+func unlessGiven(cmd *cobra.Command, flag string, apply func()) {
+	if !cmd.Flags().Changed(flag) {
+		apply()
+	}
+}
+
+// verdict is one target of a benchmark, judged against its run.
+type verdict struct {
+	What     string `json:"what"`
+	Measured string `json:"measured"`
+	Met      bool   `json:"met"`
+}
+
+// writeVerdicts prints the targets, met or not.
+func writeVerdicts(w io.Writer, vs []verdict) {
+	fmt.Fprintln(w, "\nTargets")
+	for _, v := range vs {
+		mark := "met"
+		if !v.Met {
+			mark = "NOT MET"
+		}
+		fmt.Fprintf(w, "  [%s] %s: %s\n", mark, v.What, v.Measured)
+	}
+}
+
 func writeJSON(path string, r report) error {
 	f, err := os.Create(path)
 	if err != nil {

@@ -93,11 +93,7 @@ batch: warm, cold and the floor.`,
 
 // applyQuick shrinks the run, leaving flags given explicitly as they are.
 func (f *txcacheFlags) applyQuick(cmd *cobra.Command) {
-	set := func(name string, apply func()) {
-		if !cmd.Flags().Changed(name) {
-			apply()
-		}
-	}
+	set := func(name string, apply func()) { unlessGiven(cmd, name, apply) }
 	set("txs-per-eb", func() { f.txsPerEB = 1_000 })
 	set("tx-capacity", func() { f.capacity = 1 << 19 })
 	set("batches", func() { f.batches = 5 })

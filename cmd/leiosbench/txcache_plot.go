@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -65,16 +66,19 @@ func plotTxcache(r *txcacheReport, path string) error {
 		{"map cold", perTxCold(nameMap, false), 3},
 	}
 	var names []string
+	lowest := math.Inf(1)
 	for _, b := range boxes {
 		if len(b.values) == 0 {
 			continue
 		}
+		lowest = min(lowest, slices.Min(b.values))
 		if err := addBox(look, b.values, float64(len(names)), b.style); err != nil {
 			return err
 		}
 		names = append(names, b.name)
 	}
 	look.NominalX(names...)
+	look.Y.Min = logFloor(lowest)
 	if floor := r.cold(nameFloor); floor != nil {
 		y := 2.5 * floor.Lookup.Median
 		line, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: y}, {X: float64(len(names)) - 0.5, Y: y}})
@@ -89,8 +93,10 @@ func plotTxcache(r *txcacheReport, path string) error {
 	}
 
 	var insNames []string
+	lowest = math.Inf(1)
 	for _, name := range []string{nameCache, nameMap} {
 		if v := perTxCold(name, true); len(v) > 0 {
+			lowest = min(lowest, slices.Min(v))
 			style := 0
 			if name == nameMap {
 				style = 3
@@ -102,6 +108,7 @@ func plotTxcache(r *txcacheReport, path string) error {
 		}
 	}
 	ins.NominalX(insNames...)
+	ins.Y.Min = logFloor(lowest)
 
 	img := vgimg.New(vg.Points(960), vg.Points(420))
 	dc := draw.New(img)
@@ -120,6 +127,21 @@ func addBox(p *plot.Plot, values plotter.Values, x float64, style int) error {
 	box.MedianStyle.Width = vg.Points(2)
 	p.Add(box)
 	return nil
+}
+
+// logFloor is the largest of 1, 2 and 5 times a power of ten at or below v,
+// where a log axis starts so that its lowest tick shows.
+func logFloor(v float64) float64 {
+	if v <= 0 || math.IsInf(v, 0) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{5, 2, 1} {
+		if m*p <= v {
+			return m * p
+		}
+	}
+	return p
 }
 
 // logTicks labels a log axis at 1, 2 and 5 times each power of ten.

@@ -81,11 +81,7 @@ the same run with no peers), and the latency of the add path. The plot
 
 // applyQuick shrinks the run, leaving flags given explicitly as they are.
 func (f *tsFlags) applyQuick(cmd *cobra.Command) {
-	set := func(name string, apply func()) {
-		if !cmd.Flags().Changed(name) {
-			apply()
-		}
-	}
+	set := func(name string, apply func()) { unlessGiven(cmd, name, apply) }
 	set("offered", func() { f.Offered = []int{1_000} })
 	set("peers", func() { f.Peers = []int{2, 20} })
 	set("duration", func() { f.Duration = 2 * time.Second })

@@ -37,6 +37,7 @@ func plotTxSubmission(r *tsReport, path string) error {
 		p.Legend.Top, p.Legend.Left = true, true
 	}
 	cpu.Y.Min = 0
+	cpu.Legend.Left = false
 
 	style := 0
 	for _, variant := range []string{tsLockFree, tsPerItem} {

@@ -16,9 +16,9 @@ type tsReport struct {
 	Machine   machine `json:"machine"`
 	Transport string  `json:"transport"`
 	// Alone are the no-peer cells, one per rate: what the adds alone cost.
-	Alone   []tsCell   `json:"no_peers"`
-	Cells   []tsCell   `json:"cells"`
-	Targets []mpTarget `json:"targets"`
+	Alone   []tsCell  `json:"no_peers"`
+	Cells   []tsCell  `json:"cells"`
+	Targets []verdict `json:"targets"`
 }
 
 func (r *tsReport) cell(variant string, offered, peers int) *tsCell {
@@ -46,14 +46,14 @@ func (r *tsReport) judge() {
 	lo, hi := slices.Min(r.Settings.Peers), slices.Max(r.Settings.Peers)
 	for _, offered := range r.Settings.Offered {
 		if g, ok := r.growth(tsLockFree, offered); ok {
-			r.Targets = append(r.Targets, mpTarget{
+			r.Targets = append(r.Targets, verdict{
 				What:     fmt.Sprintf("lock-free serving cost per tx flat from %d to %d peers at %d tx/s (≤ 1.5× growth, net of the adds)", lo, hi, offered),
 				Measured: fmt.Sprintf("%.2f×", g),
 				Met:      g <= 1.5,
 			})
 		}
 		if g, ok := r.growth(tsPerItem, offered); ok {
-			r.Targets = append(r.Targets, mpTarget{
+			r.Targets = append(r.Targets, verdict{
 				What:     fmt.Sprintf("lock-per-item serving cost per tx grows from %d to %d peers at %d tx/s (shown)", lo, hi, offered),
 				Measured: fmt.Sprintf("%.2f×", g),
 				Met:      g > 1,
@@ -64,7 +64,7 @@ func (r *tsReport) judge() {
 	for _, c := range r.Cells {
 		violations += c.Violations
 	}
-	r.Targets = append(r.Targets, mpTarget{What: "no protocol violation in any session", Measured: fmt.Sprint(violations), Met: violations == 0})
+	r.Targets = append(r.Targets, verdict{What: "no protocol violation in any session", Measured: fmt.Sprint(violations), Met: violations == 0})
 }
 
 func (r *tsReport) write(w io.Writer) {
@@ -105,12 +105,5 @@ func (r *tsReport) write(w io.Writer) {
 		}
 	}
 
-	fmt.Fprintln(w, "\nTargets")
-	for _, t := range r.Targets {
-		mark := "met"
-		if !t.Met {
-			mark = "NOT MET"
-		}
-		fmt.Fprintf(w, "  [%s] %s: %s\n", mark, t.What, t.Measured)
-	}
+	writeVerdicts(w, r.Targets)
 }
