@@ -1,6 +1,8 @@
 // Command leiosbench runs the benchmarks of ARCHITECTURE.md, "Benchmarks", and prints their
-// tables (or, with -json, one JSON document), so that each component is
-// measured side by side with its reference in one run.
+// tables, so that each component is measured side by side with its reference
+// in one run. The store benchmarks (txcache, mempool, txsubmission) also
+// write the same figures to --json FILE and their plots into --plots DIR;
+// the others print one JSON document instead of the tables with --json.
 package main
 
 import (
@@ -26,8 +28,8 @@ func main() {
 	}
 }
 
-// report is what every benchmark returns: printed as tables, or with
-// --json as one indented JSON document.
+// report is what every benchmark returns: printed as tables, and as one
+// indented JSON document (printReport's --json, or outputFlags' file).
 type report interface{ write(io.Writer) }
 
 func printReport(w io.Writer, r report, asJSON bool) error {
