@@ -178,6 +178,8 @@ func runTSCell(ctx context.Context, variant string, chains *mpChains, offered, p
 	defer pool.Close()
 	adapter := node.TxSubmissionMempool(pool)
 	serve := func(int) txsubmission.Mempool { return adapter }
+	// admitted enters a tx in the baseline's cache before the add (its add
+	// path's lock); forget drops the txs a block took.
 	admitted, forget := func(block.Hash) {}, func([]block.Hash) {}
 	if variant == tsPerItem {
 		cache := &dedupCache{sent: map[block.Hash]peerSet{}}
@@ -211,10 +213,8 @@ func runTSCell(ctx context.Context, variant string, chains *mpChains, offered, p
 			due := min(int(time.Since(start).Seconds()*float64(offered)), len(txs))
 			for ; i < due; i++ {
 				t0 := time.Now()
+				admitted(txs[i].Hash())
 				err := pool.Add(gctx, txs[i])
-				if err == nil {
-					admitted(txs[i].Hash())
-				}
 				if measuring.Load() {
 					latencies = append(latencies, time.Since(t0))
 				}
@@ -237,11 +237,11 @@ func runTSCell(ctx context.Context, variant string, chains *mpChains, offered, p
 	// holds goes on chain and the mempool syncs.
 	g.Go(func() error {
 		for next := start.Add(blockEvery); sleepUntil(gctx, next); next = next.Add(blockEvery) {
-			var block []*ledger.Tx
+			var onChain []*ledger.Tx
 			for tx := range pool.Txs() {
-				block = append(block, tx)
+				onChain = append(onChain, tx)
 			}
-			if err := led.adopt(block); err != nil {
+			if err := led.adopt(onChain); err != nil {
 				return err
 			}
 			r, err := pool.Sync(gctx)
