@@ -2,6 +2,7 @@ package forge
 
 import (
 	"context"
+	"iter"
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
@@ -27,10 +28,25 @@ type selection struct {
 	eb []*ledger.Tx
 }
 
-// selectTxs takes one mempool snapshot and picks, in ticket order, the txs
-// that still apply on view, the ledger the block's txs extend: first up to
-// the RB body limit (if withRB: a CertRB carries none), then, for the EB, up
-// to the EB limits.
+// selectTxs takes one mempool snapshot and picks its block's txs
+// (SelectTxs): first up to the RB body limit (if withRB: a CertRB carries
+// none), then, for the EB, up to the EB limits.
+func (f *Forger) selectTxs(view ledger.UTxO, slot uint64, withRB bool) selection {
+	if f.opts.Mempool == nil {
+		return selection{}
+	}
+	rbBody := f.opts.RBMaxBodyBytes
+	if !withRB {
+		rbBody = 0
+	}
+	rb, eb := SelectTxs(*f.opts.Params, view, slot, f.opts.Mempool.Txs(), rbBody, f.opts.EBLimits)
+	return selection{rb: rb, eb: eb}
+}
+
+// SelectTxs is the forge's walk of one mempool snapshot: it picks from txs,
+// in order (ticket order), those that still apply on view, the ledger the
+// block's txs extend — first for the RB, up to a body of rbBody bytes (0:
+// none), then for the EB it announces, up to ebLimits (zero MaxTxs: no EB).
 //
 // The snapshot may have been validated against an older tip than view's
 // (its sync runs after each tip change), so every tx is reapplied here on
@@ -38,46 +54,38 @@ type selection struct {
 // as a certificate will apply them; a tx that no longer applies is skipped
 // and the sync will drop it. Reapply skips signatures: the mempool checked
 // them on admission and the bytes are unchanged.
-func (f *Forger) selectTxs(view ledger.UTxO, slot uint64, withRB bool) selection {
-	var sel selection
-	if f.opts.Mempool == nil {
-		return sel
-	}
+func SelectTxs(p ledger.Params, view ledger.UTxO, slot uint64, txs iter.Seq[*ledger.Tx], rbBody int, ebLimits block.EBLimits) (rb, eb []*ledger.Tx) {
 	acc := ledger.NewDiff()
 	utxo := ledger.Overlay{Base: view, Diffs: []*ledger.Diff{acc}}
-	rbBudget := f.opts.RBMaxBodyBytes - bodyOverhead
-	if !withRB {
-		rbBudget = 0
-	}
-	limits := f.opts.EBLimits
+	rbBudget := max(rbBody-bodyOverhead, 0)
 	ebBody, ebClosure := ebHeadOverhead, 0
-	for tx := range f.opts.Mempool.Txs() {
-		toRB := tx.Size() <= rbBudget && sel.eb == nil
-		toEB := !toRB && f.opts.EBLimits.MaxTxs > 0 &&
-			len(sel.eb) < limits.MaxTxs &&
-			ebClosure+tx.Size() <= limits.MaxClosureBytes &&
-			ebBody+ebEntryOverhead <= limits.MaxBodyBytes
+	for tx := range txs {
+		toRB := tx.Size() <= rbBudget && eb == nil
+		toEB := !toRB && ebLimits.MaxTxs > 0 &&
+			len(eb) < ebLimits.MaxTxs &&
+			ebClosure+tx.Size() <= ebLimits.MaxClosureBytes &&
+			ebBody+ebEntryOverhead <= ebLimits.MaxBodyBytes
 		if !toRB && !toEB {
-			if f.opts.EBLimits.MaxTxs == 0 || len(sel.eb) == limits.MaxTxs {
+			if ebLimits.MaxTxs == 0 || len(eb) == ebLimits.MaxTxs {
 				break
 			}
 			continue
 		}
-		diff, err := ledger.Reapply(*f.opts.Params, utxo, slot, tx)
+		diff, err := ledger.Reapply(p, utxo, slot, tx)
 		if err != nil {
 			continue
 		}
 		acc.Append(diff)
 		if toRB {
-			sel.rb = append(sel.rb, tx)
+			rb = append(rb, tx)
 			rbBudget -= tx.Size()
 		} else {
-			sel.eb = append(sel.eb, tx)
+			eb = append(eb, tx)
 			ebBody += ebEntryOverhead
 			ebClosure += tx.Size()
 		}
 	}
-	return sel
+	return rb, eb
 }
 
 // dropTxs removes from the mempool the txs of a forged block the chain

@@ -81,6 +81,12 @@ func isInvalidBlock(err error) bool {
 // snapshot walks by ticket, and adds that decode the peer's bytes first.
 type txSubmissionMempool struct{ pool *mempool.Mempool }
 
+// TxSubmissionMempool presents pool to tx submission as a node does: the
+// benchmarks serve txs through it.
+func TxSubmissionMempool(pool *mempool.Mempool) txsubmission.Mempool {
+	return txSubmissionMempool{pool}
+}
+
 func (m txSubmissionMempool) TxsAfter(after uint64, max int) []txsubmission.MempoolTx {
 	var txs []txsubmission.MempoolTx
 	for entry := range m.pool.Snapshot().After(after) {

@@ -130,11 +130,7 @@ func (c *Cache) unref(a Announcement, dead []*body) []*body {
 // release drops the tx references of evicted bodies. writeMu is held.
 func (c *Cache) release(dead []*body) {
 	for _, b := range dead {
-		c.txs.eachGroup(len(b.txs), hashGroups(b.txs), func(_ int, hashes []block.Hash, p *probes) {
-			for i := range hashes {
-				c.txs.releaseTagged(&p.keys[i], p.homes[i], p.tags[i])
-			}
-		})
+		c.txs.releaseAll(b.txs)
 	}
 }
 
@@ -156,20 +152,13 @@ func (c *Cache) InsertBody(ebHash block.Hash, txs []block.EBTx) (missing []int, 
 	if b.state == BodyInserted {
 		return c.txs.appendMissing(nil, txs), nil
 	}
-	counted := make([]block.Hash, 0, len(txs))
-	c.txs.eachGroup(len(txs), txGroups(txs), func(base int, hashes []block.Hash, p *probes) {
-		for i := range hashes {
-			kind, ok := c.txs.addRefTagged(&p.keys[i], p.homes[i], p.tags[i])
-			if ok {
-				counted = append(counted, hashes[i])
-			}
-			if !kind.Held() {
-				missing = append(missing, base+i)
-			}
-		}
-	})
+	hashes := make([]block.Hash, len(txs))
+	for i := range txs {
+		hashes[i] = txs[i].TxHash
+	}
+	counted, missing := c.txs.addRefs(hashes)
 	c.bodiesMu.Lock()
-	b.state, b.txs = BodyInserted, counted
+	b.state, b.txs = BodyInserted, hashes[:counted]
 	c.bodiesMu.Unlock()
 	return missing, nil
 }
@@ -189,13 +178,7 @@ func (c *Cache) MarkValidated(txHashes []block.Hash) []MarkResult {
 func (c *Cache) mark(txHashes []block.Hash, to TxState) []MarkResult {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	results := make([]MarkResult, len(txHashes))
-	c.txs.eachGroup(len(txHashes), hashGroups(txHashes), func(base int, hashes []block.Hash, p *probes) {
-		for i := range hashes {
-			results[base+i] = c.txs.mark(&p.keys[i], p.homes[i], p.tags[i], to)
-		}
-	})
-	return results
+	return c.txs.markAll(txHashes, to)
 }
 
 // LookupBody reports the state of an announced EB's body; ok is false if no

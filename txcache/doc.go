@@ -20,8 +20,12 @@
 // and probes are bounded so even a flood costs misses, not scans. A byte
 // array of tags (7 more bits of the hash) beside the slots lets a lookup
 // compare eight slots' tags in one word before it reads any key; xxh3 is
-// specialised to 32-byte keys (hash.go). Batches hash and touch a group of
-// keys ahead of probing them (batch.go), so their cache misses overlap.
+// specialised to 32-byte keys (hash.go). Batches prefetch the lines of
+// keys ahead of probing them (batch.go): a reader's batch runs its keys
+// through three stages — hash and prefetch the tags, scan them and prefetch
+// the one slot they point at, compare — several groups apart, so the cache
+// misses of many keys are in flight at once. The table's memory is backed
+// by huge pages where the kernel has them (memory.go).
 //
 // Invariants:
 //   - No false hits, ever: the cache reports a tx held (Inserted or

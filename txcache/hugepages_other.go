@@ -2,5 +2,9 @@
 
 package txcache
 
-// adviseHugePages is a Linux hint; elsewhere the table uses the default pages.
-func adviseHugePages([]slot) {}
+import "unsafe"
+
+// adviseHugePages and collapseHugePages are Linux hints; elsewhere the
+// table uses the default pages.
+func adviseHugePages(unsafe.Pointer, int)   {}
+func collapseHugePages(unsafe.Pointer, int) {}

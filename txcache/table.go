@@ -117,8 +117,6 @@ const (
 	// keys (should the seed leak) gets refused inserts — false misses —
 	// rather than long scans.
 	defaultMaxProbe = 1024
-
-	pageBytes = 4096 // the smallest page a table's memory may be mapped with
 )
 
 func newTable(n, maxProbe, seed uint64, homeHook func(block.Hash) uint64) *table {
@@ -126,13 +124,7 @@ func newTable(n, maxProbe, seed uint64, homeHook func(block.Hash) uint64) *table
 		maxProbe = defaultMaxProbe
 	}
 	maxProbe = min(maxProbe, n)
-	slots := make([]slot, n+maxProbe-1)
-	adviseHugePages(slots)
-	// Fault the pages in now, at start, rather than on the fetch path: a
-	// fresh table otherwise takes a page fault on the first touch of each.
-	for i := 0; i < len(slots); i += pageBytes / SlotBytes {
-		slots[i].state.Store(0)
-	}
+	slots := newSlots(n + maxProbe - 1)
 	inWindow := ^uint64(0)
 	if maxProbe < 8 {
 		inWindow = 1<<(8*maxProbe) - 1
@@ -144,7 +136,7 @@ func newTable(n, maxProbe, seed uint64, homeHook func(block.Hash) uint64) *table
 		seed:     seed,
 		secret:   newSecret(seed),
 		homeHook: homeHook,
-		tags:     make([]atomic.Uint64, len(slots)>>3+2),
+		tags:     newTags(len(slots)>>3 + 2),
 		inWindow: inWindow,
 		stripes:  make([]atomic.Uint64, (len(slots)-1)>>stripeShift+1),
 	}
@@ -180,16 +172,6 @@ func tagOf(x uint64) uint64 { return x&0x7f | 0x80 }
 // window is the probe window of a home: the only slots its keys can be in.
 func (t *table) window(home uint64) []slot {
 	return t.slots[home : home+t.maxProbe]
-}
-
-// touch loads the lines of a key's home slot and tags so that a group of
-// independent probes overlaps its cache misses instead of paying them one
-// by one.
-func (t *table) touch(home uint64) {
-	s := &t.slots[home]
-	_ = s.state.Load()
-	_ = s.key[3].Load()
-	_ = t.tags[home>>3].Load()
 }
 
 // Byte lanes of a tag word.
@@ -249,9 +231,7 @@ func (t *table) tryLookup(k *key, home uint64) (w uint64, ok bool) {
 // slots without k's tag, or a tag that belongs to another key, leave it to
 // walk. (One function, not two: the compiler inlines neither half.)
 func (t *table) tryLookupTagged(k *key, home, tag uint64) (w uint64, ok bool) {
-	first, last := &t.stripes[home>>stripeShift], &t.stripes[(home+t.maxProbe-1)>>stripeShift]
-	seq1, seq2 := first.Load(), last.Load()
-
+	seqs := t.windowSeqs(home)
 	candidates, empty := t.scanTags(home, tag)
 	switch {
 	case candidates != 0:
@@ -264,7 +244,20 @@ func (t *table) tryLookupTagged(k *key, home, tag uint64) (w uint64, ok bool) {
 	default:
 		w = t.walk(k, home)
 	}
-	return w, (seq1|seq2)&1 == 0 && first.Load() == seq1 && last.Load() == seq2
+	return w, t.sameSeqs(home, seqs)
+}
+
+// windowSeqs reads the sequence words of the (one or two) stripes of a
+// home's probe window, before the probe reads any tag or slot.
+func (t *table) windowSeqs(home uint64) [2]uint64 {
+	return [2]uint64{t.stripes[home>>stripeShift].Load(), t.stripes[(home+t.maxProbe-1)>>stripeShift].Load()}
+}
+
+// sameSeqs reports whether no deletion walked the window since windowSeqs
+// read seqs: both were even and are unchanged, so what the probe read in
+// between was there all along.
+func (t *table) sameSeqs(home uint64, seqs [2]uint64) bool {
+	return (seqs[0]|seqs[1])&1 == 0 && t.windowSeqs(home) == seqs
 }
 
 // scanTags matches tag against the eight tags from home at once. In its

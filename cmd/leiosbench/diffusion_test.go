@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"image/png"
-	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -72,18 +70,5 @@ func TestDiffusionQuick(t *testing.T) {
 		if !bytes.Contains(table.Bytes(), []byte(want)) {
 			t.Errorf("the table lacks %q:\n%s", want, table.String())
 		}
-	}
-}
-
-func checkPNG(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	defer f.Close()
-	if _, err := png.Decode(f); err != nil {
-		t.Errorf("%s: %v", path, err)
 	}
 }

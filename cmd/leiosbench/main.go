@@ -1,6 +1,8 @@
 // Command leiosbench runs the benchmarks of ARCHITECTURE.md, "Benchmarks", and prints their
-// tables (or, with -json, one JSON document), so that each component is
-// measured side by side with its reference in one run.
+// tables, so that each component is measured side by side with its reference
+// in one run. The store benchmarks (txcache, mempool, txsubmission) also
+// write the same figures to --json FILE and their plots into --plots DIR;
+// the others print one JSON document instead of the tables with --json.
 package main
 
 import (
@@ -19,15 +21,15 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newTxcacheCommand(), newMempoolCommand(), newDiffusionCommand(), newVotesCommand(), newThroughputCommand(), newSyncCommand())
+	root.AddCommand(newTxcacheCommand(), newMempoolCommand(), newTxSubmissionCommand(), newDiffusionCommand(), newVotesCommand(), newThroughputCommand(), newSyncCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "leiosbench:", err)
 		os.Exit(1)
 	}
 }
 
-// report is what every benchmark returns: printed as tables, or with
-// --json as one indented JSON document.
+// report is what every benchmark returns: printed as tables, and as one
+// indented JSON document (printReport's --json, or outputFlags' file).
 type report interface{ write(io.Writer) }
 
 func printReport(w io.Writer, r report, asJSON bool) error {

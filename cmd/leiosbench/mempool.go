@@ -15,44 +15,61 @@ import (
 type mempoolFlags struct {
 	ApplyCost    time.Duration `json:"apply_cpu_ns"`
 	ReapplyCost  time.Duration `json:"reapply_cpu_ns"`
-	ReadBase     time.Duration `json:"ledger_read_base_ns"`
+	ReadBase     time.Duration `json:"ledger_view_open_ns"`
 	ReadPerKey   time.Duration `json:"ledger_read_per_key_ns"`
 	Duration     time.Duration `json:"duration_per_cell_ns"`
-	SyncPeriod   time.Duration `json:"tip_change_every_ns"`
-	ReadPeriod   time.Duration `json:"read_every_ns"`
+	SyncPeriod   time.Duration `json:"block_every_ns"`
+	ReadPeriod   time.Duration `json:"serve_walk_every_ns"`
+	ForgePeriod  time.Duration `json:"forge_walk_every_ns"`
 	Offered      []int         `json:"offered_tx_s"`
 	Peers        []int         `json:"peers"`
 	Occupancies  []int         `json:"hold_occupancies"`
 	CeilingTxs   int           `json:"ceiling_txs"`
 	Quick        bool          `json:"quick"`
-	JSON         bool          `json:"-"`
 	SkipMatrix   bool          `json:"skip_matrix,omitempty"`
 	SkipHoldTest bool          `json:"skip_hold,omitempty"`
+	out          outputFlags
 }
 
 func newMempoolCommand() *cobra.Command {
 	var f mempoolFlags
 	cmd := &cobra.Command{
 		Use:   "mempool",
-		Short: "The double-buffered mempool against a single-lock baseline under concurrent adders, readers and syncs",
+		Short: "The double-buffered mempool against a single-lock baseline under adders, the forge's and tx submission's walks, and blocks",
 		Long: `The mempool benchmark, both mempools in one run.
 
-For each offered load × peer count: one adder per peer, each submitting its
-own chains of real signed txs, paced so the adders offer the load in total;
-one reader per peer taking a snapshot every --read-every (the longest wait
-is the reader stall); a syncer moving the tip every --tip-change-every (a
-tip change that invalidates nothing) and syncing the mempool. Every tx goes
-through the real ledger.Apply / ledger.Reapply plus a simulated CPU cost
-(busy-wait); each ledger read of a key sleeps --read-base + --read-per-key.
+For each offered load × peer count, on a fresh mempool and ledger:
+  adders      one per peer, each submitting its own chains of real signed
+              txs, paced so the adders offer the load in total;
+  tx-submission walks
+              one per peer, every --read-every: the ids after the peer's
+              cursor, a window of 100 (TxsAfter, through the node's adapter
+              for the double-buffered mempool), then each of those txs
+              (Lookup), as the peer asks for them;
+  the forge   every --forge-every: the tip's ledger, one snapshot, and the
+              forge's own selection (forge.SelectTxs) up to an RB body,
+              every tx reapplied on the tip's ledger;
+  the chain   every --tip-change-every a block is adopted — an RB and its
+              EB, certified, selected by the forge's walk from the latest
+              snapshot up to the prototype's limits — and the mempool syncs
+              to it, dropping the block's txs: it drains as blocks come, and
+              its occupancy stays what the load makes it.
+Every tx goes through the real ledger.Apply / ledger.Reapply plus a
+simulated CPU cost (busy-wait); opening a view of the ledger sleeps
+--read-base, and each key read through it --read-per-key.
 
-The double-buffered mempool (package mempool) and a single-lock baseline
-(adds, readers and a resync that revalidates everything all under one lock)
-run the same cells one after the other. First the run measures the serial
-validation ceiling (adds back to back, nothing else running); last, the lock
-hold of one sync at each --hold-occupancies, with adders at the ceiling.
+A reader's stall is the time it spent in the mempool's calls: the forge's
+snapshot, a walk's TxsAfter and Lookups (the forge's reapplying is its own
+work, reported apart). The double-buffered mempool (package mempool) and a
+single-lock baseline (adds, readers and a resync that revalidates
+everything all under one lock) run the same cells one after the other.
+First the run measures the serial validation ceiling (adds back to back,
+nothing else running); last, the lock hold of one sync at each
+--hold-occupancies, with adders at the ceiling.
 
-The full run takes about 9 × 2 × --duration plus the hold test; --quick
-shrinks it to a smoke run.`,
+The full run takes about 9 × 2 × --duration plus the hold test (about 7
+minutes); --quick shrinks it to seconds. The plot (mempool.png in --plots)
+shows the reader stall and the throughput of every cell.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.Quick {
@@ -65,45 +82,47 @@ shrinks it to a smoke run.`,
 			if err != nil {
 				return err
 			}
-			return printReport(cmd.OutOrStdout(), report, f.JSON)
+			return f.out.emit(cmd, report, map[string]func(string) error{
+				"mempool.png": func(path string) error { return plotMempool(report, path) },
+			})
 		},
 	}
 	fs := cmd.Flags()
 	fs.DurationVar(&f.ApplyCost, "apply-cpu", 200*time.Microsecond, "simulated CPU cost of a full validation (busy-wait, on top of the real one)")
 	fs.DurationVar(&f.ReapplyCost, "reapply-cpu", 20*time.Microsecond, "simulated CPU cost of a revalidation (busy-wait, on top of the real one)")
-	fs.DurationVar(&f.ReadBase, "read-base", 500*time.Microsecond, "latency of a ledger read")
-	fs.DurationVar(&f.ReadPerKey, "read-per-key", 200*time.Microsecond, "latency of a ledger read per key read")
+	fs.DurationVar(&f.ReadBase, "read-base", 500*time.Microsecond, "latency of opening a view of the ledger")
+	fs.DurationVar(&f.ReadPerKey, "read-per-key", 200*time.Microsecond, "latency of each key read from the ledger")
 	fs.DurationVar(&f.Duration, "duration", 20*time.Second, "length of each cell")
-	fs.DurationVar(&f.SyncPeriod, "tip-change-every", 5*time.Second, "period of the tip changes")
-	fs.DurationVar(&f.ReadPeriod, "read-every", 150*time.Millisecond, "period of each reader's snapshots")
+	fs.DurationVar(&f.SyncPeriod, "tip-change-every", 5*time.Second, "period of the blocks adopted (each a tip change and a sync)")
+	fs.DurationVar(&f.ReadPeriod, "read-every", 150*time.Millisecond, "period of each peer's tx-submission walk")
+	fs.DurationVar(&f.ForgePeriod, "forge-every", time.Second, "period of the forge's walk (a slot)")
 	fs.IntSliceVar(&f.Offered, "offered", []int{100, 1_000, 10_000}, "offered loads, tx/s in total")
-	fs.IntSliceVar(&f.Peers, "peers", []int{2, 20, 100}, "peer counts (one adder and one reader each)")
+	fs.IntSliceVar(&f.Peers, "peers", []int{2, 20, 100}, "peer counts (one adder and one tx-submission walk each)")
 	fs.IntSliceVar(&f.Occupancies, "hold-occupancies", []int{10_000, 56_000}, "txs held when the lock-hold test syncs")
 	fs.IntVar(&f.CeilingTxs, "ceiling-txs", 4_000, "adds timed to measure the serial validation ceiling")
-	fs.BoolVar(&f.Quick, "quick", false, "a smoke run: 1 s cells, a tip change every 300 ms, hold test at 1,000 / 5,600 txs (explicit flags win)")
+	fs.BoolVar(&f.Quick, "quick", false, "a run of seconds: 1,000 and 10,000 tx/s × 2 and 20 peers, 1 s cells, a block every 250 ms, the forge every 200 ms, hold test at 1,000 / 5,600 txs (explicit flags win)")
 	fs.BoolVar(&f.SkipMatrix, "skip-matrix", false, "leave out the load matrix")
 	fs.BoolVar(&f.SkipHoldTest, "skip-hold", false, "leave out the lock-hold test")
-	fs.BoolVar(&f.JSON, "json", false, "print one JSON document instead of the tables")
+	f.out.register(fs)
 	return cmd
 }
 
 // quick shrinks the run, leaving flags given explicitly as they are.
 func (f *mempoolFlags) quick(cmd *cobra.Command) {
-	set := func(name string, apply func()) {
-		if !cmd.Flags().Changed(name) {
-			apply()
-		}
-	}
+	set := func(name string, apply func()) { unlessGiven(cmd, name, apply) }
+	set("offered", func() { f.Offered = []int{1_000, 10_000} })
+	set("peers", func() { f.Peers = []int{2, 20} })
 	set("duration", func() { f.Duration = time.Second })
-	set("tip-change-every", func() { f.SyncPeriod = 300 * time.Millisecond })
+	set("tip-change-every", func() { f.SyncPeriod = 250 * time.Millisecond })
+	set("forge-every", func() { f.ForgePeriod = 200 * time.Millisecond })
 	set("hold-occupancies", func() { f.Occupancies = []int{1_000, 5_600} })
 	set("ceiling-txs", func() { f.CeilingTxs = 500 })
 }
 
 func (f mempoolFlags) validate() error {
-	for _, d := range []time.Duration{f.Duration, f.SyncPeriod, f.ReadPeriod} {
+	for _, d := range []time.Duration{f.Duration, f.SyncPeriod, f.ReadPeriod, f.ForgePeriod} {
 		if d <= 0 {
-			return fmt.Errorf("--duration, --tip-change-every and --read-every must be positive")
+			return fmt.Errorf("--duration, --tip-change-every, --read-every and --forge-every must be positive")
 		}
 	}
 	if f.ApplyCost < 0 || f.ReapplyCost < 0 || f.ReadBase < 0 || f.ReadPerKey < 0 {
@@ -118,6 +137,9 @@ func (f mempoolFlags) validate() error {
 	}
 	if f.CeilingTxs <= 0 {
 		return fmt.Errorf("--ceiling-txs must be positive")
+	}
+	if !f.SkipMatrix && f.SyncPeriod >= f.Duration {
+		return fmt.Errorf("--tip-change-every %s: a cell of %s would have no block and no sync", f.SyncPeriod, f.Duration)
 	}
 	return nil
 }
@@ -154,7 +176,7 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	r := &mempoolReport{Settings: f, GOMAXPROCS: runtime.GOMAXPROCS(0), GoVersion: runtime.Version()}
+	r := &mempoolReport{Settings: f, Machine: describeMachine()}
 	nChains, length := f.chainShape()
 	fmt.Fprintf(progress, "building %d chains of %d signed txs…\n", nChains, length)
 	t0 := time.Now()
@@ -168,7 +190,7 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 	costs := &mpCosts{readBase: f.ReadBase, readPerKey: f.ReadPerKey}
 	costs.apply.Store(int64(f.ApplyCost))
 	costs.reapply.Store(int64(f.ReapplyCost))
-	r.CeilingTxS, err = measureCeiling(ctx, chains, costs, f.CeilingTxs)
+	r.CeilingTxS, err = measureCeiling(ctx, chains, costs, f.CeilingTxs, 3)
 	if err != nil {
 		return nil, fmt.Errorf("measuring the ceiling: %w", err)
 	}
@@ -179,13 +201,16 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 			for _, peers := range f.Peers {
 				for _, kind := range []string{mpDouble, mpSingle} {
 					runtime.GC()
-					c, err := runMPCell(ctx, kind, chains, costs, offered, peers, f.Duration, f.ReadPeriod, f.SyncPeriod)
+					c, err := runMPCell(ctx, kind, chains, costs, mpCellSettings{
+						offered: offered, peers: peers, duration: f.Duration,
+						readPeriod: f.ReadPeriod, forgePeriod: f.ForgePeriod, tip: f.SyncPeriod,
+					})
 					if err != nil {
 						return nil, fmt.Errorf("%s, %d tx/s, %d peers: %w", kind, offered, peers, err)
 					}
 					c.ExpectedTxS = math.Min(float64(offered), r.CeilingTxS)
-					fmt.Fprintf(progress, "%-15s %6d tx/s %3d peers: stall %s, %.0f tx/s, %d held, %d syncs (lock ≤ %s)\n",
-						kind, offered, peers, fmtDur(time.Duration(c.MaxReaderStallNs)), c.ThroughputTxS, c.OccupancyTxs, c.Syncs, fmtDur(time.Duration(c.MaxSyncLockHoldNs)))
+					fmt.Fprintf(progress, "%-15s %6d tx/s %3d peers: stall %s, %.0f tx/s, %d syncs, ≤ %d held (lock ≤ %s)\n",
+						kind, offered, peers, fmtDur(time.Duration(c.MaxReaderStallNs)), c.ThroughputTxS, c.Syncs, c.MaxOccupancyTxs, fmtDur(time.Duration(c.MaxSyncLockHoldNs)))
 					r.Cells = append(r.Cells, c)
 				}
 			}

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"iter"
+	"sort"
 	"sync"
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
+	"github.com/leiosnode/leiosnode/network/txsubmission"
 )
 
 // singleLockMempool is the reference the double-buffered mempool is
@@ -19,14 +22,15 @@ import (
 type singleLockMempool struct {
 	opts mempool.Options // TipLedger, Apply, Reapply, Params, CapacityBytes
 
-	mu     sync.Mutex // guards every field below
-	view   ledger.UTxO
-	tip    block.Tip
-	txs    []*ledger.Tx // appended in place; a reader's copy of the header sees a prefix
-	bytes  int
-	diff   *ledger.Diff // the UTxO after txs is view + diff
-	held   map[block.Hash]struct{}
-	roomCh chan struct{} // closed when the byte total drops
+	mu         sync.Mutex // guards every field below
+	view       ledger.UTxO
+	tip        block.Tip
+	txs        []mempool.Entry // appended in place; a reader's copy of the header sees a prefix
+	bytes      int
+	nextTicket uint64
+	diff       *ledger.Diff // the UTxO after txs is view + diff
+	held       map[block.Hash]*ledger.Tx
+	roomCh     chan struct{} // closed when the byte total drops
 }
 
 func newSingleLockMempool(opts mempool.Options) (*singleLockMempool, error) {
@@ -34,7 +38,8 @@ func newSingleLockMempool(opts mempool.Options) (*singleLockMempool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &singleLockMempool{opts: opts, view: view, tip: tip, diff: ledger.NewDiff(), held: map[block.Hash]struct{}{}, roomCh: make(chan struct{})}, nil
+	return &singleLockMempool{opts: opts, view: view, tip: tip, nextTicket: 1, diff: ledger.NewDiff(),
+		held: map[block.Hash]*ledger.Tx{}, roomCh: make(chan struct{})}, nil
 }
 
 func (m *singleLockMempool) Add(ctx context.Context, tx *ledger.Tx) error {
@@ -66,17 +71,49 @@ func (m *singleLockMempool) addLocked(tx *ledger.Tx) (<-chan struct{}, error) {
 		return nil, err
 	}
 	m.diff.Append(d)
-	m.txs = append(m.txs, tx)
+	m.txs = append(m.txs, mempool.Entry{Ticket: m.nextTicket, Tx: tx})
+	m.nextTicket++
 	m.bytes += tx.Size()
-	m.held[h] = struct{}{}
+	m.held[h] = tx
 	return nil, nil
 }
 
-// Snapshot is what a reader does: take the lock, copy the state out.
-func (m *singleLockMempool) Snapshot() []*ledger.Tx {
+// Txs is the forge's read: take the lock, copy the state out, walk it
+// after.
+func (m *singleLockMempool) Txs() iter.Seq[*ledger.Tx] {
+	m.mu.Lock()
+	txs := m.txs
+	m.mu.Unlock()
+	return func(yield func(*ledger.Tx) bool) {
+		for _, e := range txs {
+			if !yield(e.Tx) {
+				return
+			}
+		}
+	}
+}
+
+// TxsAfter and Lookup are a tx-submission walk's reads, each under the
+// lock.
+func (m *singleLockMempool) TxsAfter(after uint64, max int) []txsubmission.MempoolTx {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.txs
+	from := sort.Search(len(m.txs), func(i int) bool { return m.txs[i].Ticket > after })
+	var out []txsubmission.MempoolTx
+	for _, e := range m.txs[from:min(from+max, len(m.txs))] {
+		out = append(out, txsubmission.MempoolTx{Ticket: e.Ticket, Hash: e.Tx.Hash(), Bytes: e.Tx.Bytes(), Size: e.Tx.Size()})
+	}
+	return out
+}
+
+func (m *singleLockMempool) Lookup(hash block.Hash) ([]byte, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tx, ok := m.held[hash]
+	if !ok {
+		return nil, false
+	}
+	return tx.Bytes(), true
 }
 
 // Sync revalidates every tx against the new tip while holding the lock.
@@ -90,17 +127,17 @@ func (m *singleLockMempool) Sync() (held time.Duration, err error) {
 	}
 	diff := ledger.NewDiff()
 	utxo := ledger.Overlay{Base: view, Diffs: []*ledger.Diff{diff}}
-	kept := make([]*ledger.Tx, 0, len(m.txs))
+	kept := make([]mempool.Entry, 0, len(m.txs))
 	bytes := 0
-	for _, tx := range m.txs {
-		d, err := m.opts.Reapply(m.opts.Params, utxo, tip.Point.Slot+1, tx)
+	for _, e := range m.txs {
+		d, err := m.opts.Reapply(m.opts.Params, utxo, tip.Point.Slot+1, e.Tx)
 		if err != nil {
-			delete(m.held, block.Hash(tx.Hash()))
+			delete(m.held, block.Hash(e.Tx.Hash()))
 			continue
 		}
 		diff.Append(d)
-		kept = append(kept, tx)
-		bytes += tx.Size()
+		kept = append(kept, e)
+		bytes += e.Tx.Size()
 	}
 	if bytes < m.bytes {
 		close(m.roomCh)

@@ -4,13 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
+	"github.com/leiosnode/leiosnode/network/txsubmission"
+	"github.com/leiosnode/leiosnode/node"
 )
 
 // The two mempools under test.
@@ -19,16 +27,21 @@ const (
 	mpSingle = "single-lock"
 )
 
-// mpSubject is a mempool under load, as adders, readers and the syncer see
+// mpSubject is a mempool under load, as adders, readers and the chain see
 // it.
 type mpSubject interface {
 	Add(ctx context.Context, tx *ledger.Tx) error
-	// read takes a snapshot, as a tx-submission server or the forge does.
-	read()
+	// Txs is the forge's read: one snapshot's txs in order.
+	Txs() iter.Seq[*ledger.Tx]
+	// TxsAfter and Lookup are a tx-submission walk's reads: the ids after
+	// a peer's cursor, then the txs it asks for.
+	TxsAfter(after uint64, max int) []txsubmission.MempoolTx
+	Lookup(hash block.Hash) ([]byte, bool)
 	// sync revalidates against the (new) tip; it returns how long it held
 	// the lock readers or adds wait on.
 	sync(ctx context.Context) (mpSyncStats, error)
 	occupancy() (txs, bytes int)
+	close()
 }
 
 type mpSyncStats struct {
@@ -37,10 +50,20 @@ type mpSyncStats struct {
 	residual int // double-buffered only
 }
 
-type doubleBuffered struct{ m *mempool.Mempool }
+// doubleBuffered is the mempool package, read as the node reads it: the
+// forge through Txs, tx submission through the node's adapter.
+type doubleBuffered struct {
+	m     *mempool.Mempool
+	serve txsubmission.Mempool
+}
 
 func (d doubleBuffered) Add(ctx context.Context, tx *ledger.Tx) error { return d.m.Add(ctx, tx) }
-func (d doubleBuffered) read()                                        { _ = d.m.Snapshot().Len() }
+func (d doubleBuffered) Txs() iter.Seq[*ledger.Tx]                    { return d.m.Txs() }
+func (d doubleBuffered) TxsAfter(after uint64, max int) []txsubmission.MempoolTx {
+	return d.serve.TxsAfter(after, max)
+}
+func (d doubleBuffered) Lookup(hash block.Hash) ([]byte, bool) { return d.serve.Lookup(hash) }
+func (d doubleBuffered) close()                                { d.m.Close() }
 func (d doubleBuffered) occupancy() (int, int) {
 	s := d.m.Snapshot()
 	return s.Len(), s.Bytes()
@@ -51,20 +74,18 @@ func (d doubleBuffered) sync(ctx context.Context) (mpSyncStats, error) {
 	return mpSyncStats{lockHeld: r.LockHeld, rounds: r.Rounds, residual: r.Residual}, err
 }
 
-type singleLock struct{ m *singleLockMempool }
+type singleLock struct{ *singleLockMempool }
 
-func (s singleLock) Add(ctx context.Context, tx *ledger.Tx) error { return s.m.Add(ctx, tx) }
-func (s singleLock) read()                                        { _ = len(s.m.Snapshot()) }
-func (s singleLock) occupancy() (int, int)                        { return s.m.occupancy() }
+func (s singleLock) close() {}
 
 func (s singleLock) sync(context.Context) (mpSyncStats, error) {
-	held, err := s.m.Sync()
+	held, err := s.Sync()
 	return mpSyncStats{lockHeld: held}, err
 }
 
 // newMPSubject returns a fresh mempool of kind on a fresh simulated ledger.
 func newMPSubject(kind string, chains *mpChains, costs *mpCosts) (mpSubject, *mpLedger, error) {
-	led := newMPLedger(chains.genesis, costs)
+	led := newMPLedger(chains, costs)
 	opts := mempool.Options{
 		TipLedger:     led.TipLedger,
 		Params:        ledger.DefaultParams(),
@@ -75,27 +96,16 @@ func newMPSubject(kind string, chains *mpChains, costs *mpCosts) (mpSubject, *mp
 	switch kind {
 	case mpDouble:
 		m, err := mempool.New(opts)
-		return doubleBuffered{m}, led, err
+		if err != nil {
+			return nil, nil, err
+		}
+		return doubleBuffered{m, node.TxSubmissionMempool(m)}, led, nil
 	case mpSingle:
 		m, err := newSingleLockMempool(opts)
 		return singleLock{m}, led, err
 	}
 	return nil, nil, fmt.Errorf("unknown mempool %q", kind)
 }
-
-// maxDuration is a running maximum, safe for concurrent use.
-type maxDuration struct{ ns atomic.Int64 }
-
-func (m *maxDuration) note(d time.Duration) {
-	for {
-		old := m.ns.Load()
-		if int64(d) <= old || m.ns.CompareAndSwap(old, int64(d)) {
-			return
-		}
-	}
-}
-
-func (m *maxDuration) get() time.Duration { return time.Duration(m.ns.Load()) }
 
 // sleepUntil sleeps until t; false if ctx ended first.
 func sleepUntil(ctx context.Context, t time.Time) bool {
@@ -113,18 +123,35 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 	}
 }
 
+// The block limits of the forge's walks: the prototype's.
+var (
+	mpRBBodyBytes = consensus.DefaultLeiosParams().RBMaxBodyBytes
+	mpEBLimits    = block.DefaultEBLimits
+)
+
+// mpServeWindow is how many ids a tx-submission walk reads at a time: the
+// node's window of unacknowledged ids.
+const mpServeWindow = 100
+
 // mpLoad is the benchmark's concurrent load on one mempool.
 type mpLoad struct {
 	subject mpSubject
 	led     *mpLedger
 
-	admitted   atomic.Int64
-	exhausted  atomic.Int64 // adders that ran out of txs
-	readStall  maxDuration
-	reads      atomic.Int64
-	syncs      atomic.Int64
-	lockHold   maxDuration
-	syncRounds atomic.Int64
+	admitted  atomic.Int64
+	exhausted atomic.Int64 // adders that ran out of txs
+
+	mu          sync.Mutex // guards the samples below
+	forgeStalls []time.Duration
+	forgeWalks  []time.Duration
+	serveStalls []time.Duration
+	occupancies []int // txs held when each block came
+	blockTxs    int
+	blocks      int
+	syncs       int
+	lockHold    time.Duration
+	syncRounds  int
+	residual    int // of the last sync
 }
 
 // adder submits txs, paced at one per interval from start+phase (0: as fast
@@ -148,21 +175,60 @@ func (l *mpLoad) adder(ctx context.Context, txs []*ledger.Tx, start time.Time, i
 	return nil
 }
 
-// reader takes a snapshot every period and records the longest wait.
-func (l *mpLoad) reader(ctx context.Context, start time.Time, period, phase time.Duration) error {
-	for next := start.Add(phase); sleepUntil(ctx, next); next = next.Add(period) {
+// forger walks the mempool as the forge does, every period: it opens the
+// tip's ledger, takes one snapshot (the stall: how long that took) and
+// selects the txs of an RB up to its body limit, reapplying each on the
+// tip's ledger.
+func (l *mpLoad) forger(ctx context.Context, start time.Time, period time.Duration) error {
+	for next := start.Add(period / 2); sleepUntil(ctx, next); next = next.Add(period) {
+		view, tip, release, err := l.led.TipLedger()
+		if err != nil {
+			return err
+		}
 		t0 := time.Now()
-		l.subject.read()
-		l.readStall.note(time.Since(t0))
-		l.reads.Add(1)
+		txs := l.subject.Txs()
+		stall := time.Since(t0)
+		forge.SelectTxs(ledger.DefaultParams(), view, tip.Point.Slot+1, txs, mpRBBodyBytes, block.EBLimits{})
+		walk := time.Since(t0)
+		release()
+		l.mu.Lock()
+		l.forgeStalls, l.forgeWalks = append(l.forgeStalls, stall), append(l.forgeWalks, walk)
+		l.mu.Unlock()
 	}
 	return nil
 }
 
-// syncer moves the tip every period and syncs the mempool to it.
-func (l *mpLoad) syncer(ctx context.Context, start time.Time, period time.Duration) error {
+// server walks the mempool as a tx-submission client serving one peer
+// does, every period: the ids after its cursor, a window at a time, then
+// each of those txs, as the peer asks for them. The stall is the time
+// spent in those reads.
+func (l *mpLoad) server(ctx context.Context, start time.Time, period, phase time.Duration) error {
+	var cursor uint64
+	var stalls []time.Duration
+	for next := start.Add(phase); sleepUntil(ctx, next); next = next.Add(period) {
+		t0 := time.Now()
+		txs := l.subject.TxsAfter(cursor, mpServeWindow)
+		for _, tx := range txs {
+			l.subject.Lookup(tx.Hash)
+		}
+		stalls = append(stalls, time.Since(t0))
+		if len(txs) > 0 {
+			cursor = txs[len(txs)-1].Ticket
+		}
+	}
+	l.mu.Lock()
+	l.serveStalls = append(l.serveStalls, stalls...)
+	l.mu.Unlock()
+	return nil
+}
+
+// chain adopts a block every period, as the network would: an RB and the
+// EB it announces, certified, forged from the mempool's latest snapshot by
+// the forge's walk; then the mempool syncs to the new tip, which drops the
+// block's txs.
+func (l *mpLoad) chain(ctx context.Context, start time.Time, period time.Duration) error {
 	for next := start.Add(period); sleepUntil(ctx, next); next = next.Add(period) {
-		if err := l.syncOnce(ctx); err != nil {
+		if err := l.adoptAndSync(ctx, true); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -172,65 +238,127 @@ func (l *mpLoad) syncer(ctx context.Context, start time.Time, period time.Durati
 	return nil
 }
 
-func (l *mpLoad) syncOnce(ctx context.Context) error {
-	l.led.advance()
+// adoptAndSync adopts one block (of the forge's selection, or empty) and
+// syncs the mempool to it.
+func (l *mpLoad) adoptAndSync(ctx context.Context, withTxs bool) error {
+	held, _ := l.subject.occupancy()
+	var txs []*ledger.Tx
+	if withTxs {
+		view, tip, release, err := l.led.TipLedger()
+		if err != nil {
+			return err
+		}
+		rb, eb := forge.SelectTxs(ledger.DefaultParams(), view, tip.Point.Slot+1, l.subject.Txs(), mpRBBodyBytes, mpEBLimits)
+		release()
+		txs = append(rb, eb...)
+	}
+	if err := l.led.adopt(txs); err != nil {
+		return err
+	}
 	st, err := l.subject.sync(ctx)
 	if err != nil {
 		return fmt.Errorf("sync: %w", err)
 	}
-	l.syncs.Add(1)
-	l.lockHold.note(st.lockHeld)
-	l.syncRounds.Add(int64(st.rounds))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.occupancies = append(l.occupancies, held)
+	l.blocks++
+	l.blockTxs += len(txs)
+	l.syncs++
+	l.lockHold = max(l.lockHold, st.lockHeld)
+	l.syncRounds += st.rounds
+	l.residual = st.residual
 	return nil
+}
+
+// mpStalls summarizes one kind of reader's stalls in a cell.
+type mpStalls struct {
+	Reads int   `json:"reads"`
+	P50Ns int64 `json:"p50_ns"`
+	P99Ns int64 `json:"p99_ns"`
+	MaxNs int64 `json:"max_ns"`
+}
+
+func newMPStalls(ds []time.Duration) mpStalls {
+	if len(ds) == 0 {
+		return mpStalls{}
+	}
+	ds = slices.Clone(ds)
+	slices.Sort(ds)
+	at := func(q float64) int64 { return int64(ds[min(int(q*float64(len(ds))), len(ds)-1)]) }
+	return mpStalls{Reads: len(ds), P50Ns: at(0.5), P99Ns: at(0.99), MaxNs: int64(ds[len(ds)-1])}
 }
 
 // mpCell is one cell of the matrix for one mempool.
 type mpCell struct {
-	Mempool          string  `json:"mempool"`
-	OfferedTxS       int     `json:"offered_tx_s"`
-	Peers            int     `json:"peers"`
-	MaxReaderStallNs int64   `json:"max_reader_stall_ns"`
-	Reads            int64   `json:"reads"`
-	Admitted         int64   `json:"admitted"`
-	ThroughputTxS    float64 `json:"throughput_tx_s"`
+	Mempool    string `json:"mempool"`
+	OfferedTxS int    `json:"offered_tx_s"`
+	Peers      int    `json:"peers"`
+	// MaxReaderStallNs is the longest any reader waited in the mempool's
+	// calls: the forge's or a tx-submission walk's.
+	MaxReaderStallNs int64    `json:"max_reader_stall_ns"`
+	ForgeStall       mpStalls `json:"forge_stall"`
+	ServeStall       mpStalls `json:"serve_stall"`
+	// ForgeWalkP50Ns and ForgeWalkMaxNs are the forge's whole walks:
+	// snapshot, and every tx reapplied on the tip's ledger.
+	ForgeWalkP50Ns int64   `json:"forge_walk_p50_ns"`
+	ForgeWalkMaxNs int64   `json:"forge_walk_max_ns"`
+	Admitted       int64   `json:"admitted"`
+	ThroughputTxS  float64 `json:"throughput_tx_s"`
 	// ExpectedTxS is min(offered, the serial validation ceiling); the
 	// target is ThroughputTxS ≥ 95 % of it.
-	ExpectedTxS       float64 `json:"expected_tx_s"`
-	OccupancyTxs      int     `json:"final_occupancy_txs"`
-	OccupancyBytes    int     `json:"final_occupancy_bytes"`
-	Syncs             int64   `json:"syncs"`
+	ExpectedTxS float64 `json:"expected_tx_s"`
+	// Blocks the chain adopted, the txs they took from the mempool, and the
+	// syncs that followed them.
+	Blocks   int `json:"blocks"`
+	BlockTxs int `json:"block_txs"`
+	Syncs    int `json:"syncs"`
+	// Occupancy: txs held when each block came (max and mean), and at the
+	// end.
+	MaxOccupancyTxs   int     `json:"max_occupancy_txs"`
+	MeanOccupancyTxs  float64 `json:"mean_occupancy_txs"`
+	FinalOccupancyTxs int     `json:"final_occupancy_txs"`
 	MaxSyncLockHoldNs int64   `json:"max_sync_lock_hold_ns"`
-	SyncRounds        int64   `json:"sync_rounds,omitempty"`
+	SyncRounds        int     `json:"sync_rounds,omitempty"`
 	ExhaustedAdders   int64   `json:"exhausted_adders,omitempty"`
 }
 
-// runMPCell runs the benchmark's set-up for d on a fresh mempool of kind: one
-// adder and one reader per peer, adders paced to offered tx/s in total,
-// readers every readPeriod, a tip change every syncPeriod.
-func runMPCell(ctx context.Context, kind string, chains *mpChains, costs *mpCosts, offered, peers int, d, readPeriod, syncPeriod time.Duration) (mpCell, error) {
+// mpCellSettings are what a cell runs.
+type mpCellSettings struct {
+	offered, peers                         int
+	duration, readPeriod, forgePeriod, tip time.Duration
+}
+
+// runMPCell runs the benchmark's set-up for its duration on a fresh
+// mempool of kind: one adder and one tx-submission walk per peer, adders
+// paced to the offered load in total, walks every readPeriod; the forge's
+// walk every forgePeriod; a block adopted every tip period.
+func runMPCell(ctx context.Context, kind string, chains *mpChains, costs *mpCosts, cs mpCellSettings) (mpCell, error) {
 	subject, led, err := newMPSubject(kind, chains, costs)
 	if err != nil {
 		return mpCell{}, err
 	}
+	defer subject.close()
 	l := &mpLoad{subject: subject, led: led}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
 	start := time.Now()
-	interval := time.Duration(float64(time.Second) * float64(peers) / float64(offered))
-	for j := range peers {
-		txs := chains.forPeer(j, peers)
+	interval := time.Duration(float64(time.Second) * float64(cs.peers) / float64(cs.offered))
+	for j := range cs.peers {
+		txs := chains.forPeer(j, cs.peers)
 		g.Go(func() error {
-			return l.adder(gctx, txs, start, interval, interval*time.Duration(j)/time.Duration(peers))
+			return l.adder(gctx, txs, start, interval, interval*time.Duration(j)/time.Duration(cs.peers))
 		})
 		g.Go(func() error {
-			return l.reader(gctx, start, readPeriod, readPeriod*time.Duration(j)/time.Duration(peers))
+			return l.server(gctx, start, cs.readPeriod, cs.readPeriod*time.Duration(j)/time.Duration(cs.peers))
 		})
 	}
-	g.Go(func() error { return l.syncer(gctx, start, syncPeriod) })
+	g.Go(func() error { return l.forger(gctx, start, cs.forgePeriod) })
+	g.Go(func() error { return l.chain(gctx, start, cs.tip) })
 
-	cell := mpCell{Mempool: kind, OfferedTxS: offered, Peers: peers}
-	if sleepUntil(gctx, start.Add(d)) {
+	cell := mpCell{Mempool: kind, OfferedTxS: cs.offered, Peers: cs.peers}
+	if sleepUntil(gctx, start.Add(cs.duration)) {
 		cell.Admitted = l.admitted.Load() // adds finishing after the end do not count
 	}
 	elapsed := time.Since(start)
@@ -239,36 +367,47 @@ func runMPCell(ctx context.Context, kind string, chains *mpChains, costs *mpCost
 		return mpCell{}, err
 	}
 	cell.ThroughputTxS = float64(cell.Admitted) / elapsed.Seconds()
-	cell.MaxReaderStallNs = int64(l.readStall.get())
-	cell.Reads = l.reads.Load()
-	cell.OccupancyTxs, cell.OccupancyBytes = subject.occupancy()
-	cell.Syncs = l.syncs.Load()
-	cell.MaxSyncLockHoldNs = int64(l.lockHold.get())
-	cell.SyncRounds = l.syncRounds.Load()
-	cell.ExhaustedAdders = l.exhausted.Load()
-	if d, ok := subject.(doubleBuffered); ok {
-		d.m.Close()
+	cell.ForgeStall, cell.ServeStall = newMPStalls(l.forgeStalls), newMPStalls(l.serveStalls)
+	cell.MaxReaderStallNs = max(cell.ForgeStall.MaxNs, cell.ServeStall.MaxNs)
+	walks := newMPStalls(l.forgeWalks)
+	cell.ForgeWalkP50Ns, cell.ForgeWalkMaxNs = walks.P50Ns, walks.MaxNs
+	cell.Blocks, cell.BlockTxs, cell.Syncs = l.blocks, l.blockTxs, l.syncs
+	for _, n := range l.occupancies {
+		cell.MaxOccupancyTxs = max(cell.MaxOccupancyTxs, n)
+		cell.MeanOccupancyTxs += float64(n) / float64(len(l.occupancies))
 	}
+	cell.FinalOccupancyTxs, _ = subject.occupancy()
+	cell.MaxSyncLockHoldNs = int64(l.lockHold)
+	cell.SyncRounds = l.syncRounds
+	cell.ExhaustedAdders = l.exhausted.Load()
 	return cell, nil
 }
 
 // measureCeiling is the serial validation ceiling: n adds back to back from
-// one goroutine into a fresh double-buffered mempool, nothing else running.
-func measureCeiling(ctx context.Context, chains *mpChains, costs *mpCosts, n int) (float64, error) {
-	subject, _, err := newMPSubject(mpDouble, chains, costs)
-	if err != nil {
-		return 0, err
-	}
-	defer subject.(doubleBuffered).m.Close()
+// one goroutine into a fresh double-buffered mempool, nothing else running;
+// the median of runs such runs, so that one slowed by the machine's other
+// work does not set it.
+func measureCeiling(ctx context.Context, chains *mpChains, costs *mpCosts, n, runs int) (float64, error) {
 	txs := chains.forPeer(0, 1)
 	n = min(n, len(txs))
-	start := time.Now()
-	for _, tx := range txs[:n] {
-		if err := subject.Add(ctx, tx); err != nil {
+	rates := make([]float64, runs)
+	for i := range rates {
+		subject, _, err := newMPSubject(mpDouble, chains, costs)
+		if err != nil {
 			return 0, err
 		}
+		start := time.Now()
+		for _, tx := range txs[:n] {
+			if err := subject.Add(ctx, tx); err != nil {
+				subject.close()
+				return 0, err
+			}
+		}
+		rates[i] = float64(n) / time.Since(start).Seconds()
+		subject.close()
 	}
-	return float64(n) / time.Since(start).Seconds(), nil
+	slices.Sort(rates)
+	return rates[runs/2], nil
 }
 
 // mpHold is one sync at a given occupancy, with adds running at the
@@ -285,16 +424,15 @@ type mpHold struct {
 }
 
 // runMPHold fills a fresh mempool of kind with held txs (the apply cost off,
-// to fill fast), then runs two unpaced adders and readers, and after a
-// warm-up one sync, whose lock hold it reports.
+// to fill fast), then runs two unpaced adders and tx-submission walks, and
+// after a warm-up one sync to a tip that invalidates nothing, whose lock
+// hold it reports.
 func runMPHold(ctx context.Context, kind string, chains *mpChains, costs *mpCosts, held, readers int, readPeriod, warmUp time.Duration) (mpHold, error) {
 	subject, led, err := newMPSubject(kind, chains, costs)
 	if err != nil {
 		return mpHold{}, err
 	}
-	if d, ok := subject.(doubleBuffered); ok {
-		defer d.m.Close()
-	}
+	defer subject.close()
 	// Fill with whole chains from the front, the adders take the chains
 	// after them.
 	applyCost := costs.apply.Swap(0)
@@ -328,31 +466,34 @@ func runMPHold(ctx context.Context, kind string, chains *mpChains, costs *mpCost
 		}
 		g.Go(func() error { return l.adder(gctx, txs, start, 0, 0) })
 	}
-	for j := range readers {
-		g.Go(func() error {
-			return l.reader(gctx, start, readPeriod, readPeriod*time.Duration(j)/time.Duration(readers))
-		})
-	}
+	walkers := &mpLoad{subject: subject, led: led} // their stalls, during the sync only
+	var walks sync.WaitGroup
 	h := mpHold{Mempool: kind}
 	if sleepUntil(gctx, start.Add(warmUp)) {
 		h.HeldTxs, _ = subject.occupancy()
 		before := l.admitted.Load()
-		l.readStall.ns.Store(0) // the stall during the sync only
-		led.advance()
+		walkCtx, stopWalks := context.WithCancel(gctx)
+		for j := range readers {
+			walks.Go(func() {
+				_ = walkers.server(walkCtx, time.Now(), readPeriod, readPeriod*time.Duration(j)/time.Duration(readers))
+			})
+		}
 		t0 := time.Now()
-		st, err := subject.sync(gctx)
+		err := l.adoptAndSync(gctx, false)
 		h.SyncNs = int64(time.Since(t0))
+		// A walk that waited out the sync records its wait when it gets
+		// through: give every walk one more period.
+		sleepUntil(gctx, time.Now().Add(readPeriod))
+		stopWalks()
+		walks.Wait()
 		if err != nil {
 			cancel()
 			_ = g.Wait()
-			return mpHold{}, fmt.Errorf("sync: %w", err)
+			return mpHold{}, err
 		}
-		h.LockHeldNs, h.Rounds, h.Residual = int64(st.lockHeld), st.rounds, st.residual
+		h.LockHeldNs, h.Rounds, h.Residual = int64(l.lockHold), l.syncRounds, l.residual
 		h.AddedDuringSync = l.admitted.Load() - before
-		// A reader that waited out the sync records its wait when it gets
-		// through: give every reader one more period.
-		sleepUntil(gctx, time.Now().Add(readPeriod))
-		h.MaxReaderStallNs = int64(l.readStall.get())
+		h.MaxReaderStallNs = newMPStalls(walkers.serveStalls).MaxNs
 	}
 	cancel()
 	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/binary"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -17,9 +18,11 @@ import (
 
 // mpCosts are the simulated costs of the mempool benchmark. CPU costs are
 // busy-waits added to the real ledger.Apply / ledger.Reapply (apply: the
-// full-validation work the seed measured at ~217 µs/tx; reapply: what a
-// resync pays); a ledger read sleeps, as I/O does. The CPU costs are atomics
-// so a fill phase can switch them off.
+// full-validation work the Haskell node was measured at, ~217 µs/tx;
+// reapply: what a resync pays); ledger reads sleep, as I/O does — readBase
+// to open a view of the ledger (the Haskell node's forker), readPerKey for
+// each key read through it. The CPU costs are atomics so a fill phase can
+// switch them off.
 type mpCosts struct {
 	apply, reapply       atomic.Int64 // nanoseconds of busy-wait per tx
 	readBase, readPerKey time.Duration
@@ -44,57 +47,25 @@ func (c *mpCosts) reapplyFunc(p ledger.Params, u ledger.UTxO, slot uint64, tx *l
 	return ledger.Reapply(p, u, slot, tx)
 }
 
-// mpLedger is the simulated chain: a genesis UTxO that never changes and a
-// tip that moves on every advance — a tip change that invalidates nothing,
-// as the benchmark's syncer makes. Each Lookup of its views is one ledger read
-// of one key and sleeps readBase + readPerKey.
-type mpLedger struct {
-	utxo  ledger.MapUTxO
-	costs *mpCosts
-
-	mu  sync.Mutex // guards tip
-	tip block.Tip
-}
-
-func newMPLedger(utxo ledger.MapUTxO, costs *mpCosts) *mpLedger {
-	return &mpLedger{utxo: utxo, costs: costs, tip: block.Tip{Point: block.Point{Slot: 1, Hash: block.Hash{1}}, BlockNumber: 1}}
-}
-
-func (l *mpLedger) TipLedger() (ledger.UTxO, block.Tip, func(), error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return mpSlowView{l}, l.tip, func() {}, nil
-}
-
-// advance moves the tip one block on; the UTxO stays.
-func (l *mpLedger) advance() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := l.tip.BlockNumber + 1
-	var h block.Hash
-	binary.BigEndian.PutUint64(h[:], n)
-	l.tip = block.Tip{Point: block.Point{Slot: l.tip.Point.Slot + 1, Hash: h}, BlockNumber: n}
-}
-
-type mpSlowView struct{ l *mpLedger }
-
-func (v mpSlowView) Lookup(in ledger.TxIn) (ledger.TxOut, bool, error) {
-	time.Sleep(v.l.costs.readBase + v.l.costs.readPerKey)
-	return v.l.utxo.Lookup(in)
-}
-
 // mpChains are independent chains of real signed txs, each starting at its
-// own genesis output and each tx spending the change of the one before, so
-// no two chains conflict and every run (with a fresh mempool on the same
-// genesis) can replay them. Built once, in parallel, before any timing.
+// own genesis output and each tx spending the change (its only output) of
+// the one before, so no two chains conflict and every run, on a fresh
+// ledger, can replay them. Built once, in parallel, before any timing.
 type mpChains struct {
 	genesis ledger.MapUTxO
 	chains  [][]*ledger.Tx
+	// genesisChain is the chain each genesis output starts; at places each
+	// tx by its id.
+	genesisChain map[ledger.TxIn]int
+	at           map[[32]byte]chainPos
 }
+
+// chainPos is tx i of chain c.
+type chainPos struct{ c, i int32 }
 
 func buildMPChains(ctx context.Context, n, length int) (*mpChains, error) {
 	p := ledger.DefaultParams()
-	c := &mpChains{genesis: ledger.MapUTxO{}, chains: make([][]*ledger.Tx, n)}
+	c := &mpChains{genesis: ledger.MapUTxO{}, chains: make([][]*ledger.Tx, n), genesisChain: map[ledger.TxIn]int{}, at: map[[32]byte]chainPos{}}
 	keys := make([]ed25519.PrivateKey, n)
 	for i := range n {
 		seed := make([]byte, ed25519.SeedSize)
@@ -102,7 +73,9 @@ func buildMPChains(ctx context.Context, n, length int) (*mpChains, error) {
 		binary.BigEndian.PutUint32(seed[28:], uint32(i))
 		keys[i] = ed25519.NewKeyFromSeed(seed)
 		addr := ledger.EnterpriseAddress(0, ledger.KeyHash(keys[i].Public().(ed25519.PublicKey)))
-		c.genesis[ledger.GenesisTxIn(addr)] = ledger.TxOut{Address: addr, Coin: 1_000_000_000_000}
+		in := ledger.GenesisTxIn(addr)
+		c.genesis[in] = ledger.TxOut{Address: addr, Coin: 1_000_000_000_000}
+		c.genesisChain[in] = i
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
@@ -127,7 +100,15 @@ func buildMPChains(ctx context.Context, n, length int) (*mpChains, error) {
 			return nil
 		})
 	}
-	return c, g.Wait()
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for ci, chain := range c.chains {
+		for i, tx := range chain {
+			c.at[tx.ID()] = chainPos{int32(ci), int32(i)}
+		}
+	}
+	return c, nil
 }
 
 // forPeer returns the txs peer j of peers submits: its chains (j, j+peers,
@@ -138,4 +119,78 @@ func (c *mpChains) forPeer(j, peers int) []*ledger.Tx {
 		txs = append(txs, c.chains[i]...)
 	}
 	return txs
+}
+
+// mpLedger is the simulated chain. Its state is how many txs of each chain
+// the adopted blocks applied: a chain's only unspent output is the change
+// of its last applied tx (its genesis output if none). Adopting a block
+// moves the tip and applies the block's txs, so the mempool's next sync
+// drops them; a block of no txs is a tip change that invalidates nothing.
+// Views are immutable: each reads the state of its tip.
+type mpLedger struct {
+	chains *mpChains
+	costs  *mpCosts
+
+	mu      sync.Mutex // guards tip and applied
+	tip     block.Tip
+	applied []int32 // replaced, never changed, on adoption
+}
+
+func newMPLedger(chains *mpChains, costs *mpCosts) *mpLedger {
+	return &mpLedger{
+		chains:  chains,
+		costs:   costs,
+		tip:     block.Tip{Point: block.Point{Slot: 1, Hash: block.Hash{1}}, BlockNumber: 1},
+		applied: make([]int32, len(chains.chains)),
+	}
+}
+
+// TipLedger opens a view of the tip: one ledger read session (readBase).
+func (l *mpLedger) TipLedger() (ledger.UTxO, block.Tip, func(), error) {
+	time.Sleep(l.costs.readBase)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return mpView{l, l.applied}, l.tip, func() {}, nil
+}
+
+// adopt applies a block of txs (in order: each chain's txs consecutive
+// from its next unapplied one) and moves the tip one block on.
+func (l *mpLedger) adopt(txs []*ledger.Tx) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	applied := append([]int32(nil), l.applied...)
+	for _, tx := range txs {
+		pos, ok := l.chains.at[tx.ID()]
+		if !ok || applied[pos.c] != pos.i {
+			return fmt.Errorf("block tx %x does not extend its chain (at %v, %d applied)", tx.ID(), pos, applied[pos.c])
+		}
+		applied[pos.c]++
+	}
+	n := l.tip.BlockNumber + 1
+	var h block.Hash
+	binary.BigEndian.PutUint64(h[:], n)
+	l.tip, l.applied = block.Tip{Point: block.Point{Slot: l.tip.Point.Slot + 1, Hash: h}, BlockNumber: n}, applied
+	return nil
+}
+
+// mpView is the UTxO at one tip; each Lookup is one key read (readPerKey).
+type mpView struct {
+	l       *mpLedger
+	applied []int32
+}
+
+func (v mpView) Lookup(in ledger.TxIn) (ledger.TxOut, bool, error) {
+	time.Sleep(v.l.costs.readPerKey)
+	c := v.l.chains
+	if chain, ok := c.genesisChain[in]; ok {
+		if v.applied[chain] != 0 {
+			return ledger.TxOut{}, false, nil
+		}
+		return c.genesis[in], true, nil
+	}
+	pos, ok := c.at[in.TxID]
+	if !ok || in.Index != 0 || v.applied[pos.c] != pos.i+1 {
+		return ledger.TxOut{}, false, nil
+	}
+	return c.chains[pos.c][pos.i].Outputs[0], true, nil
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,34 +31,44 @@ func runMempoolCommand(t *testing.T, args ...string) string {
 }
 
 var tinyMempoolRun = []string{
-	"--duration", "200ms", "--tip-change-every", "60ms", "--read-every", "20ms",
+	"--duration", "300ms", "--tip-change-every", "80ms", "--read-every", "20ms", "--forge-every", "50ms",
 	"--offered", "300", "--peers", "2,3", "--hold-occupancies", "200,400", "--ceiling-txs", "100",
 }
 
-// A tiny run end to end: both mempools in every cell, the hold test, the
-// targets; numbers that must agree with each other do.
+// A tiny run end to end: both mempools in every cell, blocks that drain
+// the mempool, both kinds of walks, the hold test, the targets, the JSON
+// and the plot; numbers that must agree with each other do.
 func TestMempoolCommandJSON(t *testing.T) {
-	out := runMempoolCommand(t, append(tinyMempoolRun, "--json")...)
-	var r mempoolReport
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("not one JSON document: %v\n%s", err, out)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mempool.json")
+	runMempoolCommand(t, append(tinyMempoolRun, "--json", path, "--plots", dir)...)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if r.CeilingTxS <= 0 || r.TxBytes <= 0 {
-		t.Fatalf("ceiling %.0f tx/s, txs of %d bytes", r.CeilingTxS, r.TxBytes)
+	var r mempoolReport
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("not one JSON document: %v\n%s", err, raw)
+	}
+	if r.CeilingTxS <= 0 || r.TxBytes <= 0 || r.Machine.CPUs < 1 {
+		t.Fatalf("ceiling %.0f tx/s, txs of %d bytes, machine %+v", r.CeilingTxS, r.TxBytes, r.Machine)
 	}
 	if len(r.Cells) != 2*2 {
 		t.Fatalf("%d cells, want 2 peer counts × 2 mempools", len(r.Cells))
 	}
 	for _, c := range r.Cells {
-		if c.Admitted == 0 || c.Reads == 0 || c.Syncs == 0 {
+		if c.Admitted == 0 || c.ServeStall.Reads == 0 || c.ForgeStall.Reads == 0 || c.Syncs == 0 || c.Blocks != c.Syncs {
 			t.Fatalf("%+v: nothing happened", c)
 		}
-		// The syncer invalidates nothing: whatever was admitted is held.
-		if int64(c.OccupancyTxs) < c.Admitted {
-			t.Fatalf("%+v: holds fewer txs than were admitted", c)
+		// The blocks took txs, and what they did not take is still held.
+		if c.BlockTxs == 0 || int64(c.FinalOccupancyTxs+c.BlockTxs) < c.Admitted {
+			t.Fatalf("%+v: %d admitted, %d on chain, %d held", c, c.Admitted, c.BlockTxs, c.FinalOccupancyTxs)
 		}
 		if c.ExpectedTxS != min(300, r.CeilingTxS) {
 			t.Fatalf("%+v: expected throughput is not min(offered, ceiling %.0f)", c, r.CeilingTxS)
+		}
+		if c.MaxReaderStallNs != max(c.ForgeStall.MaxNs, c.ServeStall.MaxNs) || c.ServeStall.P50Ns > c.ServeStall.P99Ns || c.ForgeWalkMaxNs < c.ForgeStall.MaxNs {
+			t.Fatalf("%+v: stalls do not add up", c)
 		}
 	}
 	if len(r.Holds) != 2*2 {
@@ -67,16 +79,15 @@ func TestMempoolCommandJSON(t *testing.T) {
 			t.Fatalf("%+v: want ≥ %d txs held and the lock held within the sync", h, want)
 		}
 	}
-	// The matrix's growth target needs cells of different occupancy, which
-	// a run this small may not have.
-	if len(r.Targets) < 3 || !strings.HasPrefix(r.Targets[0].What, "double-buffered max reader stall") {
+	if len(r.Targets) < 4 || !strings.HasPrefix(r.Targets[1].What, "double-buffered max reader stall") {
 		t.Fatalf("targets %+v", r.Targets)
 	}
+	checkPNG(t, filepath.Join(dir, "mempool.png"))
 }
 
 func TestMempoolCommandTables(t *testing.T) {
-	out := runMempoolCommand(t, append(tinyMempoolRun, "--skip-hold")...)
-	for _, want := range []string{"serial validation ceiling", "Max reader stall", "Throughput", "Final occupancy", "Targets"} {
+	out := runMempoolCommand(t, append(tinyMempoolRun, "--skip-hold", "--plots", "")...)
+	for _, want := range []string{"serial validation ceiling", "Max reader stall", "Reader stall p99", "Throughput", "Syncs", "Occupancy", "forge's whole walk", "Targets"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("output lacks %q:\n%s", want, out)
 		}
@@ -86,16 +97,29 @@ func TestMempoolCommandTables(t *testing.T) {
 	}
 }
 
+// The quick mode runs in seconds (its matrix shrunk here further, so the
+// race detector's runs stay short).
+func TestMempoolQuick(t *testing.T) {
+	out := runMempoolCommand(t, "--quick", "--offered", "1000", "--hold-occupancies", "500", "--plots", "")
+	for _, want := range []string{"1000 tx/s", "1s per cell", "a block (RB + certified EB, the forge's selection) every 250ms", "Lock hold of one sync", "Targets"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestMempoolFlagsValidate(t *testing.T) {
-	good := mempoolFlags{Duration: time.Second, SyncPeriod: time.Second, ReadPeriod: time.Second, Offered: []int{1}, Peers: []int{1}, Occupancies: []int{1}, CeilingTxs: 1}
+	good := mempoolFlags{Duration: 2 * time.Second, SyncPeriod: time.Second, ReadPeriod: time.Second, ForgePeriod: time.Second, Offered: []int{1}, Peers: []int{1}, Occupancies: []int{1}, CeilingTxs: 1}
 	if err := good.validate(); err != nil {
 		t.Fatal(err)
 	}
 	for name, mutate := range map[string]func(*mempoolFlags){
-		"zero duration":  func(f *mempoolFlags) { f.Duration = 0 },
-		"negative cost":  func(f *mempoolFlags) { f.ApplyCost = -1 },
-		"zero peers":     func(f *mempoolFlags) { f.Peers = []int{0} },
-		"no ceiling txs": func(f *mempoolFlags) { f.CeilingTxs = 0 },
+		"zero duration":               func(f *mempoolFlags) { f.Duration = 0 },
+		"negative cost":               func(f *mempoolFlags) { f.ApplyCost = -1 },
+		"zero peers":                  func(f *mempoolFlags) { f.Peers = []int{0} },
+		"no ceiling txs":              func(f *mempoolFlags) { f.CeilingTxs = 0 },
+		"no forge walk":               func(f *mempoolFlags) { f.ForgePeriod = 0 },
+		"cells too short for a block": func(f *mempoolFlags) { f.SyncPeriod = f.Duration },
 	} {
 		f := good
 		mutate(&f)
@@ -115,8 +139,9 @@ func TestMempoolChainShape(t *testing.T) {
 }
 
 // The baseline keeps the rules: duplicates and conflicts refused, a sync
-// that invalidates nothing keeps everything, a full mempool makes a submit
-// with a deadline fail with ErrFull.
+// after a block drops the block's txs and keeps the rest, the walks see
+// what is held, a full mempool makes a submit with a deadline fail with
+// ErrFull.
 func TestSingleLockMempool(t *testing.T) {
 	ctx := context.Background()
 	chains, err := buildMPChains(ctx, 2, 3)
@@ -124,7 +149,7 @@ func TestSingleLockMempool(t *testing.T) {
 		t.Fatal(err)
 	}
 	costs := &mpCosts{}
-	led := newMPLedger(chains.genesis, costs)
+	led := newMPLedger(chains, costs)
 	a, b := chains.chains[0], chains.chains[1]
 	m, err := newSingleLockMempool(mempool.Options{
 		TipLedger: led.TipLedger, Params: ledger.DefaultParams(), Apply: costs.applyFunc, Reapply: costs.reapplyFunc,
@@ -144,19 +169,71 @@ func TestSingleLockMempool(t *testing.T) {
 	if err := m.Add(ctx, b[2]); !errors.Is(err, ledger.ErrInputNotInUTxO) {
 		t.Fatalf("gap in the chain: %v", err)
 	}
-	led.advance()
+	if ids := m.TxsAfter(1, 10); len(ids) != 2 || ids[0].Hash != a[1].Hash() || ids[1].Ticket != 3 {
+		t.Fatalf("TxsAfter(1) = %+v", ids)
+	}
+	if err := led.adopt([]*ledger.Tx{a[0]}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := m.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := m.occupancy(); n != 3 || len(m.Snapshot()) != 3 {
-		t.Fatalf("after a sync that invalidates nothing: %d txs", n)
+	if n, _ := m.occupancy(); n != 2 {
+		t.Fatalf("after a block of one tx: %d txs held, want 2", n)
 	}
-	if err := m.Add(ctx, a[2]); err != nil {
-		t.Fatal(err)
+	if _, ok := m.Lookup(a[0].Hash()); ok {
+		t.Fatal("the block's tx is still served")
+	}
+	var walked []*ledger.Tx
+	for tx := range m.Txs() {
+		walked = append(walked, tx)
+	}
+	if len(walked) != 2 || walked[0] != a[1] || walked[1] != b[0] {
+		t.Fatalf("Txs walks %d txs", len(walked))
+	}
+	for _, tx := range []*ledger.Tx{a[2], b[1]} {
+		if err := m.Add(ctx, tx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
 	defer cancel()
-	if err := m.Add(short, b[1]); !errors.Is(err, mempool.ErrFull) {
+	if err := m.Add(short, b[2]); !errors.Is(err, mempool.ErrFull) {
 		t.Fatalf("full: %v", err)
+	}
+}
+
+// The simulated ledger: a block must extend each chain from its next
+// unapplied tx, and views read the state of their tip.
+func TestMPLedger(t *testing.T) {
+	chains, err := buildMPChains(context.Background(), 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	led := newMPLedger(chains, &mpCosts{})
+	before, _, _, _ := led.TipLedger()
+	a := chains.chains[0]
+	if err := led.adopt([]*ledger.Tx{a[1]}); err == nil {
+		t.Fatal("a block skipping a chain's first tx was adopted")
+	}
+	if err := led.adopt(a[:2]); err != nil {
+		t.Fatal(err)
+	}
+	after, tip, _, _ := led.TipLedger()
+	if tip.BlockNumber != 2 {
+		t.Fatalf("tip %+v after one block", tip)
+	}
+	spent, change := a[0].Inputs[0], ledger.TxIn{TxID: a[1].ID()}
+	for _, tc := range []struct {
+		view ledger.UTxO
+		in   ledger.TxIn
+		want bool
+	}{
+		{before, spent, true}, {before, change, false}, {after, spent, false}, {after, change, true},
+		{after, ledger.TxIn{TxID: a[0].ID()}, false}, {after, chains.chains[1][0].Inputs[0], true},
+	} {
+		if _, ok, err := tc.view.Lookup(tc.in); err != nil || ok != tc.want {
+			t.Errorf("Lookup(%x…) = %v, %v; want %v", tc.in.TxID[:4], ok, err, tc.want)
+		}
 	}
 }

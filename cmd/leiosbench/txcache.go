@@ -16,37 +16,56 @@ import (
 
 // txcacheFlags are the flags of leiosbench txcache.
 type txcacheFlags struct {
-	ebs      int
-	txsPerEB int
-	batches  int
-	skipDB   bool
-	dbDir    string
-	json     bool
+	ebs        int
+	txsPerEB   int
+	batches    int
+	capacity   int
+	evictBytes int
+	skipDB     bool
+	dbDir      string
+	quick      bool
+	out        outputFlags
 }
 
 func newTxcacheCommand() *cobra.Command {
 	var f txcacheFlags
 	cmd := &cobra.Command{
 		Use:   "txcache",
-		Short: "The LeiosTxCache against a Go map and a LeiosDB probe: population and EB-batch lookups",
-		Long: `The LeiosTxCache benchmark, three structures in one run.
+		Short: "The LeiosTxCache against a Go map, the memory floor and a LeiosDB probe",
+		Long: `The LeiosTxCache benchmark: the cache, a Go map, the memory floor and a
+LeiosDB probe, in one run.
 
 EBS EBs of TXS txs each, pairwise disjoint (128 × 15,058 = 1,927,424 txs by
-default; --txs-per-eb 3011 for the smaller variant), are loaded into
-  - the LeiosTxCache (txcache), EB by EB: announcement, body, marks;
-  - a plain Go map[[32]byte]uint64 doing the same two passes;
-  - a LeiosDB on Pebble (point, body, txs), unless --skip-db.
-Population is timed, with the heap in use after runtime.GC. Then one EB-sized
-batch is looked up at hit ratios 0..100 % (position i is a hit when
-i mod 5 < pct/20): 1 warm-up and BATCHES timed batches each — the cache's
-LookupTxs, the map, and the LeiosDB's HasTxs warm and cold (before each cold
-batch, outside the timing: close, fadvise DONTNEED on its files, reopen).
+default), as the node meets them:
+
+  population  every EB into an empty cache (announcement, InsertBody, then
+              its txs marked inserted), timed end to end; the same two
+              passes into a Go map[[32]byte]uint64. Both are sized for all
+              txs and faulted in before the timing.
+  cold        the node's real path, on a fresh cache and map: for each EB
+              once, InsertBody (returning the txs to fetch), the marks, then
+              LookupTxs of a batch no one looked up before, the CPU caches
+              evicted before each timed step by reading a buffer twice the
+              last-level cache. Beside them the memory floor: one independent
+              random 8-byte load per key of the same batches into an array
+              as large as the table, with the table's page size.
+  warm        one batch per hit ratio looked up again and again: 1 warm-up
+              and BATCHES timed (position i is a hit when i mod 5 < pct/20).
+  leiosdb     the LeiosDB's HasTxs on the warm batches, warm and cold
+              (closed, page cache dropped, reopened before each batch),
+              unless --skip-db.
 
 Each tx is 64 bytes made from a splitmix64 key; its Blake2b-256 hash is its
-key in all three structures. Populating the LeiosDB takes minutes: --db-dir
-keeps it for later runs.`,
+key everywhere. The report says which transparent huge page mode the
+kernel runs and how much of the table and of the floor's array got huge
+pages. Populating the LeiosDB takes minutes: --db-dir keeps it for later
+runs. The plot (txcache.png in --plots) shows the per-tx time of every
+batch: warm, cold and the floor.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.quick {
+				f.applyQuick(cmd)
+			}
 			if err := f.validate(); err != nil {
 				return err
 			}
@@ -54,17 +73,31 @@ keeps it for later runs.`,
 			if err != nil {
 				return err
 			}
-			return printReport(cmd.OutOrStdout(), report, f.json)
+			return f.out.emit(cmd, report, map[string]func(string) error{
+				"txcache.png": func(path string) error { return plotTxcache(report, path) },
+			})
 		},
 	}
 	fs := cmd.Flags()
 	fs.IntVar(&f.ebs, "ebs", txcache.DefaultMaxAnnouncements, "EBs indexed (at most the cache's 128 announcements)")
 	fs.IntVar(&f.txsPerEB, "txs-per-eb", 15_058, "txs per EB (the smaller variant: 3011)")
-	fs.IntVar(&f.batches, "batches", 20, "timed lookup batches per hit ratio, after one warm-up")
-	fs.BoolVar(&f.skipDB, "skip-db", false, "leave out the LeiosDB (a quick run)")
+	fs.IntVar(&f.batches, "batches", 20, "timed warm lookup batches per hit ratio, after one warm-up")
+	fs.IntVar(&f.capacity, "tx-capacity", txcache.DefaultTxCapacity, "slots of the cache's table (the floor's array is as large)")
+	fs.IntVar(&f.evictBytes, "evict-bytes", defaultEvictBytes(), "bytes read to evict the CPU caches before a cold step (default: twice the last-level cache)")
+	fs.BoolVar(&f.skipDB, "skip-db", false, "leave out the LeiosDB")
 	fs.StringVar(&f.dbDir, "db-dir", "", "keep the LeiosDB here and reuse it if a run with the same shape populated it (default: a temporary directory, removed after)")
-	fs.BoolVar(&f.json, "json", false, "print one JSON document instead of the tables")
+	fs.BoolVar(&f.quick, "quick", false, "a run of seconds: 128 EBs × 1,000 txs in a table of 512 Ki slots, 5 batches, no LeiosDB (explicit flags win)")
+	f.out.register(fs)
 	return cmd
+}
+
+// applyQuick shrinks the run, leaving flags given explicitly as they are.
+func (f *txcacheFlags) applyQuick(cmd *cobra.Command) {
+	set := func(name string, apply func()) { unlessGiven(cmd, name, apply) }
+	set("txs-per-eb", func() { f.txsPerEB = 1_000 })
+	set("tx-capacity", func() { f.capacity = 1 << 19 })
+	set("batches", func() { f.batches = 5 })
+	set("skip-db", func() { f.skipDB = true })
 }
 
 func (f txcacheFlags) validate() error {
@@ -75,6 +108,10 @@ func (f txcacheFlags) validate() error {
 		return fmt.Errorf("--txs-per-eb %d: want 1..%d", f.txsPerEB, benchkeys.MaxTxsPerEB-1)
 	case f.batches < 1:
 		return fmt.Errorf("--batches %d: want at least 1", f.batches)
+	case f.capacity < f.ebs*f.txsPerEB*4/3:
+		return fmt.Errorf("--tx-capacity %d: want at least 4/3 of the %d txs (a load of 0.75 at most)", f.capacity, f.ebs*f.txsPerEB)
+	case f.evictBytes < 1<<20:
+		return fmt.Errorf("--evict-bytes %d: want at least 1 MiB", f.evictBytes)
 	}
 	return nil
 }
@@ -83,6 +120,7 @@ func (f txcacheFlags) validate() error {
 const (
 	nameCache  = "txcache"
 	nameMap    = "map"
+	nameFloor  = "floor"
 	nameDBWarm = "leiosdb-warm"
 	nameDBCold = "leiosdb-cold"
 )
@@ -94,8 +132,11 @@ func runTxcacheBench(f txcacheFlags, progress io.Writer) (*txcacheReport, error)
 		TxsPerEB:   f.txsPerEB,
 		TotalTxs:   f.ebs * f.txsPerEB,
 		Batches:    f.batches,
-		GOMAXPROCS: runtime.GOMAXPROCS(0),
-		GoVersion:  runtime.Version(),
+		TxCapacity: f.capacity,
+		Machine:    describeMachine(),
+		LLCBytes:   lastLevelCacheBytes(),
+		EvictBytes: f.evictBytes,
+		HugePages:  hugePages{Mode: transparentHugePageMode()},
 	}
 	step := func(what string) func() {
 		fmt.Fprintf(progress, "%s...", what)
@@ -107,20 +148,35 @@ func runTxcacheBench(f txcacheFlags, progress io.Writer) (*txcacheReport, error)
 	w := newWorkload(f.ebs, f.txsPerEB)
 	done()
 
+	// Every large structure is made now, from memory fresh from the kernel,
+	// so each gets huge pages if the kernel has them; memory a freed
+	// structure left behind would come back in whatever pages it had.
+	done = step("allocating the structures")
+	cache, cacheHeap, huge := newCache(f.capacity)
+	report.HugePages.TableBytes = huge
+	refs, mapHeap := newRefMap(w.total())
+	coldCache, _, huge := newCache(f.capacity)
+	report.HugePages.ColdTableBytes = huge
+	coldRefs, _ := newRefMap(w.total())
+	var floor *memoryFloor
+	report.HugePages.FloorBytes = hugeGrowth(func() { floor = newMemoryFloor(coldCache.Stats().TableBytes) })
+	ev := newEvictor(f.evictBytes)
+	done()
+
 	done = step("populating the txcache")
-	cache, cachePop, err := populateCache(w)
+	cachePop, err := populateCache(cache, w, cacheHeap)
 	if err != nil {
 		return nil, err
 	}
 	done()
 	done = step("populating the map")
-	refs, mapPop := populateMap(w)
+	mapPop := populateMap(refs, w, mapHeap)
 	done()
 
 	cacheRes := structure{Name: nameCache, Population: &cachePop,
 		What: fmt.Sprintf("LeiosTxCache, LookupTxs (%d-slot table)", cache.Stats().TxCapacity)}
 	mapRes := structure{Name: nameMap, Population: &mapPop, What: "Go map[[32]byte]uint64"}
-	done = step("timing lookups in the txcache and the map")
+	done = step("timing warm lookups in the txcache and the map")
 	states := make([]txcache.TxState, f.txsPerEB)
 	for r, pct := range hitRatios {
 		batch, want := w.batches[r], w.hits[r]
@@ -142,8 +198,16 @@ func runTxcacheBench(f txcacheFlags, progress io.Writer) (*txcacheReport, error)
 	}
 	done()
 	report.Structures = append(report.Structures, cacheRes, mapRes)
-	cache, refs = nil, nil // free them for the LeiosDB's page cache
-	runtime.GC()
+
+	done = step(fmt.Sprintf("the cold path, EB by EB (caches evicted by reading %s before each step):", fmtBytes(int64(f.evictBytes))))
+	if report.Cold, err = runColdPath(w, coldCache, coldRefs, floor, ev, progress); err != nil {
+		return nil, err
+	}
+	done()
+	runtime.KeepAlive(cache)
+	runtime.KeepAlive(refs)
+	cache, refs, coldCache, coldRefs, floor, ev = nil, nil, nil, nil, nil, nil
+	runtime.GC() // free them for the LeiosDB's page cache
 
 	if !f.skipDB {
 		measured, err := benchLeiosDB(f, w, progress)

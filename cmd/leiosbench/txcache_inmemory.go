@@ -10,33 +10,50 @@ import (
 	"github.com/leiosnode/leiosnode/txcache"
 )
 
-// populateCache builds a LeiosTxCache and fills it as the node would, EB by
-// EB: announcement, body, then the body's txs marked inserted. The timing
-// covers the filling, not New (which allocates and faults in the table once
-// at start); the heap is the growth in use after runtime.GC.
-func populateCache(w *workload) (*txcache.Cache, population, error) {
+// newCache returns an empty LeiosTxCache of capacity slots, the heap it takes, and how much
+// of its table the kernel backed with huge pages. New allocates the table
+// and faults it in.
+func newCache(capacity int) (c *txcache.Cache, heap, huge int64) {
 	before := heapInUse()
-	cache := txcache.New(txcache.Options{})
+	huge = hugeGrowth(func() { c = txcache.New(txcache.Options{TxCapacity: capacity}) })
+	return c, heapInUse() - before, huge
+}
+
+// insertEB takes EB eb into the cache as the node does, less the timing:
+// announcement, body (returning the missing txs), then the txs marked
+// inserted once fetched.
+func insertEB(c *txcache.Cache, w *workload, eb int) error {
+	if !c.InsertAnnouncement(uint64(eb), benchkeys.RBHash(eb), benchkeys.EBHash(eb)) {
+		return fmt.Errorf("txcache: announcement of EB %d not held", eb)
+	}
+	if _, err := c.InsertBody(benchkeys.EBHash(eb), w.bodies[eb]); err != nil {
+		return fmt.Errorf("txcache: body of EB %d: %w", eb, err)
+	}
+	c.MarkInserted(w.hashes[eb])
+	return nil
+}
+
+// populateCache fills an empty cache with every EB of w and times it. The
+// table was allocated and faulted in by New, before the timing; the heap is
+// the empty cache's (emptyHeap) and the population's growth after
+// runtime.GC.
+func populateCache(c *txcache.Cache, w *workload, emptyHeap int64) (population, error) {
+	heapBefore := heapInUse()
 	start := time.Now()
 	for eb := range w.ebs {
-		ebHash := benchkeys.EBHash(eb)
-		if !cache.InsertAnnouncement(uint64(eb), benchkeys.RBHash(eb), ebHash) {
-			return nil, population{}, fmt.Errorf("txcache: announcement of EB %d not held", eb)
+		if err := insertEB(c, w, eb); err != nil {
+			return population{}, err
 		}
-		if _, err := cache.InsertBody(ebHash, w.bodies[eb]); err != nil {
-			return nil, population{}, fmt.Errorf("txcache: body of EB %d: %w", eb, err)
-		}
-		cache.MarkInserted(w.hashes[eb])
 	}
 	elapsed := time.Since(start)
-	stats := cache.Stats()
+	stats := c.Stats()
 	if stats.Txs != w.total() || stats.RefusedInserts != 0 {
-		return nil, population{}, fmt.Errorf("txcache: holds %d txs (%d refused), want %d",
+		return population{}, fmt.Errorf("txcache: holds %d txs (%d refused), want %d",
 			stats.Txs, stats.RefusedInserts, w.total())
 	}
-	return cache, population{
+	return population{
 		TimeNs:     elapsed.Nanoseconds(),
-		HeapBytes:  heapInUse() - before,
+		HeapBytes:  emptyHeap + heapInUse() - heapBefore,
 		TableBytes: int64(stats.TableBytes),
 	}, nil
 }
@@ -52,29 +69,56 @@ const (
 	refOne            = 4
 )
 
-// populateMap fills the reference map with the cache's two passes per EB:
-// the body counts a reference to each tx, the marks set it inserted. The map
-// is sized for all txs before the timing, as the cache's table is.
-func populateMap(w *workload) (refMap, population) {
+// newRefMap returns an empty map sized for n txs and faulted in, as the
+// cache's table is before its population (filled with n other keys, then
+// cleared: a cleared map keeps its memory), and the heap it takes.
+func newRefMap(n int) (refMap, int64) {
 	before := heapInUse()
-	m := make(refMap, w.total())
-	start := time.Now()
-	for eb := range w.ebs {
-		for _, tx := range w.bodies[eb] {
-			v := m[tx.TxHash]
-			if v == 0 {
-				v = refNotYetInserted
-			}
-			m[tx.TxHash] = v + refOne
+	m := make(refMap, n)
+	for i := range n {
+		m[benchkeys.FillerKey(i)] = 1
+	}
+	clear(m)
+	return m, heapInUse() - before
+}
+
+// insertBody does what the cache's InsertBody does: it counts a reference
+// to each tx and returns the indexes of those not held.
+func (m refMap) insertBody(body []block.EBTx, missing []int) []int {
+	for i, tx := range body {
+		v := m[tx.TxHash]
+		if v == 0 {
+			v = refNotYetInserted
 		}
-		for _, h := range w.hashes[eb] {
-			if v, ok := m[h]; ok && v&refStateMask < refInserted {
-				m[h] = v&^refStateMask | refInserted
-			}
+		m[tx.TxHash] = v + refOne
+		if v&refStateMask < refInserted {
+			missing = append(missing, i)
 		}
 	}
+	return missing
+}
+
+// markInserted sets the txs of a body inserted.
+func (m refMap) markInserted(hashes []block.Hash) {
+	for _, h := range hashes {
+		if v, ok := m[h]; ok && v&refStateMask < refInserted {
+			m[h] = v&^refStateMask | refInserted
+		}
+	}
+}
+
+// populateMap fills an empty map with the cache's two passes per EB and
+// times it; the heap is as for populateCache.
+func populateMap(m refMap, w *workload, emptyHeap int64) population {
+	heapBefore := heapInUse()
+	var missing []int
+	start := time.Now()
+	for eb := range w.ebs {
+		missing = m.insertBody(w.bodies[eb], missing[:0])
+		m.markInserted(w.hashes[eb])
+	}
 	elapsed := time.Since(start)
-	return m, population{TimeNs: elapsed.Nanoseconds(), HeapBytes: heapInUse() - before}
+	return population{TimeNs: elapsed.Nanoseconds(), HeapBytes: emptyHeap + heapInUse() - heapBefore}
 }
 
 // held counts the batch's txs the map holds as inserted.

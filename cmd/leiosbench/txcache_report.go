@@ -6,20 +6,32 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/leiosnode/leiosnode/txcache"
 )
 
-// txcacheReport is the whole result of a run; with --json it is printed as
-// one document.
+// txcacheReport is the whole result of a run, printed as tables and, with
+// --json, written as one document.
 type txcacheReport struct {
-	EBs        int          `json:"ebs"`
-	TxsPerEB   int          `json:"txs_per_eb"`
-	TotalTxs   int          `json:"total_txs"`
-	Batches    int          `json:"batches"`
-	GOMAXPROCS int          `json:"gomaxprocs"`
-	GoVersion  string       `json:"go_version"`
+	EBs      int `json:"ebs"`
+	TxsPerEB int `json:"txs_per_eb"`
+	TotalTxs int `json:"total_txs"`
+	Batches  int `json:"batches"`
+	// TxCapacity is the slots of the cache's table.
+	TxCapacity int     `json:"tx_capacity"`
+	Machine    machine `json:"machine"`
+	// LLCBytes is the last-level cache as sysfs gives it (0: unknown);
+	// EvictBytes what the cold path reads to evict the caches.
+	LLCBytes   int       `json:"llc_bytes"`
+	EvictBytes int       `json:"evict_bytes"`
+	HugePages  hugePages `json:"huge_pages"`
+	// Structures are the populations and the warm lookups.
 	Structures []structure  `json:"structures"`
 	Comparison []comparison `json:"comparison"`
-	// Targets are judged only at the full shape (128 × 15,058).
+	Cold       []coldRun    `json:"cold"`
+	ColdRatios *coldRatios  `json:"cold_ratios,omitempty"`
+	// Targets are judged only at the full shape (128 × 15,058, the default
+	// table).
 	Targets []target `json:"targets,omitempty"`
 }
 
@@ -31,14 +43,28 @@ type structure struct {
 	Lookups    []lookupResult `json:"lookups"`
 }
 
-// comparison is one hit ratio across the structures: the per-tx time of
-// each one's median batch, and how many times slower than the txcache the
-// map and the warm LeiosDB are.
+// comparison is one hit ratio of the warm lookups across the structures:
+// the per-tx time of each one's median batch, and how many times slower
+// than the txcache the map and the warm LeiosDB are.
 type comparison struct {
 	HitPct          int                `json:"hit_pct"`
 	PerTxMedianNs   map[string]float64 `json:"per_tx_median_ns"`
 	MapOverCache    float64            `json:"map_over_txcache"`
 	DBWarmOverCache float64            `json:"leiosdb_warm_over_txcache,omitempty"`
+}
+
+// coldRatios compare the cold path's medians: the txcache against the
+// floor and the map against the txcache, over all EBs and per hit ratio.
+type coldRatios struct {
+	CacheOverFloor float64       `json:"txcache_over_floor"`
+	MapOverCache   float64       `json:"map_over_txcache"`
+	ByHitPct       []coldRatioAt `json:"by_hit_pct"`
+}
+
+type coldRatioAt struct {
+	HitPct         int     `json:"hit_pct"`
+	CacheOverFloor float64 `json:"txcache_over_floor"`
+	MapOverCache   float64 `json:"map_over_txcache"`
 }
 
 // target is one of the tx cache's targets, against this run.
@@ -59,7 +85,16 @@ func (r *txcacheReport) structure(name string) *structure {
 	return nil
 }
 
-// compare fills Comparison and, at the full shape, Targets.
+func (r *txcacheReport) cold(name string) *coldRun {
+	for i := range r.Cold {
+		if r.Cold[i].Name == name {
+			return &r.Cold[i]
+		}
+	}
+	return nil
+}
+
+// compare fills Comparison, ColdRatios and, at the full shape, Targets.
 func (r *txcacheReport) compare() {
 	cache, refs, warm, cold := r.structure(nameCache), r.structure(nameMap), r.structure(nameDBWarm), r.structure(nameDBCold)
 	for i, res := range cache.Lookups {
@@ -73,7 +108,22 @@ func (r *txcacheReport) compare() {
 		}
 		r.Comparison = append(r.Comparison, c)
 	}
-	if r.EBs != 128 || r.TxsPerEB != 15_058 {
+	coldCache, coldMap, floor := r.cold(nameCache), r.cold(nameMap), r.cold(nameFloor)
+	if coldCache != nil && coldMap != nil && floor != nil {
+		ratios := &coldRatios{
+			CacheOverFloor: coldCache.Lookup.Median / floor.Lookup.Median,
+			MapOverCache:   coldMap.Lookup.Median / coldCache.Lookup.Median,
+		}
+		for i, at := range coldCache.LookupByHitPct {
+			ratios.ByHitPct = append(ratios.ByHitPct, coldRatioAt{
+				HitPct:         at.HitPct,
+				CacheOverFloor: at.PerTxMedianNs / floor.LookupByHitPct[i].PerTxMedianNs,
+				MapOverCache:   coldMap.LookupByHitPct[i].PerTxMedianNs / at.PerTxMedianNs,
+			})
+		}
+		r.ColdRatios = ratios
+	}
+	if r.EBs != 128 || r.TxsPerEB != 15_058 || r.TxCapacity != txcache.DefaultTxCapacity {
 		return
 	}
 	worst := func(s *structure, f func(lookupResult) float64) float64 {
@@ -95,10 +145,14 @@ func (r *txcacheReport) compare() {
 	add := func(what, bound string, measured float64, unit string, met bool) {
 		r.Targets = append(r.Targets, target{what, bound, measured, unit, met})
 	}
+	if r.ColdRatios != nil {
+		v := r.ColdRatios.CacheOverFloor
+		add("txcache cold per-EB lookup over the memory floor (medians per tx)", "≤ 2.5", v, "×", v <= 2.5)
+	}
 	v := worst(cache, perTx)
-	add("txcache lookup, per tx of the median batch (worst ratio)", "≤ 20", v, "ns", v <= 20)
+	add("txcache warm lookup, per tx of the median batch (worst ratio)", "≤ 20", v, "ns", v <= 20)
 	v = least(func(c comparison) float64 { return c.MapOverCache })
-	add("txcache faster than the map (least ratio)", "≥ 3", v, "×", v >= 3)
+	add("txcache warm faster than the map (least ratio)", "≥ 3", v, "×", v >= 3)
 	v = float64(cache.Population.TimeNs) / 1e6
 	add("txcache population", "≤ 250", v, "ms", v <= 250)
 	v = float64(cache.Population.TableBytes) / (1 << 20)
@@ -116,20 +170,34 @@ func (r *txcacheReport) compare() {
 	add("txcache faster than the warm probe (least ratio)", "≥ 50", v, "×", v >= 50)
 }
 
-// write prints the report: per structure its population
-// and its lookups with the sorted batch times, then the side-by-side table.
+// write prints the report: the set-up, the populations, the cold path
+// beside the floor, the warm lookups per structure with their sorted batch
+// times, the warm side by side, and the targets.
 func (r *txcacheReport) write(out io.Writer) {
-	fmt.Fprintf(out, "LeiosTxCache worst-case benchmark (%s, GOMAXPROCS %d)\n", r.GoVersion, r.GOMAXPROCS)
+	fmt.Fprintln(out, "LeiosTxCache benchmark")
+	r.Machine.write(out)
 	fmt.Fprintf(out, "EBs in index : %d\ntxs per EB   : %d\ntotal txs    : %d\n", r.EBs, r.TxsPerEB, r.TotalTxs)
+	r.writeHugePages(out)
+
+	fmt.Fprintf(out, "\n== population (both sized for all txs and faulted in before the timing) ==\n")
 	for _, s := range r.Structures {
-		fmt.Fprintf(out, "\n== %s: %s ==\n", s.Name, s.What)
-		if p := s.Population; p != nil {
-			writePopulation(out, p)
+		if s.Population != nil {
+			fmt.Fprintf(out, "%s: %s\n", s.Name, s.What)
+			writePopulation(out, s.Population)
 		}
+	}
+
+	if len(r.Cold) > 0 {
+		r.writeCold(out)
+	}
+
+	fmt.Fprintf(out, "\n== warm: one batch per hit ratio, looked up again and again ==\n")
+	for _, s := range r.Structures {
+		fmt.Fprintf(out, "\n%s: %s\n", s.Name, s.What)
 		writeLookups(out, s.Lookups, r.Batches)
 	}
 
-	fmt.Fprintf(out, "\n== side by side: per-tx time of the median batch ==\n")
+	fmt.Fprintf(out, "\n== warm side by side: per-tx time of the median batch ==\n")
 	fmt.Fprintf(out, "%6s", "hits")
 	for _, s := range r.Structures {
 		fmt.Fprintf(out, " %14s", s.Name)
@@ -158,9 +226,64 @@ func (r *txcacheReport) write(out io.Writer) {
 			if t.Met {
 				verdict = "met"
 			}
-			fmt.Fprintf(out, "%-60s %6s %-3s  measured %8.2f %-3s  %s\n", t.What, t.Bound, t.Unit, t.Measured, t.Unit, verdict)
+			fmt.Fprintf(out, "%-66s %6s %-3s  measured %8.2f %-3s  %s\n", t.What, t.Bound, t.Unit, t.Measured, t.Unit, verdict)
 		}
 	}
+}
+
+func (r *txcacheReport) writeHugePages(out io.Writer) {
+	huge := func(n int64) string {
+		if n < 0 {
+			return "unknown"
+		}
+		return fmtBytes(n)
+	}
+	table := int64(0)
+	if s := r.structure(nameCache); s != nil && s.Population != nil {
+		table = s.Population.TableBytes
+	}
+	fmt.Fprintf(out, "transparent huge pages: %s; huge pages backing the populated table: %s of %s, the cold path's table: %s, the floor's array: %s\n",
+		r.HugePages.Mode, huge(r.HugePages.TableBytes), fmtBytes(table), huge(r.HugePages.ColdTableBytes), huge(r.HugePages.FloorBytes))
+	llc := "unknown"
+	if r.LLCBytes > 0 {
+		llc = fmtBytes(int64(r.LLCBytes))
+	}
+	fmt.Fprintf(out, "last-level cache %s; the cold path evicts it by reading %s\n", llc, fmtBytes(int64(r.EvictBytes)))
+}
+
+// writeCold prints the cold path: per structure the spread of the per-tx
+// times over the EBs, then the medians per hit ratio beside the floor.
+func (r *txcacheReport) writeCold(out io.Writer) {
+	fmt.Fprintf(out, "\n== cold: the node's real path, each EB once, caches evicted before each step ==\n")
+	for _, c := range r.Cold {
+		fmt.Fprintf(out, "%s: %s\n", c.Name, c.What)
+	}
+	fmt.Fprintf(out, "\nper tx, over the %d EBs        median      p90      max\n", len(r.Cold[0].Samples))
+	for _, c := range r.Cold {
+		if c.Insert != nil {
+			fmt.Fprintf(out, "  %-26s %8.1f %8.1f %8.1f ns\n", c.Name+" InsertBody", c.Insert.Median, c.Insert.P90, c.Insert.Max)
+		}
+	}
+	for _, c := range r.Cold {
+		what := " lookup"
+		if c.Name == nameFloor {
+			what = " (one load per key)"
+		}
+		fmt.Fprintf(out, "  %-26s %8.1f %8.1f %8.1f ns\n", c.Name+what, c.Lookup.Median, c.Lookup.P90, c.Lookup.Max)
+	}
+	if r.ColdRatios == nil {
+		return
+	}
+	fmt.Fprintf(out, "\ncold lookup, median per tx by hit ratio\n%6s %8s %12s %12s %12s %15s %12s\n",
+		"hits", "batches", nameCache, nameMap, nameFloor, "txcache/floor", "map/txcache")
+	cache, refs, floor := r.cold(nameCache), r.cold(nameMap), r.cold(nameFloor)
+	for i, at := range r.ColdRatios.ByHitPct {
+		fmt.Fprintf(out, "%5d%% %8d %9.1f ns %9.1f ns %9.1f ns %14.2f× %11.1f×\n", at.HitPct, cache.LookupByHitPct[i].Batches,
+			cache.LookupByHitPct[i].PerTxMedianNs, refs.LookupByHitPct[i].PerTxMedianNs, floor.LookupByHitPct[i].PerTxMedianNs,
+			at.CacheOverFloor, at.MapOverCache)
+	}
+	fmt.Fprintf(out, "%6s %8d %9.1f ns %9.1f ns %9.1f ns %14.2f× %11.1f×\n", "all", len(cache.Samples),
+		cache.Lookup.Median, refs.Lookup.Median, floor.Lookup.Median, r.ColdRatios.CacheOverFloor, r.ColdRatios.MapOverCache)
 }
 
 func writePopulation(out io.Writer, p *population) {

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"image/png"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -24,18 +27,28 @@ func runTxcache(t *testing.T, args ...string) (string, error) {
 	return out.String(), err
 }
 
-func runTxcacheJSON(t *testing.T, args ...string) *txcacheReport {
+// runTxcacheJSON runs the command writing its JSON report and plots into a
+// temporary directory, and returns the report read back.
+func runTxcacheJSON(t *testing.T, args ...string) (*txcacheReport, string) {
 	t.Helper()
-	out, err := runTxcache(t, append(args, "--json")...)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "txcache.json")
+	if _, err := runTxcache(t, append(args, "--json", path, "--plots", dir)...); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var r txcacheReport
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("not one JSON document: %v\n%s", err, out)
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("not one JSON document: %v\n%s", err, raw)
 	}
-	return &r
+	return &r, dir
 }
+
+// smallTable keeps the tests' tables (and the floor's array) small.
+var smallTable = []string{"--tx-capacity", "4096", "--evict-bytes", "4194304"}
 
 // A small run with the LeiosDB: all four structures, every ratio with the
 // right hits and sorted batch times, a reused store on the second run, and a
@@ -46,8 +59,8 @@ func TestTxcacheCommandWithLeiosDB(t *testing.T) {
 	}
 	const ebs, txs, batches = 3, 40, 3
 	dir := t.TempDir()
-	args := []string{"--ebs", "3", "--txs-per-eb", "40", "--batches", "3", "--db-dir", dir}
-	r := runTxcacheJSON(t, args...)
+	args := append([]string{"--ebs", "3", "--txs-per-eb", "40", "--batches", "3", "--db-dir", dir}, smallTable...)
+	r, _ := runTxcacheJSON(t, args...)
 
 	if r.EBs != ebs || r.TxsPerEB != txs || r.TotalTxs != ebs*txs || r.Batches != batches {
 		t.Fatalf("shape %d × %d = %d, %d batches", r.EBs, r.TxsPerEB, r.TotalTxs, r.Batches)
@@ -84,11 +97,11 @@ func TestTxcacheCommandWithLeiosDB(t *testing.T) {
 		t.Fatalf("targets judged at a shape they are not for: %+v", r.Targets)
 	}
 
-	again := runTxcacheJSON(t, args...)
+	again, _ := runTxcacheJSON(t, args...)
 	if p := again.structure(nameDBWarm).Population; !p.Reused {
 		t.Fatalf("second run did not reuse the store: %+v", p)
 	}
-	if _, err := runTxcache(t, "--ebs", "2", "--txs-per-eb", "40", "--batches", "1", "--db-dir", dir); err == nil ||
+	if _, err := runTxcache(t, append([]string{"--ebs", "2", "--txs-per-eb", "40", "--batches", "1", "--db-dir", dir}, smallTable...)...); err == nil ||
 		!strings.Contains(err.Error(), "another population") {
 		t.Fatalf("a store of another shape was not refused: %v", err)
 	}
@@ -96,15 +109,17 @@ func TestTxcacheCommandWithLeiosDB(t *testing.T) {
 
 // The text report of a quick run has the expected shape.
 func TestTxcacheCommandText(t *testing.T) {
-	out, err := runTxcache(t, "--ebs", "2", "--txs-per-eb", "25", "--batches", "2", "--skip-db")
+	out, err := runTxcache(t, append([]string{"--ebs", "2", "--txs-per-eb", "25", "--batches", "2", "--skip-db", "--plots", ""}, smallTable...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"EBs in index : 2", "total txs    : 50",
-		"== txcache:", "== map:", "population:", "lookup — EB batch of 25 (x2 each",
+		"EBs in index : 2", "total txs    : 50", "transparent huge pages:", "last-level cache",
+		"== population", "txcache: LeiosTxCache", "map: Go map", "population:",
+		"== cold: the node's real path", "txcache InsertBody", "floor (one load per key)", "txcache/floor",
+		"== warm:", "lookup — EB batch of 25 (x2 each",
 		"  0% hits (0/25)", "100% hits (25/25)", "batch durations (ascending per column; 2 rows x 6 ratios)",
-		"== side by side",
+		"== warm side by side",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -116,7 +131,7 @@ func TestTxcacheCommandText(t *testing.T) {
 }
 
 func TestTxcacheFlagsValidate(t *testing.T) {
-	ok := txcacheFlags{ebs: 128, txsPerEB: 15_058, batches: 20}
+	ok := txcacheFlags{ebs: 128, txsPerEB: 15_058, batches: 20, capacity: 1 << 22, evictBytes: 64 << 20}
 	for _, tc := range []struct {
 		name  string
 		edit  func(*txcacheFlags)
@@ -129,6 +144,8 @@ func TestTxcacheFlagsValidate(t *testing.T) {
 		{"no txs", func(f *txcacheFlags) { f.txsPerEB = 0 }, false},
 		{"txs past the key space", func(f *txcacheFlags) { f.txsPerEB = benchkeys.MaxTxsPerEB }, false},
 		{"no batches", func(f *txcacheFlags) { f.batches = 0 }, false},
+		{"a table too small", func(f *txcacheFlags) { f.capacity = 2_000_000 }, false},
+		{"a tiny evictor", func(f *txcacheFlags) { f.evictBytes = 4096 }, false},
 	} {
 		f := ok
 		tc.edit(&f)
@@ -198,5 +215,58 @@ func TestWorkload(t *testing.T) {
 		if w.hits[r] != benchkeys.Hits(50, pct) {
 			t.Fatalf("%d%%: %d hits", pct, w.hits[r])
 		}
+	}
+}
+
+// The quick mode end to end (with smaller EBs and evictor, so the race
+// detector's runs stay short): every step of the cold path for every
+// structure, the summaries and ratios beside the floor, the huge page
+// state, the plot.
+func TestTxcacheQuick(t *testing.T) {
+	r, dir := runTxcacheJSON(t, "--quick", "--txs-per-eb", "200", "--evict-bytes", "4194304")
+	if r.EBs != 128 || r.TxsPerEB != 200 || r.TxCapacity != 1<<19 || r.Batches != 5 {
+		t.Fatalf("quick shape: %d × %d in %d slots, %d batches", r.EBs, r.TxsPerEB, r.TxCapacity, r.Batches)
+	}
+	if r.HugePages.Mode == "" || r.Machine.CPUs < 1 || r.EvictBytes != 4<<20 {
+		t.Fatalf("set-up %+v %+v, evict %d", r.HugePages, r.Machine, r.EvictBytes)
+	}
+	var names []string
+	for _, c := range r.Cold {
+		names = append(names, c.Name)
+		if len(c.Samples) != r.EBs || c.Txs != r.TxsPerEB || len(c.LookupByHitPct) != len(hitRatios) {
+			t.Fatalf("%s: %d samples of %d txs, %d ratios", c.Name, len(c.Samples), c.Txs, len(c.LookupByHitPct))
+		}
+		for i, s := range c.Samples {
+			if s.EB != i || s.HitPct != hitRatios[i%len(hitRatios)] || s.LookupNs <= 0 || (c.Name == nameFloor) != (s.InsertNs == 0) {
+				t.Fatalf("%s: sample %+v", c.Name, s)
+			}
+		}
+		if c.Lookup.Median <= 0 || c.Lookup.Median > c.Lookup.P90 || c.Lookup.P90 > c.Lookup.Max {
+			t.Fatalf("%s: lookup spread %+v", c.Name, c.Lookup)
+		}
+	}
+	if want := []string{nameCache, nameMap, nameFloor}; !slices.Equal(names, want) {
+		t.Fatalf("cold runs %v, want %v", names, want)
+	}
+	if cr := r.ColdRatios; cr == nil || cr.CacheOverFloor <= 0 || len(cr.ByHitPct) != len(hitRatios) {
+		t.Fatalf("cold ratios %+v", cr)
+	}
+	if len(r.Targets) != 0 {
+		t.Fatalf("targets judged at a shape they are not for: %+v", r.Targets)
+	}
+	checkPNG(t, filepath.Join(dir, "txcache.png"))
+}
+
+// checkPNG fails unless path is a PNG image of some size.
+func checkPNG(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil || cfg.Width < 300 || cfg.Height < 200 {
+		t.Fatalf("%s: %v, %dx%d", path, err, cfg.Width, cfg.Height)
 	}
 }

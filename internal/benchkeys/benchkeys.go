@@ -4,7 +4,7 @@
 // pairwise disjoint, every key 32 bytes of splitmix64 output.
 //
 // Keys are drawn from separate counter domains (txs, miss keys, EB hashes,
-// RB hashes), so no two kinds ever collide. The package holds no state.
+// RB hashes, fillers), so no two kinds ever collide. The package holds no state.
 package benchkeys
 
 import (
@@ -40,6 +40,7 @@ const (
 	domainMiss
 	domainEB
 	domainRB
+	domainFiller
 )
 
 // MaxTxsPerEB bounds the tx index, which has 24 bits of the counter.
@@ -54,6 +55,14 @@ func TxKey(eb, i int) block.Hash { return Key(counter(domainTx, eb, i)) }
 
 // MissKey is a tx hash no EB contains.
 func MissKey(i int) block.Hash { return Key(counter(domainMiss, 0, i)) }
+
+// FreshMissKey is miss i of lookup batch b: a tx hash no EB contains,
+// distinct from every MissKey and from every other batch's.
+func FreshMissKey(b, i int) block.Hash { return Key(counter(domainMiss, b+1, i)) }
+
+// FillerKey is a key of no other kind: it fills a structure that is then
+// emptied, so its memory is faulted in before it is measured.
+func FillerKey(i int) block.Hash { return Key(counter(domainFiller, 0, i)) }
 
 // EBHash is the hash of EB eb.
 func EBHash(eb int) block.Hash { return Key(counter(domainEB, eb, 0)) }

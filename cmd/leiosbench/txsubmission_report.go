@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// tsReport is the whole result of a run, printed as tables and, with
+// --json, written as one document.
+type tsReport struct {
+	Settings  tsFlags `json:"settings"`
+	Machine   machine `json:"machine"`
+	Transport string  `json:"transport"`
+	// Alone are the no-peer cells, one per rate: what the adds alone cost.
+	Alone   []tsCell  `json:"no_peers"`
+	Cells   []tsCell  `json:"cells"`
+	Targets []verdict `json:"targets"`
+}
+
+func (r *tsReport) cell(variant string, offered, peers int) *tsCell {
+	for i := range r.Cells {
+		if c := &r.Cells[i]; c.Variant == variant && c.OfferedTxS == offered && c.Peers == peers {
+			return c
+		}
+	}
+	return nil
+}
+
+// growth is how the serving cost of variant grows from the fewest peers to
+// the most at a rate: net CPU per tx served at the most over at the fewest.
+func (r *tsReport) growth(variant string, offered int) (float64, bool) {
+	lo, hi := slices.Min(r.Settings.Peers), slices.Max(r.Settings.Peers)
+	a, b := r.cell(variant, offered, lo), r.cell(variant, offered, hi)
+	if lo == hi || a == nil || b == nil || a.NetCPUPerServeNs == 0 {
+		return 0, false
+	}
+	return b.NetCPUPerServeNs / a.NetCPUPerServeNs, true
+}
+
+// judge fills Targets.
+func (r *tsReport) judge() {
+	lo, hi := slices.Min(r.Settings.Peers), slices.Max(r.Settings.Peers)
+	for _, offered := range r.Settings.Offered {
+		if g, ok := r.growth(tsLockFree, offered); ok {
+			r.Targets = append(r.Targets, verdict{
+				What:     fmt.Sprintf("lock-free serving cost per tx flat from %d to %d peers at %d tx/s (≤ 1.5× growth, net of the adds)", lo, hi, offered),
+				Measured: fmt.Sprintf("%.2f×", g),
+				Met:      g <= 1.5,
+			})
+		}
+		if g, ok := r.growth(tsPerItem, offered); ok {
+			r.Targets = append(r.Targets, verdict{
+				What:     fmt.Sprintf("lock-per-item serving cost per tx grows from %d to %d peers at %d tx/s (shown)", lo, hi, offered),
+				Measured: fmt.Sprintf("%.2f×", g),
+				Met:      g > 1,
+			})
+		}
+	}
+	violations := 0
+	for _, c := range r.Cells {
+		violations += c.Violations
+	}
+	r.Targets = append(r.Targets, verdict{What: "no protocol violation in any session", Measured: fmt.Sprint(violations), Met: violations == 0})
+}
+
+func (r *tsReport) write(w io.Writer) {
+	s := r.Settings
+	fmt.Fprintln(w, "leiosbench txsubmission: one node's mempool served to pulling peers, lock-free beside a lock per tx")
+	r.Machine.write(w)
+	fmt.Fprintf(w, "real tx-submission client and server over %s; %s windows after %s; the node's real mempool and adds\n", r.Transport, s.Duration, s.WarmUp)
+	fmt.Fprintln(w, "CPU: the whole process's (node and peers); net: less what the adds alone cost at the same rate (no-peer cell)")
+	for _, a := range r.Alone {
+		fmt.Fprintf(w, "  %d tx/s, no peers: %d added, %s of CPU per add, add p99 %s, max %s\n", a.OfferedTxS, a.Added,
+			fmtDur(time.Duration(a.CPUNs/max(a.Added, 1))), fmtDur(time.Duration(a.AddP99Ns)), fmtDur(time.Duration(a.AddMaxNs)))
+	}
+
+	for _, offered := range s.Offered {
+		fmt.Fprintf(w, "\n%d tx/s offered\n", offered)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "peers\tserving\tserved tx/s\tof offered×peers\tCPU per tx served\tnet\tadd p50\tadd p99\tadd max\t")
+		for _, peers := range s.Peers {
+			for _, variant := range []string{tsLockFree, tsPerItem} {
+				c := r.cell(variant, offered, peers)
+				if c == nil {
+					continue
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.0f %%\t%s\t%s\t%s\t%s\t%s\t\n", peers, variant, c.ServedTxS, 100*c.ServedShare,
+					fmtDur(time.Duration(c.CPUPerServeNs)), fmtDur(time.Duration(c.NetCPUPerServeNs)),
+					fmtDur(time.Duration(c.AddP50Ns)), fmtDur(time.Duration(c.AddP99Ns)), fmtDur(time.Duration(c.AddMaxNs)))
+			}
+		}
+		tw.Flush()
+		var growth []string
+		for _, variant := range []string{tsLockFree, tsPerItem} {
+			if g, ok := r.growth(variant, offered); ok {
+				growth = append(growth, fmt.Sprintf("%s %.2f×", variant, g))
+			}
+		}
+		if len(growth) > 0 {
+			fmt.Fprintf(w, "net CPU per tx served, most peers over fewest: %s\n", strings.Join(growth, ", "))
+		}
+	}
+
+	writeVerdicts(w, r.Targets)
+}
