@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"image/color"
 
+	"github.com/leiosnode/leiosnode/internal/plots"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // plotMempool draws, side by side for every cell of the matrix, the reader
@@ -59,7 +59,7 @@ func plotMempool(r *mempoolReport, path string) error {
 		if err != nil {
 			return err
 		}
-		p99.Color, p99.Shape = seriesColors[style], draw.RingGlyph{}
+		p99.Color, p99.Shape = plots.Color(style), draw.RingGlyph{}
 		stall.Add(p99)
 		stall.Legend.Add(kind+", p99", p99)
 		if err := addSeries(thr, kind, shares, style); err != nil {
@@ -79,13 +79,7 @@ func plotMempool(r *mempoolReport, path string) error {
 	stall.Legend.Top, stall.Legend.Left = true, true
 	thr.Legend.Left = true
 
-	img := vgimg.New(vg.Points(1100), vg.Points(440))
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(16), PadTop: vg.Points(8), PadBottom: vg.Points(8)}
-	canvases := plot.Align([][]*plot.Plot{{stall, thr}}, tiles, dc)
-	stall.Draw(canvases[0][0])
-	thr.Draw(canvases[0][1])
-	return writePNG(img, path)
+	return plots.Save(path, vg.Points(1100), vg.Points(440), []*plot.Plot{stall, thr})
 }
 
 // addTarget draws a dashed horizontal line at y across the cells.

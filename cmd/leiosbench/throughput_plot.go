@@ -3,13 +3,12 @@ package main
 import (
 	"fmt"
 	"image/color"
-	"strconv"
 
+	"github.com/leiosnode/leiosnode/internal/plots"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // plotThroughput draws, side by side, on-chain against offered rate (with
@@ -62,17 +61,11 @@ func plotThroughput(r *throughputReport, path string) error {
 	lat.Legend.Top, lat.Legend.Left = true, true
 	for _, axis := range []*plot.Axis{&rate.X, &rate.Y, &lat.X, &lat.Y} {
 		axis.Min = 0
-		axis.Tick.Marker = plainTicks{}
+		axis.Tick.Marker = plots.PlainTicks{}
 	}
 	rate.X.Max, lat.X.Max = top*1.05, top*1.05
 
-	img := vgimg.New(vg.Points(960), vg.Points(400))
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Points(16), PadTop: vg.Points(8), PadBottom: vg.Points(8)}
-	canvases := plot.Align([][]*plot.Plot{{rate, lat}}, tiles, dc)
-	rate.Draw(canvases[0][0])
-	lat.Draw(canvases[0][1])
-	return writePNG(img, path)
+	return plots.Save(path, vg.Points(960), vg.Points(400), []*plot.Plot{rate, lat})
 }
 
 func addSeries(p *plot.Plot, name string, xys plotter.XYs, style int) error {
@@ -80,34 +73,10 @@ func addSeries(p *plot.Plot, name string, xys plotter.XYs, style int) error {
 	if err != nil {
 		return err
 	}
-	c := plotter.DefaultLineStyle.Color
-	if style < len(seriesColors) {
-		c = seriesColors[style]
-	}
+	c := plots.Color(style)
 	line.Color, points.Color = c, c
 	points.Shape = draw.CircleGlyph{}
 	p.Add(line, points)
 	p.Legend.Add(name, line, points)
 	return nil
-}
-
-var seriesColors = []color.Color{
-	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
-	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
-	color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
-	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
-	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
-}
-
-// plainTicks are the default ticks labelled without needless decimals.
-type plainTicks struct{}
-
-func (plainTicks) Ticks(min, max float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(min, max)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
-		}
-	}
-	return ticks
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/leiosnode/leiosnode/internal/plots"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -114,7 +115,7 @@ func plotTxcache(r *txcacheReport, path string) error {
 	dc := draw.New(img)
 	look.Draw(draw.Crop(dc, 0, -vg.Points(330), 0, 0))
 	ins.Draw(draw.Crop(dc, vg.Points(646), 0, 0, 0))
-	return writePNG(img, path)
+	return plots.WritePNG(img, path)
 }
 
 // addBox adds a box plot of values at x in a series colour.
@@ -123,7 +124,7 @@ func addBox(p *plot.Plot, values plotter.Values, x float64, style int) error {
 	if err != nil {
 		return err
 	}
-	box.FillColor = seriesColors[style]
+	box.FillColor = plots.Color(style)
 	box.MedianStyle.Width = vg.Points(2)
 	p.Add(box)
 	return nil

@@ -3,11 +3,10 @@ package main
 import (
 	"fmt"
 
+	"github.com/leiosnode/leiosnode/internal/plots"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // plotTxSubmission draws, side by side against the number of peers (log
@@ -65,12 +64,5 @@ func plotTxSubmission(r *tsReport, path string) error {
 	}
 
 	share.Legend.Top, share.Legend.Left = false, true
-	img := vgimg.New(vg.Points(1350), vg.Points(420))
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: 3, PadX: vg.Points(16), PadTop: vg.Points(8), PadBottom: vg.Points(8)}
-	canvases := plot.Align([][]*plot.Plot{{cpu, share, add}}, tiles, dc)
-	cpu.Draw(canvases[0][0])
-	share.Draw(canvases[0][1])
-	add.Draw(canvases[0][2])
-	return writePNG(img, path)
+	return plots.Save(path, vg.Points(1350), vg.Points(420), []*plot.Plot{cpu, share, add})
 }

@@ -47,8 +47,8 @@ func New(title, xLabel, yLabel string) *plot.Plot {
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
 	p.X.Min, p.Y.Min = 0, 0
-	p.X.Tick.Marker = plainTicks{}
-	p.Y.Tick.Marker = plainTicks{}
+	p.X.Tick.Marker = PlainTicks{}
+	p.Y.Tick.Marker = PlainTicks{}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
 	return p
@@ -157,6 +157,12 @@ func Save(path string, width, height vg.Length, rows ...[]*plot.Plot) error {
 			p.Draw(canvases[i][j])
 		}
 	}
+	return WritePNG(img, path)
+}
+
+// WritePNG writes a drawn canvas to path as PNG, for a layout Save does not
+// make (tiles of unequal widths).
+func WritePNG(img *vgimg.Canvas, path string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -168,10 +174,10 @@ func Save(path string, width, height vg.Length, rows ...[]*plot.Plot) error {
 	return f.Close()
 }
 
-// plainTicks are the default ticks labelled without needless decimals.
-type plainTicks struct{}
+// PlainTicks are the default ticks labelled without needless decimals.
+type PlainTicks struct{}
 
-func (plainTicks) Ticks(min, max float64) []plot.Tick {
+func (PlainTicks) Ticks(min, max float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(min, max)
 	for i := range ticks {
 		if ticks[i].Label != "" {

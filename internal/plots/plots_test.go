@@ -56,7 +56,7 @@ func TestSaveTilesRowsAndLabelsTicks(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != 800 || b.Dy() != 533 { // 96 dpi
 		t.Errorf("image %dx%d, want 800x533", b.Dx(), b.Dy())
 	}
-	for _, tick := range (plainTicks{}).Ticks(0, 1.4) {
+	for _, tick := range (PlainTicks{}).Ticks(0, 1.4) {
 		if len(tick.Label) > 4 {
 			t.Errorf("tick label %q", tick.Label)
 		}
