@@ -18,6 +18,7 @@ type tsFlags struct {
 	Duration time.Duration `json:"window_ns"`
 	WarmUp   time.Duration `json:"warm_up_ns"`
 	Blocks   time.Duration `json:"block_every_ns"`
+	Held     int           `json:"held"`
 	quick    bool
 	out      outputFlags
 }
@@ -35,9 +36,14 @@ between — over one loopback TCP connection per peer, all in this process.
 
 The node's mempool is the real one (full validation of real signed txs,
 from a local adder paced to --offered), and every --block-every a block
-takes all it holds, so it drains as on a chain. The peers keep what they
-pull in a set, without validating it again: they are the load, not what
-is measured.
+takes all the adder added, so it drains as on a chain. Beside those it
+holds --held txs that wait for a later block for the whole cell, which
+every peer already has: the standing occupancy of a mempool between
+blocks (a Leios mempool holds up to 2 × (RB body + EB closure), some
+80,000 txs of 300 bytes; on mainnet's 20 s between blocks, 4,000 tx/s
+leave 40,000 waiting on average). Each is offered to each peer once,
+before the window opens. The peers keep what they pull in a set, without
+validating it again: they are the load, not what is measured.
 
 Two ways of serving, side by side at each rate and peer count:
   lock-free      the node's: each peer's walk reads the snapshot after its
@@ -73,8 +79,9 @@ the same run with no peers), and the latency of the add path. The plot
 	fs.IntSliceVar(&f.Peers, "peers", []int{2, 20, 100}, "peers pulling from the node")
 	fs.DurationVar(&f.Duration, "duration", 10*time.Second, "measured window of each cell")
 	fs.DurationVar(&f.WarmUp, "warm-up", 2*time.Second, "time each cell runs before its window")
-	fs.DurationVar(&f.Blocks, "block-every", 2*time.Second, "period of the blocks that take all the mempool holds")
-	fs.BoolVar(&f.quick, "quick", false, "a run of seconds: 1,000 tx/s, 2 and 20 peers, 2 s windows after 0.5 s (explicit flags win)")
+	fs.DurationVar(&f.Blocks, "block-every", 2*time.Second, "period of the blocks that take all the adder added")
+	fs.IntVar(&f.Held, "held", 20_000, "txs held for the whole cell, waiting for a later block, that every peer already has")
+	fs.BoolVar(&f.quick, "quick", false, "a run of seconds: 1,000 tx/s, 2 and 20 peers, 2 s windows after 0.5 s, 1,000 held (explicit flags win)")
 	f.out.register(fs)
 	return cmd
 }
@@ -86,11 +93,12 @@ func (f *tsFlags) applyQuick(cmd *cobra.Command) {
 	set("peers", func() { f.Peers = []int{2, 20} })
 	set("duration", func() { f.Duration = 2 * time.Second })
 	set("warm-up", func() { f.WarmUp = 500 * time.Millisecond })
+	set("held", func() { f.Held = 1_000 })
 }
 
 func (f tsFlags) validate() error {
-	if f.Duration <= 0 || f.WarmUp < 0 || f.Blocks <= 0 {
-		return fmt.Errorf("--duration and --block-every must be positive, --warm-up not negative")
+	if f.Duration <= 0 || f.WarmUp < 0 || f.Blocks <= 0 || f.Held < 0 {
+		return fmt.Errorf("--duration and --block-every must be positive, --warm-up and --held not negative")
 	}
 	for _, xs := range [][]int{f.Offered, f.Peers} {
 		if len(xs) == 0 {
@@ -120,18 +128,24 @@ func runTSBench(ctx context.Context, f tsFlags, progress io.Writer) (*tsReport, 
 	for _, o := range f.Offered {
 		most = max(most, txsForRun(o, f.Duration, f.WarmUp))
 	}
-	const chainCount = 100
-	fmt.Fprintf(progress, "building %d signed txs…\n", most)
+	// The adder's txs come from the first tsAdderChains chains, the held
+	// txs from the others: blocks never take those.
+	length := max(most/tsAdderChains, f.Held/tsHeldChains) + 1
+	fmt.Fprintf(progress, "building %d signed txs…\n", length*(tsAdderChains+tsHeldChains))
 	t0 := time.Now()
-	chains, err := buildMPChains(ctx, chainCount, most/chainCount+1)
+	chains, err := buildMPChains(ctx, tsAdderChains+tsHeldChains, length)
 	if err != nil {
 		return nil, fmt.Errorf("building txs: %w", err)
 	}
 	fmt.Fprintf(progress, "built in %s\n", time.Since(t0).Round(time.Millisecond))
+	load := tsLoad{chains: chains, held: chains.heldTxs(f.Held)}
+	for i := range tsAdderChains {
+		load.added = append(load.added, chains.chains[i]...)
+	}
 
 	for _, offered := range f.Offered {
 		runtime.GC()
-		alone, err := runTSCell(ctx, tsLockFree, chains, offered, 0, f.Duration, f.WarmUp, f.Blocks)
+		alone, err := runTSCell(ctx, tsLockFree, load, offered, 0, f.Duration, f.WarmUp, f.Blocks)
 		if err != nil {
 			return nil, fmt.Errorf("%d tx/s, no peers: %w", offered, err)
 		}
@@ -141,7 +155,7 @@ func runTSBench(ctx context.Context, f tsFlags, progress io.Writer) (*tsReport, 
 		for _, peers := range f.Peers {
 			for _, variant := range []string{tsLockFree, tsPerItem} {
 				runtime.GC()
-				c, err := runTSCell(ctx, variant, chains, offered, peers, f.Duration, f.WarmUp, f.Blocks)
+				c, err := runTSCell(ctx, variant, load, offered, peers, f.Duration, f.WarmUp, f.Blocks)
 				if err != nil {
 					return nil, fmt.Errorf("%s, %d tx/s, %d peers: %w", variant, offered, peers, err)
 				}

@@ -72,6 +72,7 @@ func (r *tsReport) write(w io.Writer) {
 	fmt.Fprintln(w, "leiosbench txsubmission: one node's mempool served to pulling peers, lock-free beside a lock per tx")
 	r.Machine.write(w)
 	fmt.Fprintf(w, "real tx-submission client and server over %s; %s windows after %s; the node's real mempool and adds\n", r.Transport, s.Duration, s.WarmUp)
+	fmt.Fprintf(w, "%d txs held for the whole cell, waiting for a later block, that every peer has: each offered once to each peer before the window; blocks every %s take what the adder added\n", s.Held, s.Blocks)
 	fmt.Fprintln(w, "CPU: the whole process's (node and peers); net: less what the adds alone cost at the same rate (no-peer cell)")
 	for _, a := range r.Alone {
 		fmt.Fprintf(w, "  %d tx/s, no peers: %d added, %s of CPU per add, add p99 %s, max %s\n", a.OfferedTxS, a.Added,

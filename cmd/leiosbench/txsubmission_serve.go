@@ -99,6 +99,31 @@ func (c *dedupCache) forget(hashes []block.Hash) {
 	c.mu.Unlock()
 }
 
+// tsLoad is what a cell adds: added by the paced adder, held put in the
+// mempool before the cell starts and never taken by a block.
+type tsLoad struct {
+	chains *mpChains
+	added  []*ledger.Tx
+	held   []*ledger.Tx
+}
+
+// The chains of a run: the adder's, then the held txs'.
+const (
+	tsAdderChains = 100
+	tsHeldChains  = 40
+)
+
+// heldTxs are n txs from the held chains, each chain's from its first on
+// (so they extend the genesis state).
+func (c *mpChains) heldTxs(n int) []*ledger.Tx {
+	var held []*ledger.Tx
+	per := (n + tsHeldChains - 1) / tsHeldChains
+	for i := tsAdderChains; i < len(c.chains) && len(held) < n; i++ {
+		held = append(held, c.chains[i][:min(per, n-len(held))]...)
+	}
+	return held
+}
+
 // peerSink is a pulling peer's side: its tx-submission server adds what it
 // pulls here. The peers are the load, not what is measured, so they keep
 // what they get in a set instead of validating it again.
@@ -106,11 +131,17 @@ type peerSink struct {
 	mu       sync.Mutex
 	held     map[block.Hash]struct{}
 	received atomic.Int64
+	known    atomic.Int64  // ids offered that it held already
 	changed  chan struct{} // never closed: a peer serves nothing back
 }
 
-func newPeerSink() *peerSink {
-	return &peerSink{held: map[block.Hash]struct{}{}, changed: make(chan struct{})}
+// newPeerSink returns a peer holding the txs of has already.
+func newPeerSink(has []*ledger.Tx) *peerSink {
+	p := &peerSink{held: make(map[block.Hash]struct{}, len(has)), changed: make(chan struct{})}
+	for _, tx := range has {
+		p.held[block.Hash(tx.Hash())] = struct{}{}
+	}
+	return p
 }
 
 func (p *peerSink) TxsAfter(uint64, int) []txsubmission.MempoolTx { return nil }
@@ -120,8 +151,11 @@ func (p *peerSink) Changed() <-chan struct{}                      { return p.cha
 
 func (p *peerSink) Has(hash block.Hash) bool {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	_, ok := p.held[hash]
+	p.mu.Unlock()
+	if ok {
+		p.known.Add(1)
+	}
 	return ok
 }
 
@@ -149,10 +183,13 @@ type tsCell struct {
 	Peers      int    `json:"peers"`
 	// Added are the txs the local adder got into the mempool during the
 	// measured window; Served the txs all peers received in it.
-	Added         int64   `json:"added"`
-	Served        int64   `json:"served"`
-	ServedTxS     float64 `json:"served_tx_s"`
-	ServedShare   float64 `json:"served_share"` // of offered × peers
+	Added       int64   `json:"added"`
+	Served      int64   `json:"served"`
+	ServedTxS   float64 `json:"served_tx_s"`
+	ServedShare float64 `json:"served_share"` // of offered × peers
+	// HeldOfferedNs is when every peer had been offered every held tx,
+	// from the cell's start; the window opens after it and the warm-up.
+	HeldOfferedNs int64   `json:"held_offered_ns"`
 	WindowNs      int64   `json:"window_ns"`
 	CPUNs         int64   `json:"cpu_ns"`           // the process's, in the window
 	CPUPerServeNs float64 `json:"cpu_per_serve_ns"` // CPUNs / Served
@@ -165,12 +202,13 @@ type tsCell struct {
 	Violations       int     `json:"violations"`
 }
 
-// runTSCell feeds a fresh mempool at offered tx/s for d and serves it to
-// peers through variant, a block taking all the mempool holds every
-// blockEvery; CPU and served txs are counted from after a warm-up that lets
-// every session open.
-func runTSCell(ctx context.Context, variant string, chains *mpChains, offered, peers int, d, warmUp, blockEvery time.Duration) (tsCell, error) {
-	led := newMPLedger(chains, &mpCosts{})
+// runTSCell feeds a fresh mempool holding load.held at offered tx/s for d
+// and serves it to peers through variant, a block taking all the adder
+// added every blockEvery; CPU and served txs are counted from after a
+// warm-up that lets every session open and every peer be offered the held
+// txs.
+func runTSCell(ctx context.Context, variant string, load tsLoad, offered, peers int, d, warmUp, blockEvery time.Duration) (tsCell, error) {
+	led := newMPLedger(load.chains, &mpCosts{})
 	pool, err := mempool.New(mempool.Options{TipLedger: led.TipLedger})
 	if err != nil {
 		return tsCell{}, err
@@ -188,12 +226,20 @@ func runTSCell(ctx context.Context, variant string, chains *mpChains, offered, p
 		}
 		admitted, forget = cache.admitted, cache.forget
 	}
+	held := make(map[[32]byte]bool, len(load.held))
+	for _, tx := range load.held {
+		admitted(tx.Hash())
+		if err := pool.Add(ctx, tx); err != nil {
+			return tsCell{}, fmt.Errorf("adding the held txs: %w", err)
+		}
+		held[tx.Hash()] = true
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
 	var violations atomic.Int64
-	sinks, closeSessions, err := connectPeers(gctx, g, serve, peers, &violations)
+	sinks, closeSessions, err := connectPeers(gctx, g, serve, peers, load.held, &violations)
 	if err != nil {
 		cancel()
 		_ = g.Wait()
@@ -201,7 +247,7 @@ func runTSCell(ctx context.Context, variant string, chains *mpChains, offered, p
 	}
 	defer closeSessions()
 
-	txs := chains.forPeer(0, 1)
+	txs := load.added
 	var latencies []time.Duration // of the adds in the window; the adder's until addsDone
 	var measuring atomic.Bool
 	var added atomic.Int64
@@ -233,13 +279,15 @@ func runTSCell(ctx context.Context, variant string, chains *mpChains, offered, p
 		return errors.New("the adder ran out of txs")
 	})
 
-	// Blocks drain the mempool, as the chain does: every blockEvery, all it
-	// holds goes on chain and the mempool syncs.
+	// Blocks drain the mempool, as the chain does: every blockEvery, all
+	// the adder added goes on chain and the mempool syncs.
 	g.Go(func() error {
 		for next := start.Add(blockEvery); sleepUntil(gctx, next); next = next.Add(blockEvery) {
 			var onChain []*ledger.Tx
 			for tx := range pool.Txs() {
-				onChain = append(onChain, tx)
+				if !held[tx.Hash()] {
+					onChain = append(onChain, tx)
+				}
 			}
 			if err := led.adopt(onChain); err != nil {
 				return err
@@ -273,6 +321,20 @@ func runTSCell(ctx context.Context, variant string, chains *mpChains, offered, p
 		}
 		return ctx.Err()
 	}
+	heldOffered := func() bool {
+		for _, s := range sinks {
+			if s.known.Load() < int64(len(load.held)) {
+				return false
+			}
+		}
+		return true
+	}
+	for !heldOffered() {
+		if !sleepUntil(gctx, time.Now().Add(10*time.Millisecond)) {
+			return tsCell{}, errors.Join(errors.New("stopped before every peer was offered the held txs"), stop())
+		}
+	}
+	cell.HeldOfferedNs = int64(time.Since(start))
 	if !sleepUntil(gctx, start.Add(warmUp)) {
 		return tsCell{}, errors.Join(errors.New("stopped before the window"), stop())
 	}
@@ -306,8 +368,8 @@ func runTSCell(ctx context.Context, variant string, chains *mpChains, offered, p
 // connectPeers opens one loopback TCP connection per peer and runs tx
 // submission over each: the node's real client serving serve(peer) on the
 // end it dialed, a peer's real server pulling into a sink on the end it accepted.
-// closeSessions ends them all.
-func connectPeers(ctx context.Context, g *errgroup.Group, serve func(peer int) txsubmission.Mempool, peers int, violations *atomic.Int64) (sinks []*peerSink, closeSessions func(), err error) {
+// Each peer holds the txs of has already. closeSessions ends them all.
+func connectPeers(ctx context.Context, g *errgroup.Group, serve func(peer int) txsubmission.Mempool, peers int, has []*ledger.Tx, violations *atomic.Int64) (sinks []*peerSink, closeSessions func(), err error) {
 	var sessions []*protocol.Session
 	var once sync.Once
 	closeSessions = func() {
@@ -340,7 +402,7 @@ func connectPeers(ctx context.Context, g *errgroup.Group, serve func(peer int) t
 			closeSessions()
 			return nil, closeSessions, err
 		}
-		sink := newPeerSink()
+		sink := newPeerSink(has)
 		sinks = append(sinks, sink)
 		ns := protocol.NewSession(ctx, protocol.Config{Spec: spec, Role: protocol.Client, Stream: tcpStream{nodeEnd}, OnViolation: onViolation})
 		ps := protocol.NewSession(ctx, protocol.Config{Spec: spec, Role: protocol.Server, Stream: tcpStream{peerEnd}, OnViolation: onViolation})

@@ -49,14 +49,14 @@ func TestTxSubmissionQuick(t *testing.T) {
 	}
 	for _, c := range r.Cells {
 		// Every peer gets what is added; the window cuts some in flight.
-		if c.Added == 0 || c.Served < int64(c.Peers)*c.Added/2 || c.CPUPerServeNs <= 0 || c.AddMaxNs <= 0 || c.Violations != 0 {
+		if c.Added == 0 || c.Served < int64(c.Peers)*c.Added/2 || c.CPUPerServeNs <= 0 || c.AddMaxNs <= 0 || c.Violations != 0 || c.HeldOfferedNs <= 0 {
 			t.Fatalf("%+v", c)
 		}
 	}
 	if len(r.Targets) != 3 {
 		t.Fatalf("targets %+v", r.Targets)
 	}
-	for _, want := range []string{"loopback TCP", "300 tx/s offered", "lock-free", "lock-per-item", "CPU per tx served", "Targets"} {
+	for _, want := range []string{"loopback TCP", "1000 txs held", "300 tx/s offered", "lock-free", "lock-per-item", "CPU per tx served", "Targets"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("output lacks %q:\n%s", want, out.String())
 		}
@@ -122,6 +122,7 @@ func TestTxSubmissionFlagsValidate(t *testing.T) {
 		"no window":      func(f *tsFlags) { f.Duration = 0 },
 		"no blocks":      func(f *tsFlags) { f.Blocks = 0 },
 		"negative warm":  func(f *tsFlags) { f.WarmUp = -1 },
+		"negative held":  func(f *tsFlags) { f.Held = -1 },
 		"no rates":       func(f *tsFlags) { f.Offered = nil },
 		"zero peers":     func(f *tsFlags) { f.Peers = []int{0} },
 		"too many peers": func(f *tsFlags) { f.Peers = []int{tsMaxPeers + 1} },
