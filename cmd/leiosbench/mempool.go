@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
+	"runtime/trace"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,6 +30,8 @@ type mempoolFlags struct {
 	Quick        bool          `json:"quick"`
 	SkipMatrix   bool          `json:"skip_matrix,omitempty"`
 	SkipHoldTest bool          `json:"skip_hold,omitempty"`
+	Mempools     []string      `json:"mempools"`
+	Trace        string        `json:"trace,omitempty"`
 	out          outputFlags
 }
 
@@ -103,6 +107,8 @@ shows the reader stall and the throughput of every cell.`,
 	fs.BoolVar(&f.Quick, "quick", false, "a run of seconds: 1,000 and 10,000 tx/s × 2 and 20 peers, 1 s cells, a block every 250 ms, the forge every 200 ms, hold test at 1,000 / 5,600 txs (explicit flags win)")
 	fs.BoolVar(&f.SkipMatrix, "skip-matrix", false, "leave out the load matrix")
 	fs.BoolVar(&f.SkipHoldTest, "skip-hold", false, "leave out the lock-hold test")
+	fs.StringSliceVar(&f.Mempools, "mempools", []string{mpDouble, mpSingle}, "the mempools run in each cell")
+	fs.StringVar(&f.Trace, "trace", "", "write a Go execution trace of the load matrix to this file (each walk a region)")
 	f.out.register(fs)
 	return cmd
 }
@@ -133,6 +139,11 @@ func (f mempoolFlags) validate() error {
 			if x <= 0 {
 				return fmt.Errorf("--offered, --peers and --hold-occupancies take positive numbers")
 			}
+		}
+	}
+	for _, kind := range f.Mempools {
+		if kind != mpDouble && kind != mpSingle {
+			return fmt.Errorf("--mempools: %q is neither %s nor %s", kind, mpDouble, mpSingle)
 		}
 	}
 	if f.CeilingTxs <= 0 {
@@ -197,9 +208,16 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 	fmt.Fprintf(progress, "serial validation ceiling: %.0f tx/s\n", r.CeilingTxS)
 
 	if !f.SkipMatrix {
+		if f.Trace != "" {
+			stop, err := startTrace(f.Trace)
+			if err != nil {
+				return nil, err
+			}
+			defer stop()
+		}
 		for _, offered := range f.Offered {
 			for _, peers := range f.Peers {
-				for _, kind := range []string{mpDouble, mpSingle} {
+				for _, kind := range f.Mempools {
 					runtime.GC()
 					c, err := runMPCell(ctx, kind, chains, costs, mpCellSettings{
 						offered: offered, peers: peers, duration: f.Duration,
@@ -209,8 +227,10 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 						return nil, fmt.Errorf("%s, %d tx/s, %d peers: %w", kind, offered, peers, err)
 					}
 					c.ExpectedTxS = math.Min(float64(offered), r.CeilingTxS)
-					fmt.Fprintf(progress, "%-15s %6d tx/s %3d peers: stall %s, %.0f tx/s, %d syncs, ≤ %d held (lock ≤ %s)\n",
-						kind, offered, peers, fmtDur(time.Duration(c.MaxReaderStallNs)), c.ThroughputTxS, c.Syncs, c.MaxOccupancyTxs, fmtDur(time.Duration(c.MaxSyncLockHoldNs)))
+					fmt.Fprintf(progress, "%-15s %6d tx/s %3d peers: stall %s (control %s, longest wait for a P %s, %d GCs), %.0f tx/s, %d syncs, ≤ %d held (lock ≤ %s)\n",
+						kind, offered, peers, fmtDur(time.Duration(c.MaxReaderStallNs)), fmtDur(time.Duration(c.ControlStall.MaxNs)),
+						fmtDur(time.Duration(c.Machine.MaxSchedLatencyNs)), c.Machine.GCCycles,
+						c.ThroughputTxS, c.Syncs, c.MaxOccupancyTxs, fmtDur(time.Duration(c.MaxSyncLockHoldNs)))
 					r.Cells = append(r.Cells, c)
 				}
 			}
@@ -231,4 +251,17 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 	}
 	r.judge()
 	return r, nil
+}
+
+// startTrace starts a Go execution trace into path; stop ends it.
+func startTrace(path string) (stop func(), err error) {
+	file, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
+	if err := trace.Start(file); err != nil {
+		file.Close()
+		return nil, fmt.Errorf("--trace %s: %w", path, err)
+	}
+	return func() { trace.Stop(); file.Close() }, nil
 }
