@@ -227,8 +227,8 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 						return nil, fmt.Errorf("%s, %d tx/s, %d peers: %w", kind, offered, peers, err)
 					}
 					c.ExpectedTxS = math.Min(float64(offered), r.CeilingTxS)
-					fmt.Fprintf(progress, "%-15s %6d tx/s %3d peers: stall %s (control %s, longest wait for a P %s, %d GCs), %.0f tx/s, %d syncs, ≤ %d held (lock ≤ %s)\n",
-						kind, offered, peers, fmtDur(time.Duration(c.MaxReaderStallNs)), fmtDur(time.Duration(c.ControlStall.MaxNs)),
+					fmt.Fprintf(progress, "%-15s %6d tx/s %3d peers: stall %s, %d walks > 1 ms (control %s, %d; longest wait for a P %s, %d GCs), %.0f tx/s, %d syncs, ≤ %d held (lock ≤ %s)\n",
+						kind, offered, peers, fmtDur(time.Duration(c.MaxReaderStallNs)), c.ServeStall.Over1ms, fmtDur(time.Duration(c.ControlStall.MaxNs)), c.ControlStall.Over1ms,
 						fmtDur(time.Duration(c.Machine.MaxSchedLatencyNs)), c.Machine.GCCycles,
 						c.ThroughputTxS, c.Syncs, c.MaxOccupancyTxs, fmtDur(time.Duration(c.MaxSyncLockHoldNs)))
 					r.Cells = append(r.Cells, c)

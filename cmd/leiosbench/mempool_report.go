@@ -123,9 +123,10 @@ func (r *mempoolReport) write(w io.Writer) {
 		r.matrix(w, "Reader stall p99, forge, tx-submission walks", "", func(c *mpCell) string {
 			return fmtDur(time.Duration(c.ForgeStall.P99Ns)) + ", " + fmtDur(time.Duration(c.ServeStall.P99Ns))
 		})
-		r.matrix(w, "Tx-submission walk stall, p50 and max, against the control walk's on a private copy in the same goroutines", "", func(c *mpCell) string {
-			return fmtDur(time.Duration(c.ServeStall.P50Ns)) + ", " + fmtDur(time.Duration(c.ServeStall.MaxNs)) + " vs " +
-				fmtDur(time.Duration(c.ControlStall.P50Ns)) + ", " + fmtDur(time.Duration(c.ControlStall.MaxNs))
+		r.matrix(w, "Tx-submission walk stall, p50, max and walks over 1 ms, against the control walk's on a private copy in the same goroutines", "", func(c *mpCell) string {
+			w, ctl := c.ServeStall, c.ControlStall
+			return fmt.Sprintf("%s, %s, %d vs %s, %s, %d", fmtDur(time.Duration(w.P50Ns)), fmtDur(time.Duration(w.MaxNs)), w.Over1ms,
+				fmtDur(time.Duration(ctl.P50Ns)), fmtDur(time.Duration(ctl.MaxNs)), ctl.Over1ms)
 		})
 		r.matrix(w, "The runtime and the machine: longest wait for a P (Go scheduler), GC cycles, heap allocated per s, OS run delay per s, load", "", func(c *mpCell) string {
 			m := c.Machine
