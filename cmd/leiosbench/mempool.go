@@ -64,7 +64,15 @@ simulated CPU cost (busy-wait); opening a view of the ledger sleeps
 
 A reader's stall is the time it spent in the mempool's calls: the forge's
 snapshot, a walk's TxsAfter and Lookups (the forge's reapplying is its own
-work, reported apart). The double-buffered mempool (package mempool) and a
+work, reported apart). Beside it, what stalls any goroutine: after each
+walk, in the same goroutine and timed the same way, a control walk reads
+the same window from a private slice and map, repeated to take as long as
+the walk typically does; and per cell the Go scheduler's longest wait for a
+P (runtime/metrics /sched/latencies), the GC cycles and the allocation rate
+that paced them, and the OS run delay of the process's threads (the
+machine's other load). --trace writes an execution trace of the matrix, each
+walk a region ("serve walk", "control walk", "forge snapshot"), for
+go tool trace. The double-buffered mempool (package mempool) and a
 single-lock baseline (adds, readers and a resync that revalidates
 everything all under one lock) run the same cells one after the other.
 First the run measures the serial validation ceiling (adds back to back,
