@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
-	"runtime/trace"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -70,9 +69,11 @@ the same window from a private slice and map, repeated to take as long as
 the walk typically does; and per cell the Go scheduler's longest wait for a
 P (runtime/metrics /sched/latencies), the GC cycles and the allocation rate
 that paced them, and the OS run delay of the process's threads (the
-machine's other load). --trace writes an execution trace of the matrix, each
-walk a region ("serve walk", "control walk", "forge snapshot"), for
-go tool trace. The double-buffered mempool (package mempool) and a
+machine's other load). --trace writes an execution trace of the matrix (each
+cell a task, each read a region: "serve walk", "control walk", "forge
+snapshot"; CPU samples included) and prints where the reads over 1 ms spent
+their time: running (and whether the CPU profiler saw them on a CPU),
+runnable waiting for a P, or blocked, by the runtime's reason. The double-buffered mempool (package mempool) and a
 single-lock baseline (adds, readers and a resync that revalidates
 everything all under one lock) run the same cells one after the other.
 First the run measures the serial validation ceiling (adds back to back,
@@ -116,7 +117,7 @@ shows the reader stall and the throughput of every cell.`,
 	fs.BoolVar(&f.SkipMatrix, "skip-matrix", false, "leave out the load matrix")
 	fs.BoolVar(&f.SkipHoldTest, "skip-hold", false, "leave out the lock-hold test")
 	fs.StringSliceVar(&f.Mempools, "mempools", []string{mpDouble, mpSingle}, "the mempools run in each cell")
-	fs.StringVar(&f.Trace, "trace", "", "write a Go execution trace of the load matrix to this file (each walk a region)")
+	fs.StringVar(&f.Trace, "trace", "", "write a Go execution trace of the load matrix to this file, and print where the slow reads spent their time")
 	f.out.register(fs)
 	return cmd
 }
@@ -216,12 +217,14 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 	fmt.Fprintf(progress, "serial validation ceiling: %.0f tx/s\n", r.CeilingTxS)
 
 	if !f.SkipMatrix {
+		stopTrace := func() {}
 		if f.Trace != "" {
 			stop, err := startTrace(f.Trace)
 			if err != nil {
 				return nil, err
 			}
-			defer stop()
+			stopTrace = sync.OnceFunc(stop)
+			defer stopTrace()
 		}
 		for _, offered := range f.Offered {
 			for _, peers := range f.Peers {
@@ -243,6 +246,12 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 				}
 			}
 		}
+		if f.Trace != "" {
+			stopTrace()
+			if r.Trace, err = analyzeMPTrace(f.Trace); err != nil {
+				return nil, fmt.Errorf("--trace: %w", err)
+			}
+		}
 	}
 	if !f.SkipHoldTest {
 		for _, n := range f.Occupancies {
@@ -259,17 +268,4 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 	}
 	r.judge()
 	return r, nil
-}
-
-// startTrace starts a Go execution trace into path; stop ends it.
-func startTrace(path string) (stop func(), err error) {
-	file, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("--trace: %w", err)
-	}
-	if err := trace.Start(file); err != nil {
-		file.Close()
-		return nil, fmt.Errorf("--trace %s: %w", path, err)
-	}
-	return func() { trace.Stop(); file.Close() }, nil
 }

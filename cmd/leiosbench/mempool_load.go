@@ -192,7 +192,7 @@ func (l *mpLoad) forger(ctx context.Context, start time.Time, period time.Durati
 		var txs iter.Seq[*ledger.Tx]
 		var t0 time.Time
 		var stall time.Duration
-		trace.WithRegion(ctx, "forge snapshot", func() {
+		trace.WithRegion(ctx, regionForgeSnapshot, func() {
 			t0 = time.Now()
 			txs = l.subject.Txs()
 			stall = time.Since(t0)
@@ -221,7 +221,7 @@ func (l *mpLoad) server(ctx context.Context, start time.Time, period, phase time
 	for next := start.Add(phase); sleepUntil(ctx, next); next = next.Add(period) {
 		var txs []txsubmission.MempoolTx
 		var stall, controlStall time.Duration
-		trace.WithRegion(ctx, "serve walk", func() {
+		trace.WithRegion(ctx, regionServeWalk, func() {
 			t0 := time.Now()
 			txs = l.subject.TxsAfter(cursor, mpServeWindow)
 			for _, tx := range txs {
@@ -231,7 +231,7 @@ func (l *mpLoad) server(ctx context.Context, start time.Time, period, phase time
 		})
 		control.hold(txs)
 		found := 0
-		trace.WithRegion(ctx, "control walk", func() {
+		trace.WithRegion(ctx, regionControlWalk, func() {
 			t0 := time.Now()
 			found = control.walk(cursor, mpServeWindow)
 			controlStall = time.Since(t0)
@@ -453,6 +453,8 @@ func runMPCell(ctx context.Context, kind string, chains *mpChains, costs *mpCost
 	}
 	defer subject.close()
 	l := &mpLoad{subject: subject, led: led}
+	ctx, task := trace.NewTask(ctx, fmt.Sprintf("%s %d tx/s × %d peers", kind, cs.offered, cs.peers))
+	defer task.End()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)

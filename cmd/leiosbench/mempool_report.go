@@ -16,10 +16,12 @@ type mempoolReport struct {
 	Machine  machine      `json:"machine"`
 	TxBytes  int          `json:"tx_bytes"`
 	// CeilingTxS is the serial validation ceiling this run measured.
-	CeilingTxS float64   `json:"serial_validation_ceiling_tx_s"`
-	Cells      []mpCell  `json:"cells"`
-	Holds      []mpHold  `json:"sync_lock_hold"`
-	Targets    []verdict `json:"targets"`
+	CeilingTxS float64  `json:"serial_validation_ceiling_tx_s"`
+	Cells      []mpCell `json:"cells"`
+	Holds      []mpHold `json:"sync_lock_hold"`
+	// Trace is the execution trace's account of the reads (--trace).
+	Trace   []mpTraceWalks `json:"trace,omitempty"`
+	Targets []verdict      `json:"targets"`
 }
 
 func (r *mempoolReport) cell(kind string, offered, peers int) *mpCell {
@@ -151,6 +153,10 @@ func (r *mempoolReport) write(w io.Writer) {
 		r.matrix(w, "The forge's whole walk, p50 and max", "", func(c *mpCell) string {
 			return fmtDur(time.Duration(c.ForgeWalkP50Ns)) + ", " + fmtDur(time.Duration(c.ForgeWalkMaxNs))
 		})
+	}
+
+	if len(r.Trace) > 0 {
+		writeMPTrace(w, r.Trace)
 	}
 
 	if len(r.Holds) > 0 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,20 +106,44 @@ func TestMempoolCommandTables(t *testing.T) {
 	}
 }
 
-// One mempool alone, traced: every table shows it alone, and the trace
-// holds the walks as regions.
+// One mempool alone, traced: every table shows it alone, and the trace's
+// account finds every read the benchmark timed.
 func TestMempoolOneMempoolTraced(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "mempool.trace")
-	out := runMempoolCommand(t, append(tinyMempoolRun, "--skip-hold", "--plots", "", "--mempools", "double-buffered", "--trace", path)...)
+	dir := t.TempDir()
+	jsonPath := filepath.Join(dir, "mempool.json")
+	out := runMempoolCommand(t, append(tinyMempoolRun, "--skip-hold", "--plots", "", "--mempools", "double-buffered",
+		"--trace", filepath.Join(dir, "mempool.trace"), "--json", jsonPath)...)
 	if !strings.Contains(out, "Max reader stall (double-buffered)") || strings.Contains(out, "double-buffered / single-lock") {
 		t.Fatalf("--mempools double-buffered:\n%s", out)
 	}
-	raw, err := os.ReadFile(path)
+	if !strings.Contains(out, "Where the reads over 1 ms spent their time") {
+		t.Fatalf("no account of the trace:\n%s", out)
+	}
+	raw, err := os.ReadFile(jsonPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(raw, []byte("serve walk")) || !bytes.Contains(raw, []byte("control walk")) {
-		t.Fatalf("the trace (%d bytes) names no walk regions", len(raw))
+	var r mempoolReport
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Cells) != 2 {
+		t.Fatalf("%d cells, want 2 peer counts × 1 mempool", len(r.Cells))
+	}
+	for _, c := range r.Cells {
+		want := map[string]int{regionServeWalk: c.ServeStall.Reads, regionControlWalk: c.ControlStall.Reads, regionForgeSnapshot: c.ForgeStall.Reads}
+		cell := fmt.Sprintf("%s %d tx/s × %d peers", c.Mempool, c.OfferedTxS, c.Peers)
+		for _, tw := range r.Trace {
+			if tw.Cell == cell {
+				if tw.Reads != want[tw.Region] || tw.Over1ms > tw.Reads {
+					t.Errorf("%s, %s: the trace has %d reads (%d over 1 ms), the benchmark timed %d", cell, tw.Region, tw.Reads, tw.Over1ms, want[tw.Region])
+				}
+				delete(want, tw.Region)
+			}
+		}
+		if len(want) > 0 {
+			t.Errorf("%s: the trace has no %v", cell, want)
+		}
 	}
 }
 
