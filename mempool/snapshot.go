@@ -88,6 +88,10 @@ func (s *Snapshot) After(ticket uint64) iter.Seq[Entry] {
 	}
 }
 
+// LenAfter is the number of txs with a ticket greater than ticket: how
+// many After yields.
+func (s *Snapshot) LenAfter(ticket uint64) int { return len(s.after(ticket)) }
+
 // UTxO is the ledger state after the snapshot's txs: the tip's UTxO with
 // their outputs created and their inputs spent.
 func (s *Snapshot) UTxO() ledger.UTxO { return lineageView{s.lin, len(s.txs)} }

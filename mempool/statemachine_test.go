@@ -424,6 +424,9 @@ func consistent(s *Snapshot) (err error) {
 		if e.Ticket <= prev {
 			return fmt.Errorf("ticket %d after %d", e.Ticket, prev)
 		}
+		if got := s.LenAfter(e.Ticket - 1); got != s.Len()-n {
+			return fmt.Errorf("LenAfter(%d) = %d; want %d", e.Ticket-1, got, s.Len()-n)
+		}
 		prev = e.Ticket
 		if got, ok := s.Lookup(e.Tx.Hash()); !ok || got.Ticket != e.Ticket {
 			return fmt.Errorf("Lookup(%x) = %d, %v; want ticket %d", e.Tx.Hash(), got.Ticket, ok, e.Ticket)
@@ -433,6 +436,9 @@ func consistent(s *Snapshot) (err error) {
 		}
 		total += e.Tx.Size()
 		n++
+	}
+	if got := s.LenAfter(prev); got != 0 {
+		return fmt.Errorf("LenAfter(last ticket %d) = %d; want 0", prev, got)
 	}
 	if total != s.Bytes() || n != s.Len() || prev != s.LastTicket() {
 		return fmt.Errorf("snapshot reports %d txs, %d bytes, last ticket %d; holds %d, %d, %d", s.Len(), s.Bytes(), s.LastTicket(), n, total, prev)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,6 +29,8 @@ type mempoolFlags struct {
 	Quick        bool          `json:"quick"`
 	SkipMatrix   bool          `json:"skip_matrix,omitempty"`
 	SkipHoldTest bool          `json:"skip_hold,omitempty"`
+	Mempools     []string      `json:"mempools"`
+	Trace        string        `json:"trace,omitempty"`
 	out          outputFlags
 }
 
@@ -60,7 +63,17 @@ simulated CPU cost (busy-wait); opening a view of the ledger sleeps
 
 A reader's stall is the time it spent in the mempool's calls: the forge's
 snapshot, a walk's TxsAfter and Lookups (the forge's reapplying is its own
-work, reported apart). The double-buffered mempool (package mempool) and a
+work, reported apart). Beside it, what stalls any goroutine: after each
+walk, in the same goroutine and timed the same way, a control walk reads
+the same window from a private slice and map, repeated to take as long as
+the walk typically does; and per cell the Go scheduler's longest wait for a
+P (runtime/metrics /sched/latencies), the GC cycles and the allocation rate
+that paced them, and the OS run delay of the process's threads (the
+machine's other load). --trace writes an execution trace of the matrix (each
+cell a task, each read a region: "serve walk", "control walk", "forge
+snapshot"; CPU samples included) and prints where the reads over 1 ms spent
+their time: running (and whether the CPU profiler saw them on a CPU),
+runnable waiting for a P, or blocked, by the runtime's reason. The double-buffered mempool (package mempool) and a
 single-lock baseline (adds, readers and a resync that revalidates
 everything all under one lock) run the same cells one after the other.
 First the run measures the serial validation ceiling (adds back to back,
@@ -103,6 +116,8 @@ shows the reader stall and the throughput of every cell.`,
 	fs.BoolVar(&f.Quick, "quick", false, "a run of seconds: 1,000 and 10,000 tx/s × 2 and 20 peers, 1 s cells, a block every 250 ms, the forge every 200 ms, hold test at 1,000 / 5,600 txs (explicit flags win)")
 	fs.BoolVar(&f.SkipMatrix, "skip-matrix", false, "leave out the load matrix")
 	fs.BoolVar(&f.SkipHoldTest, "skip-hold", false, "leave out the lock-hold test")
+	fs.StringSliceVar(&f.Mempools, "mempools", []string{mpDouble, mpSingle}, "the mempools run in each cell")
+	fs.StringVar(&f.Trace, "trace", "", "write a Go execution trace of the load matrix to this file, and print where the slow reads spent their time")
 	f.out.register(fs)
 	return cmd
 }
@@ -133,6 +148,11 @@ func (f mempoolFlags) validate() error {
 			if x <= 0 {
 				return fmt.Errorf("--offered, --peers and --hold-occupancies take positive numbers")
 			}
+		}
+	}
+	for _, kind := range f.Mempools {
+		if kind != mpDouble && kind != mpSingle {
+			return fmt.Errorf("--mempools: %q is neither %s nor %s", kind, mpDouble, mpSingle)
 		}
 	}
 	if f.CeilingTxs <= 0 {
@@ -197,9 +217,18 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 	fmt.Fprintf(progress, "serial validation ceiling: %.0f tx/s\n", r.CeilingTxS)
 
 	if !f.SkipMatrix {
+		stopTrace := func() {}
+		if f.Trace != "" {
+			stop, err := startTrace(f.Trace)
+			if err != nil {
+				return nil, err
+			}
+			stopTrace = sync.OnceFunc(stop)
+			defer stopTrace()
+		}
 		for _, offered := range f.Offered {
 			for _, peers := range f.Peers {
-				for _, kind := range []string{mpDouble, mpSingle} {
+				for _, kind := range f.Mempools {
 					runtime.GC()
 					c, err := runMPCell(ctx, kind, chains, costs, mpCellSettings{
 						offered: offered, peers: peers, duration: f.Duration,
@@ -209,10 +238,18 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 						return nil, fmt.Errorf("%s, %d tx/s, %d peers: %w", kind, offered, peers, err)
 					}
 					c.ExpectedTxS = math.Min(float64(offered), r.CeilingTxS)
-					fmt.Fprintf(progress, "%-15s %6d tx/s %3d peers: stall %s, %.0f tx/s, %d syncs, ≤ %d held (lock ≤ %s)\n",
-						kind, offered, peers, fmtDur(time.Duration(c.MaxReaderStallNs)), c.ThroughputTxS, c.Syncs, c.MaxOccupancyTxs, fmtDur(time.Duration(c.MaxSyncLockHoldNs)))
+					fmt.Fprintf(progress, "%-15s %6d tx/s %3d peers: stall %s, %d walks > 1 ms (control %s, %d; longest wait for a P %s, %d GCs), %.0f tx/s, %d syncs, ≤ %d held (lock ≤ %s)\n",
+						kind, offered, peers, fmtDur(time.Duration(c.MaxReaderStallNs)), c.ServeStall.Over1ms, fmtDur(time.Duration(c.ControlStall.MaxNs)), c.ControlStall.Over1ms,
+						fmtDur(time.Duration(c.Machine.MaxSchedLatencyNs)), c.Machine.GCCycles,
+						c.ThroughputTxS, c.Syncs, c.MaxOccupancyTxs, fmtDur(time.Duration(c.MaxSyncLockHoldNs)))
 					r.Cells = append(r.Cells, c)
 				}
+			}
+		}
+		if f.Trace != "" {
+			stopTrace()
+			if r.Trace, err = analyzeMPTrace(f.Trace); err != nil {
+				return nil, fmt.Errorf("--trace: %w", err)
 			}
 		}
 	}

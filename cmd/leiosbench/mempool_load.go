@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"runtime/trace"
 	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -145,13 +147,15 @@ type mpLoad struct {
 	forgeStalls []time.Duration
 	forgeWalks  []time.Duration
 	serveStalls []time.Duration
-	occupancies []int // txs held when each block came
-	blockTxs    int
-	blocks      int
-	syncs       int
-	lockHold    time.Duration
-	syncRounds  int
-	residual    int // of the last sync
+	// controlStalls are the control walks' (server).
+	controlStalls []time.Duration
+	occupancies   []int // txs held when each block came
+	blockTxs      int
+	blocks        int
+	syncs         int
+	lockHold      time.Duration
+	syncRounds    int
+	residual      int // of the last sync
 }
 
 // adder submits txs, paced at one per interval from start+phase (0: as fast
@@ -185,9 +189,14 @@ func (l *mpLoad) forger(ctx context.Context, start time.Time, period time.Durati
 		if err != nil {
 			return err
 		}
-		t0 := time.Now()
-		txs := l.subject.Txs()
-		stall := time.Since(t0)
+		var txs iter.Seq[*ledger.Tx]
+		var t0 time.Time
+		var stall time.Duration
+		trace.WithRegion(ctx, regionForgeSnapshot, func() {
+			t0 = time.Now()
+			txs = l.subject.Txs()
+			stall = time.Since(t0)
+		})
 		forge.SelectTxs(ledger.DefaultParams(), view, tip.Point.Slot+1, txs, mpRBBodyBytes, block.EBLimits{})
 		walk := time.Since(t0)
 		release()
@@ -202,24 +211,119 @@ func (l *mpLoad) forger(ctx context.Context, start time.Time, period time.Durati
 // does, every period: the ids after its cursor, a window at a time, then
 // each of those txs, as the peer asks for them. The stall is the time
 // spent in those reads.
+//
+// Right after each walk the same goroutine times a control walk (see
+// mpControlWalk). Each is a region of the execution trace (--trace).
 func (l *mpLoad) server(ctx context.Context, start time.Time, period, phase time.Duration) error {
 	var cursor uint64
-	var stalls []time.Duration
+	var stalls, controls []time.Duration
+	var control mpControlWalk
 	for next := start.Add(phase); sleepUntil(ctx, next); next = next.Add(period) {
-		t0 := time.Now()
-		txs := l.subject.TxsAfter(cursor, mpServeWindow)
-		for _, tx := range txs {
-			l.subject.Lookup(tx.Hash)
+		var txs []txsubmission.MempoolTx
+		var stall, controlStall time.Duration
+		trace.WithRegion(ctx, regionServeWalk, func() {
+			t0 := time.Now()
+			txs = l.subject.TxsAfter(cursor, mpServeWindow)
+			for _, tx := range txs {
+				l.subject.Lookup(tx.Hash)
+			}
+			stall = time.Since(t0)
+		})
+		control.hold(txs)
+		found := 0
+		trace.WithRegion(ctx, regionControlWalk, func() {
+			t0 := time.Now()
+			found = control.walk(cursor, mpServeWindow)
+			controlStall = time.Since(t0)
+		})
+		if found != len(txs) {
+			return fmt.Errorf("the control walk found %d of its %d txs", found, len(txs))
 		}
-		stalls = append(stalls, time.Since(t0))
+		control.calibrate(len(txs), stall, controlStall)
+		stalls, controls = append(stalls, stall), append(controls, controlStall)
 		if len(txs) > 0 {
 			cursor = txs[len(txs)-1].Ticket
 		}
 	}
 	l.mu.Lock()
 	l.serveStalls = append(l.serveStalls, stalls...)
+	l.controlStalls = append(l.controlStalls, controls...)
 	l.mu.Unlock()
 	return nil
+}
+
+// mpControlWalk is the control of a tx-submission walk: the window the walk
+// just read, held in a private slice and map that nothing else touches,
+// read the same way (the window after the cursor, then each tx by hash),
+// in the same goroutine, timed the same way. It repeats its reads so that
+// it typically takes as long as the walk (the ratio of the two's median
+// times over recent full windows): the two are equally exposed to what
+// stalls any goroutine — the Go scheduler, garbage collection, the
+// machine's other load — and the walk's excess over the control is the
+// mempool's own. The control allocates nothing.
+type mpControlWalk struct {
+	txs    []txsubmission.MempoolTx
+	byHash map[block.Hash]int
+	window []txsubmission.MempoolTx
+
+	reps int // repetitions of the reads a control walk does
+	// walks and controls are recent full windows' walk and control (one
+	// repetition) times, rings of mpControlSamples.
+	walks, controls []time.Duration
+	next            int
+	scratch         []time.Duration // for medians, so calibrating allocates nothing
+}
+
+// mpControlSamples is how many recent full windows calibrate the control.
+const mpControlSamples = 64
+
+// hold replaces the private copy with txs (untimed).
+func (c *mpControlWalk) hold(txs []txsubmission.MempoolTx) {
+	if c.byHash == nil {
+		c.byHash = make(map[block.Hash]int, mpServeWindow)
+	}
+	c.txs = append(c.txs[:0], txs...)
+	clear(c.byHash)
+	for i, tx := range c.txs {
+		c.byHash[tx.Hash] = i
+	}
+}
+
+// walk reads the private copy as the walk read the mempool, reps times;
+// it returns how many txs one read found.
+func (c *mpControlWalk) walk(after uint64, n int) int {
+	found := 0
+	for range max(c.reps, 1) {
+		from := sort.Search(len(c.txs), func(i int) bool { return c.txs[i].Ticket > after })
+		c.window = append(c.window[:0], c.txs[from:min(len(c.txs), from+n)]...)
+		found = 0
+		for _, tx := range c.window {
+			if i, ok := c.byHash[tx.Hash]; ok && len(c.txs[i].Bytes) == tx.Size {
+				found++
+			}
+		}
+	}
+	return found
+}
+
+// calibrate sets the repetitions from a walk of n txs and its control.
+func (c *mpControlWalk) calibrate(n int, walk, control time.Duration) {
+	if n < mpServeWindow {
+		return // only full windows compare like with like
+	}
+	one := control / time.Duration(max(c.reps, 1))
+	if len(c.walks) < mpControlSamples {
+		c.walks, c.controls = append(c.walks, walk), append(c.controls, one)
+	} else {
+		c.walks[c.next], c.controls[c.next] = walk, one
+		c.next = (c.next + 1) % mpControlSamples
+	}
+	median := func(ds []time.Duration) time.Duration {
+		c.scratch = append(c.scratch[:0], ds...)
+		slices.Sort(c.scratch)
+		return c.scratch[len(c.scratch)/2]
+	}
+	c.reps = int(min(max(median(c.walks)/max(median(c.controls), 1), 1), 64))
 }
 
 // chain adopts a block every period, as the network would: an RB and the
@@ -277,6 +381,9 @@ type mpStalls struct {
 	P50Ns int64 `json:"p50_ns"`
 	P99Ns int64 `json:"p99_ns"`
 	MaxNs int64 `json:"max_ns"`
+	// Over1ms is how many reads took longer than the 1 ms target: rarer
+	// than the max to be set by one unlucky moment of the machine.
+	Over1ms int `json:"over_1ms"`
 }
 
 func newMPStalls(ds []time.Duration) mpStalls {
@@ -286,7 +393,8 @@ func newMPStalls(ds []time.Duration) mpStalls {
 	ds = slices.Clone(ds)
 	slices.Sort(ds)
 	at := func(q float64) int64 { return int64(ds[min(int(q*float64(len(ds))), len(ds)-1)]) }
-	return mpStalls{Reads: len(ds), P50Ns: at(0.5), P99Ns: at(0.99), MaxNs: int64(ds[len(ds)-1])}
+	over := len(ds) - sort.Search(len(ds), func(i int) bool { return ds[i] > time.Millisecond })
+	return mpStalls{Reads: len(ds), P50Ns: at(0.5), P99Ns: at(0.99), MaxNs: int64(ds[len(ds)-1]), Over1ms: over}
 }
 
 // mpCell is one cell of the matrix for one mempool.
@@ -299,6 +407,11 @@ type mpCell struct {
 	MaxReaderStallNs int64    `json:"max_reader_stall_ns"`
 	ForgeStall       mpStalls `json:"forge_stall"`
 	ServeStall       mpStalls `json:"serve_stall"`
+	// ControlStall is the control walks' (mpLoad.server): the same reads
+	// on a private copy, in the same goroutines, timed the same way.
+	ControlStall mpStalls `json:"control_stall"`
+	// Machine is what the Go runtime and the machine did during the cell.
+	Machine mpMachine `json:"machine"`
 	// ForgeWalkP50Ns and ForgeWalkMaxNs are the forge's whole walks:
 	// snapshot, and every tx reapplied on the tip's ledger.
 	ForgeWalkP50Ns int64   `json:"forge_walk_p50_ns"`
@@ -340,9 +453,12 @@ func runMPCell(ctx context.Context, kind string, chains *mpChains, costs *mpCost
 	}
 	defer subject.close()
 	l := &mpLoad{subject: subject, led: led}
+	ctx, task := trace.NewTask(ctx, fmt.Sprintf("%s %d tx/s × %d peers", kind, cs.offered, cs.peers))
+	defer task.End()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
+	machineAtStart := sampleMachine()
 	start := time.Now()
 	interval := time.Duration(float64(time.Second) * float64(cs.peers) / float64(cs.offered))
 	for j := range cs.peers {
@@ -362,12 +478,14 @@ func runMPCell(ctx context.Context, kind string, chains *mpChains, costs *mpCost
 		cell.Admitted = l.admitted.Load() // adds finishing after the end do not count
 	}
 	elapsed := time.Since(start)
+	cell.Machine = sampleMachine().since(machineAtStart)
 	cancel()
 	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) {
 		return mpCell{}, err
 	}
 	cell.ThroughputTxS = float64(cell.Admitted) / elapsed.Seconds()
 	cell.ForgeStall, cell.ServeStall = newMPStalls(l.forgeStalls), newMPStalls(l.serveStalls)
+	cell.ControlStall = newMPStalls(l.controlStalls)
 	cell.MaxReaderStallNs = max(cell.ForgeStall.MaxNs, cell.ServeStall.MaxNs)
 	walks := newMPStalls(l.forgeWalks)
 	cell.ForgeWalkP50Ns, cell.ForgeWalkMaxNs = walks.P50Ns, walks.MaxNs

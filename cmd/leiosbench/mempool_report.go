@@ -16,10 +16,12 @@ type mempoolReport struct {
 	Machine  machine      `json:"machine"`
 	TxBytes  int          `json:"tx_bytes"`
 	// CeilingTxS is the serial validation ceiling this run measured.
-	CeilingTxS float64   `json:"serial_validation_ceiling_tx_s"`
-	Cells      []mpCell  `json:"cells"`
-	Holds      []mpHold  `json:"sync_lock_hold"`
-	Targets    []verdict `json:"targets"`
+	CeilingTxS float64  `json:"serial_validation_ceiling_tx_s"`
+	Cells      []mpCell `json:"cells"`
+	Holds      []mpHold `json:"sync_lock_hold"`
+	// Trace is the execution trace's account of the reads (--trace).
+	Trace   []mpTraceWalks `json:"trace,omitempty"`
+	Targets []verdict      `json:"targets"`
 }
 
 func (r *mempoolReport) cell(kind string, offered, peers int) *mpCell {
@@ -114,31 +116,47 @@ func (r *mempoolReport) write(w io.Writer) {
 		s.Duration, s.SyncPeriod, s.ForgePeriod, s.ReadPeriod, r.TxBytes)
 	fmt.Fprintf(w, "serial validation ceiling (measured): %.0f tx/s\n", r.CeilingTxS)
 	fmt.Fprintln(w, "a reader's stall: its time in the mempool's calls (the forge's snapshot; a walk's TxsAfter and Lookups)")
+	fmt.Fprintln(w, "the control walk: right after each tx-submission walk, the same window read from a private slice and map, in the same goroutine, timed the same way")
 
 	if len(r.Cells) > 0 {
-		r.matrix(w, "Max reader stall (double-buffered / single-lock); target ≤ 1 ms for the double-buffered", func(d, sl *mpCell) string {
-			return fmtDur(time.Duration(d.MaxReaderStallNs)) + " / " + fmtDur(time.Duration(sl.MaxReaderStallNs))
+		r.matrix(w, "Max reader stall", "target ≤ 1 ms for the double-buffered", func(c *mpCell) string {
+			return fmtDur(time.Duration(c.MaxReaderStallNs))
 		})
-		r.matrix(w, "Reader stall p99, forge / tx-submission walks (double-buffered | single-lock)", func(d, sl *mpCell) string {
-			return fmtDur(time.Duration(d.ForgeStall.P99Ns)) + " / " + fmtDur(time.Duration(d.ServeStall.P99Ns)) + " | " +
-				fmtDur(time.Duration(sl.ForgeStall.P99Ns)) + " / " + fmtDur(time.Duration(sl.ServeStall.P99Ns))
+		r.matrix(w, "Reader stall p99, forge, tx-submission walks", "", func(c *mpCell) string {
+			return fmtDur(time.Duration(c.ForgeStall.P99Ns)) + ", " + fmtDur(time.Duration(c.ServeStall.P99Ns))
 		})
-		r.matrix(w, "Throughput, tx/s and % of min(offered, ceiling) (double-buffered / single-lock); target ≥ 95 %", func(d, sl *mpCell) string {
-			return fmt.Sprintf("%.0f (%.0f%%) / %.0f (%.0f%%)", d.ThroughputTxS, 100*d.ThroughputTxS/d.ExpectedTxS, sl.ThroughputTxS, 100*sl.ThroughputTxS/sl.ExpectedTxS)
+		r.matrix(w, "Tx-submission walk stall, p50, max and walks over 1 ms, against the control walk's on a private copy in the same goroutines", "", func(c *mpCell) string {
+			w, ctl := c.ServeStall, c.ControlStall
+			return fmt.Sprintf("%s, %s, %d vs %s, %s, %d", fmtDur(time.Duration(w.P50Ns)), fmtDur(time.Duration(w.MaxNs)), w.Over1ms,
+				fmtDur(time.Duration(ctl.P50Ns)), fmtDur(time.Duration(ctl.MaxNs)), ctl.Over1ms)
 		})
-		r.matrix(w, "Syncs, and the txs the blocks took (double-buffered / single-lock)", func(d, sl *mpCell) string {
-			return fmt.Sprintf("%d, %d / %d, %d", d.Syncs, d.BlockTxs, sl.Syncs, sl.BlockTxs)
+		r.matrix(w, "The runtime and the machine: longest wait for a P (Go scheduler), GC cycles, heap allocated per s, OS run delay per s, load", "", func(c *mpCell) string {
+			m := c.Machine
+			osDelay := "-"
+			if m.OSRunDelayMsPerS >= 0 {
+				osDelay = fmt.Sprintf("%.0fms/s", m.OSRunDelayMsPerS)
+			}
+			return fmt.Sprintf("%s, %d GCs, %.0fMB/s, %s, %s", fmtDur(time.Duration(m.MaxSchedLatencyNs)), m.GCCycles, m.AllocBytesPerS/1e6, osDelay, m.LoadAvg)
 		})
-		r.matrix(w, "Occupancy when a block came, max and mean txs (double-buffered / single-lock)", func(d, sl *mpCell) string {
-			return fmt.Sprintf("%d, %.0f / %d, %.0f", d.MaxOccupancyTxs, d.MeanOccupancyTxs, sl.MaxOccupancyTxs, sl.MeanOccupancyTxs)
+		r.matrix(w, "Throughput, tx/s and % of min(offered, ceiling)", "target ≥ 95 %", func(c *mpCell) string {
+			return fmt.Sprintf("%.0f (%.0f%%)", c.ThroughputTxS, 100*c.ThroughputTxS/c.ExpectedTxS)
 		})
-		r.matrix(w, "Longest sync lock hold (double-buffered / single-lock)", func(d, sl *mpCell) string {
-			return fmtDur(time.Duration(d.MaxSyncLockHoldNs)) + " / " + fmtDur(time.Duration(sl.MaxSyncLockHoldNs))
+		r.matrix(w, "Syncs, and the txs the blocks took", "", func(c *mpCell) string {
+			return fmt.Sprintf("%d, %d", c.Syncs, c.BlockTxs)
 		})
-		r.matrix(w, "The forge's whole walk, p50 and max (double-buffered / single-lock)", func(d, sl *mpCell) string {
-			return fmtDur(time.Duration(d.ForgeWalkP50Ns)) + ", " + fmtDur(time.Duration(d.ForgeWalkMaxNs)) + " / " +
-				fmtDur(time.Duration(sl.ForgeWalkP50Ns)) + ", " + fmtDur(time.Duration(sl.ForgeWalkMaxNs))
+		r.matrix(w, "Occupancy when a block came, max and mean txs", "", func(c *mpCell) string {
+			return fmt.Sprintf("%d, %.0f", c.MaxOccupancyTxs, c.MeanOccupancyTxs)
 		})
+		r.matrix(w, "Longest sync lock hold", "", func(c *mpCell) string {
+			return fmtDur(time.Duration(c.MaxSyncLockHoldNs))
+		})
+		r.matrix(w, "The forge's whole walk, p50 and max", "", func(c *mpCell) string {
+			return fmtDur(time.Duration(c.ForgeWalkP50Ns)) + ", " + fmtDur(time.Duration(c.ForgeWalkMaxNs))
+		})
+	}
+
+	if len(r.Trace) > 0 {
+		writeMPTrace(w, r.Trace)
 	}
 
 	if len(r.Holds) > 0 {
@@ -157,9 +175,13 @@ func (r *mempoolReport) write(w io.Writer) {
 	}
 }
 
-// matrix prints one table: peers down, offered load
-// across, one cell of text per (offered, peers) from both mempools.
-func (r *mempoolReport) matrix(w io.Writer, title string, cell func(double, single *mpCell) string) {
+// matrix prints one table: peers down, offered load across, in each cell
+// the text of every mempool run, in the order of the title.
+func (r *mempoolReport) matrix(w io.Writer, title, note string, cell func(*mpCell) string) {
+	title += " (" + strings.Join(r.Settings.Mempools, " / ") + ")"
+	if note != "" {
+		title += "; " + note
+	}
 	fmt.Fprintln(w, "\n"+title)
 	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
 	head := []string{"peers"}
@@ -170,12 +192,15 @@ func (r *mempoolReport) matrix(w io.Writer, title string, cell func(double, sing
 	for _, p := range r.Settings.Peers {
 		row := []string{fmt.Sprint(p)}
 		for _, o := range r.Settings.Offered {
-			d, sl := r.cell(mpDouble, o, p), r.cell(mpSingle, o, p)
-			if d == nil || sl == nil {
-				row = append(row, "-")
-				continue
+			var texts []string
+			for _, kind := range r.Settings.Mempools {
+				text := "-"
+				if c := r.cell(kind, o, p); c != nil {
+					text = cell(c)
+				}
+				texts = append(texts, text)
 			}
-			row = append(row, cell(d, sl))
+			row = append(row, strings.Join(texts, " / "))
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}

@@ -5,14 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/blake2b"
+
+	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
+	"github.com/leiosnode/leiosnode/network/txsubmission"
 )
 
 // runMempoolCommand runs leiosbench mempool with args; it returns standard
@@ -70,6 +75,10 @@ func TestMempoolCommandJSON(t *testing.T) {
 		if c.MaxReaderStallNs != max(c.ForgeStall.MaxNs, c.ServeStall.MaxNs) || c.ServeStall.P50Ns > c.ServeStall.P99Ns || c.ForgeWalkMaxNs < c.ForgeStall.MaxNs {
 			t.Fatalf("%+v: stalls do not add up", c)
 		}
+		// A control walk after every walk; the runtime's figures over the cell.
+		if c.ControlStall.Reads != c.ServeStall.Reads || c.ServeStall.Over1ms > c.ServeStall.Reads || c.Machine.AllocBytesPerS <= 0 || c.Machine.SchedLatencyP99Ns > c.Machine.MaxSchedLatencyNs {
+			t.Fatalf("%+v: no control walks or runtime figures", c)
+		}
 	}
 	if len(r.Holds) != 2*2 {
 		t.Fatalf("%d hold results, want 2 occupancies × 2 mempools", len(r.Holds))
@@ -87,13 +96,85 @@ func TestMempoolCommandJSON(t *testing.T) {
 
 func TestMempoolCommandTables(t *testing.T) {
 	out := runMempoolCommand(t, append(tinyMempoolRun, "--skip-hold", "--plots", "")...)
-	for _, want := range []string{"serial validation ceiling", "Max reader stall", "Reader stall p99", "Throughput", "Syncs", "Occupancy", "forge's whole walk", "Targets"} {
+	for _, want := range []string{"serial validation ceiling", "Max reader stall", "Reader stall p99", "control walk", "longest wait for a P", "Throughput", "Syncs", "Occupancy", "forge's whole walk", "Targets"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("output lacks %q:\n%s", want, out)
 		}
 	}
 	if strings.Contains(out, "Lock hold of one sync") {
 		t.Fatalf("--skip-hold printed the hold table:\n%s", out)
+	}
+}
+
+// One mempool alone, traced: every table shows it alone, and the trace's
+// account finds every read the benchmark timed.
+func TestMempoolOneMempoolTraced(t *testing.T) {
+	dir := t.TempDir()
+	jsonPath := filepath.Join(dir, "mempool.json")
+	out := runMempoolCommand(t, append(tinyMempoolRun, "--skip-hold", "--plots", "", "--mempools", "double-buffered",
+		"--trace", filepath.Join(dir, "mempool.trace"), "--json", jsonPath)...)
+	if !strings.Contains(out, "Max reader stall (double-buffered)") || strings.Contains(out, "double-buffered / single-lock") {
+		t.Fatalf("--mempools double-buffered:\n%s", out)
+	}
+	if !strings.Contains(out, "Where the reads over 1 ms spent their time") {
+		t.Fatalf("no account of the trace:\n%s", out)
+	}
+	raw, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r mempoolReport
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Cells) != 2 {
+		t.Fatalf("%d cells, want 2 peer counts × 1 mempool", len(r.Cells))
+	}
+	for _, c := range r.Cells {
+		want := map[string]int{regionServeWalk: c.ServeStall.Reads, regionControlWalk: c.ControlStall.Reads, regionForgeSnapshot: c.ForgeStall.Reads}
+		cell := fmt.Sprintf("%s %d tx/s × %d peers", c.Mempool, c.OfferedTxS, c.Peers)
+		for _, tw := range r.Trace {
+			if tw.Cell == cell {
+				if tw.Reads != want[tw.Region] || tw.Over1ms > tw.Reads {
+					t.Errorf("%s, %s: the trace has %d reads (%d over 1 ms), the benchmark timed %d", cell, tw.Region, tw.Reads, tw.Over1ms, want[tw.Region])
+				}
+				delete(want, tw.Region)
+			}
+		}
+		if len(want) > 0 {
+			t.Errorf("%s: the trace has no %v", cell, want)
+		}
+	}
+}
+
+// The control walk reads what the walk read, and calibrates its
+// repetitions to the walk's median time.
+func TestMPControlWalk(t *testing.T) {
+	var txs []txsubmission.MempoolTx
+	for i := range mpServeWindow + 5 {
+		bytes := []byte{byte(i), byte(i >> 8)}
+		txs = append(txs, txsubmission.MempoolTx{Ticket: uint64(10 + 2*i), Hash: block.Hash(blake2b.Sum256(bytes)), Bytes: bytes, Size: len(bytes)})
+	}
+	var c mpControlWalk
+	c.hold(txs)
+	if got := c.walk(0, mpServeWindow); got != mpServeWindow {
+		t.Fatalf("read %d of a full window", got)
+	}
+	if got := c.walk(txs[len(txs)-3].Ticket, mpServeWindow); got != 2 {
+		t.Fatalf("read %d after the third last, want 2", got)
+	}
+	// One read of the private copy takes 10 µs, the walk 40 µs.
+	control := func() time.Duration { return time.Duration(max(c.reps, 1)) * 10 * time.Microsecond }
+	for range 10 {
+		c.calibrate(mpServeWindow, 40*time.Microsecond, control())
+	}
+	c.calibrate(mpServeWindow, 50*time.Millisecond, control()) // a stalled walk moves no median
+	if c.reps != 4 {
+		t.Fatalf("%d repetitions for a walk 4 times as long as one read", c.reps)
+	}
+	c.calibrate(3, time.Second, time.Nanosecond) // a short window does not count
+	if c.reps != 4 {
+		t.Fatalf("%d repetitions after a short window", c.reps)
 	}
 }
 
@@ -120,6 +201,7 @@ func TestMempoolFlagsValidate(t *testing.T) {
 		"no ceiling txs":              func(f *mempoolFlags) { f.CeilingTxs = 0 },
 		"no forge walk":               func(f *mempoolFlags) { f.ForgePeriod = 0 },
 		"cells too short for a block": func(f *mempoolFlags) { f.SyncPeriod = f.Duration },
+		"unknown mempool":             func(f *mempoolFlags) { f.Mempools = []string{"lock-free"} },
 	} {
 		f := good
 		mutate(&f)
