@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 
 	"github.com/leiosnode/leiosnode/block"
@@ -87,26 +88,27 @@ func TxSubmissionMempool(pool *mempool.Mempool) txsubmission.Mempool {
 	return txSubmissionMempool{pool}
 }
 
-// TxsAfter allocates its answer once, at its final size: a walk runs every
-// few hundred ms for every peer, and a slice grown by appending allocated
-// 2.6 times as much, which paced the garbage collections whose pauses
-// stalled the walks.
-func (m txSubmissionMempool) TxsAfter(after uint64, max int) []txsubmission.MempoolTx {
+// TxsAfter grows dst once, to its final size: a walk runs every few
+// hundred ms for every peer, and answers grown by appending (or allocated
+// afresh each walk) paced the garbage collections whose pauses stalled the
+// walks.
+func (m txSubmissionMempool) TxsAfter(dst []txsubmission.MempoolTx, after uint64, max int) []txsubmission.MempoolTx {
 	s := m.pool.Snapshot()
 	n := min(max, s.LenAfter(after))
 	if n <= 0 {
-		return nil
+		return dst
 	}
-	txs := make([]txsubmission.MempoolTx, 0, n)
+	dst = slices.Grow(dst, n)
 	for entry := range s.After(after) {
-		if len(txs) == n {
+		if n == 0 {
 			break
 		}
-		txs = append(txs, txsubmission.MempoolTx{
+		dst = append(dst, txsubmission.MempoolTx{
 			Ticket: entry.Ticket, Hash: entry.Tx.Hash(), Bytes: entry.Tx.Bytes(), Size: entry.Tx.Size(),
 		})
+		n--
 	}
-	return txs
+	return dst
 }
 
 func (m txSubmissionMempool) Lookup(hash block.Hash) ([]byte, bool) {

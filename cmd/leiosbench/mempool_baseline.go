@@ -95,15 +95,14 @@ func (m *singleLockMempool) Txs() iter.Seq[*ledger.Tx] {
 
 // TxsAfter and Lookup are a tx-submission walk's reads, each under the
 // lock.
-func (m *singleLockMempool) TxsAfter(after uint64, max int) []txsubmission.MempoolTx {
+func (m *singleLockMempool) TxsAfter(dst []txsubmission.MempoolTx, after uint64, max int) []txsubmission.MempoolTx {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	from := sort.Search(len(m.txs), func(i int) bool { return m.txs[i].Ticket > after })
-	var out []txsubmission.MempoolTx
 	for _, e := range m.txs[from:min(from+max, len(m.txs))] {
-		out = append(out, txsubmission.MempoolTx{Ticket: e.Ticket, Hash: e.Tx.Hash(), Bytes: e.Tx.Bytes(), Size: e.Tx.Size()})
+		dst = append(dst, txsubmission.MempoolTx{Ticket: e.Ticket, Hash: e.Tx.Hash(), Bytes: e.Tx.Bytes(), Size: e.Tx.Size()})
 	}
-	return out
+	return dst
 }
 
 func (m *singleLockMempool) Lookup(hash block.Hash) ([]byte, bool) {

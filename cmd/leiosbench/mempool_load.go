@@ -36,8 +36,9 @@ type mpSubject interface {
 	// Txs is the forge's read: one snapshot's txs in order.
 	Txs() iter.Seq[*ledger.Tx]
 	// TxsAfter and Lookup are a tx-submission walk's reads: the ids after
-	// a peer's cursor, then the txs it asks for.
-	TxsAfter(after uint64, max int) []txsubmission.MempoolTx
+	// a peer's cursor (appended to dst, as the tx-submission client keeps
+	// its buffer), then the txs it asks for.
+	TxsAfter(dst []txsubmission.MempoolTx, after uint64, max int) []txsubmission.MempoolTx
 	Lookup(hash block.Hash) ([]byte, bool)
 	// sync revalidates against the (new) tip; it returns how long it held
 	// the lock readers or adds wait on.
@@ -61,8 +62,8 @@ type doubleBuffered struct {
 
 func (d doubleBuffered) Add(ctx context.Context, tx *ledger.Tx) error { return d.m.Add(ctx, tx) }
 func (d doubleBuffered) Txs() iter.Seq[*ledger.Tx]                    { return d.m.Txs() }
-func (d doubleBuffered) TxsAfter(after uint64, max int) []txsubmission.MempoolTx {
-	return d.serve.TxsAfter(after, max)
+func (d doubleBuffered) TxsAfter(dst []txsubmission.MempoolTx, after uint64, max int) []txsubmission.MempoolTx {
+	return d.serve.TxsAfter(dst, after, max)
 }
 func (d doubleBuffered) Lookup(hash block.Hash) ([]byte, bool) { return d.serve.Lookup(hash) }
 func (d doubleBuffered) close()                                { d.m.Close() }
@@ -218,12 +219,12 @@ func (l *mpLoad) server(ctx context.Context, start time.Time, period, phase time
 	var cursor uint64
 	var stalls, controls []time.Duration
 	var control mpControlWalk
+	var txs []txsubmission.MempoolTx // the walk's buffer, as the client keeps one
 	for next := start.Add(phase); sleepUntil(ctx, next); next = next.Add(period) {
-		var txs []txsubmission.MempoolTx
 		var stall, controlStall time.Duration
 		trace.WithRegion(ctx, regionServeWalk, func() {
 			t0 := time.Now()
-			txs = l.subject.TxsAfter(cursor, mpServeWindow)
+			txs = l.subject.TxsAfter(txs[:0], cursor, mpServeWindow)
 			for _, tx := range txs {
 				l.subject.Lookup(tx.Hash)
 			}

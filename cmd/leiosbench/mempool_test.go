@@ -251,8 +251,13 @@ func TestSingleLockMempool(t *testing.T) {
 	if err := m.Add(ctx, b[2]); !errors.Is(err, ledger.ErrInputNotInUTxO) {
 		t.Fatalf("gap in the chain: %v", err)
 	}
-	if ids := m.TxsAfter(1, 10); len(ids) != 2 || ids[0].Hash != a[1].Hash() || ids[1].Ticket != 3 {
+	if ids := m.TxsAfter(nil, 1, 10); len(ids) != 2 || ids[0].Hash != a[1].Hash() || ids[1].Ticket != 3 {
 		t.Fatalf("TxsAfter(1) = %+v", ids)
+	}
+	// It appends to the caller's buffer, up to max of its own.
+	kept := []txsubmission.MempoolTx{{Ticket: 99}}
+	if ids := m.TxsAfter(kept, 0, 2); len(ids) != 3 || ids[0].Ticket != 99 || ids[1].Ticket != 1 || ids[2].Hash != a[1].Hash() {
+		t.Fatalf("TxsAfter(kept, 0, 2) = %+v", ids)
 	}
 	if err := led.adopt([]*ledger.Tx{a[0]}); err != nil {
 		t.Fatal(err)

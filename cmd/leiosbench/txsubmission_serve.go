@@ -53,9 +53,9 @@ type peerSet [tsMaxPeers / 64]uint64
 
 const tsMaxPeers = 256
 
-func (b lockPerItem) TxsAfter(after uint64, max int) []txsubmission.MempoolTx {
+func (b lockPerItem) TxsAfter(out []txsubmission.MempoolTx, after uint64, max int) []txsubmission.MempoolTx {
 	word, bit := b.peer/64, uint64(1)<<(b.peer%64)
-	var out []txsubmission.MempoolTx
+	max += len(out)
 	for e := range b.pool.Snapshot().All() {
 		if len(out) == max {
 			break
@@ -144,10 +144,12 @@ func newPeerSink(has []*ledger.Tx) *peerSink {
 	return p
 }
 
-func (p *peerSink) TxsAfter(uint64, int) []txsubmission.MempoolTx { return nil }
-func (p *peerSink) Lookup(block.Hash) ([]byte, bool)              { return nil, false }
-func (p *peerSink) RecentlyRejected(block.Hash) bool              { return false }
-func (p *peerSink) Changed() <-chan struct{}                      { return p.changed }
+func (p *peerSink) TxsAfter(dst []txsubmission.MempoolTx, _ uint64, _ int) []txsubmission.MempoolTx {
+	return dst
+}
+func (p *peerSink) Lookup(block.Hash) ([]byte, bool) { return nil, false }
+func (p *peerSink) RecentlyRejected(block.Hash) bool { return false }
+func (p *peerSink) Changed() <-chan struct{}         { return p.changed }
 
 func (p *peerSink) Has(hash block.Hash) bool {
 	p.mu.Lock()

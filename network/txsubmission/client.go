@@ -75,6 +75,7 @@ type window struct {
 	// the mempool changes around it.
 	cursor  uint64
 	unacked []announcement
+	walk    []MempoolTx // TxsAfter's buffer, reused by every walk
 }
 
 type announcement struct {
@@ -132,7 +133,8 @@ func (w *window) next(ctx context.Context, req int, blocking bool) ([]MempoolTx,
 		// Changed before TxsAfter: a snapshot published in between closes
 		// the channel we wait on, so no tx is missed.
 		changed := w.mempool.Changed()
-		txs := w.mempool.TxsAfter(w.cursor, req)
+		w.walk = w.mempool.TxsAfter(w.walk[:0], w.cursor, req)
+		txs := w.walk
 		if len(txs) > 0 || !blocking {
 			return txs, nil
 		}

@@ -12,9 +12,11 @@ import (
 // it to announce and serve txs, the server checks and adds what it pulls.
 // Every method but Add must return at once.
 type Mempool interface {
-	// TxsAfter returns up to max txs with a ticket above after, in ticket
-	// order, from the current snapshot, without blocking.
-	TxsAfter(after uint64, max int) []MempoolTx
+	// TxsAfter appends to dst up to max txs with a ticket above after, in
+	// ticket order, from the current snapshot, without blocking, and
+	// returns the extended slice. A walk runs every few hundred ms for
+	// every peer: the caller keeps dst, so a walk allocates nothing.
+	TxsAfter(dst []MempoolTx, after uint64, max int) []MempoolTx
 	// Lookup returns the bytes of a tx still in the mempool.
 	Lookup(txHash block.Hash) ([]byte, bool)
 	Has(txHash block.Hash) bool

@@ -51,11 +51,11 @@ func newMempool(genesis ledger.MapUTxO) *memMempool {
 	}
 }
 
-func (m *memMempool) TxsAfter(after uint64, max int) []txsubmission.MempoolTx {
+func (m *memMempool) TxsAfter(dst []txsubmission.MempoolTx, after uint64, max int) []txsubmission.MempoolTx {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	i := sort.Search(len(m.txs), func(i int) bool { return m.txs[i].Ticket > after })
-	return append([]txsubmission.MempoolTx(nil), m.txs[i:min(len(m.txs), i+max)]...)
+	return append(dst, m.txs[i:min(len(m.txs), i+max)]...)
 }
 
 func (m *memMempool) Lookup(h block.Hash) ([]byte, bool) {
