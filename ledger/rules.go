@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/bits"
+	"runtime"
 )
 
 // Apply checks every rule of ARCHITECTURE.md, "Wire formats", for tx against utxo at slot,
@@ -12,7 +13,7 @@ import (
 // its outputs created at TxIn{tx.ID(), i}. utxo is only read.
 func Apply(p Params, utxo UTxO, slot uint64, tx *Tx) (*Diff, error) {
 	d := NewDiff()
-	if err := applyInto(p, utxo, slot, tx, true, d); err != nil {
+	if err := applyInto(p, utxo, slot, tx, witnessCheck{}, d); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -29,7 +30,7 @@ func Apply(p Params, utxo UTxO, slot uint64, tx *Tx) (*Diff, error) {
 // still unspent, and the slot: those rules Reapply checks.
 func Reapply(p Params, utxo UTxO, slot uint64, tx *Tx) (*Diff, error) {
 	d := NewDiff()
-	if err := applyInto(p, utxo, slot, tx, false, d); err != nil {
+	if err := applyInto(p, utxo, slot, tx, witnessCheck{skip: true}, d); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -46,27 +47,61 @@ func ApplyTxs(p Params, utxo UTxO, slot uint64, txs [][]byte, reapply bool) (*Di
 
 // ApplyTxsVerified is ApplyTxs where verified says, tx by tx, whether this
 // node already checked the tx's witnesses (a tx its mempool admitted): those
-// are skipped for it, every other rule still applies.
+// are skipped for it, every other rule still applies. verified must be safe
+// for concurrent use.
+//
+// The witness signatures of the other txs are verified ahead, on up to
+// GOMAXPROCS goroutines (see verifyAhead), before the txs are applied in
+// order; the result, the diff or the error, is the one of applying them one
+// by one.
 func ApplyTxsVerified(p Params, utxo UTxO, slot uint64, txs [][]byte, verified func(*Tx) bool) (*Diff, error) {
+	return applyTxs(p, utxo, slot, txs, verified, runtime.GOMAXPROCS(0))
+}
+
+// applyTxs is ApplyTxsVerified with the signatures verified ahead on up to
+// workers goroutines; with one worker it is the plain loop, each tx decoded
+// and checked in turn.
+func applyTxs(p Params, utxo UTxO, slot uint64, txs [][]byte, verified func(*Tx) bool, workers int) (*Diff, error) {
+	var ahead []decodedTx
+	if workers > 1 && len(txs) > 1 {
+		ahead = verifyAhead(txs, verified, workers)
+	}
 	combined := NewDiff()
 	view := Overlay{Base: utxo, Diffs: []*Diff{combined}}
 	for i, raw := range txs {
-		tx, err := DecodeTx(raw)
-		if err != nil {
-			return nil, fmt.Errorf("tx %d: %w", i, err)
+		var d decodedTx
+		if ahead != nil {
+			d = ahead[i]
+		} else if d.tx, d.err = DecodeTx(raw); d.err == nil {
+			d.witnesses.skip = verified(d.tx)
+		}
+		if d.err != nil {
+			return nil, fmt.Errorf("tx %d: %w", i, d.err)
 		}
 		// Every rule is checked before applyInto writes, so a failing tx
 		// leaves combined as it was (and it is dropped anyway).
-		if err := applyInto(p, view, slot, tx, !verified(tx), combined); err != nil {
-			return nil, fmt.Errorf("tx %d (%s): %w", i, hex.EncodeToString(tx.id[:]), err)
+		if err := applyInto(p, view, slot, d.tx, d.witnesses, combined); err != nil {
+			return nil, fmt.Errorf("tx %d (%s): %w", i, hex.EncodeToString(d.tx.id[:]), err)
 		}
 	}
 	return combined, nil
 }
 
+// witnessCheck is how applyInto checks a tx's witnesses.
+type witnessCheck struct {
+	// skip: the witnesses were checked before (Reapply, a tx the mempool
+	// admitted), no witness rule applies.
+	skip bool
+	// verified: the signatures were verified ahead, with result sigErr;
+	// applyInto checks that the right keys witnessed and reports sigErr
+	// after that, where it would have verified them.
+	verified bool
+	sigErr   error
+}
+
 // applyInto checks the rules, then records the tx's effect in d. It writes
 // nothing unless every rule holds.
-func applyInto(p Params, utxo UTxO, slot uint64, tx *Tx, checkWitnesses bool, d *Diff) error {
+func applyInto(p Params, utxo UTxO, slot uint64, tx *Tx, witnesses witnessCheck, d *Diff) error {
 	if uint64(tx.Size()) > p.MaxTxSize {
 		return fmt.Errorf("%w: %d bytes, max %d", ErrTxTooLarge, tx.Size(), p.MaxTxSize)
 	}
@@ -120,9 +155,16 @@ func applyInto(p Params, utxo UTxO, slot uint64, tx *Tx, checkWitnesses bool, d 
 		return fmt.Errorf("%w: inputs %d, outputs + fee %d (fee %d)", ErrValueNotConserved, consumed, produced, tx.Fee)
 	}
 
-	if checkWitnesses {
-		if err := checkWitnessesFor(tx, spent); err != nil {
+	if !witnesses.skip {
+		if err := checkWitnessKeys(tx, spent); err != nil {
 			return err
+		}
+		sigErr := witnesses.sigErr
+		if !witnesses.verified {
+			sigErr = verifySignatures(tx)
+		}
+		if sigErr != nil {
+			return sigErr
 		}
 	}
 
@@ -148,10 +190,10 @@ func checkDistinct(inputs []TxIn) error {
 	return nil
 }
 
-// checkWitnessesFor requires a witness for the payment key of every spent
-// output, and a valid signature over the tx id from every witness given.
-// The cheap membership check runs before any signature is verified.
-func checkWitnessesFor(tx *Tx, spent []TxOut) error {
+// checkWitnessKeys requires a witness for the payment key of every spent
+// output. It is checked before any signature is verified (it is cheap), so
+// a missing witness is the error a tx gets even if a signature is bad too.
+func checkWitnessKeys(tx *Tx, spent []TxOut) error {
 	provided := make(map[[28]byte]struct{}, len(tx.Witnesses))
 	for _, w := range tx.Witnesses {
 		provided[KeyHash(w.VKey[:])] = struct{}{}
@@ -165,6 +207,12 @@ func checkWitnessesFor(tx *Tx, spent []TxOut) error {
 			return fmt.Errorf("%w: input %s needs key hash %s", ErrMissingWitness, tx.Inputs[i], hex.EncodeToString(kh[:]))
 		}
 	}
+	return nil
+}
+
+// verifySignatures requires a valid signature over the tx id from every
+// witness given. It reads nothing but the tx.
+func verifySignatures(tx *Tx) error {
 	for i, w := range tx.Witnesses {
 		if !ed25519.Verify(w.VKey[:], tx.id[:], w.Signature[:]) {
 			return fmt.Errorf("%w: witness %d (vkey %s)", ErrBadWitness, i, hex.EncodeToString(w.VKey[:]))

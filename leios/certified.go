@@ -73,24 +73,41 @@ func (p *Pipeline) certifiedClosure(pt block.Point, parent *block.Header) ([][]b
 	if err != nil || held {
 		return closure, err
 	}
-	if _, known, err := p.db.PointInfo(pt); err != nil {
+	if err := p.fetchCertified(pt, parent); err != nil {
 		return nil, err
+	}
+	p.parkedMu.Lock()
+	p.parked[pt] = struct{}{}
+	p.parkedMu.Unlock()
+	// The closure may have completed since it was read (FetchAhead fetches
+	// closures early), and its completion found nothing parked: read it
+	// again, or the chain would wait for a reselection that never comes.
+	if closure, held, err := p.Closure(pt); err != nil || held {
+		return closure, err
+	}
+	return nil, fmt.Errorf("%w: %w: %s", chaindb.ErrNotReady, ErrClosureIncomplete, pt)
+}
+
+// fetchCertified has the fetch logic fetch the closure of the certified
+// EB at pt, announced by parent, before any other.
+func (p *Pipeline) fetchCertified(pt block.Point, parent *block.Header) error {
+	if _, known, err := p.db.PointInfo(pt); err != nil {
+		return err
 	} else if !known {
 		// A node taking up a chain may meet the CertRB before any
 		// announcement of its EB reached the pipeline.
 		p.ingestAnnouncement(parent)
 	}
 	p.fetcher.Certified(pt)
-	p.parkedMu.Lock()
-	p.parked[pt] = struct{}{}
-	p.parkedMu.Unlock()
-	return nil, fmt.Errorf("%w: %w: %s", chaindb.ErrNotReady, ErrClosureIncomplete, pt)
+	return nil
 }
 
 // closureCompleted has the chain reselect if a CertRB waited for the
 // closure of pt. It runs on the LeiosDB follower, never under a lock the
 // chain's AddBlock takes.
 func (p *Pipeline) closureCompleted(pt block.Point) {
+	p.ahead.done(pt)
+	p.releaseAhead()
 	p.parkedMu.Lock()
 	_, waited := p.parked[pt]
 	delete(p.parked, pt)

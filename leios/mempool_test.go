@@ -60,6 +60,11 @@ func TestClosureFromMempool(t *testing.T) {
 	if _, err := p.AwaitClosure(ctxWait, pt); err != nil {
 		t.Fatalf("the closure did not complete from the mempool: %v", err)
 	}
+	// The count follows the store, whose commit may complete the closure
+	// first.
+	for deadline := time.Now().Add(10 * time.Second); p.Stats().TxsFromMempool < 6 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if s := p.Stats(); s.FetchedBytes != 0 || s.TxsFromMempool != 6 {
 		t.Fatalf("stats %+v", s)
 	}

@@ -50,6 +50,7 @@ type Pipeline struct {
 
 	parkedMu sync.Mutex               // guards parked
 	parked   map[block.Point]struct{} // closures a parked CertRB waits for
+	ahead    *fetchAhead              // certified closures ahead of the chain (FetchAhead)
 }
 
 // Open opens the LeiosDB in opts.Dir, builds the tx cache, the fetch logic
@@ -64,6 +65,7 @@ func Open(opts Options) (p *Pipeline, err error) {
 		log:    opts.Logger.With("component", "leios"),
 		clock:  opts.Validator.Clock(),
 		parked: make(map[block.Point]struct{}),
+		ahead:  newFetchAhead(),
 	}
 	if p.ebs, err = newEBLog(p.clock, opts.Registerer); err != nil {
 		return nil, err

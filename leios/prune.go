@@ -12,12 +12,15 @@ import (
 // cache hit must never outlive the LeiosDB data it vouches for), then the
 // fetch logic forgets the points below slot — except EBs the LeiosDB keeps
 // for good (promoted), whose closures a syncing node still needs — and the
-// relay forgets its state below slot.
+// relay and the queue of closures fetched ahead forget their state below
+// slot.
 func (p *Pipeline) Prune(slot uint64) error {
 	if err := p.pruneStores(slot); err != nil {
 		return fmt.Errorf("leios: prune below %d: %w", slot, err)
 	}
 	p.relay.Prune(slot)
+	p.ahead.prune(slot)
+	p.releaseAhead()
 	return nil
 }
 

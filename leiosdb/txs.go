@@ -45,23 +45,21 @@ func (db *DB) InsertTxs(txs [][]byte) (TxsResult, error) {
 	b := db.store.NewIndexedBatch()
 	defer b.Close()
 
-	arrived := make(map[block.Hash]uint64) // body → txs of it stored here
-	bad := make(map[block.Hash]bool)       // body → contradicted
-	var stored []block.Hash
+	hashes := make([]block.Hash, 0, len(txs))
+	distinct := make([][]byte, 0, len(txs))
 	seen := make(map[block.Hash]bool, len(txs))
 	for _, tx := range txs {
 		h := block.HashBytes(tx)
-		if seen[h] {
-			continue
+		if !seen[h] {
+			seen[h] = true
+			hashes, distinct = append(hashes, h), append(distinct, tx)
 		}
-		seen[h] = true
-		ok, err := storeTx(b, h, tx, arrived, bad)
-		if err != nil {
-			return TxsResult{}, err
-		}
-		if ok {
-			stored = append(stored, h)
-		}
+	}
+	arrived := make(map[block.Hash]uint64) // body → txs of it stored here
+	bad := make(map[block.Hash]bool)       // body → contradicted
+	stored, err := storeTxs(b, hashes, distinct, arrived, bad)
+	if err != nil {
+		return TxsResult{}, err
 	}
 
 	completed, err := discharge(b, arrived, bad)
@@ -112,41 +110,99 @@ func (db *DB) InsertTxs(txs [][]byte) (TxsResult, error) {
 	return res, nil
 }
 
-// storeTx stores tx (hash h) into b if some held body misses it, removing
-// its 'w' entries, and counts it in arrived for the bodies whose declared
-// size it matches and in bad for the others. Its refcount counts both: the
-// bad bodies release their reference when they are dropped.
-func storeTx(b *pebble.Batch, h block.Hash, tx []byte, arrived map[block.Hash]uint64, bad map[block.Hash]bool) (bool, error) {
-	held, err := has(b, hashKey(prefixTxRef, h))
-	if err != nil || held {
-		return false, err
+// storeTxs stores into b each of txs (hashes[i] the hash of txs[i], all
+// distinct) that some held body misses, removing its 'w' entries, and
+// counts it in arrived for the bodies whose declared size it matches and in
+// bad for the others. Its refcount counts both: the bad bodies release
+// their reference when they are dropped. It returns the hashes stored.
+//
+// It reads before it writes, with one iterator over 't' and one over 'w',
+// each seeking forward in hash order: a fetched closure of thousands of
+// txs costs two iterators, not two reads per tx. No tx's writes touch
+// another's keys, so reading them all first reads what reading each just
+// before its writes would.
+func storeTxs(b *pebble.Batch, hashes []block.Hash, txs [][]byte, arrived map[block.Hash]uint64, bad map[block.Hash]bool) ([]block.Hash, error) {
+	order := sortedOrder(hashes)
+	held := make([]bool, len(hashes))
+	if err := probeSorted(b, hashes, order, func(i int, _ []byte) error {
+		held[i] = true
+		return nil
+	}); err != nil {
+		return nil, err
 	}
-	var wanted [][]byte // 'w' keys, deleted after the scan
-	prefix := hashKey(prefixWant, h)
-	err = scanPrefix(b, prefix, func(k, v []byte) (bool, error) {
-		w, err := decodeWant(v)
-		if err != nil {
-			return false, err
+	wanted, err := readWants(b, hashes, order, held)
+	if err != nil {
+		return nil, err
+	}
+	var stored []block.Hash
+	for _, o := range order {
+		i := o.index
+		if len(wanted[i]) == 0 {
+			continue
 		}
-		var eb block.Hash
-		copy(eb[:], k[len(prefix):])
-		if w.Size == uint64(len(tx)) {
-			arrived[eb]++
-		} else {
-			bad[eb] = true
+		for _, w := range wanted[i] {
+			if w.Size == uint64(len(txs[i])) {
+				arrived[w.eb]++
+			} else {
+				bad[w.eb] = true
+			}
+			_ = b.Delete(wantKey(hashes[i], w.eb), nil)
 		}
-		wanted = append(wanted, bytes.Clone(k))
-		return true, nil
+		_ = b.Set(hashKey(prefixTx, hashes[i]), txs[i], nil)
+		_ = b.Set(hashKey(prefixTxRef, hashes[i]), txRef{Refs: uint64(len(wanted[i])), Size: uint64(len(txs[i]))}.encode(), nil)
+		stored = append(stored, hashes[i])
+	}
+	return stored, nil
+}
+
+// bodyWant is a 'w' entry: the body eb misses a tx and declares its size.
+type bodyWant struct {
+	eb block.Hash
+	want
+}
+
+// readWants returns, for every hashes[i] not held, the 'w' entries of the
+// bodies that miss it, read with one iterator seeking forward in order
+// (ascending hash order).
+func readWants(r reader, hashes []block.Hash, order []hashOrder, held []bool) (_ [][]bodyWant, err error) {
+	wanted := make([][]bodyWant, len(hashes))
+	it, err := r.NewIter(&pebble.IterOptions{
+		LowerBound: []byte{prefixWant},
+		UpperBound: []byte{prefixWant + 1},
 	})
-	if err != nil || len(wanted) == 0 {
-		return false, err
+	if err != nil {
+		return nil, err
 	}
-	for _, k := range wanted {
-		_ = b.Delete(k, nil)
+	defer func() {
+		if cerr := it.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	prefix := make([]byte, 1+hashLen)
+	prefix[0] = prefixWant
+	for _, o := range order {
+		if held[o.index] {
+			continue
+		}
+		copy(prefix[1:], hashes[o.index][:])
+		for valid := it.SeekGE(prefix); valid && bytes.HasPrefix(it.Key(), prefix); valid = it.Next() {
+			v, err := it.ValueAndErr()
+			if err != nil {
+				return nil, err
+			}
+			w, err := decodeWant(v)
+			if err != nil {
+				return nil, err
+			}
+			bw := bodyWant{want: w}
+			copy(bw.eb[:], it.Key()[len(prefix):])
+			wanted[o.index] = append(wanted[o.index], bw)
+		}
+		if err := it.Error(); err != nil {
+			return nil, err
+		}
 	}
-	_ = b.Set(hashKey(prefixTx, h), tx, nil)
-	_ = b.Set(hashKey(prefixTxRef, h), txRef{Refs: uint64(len(wanted)), Size: uint64(len(tx))}.encode(), nil)
-	return true, nil
+	return wanted, nil
 }
 
 // discharge lowers the missing counts of the bodies txs arrived for (except

@@ -10,6 +10,7 @@ import (
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network/chainsync"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
@@ -32,8 +33,12 @@ func (c countingChain) add(blk *block.Block) (chaindb.AddResult, error) {
 
 // chainAdapter presents the chain database as chain sync and block fetch
 // use it: Go matches method signatures exactly, and chaindb returns its own
-// concrete types.
-type chainAdapter struct{ countingChain }
+// concrete types. A CertRB chain sync adds has its certified closure
+// fetched as it arrives (leios.Pipeline.FetchAhead).
+type chainAdapter struct {
+	countingChain
+	leios *leios.Pipeline
+}
 
 func (a chainAdapter) Tip() block.Tip          { return a.db.Tip() }
 func (a chainAdapter) ImmutableTip() block.Tip { return a.db.ImmutableTip() }
@@ -48,6 +53,13 @@ func (a chainAdapter) BlockRange(from, to block.Point) ([]*block.Block, error) {
 }
 func (a chainAdapter) BlockByNumber(n uint64) (*block.Block, error) { return a.db.BlockByNumber(n) }
 func (a chainAdapter) AddBlock(blk *block.Block) error {
+	if blk.Body.Certificate != nil {
+		// Its parent came before it: stored, or ours. Without it AddBlock
+		// says why.
+		if parent, err := a.db.Block(blk.Header.Prev()); err == nil {
+			a.leios.FetchAhead(blk, parent.Header)
+		}
+	}
 	_, err := a.add(blk)
 	return err
 }

@@ -202,7 +202,7 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 	if len(in.topology.Peers) == 0 {
 		n.caughtUp.Store(true) // nobody to learn a chain from
 	}
-	chain := chainAdapter{countingChain{n.chain, n.adopted}}
+	chain := chainAdapter{countingChain{n.chain, n.adopted}, n.leios}
 	var sharing network.PeerSharing // nil: the node takes no part
 	if n.cfg.SharesPeers() {
 		sharing = peersharing.NewService(nil)
