@@ -40,7 +40,7 @@ func TestBatchLookupAgreesWithSingleLookups(t *testing.T) {
 		for range fill {
 			i := pick()
 			k := keyOf(&universe[i])
-			if kind, ok := tb.addRef(&k, tb.home(&universe[i])); ok && kind == TxNotYetInserted && i%3 != 0 {
+			if kind, ok := tb.addRef(&k, tb.home(&universe[i]), tb.tag(&k)); ok && kind == TxNotYetInserted && i%3 != 0 {
 				home, tag := tb.start(&k)
 				tb.mark(&k, home, tag, TxState(2+i%2)) // inserted or validated
 			}
@@ -48,7 +48,7 @@ func TestBatchLookupAgreesWithSingleLookups(t *testing.T) {
 		for range rapid.Uint64Range(0, fill/2).Draw(rt, "deletes") {
 			i := pick()
 			k := keyOf(&universe[i])
-			tb.release(&k, tb.home(&universe[i]))
+			tb.release(&k, tb.home(&universe[i]), tb.tag(&k))
 		}
 		checkTable(rt, tb)
 
@@ -62,7 +62,7 @@ func TestBatchLookupAgreesWithSingleLookups(t *testing.T) {
 		var wantMissing []int
 		for i, h := range batch {
 			k := keyOf(&h)
-			want[i] = stateKind(tb.lookup(&k, tb.home(&h)))
+			want[i] = stateKind(tb.lookup(&k, tb.home(&h), tb.tag(&k)))
 			if want[i].Held() {
 				wantHeld++
 			} else {

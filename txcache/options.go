@@ -16,8 +16,8 @@ const (
 )
 
 // SlotBytes is the memory of one tx-table slot: the 32-byte key and the
-// state word. Each slot also has a one-byte tag beside the slots.
-const SlotBytes = 40
+// 4-byte state word, which carries its tag.
+const SlotBytes = 36
 
 // Options configure a Cache. The zero value gives the defaults.
 type Options struct {
