@@ -39,11 +39,11 @@ type probeGroup struct {
 	homes [group]uint64
 	tags  [group]uint32
 	// Set by scan: what the state words settled for each key, the slot
-	// to compare, and the sequence words of its window's stripes read
-	// before the state words.
+	// to compare, and the sequence word of the stripe of the line it
+	// scanned, read before the state words.
 	verdict [group]uint8
 	pos     [group]uint64
-	seqs    [group][2]uint64
+	seq     [group]uint64
 	lines   [group]uintptr // prefetch scratch
 }
 
@@ -102,7 +102,7 @@ func (t *table) scanAndFetchKeys(pg *probeGroup, forInsert bool) {
 	fetch := 0
 	for i := range pg.n {
 		home, tag := pg.homes[i], pg.tags[i]
-		pg.seqs[i] = t.windowSeqs(home)
+		pg.seq[i] = t.stripes[home>>stripeShift].Load()
 		end := min(home|(metaLine-1), t.windowEnd(home))
 		pg.verdict[i] = scanWalk
 		for pos := home; pos <= end; pos++ {
@@ -153,6 +153,14 @@ func (t *table) lookupBatch(hashes []block.Hash, out []TxState) (held int) {
 	return held
 }
 
+// sameLineSeq reports whether no deletion walked the stripe of home's line
+// since scan read its sequence word seq. A line lies in one stripe, and a
+// settled scan read only that line's state words and the key of one of its
+// slots: so what it read was there all along.
+func (t *table) sameLineSeq(home, seq uint64) bool {
+	return seq&1 == 0 && t.stripes[home>>stripeShift].Load() == seq
+}
+
 // compare is a reader's stage three: each key's state, into out, from its
 // candidate slot if the key is there and no deletion moved entries in its
 // window since scan read the state words; from a plain lookup otherwise.
@@ -167,7 +175,7 @@ func (t *table) compare(pg *probeGroup, hashes []block.Hash, out []TxState) (hel
 			w = t.meta[pos].Load()
 			settled = w != 0 && stateTag(w) == pg.tags[i] && t.holds(pos, &k)
 		}
-		if !settled || !t.sameSeqs(pg.homes[i], pg.seqs[i]) {
+		if !settled || !t.sameLineSeq(pg.homes[i], pg.seq[i]) {
 			w = t.lookup(&k, pg.homes[i], pg.tags[i])
 		}
 		s := stateKind(w)

@@ -39,8 +39,10 @@ import (
 // are: a reader sees the old or the new word, both true. A deletion moves
 // entries, so a reader could see a key between two places; it runs inside
 // a seqlock on the stripes of slots it walks (odd while moving), and a
-// reader re-validates the stripes of its probe window and retries on a
-// change. Readers never write shared memory, so they scale.
+// reader re-validates the stripes of what it read and retries on a change:
+// those of its probe window (one or two), or, for a batch's probe settled
+// within the line at its home, that line's one stripe. Readers never write
+// shared memory, so they scale.
 type table struct {
 	meta     []atomic.Uint32    // n + maxProbe - 1 state words, 64-byte aligned
 	keys     [][4]atomic.Uint64 // as many keys, 64-byte aligned
