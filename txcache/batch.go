@@ -217,6 +217,7 @@ func (t *table) appendMissing(dst []int, txs []block.EBTx) []int {
 // of hashes, in order (a move only ever writes where stage three has been,
 // behind the stages reading ahead) — and the indexes of those not held.
 func (t *table) addRefs(hashes []block.Hash) (counted int, missing []int) {
+	missing = make([]int, 0, len(hashes)) // a new body's txs are mostly missing
 	t.stages(hashes, true, func(base int, pg *probeGroup) {
 		for i := range pg.n {
 			k := keyOf(&hashes[base+i])
