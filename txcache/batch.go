@@ -231,6 +231,7 @@ func (t *table) addRefs(hashes []block.Hash) (counted int, missing []int) {
 			}
 		}
 	})
+	t.used.Store(t.occupied)
 	return counted, missing
 }
 
@@ -242,6 +243,7 @@ func (t *table) releaseAll(hashes []block.Hash) {
 			t.release(&k, pg.homes[i], pg.tags[i])
 		}
 	})
+	t.used.Store(t.occupied)
 }
 
 // markAll advances each of hashes to state to (mark) and returns what it did.

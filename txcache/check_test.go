@@ -46,8 +46,8 @@ func checkTable(t fataler, tb *table) map[block.Hash]uint64 {
 			}
 		}
 	}
-	if used := tb.used.Load(); used != int64(len(refs)) {
-		t.Fatalf("used = %d, %d slots occupied", used, len(refs))
+	if tb.occupied != int64(len(refs)) {
+		t.Fatalf("occupied = %d, %d slots occupied", tb.occupied, len(refs))
 	}
 	for i := range tb.stripes {
 		if seq := tb.stripes[i].Load(); seq&1 != 0 {
@@ -70,6 +70,9 @@ func checkCache(t fataler, c *Cache) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	refs := checkTable(t, c.txs)
+	if used := c.txs.used.Load(); used != c.txs.occupied {
+		t.Fatalf("Stats' count %d, %d slots occupied", used, c.txs.occupied)
+	}
 
 	if len(c.announcements) > c.maxAnnouncements {
 		t.Fatalf("%d announcements held, max %d", len(c.announcements), c.maxAnnouncements)

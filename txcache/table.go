@@ -25,7 +25,7 @@ import (
 // every distance is a plain difference and every probe window a subslice.
 //
 // Invariants (checked by the tests after every step):
-//   - used is the number of slots with a non-zero state word;
+//   - occupied is the number of slots with a non-zero state word;
 //   - no key occurs twice;
 //   - a key at position p with home h has p-h < maxProbe and every slot of
 //     h..p occupied: a probe from h that meets an empty slot, or walks
@@ -56,8 +56,12 @@ type table struct {
 	// deletion walks its stripe. Written only by the writer.
 	stripes []atomic.Uint64
 
-	used    atomic.Int64  // occupied slots; written only by the writer
-	refused atomic.Uint64 // inserts that found no room (false misses)
+	// occupied counts the occupied slots; the writer's own. used is its
+	// value after the writer's last batch, for Stats: one store a batch,
+	// not a locked add a key.
+	occupied int64
+	used     atomic.Int64
+	refused  atomic.Uint64 // inserts that found no room (false misses)
 }
 
 // key is a tx hash as the four little-endian words a slot stores.
@@ -230,7 +234,7 @@ func (t *table) addRef(k *key, home uint64, tag uint32) (kind TxState, ok bool) 
 	case room:
 		t.storeKey(pos, k)
 		t.meta[pos].Store(packState(TxNotYetInserted, 1, tag)) // publishes the key
-		t.used.Add(1)
+		t.occupied++
 		return TxNotYetInserted, true
 	default:
 		t.refused.Add(1)
@@ -297,5 +301,5 @@ func (t *table) delete(hole uint64) {
 	for st := first; st <= last; st++ {
 		t.stripes[st].Add(1) // even again
 	}
-	t.used.Add(-1)
+	t.occupied--
 }

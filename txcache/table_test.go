@@ -137,8 +137,8 @@ func TestFullTableRefuses(t *testing.T) {
 		tb.release(&k, tb.home(&h), tb.tag(&k))
 		checkTable(t, tb)
 	}
-	if tb.used.Load() != 0 {
-		t.Fatalf("%d slots still used", tb.used.Load())
+	if tb.occupied != 0 {
+		t.Fatalf("%d slots still used", tb.occupied)
 	}
 }
 
@@ -197,7 +197,7 @@ func TestDeleteAcrossStripesLeavesThemEven(t *testing.T) {
 		tb.release(&k, tb.home(&hashes[d]), tb.tag(&k))
 		checkTable(t, tb) // includes: every stripe even
 	}
-	if tb.used.Load() != 4 {
-		t.Fatalf("%d keys left, want 4", tb.used.Load())
+	if tb.occupied != 4 {
+		t.Fatalf("%d keys left, want 4", tb.occupied)
 	}
 }
