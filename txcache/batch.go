@@ -161,10 +161,10 @@ func (t *table) sameLineSeq(home, seq uint64) bool {
 	return seq&1 == 0 && t.stripes[home>>stripeShift].Load() == seq
 }
 
-// compare is a reader's stage three: each key's state, into out, from its
-// candidate slot if the key is there and no deletion moved entries in its
-// window since scan read the state words; from a plain lookup otherwise.
-// It returns how many are held.
+// compare is a reader's stage three: each key's state, into out, from what
+// scan settled — a miss, or its candidate slot if the key is there — if no
+// deletion walked the stripe of its line since; from a plain lookup
+// otherwise. It returns how many are held.
 func (t *table) compare(pg *probeGroup, hashes []block.Hash, out []TxState) (held int) {
 	for i := range pg.n {
 		k := keyOf(&hashes[i])

@@ -8,9 +8,9 @@ import (
 // The table's memory is read at random: every probe of a large table lands
 // on a random page, and with 4 KiB pages each one would also miss the TLB
 // (and, in a virtual machine, walk two levels of page tables). So the keys
-// and the state words are advised to be backed by huge pages, faulted in at New
-// rather than on the fetch path, and what the faults got in small pages is
-// collapsed into huge ones.
+// and the state words are advised to be backed by huge pages, faulted in at
+// New rather than on the fetch path, and what the faults got in small pages
+// is collapsed into huge ones.
 
 const (
 	cacheLine = 64

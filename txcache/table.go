@@ -114,7 +114,7 @@ const (
 	// rather than long scans.
 	defaultMaxProbe = 1024
 	// metaLine is how many state words share a cache line.
-	metaLine = 64 / 4
+	metaLine = cacheLine / 4
 )
 
 func newTable(n, maxProbe, seed uint64, homeHook func(block.Hash) uint64) *table {
