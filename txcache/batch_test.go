@@ -14,11 +14,11 @@ import (
 // results must be exactly those of looking each key up alone. Batches of
 // every length across the pipeline's group boundaries, keys present,
 // absent and repeated, tables with crowded homes, long clusters, probe
-// bounds under and over the eight tags of a word, and deletions.
+// bounds under and over a line of state words, and deletions.
 func TestBatchLookupAgreesWithSingleLookups(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		n := rapid.Uint64Range(8, 300).Draw(rt, "homes")
-		maxProbe := rapid.SampledFrom([]uint64{1, 3, 7, 8, 9, 16, 40, defaultMaxProbe}).Draw(rt, "maxProbe")
+		maxProbe := rapid.SampledFrom([]uint64{1, 3, 7, 15, 16, 17, 40, defaultMaxProbe}).Draw(rt, "maxProbe")
 		homes := map[block.Hash]uint64{}
 		var hook func(block.Hash) uint64
 		if rapid.IntRange(0, 3).Draw(rt, "crowded") > 0 {
@@ -40,7 +40,7 @@ func TestBatchLookupAgreesWithSingleLookups(t *testing.T) {
 		for range fill {
 			i := pick()
 			k := keyOf(&universe[i])
-			if kind, ok := tb.addRef(&k, tb.home(&universe[i])); ok && kind == TxNotYetInserted && i%3 != 0 {
+			if kind, ok := tb.addRef(&k, tb.home(&universe[i]), tb.tag(&k)); ok && kind == TxNotYetInserted && i%3 != 0 {
 				home, tag := tb.start(&k)
 				tb.mark(&k, home, tag, TxState(2+i%2)) // inserted or validated
 			}
@@ -48,7 +48,7 @@ func TestBatchLookupAgreesWithSingleLookups(t *testing.T) {
 		for range rapid.Uint64Range(0, fill/2).Draw(rt, "deletes") {
 			i := pick()
 			k := keyOf(&universe[i])
-			tb.release(&k, tb.home(&universe[i]))
+			tb.release(&k, tb.home(&universe[i]), tb.tag(&k))
 		}
 		checkTable(rt, tb)
 
@@ -62,7 +62,7 @@ func TestBatchLookupAgreesWithSingleLookups(t *testing.T) {
 		var wantMissing []int
 		for i, h := range batch {
 			k := keyOf(&h)
-			want[i] = stateKind(tb.lookup(&k, tb.home(&h)))
+			want[i] = stateKind(tb.lookup(&k, tb.home(&h), tb.tag(&k)))
 			if want[i].Held() {
 				wantHeld++
 			} else {

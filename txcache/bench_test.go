@@ -154,12 +154,12 @@ func BenchmarkLookupBatchCold(b *testing.B) {
 	b.Run("cache", func(b *testing.B) {
 		cold(b, func(batch []block.Hash) { c.LookupTxs(batch, out) })
 	})
-	floor := newSlots(uint64(c.Stats().TableBytes / SlotBytes))
+	floor := newWords(uint64(c.Stats().TableBytes / 8))
 	b.Run("floor", func(b *testing.B) {
 		cold(b, func(batch []block.Hash) {
 			for i := range batch {
 				at, _ := bits.Mul64(binary.LittleEndian.Uint64(batch[i][:8]), uint64(len(floor)))
-				sink += floor[at].state.Load()
+				sink += floor[at].Load()
 			}
 		})
 	})

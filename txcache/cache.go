@@ -198,7 +198,7 @@ func (c *Cache) LookupBody(ebHash block.Hash) (state BodyState, ok bool) {
 func (c *Cache) LookupTx(txHash block.Hash) (state TxState, ok bool) {
 	k := keyOf(&txHash)
 	home, tag := c.txs.start(&k)
-	state = stateKind(c.txs.lookupTagged(&k, home, tag))
+	state = stateKind(c.txs.lookup(&k, home, tag))
 	return state, state != TxAbsent
 }
 

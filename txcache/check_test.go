@@ -13,23 +13,18 @@ type fataler interface {
 }
 
 // checkTable verifies the table's invariants (see table): occupancy count,
-// no duplicate key, stored home = computed home, tags (the key's, or 0 for
-// an empty slot), no gap on any probe path,
-// probe distance within bound, every stripe even (no deletion in progress).
+// no duplicate key, tags (the key's), no gap on any probe path, probe
+// distance within bound, every stripe even (no deletion in progress).
 // It returns each key's reference count. The caller must exclude writers.
 func checkTable(t fataler, tb *table) map[block.Hash]uint64 {
 	t.Helper()
 	refs := make(map[block.Hash]uint64)
-	for p := range uint64(len(tb.slots)) {
-		s := &tb.slots[p]
-		w := s.state.Load()
+	for p := range uint64(len(tb.meta)) {
+		w := tb.meta[p].Load()
 		if w == 0 {
-			if tag := tb.tagAt(p); tag != 0 {
-				t.Fatalf("slot %d: empty with tag %#x", p, tag)
-			}
 			continue
 		}
-		k := s.loadKey()
+		k := tb.loadKey(p)
 		h := k.hash()
 		if _, dup := refs[h]; dup {
 			t.Fatalf("slot %d: key %s appears twice", p, h.Short())
@@ -39,23 +34,20 @@ func checkTable(t fataler, tb *table) map[block.Hash]uint64 {
 		}
 		refs[h] = stateRefs(w)
 		home, tag := tb.start(&k)
-		if got := tb.tagAt(p); got != tag {
+		if got := stateTag(w); got != tag {
 			t.Fatalf("slot %d: tag %#x, key's tag is %#x", p, got, tag)
-		}
-		if stateHome(w) != home {
-			t.Fatalf("slot %d: stored home %d, key's home is %d", p, stateHome(w), home)
 		}
 		if p < home || p-home >= tb.maxProbe {
 			t.Fatalf("slot %d: outside the probe window of its home %d (bound %d)", p, home, tb.maxProbe)
 		}
 		for i := home; i < p; i++ {
-			if tb.slots[i].state.Load() == 0 {
+			if tb.meta[i].Load() == 0 {
 				t.Fatalf("slot %d: gap at %d on the path from its home %d", p, i, home)
 			}
 		}
 	}
-	if used := tb.used.Load(); used != int64(len(refs)) {
-		t.Fatalf("used = %d, %d slots occupied", used, len(refs))
+	if tb.occupied != int64(len(refs)) {
+		t.Fatalf("occupied = %d, %d slots occupied", tb.occupied, len(refs))
 	}
 	for i := range tb.stripes {
 		if seq := tb.stripes[i].Load(); seq&1 != 0 {
@@ -65,6 +57,12 @@ func checkTable(t fataler, tb *table) map[block.Hash]uint64 {
 	return refs
 }
 
+// tag is k's tag.
+func (t *table) tag(k *key) uint32 {
+	_, tag := t.start(k)
+	return tag
+}
+
 // checkCache verifies the table and that every reference count matches the
 // references that exist. It holds writeMu.
 func checkCache(t fataler, c *Cache) {
@@ -72,6 +70,9 @@ func checkCache(t fataler, c *Cache) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	refs := checkTable(t, c.txs)
+	if used := c.txs.used.Load(); used != c.txs.occupied {
+		t.Fatalf("Stats' count %d, %d slots occupied", used, c.txs.occupied)
+	}
 
 	if len(c.announcements) > c.maxAnnouncements {
 		t.Fatalf("%d announcements held, max %d", len(c.announcements), c.maxAnnouncements)
@@ -114,7 +115,7 @@ func checkCache(t fataler, c *Cache) {
 // txRefs returns a key's reference count in the table (0 if absent).
 func txRefs(c *Cache, h block.Hash) uint64 {
 	k := keyOf(&h)
-	return stateRefs(c.txs.lookup(&k, c.txs.home(&h)))
+	return stateRefs(c.txs.lookup(&k, c.txs.home(&h), c.txs.tag(&k)))
 }
 
 // testHash is a distinct, readable hash for small universes.

@@ -14,18 +14,21 @@
 // rc drops to 0. EvictOlderThan drops all announcements below a slot.
 //
 // The tx map is an open-addressing table of fixed capacity (table.go):
-// linear probing, backward-shift deletion (no tombstones), keys inline with
-// one state word, home slots from xxh3 under a seed drawn from crypto/rand —
-// tx hashes are grindable, an unpredictable seed is what stops hash flooding,
-// and probes are bounded so even a flood costs misses, not scans. A byte
-// array of tags (7 more bits of the hash) beside the slots lets a lookup
-// compare eight slots' tags in one word before it reads any key; xxh3 is
-// specialised to 32-byte keys (hash.go). Batches prefetch the lines of
+// linear probing, backward-shift deletion (no tombstones), home slots from
+// xxh3 under a seed drawn from crypto/rand — tx hashes are grindable, an
+// unpredictable seed is what stops hash flooding, and probes are bounded so
+// even a flood costs misses, not scans. A slot is two parts in two arrays:
+// a 4-byte state word, which carries a tag (7 more bits of the hash), and
+// the 32-byte key. Sixteen state words share a cache line, so the line at a
+// key's home settles most misses alone and names the one key a hit
+// compares; keys are aligned, two to a line, so none straddles one. xxh3
+// is specialised to 32-byte keys (hash.go). Batches prefetch the lines of
 // keys ahead of probing them (batch.go): a reader's batch runs its keys
-// through three stages — hash and prefetch the tags, scan them and prefetch
-// the one slot they point at, compare — several groups apart, so the cache
-// misses of many keys are in flight at once. The table's memory is backed
-// by huge pages where the kernel has them (memory.go).
+// through three stages — hash and prefetch the state words at the home,
+// scan them and prefetch the one key they point at, compare — several
+// groups apart, so the cache misses of many keys are in flight at once: a
+// miss waits on one line, a hit on two. The table's memory is backed by
+// huge pages where the kernel has them (memory.go).
 //
 // Invariants:
 //   - No false hits, ever: the cache reports a tx held (Inserted or

@@ -7,47 +7,50 @@ import (
 
 // The table's memory is read at random: every probe of a large table lands
 // on a random page, and with 4 KiB pages each one would also miss the TLB
-// (and, in a virtual machine, walk two levels of page tables). So the slots
-// and the tags are advised to be backed by huge pages, faulted in at New
-// rather than on the fetch path, and what the faults got in small pages is
-// collapsed into huge ones.
+// (and, in a virtual machine, walk two levels of page tables). So the keys
+// and the state words are advised to be backed by huge pages, faulted in at
+// New rather than on the fetch path, and what the faults got in small pages
+// is collapsed into huge ones.
 
 const (
+	cacheLine = 64
 	pageBytes = 4096    // the smallest page the memory may be mapped with
 	hugePage  = 2 << 20 // an x86-64 or arm64 huge page: its size and alignment
 )
 
-// newSlots returns n empty slots in huge pages where the kernel has them,
-// faulted in.
-// (Its start is not aligned to a huge page: of a table large enough to
-// matter, the part before the first boundary is a sliver.)
-func newSlots(n uint64) []slot {
-	slots := make([]slot, n)
-	p, bytes := unsafe.Pointer(&slots[0]), len(slots)*SlotBytes
-	adviseHugePages(p, bytes)
-	for i := 0; i < len(slots); i += pageBytes / SlotBytes {
-		slots[i].state.Store(0)
-	}
-	collapseHugePages(p, bytes)
-	return slots
+// newMeta returns n zero state words (see newWords).
+func newMeta(n uint64) []atomic.Uint32 {
+	w := newWords((n + 1) / 2)
+	return unsafe.Slice((*atomic.Uint32)(unsafe.Pointer(&w[0])), n)
 }
 
-// newTags returns n zero tag words. Two MiB or more of them start on a
-// huge-page boundary (the allocation has up to one huge page more, never
-// touched), in huge pages where the kernel has them, and faulted in.
-func newTags(n int) []atomic.Uint64 {
-	const words = hugePage / 8
-	if n < words {
-		return make([]atomic.Uint64, n)
+// newKeys returns n zero keys (see newWords).
+func newKeys(n uint64) [][4]atomic.Uint64 {
+	w := newWords(4 * n)
+	return unsafe.Slice((*[4]atomic.Uint64)(unsafe.Pointer(&w[0])), n)
+}
+
+// newWords returns n zero words starting on a cache line, so that no key
+// straddles two lines and a state word's line is the one prefetched. Two
+// MiB or more of them start on a huge-page boundary (the allocation has up
+// to one huge page more, never touched), in huge pages where the kernel has
+// them, and faulted in.
+func newWords(n uint64) []atomic.Uint64 {
+	align := uint64(cacheLine)
+	if n*8 >= hugePage {
+		align = hugePage
 	}
-	buf := make([]atomic.Uint64, n+words)
-	skip := (hugePage - uintptr(unsafe.Pointer(&buf[0]))%hugePage) % hugePage / 8
-	tags := buf[skip : skip+uintptr(n) : skip+uintptr(n)]
-	p := unsafe.Pointer(&tags[0])
-	adviseHugePages(p, n*8)
-	for i := 0; i < len(tags); i += pageBytes / 8 {
-		tags[i].Store(0)
+	buf := make([]atomic.Uint64, n+align/8)
+	skip := (align - uint64(uintptr(unsafe.Pointer(&buf[0])))%align) % align / 8
+	words := buf[skip : skip+n : skip+n]
+	if n*8 < hugePage {
+		return words
 	}
-	collapseHugePages(p, n*8)
-	return tags
+	p, bytes := unsafe.Pointer(&words[0]), int(n*8)
+	adviseHugePages(p, bytes)
+	for i := 0; i < len(words); i += pageBytes / 8 {
+		words[i].Store(0)
+	}
+	collapseHugePages(p, bytes)
+	return words
 }

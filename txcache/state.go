@@ -85,25 +85,28 @@ func (r MarkResult) String() string {
 // A slot's state word packs, from the least significant bit:
 //
 //	bits 0–1   TxState (0 = empty slot)
-//	bits 2–31  reference count: inserted bodies that counted this tx
-//	bits 32–63 home slot, so a deletion's backward shift needs no rehash
+//	bits 2–23  reference count: inserted bodies that counted this tx
+//	bits 24–31 the key's tag: 0x80 | 7 bits of its hash, never 0
 //
-// One word, so a reader loads a consistent (state, rc) pair atomically.
+// One word, so a reader loads a consistent (state, rc) pair atomically,
+// and a small one, so that sixteen share a cache line (see table). The
+// count's 22 bits hold far more than the bodies a cache holds.
 const (
-	kindBits  = 2
-	kindMask  = 1<<kindBits - 1
-	refShift  = kindBits
-	refBits   = 30
-	maxRefs   = 1<<refBits - 1
-	refOne    = 1 << refShift
-	homeShift = refShift + refBits
-	maxSlots  = 1 << (64 - homeShift)
+	kindBits = 2
+	kindMask = 1<<kindBits - 1
+	refShift = kindBits
+	refBits  = 22
+	maxRefs  = 1<<refBits - 1
+	refOne   = 1 << refShift
+	tagShift = refShift + refBits
+	// maxSlots bounds TxCapacity (Options).
+	maxSlots = 1 << 32
 )
 
-func packState(kind TxState, refs, home uint64) uint64 {
-	return home<<homeShift | refs<<refShift | uint64(kind)
+func packState(kind TxState, refs uint64, tag uint32) uint32 {
+	return tag<<tagShift | uint32(refs)<<refShift | uint32(kind)
 }
 
-func stateKind(w uint64) TxState { return TxState(w & kindMask) }
-func stateRefs(w uint64) uint64  { return w >> refShift & maxRefs }
-func stateHome(w uint64) uint64  { return w >> homeShift }
+func stateKind(w uint32) TxState { return TxState(w & kindMask) }
+func stateRefs(w uint32) uint64  { return uint64(w >> refShift & maxRefs) }
+func stateTag(w uint32) uint32   { return w >> tagShift }

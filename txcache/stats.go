@@ -7,7 +7,7 @@ type Stats struct {
 	InsertedBodies int
 	Txs            int    // tx entries in the table
 	TxCapacity     int    // slots of the table (Options.TxCapacity, plus a probe's overhang)
-	TableBytes     int    // memory of the table: its slots and their tags
+	TableBytes     int    // memory of the table: its keys and state words
 	RefusedInserts uint64 // tx inserts the table had no room for (false misses)
 }
 
@@ -23,8 +23,8 @@ func (c *Cache) Stats() Stats {
 	}
 	c.bodiesMu.RUnlock()
 	s.Txs = int(c.txs.used.Load())
-	s.TxCapacity = len(c.txs.slots)
-	s.TableBytes = s.TxCapacity*SlotBytes + tagBytes(s.TxCapacity)
+	s.TxCapacity = len(c.txs.meta)
+	s.TableBytes = s.TxCapacity * SlotBytes
 	s.RefusedInserts = c.txs.refused.Load()
 	return s
 }

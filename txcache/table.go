@@ -10,65 +10,58 @@ import (
 )
 
 // table is the tx map: open addressing, linear probing, backward-shift
-// deletion (no tombstones). Each slot holds the 32-byte key inline and one
-// state word (see packState); a zero state word is an empty slot.
+// deletion (no tombstones). Slot i is two parts in two arrays: its state
+// word meta[i] (see packState; 0 for an empty slot), which carries a tag
+// of 7 more bits of the key's hash, and its 32-byte key keys[i].
 //
-// Beside the slots, a tag array keeps one byte per slot: 0 for an empty
-// slot, else 0x80 | 7 bits of the key's hash. A reader compares the eight
-// tags from its home in one word before touching any slot (scanTags): most
-// misses end there, and most hits compare a single key.
+// The split is what a cold lookup pays for: sixteen state words share a
+// cache line, so the line at a key's home settles most misses (an empty
+// slot before any tag match) and names the one key to compare; the keys,
+// 32 bytes aligned, two to a line, never straddle one. A miss costs one
+// line, a hit two, and the second only once the first has named it.
 //
 // Homes lie in [0, n); a probe walks at most maxProbe slots forward from its
 // home, into a tail of maxProbe-1 slots past n, and never wraps around. So
 // every distance is a plain difference and every probe window a subslice.
 //
 // Invariants (checked by the tests after every step):
-//   - used is the number of slots with a non-zero state word;
+//   - occupied is the number of slots with a non-zero state word;
 //   - no key occurs twice;
 //   - a key at position p with home h has p-h < maxProbe and every slot of
 //     h..p occupied: a probe from h that meets an empty slot, or walks
 //     maxProbe slots, has proved the key absent;
-//   - the home in a state word is the key's home;
-//   - a slot's tag is 0 if it is empty, else its key's tag.
+//   - the tag in a state word is the key's tag.
 //
 // Concurrency: one writer at a time (the Cache's writeMu), any number of
-// readers, no reader lock. Every slot and tag word is accessed atomically.
-// Writes that only fill an empty slot (key words first, then the state word,
-// the tag last) or replace a state word are safe for readers as they are: a
-// reader sees the old or the new word, both true. A deletion moves entries
-// (and their tags), so a reader could see a key between two places; it runs
-// inside a seqlock on the stripes of slots it walks (odd while moving), and
-// a reader re-validates the stripes of its probe window and retries on a
-// change. Readers never write shared memory,
-// so they scale.
+// readers, no reader lock. Every key and state word is accessed
+// atomically. Writes that only fill an empty slot (key words first, then
+// the state word) or replace a state word are safe for readers as they
+// are: a reader sees the old or the new word, both true. A deletion moves
+// entries, so a reader could see a key between two places; it runs inside
+// a seqlock on the stripes of slots it walks (odd while moving), and a
+// reader re-validates the stripes of what it read and retries on a change:
+// those of its probe window (one or two), or, for a batch's probe settled
+// within the line at its home, that line's one stripe. Readers never write
+// shared memory, so they scale.
 type table struct {
-	slots    []slot // n + maxProbe - 1
-	n        uint64 // home slots
-	maxProbe uint64 // ≤ stripeSize
-	seed     uint64 // xxh3 seed, from crypto/rand
-	secret   secret // the seed folded into xxh3's key (hash.go)
+	meta     []atomic.Uint32    // n + maxProbe - 1 state words, 64-byte aligned
+	keys     [][4]atomic.Uint64 // as many keys, 64-byte aligned
+	n        uint64             // home slots
+	maxProbe uint64             // ≤ stripeSize
+	seed     uint64             // xxh3 seed, from crypto/rand
+	secret   secret             // the seed folded into xxh3's key (hash.go)
 	homeHook func(block.Hash) uint64
-
-	// tags[i>>3] holds the tags of slots i&^7 .. i|7, slot i in byte i&7
-	// (little-endian), and a zero word past the end, so that the eight tags
-	// from any home are two loads. Written only by the writer.
-	tags []atomic.Uint64
-	// inWindow masks the tag bytes a probe may use: all eight, or the first
-	// maxProbe if the probe bound is smaller (tiny tables), so that a probe
-	// reads no tag outside the stripes it validates.
-	inWindow uint64
 
 	// stripes[i>>stripeShift] is the sequence word of slot i: odd while a
 	// deletion walks its stripe. Written only by the writer.
 	stripes []atomic.Uint64
 
-	used    atomic.Int64  // occupied slots; written only by the writer
-	refused atomic.Uint64 // inserts that found no room (false misses)
-}
-
-type slot struct {
-	state atomic.Uint64
-	key   [4]atomic.Uint64
+	// occupied counts the occupied slots; the writer's own. used is its
+	// value after the writer's last batch, for Stats: one store a batch,
+	// not a locked add a key.
+	occupied int64
+	used     atomic.Int64
+	refused  atomic.Uint64 // inserts that found no room (false misses)
 }
 
 // key is a tx hash as the four little-endian words a slot stores.
@@ -91,23 +84,26 @@ func (k *key) hash() block.Hash {
 	return h
 }
 
-// holds compares all four words without branching: most compares fail.
-func (s *slot) holds(k *key) bool {
-	return (s.key[0].Load()^k[0])|(s.key[1].Load()^k[1])|
-		(s.key[2].Load()^k[2])|(s.key[3].Load()^k[3]) == 0
+// holds reports whether slot pos holds k, comparing all four words without
+// branching: most compares fail.
+func (t *table) holds(pos uint64, k *key) bool {
+	s := &t.keys[pos]
+	return (s[0].Load()^k[0])|(s[1].Load()^k[1])|(s[2].Load()^k[2])|(s[3].Load()^k[3]) == 0
 }
 
-func (s *slot) loadKey() key {
-	return key{s.key[0].Load(), s.key[1].Load(), s.key[2].Load(), s.key[3].Load()}
+func (t *table) loadKey(pos uint64) key {
+	s := &t.keys[pos]
+	return key{s[0].Load(), s[1].Load(), s[2].Load(), s[3].Load()}
 }
 
-func (s *slot) storeKey(k *key) {
+func (t *table) storeKey(pos uint64, k *key) {
+	s := &t.keys[pos]
 	for i, w := range k {
-		s.key[i].Store(w)
+		s[i].Store(w)
 	}
 }
 
-// Stripes are 4096 slots (160 KiB); a probe window is never longer than a
+// Stripes are 4096 slots (144 KiB); a probe window is never longer than a
 // stripe, so it lies in at most two.
 const (
 	stripeShift = 12
@@ -117,6 +113,8 @@ const (
 	// keys (should the seed leak) gets refused inserts — false misses —
 	// rather than long scans.
 	defaultMaxProbe = 1024
+	// metaLine is how many state words share a cache line.
+	metaLine = cacheLine / 4
 )
 
 func newTable(n, maxProbe, seed uint64, homeHook func(block.Hash) uint64) *table {
@@ -124,27 +122,18 @@ func newTable(n, maxProbe, seed uint64, homeHook func(block.Hash) uint64) *table
 		maxProbe = defaultMaxProbe
 	}
 	maxProbe = min(maxProbe, n)
-	slots := newSlots(n + maxProbe - 1)
-	inWindow := ^uint64(0)
-	if maxProbe < 8 {
-		inWindow = 1<<(8*maxProbe) - 1
-	}
+	slots := n + maxProbe - 1
 	return &table{
-		slots:    slots,
+		meta:     newMeta(slots),
+		keys:     newKeys(slots),
 		n:        n,
 		maxProbe: maxProbe,
 		seed:     seed,
 		secret:   newSecret(seed),
 		homeHook: homeHook,
-		tags:     newTags(len(slots)>>3 + 2),
-		inWindow: inWindow,
-		stripes:  make([]atomic.Uint64, (len(slots)-1)>>stripeShift+1),
+		stripes:  make([]atomic.Uint64, (slots-1)>>stripeShift+1),
 	}
 }
-
-// tagBytes is the memory of the tags of a table of slots: a byte a slot, in
-// whole words, and the zero word past the end.
-func tagBytes(slots int) int { return (slots>>3 + 2) * 8 }
 
 // home is the slot a key's probe starts at.
 func (t *table) home(h *block.Hash) uint64 {
@@ -157,7 +146,7 @@ func (t *table) home(h *block.Hash) uint64 {
 // secret seed: its home, the hash reduced to [0, n) by multiply-shift (no
 // power-of-two size needed, and it uses the hash's high bits), and its tag,
 // from the hash's low bits.
-func (t *table) start(k *key) (home, tag uint64) {
+func (t *table) start(k *key) (home uint64, tag uint32) {
 	x := hash32(k, &t.secret)
 	if t.homeHook != nil {
 		return t.homeHook(k.hash()) % t.n, tagOf(x)
@@ -166,50 +155,36 @@ func (t *table) start(k *key) (home, tag uint64) {
 	return home, tagOf(x)
 }
 
-// tagOf is the tag of a key with hash x: never 0, which marks an empty slot.
-func tagOf(x uint64) uint64 { return x&0x7f | 0x80 }
+// tagOf is the tag of a key with hash x: never 0, so that an occupied
+// slot's state word is never 0.
+func tagOf(x uint64) uint32 { return uint32(x)&0x7f | 0x80 }
 
-// window is the probe window of a home: the only slots its keys can be in.
-func (t *table) window(home uint64) []slot {
-	return t.slots[home : home+t.maxProbe]
+// windowEnd is the last slot of a home's probe window: the only slots its
+// keys can be in.
+func (t *table) windowEnd(home uint64) uint64 { return home + t.maxProbe - 1 }
+
+// probe walks k's window from home: the slot holding k (found), else the
+// first empty slot (room), else neither. Only slots with k's tag have
+// their key compared.
+func (t *table) probe(k *key, home uint64, tag uint32) (pos uint64, found, room bool) {
+	for pos = home; pos <= t.windowEnd(home); pos++ {
+		w := t.meta[pos].Load()
+		if w == 0 {
+			return pos, false, true
+		}
+		if stateTag(w) == tag && t.holds(pos, k) {
+			return pos, true, true
+		}
+	}
+	return 0, false, false
 }
-
-// Byte lanes of a tag word.
-const (
-	lanesLow  = 0x0101010101010101
-	lanesHigh = 0x8080808080808080
-	lanesRest = 0x7f7f7f7f7f7f7f7f // ^lanesHigh
-)
-
-// tagsFrom returns the tags of slots home .. home+7, slot home in the low
-// byte: two aligned loads funnelled together.
-func (t *table) tagsFrom(home uint64) uint64 {
-	i, shift := home>>3, (home&7)*8
-	// A shift by 64 gives 0 in Go, so shift 0 needs no branch.
-	return t.tags[i].Load()>>shift | t.tags[i+1].Load()<<(64-shift)
-}
-
-// setTag sets the tag of slot pos. Only the writer calls it.
-func (t *table) setTag(pos, tag uint64) {
-	w := &t.tags[pos>>3]
-	shift := (pos & 7) * 8
-	w.Store(w.Load()&^(0xff<<shift) | tag<<shift)
-}
-
-func (t *table) tagAt(pos uint64) uint64 { return t.tags[pos>>3].Load() >> ((pos & 7) * 8) & 0xff }
 
 // ---- reader side ----
 
 // lookup returns k's state word, or 0 if absent. Safe alongside the writer.
-func (t *table) lookup(k *key, home uint64) uint64 {
-	_, tag := t.start(k)
-	return t.lookupTagged(k, home, tag)
-}
-
-// lookupTagged is lookup with k's tag already computed.
-func (t *table) lookupTagged(k *key, home, tag uint64) uint64 {
+func (t *table) lookup(k *key, home uint64, tag uint32) uint32 {
 	for {
-		if w, ok := t.tryLookupTagged(k, home, tag); ok {
+		if w, ok := t.tryLookup(k, home, tag); ok {
 			return w
 		}
 		// A deletion walked the window meanwhile: let it finish, then retry.
@@ -219,38 +194,18 @@ func (t *table) lookupTagged(k *key, home, tag uint64) uint64 {
 
 // tryLookup probes once, inside the seqlock of the (one or two) stripes of
 // the probe window; ok is false if a deletion overlapped it.
-func (t *table) tryLookup(k *key, home uint64) (w uint64, ok bool) {
-	_, tag := t.start(k)
-	return t.tryLookupTagged(k, home, tag)
-}
-
-// tryLookupTagged is tryLookup with k's tag already computed. It first
-// matches the tag against the eight tags from home, all at once: the key can
-// only be in a slot with its tag before the first empty slot. Most probes end
-// there — a miss with no slot read, a hit with one key compared. Eight full
-// slots without k's tag, or a tag that belongs to another key, leave it to
-// walk. (One function, not two: the compiler inlines neither half.)
-func (t *table) tryLookupTagged(k *key, home, tag uint64) (w uint64, ok bool) {
+func (t *table) tryLookup(k *key, home uint64, tag uint32) (w uint32, ok bool) {
 	seqs := t.windowSeqs(home)
-	candidates, empty := t.scanTags(home, tag)
-	switch {
-	case candidates != 0:
-		s := &t.slots[home+lane(candidates)]
-		if w = s.state.Load(); w == 0 || !s.holds(k) {
-			w = t.walk(k, home) // another key with k's tag
-		}
-	case empty != 0:
-		w = 0
-	default:
-		w = t.walk(k, home)
+	if pos, found, _ := t.probe(k, home, tag); found {
+		w = t.meta[pos].Load()
 	}
 	return w, t.sameSeqs(home, seqs)
 }
 
 // windowSeqs reads the sequence words of the (one or two) stripes of a
-// home's probe window, before the probe reads any tag or slot.
+// home's probe window, before the probe reads any slot.
 func (t *table) windowSeqs(home uint64) [2]uint64 {
-	return [2]uint64{t.stripes[home>>stripeShift].Load(), t.stripes[(home+t.maxProbe-1)>>stripeShift].Load()}
+	return [2]uint64{t.stripes[home>>stripeShift].Load(), t.stripes[t.windowEnd(home)>>stripeShift].Load()}
 }
 
 // sameSeqs reports whether no deletion walked the window since windowSeqs
@@ -260,96 +215,26 @@ func (t *table) sameSeqs(home uint64, seqs [2]uint64) bool {
 	return (seqs[0]|seqs[1])&1 == 0 && t.windowSeqs(home) == seqs
 }
 
-// scanTags matches tag against the eight tags from home at once. In its
-// results the high bit of lane i stands for slot home+i: candidates are the
-// slots with the tag before the first empty slot — the only ones that can
-// hold a key with that tag — and empty the empty slots.
-func (t *table) scanTags(home, tag uint64) (candidates, empty uint64) {
-	tags := t.tagsFrom(home)
-	empty = ^tags & lanesHigh & t.inWindow // empty slots have the high bit clear
-	// Lanes where tags equals tag are zero in x; their high bit ends up set
-	// in match, with no false positives (no carries cross lanes).
-	x := tags ^ tag*lanesLow
-	match := ^((x&lanesRest + lanesRest) | x | lanesRest) & t.inWindow
-	beforeEmpty := uint64(1)<<bits.TrailingZeros64(empty) - 1 // all ones if no empty
-	return match & beforeEmpty, empty
-}
-
-// lane is the offset from home of the first lane set in a scanTags result.
-func lane(lanes uint64) uint64 { return uint64(bits.TrailingZeros64(lanes) >> 3) }
-
-// walk probes slot by slot, comparing whole keys.
-func (t *table) walk(k *key, home uint64) (w uint64) {
-	window := t.window(home)
-	for i := range window {
-		s := &window[i]
-		if w = s.state.Load(); w == 0 || s.holds(k) {
-			return w
-		}
-	}
-	return 0
-}
-
 // ---- writer side (the caller holds the Cache's writeMu) ----
-
-// findTagged is find with k's tag, which settles most probes from the tags
-// (see tryLookupTagged) and walks only when they do not.
-func (t *table) findTagged(k *key, home, tag uint64) (pos uint64, found, room bool) {
-	candidates, empty := t.scanTags(home, tag)
-	switch {
-	case candidates != 0:
-		if pos = home + lane(candidates); t.slots[pos].holds(k) {
-			return pos, true, true
-		}
-	case empty != 0:
-		return home + lane(empty), false, true
-	}
-	return t.find(k, home)
-}
-
-// find probes for k slot by slot: its position if present, else the first
-// empty slot of its window (room false if there is none).
-func (t *table) find(k *key, home uint64) (pos uint64, found, room bool) {
-	window := t.window(home)
-	for i := range window {
-		s := &window[i]
-		if s.state.Load() == 0 {
-			return home + uint64(i), false, true
-		}
-		if s.holds(k) {
-			return home + uint64(i), true, true
-		}
-	}
-	return 0, false, false
-}
 
 // addRef counts one more inserted body naming k, adding k as
 // TxNotYetInserted if absent. It returns k's state, or ok false if the table
 // had no room (or the count would overflow): k is then not counted.
-func (t *table) addRef(k *key, home uint64) (kind TxState, ok bool) {
-	_, tag := t.start(k)
-	return t.addRefTagged(k, home, tag)
-}
-
-// addRefTagged is addRef with k's tag already computed.
-func (t *table) addRefTagged(k *key, home, tag uint64) (kind TxState, ok bool) {
-	pos, found, room := t.findTagged(k, home, tag)
+func (t *table) addRef(k *key, home uint64, tag uint32) (kind TxState, ok bool) {
+	pos, found, room := t.probe(k, home, tag)
 	switch {
 	case found:
-		s := &t.slots[pos]
-		w := s.state.Load()
+		w := t.meta[pos].Load()
 		if stateRefs(w) == maxRefs {
 			t.refused.Add(1)
 			return TxAbsent, false
 		}
-		s.state.Store(w + refOne)
+		t.meta[pos].Store(w + refOne)
 		return stateKind(w), true
 	case room:
-		s := &t.slots[pos]
-		s.storeKey(k)
-		s.state.Store(packState(TxNotYetInserted, 1, home)) // publishes the key
-		t.setTag(pos, tag)                                  // publishes it to the tag probe
-		t.used.Add(1)
+		t.storeKey(pos, k)
+		t.meta[pos].Store(packState(TxNotYetInserted, 1, tag)) // publishes the key
+		t.occupied++
 		return TxNotYetInserted, true
 	default:
 		t.refused.Add(1)
@@ -359,52 +244,44 @@ func (t *table) addRefTagged(k *key, home, tag uint64) (kind TxState, ok bool) {
 
 // release drops one count of k, deleting it at zero. k must have been
 // counted by addRef; an absent k is ignored.
-func (t *table) release(k *key, home uint64) {
-	_, tag := t.start(k)
-	t.releaseTagged(k, home, tag)
-}
-
-// releaseTagged is release with k's tag already computed.
-func (t *table) releaseTagged(k *key, home, tag uint64) {
-	pos, found, _ := t.findTagged(k, home, tag)
+func (t *table) release(k *key, home uint64, tag uint32) {
+	pos, found, _ := t.probe(k, home, tag)
 	if !found {
 		return
 	}
-	s := &t.slots[pos]
-	w := s.state.Load()
+	w := t.meta[pos].Load()
 	if stateRefs(w) > 1 {
-		s.state.Store(w - refOne)
+		t.meta[pos].Store(w - refOne)
 		return
 	}
 	t.delete(pos)
 }
 
 // mark advances k to state to (TxInserted or TxValidated), never backwards.
-func (t *table) mark(k *key, home, tag uint64, to TxState) MarkResult {
-	pos, found, _ := t.findTagged(k, home, tag)
+func (t *table) mark(k *key, home uint64, tag uint32, to TxState) MarkResult {
+	pos, found, _ := t.probe(k, home, tag)
 	if !found {
 		return MarkExtra
 	}
-	s := &t.slots[pos]
-	w := s.state.Load()
+	w := t.meta[pos].Load()
 	if stateKind(w) >= to {
 		return MarkAlready
 	}
-	s.state.Store(w&^kindMask | uint64(to))
+	t.meta[pos].Store(w&^kindMask | uint32(to))
 	return MarkWanted
 }
 
 // delete empties slot hole and shifts later entries of its cluster back, so
 // no probe path has a gap: an entry at j moves into the hole when its home
-// is at or before the hole.
+// (its key hashed again: slots do not store homes) is at or before the
+// hole.
 func (t *table) delete(hole uint64) {
 	first := hole >> stripeShift
 	last := first
 	t.stripes[first].Add(1) // odd: readers of this stripe will retry
-	t.slots[hole].state.Store(0)
-	t.setTag(hole, 0)
-	for j := hole + 1; j < uint64(len(t.slots)); j++ {
-		w := t.slots[j].state.Load()
+	t.meta[hole].Store(0)
+	for j := hole + 1; j < uint64(len(t.meta)); j++ {
+		w := t.meta[j].Load()
 		if w == 0 {
 			break
 		}
@@ -412,19 +289,17 @@ func (t *table) delete(hole uint64) {
 			last = st
 			t.stripes[st].Add(1)
 		}
-		if stateHome(w) > hole {
+		k := t.loadKey(j)
+		if home, _ := t.start(&k); home > hole {
 			continue // its home is past the hole: it stays
 		}
-		k := t.slots[j].loadKey()
-		t.slots[hole].storeKey(&k)
-		t.slots[hole].state.Store(w)
-		t.setTag(hole, t.tagAt(j))
-		t.slots[j].state.Store(0)
-		t.setTag(j, 0)
+		t.storeKey(hole, &k)
+		t.meta[hole].Store(w)
+		t.meta[j].Store(0)
 		hole = j
 	}
 	for st := first; st <= last; st++ {
 		t.stripes[st].Add(1) // even again
 	}
-	t.used.Add(-1)
+	t.occupied--
 }

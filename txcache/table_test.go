@@ -8,9 +8,17 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 )
 
-func TestSlotIsFortyBytes(t *testing.T) {
-	if got := unsafe.Sizeof(slot{}); got != SlotBytes {
-		t.Fatalf("slot is %d bytes, want %d", got, SlotBytes)
+// A slot is a key and a state word, and neither straddles a cache line.
+func TestSlotLayout(t *testing.T) {
+	tb := newTable(1<<19, 0, 1, nil) // large enough for huge-page alignment
+	small := newTable(100, 0, 1, nil)
+	for _, tb := range []*table{tb, small} {
+		if got := unsafe.Sizeof(tb.keys[0]) + unsafe.Sizeof(tb.meta[0]); got != SlotBytes {
+			t.Fatalf("slot is %d bytes, want %d", got, SlotBytes)
+		}
+		if a, b := uintptr(unsafe.Pointer(&tb.keys[0])), uintptr(unsafe.Pointer(&tb.meta[0])); a%cacheLine != 0 || b%cacheLine != 0 {
+			t.Fatalf("keys at %#x, state words at %#x: want both on a cache line", a, b)
+		}
 	}
 }
 
@@ -30,7 +38,7 @@ func clusterTable(t *testing.T, n, home uint64, keys int) (*table, []block.Hash)
 	for i := range hashes {
 		hashes[i] = testHash('c', i)
 		k := keyOf(&hashes[i])
-		if _, ok := tb.addRef(&k, tb.home(&hashes[i])); !ok {
+		if _, ok := tb.addRef(&k, tb.home(&hashes[i]), tb.tag(&k)); !ok {
 			t.Fatalf("insert %d refused", i)
 		}
 	}
@@ -51,14 +59,14 @@ func TestClusterDeleteKeepsOthersReachable(t *testing.T) {
 			gone := make(map[int]bool)
 			for _, d := range del {
 				k := keyOf(&hashes[d])
-				tb.release(&k, tb.home(&hashes[d]))
+				tb.release(&k, tb.home(&hashes[d]), tb.tag(&k))
 				gone[d] = true
 				checkTable(t, tb)
 			}
 			for i, h := range hashes {
 				k := keyOf(&h)
-				w := tb.lookup(&k, tb.home(&h))
-				_, found, _ := tb.find(&k, tb.home(&h))
+				w := tb.lookup(&k, tb.home(&h), tb.tag(&k))
+				_, found, _ := tb.probe(&k, tb.home(&h), tb.tag(&k))
 				if found != (w != 0) {
 					t.Fatalf("key %d: reader and writer disagree", i)
 				}
@@ -83,18 +91,18 @@ func TestDeleteKeepsEntriesAtOrAfterHome(t *testing.T) {
 		homes[h] = home
 		hashes = append(hashes, h)
 		k := keyOf(&h)
-		if _, ok := tb.addRef(&k, tb.home(&h)); !ok {
+		if _, ok := tb.addRef(&k, tb.home(&h), tb.tag(&k)); !ok {
 			t.Fatalf("insert %d refused", i)
 		}
 	}
 	for _, d := range []int{0, 2, 1} {
 		k := keyOf(&hashes[d])
-		tb.release(&k, tb.home(&hashes[d]))
+		tb.release(&k, tb.home(&hashes[d]), tb.tag(&k))
 		checkTable(t, tb)
 	}
 	for _, i := range []int{3, 4, 5} {
 		k := keyOf(&hashes[i])
-		if tb.lookup(&k, tb.home(&hashes[i])) == 0 {
+		if tb.lookup(&k, tb.home(&hashes[i]), tb.tag(&k)) == 0 {
 			t.Fatalf("key %d lost", i)
 		}
 	}
@@ -111,7 +119,7 @@ func TestFullTableRefuses(t *testing.T) {
 	for i := range 20 {
 		h := testHash('f', i)
 		k := keyOf(&h)
-		if _, ok := tb.addRef(&k, tb.home(&h)); ok {
+		if _, ok := tb.addRef(&k, tb.home(&h), tb.tag(&k)); ok {
 			hashes = append(hashes, h)
 		}
 	}
@@ -121,16 +129,16 @@ func TestFullTableRefuses(t *testing.T) {
 	checkTable(t, tb)
 	absent := testHash('f', 99)
 	k := keyOf(&absent)
-	if w := tb.lookup(&k, tb.home(&absent)); w != 0 {
+	if w := tb.lookup(&k, tb.home(&absent), tb.tag(&k)); w != 0 {
 		t.Fatalf("absent key found in a full table")
 	}
 	for _, h := range hashes {
 		k := keyOf(&h)
-		tb.release(&k, tb.home(&h))
+		tb.release(&k, tb.home(&h), tb.tag(&k))
 		checkTable(t, tb)
 	}
-	if tb.used.Load() != 0 {
-		t.Fatalf("%d slots still used", tb.used.Load())
+	if tb.occupied != 0 {
+		t.Fatalf("%d slots still used", tb.occupied)
 	}
 }
 
@@ -142,7 +150,7 @@ func TestProbeBound(t *testing.T) {
 	for i := range 6 {
 		h := testHash('p', i)
 		k := keyOf(&h)
-		if _, ok := tb.addRef(&k, tb.home(&h)); ok {
+		if _, ok := tb.addRef(&k, tb.home(&h), tb.tag(&k)); ok {
 			held++
 		}
 	}
@@ -169,13 +177,13 @@ func TestLookupValidatesItsWindowsStripes(t *testing.T) {
 		h := testHash('w', int(tc.home))
 		homes[h] = tc.home
 		k := keyOf(&h)
-		tb.addRef(&k, tc.home)
+		tb.addRef(&k, tc.home, tb.tag(&k))
 		tb.stripes[tc.odd].Add(1)
-		if _, ok := tb.tryLookup(&k, tc.home); ok != tc.ok {
+		if _, ok := tb.tryLookup(&k, tc.home, tb.tag(&k)); ok != tc.ok {
 			t.Errorf("home %d, stripe %d odd: ok = %v, want %v", tc.home, tc.odd, ok, tc.ok)
 		}
 		tb.stripes[tc.odd].Add(1)
-		if w, ok := tb.tryLookup(&k, tc.home); !ok || w == 0 {
+		if w, ok := tb.tryLookup(&k, tc.home, tb.tag(&k)); !ok || w == 0 {
 			t.Errorf("home %d, no deletion: ok = %v, found = %v", tc.home, ok, w != 0)
 		}
 	}
@@ -186,10 +194,10 @@ func TestDeleteAcrossStripesLeavesThemEven(t *testing.T) {
 	tb, hashes := clusterTable(t, 3*stripeSize, stripeSize-3, 8) // slots 4093..4100
 	for _, d := range []int{0, 4, 7, 1} {
 		k := keyOf(&hashes[d])
-		tb.release(&k, tb.home(&hashes[d]))
+		tb.release(&k, tb.home(&hashes[d]), tb.tag(&k))
 		checkTable(t, tb) // includes: every stripe even
 	}
-	if tb.used.Load() != 4 {
-		t.Fatalf("%d keys left, want 4", tb.used.Load())
+	if tb.occupied != 4 {
+		t.Fatalf("%d keys left, want 4", tb.occupied)
 	}
 }
