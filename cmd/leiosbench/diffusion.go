@@ -30,7 +30,7 @@ type diffusionFlags struct {
 	Quick      bool          `json:"quick"`
 	CPUProfile string        `json:"-"`
 	Plots      string        `json:"-"`
-	JSON       bool          `json:"-"`
+	JSON       string        `json:"-"`
 
 	bytesPerSec float64
 }
@@ -105,7 +105,7 @@ Every node runs with a node's own LeiosDB block cache (128 MiB at most).`,
 				}
 				fmt.Fprintln(cmd.ErrOrStderr(), "plots written:", strings.Join(files, ", "))
 			}
-			return printReport(cmd.OutOrStdout(), report, f.JSON)
+			return printReport(cmd, report, f.JSON)
 		},
 	}
 	fs := cmd.Flags()
@@ -124,7 +124,7 @@ Every node runs with a node's own LeiosDB block cache (128 MiB at most).`,
 	fs.BoolVar(&f.Quick, "quick", false, "a smoke run of seconds: 4 nodes, 1 MB, 0 and 100 % held; a 12-node scale run of 1 MB")
 	fs.StringVar(&f.Plots, "plots", ".", "directory for the PNG plots (\"\" for none)")
 	fs.StringVar(&f.CPUProfile, "cpu-profile", "", "write a CPU profile of the largest scale run's diffusion (every node's work) to this file")
-	fs.BoolVar(&f.JSON, "json", false, "print one JSON document instead of the tables")
+	fs.StringVar(&f.JSON, "json", "", "also write the report, every figure of the tables, to this JSON file")
 	return cmd
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -18,14 +17,13 @@ func TestDiffusionQuick(t *testing.T) {
 	var out, progress bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&progress)
-	cmd.SetArgs([]string{"--quick", "--plots", dir, "--json"})
+	path := filepath.Join(dir, "diffusion.json")
+	cmd.SetArgs([]string{"--quick", "--plots", dir, "--json", path})
 	if err := cmd.Execute(); err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	var r diffusionReport
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		t.Fatal(err)
-	}
+	readReport(t, path, &r)
 	if len(r.Scale) != 1 || len(r.Cells) != 4 {
 		t.Fatalf("%d scale runs and %d matrix cells, want 1 and 4", len(r.Scale), len(r.Cells))
 	}

@@ -6,7 +6,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -28,16 +27,12 @@ func main() {
 	}
 }
 
-// report is what every benchmark returns: printed as tables, and as one
-// indented JSON document (printReport's --json, or outputFlags' file).
+// report is what every benchmark returns: printed as tables, and written
+// as one indented JSON document with --json FILE.
 type report interface{ write(io.Writer) }
 
-func printReport(w io.Writer, r report, asJSON bool) error {
-	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}
-	r.write(w)
-	return nil
+// printReport prints r's tables and, if jsonPath is set, writes r there:
+// the output of the benchmarks that draw their own plots.
+func printReport(cmd *cobra.Command, r report, jsonPath string) error {
+	return outputFlags{json: jsonPath}.emit(cmd, r, nil)
 }

@@ -3,10 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,14 +45,8 @@ func TestMempoolCommandJSON(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mempool.json")
 	runMempoolCommand(t, append(tinyMempoolRun, "--json", path, "--plots", dir)...)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var r mempoolReport
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatalf("not one JSON document: %v\n%s", err, raw)
-	}
+	readReport(t, path, &r)
 	if r.CeilingTxS <= 0 || r.TxBytes <= 0 || r.Machine.CPUs < 1 {
 		t.Fatalf("ceiling %.0f tx/s, txs of %d bytes, machine %+v", r.CeilingTxS, r.TxBytes, r.Machine)
 	}
@@ -119,14 +111,8 @@ func TestMempoolOneMempoolTraced(t *testing.T) {
 	if !strings.Contains(out, "Where the reads over 1 ms spent their time") {
 		t.Fatalf("no account of the trace:\n%s", out)
 	}
-	raw, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var r mempoolReport
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatal(err)
-	}
+	readReport(t, jsonPath, &r)
 	if len(r.Cells) != 2 {
 		t.Fatalf("%d cells, want 2 peer counts × 1 mempool", len(r.Cells))
 	}

@@ -27,7 +27,7 @@ type syncFlags struct {
 	profile   bool
 	keep      bool
 	plots     string
-	json      bool
+	json      string
 }
 
 func newSyncCommand() *cobra.Command {
@@ -84,7 +84,7 @@ beside it (go tool pprof -top FILE).`,
 				}
 				fmt.Fprintln(cmd.ErrOrStderr(), "plot written:", path)
 			}
-			return printReport(cmd.OutOrStdout(), report, f.json)
+			return printReport(cmd, report, f.json)
 		},
 	}
 	fs := cmd.Flags()
@@ -98,7 +98,7 @@ beside it (go tool pprof -top FILE).`,
 	fs.BoolVar(&f.keep, "keep", false, "keep the benchmark's directory (devnet, node logs)")
 	fs.BoolVar(&f.Quick, "quick", false, "a smoke run of seconds: 8 blocks at 800 tx/s")
 	fs.StringVar(&f.plots, "plots", ".", "directory for the PNG plot (\"\" for none)")
-	fs.BoolVar(&f.json, "json", false, "print one JSON document instead of the tables")
+	fs.StringVar(&f.json, "json", "", "also write the report, every figure of the tables, to this JSON file")
 	return cmd
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,14 +20,13 @@ func TestSyncQuick(t *testing.T) {
 	var out, progress bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&progress)
-	cmd.SetArgs([]string{"--quick", "--plots", dir, "--cpu-profile", "--timeout", "2m", "--json"})
+	path := filepath.Join(dir, "sync.json")
+	cmd.SetArgs([]string{"--quick", "--plots", dir, "--cpu-profile", "--timeout", "2m", "--json", path})
 	if err := cmd.Execute(); err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	var r syncReport
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		t.Fatal(err)
-	}
+	readReport(t, path, &r)
 	c := r.Chain
 	if c.Blocks < 8 || c.EBsCertified < 1 || c.TxsViaEBs == 0 || c.Txs != c.TxsViaRBs+c.TxsViaEBs {
 		t.Errorf("forged chain: %+v", c)

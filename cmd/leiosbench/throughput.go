@@ -26,7 +26,7 @@ type throughputFlags struct {
 	leiosnode string
 	plot      string
 	keepDirs  bool
-	json      bool
+	json      string
 }
 
 func newThroughputCommand() *cobra.Command {
@@ -64,7 +64,7 @@ where they run out of them.`,
 				}
 				fmt.Fprintln(cmd.ErrOrStderr(), "plot written to", f.plot)
 			}
-			return printReport(cmd.OutOrStdout(), report, f.json)
+			return printReport(cmd, report, f.json)
 		},
 	}
 	fs := cmd.Flags()
@@ -74,7 +74,7 @@ where they run out of them.`,
 	fs.StringVar(&f.leiosnode, "leiosnode", "", "the leiosnode binary the nodes run (default: built from this module into a temporary directory)")
 	fs.StringVar(&f.plot, "plot", "throughput.png", "where to write the plot (\"\" for none)")
 	fs.BoolVar(&f.keepDirs, "keep", false, "keep each devnet's directory (node logs, report)")
-	fs.BoolVar(&f.json, "json", false, "print JSON instead of tables")
+	fs.StringVar(&f.json, "json", "", "also write the report, every figure of the table, to this JSON file")
 	return cmd
 }
 

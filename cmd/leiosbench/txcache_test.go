@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -36,14 +35,8 @@ func runTxcacheJSON(t *testing.T, args ...string) (*txcacheReport, string) {
 	if _, err := runTxcache(t, append(args, "--json", path, "--plots", dir)...); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var r txcacheReport
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatalf("not one JSON document: %v\n%s", err, raw)
-	}
+	readReport(t, path, &r)
 	return &r, dir
 }
 

@@ -41,8 +41,10 @@ holds --held txs that wait for a later block for the whole cell, which
 every peer already has: the standing occupancy of a mempool between
 blocks (a Leios mempool holds up to 2 × (RB body + EB closure), some
 80,000 txs of 300 bytes; on mainnet's 20 s between blocks, 4,000 tx/s
-leave 40,000 waiting on average). Each is offered to each peer once,
-before the window opens. The peers keep what they pull in a set, without
+leave 40,000 waiting on average). The node's walk offers each to each
+peer once, before the window opens; the lock-per-item walk's cache has
+them as sent to every peer, so its walks pass them, a lock each, as the
+seed's passed its pool of txs already broadcast. The peers keep what they pull in a set, without
 validating it again: they are the load, not what is measured.
 
 Two ways of serving, side by side at each rate and peer count:

@@ -90,6 +90,18 @@ func (c *dedupCache) admitted(hash block.Hash) {
 	c.mu.Unlock()
 }
 
+// sentToAll enters a tx already sent to every peer: the seed's pool was
+// mostly such txs, which every walk still passed, a lock each.
+func (c *dedupCache) sentToAll(hash block.Hash) {
+	var all peerSet
+	for i := range all {
+		all[i] = ^uint64(0)
+	}
+	c.mu.Lock()
+	c.sent[hash] = all
+	c.mu.Unlock()
+}
+
 // forget drops txs that left the mempool.
 func (c *dedupCache) forget(hashes []block.Hash) {
 	c.mu.Lock()
@@ -189,8 +201,9 @@ type tsCell struct {
 	Served      int64   `json:"served"`
 	ServedTxS   float64 `json:"served_tx_s"`
 	ServedShare float64 `json:"served_share"` // of offered × peers
-	// HeldOfferedNs is when every peer had been offered every held tx,
-	// from the cell's start; the window opens after it and the warm-up.
+	// HeldOfferedNs is when every peer had been offered every held tx
+	// (lock-free; the lock-per-item walk has them as sent already), from
+	// the cell's start; the window opens after it and the warm-up.
 	HeldOfferedNs int64   `json:"held_offered_ns"`
 	WindowNs      int64   `json:"window_ns"`
 	CPUNs         int64   `json:"cpu_ns"`           // the process's, in the window
@@ -219,18 +232,22 @@ func runTSCell(ctx context.Context, variant string, load tsLoad, offered, peers 
 	adapter := node.TxSubmissionMempool(pool)
 	serve := func(int) txsubmission.Mempool { return adapter }
 	// admitted enters a tx in the baseline's cache before the add (its add
-	// path's lock); forget drops the txs a block took.
-	admitted, forget := func(block.Hash) {}, func([]block.Hash) {}
+	// path's lock), heldAdmitted a held tx as sent to every peer; forget
+	// drops the txs a block took. heldToOffer is how many held txs each
+	// peer is offered before the window.
+	admitted, heldAdmitted, forget := func(block.Hash) {}, func(block.Hash) {}, func([]block.Hash) {}
+	heldToOffer := int64(len(load.held))
 	if variant == tsPerItem {
 		cache := &dedupCache{sent: map[block.Hash]peerSet{}}
 		serve = func(peer int) txsubmission.Mempool {
 			return lockPerItem{Mempool: adapter, pool: pool, peer: peer, cache: cache}
 		}
-		admitted, forget = cache.admitted, cache.forget
+		admitted, heldAdmitted, forget = cache.admitted, cache.sentToAll, cache.forget
+		heldToOffer = 0
 	}
 	held := make(map[[32]byte]bool, len(load.held))
 	for _, tx := range load.held {
-		admitted(tx.Hash())
+		heldAdmitted(tx.Hash())
 		if err := pool.Add(ctx, tx); err != nil {
 			return tsCell{}, fmt.Errorf("adding the held txs: %w", err)
 		}
@@ -325,7 +342,7 @@ func runTSCell(ctx context.Context, variant string, load tsLoad, offered, peers 
 	}
 	heldOffered := func() bool {
 		for _, s := range sinks {
-			if s.known.Load() < int64(len(load.held)) {
+			if s.known.Load() < heldToOffer {
 				return false
 			}
 		}

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,14 +31,8 @@ func TestTxSubmissionQuick(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var r tsReport
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatalf("not one JSON document: %v\n%s", err, raw)
-	}
+	readReport(t, path, &r)
 	if len(r.Alone) != 1 || r.Alone[0].Added == 0 || r.Alone[0].CPUNs <= 0 || r.Alone[0].Served != 0 {
 		t.Fatalf("no-peer cells %+v", r.Alone)
 	}

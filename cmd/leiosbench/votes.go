@@ -23,7 +23,7 @@ import (
 type votesFlags struct {
 	Signers []int         `json:"signers"`
 	MinTime time.Duration `json:"min_time_ns"`
-	JSON    bool          `json:"-"`
+	JSON    string        `json:"-"`
 }
 
 func newVotesCommand() *cobra.Command {
@@ -59,13 +59,13 @@ and as a multiple of the ed25519 verify.`,
 			if err != nil {
 				return err
 			}
-			return printReport(cmd.OutOrStdout(), report, f.JSON)
+			return printReport(cmd, report, f.JSON)
 		},
 	}
 	fs := cmd.Flags()
 	fs.IntSliceVar(&f.Signers, "signers", []int{3, 100, 500}, "committee sizes N (all seats vote)")
 	fs.DurationVar(&f.MinTime, "min-time", 500*time.Millisecond, "least time each operation is repeated for")
-	fs.BoolVar(&f.JSON, "json", false, "print one JSON document instead of the table")
+	fs.StringVar(&f.JSON, "json", "", "also write the report, every figure of the table, to this JSON file")
 	return cmd
 }
 
