@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
@@ -96,7 +97,7 @@ func (m *Mempool) syncTo(ctx context.Context, base *baseView) (SyncReport, error
 		start := m.Snapshot()
 		cand := newBuilder(base)
 		// The tallest tent pole: every tx of the snapshot, off the lock.
-		if err := m.reapplyInto(ctx, cand, start.txs, slot, &r); err != nil {
+		if err := m.reapplyInto(ctx, cand, start.txs, slot, &r, true); err != nil {
 			return r, err
 		}
 		done := start.LastTicket()
@@ -116,7 +117,7 @@ func (m *Mempool) syncTo(ctx context.Context, base *baseView) (SyncReport, error
 			if len(delta) <= m.opts.SyncDeltaCap {
 				break
 			}
-			if err := m.reapplyInto(ctx, cand, delta, slot, &r); err != nil {
+			if err := m.reapplyInto(ctx, cand, delta, slot, &r, true); err != nil {
 				return r, err
 			}
 			done = delta[len(delta)-1].Ticket
@@ -139,7 +140,7 @@ func (m *Mempool) syncTo(ctx context.Context, base *baseView) (SyncReport, error
 		held := time.Now()
 		residual := m.Snapshot().after(done)
 		r.Residual = len(residual)
-		if err := m.reapplyInto(ctx, cand, residual, slot, &r); err != nil {
+		if err := m.reapplyInto(ctx, cand, residual, slot, &r, false); err != nil {
 			m.addLock.unlock()
 			return r, err
 		}
@@ -157,15 +158,26 @@ func (m *Mempool) syncTo(ctx context.Context, base *baseView) (SyncReport, error
 	}
 }
 
+// yieldEvery is how many txs a long CPU-bound pass reapplies between
+// yields of its P: tens of µs each, so a waiting reader gets a P within
+// about a millisecond.
+const yieldEvery = 32
+
 // reapplyInto reapplies entries, in order, on top of cand at slot; a tx a
 // rule now refuses is dropped and listed in r. A ledger read failure aborts:
-// it says nothing about the tx.
-func (m *Mempool) reapplyInto(ctx context.Context, cand *builder, entries []Entry, slot uint64, r *SyncReport) error {
+// it says nothing about the tx. With yield (off the add lock) it gives up
+// its P every yieldEvery txs: a sync is CPU-bound for up to seconds, and
+// without yielding a reader that wants a P behind it (a tx-submission
+// walk) waits for the scheduler's 10 ms preemption.
+func (m *Mempool) reapplyInto(ctx context.Context, cand *builder, entries []Entry, slot uint64, r *SyncReport, yield bool) error {
 	for i, e := range entries {
 		if i%1024 == 1023 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+		}
+		if yield && i%yieldEvery == yieldEvery-1 {
+			runtime.Gosched()
 		}
 		d, err := m.opts.Reapply(m.opts.Params, cand.utxo(), slot, e.Tx)
 		if err != nil {
