@@ -10,10 +10,11 @@ import (
 )
 
 // Reply is a checked answer to a Request: the body (Kind RequestBody) or
-// the txs in the request's offset order (RequestTxs).
+// the txs in the request's offset order (RequestTxs), each with the hash
+// the check computed.
 type Reply struct {
 	Body *block.EBBody
-	Txs  [][]byte
+	Txs  []block.HashedTx
 }
 
 // Client runs the client side of one LeiosFetch session with pipelining:
@@ -127,7 +128,7 @@ func (c *Client) checkBody(r *Request, m *MsgBlock) (*block.EBBody, error) {
 // checkTxs checks a txs reply against a txs request: same point, same
 // bitmaps, and each tx hashes to what the EB body names at its offset.
 // Positional matching also rules out duplicates: an EB names no tx twice.
-func checkTxs(r *Request, m *MsgBlockTxs) ([][]byte, error) {
+func checkTxs(r *Request, m *MsgBlockTxs) ([]block.HashedTx, error) {
 	if r.Kind != RequestTxs {
 		return nil, fmt.Errorf("%w: txs in answer to a body request for %s", ErrBadTxs, r.Point)
 	}
@@ -137,10 +138,11 @@ func checkTxs(r *Request, m *MsgBlockTxs) ([][]byte, error) {
 	if want, _ := BitmapsOf(r.Offsets); !m.Bitmaps.Equal(want) {
 		return nil, fmt.Errorf("%w: %s: bitmaps differ from the request", ErrBadTxs, r.Point)
 	}
+	txs := make([]block.HashedTx, len(m.Txs))
 	for i, tx := range m.Txs {
-		if block.HashBytes(tx) != r.TxHashes[i] {
+		if txs[i] = block.HashTx(tx); txs[i].Hash != r.TxHashes[i] {
 			return nil, fmt.Errorf("%w: %s: tx at offset %d has the wrong hash", ErrBadTxs, r.Point, r.Offsets[i])
 		}
 	}
-	return m.Txs, nil
+	return txs, nil
 }

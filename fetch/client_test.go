@@ -78,7 +78,7 @@ func TestClientServerPipelined(t *testing.T) {
 			}
 		case RequestTxs:
 			for i, off := range r.Offsets {
-				if !slices.Equal(reply.Txs[i], eb.Txs[off]) {
+				if !slices.Equal(reply.Txs[i].Bytes, eb.Txs[off]) || reply.Txs[i].Hash != block.HashBytes(eb.Txs[off]) {
 					t.Fatalf("tx %d is not the tx at offset %d", i, off)
 				}
 			}

@@ -47,7 +47,7 @@ func storeEB(tb testing.TB, db *leiosdb.DB, slot uint64, eb *blocktest.EB, txs [
 	if _, err := db.InsertBody(p, eb.Body.Bytes()); err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := db.InsertTxs(txs); err != nil {
+	if _, err := db.InsertTxs(block.HashTxs(txs)); err != nil {
 		tb.Fatal(err)
 	}
 }

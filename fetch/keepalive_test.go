@@ -24,7 +24,7 @@ func (in *bodyIngest) Body(p block.Point, eb *block.EBBody) error {
 	return nil
 }
 
-func (*bodyIngest) Txs(block.Point, [][]byte) error { return nil }
+func (*bodyIngest) Txs(block.Point, []block.HashedTx) error { return nil }
 
 // TestIdleStreamSaysDone: a client with nothing to ask for KeepAlive says
 // done and its stream closes, well before the server's Idle timeout; the

@@ -78,8 +78,8 @@ type Ingest interface {
 	// Body stores the EB body of p.
 	Body(p block.Point, eb *block.EBBody) error
 	// Txs stores txs of the closure of the EB at p, fetched from a peer
-	// (not validated).
-	Txs(p block.Point, txs [][]byte) error
+	// (not validated), with the hashes the reply's check computed.
+	Txs(p block.Point, txs []block.HashedTx) error
 }
 
 func (o Options) withDefaults() Options {

@@ -78,7 +78,7 @@ func TestFetchAheadTwoAtATime(t *testing.T) {
 	if err := p.insertBody(points[0], ebs[0]); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.insertTxs(points[0], closures[0], false); err != nil {
+	if err := p.insertTxs(points[0], block.HashTxs(closures[0]), false); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(10 * time.Second); !known(points[2]); time.Sleep(5 * time.Millisecond) {

@@ -130,7 +130,7 @@ func TestCertRBParkedUntilItsClosure(t *testing.T) {
 	if err := p.insertBody(pt, eb); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.insertTxs(pt, txs, false); err != nil {
+	if err := p.insertTxs(pt, block.HashTxs(txs), false); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -167,7 +167,7 @@ func TestCertRBAppliesItsClosure(t *testing.T) {
 		if err := p.insertBody(pt, eb); err != nil {
 			rt.Fatal(err)
 		}
-		if err := p.insertTxs(pt, txs, false); err != nil {
+		if err := p.insertTxs(pt, block.HashTxs(txs), false); err != nil {
 			rt.Fatal(err)
 		}
 		certRB := net.rb(announcing.Header, slot+uint64(net.validator.Leios().MinCertGap), nil, nil, net.certify(rt, announcing))

@@ -44,7 +44,7 @@ func (p *Pipeline) Publish(rb *block.Header, eb *block.EBBody, closure [][]byte)
 	if err := p.insertBody(pt, eb); err != nil {
 		return fmt.Errorf("leios: publishing the EB of %s: %w", rb.Point(), err)
 	}
-	if err := p.insertTxs(pt, closure, true); err != nil {
+	if err := p.insertTxs(pt, block.HashTxs(closure), true); err != nil {
 		return fmt.Errorf("leios: publishing the EB of %s: %w", rb.Point(), err)
 	}
 	return nil
@@ -167,11 +167,11 @@ func (p *Pipeline) takeFromMempool(pt block.Point, eb *block.EBBody, missing []i
 	if p.mempool == nil || len(missing) == 0 {
 		return missing, nil
 	}
-	var found [][]byte
+	var found []block.HashedTx
 	still := missing[:0:0]
 	for _, off := range missing {
 		if tx, ok := p.mempool.Tx(eb.Txs[off].TxHash); ok && uint32(tx.Size()) == eb.Txs[off].Size {
-			found = append(found, tx.Bytes())
+			found = append(found, block.HashedTx{Hash: tx.Hash(), Bytes: tx.Bytes()})
 		} else {
 			still = append(still, off)
 		}
@@ -191,17 +191,17 @@ func (p *Pipeline) takeFromMempool(pt block.Point, eb *block.EBBody, missing []i
 // LeiosDB (stored once, discharged from every body that misses them), then
 // are marked in the cache, then discharged from every EB the fetch logic
 // has that needs them.
-func (p *Pipeline) insertTxs(pt block.Point, txs [][]byte, validated bool) error {
+func (p *Pipeline) insertTxs(pt block.Point, txs []block.HashedTx, validated bool) error {
 	p.ingestMu.Lock()
 	defer p.ingestMu.Unlock()
 	return p.storeTxs(pt, txs, validated)
 }
 
 // storeTxs is insertTxs with ingestMu held.
-func (p *Pipeline) storeTxs(pt block.Point, txs [][]byte, validated bool) error {
+func (p *Pipeline) storeTxs(pt block.Point, txs []block.HashedTx, validated bool) error {
 	hashes := make([]block.Hash, len(txs))
 	for i, tx := range txs {
-		hashes[i] = block.HashBytes(tx)
+		hashes[i] = tx.Hash
 	}
 	res, err := p.db.InsertTxs(txs)
 	if err != nil {
@@ -244,7 +244,7 @@ func (i fetchIngest) Body(pt block.Point, eb *block.EBBody) error {
 	return nil
 }
 
-func (i fetchIngest) Txs(pt block.Point, txs [][]byte) error {
+func (i fetchIngest) Txs(pt block.Point, txs []block.HashedTx) error {
 	if err := i.p.insertTxs(pt, txs, false); err != nil {
 		return fmt.Errorf("leios: %w", err)
 	}
@@ -260,11 +260,11 @@ func (p *Pipeline) followMempool(ctx context.Context) error {
 	var ticket uint64
 	for {
 		changed := p.mempool.Changed() // before reading, so no admission is missed
-		var found [][]byte
+		var found []block.HashedTx
 		for e := range p.mempool.Since(ticket) {
 			ticket = e.Ticket
 			if p.fetcher.Misses(e.Tx.Hash()) {
-				found = append(found, e.Tx.Bytes())
+				found = append(found, block.HashedTx{Hash: e.Tx.Hash(), Bytes: e.Tx.Bytes()})
 			}
 		}
 		if len(found) > 0 {

@@ -205,7 +205,7 @@ func (h *harness) forge(slot uint64, eb *blocktest.EB) block.Point {
 	h.t.Helper()
 	p := h.announce(slot, eb)
 	h.must(h.p.insertBody(p, eb.Body))
-	h.must(h.p.insertTxs(p, eb.Txs, true))
+	h.must(h.p.insertTxs(p, block.HashTxs(eb.Txs), true))
 	return p
 }
 
@@ -227,7 +227,7 @@ func (h *harness) reply(r *fetch.Request) {
 		reply.Body = eb.Body
 	case fetch.RequestTxs:
 		for _, off := range r.Offsets {
-			reply.Txs = append(reply.Txs, eb.Txs[off])
+			reply.Txs = append(reply.Txs, block.HashTx(eb.Txs[off]))
 		}
 	}
 	h.must(h.f.Deliver(r, reply))

@@ -62,7 +62,7 @@ func TestCertifiedEBKeptWhenImmutableTipJumpsPastItsCertRB(t *testing.T) {
 	if err := p.insertBody(pt, eb); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.insertTxs(pt, txs, false); err != nil {
+	if err := p.insertTxs(pt, block.HashTxs(txs), false); err != nil {
 		t.Fatal(err)
 	}
 	// The reselection adopts all of them: the immutable tip jumps past

@@ -169,7 +169,7 @@ func TestScriptForgeAfterOffer(t *testing.T) {
 	h.offerBody(peerA, p)
 	h.offerClosure(peerA, p)
 	h.must(h.p.insertBody(p, eb.Body))
-	h.must(h.p.insertTxs(p, eb.Txs, true))
+	h.must(h.p.insertTxs(p, block.HashTxs(eb.Txs), true))
 	if reqs := h.plan(); len(reqs) != 0 {
 		t.Fatalf("fetched the forge's own EB: %v", reqs)
 	}
@@ -441,7 +441,7 @@ func TestRestore(t *testing.T) {
 	if _, err := db.InsertBody(p, eb.Body.Bytes()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.InsertTxs(eb.Txs[1:2]); err != nil {
+	if _, err := db.InsertTxs(block.HashTxs(eb.Txs[1:2])); err != nil {
 		t.Fatal(err)
 	}
 	wanted := blocktest.NewEB(t, 300, 4)
@@ -533,7 +533,7 @@ func TestScriptBodyContradictedByTx(t *testing.T) {
 	q := h.announce(11, honest)
 	h.must(h.p.insertBody(p, liar))
 	h.must(h.p.insertBody(q, honest.Body))
-	h.must(h.p.insertTxs(p, [][]byte{tx}, false))
+	h.must(h.p.insertTxs(p, []block.HashedTx{block.HashTx(tx)}, false))
 	if st, _ := h.p.cache.LookupTx(block.HashBytes(tx)); st.Held() {
 		t.Fatal("the cache vouches for a tx the LeiosDB dropped with its body")
 	}

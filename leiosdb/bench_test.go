@@ -77,7 +77,7 @@ func BenchmarkInsertClosure(b *testing.B) {
 				}
 				completed := 0
 				for k := 0; k < len(txs); k += chunk {
-					res, err := db.InsertTxs(txs[k:min(k+chunk, len(txs))])
+					res, err := db.InsertTxs(block.HashTxs(txs[k:min(k+chunk, len(txs))]))
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -131,7 +131,7 @@ func probeStore(b *testing.B) (dir string, ebs int) {
 			b.Fatal(err)
 		}
 		for k := 0; k < len(txs); k += 2000 {
-			if _, err := db.InsertTxs(txs[k:min(k+2000, len(txs))]); err != nil {
+			if _, err := db.InsertTxs(block.HashTxs(txs[k:min(k+2000, len(txs))])); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -136,7 +136,7 @@ func TestCrashChild(t *testing.T) {
 		}
 		rng.Shuffle(len(txs), func(a, b int) { txs[a], txs[b] = txs[b], txs[a] })
 		for k := 0; k < len(txs)*9/10; k += 50 { // leave some missing
-			if _, err := db.InsertTxs(txs[k:min(k+50, len(txs))]); err != nil {
+			if _, err := db.InsertTxs(block.HashTxs(txs[k:min(k+50, len(txs))])); err != nil {
 				panic(err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/block/blocktest"
 	"github.com/leiosnode/leiosnode/internal/pebblestore/faulttest"
 )
@@ -86,7 +87,7 @@ func TestFaultChild(t *testing.T) {
 		p := pointOf(slot, eb)
 		if err = db.InsertPoint(p, eb.Size()); err == nil {
 			if _, err = db.InsertBody(p, eb.Bytes()); err == nil {
-				_, err = db.InsertTxs(txs)
+				_, err = db.InsertTxs(block.HashTxs(txs))
 			}
 		}
 		if err != nil {

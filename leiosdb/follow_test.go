@@ -46,7 +46,7 @@ func TestFollowerLosesNothing(t *testing.T) {
 	old := testBody(t, [][]byte{blocktest.Tx(1, 100)})
 	pOld := pointOf(1, old)
 	announceAndStore(t, db, pOld, old)
-	if _, err := db.InsertTxs([][]byte{blocktest.Tx(1, 100)}); err != nil {
+	if _, err := db.InsertTxs(block.HashTxs([][]byte{blocktest.Tx(1, 100)})); err != nil {
 		t.Fatal(err)
 	}
 
@@ -71,7 +71,7 @@ func TestFollowerLosesNothing(t *testing.T) {
 		eb := testBody(t, [][]byte{tx})
 		p := pointOf(10+i, eb)
 		announceAndStore(t, db, p, eb)
-		if _, err := db.InsertTxs([][]byte{tx}); err != nil {
+		if _, err := db.InsertTxs(block.HashTxs([][]byte{tx})); err != nil {
 			t.Fatal(err)
 		}
 		again := pointOf(100+i, eb)

@@ -99,7 +99,7 @@ func TestInsertBodyTxSizeContradiction(t *testing.T) {
 	tx := blocktest.Tx(1, 300)
 	eb := testBody(t, [][]byte{tx})
 	announceAndStore(t, db, pointOf(1, eb), eb)
-	if _, err := db.InsertTxs([][]byte{tx}); err != nil {
+	if _, err := db.InsertTxs(block.HashTxs([][]byte{tx})); err != nil {
 		t.Fatal(err)
 	}
 	// A body that names the stored tx with another size.
@@ -129,10 +129,10 @@ func TestInsertTxsDropsContradictedBody(t *testing.T) {
 	}
 	announceAndStore(t, db, pointOf(1, honest), honest)
 	announceAndStore(t, db, pointOf(2, liar), liar)
-	if _, err := db.InsertTxs([][]byte{other}); err != nil {
+	if _, err := db.InsertTxs(block.HashTxs([][]byte{other})); err != nil {
 		t.Fatal(err)
 	}
-	res, err := db.InsertTxs([][]byte{tx})
+	res, err := db.InsertTxs(block.HashTxs([][]byte{tx}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestInsertTxsDropsContradictedBody(t *testing.T) {
 	// A tx only a liar wants is not kept.
 	liar2, _ := block.NewEBBody([]block.EBTx{{TxHash: block.HashBytes(blocktest.Tx(3, 50)), Size: 51}}, block.DefaultEBLimits)
 	announceAndStore(t, db, pointOf(3, liar2), liar2)
-	res, err = db.InsertTxs([][]byte{blocktest.Tx(3, 50)})
+	res, err = db.InsertTxs(block.HashTxs([][]byte{blocktest.Tx(3, 50)}))
 	if err != nil || res.Stored != 0 || len(res.Dropped) != 1 {
 		t.Fatalf("InsertTxs = %+v, %v", res, err)
 	}
@@ -214,7 +214,7 @@ func TestInsertBodyAndTxs(t *testing.T) {
 	}
 
 	// Two of three, with an unnamed tx and a repeat: no completion yet.
-	res, err := db.InsertTxs([][]byte{txs[2], blocktest.Tx(99, 100), txs[0], txs[2]})
+	res, err := db.InsertTxs(block.HashTxs([][]byte{txs[2], blocktest.Tx(99, 100), txs[0], txs[2]}))
 	if err != nil || res.Stored != 2 || len(res.Completed) != 0 {
 		t.Fatalf("InsertTxs = %+v, %v", res, err)
 	}
@@ -235,7 +235,7 @@ func TestInsertBodyAndTxs(t *testing.T) {
 		t.Fatalf("TxsByOffsets = %v", err)
 	}
 
-	res, err = db.InsertTxs([][]byte{txs[1]})
+	res, err = db.InsertTxs(block.HashTxs([][]byte{txs[1]}))
 	if err != nil || res.Stored != 1 || !slices.Equal(res.Completed, []Completion{{Point: p}}) {
 		t.Fatalf("InsertTxs = %+v, %v", res, err)
 	}
@@ -261,7 +261,7 @@ func TestInsertBodyAndTxs(t *testing.T) {
 		t.Fatalf("PointInfo = %+v", info)
 	}
 	// Txs arriving again change nothing.
-	if res, err := db.InsertTxs(txs); err != nil || res.Stored != 0 || len(res.Completed) != 0 {
+	if res, err := db.InsertTxs(block.HashTxs(txs)); err != nil || res.Stored != 0 || len(res.Completed) != 0 {
 		t.Fatalf("repeat InsertTxs = %+v, %v", res, err)
 	}
 	mustConsistent(t, db)
@@ -290,10 +290,10 @@ func TestSharedTxStoredOnceCompletesBoth(t *testing.T) {
 	pa, pb := pointOf(10, a), pointOf(11, b)
 	announceAndStore(t, db, pa, a)
 	announceAndStore(t, db, pb, b)
-	if res, err := db.InsertTxs([][]byte{blocktest.Tx(2, 300), blocktest.Tx(3, 300)}); err != nil || len(res.Completed) != 0 {
+	if res, err := db.InsertTxs(block.HashTxs([][]byte{blocktest.Tx(2, 300), blocktest.Tx(3, 300)})); err != nil || len(res.Completed) != 0 {
 		t.Fatalf("InsertTxs = %+v, %v", res, err)
 	}
-	res, err := db.InsertTxs([][]byte{shared})
+	res, err := db.InsertTxs(block.HashTxs([][]byte{shared}))
 	if err != nil || res.Stored != 1 || !slices.Equal(res.Completed, sortCompletions([]Completion{{Point: pa}, {Point: pb}})) {
 		t.Fatalf("InsertTxs = %+v, %v", res, err)
 	}
@@ -344,7 +344,7 @@ func TestSameEBHashAtTwoSlots(t *testing.T) {
 	if c, err := db.InsertBody(p2, eb.Bytes()); err != nil || c.Missing != 1 {
 		t.Fatalf("InsertBody at the second slot = %+v, %v", c, err)
 	}
-	res, err := db.InsertTxs([][]byte{tx})
+	res, err := db.InsertTxs(block.HashTxs([][]byte{tx}))
 	if err != nil || len(res.Completed) != 2 {
 		t.Fatalf("InsertTxs = %+v, %v", res, err)
 	}
@@ -383,7 +383,7 @@ func TestGCKeepsSharedTxsOfYoungerEB(t *testing.T) {
 	young := testBody(t, [][]byte{shared})
 	announceAndStore(t, db, pointOf(10, old), old)
 	announceAndStore(t, db, pointOf(20, young), young)
-	if _, err := db.InsertTxs([][]byte{shared, oldOnly}); err != nil {
+	if _, err := db.InsertTxs(block.HashTxs([][]byte{shared, oldOnly})); err != nil {
 		t.Fatal(err)
 	}
 	st, err := db.GC(20)
@@ -404,7 +404,7 @@ func TestGCKeepsSharedTxsOfYoungerEB(t *testing.T) {
 		t.Fatalf("young EB: %+v", info)
 	}
 	// The dropped body's want for the missing tx is gone: it is now unnamed.
-	if res, _ := db.InsertTxs([][]byte{missing}); res.Stored != 0 {
+	if res, _ := db.InsertTxs(block.HashTxs([][]byte{missing})); res.Stored != 0 {
 		t.Fatal("tx of a collected EB stored")
 	}
 	mustConsistent(t, db)
@@ -416,7 +416,7 @@ func TestPromoteSurvivesGC(t *testing.T) {
 	eb := testBody(t, [][]byte{tx})
 	p := pointOf(10, eb)
 	announceAndStore(t, db, p, eb)
-	if _, err := db.InsertTxs([][]byte{tx}); err != nil {
+	if _, err := db.InsertTxs(block.HashTxs([][]byte{tx})); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Promote(block.Point{Slot: 11, Hash: eb.Hash()}); !errors.Is(err, ErrUnknownPoint) {
@@ -518,7 +518,7 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 			if _, err := db.InsertBody(pointOf(slot, eb), eb.Bytes()); err != nil {
 				return err
 			}
-			if _, err := db.InsertTxs(txs); err != nil {
+			if _, err := db.InsertTxs(block.HashTxs(txs)); err != nil {
 				return err
 			}
 			if slot%10 == 0 {
@@ -569,7 +569,7 @@ func TestReopenAndClose(t *testing.T) {
 	tx := blocktest.Tx(1, 300)
 	eb := testBody(t, [][]byte{tx})
 	announceAndStore(t, db, pointOf(1, eb), eb)
-	if _, err := db.InsertTxs([][]byte{tx}); err != nil {
+	if _, err := db.InsertTxs(block.HashTxs([][]byte{tx})); err != nil {
 		t.Fatal(err)
 	}
 	events, _ := db.Subscribe()
@@ -579,7 +579,7 @@ func TestReopenAndClose(t *testing.T) {
 	if _, ok := <-events; ok {
 		t.Fatal("subscription open after Close")
 	}
-	if _, err := db.InsertTxs([][]byte{tx}); !errors.Is(err, ErrClosed) {
+	if _, err := db.InsertTxs(block.HashTxs([][]byte{tx})); !errors.Is(err, ErrClosed) {
 		t.Fatalf("InsertTxs after Close: %v", err)
 	}
 	if _, _, err := db.Body(eb.Hash()); !errors.Is(err, ErrClosed) {

@@ -268,7 +268,7 @@ func TestStateMachine(t *testing.T) {
 			"InsertTxs": func(rt *rapid.T) {
 				txs := rapid.SliceOfN(rapid.SampledFrom(pool), 1, 6).Draw(rt, "txs")
 				completed, stored, dropped := m.insertTxs(txs)
-				res, err := db.InsertTxs(txs)
+				res, err := db.InsertTxs(block.HashTxs(txs))
 				if err != nil {
 					rt.Fatal(err)
 				}

@@ -25,7 +25,8 @@ type TxsResult struct {
 }
 
 // InsertTxs stores txs of held bodies' closures, each identified by its
-// Blake2b-256 hash, each stored once however many bodies name it. For every
+// Blake2b-256 hash (computed once by whoever took the bytes in: the caller
+// vouches that each Hash is its Bytes' hash), each stored once however many bodies name it. For every
 // held body that misses a tx, the tx is discharged; closures that become
 // complete are reported, and subscribers get ClosureComplete for their
 // points.
@@ -33,7 +34,7 @@ type TxsResult struct {
 // A tx that no held body misses is ignored, not refused: the fetch client
 // only asks for named txs and the forge inserts the body first, so such a tx
 // is a late reply for an EB that GC dropped or that another peer completed.
-func (db *DB) InsertTxs(txs [][]byte) (TxsResult, error) {
+func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	done, err := db.beginWrite()
 	if err != nil {
 		return TxsResult{}, err
@@ -49,10 +50,9 @@ func (db *DB) InsertTxs(txs [][]byte) (TxsResult, error) {
 	distinct := make([][]byte, 0, len(txs))
 	seen := make(map[block.Hash]bool, len(txs))
 	for _, tx := range txs {
-		h := block.HashBytes(tx)
-		if !seen[h] {
-			seen[h] = true
-			hashes, distinct = append(hashes, h), append(distinct, tx)
+		if !seen[tx.Hash] {
+			seen[tx.Hash] = true
+			hashes, distinct = append(hashes, tx.Hash), append(distinct, tx.Bytes)
 		}
 	}
 	arrived := make(map[block.Hash]uint64) // body → txs of it stored here

@@ -77,7 +77,7 @@ func startHostNode(t *testing.T, n *testNet, seed byte, dbs *peerDBs, topology [
 			record(from, "txs("+p.String()+")")
 			txs, err := dbs.get(from).Closure(p.Hash)
 			fail(err)
-			_, err = hn.db.InsertTxs(txs)
+			_, err = hn.db.InsertTxs(block.HashTxs(txs))
 			fail(err)
 		}
 	})

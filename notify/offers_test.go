@@ -20,7 +20,7 @@ func store(t testingT, db *leiosdb.DB, p block.Point, e eb, txs bool) {
 		t.Fatal(err)
 	}
 	if txs {
-		if _, err := db.InsertTxs(e.txs); err != nil {
+		if _, err := db.InsertTxs(block.HashTxs(e.txs)); err != nil {
 			t.Fatal(err)
 		}
 	}

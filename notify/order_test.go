@@ -75,7 +75,7 @@ func TestNoOfferBeforeAnnouncement(t *testing.T) {
 				if _, err := db.InsertBody(en.p, en.e.body.Bytes()); err != nil {
 					return err
 				}
-				if _, err := db.InsertTxs(en.e.txs); err != nil {
+				if _, err := db.InsertTxs(block.HashTxs(en.e.txs)); err != nil {
 					return err
 				}
 			}

@@ -129,7 +129,7 @@ func (p *probeDB) populate(w *workload) (population, error) {
 		for i := range txs {
 			txs[i] = txOf(eb, i)
 		}
-		if _, err := p.db.InsertTxs(txs); err != nil {
+		if _, err := p.db.InsertTxs(block.HashTxs(txs)); err != nil {
 			return population{}, err
 		}
 	}
