@@ -94,18 +94,22 @@ Every node runs with a node's own LeiosDB block cache (128 MiB at most).`,
 			if err := f.validate(); err != nil {
 				return err
 			}
+			if err := makePlotsDir(f.Plots); err != nil {
+				return err
+			}
 			report, err := runDiffusionBench(cmd.Context(), f, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			if f.Plots != "" {
-				files, err := plotDiffusion(report, f.Plots)
-				if err != nil {
-					return fmt.Errorf("plots: %w", err)
-				}
-				fmt.Fprintln(cmd.ErrOrStderr(), "plots written:", strings.Join(files, ", "))
+			if err := printReport(cmd, report, f.JSON); err != nil || f.Plots == "" {
+				return err
 			}
-			return printReport(cmd, report, f.JSON)
+			files, err := plotDiffusion(report, f.Plots)
+			if err != nil {
+				return fmt.Errorf("plots: %w", err)
+			}
+			fmt.Fprintln(cmd.ErrOrStderr(), "plots written:", strings.Join(files, ", "))
+			return nil
 		},
 	}
 	fs := cmd.Flags()

@@ -85,6 +85,18 @@ func writeVerdicts(w io.Writer, vs []verdict) {
 	}
 }
 
+// makePlotsDir makes the plots directory ("" for none) before a long run,
+// so that a run never ends without its plots for want of one.
+func makePlotsDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--plots %s: %w", dir, err)
+	}
+	return nil
+}
+
 func writeJSON(path string, r report) error {
 	f, err := os.Create(path)
 	if err != nil {

@@ -71,20 +71,24 @@ beside it (go tool pprof -top FILE).`,
 			if err := f.validate(); err != nil {
 				return err
 			}
+			if err := makePlotsDir(f.plots); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
 			report, err := runSyncBench(ctx, f, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			if f.plots != "" {
-				path := filepath.Join(f.plots, "sync.png")
-				if err := plotSync(report, path); err != nil {
-					return fmt.Errorf("plot: %w", err)
-				}
-				fmt.Fprintln(cmd.ErrOrStderr(), "plot written:", path)
+			if err := printReport(cmd, report, f.json); err != nil || f.plots == "" {
+				return err
 			}
-			return printReport(cmd, report, f.json)
+			path := filepath.Join(f.plots, "sync.png")
+			if err := plotSync(report, path); err != nil {
+				return fmt.Errorf("plot: %w", err)
+			}
+			fmt.Fprintln(cmd.ErrOrStderr(), "plot written:", path)
+			return nil
 		},
 	}
 	fs := cmd.Flags()
