@@ -29,8 +29,7 @@ type diffusionFlags struct {
 	Scale      scaleFlags    `json:"scale"`
 	Quick      bool          `json:"quick"`
 	CPUProfile string        `json:"-"`
-	Plots      string        `json:"-"`
-	JSON       string        `json:"-"`
+	out        outputFlags
 
 	bytesPerSec float64
 }
@@ -94,22 +93,14 @@ Every node runs with a node's own LeiosDB block cache (128 MiB at most).`,
 			if err := f.validate(); err != nil {
 				return err
 			}
-			if err := makePlotsDir(f.Plots); err != nil {
+			if err := f.out.makePlotsDir(); err != nil {
 				return err
 			}
 			report, err := runDiffusionBench(cmd.Context(), f, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			if err := printReport(cmd, report, f.JSON); err != nil || f.Plots == "" {
-				return err
-			}
-			files, err := plotDiffusion(report, f.Plots)
-			if err != nil {
-				return fmt.Errorf("plots: %w", err)
-			}
-			fmt.Fprintln(cmd.ErrOrStderr(), "plots written:", strings.Join(files, ", "))
-			return nil
+			return f.out.emit(cmd, report, diffusionPlots(report))
 		},
 	}
 	fs := cmd.Flags()
@@ -126,9 +117,8 @@ Every node runs with a node's own LeiosDB block cache (128 MiB at most).`,
 	fs.IntVar(&f.Scale.SizeMB, "scale-size", 12, "EB closure size of the scale run, in MB")
 	fs.IntVar(&f.Scale.HeldPct, "scale-held", 50, "share of the scale run's EB the nodes already hold, in %")
 	fs.BoolVar(&f.Quick, "quick", false, "a smoke run of seconds: 4 nodes, 1 MB, 0 and 100 % held; a 12-node scale run of 1 MB")
-	fs.StringVar(&f.Plots, "plots", ".", "directory for the PNG plots (\"\" for none)")
 	fs.StringVar(&f.CPUProfile, "cpu-profile", "", "write a CPU profile of the largest scale run's diffusion (every node's work) to this file")
-	fs.StringVar(&f.JSON, "json", "", "also write the report, every figure of the tables, to this JSON file")
+	f.out.register(fs)
 	return cmd
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 
 	"gonum.org/v1/plot"
@@ -12,45 +11,42 @@ import (
 	"github.com/leiosnode/leiosnode/internal/plots"
 )
 
-// plotDiffusion writes the diffusion plots into dir and returns their
-// paths: the line's closure time per hop, the random graph's CDF over
-// its nodes, each a chart per closure size with a series per held share
-// and its floor dashed; and the scale run's CDF with the voting deadline,
-// beside its closure times by hops from the forger.
-func plotDiffusion(r *diffusionReport, dir string) ([]string, error) {
-	var files []string
+// diffusionPlots are the report's plots by file name: the line's closure
+// time per hop (diffusion-line.png) and the random graph's CDF over its
+// nodes (diffusion-random.png), each a chart per closure size with a
+// series per held share and its floor dashed; and the scale runs' CDF
+// with the voting deadline, beside their closure times by hops from the
+// forger (diffusion-scale.png).
+func diffusionPlots(r *diffusionReport) map[string]func(path string) error {
+	out := map[string]func(string) error{}
 	for _, topology := range []string{"line", "random"} {
-		var charts []*plot.Plot
-		for _, mb := range r.Flags.SizesMB {
-			p, err := diffusionChart(r, topology, mb)
-			if err != nil {
-				return nil, err
-			}
-			if p != nil {
-				charts = append(charts, p)
-			}
-		}
-		if len(charts) == 0 {
+		if !slices.Contains(r.Flags.Topologies, topology) {
 			continue
 		}
-		path := filepath.Join(dir, "diffusion-"+topology+".png")
-		if err := plots.Save(path, vg.Points(float64(360*len(charts))), vg.Points(360), charts); err != nil {
-			return nil, err
+		out["diffusion-"+topology+".png"] = func(path string) error {
+			var charts []*plot.Plot
+			for _, mb := range r.Flags.SizesMB {
+				p, err := diffusionChart(r, topology, mb)
+				if err != nil {
+					return err
+				}
+				if p != nil {
+					charts = append(charts, p)
+				}
+			}
+			return plots.Save(path, vg.Points(float64(360*max(len(charts), 1))), vg.Points(360), charts)
 		}
-		files = append(files, path)
 	}
 	if len(r.Scale) > 0 {
-		cdf, byHops, err := scaleCharts(r.Scale, r.Flags)
-		if err != nil {
-			return nil, err
+		out["diffusion-scale.png"] = func(path string) error {
+			cdf, byHops, err := scaleCharts(r.Scale, r.Flags)
+			if err != nil {
+				return err
+			}
+			return plots.Save(path, vg.Points(900), vg.Points(380), []*plot.Plot{cdf, byHops})
 		}
-		path := filepath.Join(dir, "diffusion-scale.png")
-		if err := plots.Save(path, vg.Points(900), vg.Points(380), []*plot.Plot{cdf, byHops}); err != nil {
-			return nil, err
-		}
-		files = append(files, path)
 	}
-	return files, nil
+	return out
 }
 
 // diffusionChart is one closure size's chart of a topology, or nil if the

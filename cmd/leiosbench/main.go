@@ -32,7 +32,7 @@ func main() {
 type report interface{ write(io.Writer) }
 
 // printReport prints r's tables and, if jsonPath is set, writes r there:
-// the output of the benchmarks that draw their own plots.
+// the output of the benchmarks without a plots directory.
 func printReport(cmd *cobra.Command, r report, jsonPath string) error {
 	return outputFlags{json: jsonPath}.emit(cmd, r, nil)
 }

@@ -91,6 +91,9 @@ shows the reader stall and the throughput of every cell.`,
 			if err := f.validate(); err != nil {
 				return err
 			}
+			if err := f.out.makePlotsDir(); err != nil {
+				return err
+			}
 			report, err := runMempoolBench(cmd.Context(), f, cmd.ErrOrStderr())
 			if err != nil {
 				return err

@@ -28,6 +28,18 @@ func (o *outputFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.plots, "plots", ".", `write the PNG plots into this directory ("" for none)`)
 }
 
+// makePlotsDir makes the plots directory ("" for none) before a long run,
+// so that a bad --plots fails at once, not after minutes of measuring.
+func (o outputFlags) makePlotsDir() error {
+	if o.plots == "" {
+		return nil
+	}
+	if err := os.MkdirAll(o.plots, 0o755); err != nil {
+		return fmt.Errorf("--plots %s: %w", o.plots, err)
+	}
+	return nil
+}
+
 // emit prints r's tables, writes the JSON file if asked, and draws each
 // plot (file name → how to draw it) into the plots directory.
 func (o outputFlags) emit(cmd *cobra.Command, r report, plots map[string]func(path string) error) error {
@@ -41,8 +53,8 @@ func (o outputFlags) emit(cmd *cobra.Command, r report, plots map[string]func(pa
 	if o.plots == "" {
 		return nil
 	}
-	if err := os.MkdirAll(o.plots, 0o755); err != nil {
-		return fmt.Errorf("--plots %s: %w", o.plots, err)
+	if err := o.makePlotsDir(); err != nil {
+		return err
 	}
 	names := make([]string, 0, len(plots))
 	for name := range plots {
@@ -83,18 +95,6 @@ func writeVerdicts(w io.Writer, vs []verdict) {
 		}
 		fmt.Fprintf(w, "  [%s] %s: %s\n", mark, v.What, v.Measured)
 	}
-}
-
-// makePlotsDir makes the plots directory ("" for none) before a long run,
-// so that a run never ends without its plots for want of one.
-func makePlotsDir(dir string) error {
-	if dir == "" {
-		return nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--plots %s: %w", dir, err)
-	}
-	return nil
 }
 
 func writeJSON(path string, r report) error {

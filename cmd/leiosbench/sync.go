@@ -26,8 +26,7 @@ type syncFlags struct {
 	timeout   time.Duration
 	profile   bool
 	keep      bool
-	plots     string
-	json      string
+	out       outputFlags
 }
 
 func newSyncCommand() *cobra.Command {
@@ -71,7 +70,7 @@ beside it (go tool pprof -top FILE).`,
 			if err := f.validate(); err != nil {
 				return err
 			}
-			if err := makePlotsDir(f.plots); err != nil {
+			if err := f.out.makePlotsDir(); err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
@@ -80,15 +79,9 @@ beside it (go tool pprof -top FILE).`,
 			if err != nil {
 				return err
 			}
-			if err := printReport(cmd, report, f.json); err != nil || f.plots == "" {
-				return err
-			}
-			path := filepath.Join(f.plots, "sync.png")
-			if err := plotSync(report, path); err != nil {
-				return fmt.Errorf("plot: %w", err)
-			}
-			fmt.Fprintln(cmd.ErrOrStderr(), "plot written:", path)
-			return nil
+			return f.out.emit(cmd, report, map[string]func(string) error{
+				"sync.png": func(path string) error { return plotSync(report, path) },
+			})
 		},
 	}
 	fs := cmd.Flags()
@@ -101,8 +94,7 @@ beside it (go tool pprof -top FILE).`,
 	fs.BoolVar(&f.profile, "cpu-profile", false, "save a CPU profile of the sync from the most peers into --plots")
 	fs.BoolVar(&f.keep, "keep", false, "keep the benchmark's directory (devnet, node logs)")
 	fs.BoolVar(&f.Quick, "quick", false, "a smoke run of seconds: 8 blocks at 800 tx/s")
-	fs.StringVar(&f.plots, "plots", ".", "directory for the PNG plot (\"\" for none)")
-	fs.StringVar(&f.json, "json", "", "also write the report, every figure of the tables, to this JSON file")
+	f.out.register(fs)
 	return cmd
 }
 
@@ -124,7 +116,7 @@ func (f *syncFlags) validate() error {
 			return fmt.Errorf("--peers %d: the chain has 3 sources", p)
 		}
 	}
-	if f.profile && f.plots == "" {
+	if f.profile && f.out.plots == "" {
 		return errors.New("--cpu-profile needs --plots, the directory it goes to")
 	}
 	return nil
@@ -180,7 +172,7 @@ func runSyncBench(ctx context.Context, f syncFlags, progress io.Writer) (_ *sync
 		fmt.Fprintf(progress, "sync: a fresh node from %d peer(s)...\n", peers)
 		profile := ""
 		if f.profile && peers == most {
-			profile = filepath.Join(f.plots, fmt.Sprintf("sync-%dpeers.pprof", peers))
+			profile = filepath.Join(f.out.plots, fmt.Sprintf("sync-%dpeers.pprof", peers))
 			report.Profile = profile
 		}
 		profileFor := time.Duration(report.Validation.Seconds * float64(time.Second))

@@ -69,6 +69,9 @@ batch: warm, cold and the floor.`,
 			if err := f.validate(); err != nil {
 				return err
 			}
+			if err := f.out.makePlotsDir(); err != nil {
+				return err
+			}
 			report, err := runTxcacheBench(f, cmd.ErrOrStderr())
 			if err != nil {
 				return err

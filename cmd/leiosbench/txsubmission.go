@@ -67,6 +67,9 @@ the same run with no peers), and the latency of the add path. The plot
 			if err := f.validate(); err != nil {
 				return err
 			}
+			if err := f.out.makePlotsDir(); err != nil {
+				return err
+			}
 			report, err := runTSBench(cmd.Context(), f, cmd.ErrOrStderr())
 			if err != nil {
 				return err
