@@ -16,16 +16,15 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/keys"
 )
 
 // Ten producers on mocknet links (20 ms, a random graph of degree about
 // four), every one a committee member with a tenth of the stake, fed txs
 // beyond what an RB carries: EBs are announced, voted on and certified.
-// Every EB whose next block came after the certification gap and which at
-// least a quorum of nodes voted for is certified by that block, and every
-// node's chain holds the same CertRBs.
+// Every EB whose next block came after the certification gap, forged by a
+// node that held a quorum of votes for it, is certified by that block, and
+// every node's chain holds the same CertRBs.
 func TestTenNodesCertifyOnMocknet(t *testing.T) {
 	const nodes = 10
 	configs := testNet(t, nodes, 100*time.Millisecond, func(g *consensus.Genesis) {
@@ -78,6 +77,13 @@ func TestTenNodesCertifyOnMocknet(t *testing.T) {
 	for i, cfg := range configs {
 		must(t, config.WriteJSON(cfg.TopologyFile, topology[i]))
 	}
+	// Each node's issuer key, to find who forged a block.
+	forgedBy := map[block.Bytes32]int{}
+	for i, cfg := range configs {
+		key, err := keys.ReadSigningKey(cfg.IssuerKeyFile, keys.StakePool)
+		must(t, err)
+		forgedBy[block.Bytes32(key.Public().(ed25519.PublicKey))] = i
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	g, gctx := errgroup.WithContext(ctx)
@@ -127,25 +133,29 @@ func TestTenNodesCertifyOnMocknet(t *testing.T) {
 		if prev != nil && prev.Header.Announcement != nil {
 			announced++
 			eb := block.Point{Slot: prev.Header.Slot, Hash: prev.Header.Announcement.EbHash}
-			voted, outcomes := 0, map[string]int{}
-			for _, n := range ns {
+			leader := forgedBy[blk.Header.IssuerVKey]
+			outcomes, relayed := map[string]int{}, make([]int, nodes)
+			for i, n := range ns {
 				for _, e := range n.leios.EBTimes() {
 					if e.Slot == eb.Slot && e.EbHash == eb.Hash.String() {
 						outcomes[e.Vote]++
-						if e.Vote == forge.VoteCast {
-							voted++
-						}
+						relayed[i] = e.Votes
 					}
 				}
 			}
 			gap := blk.Header.Slot - prev.Header.Slot
-			t.Logf("EB at slot %d: next block %d slots later; the nodes' votes: %v", eb.Slot, gap, outcomes)
+			t.Logf("EB at slot %d: next block %d slots later by node %d; the nodes' votes: %v; votes relayed per node: %v",
+				eb.Slot, gap, leader, outcomes, relayed)
 			p, ok := consensus.CertifiedPoint(blk, prev.Header)
 			switch {
 			case ok && p == eb:
 				certified++
-			case gap >= uint64(lp.MinCertGap) && voted >= quorum:
-				t.Errorf("EB %s: %d of %d nodes voted, the next block came %d slots later, yet it does not certify it", eb, voted, nodes, gap)
+			case gap >= uint64(lp.MinCertGap) && relayed[leader] >= quorum:
+				// On two busy cores a vote can reach a node after its
+				// window closed and is then not relayed: what counts is
+				// what the leader held.
+				t.Errorf("EB %s: node %d held %d of %d votes and forged %d slots later, yet its block does not certify the EB",
+					eb, leader, relayed[leader], nodes, gap)
 			}
 		}
 		prev = blk
