@@ -59,6 +59,16 @@ func (r *tsReport) judge() {
 				Met:      g > 1,
 			})
 		}
+		// The baseline's CPU per tx can fall as it serves less; the add
+		// path, which waits for the lock every walk takes, shows its cost.
+		if a, b := r.cell(tsPerItem, offered, lo), r.cell(tsPerItem, offered, hi); lo != hi && a != nil && b != nil && a.AddMaxNs > 0 {
+			r.Targets = append(r.Targets, verdict{
+				What: fmt.Sprintf("lock-per-item add path's max latency grows from %d to %d peers at %d tx/s (shown)", lo, hi, offered),
+				Measured: fmt.Sprintf("%s → %s (%.1f×)", fmtDur(time.Duration(a.AddMaxNs)), fmtDur(time.Duration(b.AddMaxNs)),
+					float64(b.AddMaxNs)/float64(a.AddMaxNs)),
+				Met: b.AddMaxNs > a.AddMaxNs,
+			})
+		}
 	}
 	violations := 0
 	for _, c := range r.Cells {

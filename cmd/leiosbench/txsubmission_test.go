@@ -45,7 +45,7 @@ func TestTxSubmissionQuick(t *testing.T) {
 			t.Fatalf("%+v", c)
 		}
 	}
-	if len(r.Targets) != 3 {
+	if len(r.Targets) != 4 {
 		t.Fatalf("targets %+v", r.Targets)
 	}
 	for _, want := range []string{"loopback TCP", "1000 txs held", "300 tx/s offered", "lock-free", "lock-per-item", "CPU per tx served", "Targets"} {
