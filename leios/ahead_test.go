@@ -1,7 +1,6 @@
 package leios
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -20,10 +19,7 @@ func TestFetchAheadTwoAtATime(t *testing.T) {
 	opts := testOptions(t)
 	opts.Validator = net.validator
 	p := openPipeline(t, opts)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	runPipeline(t, p)
 
 	// rbs[i] announces ebs[i] and certifies ebs[i-1].
 	gap := uint64(net.validator.Leios().MinCertGap)

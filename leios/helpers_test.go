@@ -2,6 +2,7 @@ package leios
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"encoding/binary"
 	"encoding/hex"
@@ -109,6 +110,17 @@ func openPipeline(tb testing.TB, opts Options) *Pipeline {
 		}
 	})
 	return p
+}
+
+// runPipeline runs p until the test ends, and returns the context it runs
+// under. Stores the test closes after p stops are registered for cleanup
+// before this is called.
+func runPipeline(tb testing.TB, p *Pipeline) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	tb.Cleanup(func() { cancel(); <-done })
+	return ctx
 }
 
 // fataler is the part of testing.TB (and rapid.T) the helpers need.

@@ -25,10 +25,7 @@ func TestClosureFromMempool(t *testing.T) {
 	defer pool.Close()
 	p := openPipeline(t, testOptions(t))
 	p.Attach(nil, pool)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	ctx := runPipeline(t, p)
 
 	raw := f.payments(t, 6, 1_000_000)
 	admit := func(txs [][]byte) {

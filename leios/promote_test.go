@@ -1,7 +1,6 @@
 package leios
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -25,12 +24,9 @@ func TestCertifiedEBKeptWhenImmutableTipJumpsPastItsCertRB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer chain.Close()
+	t.Cleanup(func() { chain.Close() })
 	p.Attach(chain, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	runPipeline(t, p)
 
 	txs := f.payments(t, 5, 1_000_000)
 	eb := blocktest.EBOf(t, txs).Body
