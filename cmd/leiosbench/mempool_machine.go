@@ -86,17 +86,13 @@ func (s mpMachineSample) since(start mpMachineSample) mpMachine {
 	return m
 }
 
-// loadAvg1 is the 1-minute load average, "" where /proc/loadavg is absent.
+// loadAvg1 is the 1-minute load average (loadAverage's first figure), ""
+// where there is none.
 func loadAvg1() string {
-	raw, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
+	if f := strings.Fields(loadAverage()); len(f) > 0 {
+		return f[0]
 	}
-	f := strings.Fields(string(raw))
-	if len(f) == 0 {
-		return ""
-	}
-	return f[0]
+	return ""
 }
 
 // osRunDelay is the time the process's threads have spent runnable,

@@ -123,13 +123,21 @@ type machine struct {
 }
 
 func describeMachine() machine {
-	m := machine{CPU: cpuModel(), CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), GoVersion: runtime.Version()}
-	if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
-		if f := strings.Fields(string(raw)); len(f) >= 3 {
-			m.LoadAvg = strings.Join(f[:3], " ")
-		}
+	return machine{CPU: cpuModel(), CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), GoVersion: runtime.Version(), LoadAvg: loadAverage()}
+}
+
+// loadAverage is the system's load (/proc/loadavg: 1, 5, 15 minutes), ""
+// where there is none.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
 	}
-	return m
+	fields := strings.Fields(string(b))
+	if len(fields) < 3 {
+		return ""
+	}
+	return strings.Join(fields[:3], " ")
 }
 
 // cpuModel is /proc/cpuinfo's model name, or the architecture.

@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -186,18 +185,4 @@ func runSyncBench(ctx context.Context, f syncFlags, progress io.Writer) (_ *sync
 	report.LoadAfter = loadAverage()
 	report.Target = report.target()
 	return report, nil
-}
-
-// loadAverage is the system's load (/proc/loadavg: 1, 5, 15 minutes), ""
-// where there is none.
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	fields := strings.Fields(string(b))
-	if len(fields) < 3 {
-		return ""
-	}
-	return strings.Join(fields[:3], " ")
 }
