@@ -26,10 +26,10 @@ type TxsResult struct {
 
 // InsertTxs stores txs of held bodies' closures, each identified by its
 // Blake2b-256 hash (computed once by whoever took the bytes in: the caller
-// vouches that each Hash is its Bytes' hash), each stored once however many bodies name it. For every
-// held body that misses a tx, the tx is discharged; closures that become
-// complete are reported, and subscribers get ClosureComplete for their
-// points.
+// vouches that each Hash is its Bytes' hash), each stored once however
+// many bodies name it. For every held body that misses a tx, the tx is
+// discharged; closures that become complete are reported, and subscribers
+// get ClosureComplete for their points.
 //
 // A tx that no held body misses is ignored, not refused: the fetch client
 // only asks for named txs and the forge inserts the body first, so such a tx
