@@ -79,9 +79,15 @@ func (p *Pipeline) releaseAhead() {
 	}
 }
 
+// has reports whether pt is live or waiting.
 func (q *fetchAhead) has(pt block.Point) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	return q.hasLocked(pt)
+}
+
+// hasLocked is has with mu held.
+func (q *fetchAhead) hasLocked(pt block.Point) bool {
 	_, live := q.live[pt]
 	_, queued := q.queued[pt]
 	return live || queued
@@ -91,9 +97,7 @@ func (q *fetchAhead) has(pt block.Point) bool {
 func (q *fetchAhead) enqueue(a aheadPoint) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	_, live := q.live[a.point]
-	_, queued := q.queued[a.point]
-	if live || queued {
+	if q.hasLocked(a.point) {
 		return false
 	}
 	q.waiting = append(q.waiting, a)
