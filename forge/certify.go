@@ -2,19 +2,38 @@ package forge
 
 import (
 	"errors"
-	"fmt"
+	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
+// What a leader found when it looked at the tip's EB (CertifyAttempt).
+const (
+	CertifyCertified     = "certified"
+	CertifyTooEarly      = "too early: the EB is younger than the certification gap"
+	CertifyNoClosure     = "closure not held"
+	CertifyNoQuorum      = "no quorum"
+	CertifyInvalid       = "closure does not apply"
+	CertifyNotCertifying = "votes do not certify"
+)
+
+// CertifyAttempt is what a leader saw of the tip's EB when it forged on
+// it (Leios.RecordCertify): the votes it held and whether it certified.
+type CertifyAttempt struct {
+	Slot    uint64 // of the block forged
+	At      time.Time
+	Votes   int
+	Outcome string // one of the Certify* outcomes
+}
+
 // certify builds, for a block forged at slot on tip, the certificate of the
 // EB the tip announced, with the diff of its closure on view (the ledger
 // after the tip) — or nil when the tip announced none, the EB is younger
 // than MinCertGap, its closure is not all here, the votes relayed do not
 // reach the quorum, or the closure does not apply at slot. Then the block
-// is an ordinary RB.
+// is an ordinary RB. What it found is recorded (Leios.RecordCertify).
 func (f *Forger) certify(view ledger.UTxO, tip block.Tip, slot uint64) (*block.Certificate, *ledger.Diff) {
 	if f.opts.Leios == nil || tip.Point.IsOrigin() {
 		return nil, nil
@@ -25,20 +44,29 @@ func (f *Forger) certify(view ledger.UTxO, tip block.Tip, slot uint64) (*block.C
 		return nil, nil
 	}
 	h := parent.Header
-	if h.Announcement == nil || slot < h.Slot+uint64(f.opts.Validator.Leios().MinCertGap) {
+	if h.Announcement == nil {
 		return nil, nil
 	}
 	p := block.Point{Slot: h.Slot, Hash: h.Announcement.EbHash}
-	closure, held, err := f.opts.Leios.Closure(p)
+	votes := f.opts.Leios.Votes(h.Hash())
+	attempt := CertifyAttempt{Slot: slot, At: f.opts.Now(), Votes: len(votes)}
+	defer func() { f.opts.Leios.RecordCertify(p, attempt) }()
+	if slot < h.Slot+uint64(f.opts.Validator.Leios().MinCertGap) {
+		attempt.Outcome = CertifyTooEarly
+		return nil, nil
+	}
+	closure, held, err := f.opts.Leios.ClosureTxs(p)
 	if err != nil || !held {
+		attempt.Outcome = CertifyNoClosure
 		f.opts.Logger.Info("forge: no certificate: closure not held", "eb", p, "err", err)
 		return nil, nil
 	}
-	votes := f.opts.Leios.Votes(h.Hash())
 	cert, err := f.opts.Validator.Committee().Certify(h.Hash(), votes)
 	if err != nil {
+		attempt.Outcome = CertifyNotCertifying
 		level := f.opts.Logger.Warn
 		if errors.Is(err, consensus.ErrNoQuorum) {
+			attempt.Outcome = CertifyNoQuorum
 			level = f.opts.Logger.Info
 		}
 		level("forge: no certificate", "eb", p, "votes", len(votes), "err", err)
@@ -46,38 +74,29 @@ func (f *Forger) certify(view ledger.UTxO, tip block.Tip, slot uint64) (*block.C
 	}
 	diff, err := f.applyClosure(view, slot, closure)
 	if err != nil {
+		attempt.Outcome = CertifyInvalid
 		f.opts.Logger.Warn("forge: no certificate: the certified closure does not apply", "eb", p, "slot", slot, "err", err)
 		return nil, nil
 	}
+	attempt.Outcome = CertifyCertified
 	return cert, diff
 }
 
 // applyClosure applies closure in order on view at slot and returns its
-// diff. A tx the mempool holds was validated with its signatures on
-// admission: it is reapplied, decoded already; any other is decoded and
-// applied in full.
-func (f *Forger) applyClosure(view ledger.UTxO, slot uint64, closure [][]byte) (*ledger.Diff, error) {
-	acc := ledger.NewDiff()
-	utxo := ledger.Overlay{Base: view, Diffs: []*ledger.Diff{acc}}
-	for i, raw := range closure {
-		hash := block.HashBytes(raw)
-		apply := ledger.Reapply
-		tx, admitted := (*ledger.Tx)(nil), false
-		if f.opts.Mempool != nil {
-			tx, admitted = f.opts.Mempool.Tx(hash)
-		}
-		if !admitted {
-			var err error
-			if tx, err = ledger.DecodeTx(raw); err != nil {
-				return nil, fmt.Errorf("tx %d: %w", i, err)
-			}
-			apply = ledger.Apply
-		}
-		d, err := apply(*f.opts.Params, utxo, slot, tx)
-		if err != nil {
-			return nil, fmt.Errorf("tx %d (%s): %w", i, block.Hash(tx.ID()), err)
-		}
-		acc.Append(d)
+// diff. Witnesses this node verified before (a tx its mempool admitted) are
+// not verified again; those it verifies here are recorded, so the CertRB
+// that applies the closure later does not verify them again either.
+func (f *Forger) applyClosure(view ledger.UTxO, slot uint64, closure []ledger.BatchTx) (*ledger.Diff, error) {
+	d, err := ledger.ApplyBatch(*f.opts.Params, view, slot, closure)
+	if err != nil {
+		return nil, err
 	}
-	return acc, nil
+	var verified []block.Hash
+	for _, tx := range closure {
+		if !tx.Verified {
+			verified = append(verified, tx.Tx.Hash())
+		}
+	}
+	f.opts.Leios.MarkVerified(verified)
+	return d, nil
 }

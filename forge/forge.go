@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/ledger"
@@ -24,6 +26,9 @@ type Ledger interface {
 	TipUTxO() (utxo ledger.UTxO, tip block.Tip, release func(), err error)
 	// Block returns a stored block: the tip's, for the EB it announces.
 	Block(hash block.Hash) (*block.Block, error)
+	// TipChanged returns a channel closed at the next change of the
+	// selected tip: a vote may be due.
+	TipChanged() <-chan struct{}
 }
 
 // Leios is the Leios pipeline as the forge uses it; leios.Pipeline serves
@@ -32,19 +37,29 @@ type Leios interface {
 	// Publish takes a forged, adopted RB's EB through the handlers peers'
 	// EBs go through: the announcement (rb), the body, the closure's txs
 	// (validated).
-	Publish(rb *block.Header, eb *block.EBBody, closure [][]byte) error
-	// Closure returns the closure of the EB at p, in EB order, if all of it
-	// is held.
-	Closure(p block.Point) (txs [][]byte, held bool, err error)
+	Publish(rb *block.Header, eb *block.EBBody, closure []block.HashedTx) error
+	// ClosureTxs returns the closure of the EB at p, in EB order, decoded,
+	// each with whether this node verified its witnesses already, if all
+	// of it is held.
+	ClosureTxs(p block.Point) (txs []ledger.BatchTx, held bool, err error)
+	// ClosureChanged returns a channel closed when the next closure is
+	// complete here: a vote may be due.
+	ClosureChanged() <-chan struct{}
+	// MarkVerified records that these closure txs' witnesses verified.
+	MarkVerified(txHashes []block.Hash)
 	// Votes returns the votes relayed for an RB; Vote relays this node's.
 	Votes(rbHash block.Hash) []block.Vote
 	Vote(v block.Vote) error
 	// Equivocated reports whether two headers were seen for one slot and
 	// issuer.
 	Equivocated(slot uint64, issuer block.Bytes32) bool
-	// RecordVote notes what became of this node's vote on the EB at p: one
-	// of the Vote* outcomes.
-	RecordVote(p block.Point, outcome string)
+	// RecordValidated notes when this node's check of the closure of the
+	// EB at p passed; RecordVote what became of its vote on it (one of the
+	// Vote* outcomes), and when; RecordCertify what a leader saw of its
+	// votes.
+	RecordValidated(p block.Point, at time.Time)
+	RecordVote(p block.Point, outcome string, at time.Time)
+	RecordCertify(p block.Point, attempt CertifyAttempt)
 }
 
 // Chain takes the blocks the forge produces, through the path a peer's
@@ -58,9 +73,6 @@ type Chain interface {
 type Mempool interface {
 	// Txs yields the txs of one snapshot in ticket order.
 	Txs() iter.Seq[*ledger.Tx]
-	// Tx returns an admitted tx — fully validated, signatures included —
-	// by its hash.
-	Tx(txHash block.Hash) (*ledger.Tx, bool)
 	// RemoveTxs drops the txs with these hashes and those that spend them.
 	RemoveTxs(ctx context.Context, txHashes []block.Hash) ([]block.Hash, error)
 }
@@ -116,7 +128,7 @@ type Forger struct {
 	ebs     atomic.Uint64
 	certs   atomic.Uint64
 
-	ballot ballot // the vote on the tip RB's EB; Run's goroutine only
+	ballot ballot // the vote on the tip RB's EB; the vote loop's goroutine only
 }
 
 // New checks that the keys belong to a registered pool.
@@ -169,21 +181,26 @@ func (f *Forger) EBs() uint64 { return f.ebs.Load() }
 // Certificates is the number of CertRBs this forger built.
 func (f *Forger) Certificates() uint64 { return f.certs.Load() }
 
-// Run forges until ctx is cancelled, waking at the start of every slot.
+// Run forges, and votes if the pool holds a seat, until ctx is cancelled:
+// the forge wakes at the start of every slot, the voter also as soon as a
+// closure completes or the tip changes, so a vote waits for nothing but
+// its window and its closure.
 func (f *Forger) Run(ctx context.Context) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return f.forgeLoop(ctx) })
+	if f.opts.Voter != nil {
+		g.Go(func() error { return f.voteLoop(ctx) })
+	}
+	return g.Wait()
+}
+
+func (f *Forger) forgeLoop(ctx context.Context) error {
 	clock := f.opts.Validator.Clock()
 	slot := clock.SlotAt(f.opts.Now())
 	for ctx.Err() == nil {
 		slot++
-		wait := clock.SlotStart(slot).Sub(f.opts.Now())
-		if wait > 0 {
-			timer := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				timer.Stop()
-				return nil
-			case <-timer.C:
-			}
+		if !f.sleepUntil(ctx, clock.SlotStart(slot), nil, nil) {
+			return nil
 		}
 		// Skip slots missed while the process was descheduled: forging for a
 		// slot already past would only produce a block peers see late.
@@ -196,9 +213,43 @@ func (f *Forger) Run(ctx context.Context) error {
 		if _, err := f.ForgeSlot(slot); err != nil {
 			f.opts.Logger.Warn("forge: block not adopted", "slot", slot, "err", err)
 		}
-		f.VoteSlot(slot)
 	}
 	return nil
+}
+
+func (f *Forger) voteLoop(ctx context.Context) error {
+	clock := f.opts.Validator.Clock()
+	for ctx.Err() == nil {
+		// Taken before the vote, so no change is missed in between.
+		tipChanged, closureChanged := f.opts.Ledger.TipChanged(), f.opts.Leios.ClosureChanged()
+		slot := clock.SlotAt(f.opts.Now())
+		if f.opts.Ready == nil || f.opts.Ready() {
+			f.VoteSlot(slot)
+		}
+		if !f.sleepUntil(ctx, clock.SlotStart(slot+1), tipChanged, closureChanged) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// sleepUntil waits until at, or until either channel is closed; it
+// reports false if ctx ended first.
+func (f *Forger) sleepUntil(ctx context.Context, at time.Time, a, b <-chan struct{}) bool {
+	wait := at.Sub(f.opts.Now())
+	if wait <= 0 {
+		return ctx.Err() == nil
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+	case <-a:
+	case <-b:
+	}
+	return true
 }
 
 // ForgeSlot runs the leader check for slot and, if this pool leads, forges a
@@ -245,9 +296,9 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 		f.certs.Add(1)
 	}
 	if eb != nil {
-		closure := make([][]byte, len(sel.eb))
+		closure := make([]block.HashedTx, len(sel.eb))
 		for i, tx := range sel.eb {
-			closure[i] = tx.Bytes()
+			closure[i] = block.HashedTx{Hash: tx.Hash(), Bytes: tx.Bytes()}
 		}
 		if err := f.opts.Leios.Publish(blk.Header, eb, closure); err != nil {
 			f.opts.Logger.Error("forge: publishing the EB", "slot", slot, "err", err)

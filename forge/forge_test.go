@@ -102,11 +102,13 @@ func newFixture(t *testing.T, withWhale bool, rbMaxBody int, configure ...func(*
 			}
 			var txs [][]byte
 			if p, ok := consensus.CertifiedPoint(blk, parent); ok {
-				closure, held, _ := lx.Closure(p)
+				closure, held := lx.closures[p]
 				if !held {
 					return nil, fmt.Errorf("%w: closure of %s", chaindb.ErrNotReady, p)
 				}
-				txs = closure
+				for _, tx := range closure {
+					txs = append(txs, tx.Bytes)
+				}
 			}
 			for _, tx := range blk.Body.Txs {
 				txs = append(txs, tx)
@@ -343,7 +345,7 @@ func TestForgeAnnouncesEBOfTheNextTxs(t *testing.T) {
 	}
 	for i, entry := range p.eb.Txs {
 		want := txs[nRB+i]
-		if entry.TxHash != block.Hash(want.Hash()) || block.HashBytes(p.closure[i]) != entry.TxHash {
+		if entry.TxHash != block.Hash(want.Hash()) || p.closure[i].Hash != entry.TxHash || block.HashBytes(p.closure[i].Bytes) != entry.TxHash {
 			t.Fatalf("EB tx %d is not the next tx after the RB's", i)
 		}
 	}
@@ -364,29 +366,35 @@ func (f *fixture) admit(t *testing.T, txs ...*ledger.Tx) {
 type recordingLeios struct {
 	chain       *chaindb.DB // the tip at publication, if set
 	published   []published
-	closures    map[block.Point][][]byte
+	closures    map[block.Point][]block.HashedTx
 	votes       map[block.Hash][]block.Vote
 	equivocated map[uint64]bool // by slot
 	outcomes    map[block.Point]string
+	validated   map[block.Point]bool
+	attempts    map[block.Point][]CertifyAttempt
+	verified    map[block.Hash]bool // MarkVerified
 }
 
 type published struct {
 	rb      *block.Header
 	eb      *block.EBBody
-	closure [][]byte
+	closure []block.HashedTx
 	tip     block.Tip
 }
 
 func newRecordingLeios() *recordingLeios {
 	return &recordingLeios{
-		closures:    map[block.Point][][]byte{},
+		closures:    map[block.Point][]block.HashedTx{},
 		votes:       map[block.Hash][]block.Vote{},
 		equivocated: map[uint64]bool{},
 		outcomes:    map[block.Point]string{},
+		validated:   map[block.Point]bool{},
+		attempts:    map[block.Point][]CertifyAttempt{},
+		verified:    map[block.Hash]bool{},
 	}
 }
 
-func (l *recordingLeios) Publish(rb *block.Header, eb *block.EBBody, closure [][]byte) error {
+func (l *recordingLeios) Publish(rb *block.Header, eb *block.EBBody, closure []block.HashedTx) error {
 	p := published{rb: rb, eb: eb, closure: closure}
 	if l.chain != nil {
 		p.tip = l.chain.Tip()
@@ -396,9 +404,31 @@ func (l *recordingLeios) Publish(rb *block.Header, eb *block.EBBody, closure [][
 	return nil
 }
 
-func (l *recordingLeios) Closure(p block.Point) ([][]byte, bool, error) {
+// ClosureTxs decodes the closure held; a tx counts as verified once
+// MarkVerified named it.
+func (l *recordingLeios) ClosureTxs(p block.Point) ([]ledger.BatchTx, bool, error) {
 	c, ok := l.closures[p]
-	return c, ok, nil
+	if !ok {
+		return nil, false, nil
+	}
+	txs := make([]ledger.BatchTx, len(c))
+	for i, h := range c {
+		tx, err := ledger.DecodeTx(h.Bytes)
+		if err != nil {
+			return nil, false, err
+		}
+		txs[i] = ledger.BatchTx{Tx: tx, Verified: l.verified[h.Hash]}
+	}
+	return txs, true, nil
+}
+
+// ClosureChanged never fires: the tests call VoteSlot themselves.
+func (l *recordingLeios) ClosureChanged() <-chan struct{} { return nil }
+
+func (l *recordingLeios) MarkVerified(hashes []block.Hash) {
+	for _, h := range hashes {
+		l.verified[h] = true
+	}
 }
 
 func (l *recordingLeios) Votes(rb block.Hash) []block.Vote { return l.votes[rb] }
@@ -410,4 +440,12 @@ func (l *recordingLeios) Vote(v block.Vote) error {
 
 func (l *recordingLeios) Equivocated(slot uint64, _ block.Bytes32) bool { return l.equivocated[slot] }
 
-func (l *recordingLeios) RecordVote(p block.Point, outcome string) { l.outcomes[p] = outcome }
+func (l *recordingLeios) RecordVote(p block.Point, outcome string, _ time.Time) {
+	l.outcomes[p] = outcome
+}
+
+func (l *recordingLeios) RecordValidated(p block.Point, _ time.Time) { l.validated[p] = true }
+
+func (l *recordingLeios) RecordCertify(p block.Point, a CertifyAttempt) {
+	l.attempts[p] = append(l.attempts[p], a)
+}

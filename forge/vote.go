@@ -27,7 +27,9 @@ type ballot struct {
 // selected tip announces: once its whole closure is held and applies in
 // order on the ledger after that RB, from LHdr to LHdr+LVote slots after
 // the RB, while it is the tip, and never for an equivocating announcement.
-// Run calls it every slot; outcomes are recorded with Leios.RecordVote.
+// Run calls it every slot and whenever a closure completes or the tip
+// changes; the check of the closure and the outcome are recorded with
+// Leios.RecordValidated and Leios.RecordVote.
 func (f *Forger) VoteSlot(slot uint64) {
 	if f.opts.Voter == nil {
 		return
@@ -69,7 +71,7 @@ func (f *Forger) VoteSlot(slot uint64) {
 		f.record(b, b.reason)
 		return
 	}
-	closure, held, err := f.opts.Leios.Closure(b.point)
+	closure, held, err := f.opts.Leios.ClosureTxs(b.point)
 	if err != nil || !held {
 		b.reason = VoteClosureIncomplete
 		return
@@ -81,6 +83,7 @@ func (f *Forger) VoteSlot(slot uint64) {
 		f.record(b, VoteInvalidClosure)
 		return
 	}
+	f.opts.Leios.RecordValidated(b.point, f.opts.Now())
 	if err := f.opts.Leios.Vote(f.opts.Voter.Vote(b.rb)); err != nil {
 		f.opts.Logger.Error("vote: relaying our own vote", "eb", b.point, "err", err)
 		return
@@ -94,5 +97,5 @@ func (f *Forger) record(b *ballot, outcome string) {
 		outcome = VoteClosureIncomplete
 	}
 	b.done = true
-	f.opts.Leios.RecordVote(b.point, outcome)
+	f.opts.Leios.RecordVote(b.point, outcome, f.opts.Now())
 }

@@ -52,6 +52,16 @@ func TestVoteThenCertRB(t *testing.T) {
 	if err := f.validator.Committee().VerifyVote(&votes[0]); err != nil {
 		t.Fatalf("the vote does not verify: %v", err)
 	}
+	if !f.leios.validated[f.eb] {
+		t.Fatal("the closure check before the vote was not recorded")
+	}
+	// The closure's witnesses were verified by the check: applying it again
+	// (the CertRB) need not verify them.
+	for _, tx := range f.leios.closures[f.eb] {
+		if !f.leios.verified[tx.Hash] {
+			t.Fatalf("closure tx %s verified but not recorded so", tx.Hash.Short())
+		}
+	}
 	f.forger.VoteSlot(2 + uint64(lp.LHdr))
 	if len(f.leios.votes[f.rb.Hash()]) != 1 {
 		t.Fatal("voted twice")
@@ -76,9 +86,17 @@ func TestVoteThenCertRB(t *testing.T) {
 	if f2.chain.Tip().Point != cert.Point() || f2.forger.Certificates() != 1 {
 		t.Fatal("the CertRB was not adopted")
 	}
+	// Each leader's look at the votes is recorded: too early, then
+	// certified with the one vote.
+	if a := f.leios.attempts[f.eb]; len(a) != 1 || a[0].Outcome != CertifyTooEarly || a[0].Votes != 1 {
+		t.Fatalf("the early leader's attempt: %+v", a)
+	}
+	if a := f2.leios.attempts[f2.eb]; len(a) != 1 || a[0].Outcome != CertifyCertified || a[0].Votes != 1 || a[0].Slot != f2.minCertSlot() {
+		t.Fatalf("the certifying leader's attempt: %+v", a)
+	}
 	// The closure is on the ledger: the last EB tx's output is unspent.
 	closure := f2.leios.closures[f2.eb]
-	last, err := ledger.DecodeTx(closure[len(closure)-1])
+	last, err := ledger.DecodeTx(closure[len(closure)-1].Bytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +122,7 @@ func TestNoVote(t *testing.T) {
 		{"closure incomplete", func(f *ebFixture) { delete(f.leios.closures, f.eb) }, VoteClosureIncomplete},
 		{"invalid closure", func(f *ebFixture) {
 			// The RB's own first tx again: its input is spent on the ledger after the RB.
-			f.leios.closures[f.eb] = [][]byte{f.txs[0].Bytes()}
+			f.leios.closures[f.eb] = []block.HashedTx{{Hash: f.txs[0].Hash(), Bytes: f.txs[0].Bytes()}}
 		}, VoteInvalidClosure},
 		{"equivocation", func(f *ebFixture) { f.leios.equivocated[1] = true }, VoteEquivocation},
 	} {

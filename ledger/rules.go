@@ -50,31 +50,48 @@ func ApplyTxs(p Params, utxo UTxO, slot uint64, txs [][]byte, reapply bool) (*Di
 // are skipped for it, every other rule still applies. verified must be safe
 // for concurrent use.
 //
-// The witness signatures of the other txs are verified ahead, on up to
-// GOMAXPROCS goroutines (see verifyAhead), before the txs are applied in
-// order; the result, the diff or the error, is the one of applying them one
-// by one.
+// The txs are decoded, and the witness signatures of the others verified,
+// ahead on up to GOMAXPROCS goroutines (see verifyAhead), before the txs are
+// applied in order; the result, the diff or the error, is the one of
+// applying them one by one.
 func ApplyTxsVerified(p Params, utxo UTxO, slot uint64, txs [][]byte, verified func(*Tx) bool) (*Diff, error) {
 	return applyTxs(p, utxo, slot, txs, verified, runtime.GOMAXPROCS(0))
 }
 
-// applyTxs is ApplyTxsVerified with the signatures verified ahead on up to
-// workers goroutines; with one worker it is the plain loop, each tx decoded
-// and checked in turn.
+// applyTxs is ApplyTxsVerified with the work ahead on up to workers
+// goroutines.
 func applyTxs(p Params, utxo UTxO, slot uint64, txs [][]byte, verified func(*Tx) bool, workers int) (*Diff, error) {
-	var ahead []decodedTx
-	if workers > 1 && len(txs) > 1 {
-		ahead = verifyAhead(txs, verified, workers)
+	return applyBatch(p, utxo, slot, decodeAhead(txs, verified, workers))
+}
+
+// BatchTx is a decoded tx of a batch to apply, and whether this node has
+// verified its witnesses already (its mempool admitted it, or a closure
+// check applied it in full): then the batch skips them.
+type BatchTx struct {
+	Tx       *Tx
+	Verified bool
+}
+
+// ApplyBatch applies decoded txs in order, each seeing the effect of the
+// ones before it, and returns their combined diff: ApplyTxsVerified for txs
+// decoded already (a closure whose txs the mempool holds). The witness
+// signatures of the txs not Verified are verified ahead on up to
+// GOMAXPROCS goroutines; the result is the one of applying them one by one.
+func ApplyBatch(p Params, utxo UTxO, slot uint64, txs []BatchTx) (*Diff, error) {
+	items := make([]decodedTx, len(txs))
+	for i, t := range txs {
+		items[i] = decodedTx{tx: t.Tx, witnesses: witnessCheck{skip: t.Verified}}
 	}
+	verifyAhead(items, runtime.GOMAXPROCS(0))
+	return applyBatch(p, utxo, slot, items)
+}
+
+// applyBatch applies txs, decoded and their witnesses checked ahead, in
+// order; a decoding error counts at its tx's turn.
+func applyBatch(p Params, utxo UTxO, slot uint64, txs []decodedTx) (*Diff, error) {
 	combined := NewDiff()
 	view := Overlay{Base: utxo, Diffs: []*Diff{combined}}
-	for i, raw := range txs {
-		var d decodedTx
-		if ahead != nil {
-			d = ahead[i]
-		} else if d.tx, d.err = DecodeTx(raw); d.err == nil {
-			d.witnesses.skip = verified(d.tx)
-		}
+	for i, d := range txs {
 		if d.err != nil {
 			return nil, fmt.Errorf("tx %d: %w", i, d.err)
 		}

@@ -28,48 +28,57 @@ func (p *Pipeline) ApplyBlock(utxo ledger.UTxO, blk *block.Block, parent *block.
 	if certified && !reapply {
 		p.certsVerified.Add(1)
 	}
-	txs, err := p.appliedTxs(blk, parent)
+	closure, err := p.certifiedTxs(blk, parent)
 	if err != nil {
 		return nil, err
 	}
+	if reapply {
+		for i := range closure {
+			closure[i].Verified = true
+		}
+	}
+	d, err := ledger.ApplyBatch(p.opts.Ledger, utxo, blk.Header.Slot, closure)
+	if err != nil {
+		return nil, fmt.Errorf("certified closure: %w", err)
+	}
 	// A tx the mempool admitted had its witnesses checked then: a block
-	// applying it again costs no signature check (most closure txs reach
-	// the mempool before their EB).
+	// applying it again costs no signature check.
 	verified := func(tx *ledger.Tx) bool {
 		return reapply || p.mempool != nil && p.mempool.Has(block.Hash(tx.Hash()))
 	}
-	d, err := ledger.ApplyTxsVerified(p.opts.Ledger, utxo, blk.Header.Slot, txs, verified)
-	if err == nil && certified && !reapply {
+	raw := make([][]byte, len(blk.Body.Txs))
+	for i, tx := range blk.Body.Txs {
+		raw[i] = tx
+	}
+	own, err := ledger.ApplyTxsVerified(p.opts.Ledger, ledger.Overlay{Base: utxo, Diffs: []*ledger.Diff{d}}, blk.Header.Slot, raw, verified)
+	if err != nil {
+		return nil, err
+	}
+	d.Append(own)
+	if certified && !reapply {
 		p.certsApplied.Add(1)
 	}
-	return d, err
+	return d, nil
 }
 
-// appliedTxs are the txs blk applies to the ledger, in order: for a CertRB
-// the certified closure (of the EB parent announced), then the block's own.
-// An incomplete closure is an error wrapping chaindb.ErrNotReady and
+// certifiedTxs are the txs of the closure blk certifies, if it is a CertRB
+// (ClosureTxs), ready to apply before the block's own txs. An incomplete
+// closure is an error wrapping chaindb.ErrNotReady and
 // ErrClosureIncomplete.
-func (p *Pipeline) appliedTxs(blk *block.Block, parent *block.Header) ([][]byte, error) {
-	var txs [][]byte
-	if pt, ok := consensus.CertifiedPoint(blk, parent); ok {
-		closure, err := p.certifiedClosure(pt, parent)
-		if err != nil {
-			return nil, err
-		}
-		txs = closure
+func (p *Pipeline) certifiedTxs(blk *block.Block, parent *block.Header) ([]ledger.BatchTx, error) {
+	pt, ok := consensus.CertifiedPoint(blk, parent)
+	if !ok {
+		return nil, nil
 	}
-	for _, tx := range blk.Body.Txs {
-		txs = append(txs, tx)
-	}
-	return txs, nil
+	return p.certifiedClosure(pt, parent)
 }
 
 // certifiedClosure returns the closure of the certified EB at pt, announced
 // by parent, or an error wrapping chaindb.ErrNotReady and
 // ErrClosureIncomplete, having made sure the pipeline knows the point and
 // fetches it first.
-func (p *Pipeline) certifiedClosure(pt block.Point, parent *block.Header) ([][]byte, error) {
-	closure, held, err := p.Closure(pt)
+func (p *Pipeline) certifiedClosure(pt block.Point, parent *block.Header) ([]ledger.BatchTx, error) {
+	closure, held, err := p.ClosureTxs(pt)
 	if err != nil || held {
 		return closure, err
 	}
@@ -82,7 +91,7 @@ func (p *Pipeline) certifiedClosure(pt block.Point, parent *block.Header) ([][]b
 	// The closure may have completed since it was read (FetchAhead fetches
 	// closures early), and its completion found nothing parked: read it
 	// again, or the chain would wait for a reselection that never comes.
-	if closure, held, err := p.Closure(pt); err != nil || held {
+	if closure, held, err := p.ClosureTxs(pt); err != nil || held {
 		return closure, err
 	}
 	return nil, fmt.Errorf("%w: %w: %s", chaindb.ErrNotReady, ErrClosureIncomplete, pt)
@@ -157,25 +166,4 @@ func (p *Pipeline) promoteCertified(from uint64) error {
 		parent = blk.Header
 	}
 	return nil
-}
-
-// Closure returns the closure of the EB at pt, in EB order, if all of it
-// is held here.
-func (p *Pipeline) Closure(pt block.Point) ([][]byte, bool, error) {
-	info, known, err := p.db.PointInfo(pt)
-	if err != nil || !known || !info.Complete() {
-		return nil, false, err
-	}
-	txs, err := p.db.Closure(pt.Hash)
-	return txs, err == nil, err
-}
-
-// Body returns the EB body of ebHash, decoded, if it is held.
-func (p *Pipeline) Body(ebHash block.Hash) (*block.EBBody, bool, error) {
-	raw, held, err := p.db.Body(ebHash)
-	if err != nil || !held {
-		return nil, false, err
-	}
-	eb, err := block.DecodeEBBody(raw, p.opts.Limits)
-	return eb, err == nil, err
 }

@@ -10,26 +10,67 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/leiosdb"
 )
 
-// EBTimes is when this node first held an EB's announcement, body and
-// whole closure: GET /api/ebs, and the devnet report's diffusion times.
+// EBTimes is one EB's way through this node, stage by stage, each first
+// time it happened: GET /api/ebs, and the devnet report's stage latencies.
+// Every stage is also given in StageMs as milliseconds after the EB's slot
+// start (when its RB was forged), the clock the voting window runs on.
 type EBTimes struct {
 	Slot   uint64 `json:"slot"`
 	EbHash string `json:"ebHash"`
 	// RbHash is the announcing RB's, as first announced here.
-	RbHash    string     `json:"rbHash,omitempty"`
-	Announced *time.Time `json:"announced,omitempty"`
-	Body      *time.Time `json:"body,omitempty"`
-	Closure   *time.Time `json:"closure,omitempty"`
+	RbHash string `json:"rbHash,omitempty"`
+	// Txs and ClosureBytes size the EB, once its body is held.
+	Txs          int `json:"txs,omitempty"`
+	ClosureBytes int `json:"closureBytes,omitempty"`
+	// Deadline is the end of the voting window: the end of slot
+	// Slot + LHdr + LVote, after which no vote on the EB may be cast.
+	Deadline time.Time `json:"deadline"`
+
+	Announced *time.Time `json:"announced,omitempty"` // its RB header, first seen
+	Body      *time.Time `json:"body,omitempty"`      // its body, held
+	Closure   *time.Time `json:"closure,omitempty"`   // every tx of its closure, held
+	// Validated is when this node's check of the closure on the ledger
+	// after the announcing RB passed: a committee member's last step
+	// before its vote. Voted is when the vote was cast.
+	Validated *time.Time `json:"validated,omitempty"`
+	Voted     *time.Time `json:"voted,omitempty"`
+	StageMs   StageMs    `json:"stageMs"`
+
 	// Vote is what became of this node's vote on the EB (forge.Vote*), if
 	// it holds a committee seat; Votes counts the votes relayed here for
 	// its RB.
 	Vote  string `json:"vote,omitempty"`
 	Votes int    `json:"votes"`
+	// Certify is what this node saw when it led a slot on the announcing
+	// RB: the votes it held and whether it certified the EB.
+	Certify *CertifyAttempt `json:"certify,omitempty"`
 
 	rb block.Hash // RbHash, for counting votes
+}
+
+// StageMs are EBTimes' stages in milliseconds after the EB's slot start;
+// a stage not reached is absent.
+type StageMs struct {
+	Announced *int64 `json:"announced,omitempty"`
+	Body      *int64 `json:"body,omitempty"`
+	Closure   *int64 `json:"closure,omitempty"`
+	Validated *int64 `json:"validated,omitempty"`
+	Voted     *int64 `json:"voted,omitempty"`
+	Deadline  int64  `json:"deadline"`
+}
+
+// CertifyAttempt is a leader's look at an EB's votes when it forged on
+// the RB that announced it (forge.CertifyAttempt), in EBTimes.
+type CertifyAttempt struct {
+	Slot    uint64    `json:"slot"` // of the block forged
+	At      time.Time `json:"at"`
+	AtMs    int64     `json:"atMs"` // after the EB's slot start
+	Votes   int       `json:"votes"`
+	Outcome string    `json:"outcome"`
 }
 
 // maxEBTimes bounds the EBs remembered.
@@ -39,6 +80,7 @@ const maxEBTimes = 4096
 // bodies and closures, and observes each closure's diffusion time.
 type ebLog struct {
 	clock     consensus.Clock
+	window    uint64 // slots from an EB's slot to the end of its voting window
 	diffusion prometheus.Histogram // slot start to complete closure
 
 	mu               sync.Mutex // guards the fields below
@@ -49,9 +91,10 @@ type ebLog struct {
 	changed          chan struct{} // closed and replaced when a closure is recorded
 }
 
-func newEBLog(clock consensus.Clock, reg prometheus.Registerer) (*ebLog, error) {
+func newEBLog(clock consensus.Clock, lp consensus.LeiosParams, reg prometheus.Registerer) (*ebLog, error) {
 	l := &ebLog{
-		clock: clock,
+		clock:  clock,
+		window: uint64(lp.LHdr + lp.LVote + 1),
 		diffusion: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: "leiosnode", Name: "eb_diffusion_seconds",
 			Help:    "Time from an EB's slot start (when it was forged) to its complete closure here.",
@@ -73,7 +116,7 @@ func newEBLog(clock consensus.Clock, reg prometheus.Registerer) (*ebLog, error) 
 func (l *ebLog) entry(p block.Point) *EBTimes {
 	e, ok := l.byPoint[p]
 	if !ok {
-		e = &EBTimes{Slot: p.Slot, EbHash: p.Hash.String()}
+		e = &EBTimes{Slot: p.Slot, EbHash: p.Hash.String(), Deadline: l.clock.SlotStart(p.Slot + l.window)}
 		l.byPoint[p] = e
 		l.order = append(l.order, p)
 		if len(l.order) > maxEBTimes {
@@ -99,6 +142,18 @@ func (l *ebLog) recordAnnounced(p block.Point, rbHash block.Hash, now time.Time)
 	e.Announced, e.RbHash, e.rb = &now, rbHash.String(), rbHash
 	l.byRB[rbHash] = e
 	return true
+}
+
+// recordSize notes the size of p's EB, from its body.
+func (l *ebLog) recordSize(p block.Point, eb *block.EBBody) {
+	closure := 0
+	for _, tx := range eb.Txs {
+		closure += int(tx.Size)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.entry(p)
+	e.Txs, e.ClosureBytes = len(eb.Txs), closure
 }
 
 // countVotes adds n votes relayed for the RB rbHash to its EB's count, which
@@ -131,12 +186,56 @@ func (l *ebLog) record(ev leiosdb.Event, now time.Time) {
 	}
 }
 
+// recordValidated notes when this node's check of p's closure passed.
+func (l *ebLog) recordValidated(p block.Point, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e := l.entry(p); e.Validated == nil {
+		e.Validated = &at
+	}
+}
+
+// recordVote notes what became of this node's vote on p, and when.
+func (l *ebLog) recordVote(p block.Point, outcome string, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.entry(p)
+	e.Vote = outcome
+	if outcome == forge.VoteCast && e.Voted == nil {
+		e.Voted = &at
+	}
+}
+
+// recordCertify notes a leader's look at p's votes.
+func (l *ebLog) recordCertify(p block.Point, a forge.CertifyAttempt) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.entry(p)
+	e.Certify = &CertifyAttempt{Slot: a.Slot, At: a.At, AtMs: l.sinceSlot(p.Slot, a.At), Votes: a.Votes, Outcome: a.Outcome}
+}
+
+func (l *ebLog) sinceSlot(slot uint64, t time.Time) int64 {
+	return t.Sub(l.clock.SlotStart(slot)).Milliseconds()
+}
+
 func (l *ebLog) list() []EBTimes {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := make([]EBTimes, 0, len(l.order))
 	for _, p := range l.order {
-		out = append(out, *l.byPoint[p])
+		e := *l.byPoint[p]
+		ms := func(t *time.Time) *int64 {
+			if t == nil {
+				return nil
+			}
+			v := l.sinceSlot(e.Slot, *t)
+			return &v
+		}
+		e.StageMs = StageMs{
+			Announced: ms(e.Announced), Body: ms(e.Body), Closure: ms(e.Closure),
+			Validated: ms(e.Validated), Voted: ms(e.Voted), Deadline: l.sinceSlot(e.Slot, e.Deadline),
+		}
+		out = append(out, e)
 	}
 	return out
 }
@@ -147,11 +246,12 @@ func (l *ebLog) counts() (bodies, closures uint64) {
 	return l.bodies, l.closures
 }
 
-// recordVote notes what became of this node's vote on p.
-func (l *ebLog) recordVote(p block.Point, outcome string) {
+// closureChanged returns a channel closed when the next closure is
+// recorded complete.
+func (l *ebLog) closureChanged() <-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.entry(p).Vote = outcome
+	return l.changed
 }
 
 // awaitClosure waits until p's closure is recorded or ctx ends.

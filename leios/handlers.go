@@ -38,13 +38,13 @@ func (p *Pipeline) Announce(h *block.Header) {
 // take: the announcement by rb, the body eb (its commit makes the relay
 // offer it), the closure's txs, already validated by the forge (their
 // commit makes the relay offer the closure).
-func (p *Pipeline) Publish(rb *block.Header, eb *block.EBBody, closure [][]byte) error {
+func (p *Pipeline) Publish(rb *block.Header, eb *block.EBBody, closure []block.HashedTx) error {
 	p.Announce(rb)
 	pt := block.Point{Slot: rb.Slot, Hash: eb.Hash()}
 	if err := p.insertBody(pt, eb); err != nil {
 		return fmt.Errorf("leios: publishing the EB of %s: %w", rb.Point(), err)
 	}
-	if err := p.insertTxs(pt, block.HashTxs(closure), true); err != nil {
+	if err := p.insertTxs(pt, closure, true); err != nil {
 		return fmt.Errorf("leios: publishing the EB of %s: %w", rb.Point(), err)
 	}
 	return nil
@@ -143,6 +143,7 @@ func (p *Pipeline) insertBody(pt block.Point, eb *block.EBBody) error {
 		}
 		return err
 	}
+	p.ebs.recordSize(pt, eb)
 	missing, err := p.cache.InsertBody(pt.Hash, eb.Txs)
 	if err != nil || len(missing) != held.Missing {
 		// The cache cannot vouch for this body: its announcement was evicted,

@@ -67,7 +67,7 @@ func Open(opts Options) (p *Pipeline, err error) {
 		parked: make(map[block.Point]struct{}),
 		ahead:  newFetchAhead(),
 	}
-	if p.ebs, err = newEBLog(p.clock, opts.Registerer); err != nil {
+	if p.ebs, err = newEBLog(p.clock, opts.Validator.Leios(), opts.Registerer); err != nil {
 		return nil, err
 	}
 	if p.db, err = leiosdb.Open(opts.Dir, leiosdb.Options{

@@ -3,8 +3,10 @@ package leios
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/forge"
 )
 
 // validateVotes is the relay's check of a batch of votes new to it: each
@@ -45,6 +47,20 @@ func (p *Pipeline) Equivocated(slot uint64, issuer block.Bytes32) bool {
 	return p.relay.Equivocated(slot, issuer)
 }
 
-// RecordVote notes what became of this node's vote on the EB at pt, for
-// EBTimes.
-func (p *Pipeline) RecordVote(pt block.Point, outcome string) { p.ebs.recordVote(pt, outcome) }
+// RecordVote notes what became of this node's vote on the EB at pt, and
+// when, for EBTimes.
+func (p *Pipeline) RecordVote(pt block.Point, outcome string, at time.Time) {
+	p.ebs.recordVote(pt, outcome, at)
+}
+
+// RecordValidated notes when this node's check of the closure of the EB at
+// pt passed, for EBTimes.
+func (p *Pipeline) RecordValidated(pt block.Point, at time.Time) { p.ebs.recordValidated(pt, at) }
+
+// RecordCertify notes what this node saw of the votes for the EB at pt when
+// it led a slot on its RB, for EBTimes.
+func (p *Pipeline) RecordCertify(pt block.Point, a forge.CertifyAttempt) { p.ebs.recordCertify(pt, a) }
+
+// ClosureChanged returns a channel closed when the next closure is
+// complete here.
+func (p *Pipeline) ClosureChanged() <-chan struct{} { return p.ebs.closureChanged() }

@@ -13,7 +13,10 @@ const (
 	TxNotYetInserted
 	// TxInserted: the tx is in the LeiosDB.
 	TxInserted
-	// TxValidated: the tx is in the LeiosDB and has been validated.
+	// TxValidated: the tx is in the LeiosDB and its witnesses were
+	// verified on this node (its mempool admitted it, the forge made it, or
+	// a closure check applied it in full): applying it again need not
+	// verify them.
 	TxValidated
 )
 

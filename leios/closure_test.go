@@ -1,0 +1,82 @@
+package leios
+
+import (
+	"context"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/block/blocktest"
+	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/mempool"
+)
+
+// A closure to apply takes the txs the mempool holds from it, decoded and
+// verified, and reads and decodes the rest, which count as verified only
+// once a closure check has verified them (MarkVerified): each tx's
+// witnesses are verified once per node.
+func TestClosureTxsVerifiedOnce(t *testing.T) {
+	f := newFunds(t)
+	pool, err := mempool.New(mempool.Options{
+		TipLedger: func() (ledger.UTxO, block.Tip, func(), error) { return f.utxo, block.Tip{}, func() {}, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	p := openPipeline(t, testOptions(t))
+	p.Attach(nil, pool)
+
+	raw := f.payments(t, 6, 1_000_000)
+	admitted := map[block.Hash]*ledger.Tx{}
+	for _, b := range raw[:3] {
+		tx, err := ledger.DecodeTx(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pool.Add(context.Background(), tx); err != nil {
+			t.Fatal(err)
+		}
+		admitted[tx.Hash()] = tx
+	}
+	eb := blocktest.EBOf(t, raw)
+	pt := eb.Point(7)
+	if err := p.insertAnnouncement(7, block.Hash{7}, eb.Announcement()); err != nil {
+		t.Fatal(err)
+	}
+	if _, held, err := p.ClosureTxs(pt); err != nil || held {
+		t.Fatalf("a closure without a body: held %v, %v", held, err)
+	}
+	if err := p.insertBody(pt, eb.Body); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.insertTxs(pt, block.HashTxs(raw[3:]), false); err != nil {
+		t.Fatal(err)
+	}
+
+	check := func(wantVerified func(i int) bool) []block.Hash {
+		t.Helper()
+		txs, held, err := p.ClosureTxs(pt)
+		if err != nil || !held || len(txs) != len(raw) {
+			t.Fatalf("closure: %d txs, held %v, %v", len(txs), held, err)
+		}
+		var unverified []block.Hash
+		for i, tx := range txs {
+			if tx.Tx.Hash() != block.HashBytes(raw[i]) {
+				t.Fatalf("tx %d is not the EB's", i)
+			}
+			if tx.Verified != wantVerified(i) {
+				t.Fatalf("tx %d verified %v", i, tx.Verified)
+			}
+			if a := admitted[tx.Tx.Hash()]; a != nil && a != tx.Tx {
+				t.Fatalf("tx %d decoded again: the mempool holds it", i)
+			}
+			if !tx.Verified {
+				unverified = append(unverified, tx.Tx.Hash())
+			}
+		}
+		return unverified
+	}
+	fetched := check(func(i int) bool { return i < 3 })
+	p.MarkVerified(fetched)
+	check(func(int) bool { return true })
+}
