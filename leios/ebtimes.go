@@ -80,7 +80,7 @@ const maxEBTimes = 4096
 // bodies and closures, and observes each closure's diffusion time.
 type ebLog struct {
 	clock     consensus.Clock
-	window    uint64 // slots from an EB's slot to the end of its voting window
+	window    uint64               // slots from an EB's slot to the end of its voting window
 	diffusion prometheus.Histogram // slot start to complete closure
 
 	mu               sync.Mutex // guards the fields below
