@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/leiosnode/leiosnode/admission"
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
@@ -38,6 +39,10 @@ type Options struct {
 	// Params are the ledger's protocol parameters, served to wallets; their
 	// network id is the one the address queries accept.
 	Params ledger.Params
+	// Admission is the node's edge: a submission it refuses is answered 503
+	// at once, with Retry-After and the reason. Nil: every submission is
+	// tried.
+	Admission *admission.Gate
 	// SubmitTimeout is how long a submit waits for its turn and for room in
 	// the mempool before it is answered 503. Default 5 s.
 	SubmitTimeout time.Duration

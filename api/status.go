@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/leiosnode/leiosnode/admission"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network/chainsync"
 )
@@ -31,6 +32,26 @@ type Status struct {
 	RecentBlocks []TipStatus `json:"recentBlocks"`
 	// Forks tells whether the peers' chains join this node's.
 	Forks ForksStatus `json:"forks"`
+	// Admission is the node's edge: whether it takes txs in now, and what
+	// it refused since it started.
+	Admission *AdmissionStatus `json:"admission,omitempty"`
+}
+
+// AdmissionStatus is the node's edge in /status (package admission).
+type AdmissionStatus struct {
+	// Admitting says whether a submission through this API is taken in
+	// now; if not, Reason and Detail say why. PeersAdmitting says the same
+	// of tx submission from peers.
+	Admitting      bool   `json:"admitting"`
+	Reason         string `json:"reason,omitempty"`
+	Detail         string `json:"detail,omitempty"`
+	PeersAdmitting bool   `json:"peersAdmitting"`
+	// Refused counts the submissions refused, by reason; PeerPauses the
+	// times tx submission from peers waited for the edge, by reason, and
+	// PeersPausedSeconds how long in all.
+	Refused            map[string]uint64 `json:"refused"`
+	PeerPauses         map[string]uint64 `json:"peerPauses"`
+	PeersPausedSeconds float64           `json:"peersPausedSeconds"`
 }
 
 // Peer is a connected peer in /status.
@@ -144,6 +165,18 @@ func (s *Server) Status() Status {
 		st.Peers = append(st.Peers, Peer{ID: p.ID.String(), Addr: p.Addr, Direction: p.Direction, Since: p.Since.UTC().Truncate(time.Second)})
 	}
 	st.Forks = forksStatus(o.Forks())
+	if o.Admission != nil {
+		as := o.Admission.Stats()
+		local, peers := as.Decisions[admission.Local.String()], as.Decisions[admission.Peers.String()]
+		st.Admission = &AdmissionStatus{
+			Admitting: local.Admits(), PeersAdmitting: peers.Admits(),
+			Refused: as.Refused[admission.Local.String()], PeerPauses: as.Refused[admission.Peers.String()],
+			PeersPausedSeconds: as.Paused.Seconds(),
+		}
+		if !local.Admits() {
+			st.Admission.Reason, st.Admission.Detail = local.Reason.String(), local.Detail
+		}
+	}
 	for number := st.Tip.BlockNumber; number > 0 && len(st.RecentBlocks) < RecentBlockCount; number-- {
 		blk, err := o.Chain.BlockByNumber(number)
 		if err != nil {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/leiosnode/leiosnode/admission"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
@@ -18,12 +20,22 @@ import (
 // the signed tx's CBOR; 202 with the tx id, 400 with the ledger rule that
 // failed (or "already in the mempool"), naming the tx by its tx id, 413 for
 // a body over the max tx size, 408 for one that does not arrive in time,
-// 503 when the mempool stays full or the add gets no turn before the
-// timeout, 500 for a local failure.
+// 503 with Retry-After when the node's edge refuses txs now (it is behind:
+// see package admission), the mempool stays full or the add gets no turn
+// before the timeout, 500 for a local failure.
 func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/cbor" {
 		writeError(w, http.StatusUnsupportedMediaType, errors.New("Content-Type must be application/cbor"))
 		return
+	}
+	// Before anything is read or decoded: a refusal must cost next to
+	// nothing, or the load it sheds would still take the CPU.
+	if s.opts.Admission != nil {
+		if d := s.opts.Admission.Admit(admission.Local); !d.Admits() {
+			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(d.RetryAfter.Round(time.Second).Seconds()))))
+			writeError(w, http.StatusServiceUnavailable, fmt.Errorf("refused (%s): %s; try again later", d.Reason, d.Detail))
+			return
+		}
 	}
 	raw, ok := readBody(w, r, int64(s.opts.MaxTxSize), "tx")
 	if !ok {
@@ -42,8 +54,10 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		id := tx.ID()
 		writeJSON(w, http.StatusAccepted, hex.EncodeToString(id[:]))
 	case errors.Is(err, mempool.ErrFull):
+		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, errors.New("mempool full"))
 	case errors.Is(err, mempool.ErrBusy):
+		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, errors.New("mempool busy: no turn to add within the timeout"))
 	case mempool.IsRejection(err), errors.Is(err, mempool.ErrDuplicate):
 		writeError(w, http.StatusBadRequest, err)

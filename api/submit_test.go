@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/leiosnode/leiosnode/admission"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
@@ -156,5 +157,49 @@ func TestAnswersNameTxIDs(t *testing.T) {
 	}
 	if code := get("/api/mempool/" + hash); code != http.StatusNotFound {
 		t.Errorf("GET /api/mempool/{tx hash}: %d, want 404", code)
+	}
+}
+
+// A submission the node's edge refuses is answered 503 at once, with
+// Retry-After and the reason, before its bytes are even decoded; once the
+// edge opens the same tx is admitted.
+func TestSubmitRefusedAtTheEdge(t *testing.T) {
+	tx, utxo := payment(t, 9, 50_000_000_000)
+	pool, err := mempool.New(mempool.Options{
+		TipLedger: func() (ledger.UTxO, block.Tip, func(), error) { return utxo, block.Tip{}, func() {}, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	figures := admission.Figures{Now: time.Now(), ClockSlot: 1000, TipSlot: 10}
+	gate, err := admission.NewGate(admission.Options{}, func() admission.Figures { return figures }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate.Update()
+	s, err := New(Options{Mempool: pool, Admission: gate, MaxTxSize: 16384, SubmitTimeout: time.Second, Registry: prometheus.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range [][]byte{tx.Bytes(), []byte("not a tx")} {
+		req := httptest.NewRequest(http.MethodPost, "/api/submit/tx", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/cbor")
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "5" || !strings.Contains(rec.Body.String(), "syncing") {
+			t.Fatalf("refused submit: %d, Retry-After %q, %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body.String())
+		}
+	}
+	if n := gate.Stats().Refused["api"]["syncing"]; n != 2 {
+		t.Fatalf("%d refusals counted, want 2", n)
+	}
+	if pool.Snapshot().Len() != 0 {
+		t.Fatal("a refused tx reached the mempool")
+	}
+	figures.TipSlot = 999
+	gate.Update()
+	if code, reply := submit(t, s.Handler(), tx.Bytes()); code != http.StatusAccepted {
+		t.Fatalf("once the edge opens: %d %s", code, reply)
 	}
 }

@@ -1,8 +1,10 @@
 package leios
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -75,6 +77,9 @@ type CertifyAttempt struct {
 
 // maxEBTimes bounds the EBs remembered.
 const maxEBTimes = 4096
+
+// missedLookback is how many of the EBs seen last missedInARow judges.
+const missedLookback = 64
 
 // ebLog remembers EBTimes for the most recent EBs, counts first-held
 // bodies and closures, and observes each closure's diffusion time.
@@ -238,6 +243,45 @@ func (l *ebLog) list() []EBTimes {
 		out = append(out, e)
 	}
 	return out
+}
+
+// missedInARow counts the latest EBs, newest first, whose voting window
+// closed before this node held and checked their closures, stopping at the
+// first that was in time. An EB it voted on, or whose vote failed for a
+// reason of the EB's own (an invalid closure, an equivocation, its RB no
+// longer the tip), says nothing of the node's lag and is passed over; one
+// without a vote outcome (a relay, or an RB that never was the tip here)
+// was in time if its closure was held before the window closed.
+func (l *ebLog) missedInARow(now time.Time) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	type judged struct {
+		slot   uint64
+		missed bool
+	}
+	var latest []judged
+	// The EBs first seen last are the latest, give or take the order they
+	// arrived in: judging the last few dozen is enough to count a run.
+	for _, p := range l.order[max(0, len(l.order)-missedLookback):] {
+		e := l.byPoint[p]
+		if !e.Deadline.Before(now) {
+			continue // its window is still open
+		}
+		switch e.Vote {
+		case forge.VoteCast:
+			latest = append(latest, judged{e.Slot, false})
+		case forge.VoteClosureIncomplete:
+			latest = append(latest, judged{e.Slot, true})
+		case "":
+			latest = append(latest, judged{e.Slot, e.Closure == nil || e.Closure.After(e.Deadline)})
+		}
+	}
+	slices.SortFunc(latest, func(a, b judged) int { return cmp.Compare(b.slot, a.slot) })
+	n := 0
+	for n < len(latest) && latest[n].missed {
+		n++
+	}
+	return n
 }
 
 func (l *ebLog) counts() (bodies, closures uint64) {

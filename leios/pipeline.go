@@ -259,6 +259,11 @@ func (p *Pipeline) Stats() Stats {
 // relayed for it.
 func (p *Pipeline) EBTimes() []EBTimes { return p.ebs.list() }
 
+// MissedWindows counts this node's latest EBs, newest first, whose voting
+// window closed before it held and checked their closures: how far behind
+// its Leios work is (admission.Figures.MissedInARow).
+func (p *Pipeline) MissedWindows(now time.Time) int { return p.ebs.missedInARow(now) }
+
 // AwaitClosure waits until the whole closure of pt is held (as recorded
 // from the LeiosDB's events) and returns when it first was.
 func (p *Pipeline) AwaitClosure(ctx context.Context, pt block.Point) (time.Time, error) {

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/leiosnode/leiosnode/admission"
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/config"
@@ -55,6 +56,7 @@ type Node struct {
 	chain     *chaindb.DB
 	adopted   *atomic.Uint64 // blocks that changed the selection when added
 	mempool   *mempool.Mempool
+	admission *admission.Gate // the edge: whether txs are taken in now
 	leios     *leios.Pipeline
 	host      *network.Host
 	chainsync *chainsync.Service
@@ -135,6 +137,9 @@ func (n *Node) build(opts Options) (err error) {
 		return err
 	}
 	n.leios.Attach(n.chain, n.mempool)
+	if n.admission, err = admission.NewGate(admission.Options{}, n.admissionFigures, n.registry); err != nil {
+		return err
+	}
 	if err = n.buildHost(opts.Libp2p, in); err != nil {
 		return err
 	}
@@ -144,6 +149,7 @@ func (n *Node) build(opts Options) (err error) {
 	if n.api, err = api.New(api.Options{
 		Chain:         n.chain,
 		Mempool:       n.mempool,
+		Admission:     n.admission,
 		Leios:         n.leios,
 		Host:          n.host,
 		Forger:        n.forger,
@@ -225,7 +231,9 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 		Services: append([]network.Service{
 			n.chainsync,
 			blockfetch.NewService(chain.BlockRange),
-			txsubmission.NewService(txSubmissionMempool{n.mempool}, txsubmission.Options{}),
+			txsubmission.NewService(txSubmissionMempool{n.mempool}, txsubmission.Options{
+				Admit: func(ctx context.Context) error { return n.admission.Wait(ctx, admission.Peers) },
+			}),
 		}, n.leios.Services()...),
 		PeerSharing: sharing,
 		TargetPeers: n.cfg.TargetPeers,
@@ -276,6 +284,7 @@ func (n *Node) Run(ctx context.Context) error {
 	g.Go(func() error { return n.leios.Run(ctx) })
 	g.Go(func() error { return n.host.Run(ctx) })
 	g.Go(func() error { return n.mempool.Run(ctx) })
+	g.Go(func() error { return n.admission.Run(ctx) })
 	if n.forger != nil {
 		g.Go(func() error { return n.forger.Run(ctx) })
 	}
@@ -338,6 +347,20 @@ func (n *Node) wait(g *errgroup.Group) error {
 	case <-time.After(faultGrace):
 		n.log.Warn("stopping without the loops still running after a database failed")
 		return nil
+	}
+}
+
+// admissionFigures are how far behind the node is, for its edge.
+func (n *Node) admissionFigures() admission.Figures {
+	now := time.Now()
+	snapshot := n.mempool.Snapshot()
+	return admission.Figures{
+		Now:             now,
+		ClockSlot:       n.validator.Clock().SlotAt(now),
+		TipSlot:         n.chain.Tip().Point.Slot,
+		MempoolBytes:    snapshot.Bytes(),
+		MempoolCapacity: n.mempool.CapacityBytes(),
+		MissedInARow:    n.leios.MissedWindows(now),
 	}
 }
 

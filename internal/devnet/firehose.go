@@ -62,8 +62,9 @@ func (o firehoseOptions) withDefaults() firehoseOptions {
 // has its own submitter goroutine at its share of the rate: a chain's txs
 // go one after another anyway (a tx is built only once its parent was
 // admitted), so the chains are the firehose's parallelism, and a slow
-// answer holds up only its own chain. A tx the node had no room for goes
-// again at the chain's next turn; a rejected tx makes the chain
+// answer holds up only its own chain. A tx the node refused for now (503:
+// it is behind, or full) goes again after the answer's Retry-After, as a
+// wallet's would; a rejected tx makes the chain
 // resynchronise with its node (see resync); a POST without an answer makes
 // it wait until the node answers again.
 //
@@ -91,7 +92,7 @@ type txStats struct {
 	Submitted    uint64            // distinct txs sent
 	Admitted     uint64            // 202 answers (and txs found in after an unanswered POST)
 	Rejected     map[string]uint64 // 400 answers by reason
-	MempoolFull  uint64            // 503 answers; the tx went again later
+	Refused      map[string]uint64 // 503 answers by reason; the tx went again after its Retry-After
 	SubmitErrors uint64            // POSTs and resync queries without an answer
 	// Dropped counts the admitted txs found later in no mempool and on no
 	// chain (their node dropped them), by the node that admitted them;
@@ -112,7 +113,7 @@ type txStats struct {
 }
 
 func newFirehose(params ledger.Params, nodes []Node, chains []*txChain, client *http.Client, opts firehoseOptions) *txFirehose {
-	return &txFirehose{opts: opts.withDefaults(), params: params, nodes: nodes, apis: newNodeAPIs(client, nodes), chains: chains, stats: txStats{Rejected: map[string]uint64{}, Dropped: map[string]uint64{}}}
+	return &txFirehose{opts: opts.withDefaults(), params: params, nodes: nodes, apis: newNodeAPIs(client, nodes), chains: chains, stats: txStats{Rejected: map[string]uint64{}, Refused: map[string]uint64{}, Dropped: map[string]uint64{}}}
 }
 
 // loadFirehose is the firehose of devnet d, its chains from d's funded
@@ -266,12 +267,15 @@ func (f *txFirehose) step(ctx context.Context, api nodeAPI, c *txChain) {
 	_, err = api.submit(ctx, tx.Bytes())
 	f.count(func(s *txStats) { s.Posts++; s.PostTime += time.Since(posting) })
 	var rejection *txRejectedError
+	var refusal *txRefusedError
 	switch {
 	case err == nil:
 		c.admit()
 		f.count(func(s *txStats) { s.Admitted++ })
-	case errors.Is(err, errMempoolFull):
-		f.count(func(s *txStats) { s.MempoolFull++ })
+	case errors.As(err, &refusal):
+		// As a wallet does: come back when the node said to.
+		c.retryAt = time.Now().Add(refusal.RetryAfter)
+		f.count(func(s *txStats) { s.Refused[refusal.Reason]++ })
 	case errors.As(err, &rejection):
 		f.count(func(s *txStats) { s.Rejected[rejectionReason(rejection.Reason)]++ })
 		f.resync(ctx, api, c, rejection.Reason)
@@ -290,14 +294,17 @@ func (f *txFirehose) resubmitStep(ctx context.Context, api nodeAPI, c *txChain) 
 	_, err := api.submit(ctx, c.resubmit[0].tx.Bytes())
 	f.count(func(s *txStats) { s.Posts++; s.PostTime += time.Since(posting) })
 	var rejection *txRejectedError
+	var refusal *txRefusedError
 	errors.As(err, &rejection)
 	held := rejection != nil && strings.Contains(rejection.Reason, "already in the mempool")
 	switch {
 	case err == nil || held:
 		c.readmit()
 		f.count(func(s *txStats) { s.Resubmitted++ })
-	case errors.Is(err, errMempoolFull):
-		f.count(func(s *txStats) { s.MempoolFull++ })
+	case errors.As(err, &refusal):
+		// As a wallet does: come back when the node said to.
+		c.retryAt = time.Now().Add(refusal.RetryAfter)
+		f.count(func(s *txStats) { s.Refused[refusal.Reason]++ })
 	case rejection != nil:
 		// Its parent is not at the node: the node is behind, or dropped
 		// more since. Look again.

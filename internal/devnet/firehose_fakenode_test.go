@@ -38,10 +38,11 @@ type fakeAPINode struct {
 	txsOnChain uint64
 	mempool    []*ledger.Tx   // in admission order
 	view       ledger.MapUTxO // chain after the mempool's txs
-	// Knobs: answer the next full submits with 503, the next rejectN with
-	// 400 reject, admit the next unanswered without answering (the
-	// connection is closed); failQueries answers every GET with 500.
-	full        int
+	// Knobs: refuse the next refuse submits with 503 (queue delay,
+	// Retry-After 2), answer the next rejectN with 400 reject, admit the
+	// next unanswered without answering (the connection is closed);
+	// failQueries answers every GET with 500.
+	refuse      int
 	rejectN     int
 	reject      string
 	unanswered  int
@@ -81,9 +82,10 @@ func (n *fakeAPINode) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	defer n.mu.Unlock()
 	n.posts++
 	switch {
-	case n.full > 0:
-		n.full--
-		writeAPIError(w, http.StatusServiceUnavailable, "mempool full")
+	case n.refuse > 0:
+		n.refuse--
+		w.Header().Set("Retry-After", "2")
+		writeAPIError(w, http.StatusServiceUnavailable, "refused (queue-delay): the oldest tx held has waited 12.0 s (more than 10.0 s); try again later")
 		return
 	case n.rejectN > 0:
 		n.rejectN--
@@ -258,6 +260,13 @@ func (n *fakeAPINode) mempoolTxs() []*ledger.Tx {
 }
 
 // set changes knobs under the lock.
+// postCount is the number of submits received.
+func (n *fakeAPINode) postCount() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.posts
+}
+
 func (n *fakeAPINode) set(change func(n *fakeAPINode)) {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -241,12 +241,15 @@ func (f *txFirehose) newTxReport() *TxReport {
 		Submitted:    s.Submitted,
 		Admitted:     s.Admitted,
 		Rejected:     map[string]uint64{},
-		MempoolFull:  s.MempoolFull,
+		Refused:      map[string]uint64{},
 		SubmitErrors: s.SubmitErrors,
 		Resubmitted:  s.Resubmitted,
 	}
 	for reason, count := range s.Rejected {
 		r.Rejected[reason] = count
+	}
+	for reason, count := range s.Refused {
+		r.Refused[reason] = count
 	}
 	for node, count := range s.Dropped {
 		if r.DroppedBy == nil {

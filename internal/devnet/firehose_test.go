@@ -2,6 +2,7 @@ package devnet
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -34,12 +35,22 @@ func TestFirehoseStep(t *testing.T) {
 			stats:    txStats{Submitted: 3, Admitted: 3},
 		},
 		{
-			name: "a full mempool: the same tx goes again",
+			name: "refused for now: the same tx goes again after the Retry-After",
 			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
-				n.set(func(n *fakeAPINode) { n.full = 2 })
+				n.set(func(n *fakeAPINode) { n.refuse = 2 })
 				first, _ := c.next(f.params)
-				stepOnce(f, c)
-				stepOnce(f, c)
+				for range 2 {
+					stepOnce(f, c)
+					if wait := time.Until(c.retryAt); wait < 1500*time.Millisecond || wait > 2*time.Second {
+						t.Fatalf("after a refusal with Retry-After 2: next try in %v", wait)
+					}
+					posts := n.postCount()
+					stepOnce(f, c)
+					if n.postCount() != posts {
+						t.Fatal("sent again before the Retry-After")
+					}
+					c.retryAt = time.Time{} // the Retry-After has passed
+				}
 				if c.pending != first || len(c.admitted) != 0 {
 					t.Errorf("after two 503s: pending changed or admitted %d", len(c.admitted))
 				}
@@ -49,7 +60,7 @@ func TestFirehoseStep(t *testing.T) {
 				}
 			},
 			admitted: 1,
-			stats:    txStats{Submitted: 1, Admitted: 1, MempoolFull: 2},
+			stats:    txStats{Submitted: 1, Admitted: 1, Refused: map[string]uint64{"queue-delay": 2}},
 		},
 		{
 			name: "a passing rejection while the parent is in the mempool",
@@ -226,7 +237,7 @@ func stepOnce(f *txFirehose, c *txChain) {
 }
 
 func equalStats(a, b txStats) bool {
-	if a.Submitted != b.Submitted || a.Admitted != b.Admitted || a.MempoolFull != b.MempoolFull || a.SubmitErrors != b.SubmitErrors ||
+	if a.Submitted != b.Submitted || a.Admitted != b.Admitted || !maps.Equal(a.Refused, b.Refused) || a.SubmitErrors != b.SubmitErrors ||
 		len(a.Rejected) != len(b.Rejected) || a.Resubmitted != b.Resubmitted || len(a.Dropped) != len(b.Dropped) {
 		return false
 	}
@@ -414,9 +425,9 @@ func TestSettle(t *testing.T) {
 }
 
 func equalTxReports(a, b TxReport) bool {
-	sa := txStats{Submitted: a.Submitted, Admitted: a.Admitted, Rejected: a.Rejected, MempoolFull: a.MempoolFull, SubmitErrors: a.SubmitErrors}
-	sb := txStats{Submitted: b.Submitted, Admitted: b.Admitted, Rejected: b.Rejected, MempoolFull: b.MempoolFull, SubmitErrors: b.SubmitErrors}
-	a.Rejected, b.Rejected = nil, nil
+	sa := txStats{Submitted: a.Submitted, Admitted: a.Admitted, Rejected: a.Rejected, Refused: a.Refused, SubmitErrors: a.SubmitErrors}
+	sb := txStats{Submitted: b.Submitted, Admitted: b.Admitted, Rejected: b.Rejected, Refused: b.Refused, SubmitErrors: b.SubmitErrors}
+	a.Rejected, b.Rejected, a.Refused, b.Refused = nil, nil, nil, nil
 	a.Problems, b.Problems, a.StoppedChains, b.StoppedChains = nil, nil, nil, nil
 	return equalStats(sa, sb) && a.Rate == b.Rate && a.Chains == b.Chains && a.OnChain == b.OnChain &&
 		a.InMempoolAtEnd == b.InMempoolAtEnd && a.OnSomeChains == b.OnSomeChains && a.Lost == b.Lost && a.Unchecked == b.Unchecked && a.Settled == b.Settled

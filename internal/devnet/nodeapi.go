@@ -10,6 +10,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,10 +30,47 @@ var (
 	// errTxRejected: 400, the tx broke a ledger rule (or did not decode);
 	// the wrapping txRejectedError holds the node's reason.
 	errTxRejected = errors.New("tx rejected")
-	// errMempoolFull: 503, the mempool had no room in time; the same tx
-	// may be submitted again later.
-	errMempoolFull = errors.New("mempool full")
+	// errRefused: 503, the node's edge refused the tx for now (it is
+	// behind, or its mempool is full); the wrapping txRefusedError holds
+	// why and when to come back. The same tx may be submitted again then.
+	errRefused = errors.New("tx refused for now")
 )
+
+// txRefusedError is a 503 answer: Reason is the refusal's reason as the
+// node names it ("queue-delay", "leios-behind", "mempool-full", ...),
+// RetryAfter its Retry-After.
+type txRefusedError struct {
+	Reason     string
+	RetryAfter time.Duration
+}
+
+func (e *txRefusedError) Error() string {
+	return fmt.Sprintf("tx refused (%s), retry after %v", e.Reason, e.RetryAfter)
+}
+func (e *txRefusedError) Unwrap() error { return errRefused }
+
+// refusalOf reads a 503 answer: the reason in the node's message
+// ("refused (REASON): ..."; an older node's "mempool full" or "mempool
+// busy") and its Retry-After, one second if absent.
+func refusalOf(resp *http.Response, message string) *txRefusedError {
+	e := &txRefusedError{Reason: "unavailable", RetryAfter: time.Second}
+	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+		e.RetryAfter = time.Duration(secs) * time.Second
+	}
+	switch {
+	case strings.HasPrefix(message, "refused ("):
+		if end := strings.IndexByte(message, ')'); end > 0 {
+			e.Reason = message[len("refused ("):end]
+		}
+	case strings.HasPrefix(message, "mempool full"):
+		e.Reason = "mempool-full"
+	case strings.HasPrefix(message, "mempool busy"):
+		e.Reason = "mempool-busy"
+	case strings.HasPrefix(message, "busy"):
+		e.Reason = "api-busy"
+	}
+	return e
+}
 
 // txRejectedError is a 400 answer: Reason is the node's error message.
 type txRejectedError struct{ Reason string }
@@ -97,7 +135,7 @@ func newNodeAPI(client *http.Client, baseURL string) nodeAPI {
 
 // submit is POST /api/submit/tx. It returns the tx id the node answered
 // with, or an error wrapping errTxRejected (a *txRejectedError),
-// errMempoolFull, or why there was no answer.
+// errRefused (a *txRefusedError), or why there was no answer.
 func (a nodeAPI) submit(ctx context.Context, raw []byte) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, submitTimeout)
 	defer cancel()
@@ -125,7 +163,7 @@ func (a nodeAPI) submit(ctx context.Context, raw []byte) (string, error) {
 	case http.StatusBadRequest:
 		return "", &txRejectedError{Reason: apiErrorMessage(body)}
 	case http.StatusServiceUnavailable:
-		return "", errMempoolFull
+		return "", refusalOf(resp, apiErrorMessage(body))
 	}
 	return "", fmt.Errorf("POST /api/submit/tx: %s: %s", resp.Status, apiErrorMessage(body))
 }

@@ -38,14 +38,16 @@ type Report struct {
 type TxReport struct {
 	Rate   float64 `json:"rate"`   // offered, tx/s
 	Chains int     `json:"chains"` // one per funded address
-	// Submitted counts the distinct txs sent; a tx sent again after a 503
-	// or a POST without an answer counts once.
+	// Submitted counts the distinct txs sent; a tx sent again after a
+	// refusal or a POST without an answer counts once.
 	Submitted uint64 `json:"submitted"`
 	Admitted  uint64 `json:"admitted"`
 	// Rejected counts the 400 answers by the ledger rule they name.
 	Rejected map[string]uint64 `json:"rejected"`
-	// MempoolFull counts the 503 answers; each tx was sent again later.
-	MempoolFull uint64 `json:"mempoolFull"`
+	// Refused counts the 503 answers by the reason the node gave (its edge
+	// refusing txs while it is behind, a full mempool); each tx was sent
+	// again after the answer's Retry-After.
+	Refused map[string]uint64 `json:"refused"`
 	// SubmitErrors counts the POSTs and resync queries without an answer.
 	SubmitErrors uint64 `json:"submitErrors"`
 	// DroppedByNodes counts the admitted txs that their node dropped: a

@@ -234,8 +234,8 @@ func TestReportJSON(t *testing.T) {
 	}
 	r.Txs = &TxReport{
 		Rate: 20, Chains: 10, Submitted: 1200, Admitted: 1195,
-		Rejected:    map[string]uint64{"ledger: input not in UTxO": 2},
-		MempoolFull: 3, OnChain: 1180, InMempoolAtEnd: 14, OnSomeChains: 0, Lost: 1, Settled: true,
+		Rejected: map[string]uint64{"ledger: input not in UTxO": 2},
+		Refused:  map[string]uint64{"queue-delay": 3}, OnChain: 1180, InMempoolAtEnd: 14, OnSomeChains: 0, Lost: 1, Settled: true,
 		DroppedByNodes: 4, DroppedBy: map[string]uint64{"node-1": 4}, Resubmitted: 4,
 		Latency:          &TxLatency{Measured: "(what)", Txs: 1180, P50Ms: 1900, P95Ms: 4100, MaxMs: 7300},
 		OfferedPerSecond: 19.9, BuildMicros: 41.5, SubmitMillis: 1.25, CheckMs: 312,
@@ -320,7 +320,9 @@ func TestReportJSON(t *testing.T) {
     "rejected": {
       "ledger: input not in UTxO": 2
     },
-    "mempoolFull": 3,
+    "refused": {
+      "queue-delay": 3
+    },
     "submitErrors": 0,
     "droppedByNodes": 4,
     "droppedBy": {

@@ -18,16 +18,18 @@ const module = "github.com/leiosnode/leiosnode/"
 // must be listed, so a new package is placed on purpose.
 var rank = map[string]int{
 	// Foundations: wire types, rules, crypto helpers, files.
-	"vrf":                0,
-	"bls":                0,
-	"config":             0,
-	"internal/version":   0,
-	"internal/plots":     0,
-	"block":              1,
-	"block/blocktest":    2,
-	"ledger":             1,
-	"keys":               2, // addresses are ledger's
-	"consensus":          2,
+	"vrf":              0,
+	"bls":              0,
+	"config":           0,
+	"internal/version": 0,
+	"internal/plots":   0,
+	"block":            1,
+	"block/blocktest":  2,
+	"ledger":           1,
+	"keys":             2, // addresses are ledger's
+	"consensus":        2,
+	// The node's edge: whether txs are taken in, from figures it is handed.
+	"admission":          2,
 	"internal/benchkeys": 2,
 	// What both Pebble stores share: opening, the network stamp, faults.
 	"internal/pebblestore":           2,

@@ -1,6 +1,7 @@
 package txsubmission
 
 import (
+	"context"
 	"time"
 
 	"github.com/leiosnode/leiosnode/ledger"
@@ -52,6 +53,11 @@ type Options struct {
 	// not the client's fault), so the client never waits out Idle's
 	// timeout. Default 10 minutes.
 	MaxAddWait time.Duration
+	// Admit, if set, waits until the node takes txs from peers in (its
+	// edge: admission.Gate.Wait for the peers' path): meanwhile the server
+	// asks its client for no txs, which hold them — backpressure, not loss.
+	// An error (ctx ended) ends the session.
+	Admit func(ctx context.Context) error
 	// Timeouts override Spec's per-state timeouts (for tests).
 	Timeouts protocol.Timeouts
 }

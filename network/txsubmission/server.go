@@ -210,6 +210,11 @@ func (p *pull) requestTxs(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
+	if p.opts.Admit != nil {
+		if err := p.opts.Admit(ctx); err != nil {
+			return err
+		}
+	}
 	p.askedIds = false
 	if err := p.s.Send(&MsgRequestTxs{IDs: ids}); err != nil {
 		return err

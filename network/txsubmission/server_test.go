@@ -323,3 +323,45 @@ func TestInvalidTxThreshold(t *testing.T) {
 		})
 	}
 }
+
+// TestServerWaitsForAdmission: while the node's edge is closed to peers'
+// txs (Options.Admit waits), the server asks for no txs — the client keeps
+// them — and fetches them once it opens.
+func TestServerWaitsForAdmission(t *testing.T) {
+	w := newWallet(1)
+	mp := newMempool(w.genesis())
+	txs := w.txs(t, 0, 2)
+	asked, open := make(chan struct{}, 1), make(chan struct{})
+	l, hc, _ := startServer(t, mp, txsubmission.Options{Admit: func(ctx context.Context) error {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		select {
+		case <-open:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}})
+	wantRequest(t, hc.requestTxIds(), true, 0, 100)
+	hc.announce(announced(txs...)...)
+	<-asked // the server is waiting to be let in, before any request
+	received := make(chan []block.Hash)
+	go func() { received <- hc.requestTxs() }()
+	select {
+	case ids := <-received:
+		t.Fatalf("the server asked for %d txs while the edge was closed", len(ids))
+	default:
+	}
+	close(open)
+	if got := <-received; !slices.Equal(got, hashes(txs)) {
+		t.Fatalf("server asked for %v, want %v", got, hashes(txs))
+	}
+	hc.serve(raws(txs...)...)
+	wantRequest(t, hc.requestTxIds(), true, 2, 100)
+	if !mp.holdsAll(txs) {
+		t.Fatal("the txs were not added once the edge opened")
+	}
+	noViolation(t, l)
+}

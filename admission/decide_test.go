@@ -1,0 +1,80 @@
+package admission
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+var now = time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+
+// calm are the figures of a node that keeps up: every test below moves one
+// of them past its bound.
+func calm() Figures {
+	return Figures{
+		Now: now, ClockSlot: 1000, TipSlot: 995,
+		OldestAdmitted: now.Add(-2 * time.Second),
+		MempoolBytes:   1 << 20, MempoolCapacity: 24 << 20,
+	}
+}
+
+// Every shedding decision, fed the lag figures: which path is refused for
+// what, and the retry it is told.
+func TestDecide(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		change      func(*Figures)
+		local, peer Reason
+		retry       time.Duration // of the local refusal
+		detail      string        // in the local refusal's detail
+	}{
+		{"keeping up", func(*Figures) {}, Admit, Admit, 0, ""},
+		{"empty mempool", func(f *Figures) { f.OldestAdmitted = time.Time{}; f.MempoolBytes = 0 }, Admit, Admit, 0, ""},
+		{"tip at the bound of sync lag", func(f *Figures) { f.TipSlot = f.ClockSlot - DefaultSyncLagSlots }, Admit, Admit, 0, ""},
+		{"syncing", func(f *Figures) { f.TipSlot = f.ClockSlot - DefaultSyncLagSlots - 1 }, Syncing, Syncing, DefaultSyncRetryAfter, "101 slots behind"},
+		{"tip ahead of the clock", func(f *Figures) { f.TipSlot = f.ClockSlot + 3 }, Admit, Admit, 0, ""},
+		{"one missed window", func(f *Figures) { f.MissedInARow = 1 }, Admit, Admit, 0, ""},
+		{"two missed windows", func(f *Figures) { f.MissedInARow = 2 }, LeiosBehind, Admit, DefaultRetryAfter, "last 2 EBs"},
+		{"queue delay at the bound", func(f *Figures) { f.OldestAdmitted = now.Add(-DefaultMaxQueueDelay) }, Admit, Admit, 0, ""},
+		{"queue delay past the bound", func(f *Figures) { f.OldestAdmitted = now.Add(-DefaultMaxQueueDelay - time.Millisecond) }, QueueDelay, Admit, DefaultRetryAfter, "waited 10.0 s"},
+		{"mempool at high water", func(f *Figures) { f.MempoolBytes = f.MempoolCapacity*9/10 + 1 }, MempoolFull, MempoolFull, DefaultRetryAfter, "holds"},
+		{"syncing comes first", func(f *Figures) {
+			f.TipSlot, f.MissedInARow, f.OldestAdmitted = 0, 5, now.Add(-time.Hour)
+		}, Syncing, Syncing, DefaultSyncRetryAfter, ""},
+		{"missed windows before queue delay", func(f *Figures) { f.MissedInARow, f.OldestAdmitted = 3, now.Add(-time.Hour) }, LeiosBehind, Admit, DefaultRetryAfter, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := calm()
+			tc.change(&f)
+			local, peer := Decide(Options{}, f, Local), Decide(Options{}, f, Peers)
+			if local.Reason != tc.local || peer.Reason != tc.peer {
+				t.Fatalf("local %s (%s), peers %s; want %s, %s", local.Reason, local.Detail, peer.Reason, tc.local, tc.peer)
+			}
+			if local.RetryAfter != tc.retry {
+				t.Errorf("retry after %v, want %v", local.RetryAfter, tc.retry)
+			}
+			if local.Admits() != (local.Detail == "") || !strings.Contains(local.Detail, tc.detail) {
+				t.Errorf("detail %q, want it to say %q", local.Detail, tc.detail)
+			}
+		})
+	}
+}
+
+// Options move the bounds.
+func TestDecideOptions(t *testing.T) {
+	o := Options{MaxQueueDelay: 30 * time.Second, MissedDeadlines: 4, SyncLagSlots: 10, HighWater: 0.5}
+	f := calm()
+	f.OldestAdmitted, f.MissedInARow = now.Add(-20*time.Second), 3
+	if d := Decide(o, f, Local); !d.Admits() {
+		t.Fatalf("refused within wider bounds: %s", d.Detail)
+	}
+	f.TipSlot = f.ClockSlot - 11
+	if d := Decide(o, f, Local); d.Reason != Syncing {
+		t.Fatalf("%s, want syncing past 10 slots", d.Reason)
+	}
+	f = calm()
+	f.MempoolBytes = f.MempoolCapacity / 2
+	if d := Decide(o, f, Peers); d.Reason != MempoolFull {
+		t.Fatalf("%s, want mempool-full at half", d.Reason)
+	}
+}

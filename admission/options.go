@@ -1,0 +1,65 @@
+package admission
+
+import "time"
+
+// Defaults of Options.
+const (
+	// DefaultMaxQueueDelay keeps the oldest tx's wait, and so the backlog,
+	// to ten seconds of what the chain carries: a tx admitted waits about
+	// that long at most, well inside the half minute a wallet tolerates.
+	DefaultMaxQueueDelay = 10 * time.Second
+	// DefaultMissedDeadlines: two EBs in a row whose windows closed first.
+	// One miss can be bad luck (a fork, an EB announced late by its
+	// leader); two say the node cannot keep up.
+	DefaultMissedDeadlines = 2
+	// DefaultSyncLagSlots is how far behind the clock the tip may be before
+	// the node counts as syncing.
+	DefaultSyncLagSlots = 100
+	// DefaultHighWater is the share of the mempool's byte bound at which
+	// txs are refused rather than left to wait for room.
+	DefaultHighWater = 0.9
+	// DefaultRetryAfter is when a refused submitter should come back.
+	DefaultRetryAfter = time.Second
+	// DefaultSyncRetryAfter is that for a node that is syncing.
+	DefaultSyncRetryAfter = 5 * time.Second
+	// DefaultInterval is how often a Gate re-decides.
+	DefaultInterval = 100 * time.Millisecond
+)
+
+// Options bound how far behind the node may be and still take txs in.
+// Zero fields take the defaults above.
+type Options struct {
+	MaxQueueDelay   time.Duration
+	MissedDeadlines int
+	SyncLagSlots    uint64
+	HighWater       float64
+	RetryAfter      time.Duration
+	SyncRetryAfter  time.Duration
+	// Interval is how often a Gate re-decides.
+	Interval time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxQueueDelay <= 0 {
+		o.MaxQueueDelay = DefaultMaxQueueDelay
+	}
+	if o.MissedDeadlines <= 0 {
+		o.MissedDeadlines = DefaultMissedDeadlines
+	}
+	if o.SyncLagSlots == 0 {
+		o.SyncLagSlots = DefaultSyncLagSlots
+	}
+	if o.HighWater <= 0 || o.HighWater > 1 {
+		o.HighWater = DefaultHighWater
+	}
+	if o.RetryAfter <= 0 {
+		o.RetryAfter = DefaultRetryAfter
+	}
+	if o.SyncRetryAfter <= 0 {
+		o.SyncRetryAfter = DefaultSyncRetryAfter
+	}
+	if o.Interval <= 0 {
+		o.Interval = DefaultInterval
+	}
+	return o
+}
