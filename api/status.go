@@ -35,6 +35,12 @@ type Status struct {
 	// Admission is the node's edge: whether it takes txs in now, and what
 	// it refused since it started.
 	Admission *AdmissionStatus `json:"admission,omitempty"`
+	// ProcessCPUSeconds is the CPU time (user and system) the node's
+	// process spent since it started; CPUSeconds the same by the work it
+	// was spent on (package cpuwork: the Go profiler's samples, labelled by
+	// subsystem), absent when not measured.
+	ProcessCPUSeconds float64            `json:"processCpuSeconds"`
+	CPUSeconds        map[string]float64 `json:"cpuSeconds,omitempty"`
 }
 
 // AdmissionStatus is the node's edge in /status (package admission).
@@ -99,10 +105,11 @@ type TipStatus struct {
 	Hash        string `json:"hash"`
 }
 
-// MempoolStatus is the mempool's size in /status.
+// MempoolStatus is the mempool's size in /status, and its byte bound.
 type MempoolStatus struct {
-	Txs   int `json:"txs"`
-	Bytes int `json:"bytes"`
+	Txs           int `json:"txs"`
+	Bytes         int `json:"bytes"`
+	CapacityBytes int `json:"capacityBytes"`
 }
 
 // LeiosStatus counts endorser blocks in /status. The counts are since the
@@ -141,7 +148,7 @@ func (s *Server) Status() Status {
 		TxsOnChain:    o.TxsOnChain(),
 	}
 	snapshot := o.Mempool.Snapshot()
-	st.Mempool = MempoolStatus{Txs: snapshot.Len(), Bytes: snapshot.Bytes()}
+	st.Mempool = MempoolStatus{Txs: snapshot.Len(), Bytes: snapshot.Bytes(), CapacityBytes: o.Mempool.CapacityBytes()}
 	ls := o.Leios.Stats()
 	st.Leios = LeiosStatus{
 		EBsAnnounced:     ls.EBsAnnounced,
@@ -161,6 +168,7 @@ func (s *Server) Status() Status {
 		st.Leios.EBsForged = o.Forger.EBs()
 		st.Leios.CertificatesBuilt = o.Forger.Certificates()
 	}
+	st.ProcessCPUSeconds = processCPUSeconds()
 	for _, p := range o.Host.Peers() {
 		st.Peers = append(st.Peers, Peer{ID: p.ID.String(), Addr: p.Addr, Direction: p.Direction, Since: p.Since.UTC().Truncate(time.Second)})
 	}
