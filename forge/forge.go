@@ -71,8 +71,10 @@ type Chain interface {
 
 // Mempool is where the forge takes its txs from; the mempool serves it.
 type Mempool interface {
-	// Txs yields the txs of one snapshot in ticket order.
-	Txs() iter.Seq[*ledger.Tx]
+	// Txs yields the txs of one snapshot in ticket order, and gives the tip
+	// that snapshot was validated against: in that order, each applies on
+	// that tip's ledger after the ones before it.
+	Txs() (txs iter.Seq[*ledger.Tx], validatedAt block.Tip)
 	// RemoveTxs drops the txs with these hashes and those that spend them.
 	RemoveTxs(ctx context.Context, txHashes []block.Hash) ([]block.Hash, error)
 }
@@ -260,6 +262,10 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 	if !f.opts.Validator.IsLeader(f.issuer, output) {
 		return nil, nil
 	}
+	// The time each step took goes into the log: a block reaches its peers
+	// only once all of them are done, and its EB's voting window runs from
+	// the slot's start.
+	start := f.opts.Now()
 	view, tip, release, err := f.opts.Ledger.TipUTxO()
 	if err != nil {
 		return nil, fmt.Errorf("forge: slot %d: reading the tip's ledger: %w", slot, err)
@@ -271,18 +277,17 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 	// A CertRB certifies the EB of the tip and carries no txs of its own;
 	// the EB it announces is filled from txs valid after that closure.
 	cert, closureDiff := f.certify(view, tip, slot)
-	base := view
-	if cert != nil {
-		base = ledger.Overlay{Base: view, Diffs: []*ledger.Diff{closureDiff}}
-	}
-	sel := f.selectTxs(base, slot, cert == nil)
+	certified := f.opts.Now()
+	sel := f.selectTxs(view, tip, slot, closureDiff)
 	eb, err := f.buildEB(sel.eb)
 	if err != nil {
 		return nil, fmt.Errorf("forge: slot %d: %w", slot, err)
 	}
 	blk := f.build(slot, tip, block.VRFResult{Output: output, Proof: proof}, sel.rb, eb, cert)
+	built := f.opts.Now()
 	f.forged.Add(1)
 	adopted, err := f.opts.Chain.AddBlock(blk)
+	added := f.opts.Now()
 	if err != nil {
 		if f.opts.Mempool != nil && f.opts.IsInvalidBlock(err) {
 			f.dropTxs(sel.rb)
@@ -305,8 +310,11 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 		}
 		f.ebs.Add(1)
 	}
+	ms := func(from, to time.Time) int64 { return to.Sub(from).Milliseconds() }
 	f.opts.Logger.Info("forged block", "slot", slot, "number", blk.Header.BlockNumber,
-		"hash", blk.Hash().Short(), "txs", len(sel.rb), "ebTxs", len(sel.eb), "certified", cert != nil, "adopted", adopted)
+		"hash", blk.Hash().Short(), "txs", len(sel.rb), "ebTxs", len(sel.eb), "certified", cert != nil, "adopted", adopted,
+		"lateMs", ms(f.opts.Validator.Clock().SlotStart(slot), start), "certifyMs", ms(start, certified),
+		"selectMs", ms(certified, built), "addMs", ms(built, added), "publishMs", ms(added, f.opts.Now()))
 	return blk, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"strings"
 	"testing"
@@ -132,7 +133,7 @@ func newFixture(t *testing.T, withWhale bool, rbMaxBody int, configure ...func(*
 		Chain:          chainOf{db},
 		IssuerKey:      issuer,
 		VRFKey:         vrfKey,
-		Mempool:        mp,
+		Mempool:        snapshotMempool{mp},
 		IsInvalidBlock: func(err error) bool { return errors.Is(err, chaindb.ErrInvalidBlock) },
 		RBMaxBodyBytes: rbMaxBody,
 		Leios:          lx,
@@ -358,6 +359,21 @@ func (f *fixture) admit(t *testing.T, txs ...*ledger.Tx) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// snapshotMempool presents the mempool as the node does (node's
+// forgeMempool): a snapshot's txs and the tip they were validated against.
+type snapshotMempool struct{ *mempool.Mempool }
+
+func (m snapshotMempool) Txs() (iter.Seq[*ledger.Tx], block.Tip) {
+	s := m.Snapshot()
+	return func(yield func(*ledger.Tx) bool) {
+		for e := range s.All() {
+			if !yield(e.Tx) {
+				return
+			}
+		}
+	}, s.Tip()
 }
 
 // recordingLeios is the Leios pipeline as the forge sees it, in memory:

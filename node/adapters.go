@@ -3,12 +3,14 @@ package node
 import (
 	"context"
 	"errors"
+	"iter"
 	"slices"
 	"sync/atomic"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
@@ -62,6 +64,29 @@ func (a chainAdapter) AddBlock(blk *block.Block) error {
 	}
 	_, err := a.add(blk)
 	return err
+}
+
+// forgeMempool presents the mempool as forge.Mempool: one snapshot's txs,
+// and the tip they were validated against.
+type forgeMempool struct{ pool *mempool.Mempool }
+
+// ForgeMempool presents pool to the forge as a node does: the benchmarks
+// forge from it.
+func ForgeMempool(pool *mempool.Mempool) forge.Mempool { return forgeMempool{pool} }
+
+func (m forgeMempool) Txs() (iter.Seq[*ledger.Tx], block.Tip) {
+	s := m.pool.Snapshot()
+	return func(yield func(*ledger.Tx) bool) {
+		for e := range s.All() {
+			if !yield(e.Tx) {
+				return
+			}
+		}
+	}, s.Tip()
+}
+
+func (m forgeMempool) RemoveTxs(ctx context.Context, txHashes []block.Hash) ([]block.Hash, error) {
+	return m.pool.RemoveTxs(ctx, txHashes)
 }
 
 // forgeChain presents the chain database as forge.Chain.

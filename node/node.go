@@ -259,7 +259,7 @@ func (n *Node) buildForger(in *inputs) error {
 		Chain:          forgeChain{countingChain{n.chain, n.adopted}},
 		IssuerKey:      in.issuer,
 		VRFKey:         in.vrfKey,
-		Mempool:        n.mempool,
+		Mempool:        forgeMempool{n.mempool},
 		IsInvalidBlock: func(err error) bool { return errors.Is(err, chaindb.ErrInvalidBlock) },
 		Ready:          n.readyToForge,
 		EBLimits:       n.genesis.Leios.EBLimits(),

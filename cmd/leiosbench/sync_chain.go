@@ -26,6 +26,7 @@ import (
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
+	"github.com/leiosnode/leiosnode/node"
 )
 
 // chainSpec says what chain forgeSyncChain forges.
@@ -226,7 +227,7 @@ func newPoolForger(cfg *config.Config, validator *consensus.Validator, f *chainF
 		Chain:          forgeChain{f.chain},
 		IssuerKey:      issuer,
 		VRFKey:         vrfKey,
-		Mempool:        f.mempool,
+		Mempool:        node.ForgeMempool(f.mempool),
 		IsInvalidBlock: func(err error) bool { return errors.Is(err, chaindb.ErrInvalidBlock) },
 		EBLimits:       g.Leios.EBLimits(),
 		Leios:          f.pipeline,
