@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/network/chainsync"
@@ -42,6 +43,22 @@ func (s *Server) registerMetrics() error {
 	counter("certificates_verified_total", "Certificates of new CertRBs that verified.", fromLeios(func(s leios.Stats) uint64 { return s.CertsVerified }))
 	counter("eb_certified_total", "CertRBs applied with their certified closures.", fromLeios(func(s leios.Stats) uint64 { return s.CertsApplied }))
 	counter("eb_txs_from_mempool_total", "EB closure txs taken from the mempool instead of fetched.", fromLeios(func(s leios.Stats) uint64 { return s.TxsFromMempool }))
+	for _, store := range []struct {
+		name   string
+		stalls func() (uint64, time.Duration)
+	}{
+		{"chaindb", func() (uint64, time.Duration) { return o.Chain.WriteStalls() }},
+		{"leiosdb", func() (uint64, time.Duration) { return o.Leios.DB().WriteStalls() }},
+	} {
+		labels := prometheus.Labels{"store": store.name}
+		cs = append(cs,
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "leiosnode", Name: "store_write_stalls_total", ConstLabels: labels,
+				Help: "Times Pebble held back every write of the store, its memtables or level 0 too full."},
+				func() float64 { n, _ := store.stalls(); return float64(n) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "leiosnode", Name: "store_write_stall_seconds_total", ConstLabels: labels,
+				Help: "Time Pebble held back every write of the store."},
+				func() float64 { _, d := store.stalls(); return d.Seconds() }))
+	}
 	cs = append(cs, forkCollectors(o.Forks)...)
 	if o.Forger != nil {
 		counter("blocks_forged_total", "Blocks this node forged.", func() float64 { return float64(o.Forger.Forged()) })

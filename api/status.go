@@ -41,6 +41,15 @@ type Status struct {
 	// subsystem), absent when not measured.
 	ProcessCPUSeconds float64            `json:"processCpuSeconds"`
 	CPUSeconds        map[string]float64 `json:"cpuSeconds,omitempty"`
+	// WriteStalls are, per store, the times Pebble held back all its
+	// writes since the node started, and for how long in all.
+	WriteStalls map[string]WriteStallStatus `json:"writeStalls"`
+}
+
+// WriteStallStatus is a store's write stalls in /status.
+type WriteStallStatus struct {
+	Count   uint64  `json:"count"`
+	Seconds float64 `json:"seconds"`
 }
 
 // AdmissionStatus is the node's edge in /status (package admission).
@@ -169,6 +178,11 @@ func (s *Server) Status() Status {
 		st.Leios.CertificatesBuilt = o.Forger.Certificates()
 	}
 	st.ProcessCPUSeconds = processCPUSeconds()
+	st.WriteStalls = map[string]WriteStallStatus{}
+	for name, stalls := range map[string]func() (uint64, time.Duration){"chaindb": o.Chain.WriteStalls, "leiosdb": o.Leios.DB().WriteStalls} {
+		n, d := stalls()
+		st.WriteStalls[name] = WriteStallStatus{Count: n, Seconds: d.Seconds()}
+	}
 	for _, p := range o.Host.Peers() {
 		st.Peers = append(st.Peers, Peer{ID: p.ID.String(), Addr: p.Addr, Direction: p.Direction, Since: p.Since.UTC().Truncate(time.Second)})
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -124,6 +125,11 @@ func (db *DB) Close() error {
 	}
 	return nil
 }
+
+// WriteStalls returns how many times Pebble held back every write of the
+// store since it opened, its memtables or level 0 too full, and for how
+// long in all.
+func (db *DB) WriteStalls() (count uint64, total time.Duration) { return db.store.WriteStalls() }
 
 // Failed is closed when the store has failed: a write found the disk full,
 // or Pebble found it corrupt. Err says what happened; writes return it

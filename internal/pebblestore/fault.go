@@ -94,6 +94,8 @@ func (s *DB) events(log *slog.Logger) *pebble.EventListener {
 		DataCorruption: func(info pebble.DataCorruptionInfo) {
 			s.Fail(fmt.Errorf("%s: %w", info.Path, info.Details))
 		},
+		WriteStallBegin: func(pebble.WriteStallBeginInfo) { s.stalls.begin() },
+		WriteStallEnd:   s.stalls.end,
 	}
 }
 

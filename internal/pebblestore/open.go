@@ -48,6 +48,8 @@ type DB struct {
 	fault  *Error        // the first fault, or nil
 	failed chan struct{} // closed with the first fault
 	closed bool
+
+	stalls stallClock // writes held back by Pebble: see WriteStalls
 }
 
 // Open opens the store in dir, creating it only if dir does not exist or
