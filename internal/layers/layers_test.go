@@ -23,6 +23,7 @@ var rank = map[string]int{
 	"config":           0,
 	"internal/version": 0,
 	"internal/plots":   0,
+	"internal/cpuwork": 0, // which work the CPU does; the node's parts label themselves
 	"block":            1,
 	"block/blocktest":  2,
 	"ledger":           1,
