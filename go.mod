@@ -7,6 +7,7 @@ require (
 	github.com/btcsuite/btcd/btcutil v1.2.0
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/fxamacker/cbor/v2 v2.10.0
+	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/libp2p/go-libp2p v0.52.0
 	github.com/multiformats/go-multiaddr v0.16.1
 	github.com/prometheus/client_golang v1.25.0
