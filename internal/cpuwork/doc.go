@@ -22,8 +22,8 @@
 //     Go's background GC workers are gc, Pebble's background work (by its
 //     stack or its pebble label) is store; then by its work label; then
 //     unlabelled work in libp2p's packages is network; the rest is other.
-//     Since the sampler holds Go's one CPU profiler, it also hands out
-//     the profile of the coming seconds (Profile) from its windows.
+//     Since the sampler holds Go's one CPU profiler, it also serves
+//     /debug/pprof/profile (Profile, ProfileHandler) from its windows.
 //
 // The totals are a sampled estimate. The profiler samples each thread's
 // CPU at 100 Hz, so a sample stands for about 10 ms: over a window of

@@ -3,6 +3,8 @@ package cpuwork
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/google/pprof/profile"
@@ -94,4 +96,52 @@ func (s *Sampler) Profile(ctx context.Context, d time.Duration) (*profile.Profil
 			return merged, nil
 		}
 	}
+}
+
+// maxProfileSeconds bounds ProfileHandler's seconds: an hour is more than
+// anyone profiles for, and keeps the duration far from overflowing.
+const maxProfileSeconds = 3600
+
+// ProfileHandler serves GET /debug/pprof/profile as net/http/pprof's
+// Profile does — the seconds parameter (default 30), a gzipped
+// profile.proto as application/octet-stream, errors as text with the
+// X-Go-Pprof header — but from the sampler's windows (Profile): the sampler
+// holds Go's one CPU profiler, and go tool pprof
+// http://host/debug/pprof/profile?seconds=10 keeps working.
+func (s *Sampler) ProfileHandler(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	sec, err := strconv.ParseInt(r.FormValue("seconds"), 10, 64)
+	if sec <= 0 || err != nil {
+		sec = 30
+	}
+	if sec > maxProfileSeconds {
+		serveError(w, http.StatusBadRequest, fmt.Sprintf("profile duration exceeds %d seconds", maxProfileSeconds))
+		return
+	}
+	d := time.Duration(sec) * time.Second
+	// The answer may come a window after d.
+	if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok && srv.WriteTimeout > 0 && d+s.opts.Window >= srv.WriteTimeout {
+		serveError(w, http.StatusBadRequest, "profile duration exceeds server's WriteTimeout")
+		return
+	}
+	p, err := s.Profile(r.Context(), d)
+	if err != nil {
+		serveError(w, http.StatusInternalServerError, fmt.Sprintf("Could not profile the CPU: %v", err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Disposition", `attachment; filename="profile"`)
+	if err := p.Write(w); err != nil {
+		s.log.Debug("cpuwork: writing a CPU profile", "err", err) // the client left
+	}
+}
+
+// serveError is net/http/pprof's: go tool pprof shows the text of a
+// response with the X-Go-Pprof header.
+func serveError(w http.ResponseWriter, status int, text string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Go-Pprof", "1")
+	w.Header().Del("Content-Disposition")
+	w.WriteHeader(status)
+	fmt.Fprintln(w, text)
 }

@@ -2,7 +2,11 @@ package cpuwork
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,5 +63,67 @@ func TestProfileMergesWindowsWithLabels(t *testing.T) {
 	}
 	if err := p.CheckValid(); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestProfileHandlerServesPprof(t *testing.T) {
+	s := start(t, Options{Window: 200 * time.Millisecond})
+	spinning(t, Intake)
+	srv := httptest.NewServer(http.HandlerFunc(s.ProfileHandler))
+	defer srv.Close()
+
+	resp, err := http.Get(srv.URL + "/debug/pprof/profile?seconds=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("%s: %s", resp.Status, body)
+	}
+	if got := resp.Header.Get("Content-Type"); got != "application/octet-stream" {
+		t.Errorf("Content-Type %q", got)
+	}
+	p, err := profile.Parse(resp.Body) // gzipped, as pprof writes it
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Duration(p.DurationNanos); d < 500*time.Millisecond {
+		t.Errorf("asked for a second, the profile lasts %v", d)
+	}
+	if cpuValue(p) < 0 || !labelled(p, Intake) {
+		t.Errorf("want CPU samples labelled intake: %v", p.SampleType)
+	}
+}
+
+func TestProfileHandlerErrors(t *testing.T) {
+	s, err := New(Options{Window: 10 * time.Millisecond}) // not running
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(s.ProfileHandler))
+	srv.Config.WriteTimeout = 5 * time.Second
+	srv.Start()
+	defer srv.Close()
+
+	for _, c := range []struct {
+		query  string
+		status int
+		says   string
+	}{
+		{"seconds=1", http.StatusInternalServerError, "no CPU profile window ended"},
+		{"seconds=5", http.StatusBadRequest, "exceeds server's WriteTimeout"},
+		{"", http.StatusBadRequest, "exceeds server's WriteTimeout"}, // 30 s by default
+		{"seconds=3601", http.StatusBadRequest, "exceeds 3600 seconds"},
+	} {
+		resp, err := http.Get(srv.URL + "/debug/pprof/profile?" + c.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || !strings.Contains(string(body), c.says) || resp.Header.Get("X-Go-Pprof") != "1" {
+			t.Errorf("%q: %s %q, want %d saying %q", c.query, resp.Status, body, c.status, c.says)
+		}
 	}
 }
