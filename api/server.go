@@ -17,6 +17,7 @@ import (
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
@@ -39,6 +40,10 @@ type Options struct {
 	// Params are the ledger's protocol parameters, served to wallets; their
 	// network id is the one the address queries accept.
 	Params ledger.Params
+	// CPU counts the node's CPU by kind of work (package cpuwork): /status
+	// gives its totals, and /debug/pprof/profile is served from its
+	// windows, since it holds Go's one CPU profiler. Nil: neither.
+	CPU *cpuwork.Sampler
 	// Admission is the node's edge: a submission it refuses is answered 503
 	// at once, with Retry-After and the reason. Nil: every submission is
 	// tried.
@@ -121,7 +126,11 @@ func New(opts Options) (*Server, error) {
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Registry, promhttp.HandlerOpts{}))
 	// Profiles of the running node, for finding what limits it.
 	s.mux.HandleFunc("GET /debug/pprof/", pprof.Index)
-	s.mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	if opts.CPU != nil {
+		s.mux.HandleFunc("GET /debug/pprof/profile", opts.CPU.ProfileHandler)
+	} else {
+		s.mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	}
 	s.mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	return s, nil
 }
@@ -154,7 +163,11 @@ func (s *Server) serveHTTP(ctx context.Context, listener net.Listener) error {
 		return nil
 	})
 	g.Go(func() error {
-		if err := srv.Serve(listener); !errors.Is(err, http.ErrServerClosed) {
+		// Every connection's goroutine inherits the label: the API's work,
+		// but for tx submission, which labels itself intake.
+		var err error
+		cpuwork.Do(ctx, cpuwork.API, func(context.Context) { err = srv.Serve(listener) })
+		if !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}
 		return nil

@@ -178,6 +178,9 @@ func (s *Server) Status() Status {
 		st.Leios.CertificatesBuilt = o.Forger.Certificates()
 	}
 	st.ProcessCPUSeconds = processCPUSeconds()
+	if o.CPU != nil {
+		st.CPUSeconds = o.CPU.Seconds()
+	}
 	st.WriteStalls = map[string]WriteStallStatus{}
 	for name, stalls := range map[string]func() (uint64, time.Duration){"chaindb": o.Chain.WriteStalls, "leiosdb": o.Leios.DB().WriteStalls} {
 		n, d := stalls()

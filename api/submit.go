@@ -12,6 +12,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/admission"
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
 )
@@ -41,14 +42,21 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	tx, err := ledger.DecodeTx(raw)
-	if err != nil {
+	var tx *ledger.Tx
+	var err error
+	cpuwork.Do(r.Context(), cpuwork.Intake, func(ctx context.Context) {
+		if tx, err = ledger.DecodeTx(raw); err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(ctx, s.opts.SubmitTimeout)
+		defer cancel()
+		err = s.opts.Mempool.Add(ctx, tx)
+	})
+	if tx == nil {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.opts.SubmitTimeout)
-	defer cancel()
-	switch err := s.opts.Mempool.Add(ctx, tx); {
+	switch {
 	case err == nil:
 		s.latency.admitted(tx.Hash(), time.Now())
 		id := tx.ID()

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
@@ -38,6 +39,7 @@ const (
 //     ahead of it.
 func Spec(limits block.EBLimits) *protocol.Spec {
 	return &protocol.Spec{
+		Work:    cpuwork.Fetch,
 		Name:    "fetch",
 		Initial: StIdle,
 		States: map[protocol.State]protocol.StateSpec{

@@ -14,6 +14,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/vrf"
 )
@@ -189,20 +190,26 @@ func (f *Forger) Certificates() uint64 { return f.certs.Load() }
 // its window and its closure.
 func (f *Forger) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return f.forgeLoop(ctx) })
+	g.Go(func() error {
+		cpuwork.Do(ctx, cpuwork.Forge, f.forgeLoop)
+		return nil
+	})
 	if f.opts.Voter != nil {
-		g.Go(func() error { return f.voteLoop(ctx) })
+		g.Go(func() error {
+			cpuwork.Do(ctx, cpuwork.Voting, f.voteLoop)
+			return nil
+		})
 	}
 	return g.Wait()
 }
 
-func (f *Forger) forgeLoop(ctx context.Context) error {
+func (f *Forger) forgeLoop(ctx context.Context) {
 	clock := f.opts.Validator.Clock()
 	slot := clock.SlotAt(f.opts.Now())
 	for ctx.Err() == nil {
 		slot++
 		if !f.sleepUntil(ctx, clock.SlotStart(slot), nil, nil) {
-			return nil
+			return
 		}
 		// Skip slots missed while the process was descheduled: forging for a
 		// slot already past would only produce a block peers see late.
@@ -216,10 +223,9 @@ func (f *Forger) forgeLoop(ctx context.Context) error {
 			f.opts.Logger.Warn("forge: block not adopted", "slot", slot, "err", err)
 		}
 	}
-	return nil
 }
 
-func (f *Forger) voteLoop(ctx context.Context) error {
+func (f *Forger) voteLoop(ctx context.Context) {
 	clock := f.opts.Validator.Clock()
 	for ctx.Err() == nil {
 		// Taken before the vote, so no change is missed in between.
@@ -229,10 +235,9 @@ func (f *Forger) voteLoop(ctx context.Context) error {
 			f.VoteSlot(slot)
 		}
 		if !f.sleepUntil(ctx, clock.SlotStart(slot+1), tipChanged, closureChanged) {
-			return nil
+			return
 		}
 	}
-	return nil
 }
 
 // sleepUntil waits until at, or until either channel is closed; it

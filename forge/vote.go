@@ -1,7 +1,10 @@
 package forge
 
 import (
+	"context"
+
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 )
 
 // What became of this node's vote on an EB (Leios.RecordVote).
@@ -78,7 +81,11 @@ func (f *Forger) VoteSlot(slot uint64) {
 	}
 	// Checked at the earliest slot a CertRB could apply the closure.
 	at := max(slot, b.point.Slot+uint64(f.opts.Validator.Leios().MinCertGap))
-	if _, err := f.applyClosure(view, at, closure); err != nil {
+	// Labelled as the check it is; the vote loop's label comes back after.
+	cpuwork.Do(cpuwork.Context(context.Background(), cpuwork.Voting), cpuwork.ClosureValidation, func(context.Context) {
+		_, err = f.applyClosure(view, at, closure)
+	})
+	if err != nil {
 		f.opts.Logger.Warn("vote: refusing an EB whose closure does not apply", "eb", b.point, "err", err)
 		f.record(b, VoteInvalidClosure)
 		return

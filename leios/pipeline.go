@@ -14,6 +14,7 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/fetch"
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/leiosdb"
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/notify"
@@ -165,13 +166,21 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		p.reannounceVolatile()
 	}
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return p.fetcher.Run(ctx) })
-	g.Go(func() error { return p.follower.Run(ctx, p.followed) })
+	// Each loop labelled with its kind of work, for the CPU accounting.
+	run := func(k cpuwork.Kind, loop func(context.Context) error) {
+		g.Go(func() error {
+			var err error
+			cpuwork.Do(ctx, k, func(ctx context.Context) { err = loop(ctx) })
+			return err
+		})
+	}
+	run(cpuwork.Fetch, p.fetcher.Run)
+	run(cpuwork.Notify, func(ctx context.Context) error { return p.follower.Run(ctx, p.followed) })
 	if p.chain != nil {
-		g.Go(func() error { return p.pruneOnImmutableTip(ctx) })
+		run(cpuwork.Store, p.pruneOnImmutableTip)
 	}
 	if p.mempool != nil {
-		g.Go(func() error { return p.followMempool(ctx) })
+		run(cpuwork.Fetch, p.followMempool)
 	}
 	return g.Wait()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	libp2pprotocol "github.com/libp2p/go-libp2p/core/protocol"
 
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
@@ -130,9 +131,23 @@ func (h *Host) newSession(ctx context.Context, spec *protocol.Spec, role protoco
 	})
 }
 
+// workOf is the kind of work svc's client does: that of its protocol
+// (protocol.Spec.Work), which its servers declare.
+func workOf(svc Service) cpuwork.Kind {
+	if servers := svc.Servers(); len(servers) > 0 {
+		return cmp.Or(servers[0].Spec.Work, cpuwork.Network)
+	}
+	return cpuwork.Network
+}
+
 // runClient runs svc's client toward one peer until ctx ends, restarting it
-// with backoff when it returns.
+// with backoff when it returns. Its goroutine is labelled with the
+// service's kind of work, and so is every goroutine the client starts.
 func (h *Host) runClient(ctx context.Context, id peer.ID, svc Service) {
+	cpuwork.Do(ctx, workOf(svc), func(ctx context.Context) { h.clientLoop(ctx, id, svc) })
+}
+
+func (h *Host) clientLoop(ctx context.Context, id peer.ID, svc Service) {
 	backoff := h.opts.MinBackoff
 	for ctx.Err() == nil {
 		p := &Peer{ID: id, h: h}
@@ -173,12 +188,16 @@ func (h *Host) handler(srv Server) network.StreamHandler {
 		}
 		defer release()
 		ctx = context.WithValue(ctx, remotePeerKey{}, &Peer{ID: id, h: h})
-		s := h.newSession(ctx, srv.Spec, protocol.Server, id, st)
-		defer s.Close()
-		if err := srv.Serve(s.Context(), s); err != nil {
-			s.Fail(err) // a violation Serve found is counted; others just end it
-			h.log.Debug("server ended", "protocol", srv.Spec.Name, "peer", id, "err", err)
-		}
+		// Labelled before the session starts its reader, which inherits the
+		// label with the goroutine.
+		cpuwork.Do(ctx, cmp.Or(srv.Spec.Work, cpuwork.Network), func(ctx context.Context) {
+			s := h.newSession(ctx, srv.Spec, protocol.Server, id, st)
+			defer s.Close()
+			if err := srv.Serve(s.Context(), s); err != nil {
+				s.Fail(err) // a violation Serve found is counted; others just end it
+				h.log.Debug("server ended", "protocol", srv.Spec.Name, "peer", id, "err", err)
+			}
+		})
 	}
 }
 

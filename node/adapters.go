@@ -11,6 +11,7 @@ import (
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
@@ -162,10 +163,14 @@ func (m txSubmissionMempool) RecentlyRejected(hash block.Hash) bool {
 }
 func (m txSubmissionMempool) Changed() <-chan struct{} { return m.pool.Changed() }
 
+// Add decodes and admits a peer's tx, labelled as the intake it is.
 func (m txSubmissionMempool) Add(ctx context.Context, raw []byte) error {
-	tx, err := ledger.DecodeTx(raw)
-	if err != nil {
-		return err
-	}
-	return m.pool.Add(ctx, tx)
+	var err error
+	cpuwork.Do(ctx, cpuwork.Intake, func(ctx context.Context) {
+		var tx *ledger.Tx
+		if tx, err = ledger.DecodeTx(raw); err == nil {
+			err = m.pool.Add(ctx, tx)
+		}
+	})
+	return err
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/internal/version"
 	"github.com/leiosnode/leiosnode/ledger"
@@ -53,6 +54,7 @@ type Node struct {
 	genesis   *consensus.Genesis
 	validator *consensus.Validator
 	registry  *prometheus.Registry
+	cpu       *cpuwork.Sampler // the node's CPU by kind of work
 	chain     *chaindb.DB
 	adopted   *atomic.Uint64 // blocks that changed the selection when added
 	mempool   *mempool.Mempool
@@ -106,6 +108,9 @@ func New(cfg *config.Config, opts Options) (*Node, error) {
 // build opens and builds the parts in New's order.
 func (n *Node) build(opts Options) (err error) {
 	cfg := n.cfg
+	if n.cpu, err = cpuwork.New(cpuwork.Options{Registerer: n.registry, Logger: n.log.With("component", "cpuwork")}); err != nil {
+		return err
+	}
 	if n.genesis, err = consensus.ReadGenesis(cfg.GenesisFile); err != nil {
 		return err
 	}
@@ -150,6 +155,7 @@ func (n *Node) build(opts Options) (err error) {
 		Chain:         n.chain,
 		Mempool:       n.mempool,
 		Admission:     n.admission,
+		CPU:           n.cpu,
 		Leios:         n.leios,
 		Host:          n.host,
 		Forger:        n.forger,
@@ -280,10 +286,11 @@ func (n *Node) Run(ctx context.Context) error {
 	defer n.close()
 	n.started = time.Now()
 	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return n.cpu.Run(ctx) })
 	g.Go(func() error { return n.watchStores(ctx) })
 	g.Go(func() error { return n.leios.Run(ctx) })
-	g.Go(func() error { return n.host.Run(ctx) })
-	g.Go(func() error { return n.mempool.Run(ctx) })
+	g.Go(func() error { return labelled(ctx, cpuwork.Network, n.host.Run) })
+	g.Go(func() error { return labelled(ctx, cpuwork.MempoolSync, n.mempool.Run) })
 	g.Go(func() error { return n.admission.Run(ctx) })
 	if n.forger != nil {
 		g.Go(func() error { return n.forger.Run(ctx) })
@@ -306,6 +313,14 @@ func (n *Node) Run(ctx context.Context) error {
 	if errors.Is(err, context.Canceled) {
 		err = nil
 	}
+	return err
+}
+
+// labelled runs loop with its goroutine, and those it starts, labelled k
+// for the CPU accounting.
+func labelled(ctx context.Context, k cpuwork.Kind, loop func(context.Context) error) error {
+	var err error
+	cpuwork.Do(ctx, k, func(ctx context.Context) { err = loop(ctx) })
 	return err
 }
 

@@ -1,6 +1,9 @@
 package notify
 
-import "github.com/leiosnode/leiosnode/network/protocol"
+import (
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
 
 // States of LeiosNotify.
 const (
@@ -33,6 +36,7 @@ const (
 //     timed out.
 func Spec() *protocol.Spec {
 	return &protocol.Spec{
+		Work:    cpuwork.Notify,
 		Name:    "notify",
 		Initial: StIdle,
 		States: map[protocol.State]protocol.StateSpec{

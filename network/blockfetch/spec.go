@@ -1,6 +1,9 @@
 package blockfetch
 
-import "github.com/leiosnode/leiosnode/network/protocol"
+import (
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
 
 // States of block fetch.
 const (
@@ -25,6 +28,7 @@ const (
 // for each block.
 func Spec() *protocol.Spec {
 	return &protocol.Spec{
+		Work:    cpuwork.Chain,
 		Name:    "blockfetch",
 		Initial: StIdle,
 		States: map[protocol.State]protocol.StateSpec{

@@ -1,6 +1,9 @@
 package chainsync
 
-import "github.com/leiosnode/leiosnode/network/protocol"
+import (
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
 
 // States of chain sync.
 const (
@@ -32,6 +35,7 @@ const maxMessageSize = 64 << 10
 //     stuck server.
 func Spec() *protocol.Spec {
 	return &protocol.Spec{
+		Work:    cpuwork.Chain,
 		Name:    "chainsync",
 		Initial: StIdle,
 		States: map[protocol.State]protocol.StateSpec{

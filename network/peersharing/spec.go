@@ -1,6 +1,9 @@
 package peersharing
 
-import "github.com/leiosnode/leiosnode/network/protocol"
+import (
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
 
 // States of peer sharing, as Cardano's.
 const (
@@ -22,6 +25,7 @@ const (
 // done as soon as the answer is in.
 func Spec() *protocol.Spec {
 	return &protocol.Spec{
+		Work:    cpuwork.Network,
 		Name:    "peersharing",
 		Initial: StIdle,
 		States: map[protocol.State]protocol.StateSpec{

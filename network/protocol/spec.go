@@ -3,6 +3,8 @@ package protocol
 import (
 	"fmt"
 	"time"
+
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 )
 
 // Agency says which side may send in a state. The client is the side that
@@ -92,6 +94,10 @@ type Spec struct {
 	// plain byte strings, never tag 24. Without it tags pass, for the
 	// protocols that carry Cardano txs as CBOR (tag 258 on sets).
 	ForbidTags bool
+	// Work is the kind of work the protocol's sessions do, both ends, for
+	// the CPU accounting (package cpuwork): the host labels every session's
+	// goroutine with it. Empty: network.
+	Work cpuwork.Kind
 }
 
 // ID is the libp2p protocol ID.

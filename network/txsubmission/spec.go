@@ -1,6 +1,9 @@
 package txsubmission
 
-import "github.com/leiosnode/leiosnode/network/protocol"
+import (
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
+	"github.com/leiosnode/leiosnode/network/protocol"
+)
 
 // States of tx submission.
 const (
@@ -45,6 +48,7 @@ const ShortWait = protocol.ShortWait
 // reason the server checks that done answers only a blocking request.
 func Spec() *protocol.Spec {
 	return &protocol.Spec{
+		Work:    cpuwork.TxSubmission,
 		Name:    "txsubmission",
 		Initial: StInit,
 		States: map[protocol.State]protocol.StateSpec{
