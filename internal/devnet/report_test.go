@@ -271,7 +271,8 @@ func TestReportJSON(t *testing.T) {
       "errors": 0,
       "mempool": {
         "txs": 3,
-        "bytes": 690
+        "bytes": 690,
+        "capacityBytes": 0
       },
       "txsOnChain": 250,
       "failedPolls": 0
@@ -296,7 +297,8 @@ func TestReportJSON(t *testing.T) {
       "errors": 0,
       "mempool": {
         "txs": 0,
-        "bytes": 0
+        "bytes": 0,
+        "capacityBytes": 0
       },
       "txsOnChain": 0,
       "failedPolls": 1,
