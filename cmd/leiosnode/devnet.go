@@ -97,6 +97,7 @@ timeout).`,
 	fs.StringVar(&dir, "dir", "", "directory for the devnet (default: a fresh temporary directory)")
 	fs.DurationVar(&opts.Duration, "duration", 0, "stop after this long (0 = run until Ctrl-C)")
 	fs.StringVar(&opts.ReportFile, "report", "", "write a JSON summary of the run to this file at the end")
+	fs.DurationVar(&opts.Warmup, "warmup", devnet.DefaultWarmup, "leave this much of the run, from the system start, out of its targets and CPU figures")
 	fs.DurationVar(&startDelay, "start-delay", 2*time.Second, "system start = now + this")
 	fs.Float64Var(&opts.TxRate, "tx-rate", devnet.DefaultTxRate, "txs per second the firehose submits (0 = no firehose)")
 	fs.StringVar(&chaos, "chaos", "", `inject faults: kills, freezes, partitions ("default", or a SPEC: see above)`)
@@ -113,6 +114,8 @@ func checkRunFlags(opts devnet.Options, startDelay time.Duration) error {
 		return fmt.Errorf("--duration %v: must not be negative (0 runs until Ctrl-C)", opts.Duration)
 	case opts.TxRate < 0 || math.IsNaN(opts.TxRate) || math.IsInf(opts.TxRate, 0):
 		return fmt.Errorf("--tx-rate %v: must be a finite number ≥ 0 (0 turns the firehose off)", opts.TxRate)
+	case opts.Warmup < 0:
+		return fmt.Errorf("--warmup %v: must not be negative", opts.Warmup)
 	case startDelay < 0:
 		return fmt.Errorf("--start-delay %v: must not be negative", startDelay)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -540,6 +541,14 @@ func (f *txFirehose) floorSample() [][]byte {
 		txs = append(txs, c.floorTxs...)
 	}
 	return txs[:min(len(txs), floorSampleTxs)]
+}
+
+// counts are the firehose's running counts, for the timeline.
+func (f *txFirehose) counts() firehoseCounts {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.stats
+	return firehoseCounts{posts: s.Posts, submitted: s.Submitted, admitted: s.Admitted, refused: maps.Clone(s.Refused)}
 }
 
 // submitted is the number of distinct txs sent so far.
