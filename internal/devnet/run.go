@@ -202,7 +202,11 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		if err := writeReportPlots(plotsFile, series, d.Genesis, report.Leios, opts.TxRate); err != nil {
 			return fmt.Errorf("writing the report's plots: %w", err)
 		}
-		fmt.Fprintf(out, "plots written to %s\n", plotsFile)
+		loadFile := loadPlotsFile(opts.ReportFile)
+		if err := writeLoadPlots(loadFile, report.Timeline, report.Targets); err != nil {
+			return fmt.Errorf("writing the report's load plots: %w", err)
+		}
+		fmt.Fprintf(out, "plots written to %s and %s\n", plotsFile, loadFile)
 	}
 	return nil
 }

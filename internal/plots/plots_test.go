@@ -62,3 +62,4 @@ func TestSaveTilesRowsAndLabelsTicks(t *testing.T) {
 		}
 	}
 }
+
