@@ -62,4 +62,3 @@ func TestSaveTilesRowsAndLabelsTicks(t *testing.T) {
 		}
 	}
 }
-
