@@ -122,6 +122,7 @@ func writeLoadPlots(path string, t *Timeline, targets *Targets) error {
 	}
 	missed.Y.Max = 130
 
+	rates.Y.Max = maxY(slices.Concat(onChain, polled(func(w TimelineWindow) float64 { return w.OfferedPerSecond }))) * 1.35
 	all := []*plot.Plot{rates, stages, cores, ebs, sizes, missed}
 	for _, p := range all {
 		p.X.Max = timelineEnd(t)
@@ -134,7 +135,6 @@ func writeLoadPlots(path string, t *Timeline, targets *Targets) error {
 		}
 		rates.Title.Text = "txs (the dotted line ends the warm-up)"
 	}
-	rates.Y.Max = maxY(slices.Concat(onChain, polled(func(w TimelineWindow) float64 { return w.OfferedPerSecond }))) * 1.35
 	return plots.Save(path, vg.Points(1400), vg.Points(800), all[:3], all[3:])
 }
 
