@@ -13,7 +13,8 @@ import (
 
 // plotThroughput draws, against the offered rate (the firehose's, asked),
 // the four figures a plateau is read off: the rate on chain (with the
-// line where it equals the offered rate), the share of EBs certified, the
+// line where it equals the offered rate, and what the firehose managed to
+// send), the share of EBs certified, the
 // p95 submit-to-chain latency, and the rate the nodes refused; 2 × 2, to a
 // PNG at path.
 func plotThroughput(r *throughputReport, path string) error {
@@ -22,14 +23,15 @@ func plotThroughput(r *throughputReport, path string) error {
 	if r.Hog {
 		machine += ", one taken by a busy loop"
 	}
-	onChain := plots.New("txs on chain ("+machine+")", xLabel, "on the common chain, tx/s")
+	onChain := plots.New("txs on chain ("+machine+")", xLabel, "tx/s")
 	certified := plots.New("EBs certified", xLabel, "% of the EBs the common chain announced")
 	latency := plots.New("submit to on chain", xLabel, "p95 latency, s")
 	refused := plots.New("refused by the nodes' edges", xLabel, "503 answers, per s")
 
-	var chain, share, p95, refusals plotter.XYs
+	var sent, chain, share, p95, refusals plotter.XYs
 	top := 0.0
 	for _, c := range r.Cells {
+		sent = append(sent, plotter.XY{X: c.Rate, Y: c.Offered})
 		chain = append(chain, plotter.XY{X: c.Rate, Y: c.OnChain})
 		share = append(share, plotter.XY{X: c.Rate, Y: 100 * c.CertifiedShare})
 		p95 = append(p95, plotter.XY{X: c.Rate, Y: float64(c.LatencyP95Ms) / 1000})
@@ -37,6 +39,11 @@ func plotThroughput(r *throughputReport, path string) error {
 		top = max(top, c.Rate, c.OnChain)
 	}
 	if err := plots.Line(onChain, "on chain = offered", plotter.XYs{{X: 0, Y: 0}, {X: top, Y: top}}, plots.Style{Color: 7, Dashed: true}); err != nil {
+		return err
+	}
+	// What the firehose managed to send: below its rate when the nodes'
+	// answers came too slowly for it.
+	if err := plots.Line(onChain, "sent by the firehose", sent, plots.Style{Color: 1, Points: true}); err != nil {
 		return err
 	}
 	for _, s := range []struct {

@@ -33,7 +33,8 @@ type Report struct {
 	// voting windows, the rates and the nodes' CPU by work.
 	Timeline *Timeline `json:"timeline,omitempty"`
 	// Targets are the figures over the measured span (after the warm-up);
-	// absent when the run did not outlast its warm-up.
+	// absent without a firehose, or when the run did not outlast its
+	// warm-up.
 	Targets *Targets `json:"targets,omitempty"`
 	// CPU is the nodes' CPU per 1,000 txs on chain over the measured span,
 	// beside the floor measured in the same run; absent without a

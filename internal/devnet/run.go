@@ -178,10 +178,10 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	report.Txs, report.Leios = txs, leios
 	load := loadRun{clock: d.Genesis.Clock(), names: series.names, samples: series.samples, ebs: leios.EBs, common: commonPrefix(answered(walks))}
 	report.Timeline = newTimeline(load, TimelineWidth)
-	if spanIfAny != nil {
-		report.Targets = newTargets(load, span, opts.Warmup, txs)
-	}
 	if firehose.enabled() {
+		if spanIfAny != nil {
+			report.Targets = newTargets(load, span, opts.Warmup, txs)
+		}
 		// Measured with the nodes stopped, so that they do not share its core.
 		floor, err := measureFirehoseFloor(d.Genesis, firehose)
 		report.CPU = newCPUReport(load, spanIfAny, floor, err, report.Timeline)
