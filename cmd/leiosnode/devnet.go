@@ -45,7 +45,14 @@ the chain.
 the firehose's txs and, per EB, the milliseconds from its slot start (when
 it was forged) to its complete closure on each node, the nodes' votes, and
 the CertRB that certified it or why none did; and the txs per second the
-common chain carried through RBs and through certified EBs.
+common chain carried through RBs and through certified EBs. It also holds
+a timeline in 10 s windows (each EB stage's p50/p95 after the slot start,
+the voting windows missed, the rates offered, admitted, refused and on
+chain, the nodes' CPU by work), the targets over the span after --warmup
+(on-chain rate, EBs certified in every 30 s, mempools pinned at their
+bound, latency, refusals) and each node's CPU per 1,000 txs on chain
+beside the floor measured in the same run; r.png and r.load.png are
+drawn beside it, and the summary is printed at the end.
 
 --chaos SPEC injects faults while the devnet runs, one at a time, and
 reports each with the nodes' recovery from it, the rollbacks seen and the
