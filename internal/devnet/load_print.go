@@ -61,9 +61,13 @@ func printCPU(out io.Writer, c *CPUReport) {
 				parts = append(parts, fmt.Sprintf("%s %s", n.Name, n.Problem))
 				continue
 			}
-			parts = append(parts, fmt.Sprintf("%s %.3f s (%.2f cores)", n.Name, n.SecondsPerKTx, n.Cores))
+			part := fmt.Sprintf("%s %.3f s (%.2f cores", n.Name, n.SecondsPerKTx, n.Cores)
+			if n.RatioToFloor > 0 {
+				part += fmt.Sprintf(", %.1f× the floor", n.RatioToFloor)
+			}
+			parts = append(parts, part+")")
 		}
-		fmt.Fprintf(out, "CPU per 1,000 txs on its chain over the span: %s", strings.Join(parts, ", "))
+		fmt.Fprintf(out, "CPU per 1,000 txs on chain over the span (a node's processCpuSeconds over its txsOnChain): %s", strings.Join(parts, ", "))
 		if c.RatioToFloor > 0 {
 			fmt.Fprintf(out, "; mean %.3f s = %.1f× the floor", c.MeanSecondsPerKTx, c.RatioToFloor)
 		}

@@ -263,7 +263,7 @@ func TestLoadSummaryPrinted(t *testing.T) {
 		"per 30 s: 0 1 — NOT every window has one",
 		"longest 6 s (node-1)",
 		"refused by the nodes' edges: mempool-full 5, queue-delay 30; 503s to the firehose: queue-delay 600",
-		"node-0 5.000 s (0.50 cores)",
+		"node-0 5.000 s (0.50 cores, 69.4× the floor)",
 		"= 52.1× the floor",
 		"floor 0.072 s per 1,000 txs = decode 0.0100 + apply 0.0600 (its ed25519 witness check alone 0.0500) + reapply 0.0020",
 		FloorDefinition,
