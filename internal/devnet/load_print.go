@@ -94,8 +94,14 @@ func printWhenMissed(out io.Writer, m CPUWhenMissed) {
 			windowCores(m.MissedWindows, m.MissedCores), windowCores(m.OtherWindows, m.OtherCores))
 		return
 	}
-	fmt.Fprintf(out, "  CPU by work where most voters missed their window (%s): %s\n", windowCores(m.MissedWindows, m.MissedCores), topShares(m.MissedShares, 5))
-	fmt.Fprintf(out, "  CPU by work elsewhere (%s): %s\n", windowCores(m.OtherWindows, m.OtherCores), topShares(m.OtherShares, 5))
+	if m.MissedWindows == 0 {
+		fmt.Fprintln(out, "  no window where most voters missed their voting window")
+	} else {
+		fmt.Fprintf(out, "  CPU by work where most voters missed their window (%s): %s\n", windowCores(m.MissedWindows, m.MissedCores), topShares(m.MissedShares, 5))
+	}
+	if m.OtherWindows > 0 {
+		fmt.Fprintf(out, "  CPU by work in the other windows with votes (%s): %s\n", windowCores(m.OtherWindows, m.OtherCores), topShares(m.OtherShares, 5))
+	}
 }
 
 // windowCores spells how many timeline windows, and their mean cores.

@@ -268,11 +268,20 @@ func TestLoadSummaryPrinted(t *testing.T) {
 		"floor 0.072 s per 1,000 txs = decode 0.0100 + apply 0.0600 (its ed25519 witness check alone 0.0500) + reapply 0.0020",
 		FloorDefinition,
 		"CPU by work where most voters missed their window (1 × 10s at 0.75 cores): fetch 60 %, voting 40 %",
+		"CPU by work in the other windows with votes (1 × 10s at 0.75 cores): fetch 60 %, voting 40 %",
 		"   10   1     0     80/80         -         -         -         -   100%    0 |     100",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the summary lacks %q:\n%s", want, out.String())
 		}
+	}
+
+	// No window where most voters missed theirs: nothing to show there,
+	// and not "not measured".
+	var missedNone bytes.Buffer
+	printWhenMissed(&missedNone, CPUWhenMissed{OtherWindows: 3, OtherCores: 1.2, OtherShares: map[string]float64{"intake": 1}})
+	if got := missedNone.String(); !strings.Contains(got, "no window where most voters missed") || strings.Contains(got, "not measured") {
+		t.Errorf("without a missed window: %s", got)
 	}
 
 	// Without cpuSeconds in /status.
