@@ -28,7 +28,9 @@ type Timeline struct {
 const timelineMeasured = "windows from the system start; EBs by the start of their slot, each stage in ms after it, " +
 	"p50 and p95 over every (EB, node) pair that reached the stage; missed: (EB, voting node) pairs whose vote was " +
 	"\"" + forge.VoteClosureIncomplete + "\"; rates from the firehose's counts and the common chain's blocks by slot; " +
-	"cores: the growth of the nodes' processCpuSeconds (and cpuSeconds by work) between the status polls bounding the window"
+	"cores: the growth of the nodes' processCpuSeconds (and cpuSeconds by work) between the status polls bounding the window; " +
+	"a node adds to cpuSeconds once per window of its CPU sampler (seconds), so by work a window may show less than its processCpuSeconds, " +
+	"the next one more"
 
 // TimelineWindow is one window of the timeline; its seconds count from the
 // system start.
