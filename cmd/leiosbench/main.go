@@ -20,7 +20,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newTxcacheCommand(), newMempoolCommand(), newTxSubmissionCommand(), newDiffusionCommand(), newVotesCommand(), newThroughputCommand(), newSyncCommand())
+	root.AddCommand(newTxcacheCommand(), newMempoolCommand(), newTxSubmissionCommand(), newDiffusionCommand(), newVotesCommand(), newThroughputCommand(), newSyncCommand(), newBusyLoopCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "leiosbench:", err)
 		os.Exit(1)

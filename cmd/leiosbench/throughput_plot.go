@@ -2,72 +2,71 @@ package main
 
 import (
 	"fmt"
-	"image/color"
 
-	"github.com/leiosnode/leiosnode/internal/plots"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/leiosnode/leiosnode/internal/plots"
 )
 
-// plotThroughput draws, side by side, on-chain against offered rate (with
-// the line where they are equal, and the part through certified EBs) and
-// the p50/p95 latency against offered rate, to a PNG at path.
+// plotThroughput draws, against the offered rate (the firehose's, asked),
+// the four figures a plateau is read off: the rate on chain (with the
+// line where it equals the offered rate, and what the firehose managed to
+// send), the share of EBs certified, the
+// p95 submit-to-chain latency, and the rate the nodes refused; 2 × 2, to a
+// PNG at path.
 func plotThroughput(r *throughputReport, path string) error {
-	rate := plot.New()
-	rate.Title.Text = fmt.Sprintf("txs on chain, %d nodes on one 2-core machine", r.Nodes)
-	rate.X.Label.Text = "offered, tx/s"
-	rate.Y.Label.Text = "on the chain of every node, tx/s"
-	lat := plot.New()
-	lat.Title.Text = "submit to on chain"
-	lat.X.Label.Text = "offered, tx/s"
-	lat.Y.Label.Text = "latency, s"
+	const xLabel = "offered, tx/s (the firehose's rate)"
+	machine := fmt.Sprintf("%d nodes, %d CPUs", r.Nodes, r.Machine.CPUs)
+	if r.Hog {
+		machine += ", one taken by a busy loop"
+	}
+	onChain := plots.New("txs on chain ("+machine+")", xLabel, "tx/s")
+	certified := plots.New("EBs certified", xLabel, "% of the EBs the common chain announced")
+	latency := plots.New("submit to on chain", xLabel, "p95 latency, s")
+	refused := plots.New("refused by the nodes' edges", xLabel, "503 answers, per s")
 
-	var onChain, viaRBs, viaEBs, p50, p95 plotter.XYs
+	var sent, chain, share, p95, refusals plotter.XYs
 	top := 0.0
 	for _, c := range r.Cells {
-		onChain = append(onChain, plotter.XY{X: c.Offered, Y: c.OnChain})
-		viaRBs = append(viaRBs, plotter.XY{X: c.Offered, Y: c.ViaRBs})
-		viaEBs = append(viaEBs, plotter.XY{X: c.Offered, Y: c.ViaEBs})
-		p50 = append(p50, plotter.XY{X: c.Offered, Y: float64(c.LatencyP50Ms) / 1000})
-		p95 = append(p95, plotter.XY{X: c.Offered, Y: float64(c.LatencyP95Ms) / 1000})
-		top = max(top, c.Offered, c.OnChain)
+		sent = append(sent, plotter.XY{X: c.Rate, Y: c.Offered})
+		chain = append(chain, plotter.XY{X: c.Rate, Y: c.OnChain})
+		share = append(share, plotter.XY{X: c.Rate, Y: 100 * c.CertifiedShare})
+		p95 = append(p95, plotter.XY{X: c.Rate, Y: float64(c.LatencyP95Ms) / 1000})
+		refusals = append(refusals, plotter.XY{X: c.Rate, Y: c.RefusedPerSecond})
+		top = max(top, c.Rate, c.OnChain)
 	}
-	equal, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: top, Y: top}})
-	if err != nil {
+	if err := plots.Line(onChain, "on chain = offered", plotter.XYs{{X: 0, Y: 0}, {X: top, Y: top}}, plots.Style{Color: 7, Dashed: true}); err != nil {
 		return err
 	}
-	equal.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
-	equal.Color = color.Gray{Y: 128}
-	rate.Add(equal)
-	rate.Legend.Add("on chain = offered", equal)
-	if err := addSeries(rate, "on chain", onChain, 0); err != nil {
+	// What the firehose managed to send: below its rate when the nodes'
+	// answers came too slowly for it.
+	if err := plots.Line(onChain, "sent by the firehose", sent, plots.Style{Color: 1, Points: true}); err != nil {
 		return err
 	}
-	if err := addSeries(rate, "through certified EBs", viaEBs, 1); err != nil {
-		return err
+	for _, s := range []struct {
+		p    *plot.Plot
+		name string
+		xys  plotter.XYs
+	}{
+		{onChain, "on chain", chain}, {certified, "certified", share}, {latency, "p95", p95}, {refused, "refused", refusals},
+	} {
+		if err := plots.Line(s.p, s.name, s.xys, plots.Style{Color: 0, Points: true}); err != nil {
+			return err
+		}
 	}
-	if err := addSeries(rate, "through RBs", viaRBs, 4); err != nil {
-		return err
+	for _, p := range []*plot.Plot{onChain, certified, latency, refused} {
+		p.X.Max = top * 1.05
 	}
-	if err := addSeries(lat, "p50", p50, 2); err != nil {
-		return err
-	}
-	if err := addSeries(lat, "p95", p95, 3); err != nil {
-		return err
-	}
-	rate.Legend.Top, rate.Legend.Left = true, true
-	lat.Legend.Top, lat.Legend.Left = true, true
-	for _, axis := range []*plot.Axis{&rate.X, &rate.Y, &lat.X, &lat.Y} {
-		axis.Min = 0
-		axis.Tick.Marker = plots.PlainTicks{}
-	}
-	rate.X.Max, lat.X.Max = top*1.05, top*1.05
-
-	return plots.Save(path, vg.Points(960), vg.Points(400), []*plot.Plot{rate, lat})
+	onChain.Y.Max = top * 1.1
+	certified.Y.Max = 100
+	return plots.Save(path, vg.Points(960), vg.Points(720), []*plot.Plot{onChain, certified}, []*plot.Plot{latency, refused})
 }
 
+// addSeries adds a measured series, its points marked, in the palette's
+// color style, to a plot of the other benchmarks.
 func addSeries(p *plot.Plot, name string, xys plotter.XYs, style int) error {
 	line, points, err := plotter.NewLinePoints(xys)
 	if err != nil {

@@ -45,7 +45,14 @@ the chain.
 the firehose's txs and, per EB, the milliseconds from its slot start (when
 it was forged) to its complete closure on each node, the nodes' votes, and
 the CertRB that certified it or why none did; and the txs per second the
-common chain carried through RBs and through certified EBs.
+common chain carried through RBs and through certified EBs. It also holds
+a timeline in 10 s windows (each EB stage's p50/p95 after the slot start,
+the voting windows missed, the rates offered, admitted, refused and on
+chain, the nodes' CPU by work), the targets over the span after --warmup
+(on-chain rate, EBs certified in every 30 s, mempools pinned at their
+bound, latency, refusals) and each node's CPU per 1,000 txs on chain
+beside the floor measured in the same run; r.png and r.load.png are
+drawn beside it, and the summary is printed at the end.
 
 --chaos SPEC injects faults while the devnet runs, one at a time, and
 reports each with the nodes' recovery from it, the rollbacks seen and the
@@ -97,6 +104,7 @@ timeout).`,
 	fs.StringVar(&dir, "dir", "", "directory for the devnet (default: a fresh temporary directory)")
 	fs.DurationVar(&opts.Duration, "duration", 0, "stop after this long (0 = run until Ctrl-C)")
 	fs.StringVar(&opts.ReportFile, "report", "", "write a JSON summary of the run to this file at the end")
+	fs.DurationVar(&opts.Warmup, "warmup", devnet.DefaultWarmup, "leave this much of the run, from the system start, out of its targets and CPU figures")
 	fs.DurationVar(&startDelay, "start-delay", 2*time.Second, "system start = now + this")
 	fs.Float64Var(&opts.TxRate, "tx-rate", devnet.DefaultTxRate, "txs per second the firehose submits (0 = no firehose)")
 	fs.StringVar(&chaos, "chaos", "", `inject faults: kills, freezes, partitions ("default", or a SPEC: see above)`)
@@ -113,6 +121,8 @@ func checkRunFlags(opts devnet.Options, startDelay time.Duration) error {
 		return fmt.Errorf("--duration %v: must not be negative (0 runs until Ctrl-C)", opts.Duration)
 	case opts.TxRate < 0 || math.IsNaN(opts.TxRate) || math.IsInf(opts.TxRate, 0):
 		return fmt.Errorf("--tx-rate %v: must be a finite number ≥ 0 (0 turns the firehose off)", opts.TxRate)
+	case opts.Warmup < 0:
+		return fmt.Errorf("--warmup %v: must not be negative", opts.Warmup)
 	case startDelay < 0:
 		return fmt.Errorf("--start-delay %v: must not be negative", startDelay)
 	}

@@ -9,7 +9,11 @@
 //     --config FILE`, prints a status line a second while a tx firehose
 //     feeds the nodes from the genesis funds, then reads every node's
 //     chain, checks where every admitted tx ended up and what became of
-//     every EB, stops the nodes and writes a JSON Report.
+//     every EB, and stops the nodes. Then it measures the CPU floor of a
+//     tx on the firehose's txs, and writes a JSON Report that also sums
+//     the run up over time (a timeline of 10 s windows: EB stages, missed
+//     voting windows, rates, the nodes' CPU by work), over its measured
+//     span after the warm-up (targets) and per 1,000 txs on chain.
 //   - With a ChaosSpec, Run also kills and restarts, freezes and thaws
 //     nodes and partitions them, one fault at a time, watches the nodes
 //     recover from each, and adds a chaos section to the report. For
@@ -32,6 +36,9 @@
 //     parent. Like a wallet, it sends again the admitted txs a node dropped
 //     (a node killed with them in its mempool); lost means a tx is on no
 //     chain and in no mempool at the end.
+//   - The CPU floor is measured in this process, after the nodes have
+//     stopped, so that they do not share its core; the nodes' own CPU is
+//     only what their /status reports.
 //   - When Run returns, every node process it started has exited (a frozen
 //     one is thawed first): each got SIGTERM, then SIGKILL after a
 //     timeout. On Linux the kernel also sends them SIGTERM should the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -113,6 +114,9 @@ type txStats struct {
 }
 
 func newFirehose(params ledger.Params, nodes []Node, chains []*txChain, client *http.Client, opts firehoseOptions) *txFirehose {
+	for _, c := range chains {
+		c.floorCap = (floorSampleTxs + len(chains) - 1) / len(chains)
+	}
 	return &txFirehose{opts: opts.withDefaults(), params: params, nodes: nodes, apis: newNodeAPIs(client, nodes), chains: chains, stats: txStats{Rejected: map[string]uint64{}, Refused: map[string]uint64{}, Dropped: map[string]uint64{}}}
 }
 
@@ -525,6 +529,26 @@ func (f *txFirehose) count(update func(*txStats)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	update(&f.stats)
+}
+
+// floorSample is the txs the CPU floor is measured on: each chain's first
+// admitted txs, chain after chain, at most floorSampleTxs in all. Each
+// chain's txs apply in order from the genesis funds, and the chains never
+// touch one another's outputs. Call it once the firehose has stopped.
+func (f *txFirehose) floorSample() [][]byte {
+	var txs [][]byte
+	for _, c := range f.chains {
+		txs = append(txs, c.floorTxs...)
+	}
+	return txs[:min(len(txs), floorSampleTxs)]
+}
+
+// counts are the firehose's running counts, for the timeline.
+func (f *txFirehose) counts() firehoseCounts {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.stats
+	return firehoseCounts{posts: s.Posts, submitted: s.Submitted, admitted: s.Admitted, refused: maps.Clone(s.Refused)}
 }
 
 // submitted is the number of distinct txs sent so far.

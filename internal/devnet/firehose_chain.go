@@ -58,6 +58,11 @@ type txChain struct {
 	// funds is the address's genesis coin, for a chain that goes back to
 	// its start.
 	funds uint64
+	// floorTxs are the bytes of the chain's first admitted txs, up to
+	// floorCap, in order: the sample the CPU floor is measured on (see
+	// measureCPUFloor), which applies from the genesis funds.
+	floorTxs [][]byte
+	floorCap int
 	// rejectedInARow counts the 400 answers since the last admission.
 	rejectedInARow int
 	// stopped says why the chain stopped; "" while it runs.
@@ -129,6 +134,11 @@ func (c *txChain) readmit() {
 // of the tx that falls out of the resubmission window.
 func (c *txChain) record(a admittedTx) {
 	c.admitted = append(c.admitted, a)
+	// A tx admitted again after its node dropped it is in the sample
+	// already, at its index: the chain sends the same txs again.
+	if i := len(c.admitted) - 1; i == len(c.floorTxs) && i < c.floorCap && a.tx != nil {
+		c.floorTxs = append(c.floorTxs, a.tx.Bytes())
+	}
 	if old := len(c.admitted) - 1 - resubmitWindow; old >= 0 {
 		c.admitted[old].tx = nil
 	}

@@ -288,15 +288,6 @@ func forgeAll(nodes ...*fakeAPINode) error {
 	return nil
 }
 
-func applyDiff(utxo ledger.MapUTxO, d *ledger.Diff) {
-	for in := range d.Deletes {
-		delete(utxo, in)
-	}
-	for in, out := range d.Inserts {
-		utxo[in] = out
-	}
-}
-
 func writeAPIJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

@@ -62,14 +62,15 @@ func txsSettled(polls []nodePoll) bool {
 // the nodes still run: where every admitted tx ended up. It reads every
 // node's chain (a few GET /api/blocks a node) and asks the mempools only
 // about the txs not on every chain, so it takes seconds however many txs
-// there are. clock dates the blocks for the latency.
+// there are. clock dates the blocks for the latency; span, when set, is
+// the measured span, for the latency of the txs first sent in it.
 //
 // The nodes keep forging while they are asked, so txs move from the
 // mempools onto the chains meanwhile. The mempools are asked between two
 // walks of the chains: a tx that left every mempool before it was asked
 // for is on some chain by the second walk, by which the txs are placed.
 // That walk is returned, for the rest of the report.
-func (f *txFirehose) settle(ctx context.Context, clock consensus.Clock) (*TxReport, []chainWalk) {
+func (f *txFirehose) settle(ctx context.Context, clock consensus.Clock, span *measuredSpan) (*TxReport, []chainWalk) {
 	start := time.Now()
 	// A last POST without an answer may have been admitted.
 	for _, c := range f.chains {
@@ -103,7 +104,7 @@ func (f *txFirehose) settle(ctx context.Context, clock consensus.Clock) (*TxRepo
 	if len(failed) > 0 {
 		r.Problems = append(r.Problems, fmt.Sprintf("%d txs' mempool queries failed, e.g. %v", len(failed), failed[0]))
 	}
-	var latencies []time.Duration
+	var latencies, inSpan []time.Duration
 	for _, c := range f.chains {
 		if c.stopped != "" {
 			r.StoppedChains = append(r.StoppedChains, fmt.Sprintf("%s (to %s) stopped: %s", c.name, f.nodeName(c.node), c.stopped))
@@ -112,7 +113,11 @@ func (f *txFirehose) settle(ctx context.Context, clock consensus.Clock) (*TxRepo
 			switch placeTx(chains, mempools, tx.Hash) {
 			case txOnEveryChain:
 				r.OnChain++
-				latencies = append(latencies, submitToChain(chains[0], clock, tx))
+				latency := submitToChain(chains[0], clock, tx)
+				latencies = append(latencies, latency)
+				if span != nil && span.contains(tx.Sent) {
+					inSpan = append(inSpan, latency)
+				}
 			case txInMempool:
 				r.InMempoolAtEnd++
 			case txOnSomeChains:
@@ -126,6 +131,9 @@ func (f *txFirehose) settle(ctx context.Context, clock consensus.Clock) (*TxRepo
 	}
 	if len(latencies) > 0 {
 		r.Latency = newTxLatency(latencies, dating)
+	}
+	if len(inSpan) > 0 {
+		r.LatencyInSpan = newTxLatency(inSpan, dating)
 	}
 	r.CheckMs = time.Since(start).Milliseconds()
 	return r, final

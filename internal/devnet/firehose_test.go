@@ -341,7 +341,7 @@ func TestFirehoseRun(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r, _ := f.settle(context.Background(), consensus.Clock{Start: start, SlotLength: time.Millisecond})
+	r, _ := f.settle(context.Background(), consensus.Clock{Start: start, SlotLength: time.Millisecond}, nil)
 	t.Logf("report: %+v", r)
 	if r.Submitted < 20 || r.Submitted > 125 { // at most the rate allows; at least a loaded machine manages
 		t.Errorf("%d submitted in 600 ms at 200/s", r.Submitted)
@@ -396,7 +396,7 @@ func TestSettle(t *testing.T) {
 	fakes[0].restart()
 
 	clock := consensus.Clock{Start: time.Now(), SlotLength: time.Millisecond}
-	r, _ := f.settle(context.Background(), clock)
+	r, _ := f.settle(context.Background(), clock, nil)
 	want := TxReport{
 		Rate: 1, Chains: 4, Submitted: 24, Admitted: 24, Rejected: map[string]uint64{},
 		OnChain:        12, // 3 per chain
@@ -411,10 +411,23 @@ func TestSettle(t *testing.T) {
 	if r.Latency == nil || r.Latency.Txs != 12 {
 		t.Errorf("latency %+v, want one over the 12 txs on every chain", r.Latency)
 	}
+	if r.LatencyInSpan != nil {
+		t.Errorf("latency in a span without one: %+v", r.LatencyInSpan)
+	}
+	// A measured span from before the first tx sent: all of them; one
+	// after the last: none.
+	all := measuredSpan{from: time.Now().Add(-time.Hour), to: time.Now()}
+	if r, _ := f.settle(context.Background(), clock, &all); r.LatencyInSpan == nil || r.LatencyInSpan.Txs != 12 {
+		t.Errorf("latency in a span of the whole run %+v, want the 12 txs'", r.LatencyInSpan)
+	}
+	later := measuredSpan{from: time.Now(), to: time.Now().Add(time.Hour)}
+	if r, _ := f.settle(context.Background(), clock, &later); r.LatencyInSpan != nil {
+		t.Errorf("latency in a span after the txs: %+v", r.LatencyInSpan)
+	}
 
 	// A node that does not answer leaves the check to the others.
 	fakes[1].server.Close()
-	r, _ = f.settle(context.Background(), clock)
+	r, _ = f.settle(context.Background(), clock, nil)
 	if len(r.Problems) == 0 || !strings.Contains(r.Problems[0], "node-1 did not answer the final check") {
 		t.Errorf("problems %q, want node-1 not answering", r.Problems)
 	}

@@ -74,6 +74,15 @@ type EBDiffusion struct {
 	// the votes relayed to each node that listed it, for its RB.
 	Votes     map[string]string `json:"votes,omitempty"`
 	VotesSeen map[string]int    `json:"votesSeen,omitempty"`
+	// Txs is the EB's size in txs, from its body at any node that held
+	// it; 0 when none did.
+	Txs int `json:"txs,omitempty"`
+	// StageMs are, per node name, the EB's stages at the node in ms after
+	// its slot start; a node that did not list them is absent.
+	StageMs map[string]EBStageMs `json:"stageMs,omitempty"`
+	// Certify is, per node name, what the node saw when it led a slot on
+	// the announcing RB (more than one when forks had several leaders).
+	Certify map[string]CertifyAttempt `json:"certify,omitempty"`
 	// When some node's chain was read (LeiosReport.Chain): RB is the block
 	// of the common chain that announced it; CertifiedBy the CertRB that
 	// certified it, or NotCertified why none did (one of "announcing RB not
@@ -82,6 +91,30 @@ type EBDiffusion struct {
 	RB           *api.TipStatus `json:"rb,omitempty"`
 	CertifiedBy  *api.TipStatus `json:"certifiedBy,omitempty"`
 	NotCertified string         `json:"notCertified,omitempty"`
+}
+
+// EBStageMs are an EB's stages at one node in ms after the EB's slot
+// start, as GET /api/ebs gives them (leios.StageMs): a stage not reached
+// is absent. Deadline is the end of the voting window.
+type EBStageMs struct {
+	Announced *int64 `json:"announced,omitempty"`
+	Body      *int64 `json:"body,omitempty"`
+	Closure   *int64 `json:"closure,omitempty"`
+	Validated *int64 `json:"validated,omitempty"`
+	Voted     *int64 `json:"voted,omitempty"`
+	Deadline  int64  `json:"deadline"`
+}
+
+// CertifyAttempt is a leader's look at an EB's votes when it forged on the
+// RB that announced it, as GET /api/ebs gives it (leios.CertifyAttempt):
+// the slot it forged, when (also in ms after the EB's slot start), the
+// votes it held and the outcome (forge.Certify*).
+type CertifyAttempt struct {
+	Slot    uint64    `json:"slot"`
+	At      time.Time `json:"at"`
+	AtMs    int64     `json:"atMs"`
+	Votes   int       `json:"votes"`
+	Outcome string    `json:"outcome"`
 }
 
 // leiosReport builds the report's Leios section from the nodes' last
@@ -116,6 +149,7 @@ func (w *chainWatch) leiosReport(clock consensus.Clock, minCertGap int, lists []
 				eb.ClosureMs[n.name] = e.Closure.Sub(eb.Forged).Milliseconds()
 			}
 			eb.noteVotes(n.name, e)
+			eb.noteStages(n.name, e)
 		}
 		r.Nodes = append(r.Nodes, nr)
 	}
@@ -169,6 +203,26 @@ func (eb *EBDiffusion) noteVotes(node string, e ebTimes) {
 			eb.Votes = map[string]string{}
 		}
 		eb.Votes[node] = e.Vote
+	}
+}
+
+// noteStages records what the node named listed of eb's stages, size and
+// certification.
+func (eb *EBDiffusion) noteStages(node string, e ebTimes) {
+	if e.Txs > 0 {
+		eb.Txs = e.Txs
+	}
+	if e.StageMs != nil {
+		if eb.StageMs == nil {
+			eb.StageMs = map[string]EBStageMs{}
+		}
+		eb.StageMs[node] = *e.StageMs
+	}
+	if e.Certify != nil {
+		if eb.Certify == nil {
+			eb.Certify = map[string]CertifyAttempt{}
+		}
+		eb.Certify[node] = *e.Certify
 	}
 }
 

@@ -29,6 +29,17 @@ type Report struct {
 	// Chaos is what the chaos mode did and how the nodes recovered; absent
 	// without --chaos.
 	Chaos *ChaosReport `json:"chaos,omitempty"`
+	// Timeline is the run in windows of 10 s: the EBs' stages, the missed
+	// voting windows, the rates and the nodes' CPU by work.
+	Timeline *Timeline `json:"timeline,omitempty"`
+	// Targets are the figures over the measured span (after the warm-up);
+	// absent without a firehose, or when the run did not outlast its
+	// warm-up.
+	Targets *Targets `json:"targets,omitempty"`
+	// CPU is the nodes' CPU per 1,000 txs on chain over the measured span,
+	// beside the floor measured in the same run; absent without a
+	// firehose.
+	CPU *CPUReport `json:"cpu,omitempty"`
 }
 
 // TxReport is the firehose's part of the report. Every admitted tx is
@@ -78,6 +89,9 @@ type TxReport struct {
 	// Latency is the time from submission to the chain of the txs OnChain;
 	// absent when there are none.
 	Latency *TxLatency `json:"latency,omitempty"`
+	// LatencyInSpan is the same over the txs first sent in the measured
+	// span (see Targets); absent when there are none.
+	LatencyInSpan *TxLatency `json:"latencyInSpan,omitempty"`
 	// OfferedPerSecond is the distinct txs sent per second, from the first
 	// to the last: below Rate when the firehose could not keep up, mostly
 	// because the nodes' answers came too slowly (BenchmarkFirehoseCeiling

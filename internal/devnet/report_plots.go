@@ -15,47 +15,6 @@ import (
 	"github.com/leiosnode/leiosnode/internal/plots"
 )
 
-// statusSeries keeps, from the supervisor's status polls, what the
-// report's plots draw over time. It is used by the supervisor's loop
-// alone.
-type statusSeries struct {
-	start   time.Time
-	names   []string
-	samples []statusSample
-}
-
-// statusSample is one round of polls: per node, nil when it did not
-// answer.
-type statusSample struct {
-	seconds float64 // since start
-	nodes   []*nodeSample
-}
-
-type nodeSample struct {
-	tip        uint64 // block number
-	mempoolTxs int
-	txsOnChain uint64
-}
-
-func newStatusSeries(nodes []Node, start time.Time) *statusSeries {
-	s := &statusSeries{start: start}
-	for _, n := range nodes {
-		s.names = append(s.names, n.Name)
-	}
-	return s
-}
-
-// observe records one round of polls, taken at at.
-func (s *statusSeries) observe(at time.Time, polls []nodePoll) {
-	sample := statusSample{seconds: at.Sub(s.start).Seconds(), nodes: make([]*nodeSample, len(polls))}
-	for i, p := range polls {
-		if st := p.Status; st != nil {
-			sample.nodes[i] = &nodeSample{tip: st.Tip.BlockNumber, mempoolTxs: st.Mempool.Txs, txsOnChain: st.TxsOnChain}
-		}
-	}
-	s.samples = append(s.samples, sample)
-}
-
 // onChainRateSpan is the span over which the plotted rate of txs reaching
 // the chain is taken: the status polls come a second apart, and blocks
 // (with their EBs' txs) every few seconds.

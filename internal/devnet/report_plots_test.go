@@ -66,3 +66,37 @@ func TestReportPlotsFromPolls(t *testing.T) {
 		t.Errorf("image %v, want four charts' room", b)
 	}
 }
+
+// The load figure of a run, beside its report (r.json gives r.load.png),
+// is a PNG with room for its six charts, whether the nodes measured their
+// CPU by work or not.
+func TestLoadPlots(t *testing.T) {
+	r := fakeLoadRun()
+	span, _ := newMeasuredSpan(loadStart, 10*time.Second, loadStart.Add(70*time.Second))
+	path := loadPlotsFile(filepath.Join(t.TempDir(), "r.json"))
+	if filepath.Base(path) != "r.load.png" {
+		t.Errorf("load plots file %s, want r.load.png beside r.json", path)
+	}
+	for _, byWork := range []bool{true, false} {
+		if !byWork {
+			for _, s := range r.samples {
+				s.nodes[0].cpuByWork = nil
+			}
+		}
+		if err := writeLoadPlots(path, newTimeline(r, 10*time.Second), newTargets(r, span, 10*time.Second, nil)); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("not a PNG: %v", err)
+		}
+		if b := img.Bounds(); b.Dx() < 1400 || b.Dy() < 800 {
+			t.Errorf("image %v, want six charts' room", b)
+		}
+	}
+}

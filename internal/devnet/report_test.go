@@ -271,7 +271,8 @@ func TestReportJSON(t *testing.T) {
       "errors": 0,
       "mempool": {
         "txs": 3,
-        "bytes": 690
+        "bytes": 690,
+        "capacityBytes": 0
       },
       "txsOnChain": 250,
       "failedPolls": 0
@@ -296,7 +297,8 @@ func TestReportJSON(t *testing.T) {
       "errors": 0,
       "mempool": {
         "txs": 0,
-        "bytes": 0
+        "bytes": 0,
+        "capacityBytes": 0
       },
       "txsOnChain": 0,
       "failedPolls": 1,
@@ -373,20 +375,24 @@ func fakeLeiosNode(t *testing.T, leios api.LeiosStatus, ebs string) Node {
 
 // TestLeiosReport polls fake nodes — two answering, one down, one whose
 // EB list fails — and pins the report's Leios section: per EB the time
-// from its slot start to each node's complete closure, per node its last
+// from its slot start to each node's complete closure, its stages at each
+// node, its size and the leader's look at its votes, per node its last
 // Leios status, and the summary over the EBs complete on every node read.
 func TestLeiosReport(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), SlotLength: 100 * time.Millisecond}
 	// Times are slot starts (slot 10 = 03:04:06) plus the delay.
 	forger := fakeLeiosNode(t, api.LeiosStatus{EBsForged: 3, EBsAnnounced: 3, BodiesHeld: 3, ClosuresComplete: 3}, `[
-		{"slot": 10, "ebHash": "aa10", "announced": "2025-01-02T03:04:06.001Z", "body": "2025-01-02T03:04:06.004Z", "closure": "2025-01-02T03:04:06.005Z", "vote": "voted", "votes": 2},
+		{"slot": 10, "ebHash": "aa10", "txs": 120, "announced": "2025-01-02T03:04:06.001Z", "body": "2025-01-02T03:04:06.004Z", "closure": "2025-01-02T03:04:06.005Z", "vote": "voted", "votes": 2,
+		 "stageMs": {"announced": 1, "body": 4, "closure": 5, "validated": 7, "voted": 8, "deadline": 600}},
 		{"slot": 20, "ebHash": "bb20", "announced": "2025-01-02T03:04:07.001Z", "body": "2025-01-02T03:04:07.002Z", "closure": "2025-01-02T03:04:07.003Z", "vote": "closure incomplete in the voting window", "votes": 1},
 		{"slot": 30, "ebHash": "dd30", "announced": "2025-01-02T03:04:08.001Z", "body": "2025-01-02T03:04:08.002Z", "closure": "2025-01-02T03:04:08.004Z"}
 	]`)
 	// The receiver lists its EBs in the order it learned of them, and one
 	// more EB (announced at slot 20 too) whose closure it lacks.
 	receiver := fakeLeiosNode(t, api.LeiosStatus{EBsAnnounced: 4, BodiesHeld: 4, ClosuresComplete: 3, MissingTxs: 12, RequestsInFlight: 1, FetchedBytes: 123456}, `[
-		{"slot": 10, "ebHash": "aa10", "announced": "2025-01-02T03:04:06.050Z", "body": "2025-01-02T03:04:06.120Z", "closure": "2025-01-02T03:04:06.250Z", "votes": 2},
+		{"slot": 10, "ebHash": "aa10", "txs": 120, "announced": "2025-01-02T03:04:06.050Z", "body": "2025-01-02T03:04:06.120Z", "closure": "2025-01-02T03:04:06.250Z", "votes": 2,
+		 "stageMs": {"announced": 50, "body": 120, "closure": 250, "deadline": 600},
+		 "certify": {"slot": 22, "at": "2025-01-02T03:04:07.201Z", "atMs": 1201, "votes": 2, "outcome": "certified"}},
 		{"slot": 30, "ebHash": "dd30", "announced": "2025-01-02T03:04:08.040Z", "closure": "2025-01-02T03:04:08.130Z"},
 		{"slot": 20, "ebHash": "cc20", "announced": "2025-01-02T03:04:07.060Z", "body": "2025-01-02T03:04:07.100Z"},
 		{"slot": 20, "ebHash": "bb20", "announced": "2025-01-02T03:04:07.050Z", "closure": "2025-01-02T03:04:07.420Z"}
@@ -515,6 +521,32 @@ func TestLeiosReport(t *testing.T) {
       "votesSeen": {
         "node-0": 2,
         "node-1": 2
+      },
+      "txs": 120,
+      "stageMs": {
+        "node-0": {
+          "announced": 1,
+          "body": 4,
+          "closure": 5,
+          "validated": 7,
+          "voted": 8,
+          "deadline": 600
+        },
+        "node-1": {
+          "announced": 50,
+          "body": 120,
+          "closure": 250,
+          "deadline": 600
+        }
+      },
+      "certify": {
+        "node-1": {
+          "slot": 22,
+          "at": "2025-01-02T03:04:07.201Z",
+          "atMs": 1201,
+          "votes": 2,
+          "outcome": "certified"
+        }
       }
     },
     {

@@ -32,6 +32,10 @@ type Options struct {
 	// Default 0 is no firehose; the devnet command's default is
 	// DefaultTxRate.
 	TxRate float64
+	// Warmup is the part of the run, from the system start, that its
+	// targets and CPU figures leave out (see Targets). Default 0 leaves
+	// out nothing; the devnet command's default is DefaultWarmup.
+	Warmup time.Duration
 	// ReportFile receives the JSON Report at the end. Default "" writes
 	// none.
 	ReportFile string
@@ -99,6 +103,9 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 
 	watch := newChainWatch(d.Nodes)
 	series := newStatusSeries(d.Nodes, started)
+	if firehose.enabled() {
+		series.firehose = firehose.counts
+	}
 	var chaos *chaosScheduler
 	var forks *forkWatch
 	onPoll := series.observe
@@ -120,6 +127,11 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	var firehoseRun sync.WaitGroup
 	firehoseRun.Go(func() { firehose.run(firehoseCtx) })
 	supervise(ctx, out, d, procs, client, watch, firehose, opts.Duration, onPoll)
+	span, measured := newMeasuredSpan(d.Genesis.SystemStart, opts.Warmup, time.Now())
+	var spanIfAny *measuredSpan
+	if measured {
+		spanIfAny = &span
+	}
 	// The chaos mode stops first, ending a fault under way, so that the
 	// firehose can still send again what a killed node dropped.
 	stopChaos()
@@ -137,7 +149,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		grace := inFlightGrace(d.Genesis)
 		fmt.Fprintf(out, "firehose stopped; giving its last txs up to %v to reach every chain\n", grace.Round(time.Millisecond))
 		settled := awaitInFlight(context.Background(), client, d.Nodes, grace)
-		txs, walks = firehose.settle(context.Background(), d.Genesis.Clock())
+		txs, walks = firehose.settle(context.Background(), d.Genesis.Clock(), spanIfAny)
 		txs.Settled = settled
 		printTxReport(out, txs)
 	} else {
@@ -164,8 +176,19 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 
 	report := watch.report(d.Dir, started, time.Now(), slot, exited)
 	report.Txs, report.Leios = txs, leios
+	load := loadRun{clock: d.Genesis.Clock(), names: series.names, samples: series.samples, ebs: leios.EBs, common: commonPrefix(answered(walks))}
+	report.Timeline = newTimeline(load, TimelineWidth)
+	if firehose.enabled() {
+		if spanIfAny != nil {
+			report.Targets = newTargets(load, span, opts.Warmup, txs)
+		}
+		// Measured with the nodes stopped, so that they do not share its core.
+		floor, err := measureFirehoseFloor(d.Genesis, firehose)
+		report.CPU = newCPUReport(load, spanIfAny, floor, err, report.Timeline)
+	}
 	printAgreement(out, report.Agreement)
 	printLeiosSummary(out, leios)
+	printLoadSummary(out, report, opts.Warmup)
 	if chaos != nil {
 		report.Chaos = newChaosReport(chaos.spec, chaos.seed, chaos.faults, chaos.stopped, forks.seen(), txs, firehose.drops())
 		printChaosSummary(out, report.Chaos)
@@ -179,7 +202,11 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		if err := writeReportPlots(plotsFile, series, d.Genesis, report.Leios, opts.TxRate); err != nil {
 			return fmt.Errorf("writing the report's plots: %w", err)
 		}
-		fmt.Fprintf(out, "plots written to %s\n", plotsFile)
+		loadFile := loadPlotsFile(opts.ReportFile)
+		if err := writeLoadPlots(loadFile, report.Timeline, report.Targets); err != nil {
+			return fmt.Errorf("writing the report's load plots: %w", err)
+		}
+		fmt.Fprintf(out, "plots written to %s and %s\n", plotsFile, loadFile)
 	}
 	return nil
 }

@@ -98,6 +98,30 @@ func Line(p *plot.Plot, name string, xys plotter.XYs, s Style) error {
 	return nil
 }
 
+// Band adds a filled band between two series of the same Xs, lower and
+// upper, in the series' color, lightened: one layer of a stacked area.
+func Band(p *plot.Plot, name string, lower, upper plotter.XYs, s Style) error {
+	if len(upper) == 0 || len(lower) != len(upper) {
+		return nil
+	}
+	outline := append(plotter.XYs{}, upper...)
+	for i := len(lower) - 1; i >= 0; i-- {
+		outline = append(outline, lower[i])
+	}
+	band, err := plotter.NewPolygon(outline)
+	if err != nil {
+		return err
+	}
+	r, g, b, _ := Color(s.Color).RGBA()
+	band.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0xb0}
+	band.LineStyle.Width = 0
+	p.Add(band)
+	if name != "" {
+		p.Legend.Add(name, band)
+	}
+	return nil
+}
+
 // VLine adds a vertical reference line at x (a deadline) from 0 to yMax,
 // gray and dotted.
 func VLine(p *plot.Plot, name string, x, yMax float64) error {

@@ -1,0 +1,80 @@
+package devnet
+
+import (
+	"maps"
+	"time"
+)
+
+// statusSeries keeps, from the supervisor's status polls, what the
+// report's plots and its timeline use over time: per round of polls, each
+// node's figures and the firehose's counts. It is used by the
+// supervisor's loop alone.
+type statusSeries struct {
+	start   time.Time // the devnet's start; samples' seconds count from it
+	names   []string
+	samples []statusSample
+	// firehose, when set, reads the firehose's counts at each round.
+	firehose func() firehoseCounts
+}
+
+// statusSample is one round of polls: per node, nil when it did not
+// answer.
+type statusSample struct {
+	at       time.Time
+	seconds  float64 // since start
+	nodes    []*nodeSample
+	firehose *firehoseCounts // nil without a firehose
+}
+
+// nodeSample is what one node's status said. The CPU seconds and refusals
+// count since the node's process started.
+type nodeSample struct {
+	tip             uint64 // block number
+	mempoolTxs      int
+	mempoolBytes    int
+	mempoolCapacity int // bytes; 0 when the node did not say
+	txsOnChain      uint64
+	processCPU      float64            // seconds, user and system
+	cpuByWork       map[string]float64 // seconds by work; nil when not measured
+	refused         map[string]uint64  // submissions its edge refused, by reason
+}
+
+// firehoseCounts are the firehose's running counts: POSTs made, distinct
+// txs sent, admitted, and 503 answers by reason.
+type firehoseCounts struct {
+	posts, submitted, admitted uint64
+	refused                    map[string]uint64
+}
+
+func newStatusSeries(nodes []Node, start time.Time) *statusSeries {
+	s := &statusSeries{start: start}
+	for _, n := range nodes {
+		s.names = append(s.names, n.Name)
+	}
+	return s
+}
+
+// observe records one round of polls, taken at at.
+func (s *statusSeries) observe(at time.Time, polls []nodePoll) {
+	sample := statusSample{at: at, seconds: at.Sub(s.start).Seconds(), nodes: make([]*nodeSample, len(polls))}
+	for i, p := range polls {
+		st := p.Status
+		if st == nil {
+			continue
+		}
+		n := &nodeSample{
+			tip: st.Tip.BlockNumber, mempoolTxs: st.Mempool.Txs, mempoolBytes: st.Mempool.Bytes,
+			mempoolCapacity: st.Mempool.CapacityBytes, txsOnChain: st.TxsOnChain,
+			processCPU: st.ProcessCPUSeconds, cpuByWork: maps.Clone(st.CPUSeconds),
+		}
+		if st.Admission != nil {
+			n.refused = maps.Clone(st.Admission.Refused)
+		}
+		sample.nodes[i] = n
+	}
+	if s.firehose != nil {
+		counts := s.firehose()
+		sample.firehose = &counts
+	}
+	s.samples = append(s.samples, sample)
+}
