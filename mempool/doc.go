@@ -32,10 +32,10 @@
 //     change restarts from a fresh snapshot.
 //   - Snapshots are cheap to publish: within a lineage (the snapshots
 //     since the last sync or removal) they share one append-only tx slice and
-//     append-only indexes (tx hash and tx id → position, outputs created
-//     and spent → position); a snapshot of n txs ignores entries at
-//     positions ≥ n. Only the newest snapshot of a lineage is ever
-//     extended, under the add lock.
+//     append-only indexes (tx hash, tx id and outputs spent → position,
+//     derived from the tx itself; an output created is found by its tx id);
+//     a snapshot of n txs ignores entries at positions ≥ n. Only the newest
+//     snapshot of a lineage is ever extended, under the add lock.
 //
 // Txs are held, deduplicated and remembered as rejected by their tx hash
 // (Blake2b-256 of the whole tx: what EBs, the tx cache and tx submission

@@ -55,7 +55,9 @@ type Options struct {
 	// Apply validates a new tx fully. Default ledger.Apply.
 	Apply ValidateFunc
 	// Reapply revalidates an admitted tx (no signatures). Default
-	// ledger.Reapply.
+	// ledger.Reapply. A tx Apply or Reapply accepts is taken to spend its
+	// inputs and create its outputs under its id, as ledger.Apply's diff
+	// records: the mempool indexes it so, from the tx itself.
 	Reapply ValidateFunc
 	// CapacityBytes bounds the byte total of the txs held. Default
 	// DefaultCapacityBytes.

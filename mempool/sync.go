@@ -95,7 +95,7 @@ func (m *Mempool) syncTo(ctx context.Context, base *baseView) (SyncReport, error
 		// removal up to gen.
 		gen := m.removals.Load()
 		start := m.Snapshot()
-		cand := newBuilder(base)
+		cand := rebuilding(base, start)
 		// The tallest tent pole: every tx of the snapshot, off the lock.
 		if err := m.reapplyInto(ctx, cand, start.txs, slot, &r, true); err != nil {
 			return r, err
@@ -179,15 +179,14 @@ func (m *Mempool) reapplyInto(ctx context.Context, cand *builder, entries []Entr
 		if yield && i%yieldEvery == yieldEvery-1 {
 			runtime.Gosched()
 		}
-		d, err := m.opts.Reapply(m.opts.Params, cand.utxo(), slot, e.Tx)
-		if err != nil {
+		if _, err := m.opts.Reapply(m.opts.Params, cand.utxo(), slot, e.Tx); err != nil {
 			if ruleOf(err) < 0 {
 				return fmt.Errorf("mempool: sync: revalidating tx %s: %w", txName(e.Tx), err)
 			}
 			r.Dropped = append(r.Dropped, e.Tx.Hash())
 			continue
 		}
-		cand.add(e, d)
+		cand.add(e)
 	}
 	r.Revalidated += len(entries)
 	return nil
