@@ -41,6 +41,10 @@ type Mempool struct {
 	// syncMu lets one sync run at a time. Lock order: syncMu, then addLock.
 	syncMu sync.Mutex
 
+	// ledgerRules: Reapply is ledger.Reapply, whose reasoning the extension
+	// path of a sync relies on.
+	ledgerRules bool
+
 	rejected *rejectedSet
 	counters counters
 }
@@ -50,17 +54,19 @@ func New(opts Options) (*Mempool, error) {
 	if opts.TipLedger == nil {
 		return nil, errors.New("mempool: Options.TipLedger is required")
 	}
+	ledgerRules := opts.Reapply == nil
 	opts = opts.withDefaults()
 	view, tip, release, err := opts.TipLedger()
 	if err != nil {
 		return nil, fmt.Errorf("mempool: reading the tip's ledger: %w", err)
 	}
 	m := &Mempool{
-		opts:       opts,
-		addLock:    newFIFOLock(),
-		nextTicket: 1,
-		roomFreed:  make(chan struct{}),
-		rejected:   newRejectedSet(opts.RejectedMemory),
+		opts:        opts,
+		ledgerRules: ledgerRules,
+		addLock:     newFIFOLock(),
+		nextTicket:  1,
+		roomFreed:   make(chan struct{}),
+		rejected:    newRejectedSet(opts.RejectedMemory),
 	}
 	m.current.Store(newBuilder(&baseView{utxo: view, tip: tip, release: release}, 0, 0).snapshot())
 	published := make(chan struct{})

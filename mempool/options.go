@@ -57,7 +57,9 @@ type Options struct {
 	// Reapply revalidates an admitted tx (no signatures). Default
 	// ledger.Reapply. A tx Apply or Reapply accepts is taken to spend its
 	// inputs and create its outputs under its id, as ledger.Apply's diff
-	// records: the mempool indexes it so, from the tx itself.
+	// records: the mempool indexes it so, from the tx itself. A Reapply of
+	// one's own turns off Sync's extension path, whose reasoning is
+	// ledger.Reapply's (extension.go).
 	Reapply ValidateFunc
 	// CapacityBytes bounds the byte total of the txs held. Default
 	// DefaultCapacityBytes.
