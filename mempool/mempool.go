@@ -195,7 +195,7 @@ func (m *Mempool) addLocked(tx *ledger.Tx) (<-chan struct{}, error) {
 		return nil, fmt.Errorf("mempool: tx %s: %w", txName(tx), err)
 	}
 	b := extending(s)
-	b.add(Entry{Ticket: m.nextTicket, Tx: tx})
+	b.add(Entry{Ticket: m.nextTicket, Tx: tx, Admitted: m.opts.Now()})
 	m.nextTicket++
 	m.publishLocked(b.snapshot())
 	m.counters.added.Add(1)

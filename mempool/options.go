@@ -2,6 +2,7 @@ package mempool
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
@@ -76,6 +77,8 @@ type Options struct {
 	// Logger receives what Run gives back after a rollback. Default
 	// slog.Default().
 	Logger *slog.Logger
+	// Now is the clock Entry.Admitted is read from. Default time.Now.
+	Now func() time.Time
 
 	// hooks let in-package tests stop a sync at its interesting points.
 	hooks hooks
@@ -114,6 +117,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	return o
 }

@@ -5,16 +5,19 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
-// Entry is a tx held by the mempool and its ticket: its admission number,
-// which it keeps across syncs. Tickets strictly increase along a snapshot.
+// Entry is a tx held by the mempool, its ticket (its admission number) and
+// when it was admitted (Options.Now at the add); it keeps both across
+// syncs and removals. Tickets strictly increase along a snapshot.
 type Entry struct {
-	Ticket uint64
-	Tx     *ledger.Tx
+	Ticket   uint64
+	Tx       *ledger.Tx
+	Admitted time.Time
 }
 
 // Snapshot is the mempool's state at one moment: immutable, safe to share,
@@ -47,6 +50,16 @@ func (s *Snapshot) LastTicket() uint64 {
 		return 0
 	}
 	return s.txs[len(s.txs)-1].Ticket
+}
+
+// OldestAdmitted is when the oldest tx held (the first in ticket order)
+// was admitted: how long the head of the queue has waited. false if the
+// snapshot is empty.
+func (s *Snapshot) OldestAdmitted() (time.Time, bool) {
+	if len(s.txs) == 0 {
+		return time.Time{}, false
+	}
+	return s.txs[0].Admitted, true
 }
 
 // Has reports whether the snapshot holds the tx with this hash.
