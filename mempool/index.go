@@ -19,9 +19,9 @@ import (
 // Go map (which no reader may read while it is written) as the reference.
 //
 // The table holds no keys: a slot is one word, a tag (32 bits of the key's
-// hash, which also pick its home slot) and the position, and the key is
-// the tx at that position's — the caller confirms a tag match against the
-// tx (is), which it holds anyway. So a table is 8 bytes a slot and a
+// hash, which also pick its home slot) and the position; the caller
+// confirms a tag match against the tx at that position (is), which it
+// holds anyway. So a table is 8 bytes a slot and a
 // rebuild writes one word per entry. Open addressing, linear probing, at
 // most half full, no deletion (a lineage only grows; removals and syncs
 // start a new one). A reader loads a slot's word atomically, and the tx at
@@ -46,7 +46,7 @@ type posIndex struct {
 
 // posTable is one table of a posIndex.
 type posTable struct {
-	slots []atomic.Uint64 // 0: empty; else tag<<32 | position+1
+	slots []uint64 // 0: empty; else tag<<32 | position+1; atomic once shared
 	mask  uint64
 	used  int // written and read by the writer only
 }
@@ -55,9 +55,9 @@ const (
 	// minTableSlots is the smallest table: 32 entries before it is half
 	// full.
 	minTableSlots = 64
-	// mergeBelow is how many entries a grow copies at most: about a third
-	// of a millisecond under the add lock, and the copies are geometric, so
-	// a few ns per entry over a lineage.
+	// mergeBelow is how many entries a grow copies at most: well under a
+	// millisecond under the add lock, and the copies are geometric, so a
+	// few ns per entry over a lineage.
 	mergeBelow = 1 << 16
 )
 
@@ -73,7 +73,7 @@ func newPosTable(n int) *posTable {
 	for size < n {
 		size *= 2
 	}
-	return &posTable{slots: make([]atomic.Uint64, size), mask: uint64(size - 1)}
+	return &posTable{slots: make([]uint64, size), mask: uint64(size - 1)}
 }
 
 // tagOf folds a key's hash to the 32 bits a slot keeps.
@@ -90,7 +90,7 @@ func (x *posIndex) find(h uint64, n int, is func(pos int) bool) (int, bool) {
 	for i := len(*tables) - 1; i >= 0; i-- {
 		t := (*tables)[i]
 		for j := uint64(tag) & t.mask; ; j = (j + 1) & t.mask {
-			w := t.slots[j].Load()
+			w := atomic.LoadUint64(&t.slots[j])
 			if w == 0 {
 				break
 			}
@@ -108,7 +108,15 @@ func (x *posIndex) find(h uint64, n int, is func(pos int) bool) (int, bool) {
 
 // store adds the key of hash h at pos. Keys are never stored twice (a
 // lineage's txs are distinct, and each spends an output at most once).
-func (x *posIndex) store(h uint64, pos int) {
+//
+// shared says readers may be finding meanwhile (the lineage is published):
+// then each slot is written with an atomic store. A lineage a sync or
+// removal is building is read by no one until its snapshot is published
+// (an atomic store that orders every write before it), so it is written
+// with plain stores: an atomic store is a full fence on amd64, and fences
+// between the writes of a rebuild keep their cache misses from
+// overlapping.
+func (x *posIndex) store(h uint64, pos int, shared bool) {
 	var t *posTable
 	if tables := x.tables.Load(); tables != nil {
 		t = (*tables)[len(*tables)-1]
@@ -116,16 +124,20 @@ func (x *posIndex) store(h uint64, pos int) {
 	if t == nil || 2*(t.used+1) > len(t.slots) {
 		t = x.grow()
 	}
-	t.put(uint64(tagOf(h))<<32 | uint64(uint32(pos+1)))
+	t.put(uint64(tagOf(h))<<32|uint64(uint32(pos+1)), shared)
 }
 
 // put writes w at its tag's first free slot.
-func (t *posTable) put(w uint64) {
+func (t *posTable) put(w uint64, shared bool) {
 	j := (w >> 32) & t.mask
-	for t.slots[j].Load() != 0 {
+	for t.slots[j] != 0 { // only the writer writes: its own reads need no atomics
 		j = (j + 1) & t.mask
 	}
-	t.slots[j].Store(w)
+	if shared {
+		atomic.StoreUint64(&t.slots[j], w)
+	} else {
+		t.slots[j] = w
+	}
 	t.used++
 }
 
@@ -144,9 +156,9 @@ func (x *posIndex) grow() *posTable {
 	if total < mergeBelow {
 		merged := newPosTable(4 * (total + 1))
 		for _, t := range tables {
-			for i := range t.slots {
-				if w := t.slots[i].Load(); w != 0 {
-					merged.put(w)
+			for _, w := range t.slots {
+				if w != 0 {
+					merged.put(w, false) // merged is no one's until published below
 				}
 			}
 		}

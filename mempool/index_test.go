@@ -13,12 +13,13 @@ import (
 // keyIndex is a posIndex of outputs as a lineage keeps it: the key at a
 // position is keys[pos].
 type keyIndex struct {
-	x    posIndex
-	keys []ledger.TxIn
+	x      posIndex
+	keys   []ledger.TxIn
+	shared bool
 }
 
 func (k *keyIndex) add(in ledger.TxIn) {
-	k.x.store(keyHash(&in.TxID, in.Index), len(k.keys))
+	k.x.store(keyHash(&in.TxID, in.Index), len(k.keys), k.shared)
 	k.keys = append(k.keys, in)
 }
 
@@ -33,7 +34,7 @@ func (k *keyIndex) find(in ledger.TxIn, n int) (int, bool) {
 // or grown, merged or added).
 func TestPosIndexFindsWhatWasStored(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var k keyIndex
+		k := keyIndex{shared: rapid.Bool().Draw(t, "shared")}
 		if rapid.Bool().Draw(t, "reserve") {
 			k.x.reserve(rapid.IntRange(0, 200).Draw(t, "reserved"))
 		}
@@ -121,7 +122,7 @@ func TestPosIndexReadersWhileWriting(t *testing.T) {
 		})
 	}
 	for pos := range keys {
-		x.store(keyHash(&keys[pos].TxID, keys[pos].Index), pos)
+		x.store(keyHash(&keys[pos].TxID, keys[pos].Index), pos, true)
 		published.Store(int64(pos + 1))
 	}
 	close(stop)

@@ -192,6 +192,7 @@ type builder struct {
 	txs    []Entry
 	bytes  int
 	inputs int
+	shared bool        // the lineage is published: readers may find in its indexes
 	view   lineageView // utxo's answer, reused: a sync asks for it per tx
 }
 
@@ -215,7 +216,7 @@ func rebuilding(base *baseView, s *Snapshot) *builder {
 
 // extending continues s, which must be the newest snapshot of its lineage.
 func extending(s *Snapshot) *builder {
-	return &builder{lin: s.lin, txs: s.txs, bytes: s.bytes, inputs: s.inputs}
+	return &builder{lin: s.lin, txs: s.txs, bytes: s.bytes, inputs: s.inputs, shared: true}
 }
 
 // utxo is the ledger state after the builder's txs, valid until the next
@@ -232,10 +233,10 @@ func (b *builder) utxo() ledger.UTxO {
 func (b *builder) add(e Entry) {
 	pos, tx := len(b.txs), e.Tx
 	h, id := tx.Hash(), tx.ID()
-	b.lin.byHash.store(keyHash(&h, 0), pos)
-	b.lin.byID.store(keyHash(&id, 0), pos)
+	b.lin.byHash.store(keyHash(&h, 0), pos, b.shared)
+	b.lin.byID.store(keyHash(&id, 0), pos, b.shared)
 	for i := range tx.Inputs {
-		b.lin.spent.store(keyHash(&tx.Inputs[i].TxID, tx.Inputs[i].Index), pos)
+		b.lin.spent.store(keyHash(&tx.Inputs[i].TxID, tx.Inputs[i].Index), pos, b.shared)
 	}
 	b.txs = append(b.txs, e)
 	b.bytes += e.Tx.Size()
