@@ -150,3 +150,9 @@ func TestSpentSinceOfAHeldView(t *testing.T) {
 	held.Close()
 	wantNotOK(t, held, block.Origin)
 }
+
+// The mempool reaches SpentSince through an interface of its own (it may
+// not import chaindb); this is its shape.
+var _ interface {
+	SpentSince(block.Point) (func(ledger.TxIn) bool, bool)
+} = (*LedgerView)(nil)

@@ -45,11 +45,15 @@ type ExtensionView interface {
 //	    are looked up in the new base (an included creator put it on the
 //	    chain; a conflicting one did not);
 //	(c) its ttl has passed, or its validity start not come, at the new
-//	    slot (checked on the tx's own fields).
+//	    slot (checked on the tx's own fields: a validity start only gets
+//	    more valid as slots pass, but a wall-clock Options.Slot may step
+//	    back).
 //
-// Nothing else can fail: earlier kept txs spend none of its inputs (each
-// output is spent once in the old lineage) and create none of them but the
-// ones its creator created. So a kept tx costs no ledger read.
+// Nothing else can fail: in the new lineage an input is found where it was
+// before — on the new base if it was unspent at p and no block spent it,
+// at the earlier tx that created it if that tx is kept — and no earlier
+// kept tx spends it, an output being spent once in the old lineage. So a
+// kept tx costs no ledger read.
 type carrier struct {
 	old   *lineage
 	base  ledger.UTxO            // the new base
@@ -59,12 +63,16 @@ type carrier struct {
 	reads int                    // lookups in base, for SyncReport.ViewLookups
 }
 
-// judge decides whether the tx at position len(c.kept) of txs, a
-// snapshot of the old lineage, is valid on the new base after the txs kept
-// before it, and records the verdict. Only a failed lookup in the new base
-// is an error.
-func (c *carrier) judge(txs []Entry) (bool, error) {
-	keep, err := c.valid(txs, len(c.kept))
+// judge decides whether the tx at position pos of txs, a snapshot of the
+// old lineage, is valid on the new base after the txs kept before it, and
+// records the verdict. The txs are judged in order, each once. Only a
+// failed lookup in the new base is an error (and a position out of order,
+// which a sync never asks for).
+func (c *carrier) judge(txs []Entry, pos int) (bool, error) {
+	if pos != len(c.kept) {
+		return false, fmt.Errorf("mempool: sync: carrying the tx at position %d after %d", pos, len(c.kept))
+	}
+	keep, err := c.valid(txs, pos)
 	if err != nil {
 		return false, err
 	}

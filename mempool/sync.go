@@ -14,9 +14,10 @@ import (
 type SyncPath uint8
 
 const (
-	// SyncFull reapplied every tx on the new tip's ledger: the first sync
-	// after a rollback, or on a ledger view that cannot say what the new
-	// blocks spent.
+	// SyncFull reapplied every tx on the new tip's ledger: after a
+	// rollback, when the old tip is older than the view can speak for, or
+	// when the view cannot say what the new blocks spent (or
+	// Options.Reapply is one's own).
 	SyncFull SyncPath = iota + 1
 	// SyncExtension judged the txs from what the blocks since the old tip
 	// spent, reapplying none (extension.go): the new tip extends the old.
@@ -43,7 +44,8 @@ type SyncReport struct {
 	// starting snapshot's, every delta round's and the residual.
 	Revalidated int
 	// ViewLookups is, on the extension path, how many inputs were looked
-	// up in the new tip's ledger: those created by a tx dropped meanwhile.
+	// up in the new tip's ledger: those whose creator, a held tx, was
+	// dropped. Every other tx kept costs no ledger read.
 	ViewLookups int
 	Rounds      int           // off-lock delta rounds
 	Residual    int           // txs judged under the add lock
@@ -239,11 +241,11 @@ const (
 
 // run judges txs[from:], the next txs of start's lineage (txs a snapshot
 // of it), in order, on top of the candidate; a tx found invalid is dropped
-// and listed in r. A ledger
-// read failure aborts: it says nothing about the tx. With yield (off the
-// add lock) it gives up its P now and then: a sync is CPU-bound for up to
-// seconds, and without yielding a reader that wants a P behind it (a
-// tx-submission walk) waits for the scheduler's 10 ms preemption.
+// and listed in r. A ledger read failure aborts: it says nothing about the
+// tx. With yield (off the add lock) it gives up its P now and then: a sync
+// is CPU-bound for up to seconds, and without yielding a reader that wants
+// a P behind it (a tx-submission walk) waits for the scheduler's 10 ms
+// preemption.
 func (j *judge) run(ctx context.Context, txs []Entry, from int, r *SyncReport, yield bool) error {
 	every := yieldEvery
 	if j.carry != nil {
@@ -278,7 +280,7 @@ func (j *judge) run(ctx context.Context, txs []Entry, from int, r *SyncReport, y
 
 func (j *judge) valid(txs []Entry, pos int) (bool, error) {
 	if j.carry != nil {
-		return j.carry.judge(txs)
+		return j.carry.judge(txs, pos)
 	}
 	e := txs[pos]
 	_, err := j.m.opts.Reapply(j.m.opts.Params, j.cand.utxo(), j.slot, e.Tx)
