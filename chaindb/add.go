@@ -421,3 +421,13 @@ func (db *DB) createdThrough(n *node) []map[string][]ledger.TxIn {
 	}
 	return out
 }
+
+// pointsThrough is diffsThrough for the points of the blocks whose diffs
+// those are.
+func (db *DB) pointsThrough(n *node) []block.Point {
+	out := make([]block.Point, 0, n.number-db.root.number)
+	for _, s := range db.selected[:n.number-db.root.number] {
+		out = append(out, s.point())
+	}
+	return out
+}

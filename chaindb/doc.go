@@ -24,7 +24,9 @@
 //   - When the immutable tip advances, the diffs it passes are flushed to the
 //     backing store in the same Pebble batch that moves the immutable marker.
 //   - A LedgerView holds a Pebble snapshot and the diff list taken under the
-//     same lock, so it stays consistent while later blocks flush.
+//     same lock, so it stays consistent while later blocks flush. It keeps
+//     the points of its diffs too, so it can say what the blocks after one
+//     of them spent (SpentSince) from the same diffs its lookups read.
 //   - The address index lists the outputs of an address at a volatile point
 //     without a walk of the UTxO (address.go): the backing store's outputs
 //     by address, kept in the batches that write the backing store, and

@@ -22,6 +22,11 @@ type LedgerView struct {
 	snap    *pebble.Snapshot           // nil once closed
 	diffs   []*ledger.Diff             // oldest first; never mutated
 	created []map[string][]ledger.TxIn // each diff's outputs by address; never mutated
+	// root is the immutable tip the view was taken at: the backing store's
+	// point, where diffs start. points[i] is the block whose diff is
+	// diffs[i], so SpentSince can tell which diffs come after a point.
+	root   block.Point
+	points []block.Point
 }
 
 var _ ledger.UTxO = (*LedgerView)(nil)
@@ -64,7 +69,8 @@ func (db *DB) TipUTxO() (ledger.UTxO, block.Tip, func(), error) {
 // newView takes the snapshot and the diffs under mu (held by the caller), so
 // they agree: no flush can fall between them.
 func (db *DB) newView(n *node) *LedgerView {
-	v := &LedgerView{db: db, point: n.point(), snap: db.store.NewSnapshot(), diffs: db.diffsThrough(n), created: db.createdThrough(n)}
+	v := &LedgerView{db: db, point: n.point(), snap: db.store.NewSnapshot(), diffs: db.diffsThrough(n), created: db.createdThrough(n),
+		root: db.root.point(), points: db.pointsThrough(n)}
 	db.regMu.Lock()
 	db.views[v] = struct{}{}
 	db.regMu.Unlock()
@@ -82,6 +88,53 @@ func (v *LedgerView) Lookup(in ledger.TxIn) (ledger.TxOut, bool, error) {
 		return ledger.TxOut{}, false, ErrClosed
 	}
 	return ledger.Overlay{Base: backingStore{v.snap}, Diffs: v.diffs}.Lookup(in)
+}
+
+// SpentSince tells which outputs the blocks after p, up to the view's
+// point, spent: for an output unspent at p, spent(in) reports whether it is
+// spent at the view's point. It answers from the view's own diffs, so it
+// agrees with Lookup whatever was added or flushed since the view was taken:
+// a mempool's sync learns what a chain extension spent without racing a tip
+// change.
+//
+// ok is false on a closed view, and when p is neither the view's immutable
+// base nor one of the volatile points its diffs lead through: p is on
+// another fork, or older than the view's immutable tip (flushed).
+//
+// For an output created after p the answer means nothing (a block that
+// creates and spends an output records neither): ask Lookup for those.
+// spent reads no storage, is safe for concurrent use, and costs one map
+// probe per block after p.
+func (v *LedgerView) SpentSince(p block.Point) (spent func(ledger.TxIn) bool, ok bool) {
+	v.mu.RLock()
+	closed := v.snap == nil
+	v.mu.RUnlock()
+	if closed {
+		return nil, false
+	}
+	var after []*ledger.Diff
+	if p == v.root {
+		after = v.diffs
+	} else {
+		i := len(v.points) - 1 // newest first: a mempool asks about a recent tip
+		for i >= 0 && v.points[i] != p {
+			i--
+		}
+		if i < 0 {
+			return nil, false
+		}
+		after = v.diffs[i+1:]
+	}
+	return func(in ledger.TxIn) bool {
+		// An output unspent at p is in no later diff's inserts (a TxIn names
+		// one output forever), so a delete of it is never cancelled.
+		for _, d := range after {
+			if _, ok := d.Deletes[in]; ok {
+				return true
+			}
+		}
+		return false
+	}, true
 }
 
 // Close releases the view's snapshot. Lookups after Close fail with ErrClosed.

@@ -45,6 +45,7 @@ func (m *ledgerMachine) keysToCheck(model ledger.MapUTxO) map[ledger.TxIn]struct
 
 type heldView struct {
 	view  *LedgerView
+	tip   block.Tip
 	model ledger.MapUTxO
 }
 
@@ -178,7 +179,7 @@ func (m *ledgerMachine) holdView(t *rapid.T) {
 	if err != nil {
 		t.Fatalf("LedgerAt(%s): %v", p, err)
 	}
-	m.held = append(m.held, heldView{view: view, model: m.modelAt(tip)})
+	m.held = append(m.held, heldView{view: view, tip: tip, model: m.modelAt(tip)})
 	if len(m.held) > maxHeldViews {
 		m.held[0].view.Close()
 		m.held = m.held[1:]
@@ -226,6 +227,9 @@ func (m *ledgerMachine) check(t *rapid.T) {
 	defer view.Close()
 	checkLedger(t, view, m.modelAt(tip), m.keysToCheck(m.modelAt(tip)))
 	checkAddresses(t, view, m.modelAt(tip))
+	for _, h := range m.held {
+		m.checkSpentSince(t, view, tip, h.tip)
+	}
 	if got, want := m.db.TxsOnChain(), m.txsAfter[tip.Point.Hash]; got != want {
 		t.Fatalf("%d txs on chain at %s, model %d", got, tip, want)
 	}
@@ -245,6 +249,31 @@ func (m *ledgerMachine) check(t *rapid.T) {
 	}
 	if want := tip.BlockNumber - min(tip.BlockNumber, uint64(m.k)); imm.BlockNumber != want {
 		t.Fatalf("immutable tip %s with tip %s, k %d", imm, tip, m.k)
+	}
+}
+
+// checkSpentSince checks the tip's view's SpentSince(p.Point) against the
+// model: it answers iff p is on the selected chain at or after the
+// immutable tip, and then says spent exactly for the outputs unspent at p
+// and not at the tip.
+func (m *ledgerMachine) checkSpentSince(t *rapid.T, view *LedgerView, tip, p block.Tip) {
+	imm := m.db.ImmutableTip()
+	onChain := p.Point.IsOrigin()
+	if b, err := m.db.BlockByNumber(p.BlockNumber); err == nil {
+		onChain = b.Point() == p.Point
+	}
+	spent, ok := view.SpentSince(p.Point)
+	if want := onChain && p.BlockNumber >= imm.BlockNumber; ok != want {
+		t.Fatalf("SpentSince(%s) at %s: ok %v, want %v (immutable tip %s)", p, tip, ok, want, imm)
+	}
+	if !ok {
+		return
+	}
+	atTip := m.modelAt(tip)
+	for in := range m.modelAt(p) {
+		if _, still := atTip[in]; spent(in) == still {
+			t.Fatalf("SpentSince(%s) at %s: spent(%s) = %v, unspent at the tip %v", p, tip, in, spent(in), still)
+		}
 	}
 }
 

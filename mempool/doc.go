@@ -9,13 +9,23 @@
 //   - Add validates one tx fully (ledger apply, signatures included) against
 //     the latest snapshot's UTxO and publishes the snapshot extended by it.
 //     Adds are serialized in arrival order (FIFO) by the add lock.
-//   - Sync, on a tip change, revalidates (ledger reapply) the latest
-//     snapshot's txs against the new tip's ledger view off the lock, into a
-//     candidate; then, still off the lock, reapplies the txs added since
-//     (the delta, by ticket) until the delta is at most SyncDeltaCap txs or
-//     SyncMaxRounds rounds have passed; only then it takes the add lock,
-//     reapplies the residual and publishes. The lock is held for
-//     O(SyncDeltaCap) reapplies, not O(occupancy).
+//   - Sync, on a tip change, judges the latest snapshot's txs at the new
+//     tip's ledger view off the lock, into a candidate; then, still off the
+//     lock, judges the txs added since (the delta, by ticket) until the
+//     delta is at most SyncDeltaCap txs or SyncMaxRounds rounds have
+//     passed; only then it takes the add lock, judges the residual and
+//     publishes. The lock is held for O(SyncDeltaCap) judgments, not
+//     O(occupancy). It judges one of two ways (SyncReport.Path). On a
+//     chain extension (the new tip extends the tip the snapshot was
+//     validated against, and the view says what the blocks since spent:
+//     ExtensionView) it carries the txs: a tx stays unless the new blocks
+//     spent one of its inputs, an input was created by a tx dropped now
+//     and is not in the new view, or the new slot is outside its validity
+//     interval. A kept tx costs no ledger read, so the sync costs the
+//     blocks plus an index rebuild, not a reapply per tx held
+//     (extension.go says why the verdicts are the reapply's). Otherwise (a
+//     rollback, a view that cannot say) it reapplies (ledger reapply)
+//     every tx on the new view.
 //   - RemoveTxs drops named txs (and those that depended on them) under the
 //     add lock and bumps the removal generation.
 //
@@ -27,15 +37,16 @@
 //     the txs before it; tickets strictly increase and a tx keeps its ticket
 //     across syncs; the byte total never exceeds the capacity.
 //   - A committed sync equals one full revalidation of the txs held at the
-//     commit, in ticket order, against the new tip.
+//     commit, in ticket order, against the new tip, whichever way it judged
+//     them.
 //   - A removal is never undone: a sync that sees the removal generation
 //     change restarts from a fresh snapshot.
 //   - Snapshots are cheap to publish: within a lineage (the snapshots
 //     since the last sync or removal) they share one append-only tx slice and
-//     append-only indexes (tx hash and tx id → position, outputs created
-//     and spent → position); a snapshot of n txs ignores entries at
-//     positions ≥ n. Only the newest snapshot of a lineage is ever
-//     extended, under the add lock.
+//     append-only indexes (tx hash, tx id and outputs spent → position,
+//     derived from the tx itself; an output created is found by its tx id);
+//     a snapshot of n txs ignores entries at positions ≥ n. Only the newest
+//     snapshot of a lineage is ever extended, under the add lock.
 //
 // Txs are held, deduplicated and remembered as rejected by their tx hash
 // (Blake2b-256 of the whole tx: what EBs, the tx cache and tx submission

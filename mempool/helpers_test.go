@@ -132,19 +132,34 @@ func applyDiff(u ledger.MapUTxO, d *ledger.Diff) {
 // testLedger is the ledger source of the tests: one immutable MapUTxO per
 // tip. It counts the views it hands out and fails lookups on released ones,
 // so a test sees the mempool read a view it gave back.
+//
+// With extensions set, its views are ExtensionViews: every advance extends
+// the chain, and what the blocks since an earlier tip spent is what that
+// tip's UTxO held and the view's does not. Without, they are plain views
+// and every sync takes the full path.
 type testLedger struct {
-	mu       sync.Mutex
-	utxo     ledger.MapUTxO // never mutated once set
-	tip      block.Tip
-	changed  chan struct{}
-	onLookup func() // called by every lookup of views handed out from now on
-	open     atomic.Int64
+	mu         sync.Mutex
+	utxo       ledger.MapUTxO // never mutated once set
+	tip        block.Tip
+	changed    chan struct{}
+	onLookup   func() // called by every lookup of views handed out from now on
+	open       atomic.Int64
+	extensions bool
+	history    map[block.Point]ledger.MapUTxO // the UTxO at every tip so far
 }
 
 var errReleased = errors.New("test ledger: lookup on a released view")
 
 func newTestLedger(u ledger.MapUTxO) *testLedger {
-	return &testLedger{utxo: u, tip: block.Tip{Point: block.Point{Slot: 1, Hash: block.Hash{1}}, BlockNumber: 1}, changed: make(chan struct{})}
+	tip := block.Tip{Point: block.Point{Slot: 1, Hash: block.Hash{1}}, BlockNumber: 1}
+	return &testLedger{utxo: u, tip: tip, changed: make(chan struct{}), history: map[block.Point]ledger.MapUTxO{tip.Point: u}}
+}
+
+// newExtendingLedger is newTestLedger whose views are ExtensionViews.
+func newExtendingLedger(u ledger.MapUTxO) *testLedger {
+	l := newTestLedger(u)
+	l.extensions = true
+	return l
 }
 
 func (l *testLedger) TipLedger() (ledger.UTxO, block.Tip, func(), error) {
@@ -153,12 +168,16 @@ func (l *testLedger) TipLedger() (ledger.UTxO, block.Tip, func(), error) {
 	v := &testView{utxo: l.utxo, onLookup: l.onLookup}
 	l.open.Add(1)
 	var once sync.Once
-	return v, l.tip, func() {
+	release := func() {
 		once.Do(func() {
 			v.released.Store(true)
 			l.open.Add(-1)
 		})
-	}, nil
+	}
+	if l.extensions {
+		return &extTestView{testView: v, l: l}, l.tip, release, nil
+	}
+	return v, l.tip, release, nil
 }
 
 func (l *testLedger) TipChanged() <-chan struct{} {
@@ -176,6 +195,7 @@ func (l *testLedger) advance(u ledger.MapUTxO) block.Tip {
 	binary.BigEndian.PutUint64(h[:], n)
 	l.utxo = u
 	l.tip = block.Tip{Point: block.Point{Slot: l.tip.Point.Slot + 1, Hash: h}, BlockNumber: n}
+	l.history[l.tip.Point] = u
 	close(l.changed)
 	l.changed = make(chan struct{})
 	return l.tip
@@ -213,6 +233,26 @@ func (v *testView) Lookup(in ledger.TxIn) (ledger.TxOut, bool, error) {
 		return ledger.TxOut{}, false, errReleased
 	}
 	return v.utxo.Lookup(in)
+}
+
+// extTestView is a testView of an extending testLedger.
+type extTestView struct {
+	*testView
+	l *testLedger
+}
+
+func (v *extTestView) SpentSince(p block.Point) (func(ledger.TxIn) bool, bool) {
+	v.l.mu.Lock()
+	then, ok := v.l.history[p]
+	v.l.mu.Unlock()
+	if !ok || v.released.Load() {
+		return nil, false
+	}
+	return func(in ledger.TxIn) bool {
+		_, was := then[in]
+		_, is := v.utxo[in]
+		return was && !is
+	}, true
 }
 
 // newTestMempool returns a mempool on l; it is closed, and every view

@@ -41,6 +41,10 @@ type Mempool struct {
 	// syncMu lets one sync run at a time. Lock order: syncMu, then addLock.
 	syncMu sync.Mutex
 
+	// ledgerRules: Reapply is ledger.Reapply, whose reasoning the extension
+	// path of a sync relies on.
+	ledgerRules bool
+
 	rejected *rejectedSet
 	counters counters
 }
@@ -50,19 +54,21 @@ func New(opts Options) (*Mempool, error) {
 	if opts.TipLedger == nil {
 		return nil, errors.New("mempool: Options.TipLedger is required")
 	}
+	ledgerRules := opts.Reapply == nil
 	opts = opts.withDefaults()
 	view, tip, release, err := opts.TipLedger()
 	if err != nil {
 		return nil, fmt.Errorf("mempool: reading the tip's ledger: %w", err)
 	}
 	m := &Mempool{
-		opts:       opts,
-		addLock:    newFIFOLock(),
-		nextTicket: 1,
-		roomFreed:  make(chan struct{}),
-		rejected:   newRejectedSet(opts.RejectedMemory),
+		opts:        opts,
+		ledgerRules: ledgerRules,
+		addLock:     newFIFOLock(),
+		nextTicket:  1,
+		roomFreed:   make(chan struct{}),
+		rejected:    newRejectedSet(opts.RejectedMemory),
 	}
-	m.current.Store(newBuilder(&baseView{utxo: view, tip: tip, release: release}).snapshot())
+	m.current.Store(newBuilder(&baseView{utxo: view, tip: tip, release: release}, 0, 0).snapshot())
 	published := make(chan struct{})
 	m.published.Store(&published)
 	return m, nil
@@ -181,8 +187,7 @@ func (m *Mempool) addLocked(tx *ledger.Tx) (<-chan struct{}, error) {
 	if s.Bytes()+tx.Size() > m.opts.CapacityBytes {
 		return m.roomFreed, nil
 	}
-	d, err := m.opts.Apply(m.opts.Params, s.UTxO(), m.slotFor(s.lin.base), tx)
-	if err != nil {
+	if _, err := m.opts.Apply(m.opts.Params, s.UTxO(), m.slotFor(s.lin.base), tx); err != nil {
 		if rule := ruleOf(err); rule >= 0 {
 			m.rejected.remember(tx.Hash())
 			m.counters.rejected[rule].Add(1)
@@ -190,7 +195,7 @@ func (m *Mempool) addLocked(tx *ledger.Tx) (<-chan struct{}, error) {
 		return nil, fmt.Errorf("mempool: tx %s: %w", txName(tx), err)
 	}
 	b := extending(s)
-	b.add(Entry{Ticket: m.nextTicket, Tx: tx}, d)
+	b.add(Entry{Ticket: m.nextTicket, Tx: tx, Admitted: m.opts.Now()})
 	m.nextTicket++
 	m.publishLocked(b.snapshot())
 	m.counters.added.Add(1)
@@ -242,7 +247,7 @@ func (m *Mempool) RemoveTxs(ctx context.Context, txHashes []block.Hash) ([]block
 	if len(named) == 0 {
 		return nil, nil
 	}
-	b := newBuilder(s.lin.base)
+	b := rebuilding(s.lin.base, s)
 	var dropped []block.Hash
 	slot := m.slotFor(s.lin.base)
 	for _, e := range s.txs {
@@ -251,15 +256,14 @@ func (m *Mempool) RemoveTxs(ctx context.Context, txHashes []block.Hash) ([]block
 			dropped = append(dropped, h)
 			continue
 		}
-		d, err := m.opts.Reapply(m.opts.Params, b.utxo(), slot, e.Tx)
-		if err != nil {
+		if _, err := m.opts.Reapply(m.opts.Params, b.utxo(), slot, e.Tx); err != nil {
 			if ruleOf(err) < 0 {
 				return nil, fmt.Errorf("mempool: removing txs: revalidating tx %s: %w", txName(e.Tx), err)
 			}
 			dropped = append(dropped, h)
 			continue
 		}
-		b.add(e, d)
+		b.add(e)
 	}
 	m.publishLocked(b.snapshot())
 	// After the publish: a sync that reads this generation then loads the

@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/ed25519"
 	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
@@ -243,5 +246,57 @@ func TestTxIDs(t *testing.T) {
 	}
 	if _, ok := s.LookupID(first.ID()); !ok {
 		t.Fatal("the old snapshot lost the tx")
+	}
+}
+
+// Each tx keeps the time it was admitted (Options.Now) across syncs, on
+// either path, and removals; OldestAdmitted is the first tx's.
+func TestAdmissionTimeIsKept(t *testing.T) {
+	for _, extending := range []bool{false, true} {
+		t.Run(fmt.Sprintf("extension views %v", extending), func(t *testing.T) {
+			w := newWallet(2)
+			g := w.genesis()
+			in0, in1 := ledger.GenesisTxIn(w.addrs[0]), ledger.GenesisTxIn(w.addrs[1])
+			a, b := w.chain(t, in0, g[in0], 2), w.chain(t, in1, g[in1], 2)
+			l := newTestLedger(g)
+			if extending {
+				l = newExtendingLedger(g)
+			}
+			var clock atomic.Int64
+			m := newTestMempool(t, l, Options{Now: func() time.Time { return time.Unix(0, clock.Add(10)) }})
+			if _, ok := m.Snapshot().OldestAdmitted(); ok {
+				t.Fatal("an empty mempool has an oldest tx")
+			}
+			mustAdd(t, m, a[0], b[0], a[1], b[1]) // admitted at 10, 20, 30, 40
+			at := func(tx *ledger.Tx) int64 {
+				e, ok := m.Snapshot().Lookup(tx.Hash())
+				if !ok {
+					t.Fatalf("tx %s not held", block.Hash(tx.Hash()).Short())
+				}
+				return e.Admitted.UnixNano()
+			}
+			oldest := func() int64 {
+				o, ok := m.Snapshot().OldestAdmitted()
+				if !ok {
+					t.Fatal("no oldest tx")
+				}
+				return o.UnixNano()
+			}
+			if oldest() != 10 || at(b[1]) != 40 {
+				t.Fatalf("oldest %d, b[1] at %d", oldest(), at(b[1]))
+			}
+			_, _, u := revalidate(g, 0, a[:1]) // the block holds a[0]
+			l.advance(u)
+			mustSync(t, m)
+			if oldest() != 20 || at(a[1]) != 30 || at(b[1]) != 40 {
+				t.Fatalf("after the sync: oldest %d, a[1] at %d, b[1] at %d", oldest(), at(a[1]), at(b[1]))
+			}
+			if _, err := m.RemoveTxs(context.Background(), []block.Hash{b[0].Hash()}); err != nil {
+				t.Fatal(err)
+			}
+			if oldest() != 30 || m.Snapshot().Len() != 1 {
+				t.Fatalf("after the removal: oldest %d, %d txs", oldest(), m.Snapshot().Len())
+			}
+		})
 	}
 }

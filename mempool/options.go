@@ -2,6 +2,7 @@ package mempool
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
@@ -55,7 +56,11 @@ type Options struct {
 	// Apply validates a new tx fully. Default ledger.Apply.
 	Apply ValidateFunc
 	// Reapply revalidates an admitted tx (no signatures). Default
-	// ledger.Reapply.
+	// ledger.Reapply. A tx Apply or Reapply accepts is taken to spend its
+	// inputs and create its outputs under its id, as ledger.Apply's diff
+	// records: the mempool indexes it so, from the tx itself. A Reapply of
+	// one's own turns off Sync's extension path, whose reasoning is
+	// ledger.Reapply's (extension.go).
 	Reapply ValidateFunc
 	// CapacityBytes bounds the byte total of the txs held. Default
 	// DefaultCapacityBytes.
@@ -72,6 +77,8 @@ type Options struct {
 	// Logger receives what Run gives back after a rollback. Default
 	// slog.Default().
 	Logger *slog.Logger
+	// Now is the clock Entry.Admitted is read from. Default time.Now.
+	Now func() time.Time
 
 	// hooks let in-package tests stop a sync at its interesting points.
 	hooks hooks
@@ -110,6 +117,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	return o
 }

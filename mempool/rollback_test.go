@@ -54,3 +54,73 @@ func TestRunGivesBackWhatARollbackAbandoned(t *testing.T) {
 	_, _, after := revalidate(won, 0, a)
 	checkSnapshot(t, m.Snapshot(), a, after, probesOf(g, a, []*ledger.Tx{both}))
 }
+
+// On a chain with forks whose views say what was spent, the sync after a
+// rollback takes the full path and Run gives back what the lost block held;
+// the next extension takes the extension path and keeps what it did not
+// include.
+func TestRunGivesBackOnAChainWithForks(t *testing.T) {
+	w := newWallet(2)
+	g := w.genesis()
+	in0, in1 := ledger.GenesisTxIn(w.addrs[0]), ledger.GenesisTxIn(w.addrs[1])
+	a := w.chain(t, in0, g[in0], 3)
+	both := w.spend(t, in1, g[in1])
+	c := newTestChain(5, g)
+	mustBlock := func(parent *chainBlock, txs ...*ledger.Tx) *chainBlock {
+		t.Helper()
+		b, err := c.add(parent, 1, txs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	lost := mustBlock(c.tip(), a[0], both)
+	m, err := New(Options{TipLedger: c.TipLedger, TipChanged: c.TipChanged, Abandoned: c.Abandoned,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		m.Close()
+		if n := c.open.Load(); n != 0 {
+			t.Errorf("%d ledger views never released", n)
+		}
+	}()
+	mustAdd(t, m, a[1], a[2])
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error)
+	go func() { ran <- m.Run(ctx) }()
+	waitFor := func(what string, done func(*Snapshot) bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for s := m.Snapshot(); !done(s); s = m.Snapshot() {
+			if time.Now().After(deadline) {
+				t.Fatalf("Run did not %s: %d txs at %s, stats %+v", what, s.Len(), s.Tip(), m.Stats())
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+
+	won := mustBlock(mustBlock(c.volatile()[0], both)) // two blocks off the root beat lost
+	if c.onSelected(lost.tip.Point) {
+		t.Fatal("the fork did not win")
+	}
+	waitFor("give back the abandoned txs", func(s *Snapshot) bool { return s.Tip() == won.tip && s.Len() == 3 })
+	_, _, after := revalidate(won.utxo, 0, a)
+	checkSnapshot(t, m.Snapshot(), a, after, probesOf(g, a, []*ledger.Tx{both}))
+	if s := m.Stats(); s.SyncsFull != 1 || s.SyncsExtension != 0 {
+		t.Fatalf("after the rollback: stats %+v, want one full sync", s)
+	}
+
+	next := mustBlock(won, a[0])
+	waitFor("sync to the extension", func(s *Snapshot) bool { return s.Tip() == next.tip })
+	_, _, after = revalidate(next.utxo, 0, a[1:])
+	checkSnapshot(t, m.Snapshot(), a[1:], after, probesOf(g, a, []*ledger.Tx{both}))
+	if s := m.Stats(); s.SyncsExtension != 1 {
+		t.Fatalf("after the extension: stats %+v, want one extension sync", s)
+	}
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+}

@@ -28,7 +28,11 @@ func TestStateMachine(t *testing.T) {
 	w := newWallet(6)
 	g := w.genesis()
 	rapid.Check(t, func(rt *rapid.T) {
-		sm := &machine{w: w, ledger: newTestLedger(g), utxo: g, outs: map[ledger.TxIn]ledger.TxOut(maps.Clone(g))}
+		l := newTestLedger(g)
+		if rapid.Bool().Draw(rt, "extension views") { // syncs take the extension path
+			l = newExtendingLedger(g)
+		}
+		sm := &machine{w: w, ledger: l, utxo: g, outs: map[ledger.TxIn]ledger.TxOut(maps.Clone(g))}
 		sm.m = newTestMempool(rt, sm.ledger, Options{SyncDeltaCap: 2, SyncMaxRounds: 3})
 		sm.recompute(rt)
 		rt.Repeat(map[string]func(*rapid.T){
@@ -205,8 +209,8 @@ func (sm *machine) sync(t *rapid.T) {
 		t.Fatal(err)
 	}
 	kept, dropped, _ := revalidate(u, 0, sm.txs)
-	if !r.Synced || r.Tip != tip || !equalHashes(r.Dropped, hashes(dropped)) {
-		t.Fatalf("sync report %+v; model dropped %s", r, short(hashes(dropped)))
+	if !r.Synced || r.Tip != tip || r.Path != sm.wantPath() || !equalHashes(r.Dropped, hashes(dropped)) {
+		t.Fatalf("sync report %+v; model dropped %s, path %s", r, short(hashes(dropped)), sm.wantPath())
 	}
 	sm.utxo, sm.txs = u, kept
 	sm.recompute(t)
@@ -374,6 +378,9 @@ func (sm *machine) concurrent(t *rapid.T) {
 	}
 	close(stop)
 	readers.Wait()
+	if report.Synced && report.Path != sm.wantPath() {
+		failures = append(failures, fmt.Sprintf("sync took the %s path, want %s", report.Path, sm.wantPath()))
+	}
 	if len(failures) > 0 {
 		t.Fatal(failures)
 	}
@@ -406,6 +413,15 @@ func (sm *machine) concurrent(t *rapid.T) {
 	}
 	sm.utxo, sm.txs = u, got
 	sm.recompute(t)
+}
+
+// wantPath is the path a sync takes: every tip change extends the chain,
+// so the extension path whenever the views can say what was spent.
+func (sm *machine) wantPath() SyncPath {
+	if sm.ledger.extensions {
+		return SyncExtension
+	}
+	return SyncFull
 }
 
 func (sm *machine) check(t *rapid.T) {

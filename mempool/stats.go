@@ -17,9 +17,12 @@ type Stats struct {
 	DroppedOnSync uint64
 	// Removed counts txs RemoveTxs dropped, those it named and those that
 	// depended on them.
-	Removed      uint64
-	Syncs        uint64 // committed syncs
-	SyncRestarts uint64 // syncs restarted because of a removal
+	Removed uint64
+	Syncs   uint64 // committed syncs
+	// SyncsExtension and SyncsFull split Syncs by SyncReport.Path.
+	SyncsExtension uint64
+	SyncsFull      uint64
+	SyncRestarts   uint64 // syncs restarted because of a removal
 	// MaxSyncLockHold is the longest a sync held the add lock.
 	MaxSyncLockHold time.Duration
 }
@@ -27,9 +30,10 @@ type Stats struct {
 // counters back Stats. Each is written with atomics, so Stats can be read
 // at any time without the add lock.
 type counters struct {
-	added, duplicates, droppedOnSync, removed, syncs, syncRestarts atomic.Uint64
-	rejected                                                       [len(ruleErrors)]atomic.Uint64
-	maxLockHold                                                    atomic.Int64 // nanoseconds
+	added, duplicates, droppedOnSync, removed, syncRestarts atomic.Uint64
+	syncs, syncsExtension, syncsFull                        atomic.Uint64
+	rejected                                                [len(ruleErrors)]atomic.Uint64
+	maxLockHold                                             atomic.Int64 // nanoseconds
 }
 
 func (c *counters) noteLockHold(d time.Duration) {
@@ -49,6 +53,8 @@ func (c *counters) stats() Stats {
 		DroppedOnSync:   c.droppedOnSync.Load(),
 		Removed:         c.removed.Load(),
 		Syncs:           c.syncs.Load(),
+		SyncsExtension:  c.syncsExtension.Load(),
+		SyncsFull:       c.syncsFull.Load(),
 		SyncRestarts:    c.syncRestarts.Load(),
 		MaxSyncLockHold: time.Duration(c.maxLockHold.Load()),
 	}

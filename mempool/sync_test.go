@@ -305,3 +305,77 @@ func (e *extender) unspentOf(u ledger.MapUTxO, k int) (ledger.TxIn, ledger.TxOut
 	}
 	return ledger.TxIn{}, ledger.TxOut{}, false
 }
+
+// On a chain extension the sync carries the txs: those whose inputs the
+// block spent (included or conflicting) go, and so do the expired; a tx
+// whose input's creator went is kept only if the block put that output on
+// the chain, which is the only case it looks up. The result is the full
+// revalidation's.
+func TestSyncOnAnExtensionCarriesTheTxs(t *testing.T) {
+	w := newWallet(3)
+	g := w.genesis()
+	in0, in1, in2 := ledger.GenesisTxIn(w.addrs[0]), ledger.GenesisTxIn(w.addrs[1]), ledger.GenesisTxIn(w.addrs[2])
+	a, b := w.chain(t, in0, g[in0], 3), w.chain(t, in1, g[in1], 2)
+	ttl := uint64(3) // the slot the sync below validates for
+	c, err := ledger.BuildPayment(params, []ledger.TxIn{in2}, g[in2].Coin, nil, w.addrs[2], &ttl, w.keys[2:3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newExtendingLedger(g)
+	m := newTestMempool(t, l, Options{})
+	held := []*ledger.Tx{a[0], b[0], c, a[1], b[1], a[2]}
+	mustAdd(t, m, held...)
+
+	// The block holds a[0] and a tx that conflicts with b[0].
+	conflict := w.pay(t, in1, g[in1], 1, 0, 3_000_000)
+	_, _, u := revalidate(g, 0, []*ledger.Tx{a[0], conflict})
+	l.advance(u)
+	r := mustSync(t, m)
+	kept, dropped, after := revalidate(u, ttl, held)
+	if want := []*ledger.Tx{a[1], a[2]}; !equalHashes(hashes(kept), hashes(want)) {
+		t.Fatalf("the model keeps %s", short(hashes(kept)))
+	}
+	checkSnapshot(t, m.Snapshot(), kept, after, probesOf(g, held, []*ledger.Tx{conflict}))
+	if !equalHashes(r.Dropped, hashes(dropped)) {
+		t.Fatalf("dropped %s, model %s", short(r.Dropped), short(hashes(dropped)))
+	}
+	// a[1]'s and b[1]'s inputs were created by dropped txs; a[2]'s creator
+	// is kept.
+	if r.Path != SyncExtension || r.Revalidated != len(held) || r.ViewLookups != 2 {
+		t.Fatalf("report %+v, want the extension path, %d judged, 2 lookups", r, len(held))
+	}
+	if s := m.Stats(); s.Syncs != 1 || s.SyncsExtension != 1 || s.SyncsFull != 0 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+// The extension path's reasoning is ledger.Reapply's: a Reapply of one's
+// own gets the full revalidation, and so does a view that cannot say what
+// was spent.
+func TestSyncFullWhenTheExtensionCannotBeTrusted(t *testing.T) {
+	w := newWallet(1)
+	g := w.genesis()
+	in := ledger.GenesisTxIn(w.addrs[0])
+	txs := w.chain(t, in, g[in], 2)
+	for _, c := range []struct {
+		name   string
+		ledger *testLedger
+		opts   Options
+	}{
+		{"own Reapply", newExtendingLedger(g), Options{Reapply: ledger.Reapply}},
+		{"plain view", newTestLedger(g), Options{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := newTestMempool(t, c.ledger, c.opts)
+			mustAdd(t, m, txs...)
+			_, _, u := revalidate(g, 0, txs[:1])
+			c.ledger.advance(u)
+			if r := mustSync(t, m); r.Path != SyncFull || r.Revalidated != 2 || len(r.Dropped) != 1 {
+				t.Fatalf("report %+v, want the full path", r)
+			}
+			if s := m.Stats(); s.SyncsFull != 1 || s.SyncsExtension != 0 {
+				t.Fatalf("stats %+v", s)
+			}
+		})
+	}
+}

@@ -3,8 +3,9 @@ package mempool
 import "sync"
 
 // indexMap is a typed sync.Map: its Load takes no lock (Go's sync.Map is a
-// concurrent hash trie), so snapshot readers can consult the shared
-// append-only indexes of a lineage while its writer appends.
+// concurrent hash trie), so the rejected set is read while the add lock's
+// holder remembers and forgets. A lineage's indexes, append-only and
+// rebuilt at every sync, use the cheaper posIndex.
 type indexMap[K comparable, V any] struct{ m sync.Map }
 
 func (x *indexMap[K, V]) load(k K) (V, bool) {
