@@ -28,6 +28,8 @@ func (s *Server) registerMetrics() error {
 	counter("blocks_adopted_total", "Blocks that changed the selected chain when added.", func() float64 { return float64(o.BlocksAdopted()) })
 	counter("errors_total", "Log records at level error.", func() float64 { return float64(o.Errors()) })
 	gauge("mempool_txs", "Txs in the mempool.", func() float64 { return float64(o.Mempool.Snapshot().Len()) })
+	counter("mempool_syncs_extension_total", "Mempool syncs on a chain extension: the txs carried over, the block's spends dropped.", func() float64 { return float64(o.Mempool.Stats().SyncsExtension) })
+	counter("mempool_syncs_full_total", "Mempool syncs that revalidated every tx held (after a rollback).", func() float64 { return float64(o.Mempool.Stats().SyncsFull) })
 	gauge("mempool_bytes", "Bytes of the txs in the mempool.", func() float64 { return float64(o.Mempool.Snapshot().Bytes()) })
 	counter("leios_fetched_bytes_total", "Bytes of EB bodies and txs fetched from peers.", func() float64 { return float64(o.Leios.Stats().FetchedBytes) })
 	gauge("leios_requests_in_flight", "LeiosFetch requests in flight.", func() float64 { return float64(o.Leios.Stats().RequestsInFlight) })

@@ -369,7 +369,9 @@ func (n *Node) wait(g *errgroup.Group) error {
 func (n *Node) admissionFigures() admission.Figures {
 	now := time.Now()
 	snapshot := n.mempool.Snapshot()
+	oldest, _ := snapshot.OldestAdmitted()
 	return admission.Figures{
+		OldestAdmitted:  oldest,
 		Now:             now,
 		ClockSlot:       n.validator.Clock().SlotAt(now),
 		TipSlot:         n.chain.Tip().Point.Slot,
