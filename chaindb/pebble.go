@@ -46,10 +46,14 @@ func pebbleOptions(opts Options, cache *pebble.Cache) *pebble.Options {
 const (
 	// cacheBytes is the size of Pebble's block cache.
 	cacheBytes = 64 << 20
-	// memTableBytes is the size of one memtable, 2 MiB: a chain grows by
-	// kilobytes a second, and Pebble preallocates each write-ahead log at
-	// 1.1 times the memtable size, for each memtable queued for a flush and
-	// each old log it keeps for reuse (with Pebble's default threshold of
-	// two memtables, a handful at most).
-	memTableBytes = 2 << 20
+	// memTableBytes is the size of one memtable, 16 MiB. Under load the
+	// chain takes a megabyte a second (blocks, and the UTxO diffs the
+	// immutable tip flushes, keyed by tx ids spread over the key space):
+	// with small memtables every flush's level-0 file overlaps all of the
+	// last level, and compactions rewrote it every few seconds. Pebble
+	// preallocates each write-ahead log at 1.1 times the memtable size,
+	// for each memtable queued for a flush and each old log it keeps for
+	// reuse (with Pebble's default threshold of two memtables, a handful
+	// at most): under a hundred megabytes.
+	memTableBytes = 16 << 20
 )

@@ -71,7 +71,7 @@ func TestFetchAheadTwoAtATime(t *testing.T) {
 
 	// The first closure arrives (as the fetch logic would store it): the
 	// third takes its place.
-	if err := p.insertBody(points[0], ebs[0]); err != nil {
+	if err := p.insertBody(points[0], ebs[0], nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.insertTxs(points[0], block.HashTxs(closures[0]), false); err != nil {

@@ -123,7 +123,7 @@ func TestCertRBParkedUntilItsClosure(t *testing.T) {
 		t.Fatal("a CertRB was selected without its closure")
 	}
 	pt := block.Point{Slot: 1, Hash: eb.Hash()}
-	if err := p.insertBody(pt, eb); err != nil {
+	if err := p.insertBody(pt, eb, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.insertTxs(pt, block.HashTxs(txs), false); err != nil {
@@ -160,7 +160,7 @@ func TestCertRBAppliesItsClosure(t *testing.T) {
 		if err := p.insertAnnouncement(slot, announcing.Hash(), ann); err != nil {
 			rt.Fatal(err)
 		}
-		if err := p.insertBody(pt, eb); err != nil {
+		if err := p.insertBody(pt, eb, nil); err != nil {
 			rt.Fatal(err)
 		}
 		if err := p.insertTxs(pt, block.HashTxs(txs), false); err != nil {

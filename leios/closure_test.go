@@ -46,7 +46,7 @@ func TestClosureTxsVerifiedOnce(t *testing.T) {
 	if _, held, err := p.ClosureTxs(pt); err != nil || held {
 		t.Fatalf("a closure without a body: held %v, %v", held, err)
 	}
-	if err := p.insertBody(pt, eb.Body); err != nil {
+	if err := p.insertBody(pt, eb.Body, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.insertTxs(pt, block.HashTxs(raw[3:]), false); err != nil {

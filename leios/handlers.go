@@ -39,12 +39,12 @@ func (p *Pipeline) Announce(h *block.Header) {
 // offer it), the closure's txs, already validated by the forge (their
 // commit makes the relay offer the closure).
 func (p *Pipeline) Publish(rb *block.Header, eb *block.EBBody, closure []block.HashedTx) error {
+	if len(closure) != len(eb.Txs) {
+		return fmt.Errorf("leios: publishing the EB of %s: %d txs for a body of %d", rb.Point(), len(closure), len(eb.Txs))
+	}
 	p.Announce(rb)
 	pt := block.Point{Slot: rb.Slot, Hash: eb.Hash()}
-	if err := p.insertBody(pt, eb); err != nil {
-		return fmt.Errorf("leios: publishing the EB of %s: %w", rb.Point(), err)
-	}
-	if err := p.insertTxs(pt, closure, true); err != nil {
+	if err := p.insertBody(pt, eb, closure); err != nil {
 		return fmt.Errorf("leios: publishing the EB of %s: %w", rb.Point(), err)
 	}
 	return nil
@@ -132,8 +132,10 @@ func (p *Pipeline) restore() error {
 
 // insertBody stores the body eb of the announced point pt. It goes into
 // the LeiosDB, then into the cache, whose answer — the txs not held —
-// seeds the fetch logic's missing set.
-func (p *Pipeline) insertBody(pt block.Point, eb *block.EBBody) error {
+// seeds the fetch logic's missing set, less the txs at hand: the closure
+// itself when the forge publishes it (closure, in EB order), else those
+// the mempool holds. Those are stored at once, validated.
+func (p *Pipeline) insertBody(pt block.Point, eb *block.EBBody, closure []block.HashedTx) error {
 	p.ingestMu.Lock()
 	defer p.ingestMu.Unlock()
 	held, err := p.db.InsertBody(pt, eb.Bytes())
@@ -154,26 +156,33 @@ func (p *Pipeline) insertBody(pt block.Point, eb *block.EBBody) error {
 			return err
 		}
 	}
-	if missing, err = p.takeFromMempool(pt, eb, missing); err != nil {
+	if missing, err = p.takeAtHand(pt, eb, missing, closure); err != nil {
 		return err
 	}
 	p.fetcher.BodyHeld(pt, eb, missing)
 	return nil
 }
 
-// takeFromMempool stores the txs at the missing offsets of eb that the
-// mempool holds — admitted, so validated — as the forge's txs are stored,
-// and returns the offsets still missing. ingestMu is held.
-func (p *Pipeline) takeFromMempool(pt block.Point, eb *block.EBBody, missing []int) ([]int, error) {
-	if p.mempool == nil || len(missing) == 0 {
+// takeAtHand stores the txs at the missing offsets of eb that are at hand —
+// in closure if given (the forge's own, which it validated), else held by
+// the mempool (admitted, so validated) — and returns the offsets still
+// missing. ingestMu is held.
+func (p *Pipeline) takeAtHand(pt block.Point, eb *block.EBBody, missing []int, closure []block.HashedTx) ([]int, error) {
+	if len(missing) == 0 || closure == nil && p.mempool == nil {
 		return missing, nil
 	}
 	var found []block.HashedTx
 	still := missing[:0:0]
 	for _, off := range missing {
-		if tx, ok := p.mempool.Tx(eb.Txs[off].TxHash); ok && uint32(tx.Size()) == eb.Txs[off].Size {
-			found = append(found, block.HashedTx{Hash: tx.Hash(), Bytes: tx.Bytes()})
-		} else {
+		want := eb.Txs[off]
+		switch {
+		case closure != nil:
+			found = append(found, closure[off])
+		case p.mempool != nil:
+			if tx, ok := p.mempool.Tx(want.TxHash); ok && uint32(tx.Size()) == want.Size {
+				found = append(found, block.HashedTx{Hash: tx.Hash(), Bytes: tx.Bytes()})
+				continue
+			}
 			still = append(still, off)
 		}
 	}
@@ -183,7 +192,9 @@ func (p *Pipeline) takeFromMempool(pt block.Point, eb *block.EBBody, missing []i
 	if err := p.storeTxs(pt, found, true); err != nil {
 		return nil, err
 	}
-	p.fromMempool.Add(uint64(len(found)))
+	if closure == nil {
+		p.fromMempool.Add(uint64(len(found)))
+	}
 	return still, nil
 }
 
@@ -239,7 +250,7 @@ func (p *Pipeline) storeTxs(pt block.Point, txs []block.HashedTx, validated bool
 type fetchIngest struct{ p *Pipeline }
 
 func (i fetchIngest) Body(pt block.Point, eb *block.EBBody) error {
-	if err := i.p.insertBody(pt, eb); err != nil {
+	if err := i.p.insertBody(pt, eb, nil); err != nil {
 		return fmt.Errorf("leios: body of %s: %w", pt, err)
 	}
 	return nil

@@ -216,7 +216,7 @@ func (h *harness) offerClosure(id peer.ID, p block.Point) {
 func (h *harness) forge(slot uint64, eb *blocktest.EB) block.Point {
 	h.t.Helper()
 	p := h.announce(slot, eb)
-	h.must(h.p.insertBody(p, eb.Body))
+	h.must(h.p.insertBody(p, eb.Body, nil))
 	h.must(h.p.insertTxs(p, block.HashTxs(eb.Txs), true))
 	return p
 }

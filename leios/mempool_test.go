@@ -45,7 +45,7 @@ func TestClosureFromMempool(t *testing.T) {
 	if err := p.insertAnnouncement(7, block.Hash{7}, eb.Announcement()); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.insertBody(pt, eb.Body); err != nil {
+	if err := p.insertBody(pt, eb.Body, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := p.Fetcher().Missing(pt); len(got) != 3 {

@@ -59,6 +59,9 @@ type Options struct {
 	// DBCacheBytes sizes the LeiosDB's block cache. Default leiosdb's
 	// (128 MiB); a harness of many nodes in one process takes less.
 	DBCacheBytes int64
+	// DBMemTableBytes sizes the LeiosDB's memtables. Default leiosdb's
+	// (64 MiB); a harness of many nodes in one process takes less.
+	DBMemTableBytes uint64
 	// Limits bound EB bodies and closures; every node of a network agrees on
 	// them. Default block.DefaultEBLimits.
 	Limits block.EBLimits

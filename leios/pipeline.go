@@ -72,10 +72,11 @@ func Open(opts Options) (p *Pipeline, err error) {
 		return nil, err
 	}
 	if p.db, err = leiosdb.Open(opts.Dir, leiosdb.Options{
-		Limits:     opts.Limits,
-		Network:    opts.Network,
-		CacheBytes: opts.DBCacheBytes,
-		Logger:     p.log,
+		Limits:        opts.Limits,
+		Network:       opts.Network,
+		CacheBytes:    opts.DBCacheBytes,
+		MemTableBytes: opts.DBMemTableBytes,
+		Logger:        p.log,
 	}); err != nil {
 		return nil, err
 	}

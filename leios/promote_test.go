@@ -55,7 +55,7 @@ func TestCertifiedEBKeptWhenImmutableTipJumpsPastItsCertRB(t *testing.T) {
 		t.Fatal("blocks after a parked CertRB were selected")
 	}
 	pt := block.Point{Slot: 1, Hash: eb.Hash()}
-	if err := p.insertBody(pt, eb); err != nil {
+	if err := p.insertBody(pt, eb, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.insertTxs(pt, block.HashTxs(txs), false); err != nil {

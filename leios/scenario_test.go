@@ -111,8 +111,8 @@ func TestScriptArrivalDischargesEveryEB(t *testing.T) {
 	eb1 := blocktest.NewEB(t, 500, 1, 2)
 	eb2 := blocktest.NewEB(t, 500, 2, 3)
 	p1, p2 := h.announce(10, eb1), h.announce(20, eb2)
-	h.must(h.p.insertBody(p1, eb1.Body))
-	h.must(h.p.insertBody(p2, eb2.Body))
+	h.must(h.p.insertBody(p1, eb1.Body, nil))
+	h.must(h.p.insertBody(p2, eb2.Body, nil))
 	h.offerClosure(peerA, p2) // freshest first: tx 2 is asked for under p2
 	reqs := h.plan()
 	if len(reqs) != 1 || reqs[0].Point != p2 || len(reqs[0].Offsets) != 2 {
@@ -168,7 +168,7 @@ func TestScriptForgeAfterOffer(t *testing.T) {
 	p := h.announce(30, eb)
 	h.offerBody(peerA, p)
 	h.offerClosure(peerA, p)
-	h.must(h.p.insertBody(p, eb.Body))
+	h.must(h.p.insertBody(p, eb.Body, nil))
 	h.must(h.p.insertTxs(p, block.HashTxs(eb.Txs), true))
 	if reqs := h.plan(); len(reqs) != 0 {
 		t.Fatalf("fetched the forge's own EB: %v", reqs)
@@ -215,7 +215,7 @@ func TestConcurrentOfferAndBodyArrival(t *testing.T) {
 		var wg sync.WaitGroup
 		wg.Go(func() { h.f.BlockOffer(peerA, p, eb.Body.Size()) })
 		wg.Go(func() {
-			if err := h.p.insertBody(p, eb.Body); err != nil {
+			if err := h.p.insertBody(p, eb.Body, nil); err != nil {
 				t.Error(err)
 			}
 		})
@@ -238,7 +238,7 @@ func TestScriptBodyArrivesWhileRequested(t *testing.T) {
 	p := h.announce(5, eb)
 	h.offerBody(peerA, p)
 	reqs := h.plan()
-	h.must(h.p.insertBody(p, eb.Body)) // e.g. the forge, or a hedge
+	h.must(h.p.insertBody(p, eb.Body, nil)) // e.g. the forge, or a hedge
 	h.reply(reqs[0])
 	if reqs := h.plan(); len(reqs) != 0 {
 		t.Fatalf("requests after the body arrived twice: %v", reqs)
@@ -278,7 +278,7 @@ func TestScriptBudgets(t *testing.T) {
 	h.peerUp(peerA, peerB)
 	eb := blocktest.NewEB(t, 1000, blocktest.Seeds(0, 100)...)
 	p := h.announce(10, eb)
-	h.must(h.p.insertBody(p, eb.Body))
+	h.must(h.p.insertBody(p, eb.Body, nil))
 	h.offerClosure(peerA, p)
 	h.offerClosure(peerB, p)
 	reqs := h.plan()
@@ -308,7 +308,7 @@ func TestScriptPeerDownReplans(t *testing.T) {
 	h.peerUp(peerA, peerB)
 	eb := blocktest.NewEB(t, 500, blocktest.Seeds(0, 20)...)
 	p := h.announce(10, eb)
-	h.must(h.p.insertBody(p, eb.Body))
+	h.must(h.p.insertBody(p, eb.Body, nil))
 	h.offerClosure(peerA, p)
 	first := h.plan()
 	if len(first) != 1 || first[0].Peer != peerA {
@@ -344,7 +344,7 @@ func TestScriptHedge(t *testing.T) {
 	h.peerUp(peerA, peerB, peerC)
 	eb := blocktest.NewEB(t, 500, 1, 2, 3)
 	p := h.announce(10, eb)
-	h.must(h.p.insertBody(p, eb.Body))
+	h.must(h.p.insertBody(p, eb.Body, nil))
 	for _, id := range []string{"a", "b", "c"} {
 		h.offerClosure(peerID(id), p)
 	}
@@ -399,7 +399,7 @@ func TestScriptPrune(t *testing.T) {
 	}
 	again := blocktest.NewEB(t, 300, 1, 9)
 	p := h.announce(20, again)
-	h.must(h.p.insertBody(p, again.Body))
+	h.must(h.p.insertBody(p, again.Body, nil))
 	if got := h.f.Missing(p); !slices.Equal(got, []int{0, 1}) {
 		t.Fatalf("new EB misses %v, want both txs", got)
 	}
@@ -483,7 +483,7 @@ func TestScriptCacheFallback(t *testing.T) {
 			eb2 := blocktest.NewEB(t, 300, 20, 21)
 			p1 := h.announce(10, eb1)
 			h.announce(11, eb2) // with room for one announcement, evicts eb1's
-			h.must(h.p.insertBody(p1, eb1.Body))
+			h.must(h.p.insertBody(p1, eb1.Body, nil))
 			if got := h.f.Missing(p1); !slices.Equal(got, []int{4, 5, 6, 7}) {
 				t.Fatalf("%s misses %v, want the txs no EB holds (offsets 4..7)", p1, got)
 			}
@@ -531,8 +531,8 @@ func TestScriptBodyContradictedByTx(t *testing.T) {
 	p := h.announce(10, bad)
 	honest := blocktest.NewEB(t, 300, 2, 3) // shares `other`
 	q := h.announce(11, honest)
-	h.must(h.p.insertBody(p, liar))
-	h.must(h.p.insertBody(q, honest.Body))
+	h.must(h.p.insertBody(p, liar, nil))
+	h.must(h.p.insertBody(q, honest.Body, nil))
 	h.must(h.p.insertTxs(p, []block.HashedTx{block.HashTx(tx)}, false))
 	if st, _ := h.p.cache.LookupTx(block.HashBytes(tx)); st.Held() {
 		t.Fatal("the cache vouches for a tx the LeiosDB dropped with its body")
@@ -555,8 +555,8 @@ func TestScriptPruneKeepsSharedNeeds(t *testing.T) {
 	h.peerUp(peerA)
 	old, fresh := blocktest.NewEB(t, 300, 1, 2, 3), blocktest.NewEB(t, 300, 3, 4)
 	pOld, pFresh := h.announce(5, old), h.announce(20, fresh)
-	h.must(h.p.insertBody(pOld, old.Body))
-	h.must(h.p.insertBody(pFresh, fresh.Body))
+	h.must(h.p.insertBody(pOld, old.Body, nil))
+	h.must(h.p.insertBody(pFresh, fresh.Body, nil))
 	h.must(h.p.Prune(10))
 	if s := h.f.Stats(); s.MissingTxs != 2 || s.Points != 1 {
 		t.Fatalf("after prune: %+v, want the 2 txs of the fresh EB", s)

@@ -170,10 +170,13 @@ func (n *Network) newNode(i int, dir string) (*Node, error) {
 	if nd.Pipeline, err = leios.Open(leios.Options{
 		Dir:          dir,
 		DBCacheBytes: n.opts.DBCacheBytes,
-		Limits:       n.limits,
-		TxCache:      txcache.Options{TxCapacity: n.opts.TxCapacity},
-		Validator:    n.validator,
-		Logger:       log,
+		// Many nodes share this process: small memtables, as the stores
+		// of a few EBs need.
+		DBMemTableBytes: 4 << 20,
+		Limits:          n.limits,
+		TxCache:         txcache.Options{TxCapacity: n.opts.TxCapacity},
+		Validator:       n.validator,
+		Logger:          log,
 	}); err != nil {
 		return nil, err
 	}
