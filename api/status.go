@@ -140,6 +140,10 @@ type LeiosStatus struct {
 	VotesReceived     uint64 `json:"votesReceived"`
 	VotesInvalid      uint64 `json:"votesInvalid"`
 	CertificatesBuilt uint64 `json:"certificatesBuilt"`
+	// EBShare is the share of the EB limits this producer's next EB may
+	// fill: it halves with each voting window the node missed lately and
+	// grows back while they are met (forge's EB budget).
+	EBShare float64 `json:"ebShare,omitempty"`
 }
 
 // Status reports the node's state, as GET /status serves it.
@@ -176,6 +180,7 @@ func (s *Server) Status() Status {
 		st.BlocksForged = o.Forger.Forged()
 		st.Leios.EBsForged = o.Forger.EBs()
 		st.Leios.CertificatesBuilt = o.Forger.Certificates()
+		st.Leios.EBShare = o.Forger.EBShare()
 	}
 	st.ProcessCPUSeconds = processCPUSeconds()
 	if o.CPU != nil {

@@ -61,6 +61,10 @@ type Leios interface {
 	RecordValidated(p block.Point, at time.Time)
 	RecordVote(p block.Point, outcome string, at time.Time)
 	RecordCertify(p block.Point, attempt CertifyAttempt)
+	// LatestWindow is the newest EB whose voting window has closed at now:
+	// the slot of its RB, and whether this node missed it (did not hold and
+	// check its closure in time); ok is false when there is none.
+	LatestWindow(now time.Time) (slot uint64, missed, ok bool)
 }
 
 // Chain takes the blocks the forge produces, through the path a peer's
@@ -132,6 +136,7 @@ type Forger struct {
 	certs   atomic.Uint64
 
 	ballot ballot // the vote on the tip RB's EB; the vote loop's goroutine only
+	budget *ebBudget
 }
 
 // New checks that the keys belong to a registered pool.
@@ -158,7 +163,7 @@ func New(opts Options) (*Forger, error) {
 	if opts.RBMaxBodyBytes <= 0 {
 		opts.RBMaxBodyBytes = consensus.DefaultLeiosParams().RBMaxBodyBytes
 	}
-	f := &Forger{opts: opts}
+	f := &Forger{opts: opts, budget: newEBBudget()}
 	copy(f.issuer[:], opts.IssuerKey.Public().(ed25519.PublicKey))
 	f.vrfPub = block.Bytes32(opts.VRFKey.Public())
 	pool, ok := opts.Validator.Pool(f.issuer)
@@ -218,6 +223,11 @@ func (f *Forger) forgeLoop(ctx context.Context) {
 		}
 		if f.opts.Ready != nil && !f.opts.Ready() {
 			continue
+		}
+		if f.opts.Leios != nil {
+			if latest, missed, ok := f.opts.Leios.LatestWindow(f.opts.Now()); ok {
+				f.budget.observe(latest, missed)
+			}
 		}
 		if _, err := f.ForgeSlot(slot); err != nil {
 			f.opts.Logger.Warn("forge: block not adopted", "slot", slot, "err", err)
@@ -319,7 +329,8 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 	f.opts.Logger.Info("forged block", "slot", slot, "number", blk.Header.BlockNumber,
 		"hash", blk.Hash().Short(), "txs", len(sel.rb), "ebTxs", len(sel.eb), "certified", cert != nil, "adopted", adopted,
 		"lateMs", ms(f.opts.Validator.Clock().SlotStart(slot), start), "certifyMs", ms(start, certified),
-		"selectMs", ms(certified, built), "addMs", ms(built, added), "publishMs", ms(added, f.opts.Now()))
+		"selectMs", ms(certified, built), "addMs", ms(built, added), "publishMs", ms(added, f.opts.Now()),
+		"ebShare", f.EBShare())
 	return blk, nil
 }
 

@@ -462,6 +462,9 @@ func (l *recordingLeios) RecordVote(p block.Point, outcome string, _ time.Time) 
 
 func (l *recordingLeios) RecordValidated(p block.Point, _ time.Time) { l.validated[p] = true }
 
+// LatestWindow has nothing judged: the tests forge at the full limits.
+func (l *recordingLeios) LatestWindow(time.Time) (uint64, bool, bool) { return 0, false, false }
+
 func (l *recordingLeios) RecordCertify(p block.Point, a CertifyAttempt) {
 	l.attempts[p] = append(l.attempts[p], a)
 }

@@ -47,13 +47,13 @@ func (f *Forger) selectTxs(view ledger.UTxO, tip block.Tip, slot uint64, closure
 	}
 	txs, validatedAt := f.opts.Mempool.Txs()
 	if validatedAt == tip {
-		rb, eb := SelectValidTxs(slot, txs, closure, rbBody, f.opts.EBLimits)
+		rb, eb := SelectValidTxs(slot, txs, closure, rbBody, f.budget.limits(f.opts.EBLimits))
 		return selection{rb: rb, eb: eb}
 	}
 	if closure != nil {
 		view = ledger.Overlay{Base: view, Diffs: []*ledger.Diff{closure}}
 	}
-	rb, eb := SelectTxs(*f.opts.Params, view, slot, txs, rbBody, f.opts.EBLimits)
+	rb, eb := SelectTxs(*f.opts.Params, view, slot, txs, rbBody, f.budget.limits(f.opts.EBLimits))
 	return selection{rb: rb, eb: eb}
 }
 

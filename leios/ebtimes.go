@@ -245,23 +245,27 @@ func (l *ebLog) list() []EBTimes {
 	return out
 }
 
-// missedInARow counts the latest EBs, newest first, whose voting window
-// closed before this node held and checked their closures, stopping at the
-// first that was in time. An EB it voted on, or whose vote failed for a
-// reason of the EB's own (an invalid closure, an equivocation, its RB no
-// longer the tip), says nothing of the node's lag and is passed over; one
-// without a vote outcome (a relay, or an RB that never was the tip here)
-// was in time if its closure was held before the window closed.
-func (l *ebLog) missedInARow(now time.Time) int {
+// windowVerdict is whether this node missed the voting window of the EB
+// of an RB at slot.
+type windowVerdict struct {
+	slot   uint64
+	missed bool
+}
+
+// verdicts judges the latest EBs whose voting window closed before now,
+// newest first: missed if this node did not hold and check their closures
+// before the window closed. An EB it voted on was in time; one whose vote
+// failed for a reason of the EB's own (an invalid closure, an
+// equivocation, its RB no longer the tip) says nothing of the node's lag
+// and is passed over; one without a vote outcome (a relay, or an RB that
+// never was the tip here) was in time if its closure was held before the
+// window closed.
+func (l *ebLog) verdicts(now time.Time) []windowVerdict {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	type judged struct {
-		slot   uint64
-		missed bool
-	}
-	var latest []judged
+	var latest []windowVerdict
 	// The EBs first seen last are the latest, give or take the order they
-	// arrived in: judging the last few dozen is enough to count a run.
+	// arrived in: judging the last few dozen is enough.
 	for _, p := range l.order[max(0, len(l.order)-missedLookback):] {
 		e := l.byPoint[p]
 		if !e.Deadline.Before(now) {
@@ -269,14 +273,21 @@ func (l *ebLog) missedInARow(now time.Time) int {
 		}
 		switch e.Vote {
 		case forge.VoteCast:
-			latest = append(latest, judged{e.Slot, false})
+			latest = append(latest, windowVerdict{e.Slot, false})
 		case forge.VoteClosureIncomplete:
-			latest = append(latest, judged{e.Slot, true})
+			latest = append(latest, windowVerdict{e.Slot, true})
 		case "":
-			latest = append(latest, judged{e.Slot, e.Closure == nil || e.Closure.After(e.Deadline)})
+			latest = append(latest, windowVerdict{e.Slot, e.Closure == nil || e.Closure.After(e.Deadline)})
 		}
 	}
-	slices.SortFunc(latest, func(a, b judged) int { return cmp.Compare(b.slot, a.slot) })
+	slices.SortFunc(latest, func(a, b windowVerdict) int { return cmp.Compare(b.slot, a.slot) })
+	return latest
+}
+
+// missedInARow counts the latest EBs, newest first, whose voting window
+// this node missed (verdicts), stopping at the first it met.
+func (l *ebLog) missedInARow(now time.Time) int {
+	latest := l.verdicts(now)
 	n := 0
 	for n < len(latest) && latest[n].missed {
 		n++

@@ -274,6 +274,17 @@ func (p *Pipeline) EBTimes() []EBTimes { return p.ebs.list() }
 // its Leios work is (admission.Figures.MissedInARow).
 func (p *Pipeline) MissedWindows(now time.Time) int { return p.ebs.missedInARow(now) }
 
+// LatestWindow is the newest EB whose voting window closed before now: the
+// slot of its RB, and whether this node missed it (did not hold and check
+// its closure in time). ok is false when there is none.
+func (p *Pipeline) LatestWindow(now time.Time) (slot uint64, missed, ok bool) {
+	latest := p.ebs.verdicts(now)
+	if len(latest) == 0 {
+		return 0, false, false
+	}
+	return latest[0].slot, latest[0].missed, true
+}
+
 // AwaitClosure waits until the whole closure of pt is held (as recorded
 // from the LeiosDB's events) and returns when it first was.
 func (p *Pipeline) AwaitClosure(ctx context.Context, pt block.Point) (time.Time, error) {
