@@ -164,8 +164,12 @@ func (s *Server) serveHTTP(ctx context.Context, listener net.Listener) error {
 	})
 	g.Go(func() error {
 		// Every connection's goroutine inherits the label: the API's work,
-		// but for tx submission, which labels itself intake.
+		// but for tx submission, which labels itself intake. Requests'
+		// contexts carry it too, so a handler that relabels itself gets it
+		// back after (pprof.Do restores its context's labels).
 		var err error
+		base := cpuwork.Context(context.Background(), cpuwork.API)
+		srv.BaseContext = func(net.Listener) context.Context { return base }
 		cpuwork.Do(ctx, cpuwork.API, func(context.Context) { err = srv.Serve(listener) })
 		if !errors.Is(err, http.ErrServerClosed) {
 			return err

@@ -121,9 +121,13 @@ var ErrQuiet = errors.New("txsubmission: no new tx to announce; said done")
 
 // next returns up to req txs after the cursor; if blocking, it waits until
 // there is one, or the session or ctx ends, or KeepAlive passes (then it
-// says done, if it still can).
+// says done, if it still can). Once there is one it waits up to
+// Options.BatchWait for more, unless req are there already: under load txs
+// are admitted one by one, and announcing each in a message of its own
+// (and fetching it in one) made the protocol's messages, and the
+// encryption and system calls under them, cost more than the txs.
 func (w *window) next(ctx context.Context, req int, blocking bool) ([]MempoolTx, error) {
-	var quiet <-chan time.Time
+	var quiet, batched <-chan time.Time
 	if blocking {
 		t := time.NewTimer(w.opts.KeepAlive)
 		defer t.Stop()
@@ -135,10 +139,17 @@ func (w *window) next(ctx context.Context, req int, blocking bool) ([]MempoolTx,
 		changed := w.mempool.Changed()
 		w.walk = w.mempool.TxsAfter(w.walk[:0], w.cursor, req)
 		txs := w.walk
-		if len(txs) > 0 || !blocking {
+		switch {
+		case !blocking, len(txs) == req, len(txs) > 0 && w.opts.BatchWait < 0:
 			return txs, nil
+		case len(txs) > 0 && batched == nil:
+			t := time.NewTimer(w.opts.BatchWait)
+			defer t.Stop()
+			batched = t.C
 		}
 		select {
+		case <-batched:
+			return w.mempool.TxsAfter(w.walk[:0], w.cursor, req), nil
 		case <-changed:
 		case <-w.s.Context().Done():
 			return nil, ended(w.s)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
@@ -195,4 +196,33 @@ func TestClientChecksRequests(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestClientBatchesBlockingReplies: a client holding a blocking request
+// that gets one tx waits, up to BatchWait, for more before it answers —
+// and answers at once when the request is full.
+func TestClientBatchesBlockingReplies(t *testing.T) {
+	w := newWallet(1)
+	mp := newMempool(w.genesis())
+	txs := w.txs(t, 0, 3)
+	l, hs, _ := startClient(t, mp, txsubmission.Options{BatchWait: time.Hour})
+	hs.send(&txsubmission.MsgRequestTxIds{Blocking: true, Ack: 0, Req: 3})
+	eventually(t, "the client waits", func() bool { return l.server.State() == txsubmission.StTxIds })
+	replies := make(chan []txsubmission.TxIDAndSize, 1)
+	go func() {
+		if reply, ok := hs.recv().(*txsubmission.MsgReplyTxIds); ok {
+			replies <- reply.IDs
+		}
+		close(replies)
+	}()
+	for i, tx := range txs {
+		mp.mustAdd(t, tx)
+		if i < len(txs)-1 && len(replies) > 0 {
+			t.Fatalf("answered with %d of %d txs before the request was full", i+1, len(txs))
+		}
+	}
+	if got := <-replies; !slices.Equal(got, announced(txs...)) {
+		t.Fatalf("reply %v, want the three txs at once", got)
+	}
+	noViolation(t, l)
 }

@@ -53,6 +53,10 @@ type Options struct {
 	// not the client's fault), so the client never waits out Idle's
 	// timeout. Default 10 minutes.
 	MaxAddWait time.Duration
+	// BatchWait is how long a client holding a blocking request waits,
+	// once it has a tx to announce, for more before it answers. Default
+	// 20 ms; negative: none.
+	BatchWait time.Duration
 	// Admit, if set, waits until the node takes txs from peers in (its
 	// edge: admission.Gate.Wait for the peers' path): meanwhile the server
 	// asks its client for no txs, which hold them — backpressure, not loss.
@@ -63,6 +67,9 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
+	if o.BatchWait == 0 {
+		o.BatchWait = 20 * time.Millisecond
+	}
 	if o.MaxUnackedTxIds <= 0 {
 		o.MaxUnackedTxIds = 100
 	}
