@@ -43,8 +43,8 @@ type Leios interface {
 	// each with whether this node verified its witnesses already, if all
 	// of it is held.
 	ClosureTxs(p block.Point) (txs []ledger.BatchTx, held bool, err error)
-	// ClosureChanged returns a channel closed when the next closure is
-	// complete here: a vote may be due.
+	// ClosureChanged returns a channel closed when the next body or closure
+	// is held here: a vote may be due.
 	ClosureChanged() <-chan struct{}
 	// MarkVerified records that these closure txs' witnesses verified.
 	MarkVerified(txHashes []block.Hash)

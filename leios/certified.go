@@ -78,7 +78,7 @@ func (p *Pipeline) certifiedTxs(blk *block.Block, parent *block.Header) ([]ledge
 // ErrClosureIncomplete, having made sure the pipeline knows the point and
 // fetches it first.
 func (p *Pipeline) certifiedClosure(pt block.Point, parent *block.Header) ([]ledger.BatchTx, error) {
-	closure, held, err := p.ClosureTxs(pt)
+	closure, held, err := p.storedClosureTxs(pt)
 	if err != nil || held {
 		return closure, err
 	}
@@ -91,7 +91,7 @@ func (p *Pipeline) certifiedClosure(pt block.Point, parent *block.Header) ([]led
 	// The closure may have completed since it was read (FetchAhead fetches
 	// closures early), and its completion found nothing parked: read it
 	// again, or the chain would wait for a reselection that never comes.
-	if closure, held, err := p.ClosureTxs(pt); err != nil || held {
+	if closure, held, err := p.storedClosureTxs(pt); err != nil || held {
 		return closure, err
 	}
 	return nil, fmt.Errorf("%w: %w: %s", chaindb.ErrNotReady, ErrClosureIncomplete, pt)

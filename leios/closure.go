@@ -1,10 +1,12 @@
 package leios
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/leiosdb"
 	"github.com/leiosnode/leiosnode/txcache"
 )
 
@@ -30,14 +32,29 @@ func (p *Pipeline) Body(ebHash block.Hash) (*block.EBBody, bool, error) {
 }
 
 // ClosureTxs returns the closure of the EB at pt, in EB order, decoded and
-// ready to apply, if all of it is held here. Each tx's witnesses are
-// verified once per node, whatever path it took: a tx the mempool holds
-// comes from it — admitted, so verified, and decoded already: no LeiosDB
-// read, no decode; any other is read from the LeiosDB and decoded, and is
-// Verified if the tx cache marks it validated (MarkVerified).
+// ready to apply, if all of it is held here: its body in the LeiosDB, and
+// each tx in the LeiosDB or the mempool. Each tx's witnesses are verified
+// once per node, whatever path it took: a tx the mempool holds comes from
+// it — admitted, so verified, and decoded already: no LeiosDB read, no
+// decode; any other is read from the LeiosDB and decoded, and is Verified
+// if the tx cache marks it validated (MarkVerified).
+//
+// The txs the mempool holds count as held before they are stored: the
+// body's arrival stores them at once (insertBody), but a closure of
+// thousands takes a while to store, and a vote need not wait for it.
 func (p *Pipeline) ClosureTxs(pt block.Point) ([]ledger.BatchTx, bool, error) {
+	return p.closureTxs(pt, false)
+}
+
+// storedClosureTxs is ClosureTxs once the whole closure is in the LeiosDB:
+// what the chain applies must be there for a replay after a restart.
+func (p *Pipeline) storedClosureTxs(pt block.Point) ([]ledger.BatchTx, bool, error) {
+	return p.closureTxs(pt, true)
+}
+
+func (p *Pipeline) closureTxs(pt block.Point, stored bool) ([]ledger.BatchTx, bool, error) {
 	info, known, err := p.db.PointInfo(pt)
-	if err != nil || !known || !info.Complete() {
+	if err != nil || !known || !info.HasBody || stored && !info.Complete() {
 		return nil, false, err
 	}
 	eb, held, err := p.Body(pt.Hash)
@@ -45,7 +62,7 @@ func (p *Pipeline) ClosureTxs(pt block.Point) ([]ledger.BatchTx, bool, error) {
 		return nil, false, err
 	}
 	txs := make([]ledger.BatchTx, len(eb.Txs))
-	var stored []int // offsets to read from the LeiosDB
+	var toRead []int // offsets to read from the LeiosDB
 	for i, e := range eb.Txs {
 		if p.mempool != nil {
 			if tx, ok := p.mempool.Tx(e.TxHash); ok {
@@ -53,16 +70,19 @@ func (p *Pipeline) ClosureTxs(pt block.Point) ([]ledger.BatchTx, bool, error) {
 				continue
 			}
 		}
-		stored = append(stored, i)
+		toRead = append(toRead, i)
 	}
-	if len(stored) == 0 {
+	if len(toRead) == 0 {
 		return txs, true, nil
 	}
-	raws, err := p.db.TxsByOffsets(pt.Hash, stored)
+	raws, err := p.db.TxsByOffsets(pt.Hash, toRead)
+	if errors.Is(err, leiosdb.ErrTxMissing) {
+		return nil, false, nil // not all here yet
+	}
 	if err != nil {
 		return nil, false, err
 	}
-	for j, i := range stored {
+	for j, i := range toRead {
 		tx, err := ledger.DecodeTx(raws[j])
 		if err != nil {
 			return nil, false, fmt.Errorf("leios: closure of %s: tx %d: %w", pt, i, err)

@@ -80,3 +80,50 @@ func TestClosureTxsVerifiedOnce(t *testing.T) {
 	p.MarkVerified(fetched)
 	check(func(int) bool { return true })
 }
+
+// A closure counts as held for a vote once its body is stored and each tx
+// is stored or in the mempool — before the mempool's are stored — but the
+// chain applies only a closure the LeiosDB holds whole.
+func TestClosureHeldFromTheMempool(t *testing.T) {
+	f := newFunds(t)
+	pool, err := mempool.New(mempool.Options{
+		TipLedger: func() (ledger.UTxO, block.Tip, func(), error) { return f.utxo, block.Tip{}, func() {}, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	p := openPipeline(t, testOptions(t))
+	p.Attach(nil, pool)
+	raw := f.payments(t, 4, 1_000_000)
+	for _, b := range raw[:2] {
+		tx, err := ledger.DecodeTx(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pool.Add(context.Background(), tx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eb := blocktest.EBOf(t, raw)
+	pt := eb.Point(7)
+	if err := p.insertAnnouncement(7, block.Hash{7}, eb.Announcement()); err != nil {
+		t.Fatal(err)
+	}
+	// The body alone, as it is stored before the txs at hand are.
+	if _, err := p.db.InsertBody(pt, eb.Body.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if _, held, err := p.ClosureTxs(pt); err != nil || held {
+		t.Fatalf("held %v with two txs nowhere: %v", held, err)
+	}
+	if err := p.insertTxs(pt, block.HashTxs(raw[2:]), false); err != nil {
+		t.Fatal(err)
+	}
+	if txs, held, err := p.ClosureTxs(pt); err != nil || !held || len(txs) != 4 {
+		t.Fatalf("with the rest stored and two in the mempool: %d txs, held %v, %v", len(txs), held, err)
+	}
+	if _, held, err := p.storedClosureTxs(pt); err != nil || held {
+		t.Fatalf("the chain's closure held %v with two txs not stored: %v", held, err)
+	}
+}

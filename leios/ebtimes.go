@@ -93,7 +93,7 @@ type ebLog struct {
 	byRB             map[block.Hash]*EBTimes // the same entries, by announcing RB
 	order            []block.Point           // insertion order, for eviction
 	bodies, closures uint64
-	changed          chan struct{} // closed and replaced when a closure is recorded
+	changed          chan struct{} // closed and replaced when a body or a closure is recorded
 }
 
 func newEBLog(clock consensus.Clock, lp consensus.LeiosParams, reg prometheus.Registerer) (*ebLog, error) {
@@ -182,6 +182,8 @@ func (l *ebLog) record(ev leiosdb.Event, now time.Time) {
 	case ev.Kind == leiosdb.BodyStored && e.Body == nil:
 		e.Body = &now
 		l.bodies++
+		close(l.changed)
+		l.changed = make(chan struct{})
 	case ev.Kind == leiosdb.ClosureComplete && e.Closure == nil:
 		e.Closure = &now
 		l.closures++
@@ -301,8 +303,9 @@ func (l *ebLog) counts() (bodies, closures uint64) {
 	return l.bodies, l.closures
 }
 
-// closureChanged returns a channel closed when the next closure is
-// recorded complete.
+// closureChanged returns a channel closed when the next body or closure is
+// recorded held: a closure whose txs the mempool holds can be checked once
+// its body is.
 func (l *ebLog) closureChanged() <-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -61,6 +61,6 @@ func (p *Pipeline) RecordValidated(pt block.Point, at time.Time) { p.ebs.recordV
 // it led a slot on its RB, for EBTimes.
 func (p *Pipeline) RecordCertify(pt block.Point, a forge.CertifyAttempt) { p.ebs.recordCertify(pt, a) }
 
-// ClosureChanged returns a channel closed when the next closure is
-// complete here.
+// ClosureChanged returns a channel closed when the next body or closure is
+// held here: a vote may be due.
 func (p *Pipeline) ClosureChanged() <-chan struct{} { return p.ebs.closureChanged() }
