@@ -280,7 +280,7 @@ func runThroughputRate(ctx context.Context, f throughputFlags, exe string, templ
 	}
 	runErr := devnet.Run(ctx, devnet.Options{
 		Spec: devnet.Spec{
-			Dir: filepath.Join(dir, "devnet"), Nodes: f.nodes, Funded: 10,
+			Dir: filepath.Join(dir, "devnet"), Nodes: f.nodes, Funded: devnet.FundedFor(rate),
 			Template: template, SystemStart: time.Now().Add(3 * time.Second),
 		},
 		NodeExecutable: exe,

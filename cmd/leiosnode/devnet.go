@@ -85,6 +85,9 @@ timeout).`,
 			if err != nil {
 				return err
 			}
+			if !cmd.Flags().Changed("funded") {
+				spec.Funded = devnet.FundedFor(opts.TxRate)
+			}
 			opts.Spec = spec
 			if chaos != "" {
 				c, err := devnet.ParseChaosSpec(chaos)
@@ -100,6 +103,10 @@ timeout).`,
 		},
 	}
 	flags.register(cmd)
+	// The firehose needs a chain of txs per 100 tx/s it offers.
+	funded := cmd.Flags().Lookup("funded")
+	funded.Usage = "number of funded addresses, each a chain of the firehose's txs; their payment keys go to DIR/funds/ (default: one per 100 tx/s of --tx-rate, at least 10)"
+	funded.DefValue = "0"
 	fs := cmd.Flags()
 	fs.StringVar(&dir, "dir", "", "directory for the devnet (default: a fresh temporary directory)")
 	fs.DurationVar(&opts.Duration, "duration", 0, "stop after this long (0 = run until Ctrl-C)")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"maps"
 	"net/http"
 	"path/filepath"
@@ -23,6 +24,14 @@ import (
 // ones carry the rest: a plain devnet shows EBs announced and certified
 // within its first minute.
 const DefaultTxRate = 500
+
+// FundedFor is how many funded addresses — chains of txs, the firehose's
+// parallelism — a devnet needs to offer rate tx/s: one per 100 tx/s, at
+// least 10. A chain sends one tx at a time and a loaded node takes some
+// milliseconds to answer, so one chain carries a few hundred tx/s at most;
+// a chain the node refused waits out its Retry-After, so past capacity the
+// others must keep offering.
+func FundedFor(rate float64) int { return max(10, int(math.Ceil(rate/100))) }
 
 // firehoseOptions configure the devnet's tx firehose.
 type firehoseOptions struct {

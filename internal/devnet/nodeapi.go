@@ -41,11 +41,12 @@ var (
 // RetryAfter its Retry-After.
 type txRefusedError struct {
 	Reason     string
+	Message    string // the node's, whole
 	RetryAfter time.Duration
 }
 
 func (e *txRefusedError) Error() string {
-	return fmt.Sprintf("tx refused (%s), retry after %v", e.Reason, e.RetryAfter)
+	return fmt.Sprintf("tx refused for now: %s (retry after %v)", e.Message, e.RetryAfter)
 }
 func (e *txRefusedError) Unwrap() error { return errRefused }
 
@@ -53,7 +54,7 @@ func (e *txRefusedError) Unwrap() error { return errRefused }
 // ("refused (REASON): ..."; an older node's "mempool full" or "mempool
 // busy") and its Retry-After, one second if absent.
 func refusalOf(resp *http.Response, message string) *txRefusedError {
-	e := &txRefusedError{Reason: "unavailable", RetryAfter: time.Second}
+	e := &txRefusedError{Reason: "unavailable", Message: message, RetryAfter: time.Second}
 	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
 		e.RetryAfter = time.Duration(secs) * time.Second
 	}
