@@ -137,6 +137,12 @@ func (m *Mempool) Stats() Stats { return m.counters.stats() }
 // gets an error wrapping that rule's sentinel (IsRejection), and is
 // remembered for RecentlyRejected. Errors name the tx by its tx id.
 func (m *Mempool) Add(ctx context.Context, tx *ledger.Tx) error {
+	return m.add(ctx, tx, m.opts.Apply)
+}
+
+// add is Add, validating tx with validate: Apply for a new tx, Reapply for
+// one this node validated before (a tx it gives back after a rollback).
+func (m *Mempool) add(ctx context.Context, tx *ledger.Tx, validate ValidateFunc) error {
 	if err := m.duplicate(m.Snapshot(), tx); err != nil {
 		return err
 	}
@@ -147,7 +153,7 @@ func (m *Mempool) Add(ctx context.Context, tx *ledger.Tx) error {
 		if err := m.addLock.lock(ctx); err != nil {
 			return fmt.Errorf("%w: %w", ErrBusy, err)
 		}
-		room, err := m.addLocked(tx)
+		room, err := m.addLocked(tx, validate)
 		m.addLock.unlock()
 		if room == nil {
 			return err
@@ -179,7 +185,7 @@ func txName(tx *ledger.Tx) block.Hash { return tx.ID() }
 
 // addLocked admits tx if there is room, under the add lock. With no room it
 // returns the channel that is closed when room is freed.
-func (m *Mempool) addLocked(tx *ledger.Tx) (<-chan struct{}, error) {
+func (m *Mempool) addLocked(tx *ledger.Tx, validate ValidateFunc) (<-chan struct{}, error) {
 	s := m.Snapshot()
 	if err := m.duplicate(s, tx); err != nil {
 		return nil, err
@@ -187,7 +193,7 @@ func (m *Mempool) addLocked(tx *ledger.Tx) (<-chan struct{}, error) {
 	if s.Bytes()+tx.Size() > m.opts.CapacityBytes {
 		return m.roomFreed, nil
 	}
-	if _, err := m.opts.Apply(m.opts.Params, s.UTxO(), m.slotFor(s.lin.base), tx); err != nil {
+	if _, err := validate(m.opts.Params, s.UTxO(), m.slotFor(s.lin.base), tx); err != nil {
 		if rule := ruleOf(err); rule >= 0 {
 			m.rejected.remember(tx.Hash())
 			m.counters.rejected[rule].Add(1)

@@ -49,7 +49,11 @@ func (m *Mempool) giveBack(ctx context.Context, abandoned []*ledger.Tx, before *
 	readded := 0
 	for _, tx := range txs {
 		addCtx, cancel := context.WithTimeout(ctx, giveBackWait)
-		if m.Add(addCtx, tx) == nil {
+		// Their witnesses were verified when this node admitted them or
+		// applied their blocks: a rollback of a CertRB gives back thousands,
+		// and verifying each again kept them out of every mempool for
+		// seconds.
+		if m.add(addCtx, tx, m.opts.Reapply) == nil {
 			readded++
 		}
 		cancel()

@@ -277,6 +277,7 @@ func (f *txFirehose) step(ctx context.Context, api nodeAPI, c *txChain) {
 			}
 		})
 	}
+	c.lastSent = posting
 	_, err = api.submit(ctx, tx.Bytes())
 	f.count(func(s *txStats) { s.Posts++; s.PostTime += time.Since(posting) })
 	var rejection *txRejectedError

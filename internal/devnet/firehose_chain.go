@@ -41,6 +41,8 @@ type txChain struct {
 	pending   *ledger.Tx
 	submitted bool
 	firstSent time.Time
+	// lastSent is when the pending tx's latest POST began.
+	lastSent time.Time
 	// admitted are the txs the node admitted, oldest first, less those it
 	// dropped since (see recoverDropped).
 	admitted []admittedTx
@@ -73,6 +75,9 @@ type txChain struct {
 type admittedTx struct {
 	Hash [32]byte  // tx hash: Blake2b-256 of the whole tx, as GET /api/blocks names it
 	Sent time.Time // when the firehose first POSTed it
+	// Admitted is when the POST that the node admitted began: after Sent
+	// by the time the node's edge refused it (503) before.
+	Admitted time.Time
 	// out is its output, worth coin: the next tx of the chain spends it.
 	out  ledger.TxIn
 	coin uint64
@@ -119,7 +124,7 @@ func (c *txChain) next(p ledger.Params) (*ledger.Tx, error) {
 // new head.
 func (c *txChain) admit() {
 	tx := c.pending
-	c.record(admittedTx{Hash: tx.Hash(), Sent: c.firstSent, out: ledger.TxIn{TxID: tx.ID(), Index: 0}, coin: tx.Outputs[0].Coin, tx: tx})
+	c.record(admittedTx{Hash: tx.Hash(), Sent: c.firstSent, Admitted: c.lastSent, out: ledger.TxIn{TxID: tx.ID(), Index: 0}, coin: tx.Outputs[0].Coin, tx: tx})
 	c.pending, c.submitted = nil, false
 }
 

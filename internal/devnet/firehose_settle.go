@@ -104,7 +104,7 @@ func (f *txFirehose) settle(ctx context.Context, clock consensus.Clock, span *me
 	if len(failed) > 0 {
 		r.Problems = append(r.Problems, fmt.Sprintf("%d txs' mempool queries failed, e.g. %v", len(failed), failed[0]))
 	}
-	var latencies, inSpan []time.Duration
+	var latencies, withRefusals, inSpan []time.Duration
 	for _, c := range f.chains {
 		if c.stopped != "" {
 			r.StoppedChains = append(r.StoppedChains, fmt.Sprintf("%s (to %s) stopped: %s", c.name, f.nodeName(c.node), c.stopped))
@@ -115,6 +115,7 @@ func (f *txFirehose) settle(ctx context.Context, clock consensus.Clock, span *me
 				r.OnChain++
 				latency := submitToChain(chains[0], clock, tx)
 				latencies = append(latencies, latency)
+				withRefusals = append(withRefusals, latency+tx.Admitted.Sub(tx.Sent))
 				if span != nil && span.contains(tx.Sent) {
 					inSpan = append(inSpan, latency)
 				}
@@ -130,10 +131,11 @@ func (f *txFirehose) settle(ctx context.Context, clock consensus.Clock, span *me
 		}
 	}
 	if len(latencies) > 0 {
-		r.Latency = newTxLatency(latencies, dating)
+		r.Latency = newTxLatency(latencies, latencyMeasured, dating)
+		r.LatencyWithRefusals = newTxLatency(withRefusals, latencyWithRefusalsMeasured, dating)
 	}
 	if len(inSpan) > 0 {
-		r.LatencyInSpan = newTxLatency(inSpan, dating)
+		r.LatencyInSpan = newTxLatency(inSpan, latencyMeasured, dating)
 	}
 	r.CheckMs = time.Since(start).Milliseconds()
 	return r, final

@@ -89,6 +89,9 @@ type TxReport struct {
 	// Latency is the time from submission to the chain of the txs OnChain;
 	// absent when there are none.
 	Latency *TxLatency `json:"latency,omitempty"`
+	// LatencyWithRefusals is the same from the first POST of each tx: what
+	// a wallet waited in all, its refusals included.
+	LatencyWithRefusals *TxLatency `json:"latencyWithRefusals,omitempty"`
 	// LatencyInSpan is the same over the txs first sent in the measured
 	// span (see Targets); absent when there are none.
 	LatencyInSpan *TxLatency `json:"latencyInSpan,omitempty"`

@@ -358,8 +358,12 @@ func printTxReport(out io.Writer, r *TxReport) {
 			r.DroppedByNodes, countsByName(r.DroppedBy), r.Resubmitted)
 	}
 	if l := r.Latency; l != nil {
-		fmt.Fprintf(out, "  submit to on chain (slot start of the block that applied it): p50 %s, p95 %s, max %s over %d txs\n",
+		fmt.Fprintf(out, "  admission to on chain (the admitted POST to the slot start of the block that applied it): p50 %s, p95 %s, max %s over %d txs\n",
 			seconds(l.P50Ms), seconds(l.P95Ms), seconds(l.MaxMs), l.Txs)
+	}
+	if l := r.LatencyWithRefusals; l != nil {
+		fmt.Fprintf(out, "  first POST to on chain (the refusals before admission included): p50 %s, p95 %s, max %s\n",
+			seconds(l.P50Ms), seconds(l.P95Ms), seconds(l.MaxMs))
 	}
 	fmt.Fprintf(out, "  the firehose offered %.1f tx/s of %g: %.0f µs to build and sign a tx, %.2f ms a POST\n",
 		r.OfferedPerSecond, r.Rate, r.BuildMicros, r.SubmitMillis)

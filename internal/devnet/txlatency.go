@@ -20,28 +20,31 @@ type TxLatency struct {
 	MaxMs    int64  `json:"maxMs"`
 }
 
-// latencyMeasured is TxLatency.Measured; %s names the node whose chain
-// dated the blocks.
-const latencyMeasured = "from the firehose's first POST of a tx to the start of the slot of the block that applied it " +
+// latencyMeasured is TxLatency.Measured from the admission; %s names the
+// node whose chain dated the blocks.
+const latencyMeasured = "from the start of the POST by which a node admitted a tx to the start of the slot of the block that applied it " +
 	"(the RB that carried it, or the CertRB that certified its EB) on %s's chain; " +
 	"a slot start precedes the block's forging and diffusion"
 
-// submitToChain is the time from tx's first POST to the start of the slot
-// of the block of c that applied it; tx must be on c.
+// latencyWithRefusalsMeasured is TxLatency.Measured from the first POST.
+const latencyWithRefusalsMeasured = "as the latency, but from the firehose's first POST of the tx: the time a node's edge refused it (503) before admitting it included"
+
+// submitToChain is the time from tx's admitted POST to the start of the
+// slot of the block of c that applied it; tx must be on c.
 func submitToChain(c *walkedChain, clock consensus.Clock, tx admittedTx) time.Duration {
-	return clock.SlotStart(c.blocks[c.txs[tx.Hash].block].Slot).Sub(tx.Sent)
+	return clock.SlotStart(c.blocks[c.txs[tx.Hash].block].Slot).Sub(tx.Admitted)
 }
 
 // newTxLatency sums up latencies (at least one), measured on the chain of
-// the node named dating.
-func newTxLatency(latencies []time.Duration, dating string) *TxLatency {
+// the node named dating, as measured says (a format naming it).
+func newTxLatency(latencies []time.Duration, measured, dating string) *TxLatency {
 	ms := make([]int64, len(latencies))
 	for i, d := range latencies {
 		ms[i] = d.Milliseconds()
 	}
 	slices.Sort(ms)
 	return &TxLatency{
-		Measured: fmt.Sprintf(latencyMeasured, dating),
+		Measured: fmt.Sprintf(measured, dating),
 		Txs:      len(ms),
 		P50Ms:    medianOfSorted(ms),
 		P95Ms:    nearestRank(ms, 0.95),

@@ -15,11 +15,11 @@ func TestTxLatency(t *testing.T) {
 	for i := 100; i >= 1; i-- { // in any order
 		ms = append(ms, time.Duration(i)*time.Millisecond)
 	}
-	l := newTxLatency(ms, "node-2")
+	l := newTxLatency(ms, latencyMeasured, "node-2")
 	if l.Txs != 100 || l.P50Ms != 50 || l.P95Ms != 95 || l.MaxMs != 100 || !strings.Contains(l.Measured, "on node-2's chain") {
 		t.Errorf("latency of 1..100 ms: %+v", l)
 	}
-	if l := newTxLatency([]time.Duration{-20 * time.Millisecond}, "node-0"); l.P50Ms != -20 || l.P95Ms != -20 || l.MaxMs != -20 {
+	if l := newTxLatency([]time.Duration{-20 * time.Millisecond}, latencyMeasured, "node-0"); l.P50Ms != -20 || l.P95Ms != -20 || l.MaxMs != -20 {
 		t.Errorf("latency of one tx: %+v", l)
 	}
 }
@@ -66,7 +66,7 @@ func TestSubmitToChain(t *testing.T) {
 		for i := range hash {
 			hash[i] = tt.hash
 		}
-		if got := submitToChain(c, clock, admittedTx{Hash: hash, Sent: sent}); got != tt.want {
+		if got := submitToChain(c, clock, admittedTx{Hash: hash, Sent: sent.Add(-time.Second), Admitted: sent}); got != tt.want {
 			t.Errorf("tx %x: %v, want %v", tt.hash, got, tt.want)
 		}
 	}
