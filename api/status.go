@@ -7,6 +7,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/admission"
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/network/chainsync"
 )
 
@@ -182,7 +183,9 @@ func (s *Server) Status() Status {
 		st.Leios.CertificatesBuilt = o.Forger.Certificates()
 		st.Leios.EBShare = o.Forger.EBShare()
 	}
-	st.ProcessCPUSeconds = processCPUSeconds()
+	if d, ok := cpuwork.ProcessTime(); ok {
+		st.ProcessCPUSeconds = d.Seconds()
+	}
 	if o.CPU != nil {
 		st.CPUSeconds = o.CPU.Seconds()
 	}

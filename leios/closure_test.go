@@ -1,13 +1,11 @@
 package leios
 
 import (
-	"context"
 	"testing"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/block/blocktest"
 	"github.com/leiosnode/leiosnode/ledger"
-	"github.com/leiosnode/leiosnode/mempool"
 )
 
 // A closure to apply takes the txs the mempool holds from it, decoded and
@@ -16,26 +14,13 @@ import (
 // witnesses are verified once per node.
 func TestClosureTxsVerifiedOnce(t *testing.T) {
 	f := newFunds(t)
-	pool, err := mempool.New(mempool.Options{
-		TipLedger: func() (ledger.UTxO, block.Tip, func(), error) { return f.utxo, block.Tip{}, func() {}, nil },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := mempoolOver(t, f)
 	p := openPipeline(t, testOptions(t))
 	p.Attach(nil, pool)
 
 	raw := f.payments(t, 6, 1_000_000)
 	admitted := map[block.Hash]*ledger.Tx{}
-	for _, b := range raw[:3] {
-		tx, err := ledger.DecodeTx(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pool.Add(context.Background(), tx); err != nil {
-			t.Fatal(err)
-		}
+	for _, tx := range admitRaw(t, pool, raw[:3]) {
 		admitted[tx.Hash()] = tx
 	}
 	eb := blocktest.EBOf(t, raw)
@@ -86,25 +71,11 @@ func TestClosureTxsVerifiedOnce(t *testing.T) {
 // chain applies only a closure the LeiosDB holds whole.
 func TestClosureHeldFromTheMempool(t *testing.T) {
 	f := newFunds(t)
-	pool, err := mempool.New(mempool.Options{
-		TipLedger: func() (ledger.UTxO, block.Tip, func(), error) { return f.utxo, block.Tip{}, func() {}, nil },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := mempoolOver(t, f)
 	p := openPipeline(t, testOptions(t))
 	p.Attach(nil, pool)
 	raw := f.payments(t, 4, 1_000_000)
-	for _, b := range raw[:2] {
-		tx, err := ledger.DecodeTx(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pool.Add(context.Background(), tx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	admitRaw(t, pool, raw[:2])
 	eb := blocktest.EBOf(t, raw)
 	pt := eb.Point(7)
 	if err := p.insertAnnouncement(7, block.Hash{7}, eb.Announcement()); err != nil {

@@ -16,29 +16,13 @@ import (
 // and the closure completes with nothing fetched.
 func TestClosureFromMempool(t *testing.T) {
 	f := newFunds(t)
-	pool, err := mempool.New(mempool.Options{
-		TipLedger: func() (ledger.UTxO, block.Tip, func(), error) { return f.utxo, block.Tip{}, func() {}, nil },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := mempoolOver(t, f)
 	p := openPipeline(t, testOptions(t))
 	p.Attach(nil, pool)
 	ctx := runPipeline(t, p)
 
 	raw := f.payments(t, 6, 1_000_000)
-	admit := func(txs [][]byte) {
-		for _, b := range txs {
-			tx, err := ledger.DecodeTx(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := pool.Add(context.Background(), tx); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	admit := func(txs [][]byte) { admitRaw(t, pool, txs) }
 	admit(raw[:3])
 	eb := blocktest.EBOf(t, raw)
 	pt := eb.Point(7)
@@ -65,4 +49,34 @@ func TestClosureFromMempool(t *testing.T) {
 	if s := p.Stats(); s.FetchedBytes != 0 || s.TxsFromMempool != 6 {
 		t.Fatalf("stats %+v", s)
 	}
+}
+
+// mempoolOver is a mempool whose tip's ledger is f's funds.
+func mempoolOver(t *testing.T, f funds) *mempool.Mempool {
+	t.Helper()
+	pool, err := mempool.New(mempool.Options{
+		TipLedger: func() (ledger.UTxO, block.Tip, func(), error) { return f.utxo, block.Tip{}, func() {}, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// admitRaw decodes and admits each of txs, and returns them decoded.
+func admitRaw(t *testing.T, pool *mempool.Mempool, txs [][]byte) []*ledger.Tx {
+	t.Helper()
+	var out []*ledger.Tx
+	for _, b := range txs {
+		tx, err := ledger.DecodeTx(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pool.Add(context.Background(), tx); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tx)
+	}
+	return out
 }

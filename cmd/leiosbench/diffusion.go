@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/internal/leiosnet"
 )
 
@@ -318,13 +319,13 @@ func runDiffusionSetup(ctx context.Context, s diffusionSetup) (*diffusionRun, er
 	if err != nil {
 		return nil, err
 	}
-	cpuBefore, _ := cpuTime()
+	cpuBefore, _ := cpuwork.ProcessTime()
 	d, err := n.Diffuse(ctx, 0, eb)
 	stopProfile()
 	if err != nil {
 		return nil, err
 	}
-	if cpuAfter, ok := cpuTime(); ok {
+	if cpuAfter, ok := cpuwork.ProcessTime(); ok {
 		run.cpu = cpuAfter - cpuBefore
 	}
 	if s.memory {

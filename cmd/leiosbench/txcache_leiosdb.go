@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/leiosdb"
 )
 
@@ -217,13 +218,13 @@ func settle() {
 	const window = 250 * time.Millisecond
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
-		before, ok := cpuTime()
+		before, ok := cpuwork.ProcessTime()
 		if !ok {
 			time.Sleep(2 * time.Second)
 			return
 		}
 		time.Sleep(window)
-		if after, _ := cpuTime(); after-before < window/10 {
+		if after, _ := cpuwork.ProcessTime(); after-before < window/10 {
 			return
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 )
 
 // tsFlags are the flags of leiosbench txsubmission.
@@ -126,7 +128,7 @@ func runTSBench(ctx context.Context, f tsFlags, progress io.Writer) (*tsReport, 
 		ctx = context.Background()
 	}
 	r := &tsReport{Settings: f, Machine: describeMachine(), Transport: "loopback TCP, one connection per peer"}
-	if _, ok := cpuTime(); !ok {
+	if _, ok := cpuwork.ProcessTime(); !ok {
 		return nil, fmt.Errorf("this system gives no process CPU time")
 	}
 	most := 0

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -357,13 +358,13 @@ func runTSCell(ctx context.Context, variant string, load tsLoad, offered, peers 
 	if !sleepUntil(gctx, start.Add(warmUp)) {
 		return tsCell{}, errors.Join(errors.New("stopped before the window"), stop())
 	}
-	cpu0, _ := cpuTime()
+	cpu0, _ := cpuwork.ProcessTime()
 	measuring.Store(true)
 	t0, served0, added0 := time.Now(), served(), added.Load()
 	if !sleepUntil(gctx, t0.Add(d)) {
 		return tsCell{}, errors.Join(errors.New("stopped in the window"), stop())
 	}
-	cpu1, _ := cpuTime()
+	cpu1, _ := cpuwork.ProcessTime()
 	measuring.Store(false)
 	cell.WindowNs = int64(time.Since(t0))
 	cell.Served, cell.Added = served()-served0, added.Load()-added0

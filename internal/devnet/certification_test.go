@@ -10,6 +10,7 @@ import (
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/leios"
 )
 
 // TestCertifyEBs: over scripted chains (a common chain whose EBs meet every
@@ -58,11 +59,11 @@ func TestCertifyEBs(t *testing.T) {
 		{err: errors.New("connection refused")},
 	}
 
-	listed := func(slot uint64, eb, vote string, votes int) ebTimes {
-		return ebTimes{Slot: slot, EbHash: eb, Vote: vote, Votes: votes}
+	listed := func(slot uint64, eb, vote string, votes int) leios.EBTimes {
+		return leios.EBTimes{Slot: slot, EbHash: eb, Vote: vote, Votes: votes}
 	}
 	lists := []ebListPoll{
-		{EBs: []ebTimes{
+		{EBs: []leios.EBTimes{
 			listed(0, "0000", forge.VoteClosureIncomplete, 0), // names no EB
 			listed(10, "a", forge.VoteCast, 3),
 			listed(25, "b", forge.VoteTipReplaced, 0),
@@ -71,8 +72,8 @@ func TestCertifyEBs(t *testing.T) {
 			listed(70, "e", forge.VoteCast, 2),
 			listed(95, "x", forge.VoteCast, 1), // its RB lost a slot battle
 		}},
-		{EBs: []ebTimes{listed(10, "a", forge.VoteCast, 3), listed(30, "c", forge.VoteInvalidClosure, 2), listed(50, "d", forge.VoteClosureIncomplete, 2), listed(70, "e", forge.VoteCast, 2)}},
-		{EBs: []ebTimes{listed(10, "a", forge.VoteCast, 3), listed(70, "e", forge.VoteCast, 2)}},
+		{EBs: []leios.EBTimes{listed(10, "a", forge.VoteCast, 3), listed(30, "c", forge.VoteInvalidClosure, 2), listed(50, "d", forge.VoteClosureIncomplete, 2), listed(70, "e", forge.VoteCast, 2)}},
+		{EBs: []leios.EBTimes{listed(10, "a", forge.VoteCast, 3), listed(70, "e", forge.VoteCast, 2)}},
 		{Err: errors.New("connection refused")},
 	}
 	r := watchOf(4).leiosReport(clock, minCertGap, lists, walks)
@@ -139,7 +140,7 @@ func TestCertifyEBs(t *testing.T) {
 // TestCertifyEBsNoChain: with no chain read there is nothing to say of
 // certificates, rather than every EB "not on the chain".
 func TestCertifyEBsNoChain(t *testing.T) {
-	lists := []ebListPoll{{EBs: []ebTimes{{Slot: 10, EbHash: "a", Vote: forge.VoteCast}}}}
+	lists := []ebListPoll{{EBs: []leios.EBTimes{{Slot: 10, EbHash: "a", Vote: forge.VoteCast}}}}
 	r := watchOf(1).leiosReport(consensus.Clock{SlotLength: time.Second}, 10, lists, []chainWalk{{err: errors.New("down")}})
 	if r.Chain != nil || r.EBs[0].NotCertified != "" {
 		t.Errorf("chain %+v, EB %+v; want neither to speak of certificates", r.Chain, r.EBs[0])

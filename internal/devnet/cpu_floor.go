@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -81,7 +82,7 @@ func measureCPUFloor(params ledger.Params, genesis ledger.MapUTxO, txs [][]byte)
 // measureFloorHere times each phase on the calling goroutine.
 func measureFloorHere(params ledger.Params, genesis ledger.MapUTxO, raw [][]byte) (*CPUFloor, error) {
 	clock := "CPU time of this process (user and system, all threads)"
-	if _, ok := processCPUTime(); !ok {
+	if _, ok := cpuwork.ProcessTime(); !ok {
 		clock = "time on the clock (no CPU clock here)"
 	}
 	decoded := make([]*ledger.Tx, len(raw))
@@ -152,7 +153,7 @@ func measureFloorHere(params ledger.Params, genesis ledger.MapUTxO, raw [][]byte
 // first error.
 func timePhase(phase func() error) (time.Duration, error) {
 	cpu := func() time.Duration {
-		if t, ok := processCPUTime(); ok {
+		if t, ok := cpuwork.ProcessTime(); ok {
 			return t
 		}
 		return time.Duration(time.Now().UnixNano())

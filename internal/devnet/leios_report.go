@@ -10,6 +10,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/leios"
 )
 
 // LeiosReport is the report's account of EB diffusion, from each node's
@@ -79,10 +80,10 @@ type EBDiffusion struct {
 	Txs int `json:"txs,omitempty"`
 	// StageMs are, per node name, the EB's stages at the node in ms after
 	// its slot start; a node that did not list them is absent.
-	StageMs map[string]EBStageMs `json:"stageMs,omitempty"`
+	StageMs map[string]leios.StageMs `json:"stageMs,omitempty"`
 	// Certify is, per node name, what the node saw when it led a slot on
 	// the announcing RB (more than one when forks had several leaders).
-	Certify map[string]CertifyAttempt `json:"certify,omitempty"`
+	Certify map[string]leios.CertifyAttempt `json:"certify,omitempty"`
 	// When some node's chain was read (LeiosReport.Chain): RB is the block
 	// of the common chain that announced it; CertifiedBy the CertRB that
 	// certified it, or NotCertified why none did (one of "announcing RB not
@@ -91,30 +92,6 @@ type EBDiffusion struct {
 	RB           *api.TipStatus `json:"rb,omitempty"`
 	CertifiedBy  *api.TipStatus `json:"certifiedBy,omitempty"`
 	NotCertified string         `json:"notCertified,omitempty"`
-}
-
-// EBStageMs are an EB's stages at one node in ms after the EB's slot
-// start, as GET /api/ebs gives them (leios.StageMs): a stage not reached
-// is absent. Deadline is the end of the voting window.
-type EBStageMs struct {
-	Announced *int64 `json:"announced,omitempty"`
-	Body      *int64 `json:"body,omitempty"`
-	Closure   *int64 `json:"closure,omitempty"`
-	Validated *int64 `json:"validated,omitempty"`
-	Voted     *int64 `json:"voted,omitempty"`
-	Deadline  int64  `json:"deadline"`
-}
-
-// CertifyAttempt is a leader's look at an EB's votes when it forged on the
-// RB that announced it, as GET /api/ebs gives it (leios.CertifyAttempt):
-// the slot it forged, when (also in ms after the EB's slot start), the
-// votes it held and the outcome (forge.Certify*).
-type CertifyAttempt struct {
-	Slot    uint64    `json:"slot"`
-	At      time.Time `json:"at"`
-	AtMs    int64     `json:"atMs"`
-	Votes   int       `json:"votes"`
-	Outcome string    `json:"outcome"`
 }
 
 // leiosReport builds the report's Leios section from the nodes' last
@@ -193,7 +170,7 @@ func (ebs ebsByPoint) at(p ebPoint, clock consensus.Clock) *EBDiffusion {
 }
 
 // noteVotes records what the node named listed of the votes on eb.
-func (eb *EBDiffusion) noteVotes(node string, e ebTimes) {
+func (eb *EBDiffusion) noteVotes(node string, e leios.EBTimes) {
 	if eb.VotesSeen == nil {
 		eb.VotesSeen = map[string]int{}
 	}
@@ -208,19 +185,19 @@ func (eb *EBDiffusion) noteVotes(node string, e ebTimes) {
 
 // noteStages records what the node named listed of eb's stages, size and
 // certification.
-func (eb *EBDiffusion) noteStages(node string, e ebTimes) {
+func (eb *EBDiffusion) noteStages(node string, e leios.EBTimes) {
 	if e.Txs > 0 {
 		eb.Txs = e.Txs
 	}
-	if e.StageMs != nil {
+	if e.StageMs != (leios.StageMs{}) { // a node too old to give them
 		if eb.StageMs == nil {
-			eb.StageMs = map[string]EBStageMs{}
+			eb.StageMs = map[string]leios.StageMs{}
 		}
-		eb.StageMs[node] = *e.StageMs
+		eb.StageMs[node] = e.StageMs
 	}
 	if e.Certify != nil {
 		if eb.Certify == nil {
-			eb.Certify = map[string]CertifyAttempt{}
+			eb.Certify = map[string]leios.CertifyAttempt{}
 		}
 		eb.Certify[node] = *e.Certify
 	}

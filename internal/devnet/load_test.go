@@ -10,6 +10,7 @@ import (
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/leios"
 )
 
 // loadStart is the system start of the load tests' run.
@@ -67,20 +68,20 @@ func fakeLoadRun() loadRun {
 		return EBDiffusion{Slot: slot, Forged: clock.SlotStart(slot), Txs: txs, RB: block}
 	}
 	a := eb(10, 100)
-	a.StageMs = map[string]EBStageMs{
+	a.StageMs = map[string]leios.StageMs{
 		"node-0": {Announced: ms(0), Body: ms(5), Closure: ms(10), Validated: ms(20), Voted: ms(25), Deadline: 600},
 		"node-1": {Announced: ms(50), Body: ms(150), Closure: ms(300), Validated: ms(400), Deadline: 600},
 	}
 	a.Votes = map[string]string{"node-0": forge.VoteCast, "node-1": forge.VoteClosureIncomplete}
 	a.CertifiedBy = block
 	b := eb(50, 300)
-	b.StageMs = map[string]EBStageMs{
+	b.StageMs = map[string]leios.StageMs{
 		"node-0": {Announced: ms(0), Body: ms(7), Closure: ms(12), Validated: ms(15), Voted: ms(18), Deadline: 600},
 		"node-1": {Announced: ms(60), Body: ms(200), Closure: ms(700), Deadline: 600},
 	}
 	b.Votes = map[string]string{"node-0": forge.VoteCast, "node-1": forge.VoteCast}
 	c := eb(150, 0)
-	c.StageMs = map[string]EBStageMs{"node-1": {Announced: ms(80), Deadline: 600}}
+	c.StageMs = map[string]leios.StageMs{"node-1": {Announced: ms(80), Deadline: 600}}
 	c.Votes = map[string]string{"node-0": forge.VoteClosureIncomplete, "node-1": forge.VoteClosureIncomplete}
 	d := eb(450, 50)
 	d.CertifiedBy = block

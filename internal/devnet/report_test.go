@@ -16,6 +16,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/leios"
 )
 
 // up is a poll answered with this tip and immutable tip; hashes are the
@@ -659,7 +660,7 @@ func TestLeiosReportProperty(t *testing.T) {
 				if !rapid.Bool().Draw(t, "listed") {
 					continue
 				}
-				e := ebTimes{Slot: slot, EbHash: fmt.Sprintf("eb%d", slot)}
+				e := leios.EBTimes{Slot: slot, EbHash: fmt.Sprintf("eb%d", slot)}
 				if rapid.Bool().Draw(t, "complete") {
 					at := clock.SlotStart(slot).Add(time.Duration(rapid.IntRange(0, 5000).Draw(t, "ms")) * time.Millisecond)
 					e.Closure = &at

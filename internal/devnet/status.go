@@ -10,6 +10,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/leios"
 )
 
 // pollTimeout bounds one GET /status, so a hung node cannot stall the
@@ -49,27 +50,10 @@ func fetchStatus(ctx context.Context, client *http.Client, addr string) (*api.St
 // longer than a status to serve and decode, and it is asked once a run.
 const ebListTimeout = 5 * time.Second
 
-// ebTimes is one entry of a node's GET /api/ebs (leios.EBTimes): when
-// the node first held the EB's whole closure (nil: not yet), its stages in
-// ms after the EB's slot start, the EB's size once its body is held, its
-// vote outcome on it (a forge.Vote* string, "" if none), the votes relayed
-// to it for the EB's RB, and its look at those votes when it led a slot on
-// that RB. The entry's other fields are not needed by the report.
-type ebTimes struct {
-	Slot    uint64          `json:"slot"`
-	EbHash  string          `json:"ebHash"`
-	Txs     int             `json:"txs,omitempty"`
-	Closure *time.Time      `json:"closure,omitempty"`
-	StageMs *EBStageMs      `json:"stageMs,omitempty"`
-	Vote    string          `json:"vote,omitempty"`
-	Votes   int             `json:"votes"`
-	Certify *CertifyAttempt `json:"certify,omitempty"`
-}
-
 // ebListPoll is one node's answer to GET /api/ebs; Err is non-nil when it
 // did not answer.
 type ebListPoll struct {
-	EBs []ebTimes
+	EBs []leios.EBTimes
 	Err error
 }
 
@@ -79,7 +63,7 @@ func pollEBLists(ctx context.Context, client *http.Client, nodes []Node) []ebLis
 	var wg sync.WaitGroup
 	for i, n := range nodes {
 		wg.Go(func() {
-			var ebs []ebTimes
+			var ebs []leios.EBTimes
 			err := newNodeAPI(client, "http://"+n.HTTPAddr).fetch(ctx, "/api/ebs", ebListTimeout, &ebs)
 			polls[i] = ebListPoll{EBs: ebs, Err: err}
 		})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/leios"
 )
 
 // Timeline is the run in windows of TimelineWidth from the system start:
@@ -116,8 +117,8 @@ func (t *StageTimes) stage(name string) **StagePercentiles {
 	return &t.Voted
 }
 
-// stageMs is the named stage of s, if reached.
-func (s EBStageMs) stageMs(name string) *int64 {
+// stageOf is the named stage of s, if reached.
+func stageOf(s leios.StageMs, name string) *int64 {
 	switch name {
 	case "announced":
 		return s.Announced
@@ -188,7 +189,7 @@ func (r loadRun) windowEBs(w *TimelineWindow, from, to time.Time) {
 		}
 		for _, s := range eb.StageMs {
 			for _, name := range stageNames {
-				if ms := s.stageMs(name); ms != nil {
+				if ms := stageOf(s, name); ms != nil {
 					stages[name] = append(stages[name], *ms)
 				}
 			}
