@@ -126,6 +126,12 @@ var ErrQuiet = errors.New("txsubmission: no new tx to announce; said done")
 // are admitted one by one, and announcing each in a message of its own
 // (and fetching it in one) made the protocol's messages, and the
 // encryption and system calls under them, cost more than the txs.
+//
+// Each walk continues after the last tx the previous one found, never from
+// the cursor again: a block taking those txs between two walks must not
+// leave a blocking request answered with nothing, and a tx once found is
+// announced (if it left the mempool meanwhile, its request is answered
+// without it, as the protocol allows).
 func (w *window) next(ctx context.Context, req int, blocking bool) ([]MempoolTx, error) {
 	var quiet, batched <-chan time.Time
 	if blocking {
@@ -133,23 +139,31 @@ func (w *window) next(ctx context.Context, req int, blocking bool) ([]MempoolTx,
 		defer t.Stop()
 		quiet = t.C
 	}
+	w.walk = w.walk[:0]
+	after := w.cursor
+	walk := func() {
+		w.walk = w.mempool.TxsAfter(w.walk, after, req-len(w.walk))
+		if n := len(w.walk); n > 0 {
+			after = w.walk[n-1].Ticket
+		}
+	}
 	for {
 		// Changed before TxsAfter: a snapshot published in between closes
 		// the channel we wait on, so no tx is missed.
 		changed := w.mempool.Changed()
-		w.walk = w.mempool.TxsAfter(w.walk[:0], w.cursor, req)
-		txs := w.walk
+		walk()
 		switch {
-		case !blocking, len(txs) == req, len(txs) > 0 && w.opts.BatchWait < 0:
-			return txs, nil
-		case len(txs) > 0 && batched == nil:
+		case !blocking, len(w.walk) == req, len(w.walk) > 0 && w.opts.BatchWait < 0:
+			return w.walk, nil
+		case len(w.walk) > 0 && batched == nil:
 			t := time.NewTimer(w.opts.BatchWait)
 			defer t.Stop()
 			batched = t.C
 		}
 		select {
 		case <-batched:
-			return w.mempool.TxsAfter(w.walk[:0], w.cursor, req), nil
+			walk()
+			return w.walk, nil
 		case <-changed:
 		case <-w.s.Context().Done():
 			return nil, ended(w.s)

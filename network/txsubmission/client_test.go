@@ -226,3 +226,31 @@ func TestClientBatchesBlockingReplies(t *testing.T) {
 	}
 	noViolation(t, l)
 }
+
+// TestClientKeepsWhatItFound: a block taking the txs a blocking request's
+// walk found, before the batch wait ends, must not leave the request
+// answered with no ids (a protocol violation the server would close the
+// session for); the txs found are announced, and asked for, they are left
+// out of the reply as the protocol allows.
+func TestClientKeepsWhatItFound(t *testing.T) {
+	w := newWallet(1)
+	mp := newMempool(w.genesis())
+	tx := w.txs(t, 0, 1)[0]
+	mp.afterWalk = func(found []txsubmission.MempoolTx) {
+		for _, f := range found {
+			mp.remove(f.Hash)
+		}
+	}
+	l, hs, _ := startClient(t, mp, txsubmission.Options{BatchWait: time.Nanosecond})
+	hs.send(&txsubmission.MsgRequestTxIds{Blocking: true, Ack: 0, Req: 3})
+	eventually(t, "the client waits", func() bool { return l.server.State() == txsubmission.StTxIds })
+	mp.mustAdd(t, tx)
+	reply, ok := hs.recv().(*txsubmission.MsgReplyTxIds)
+	if !ok || !slices.Equal(reply.IDs, announced(tx)) {
+		t.Fatalf("reply %+v, want the tx the walk found", reply)
+	}
+	if got := hs.txs(tx.Hash()); len(got) != 0 {
+		t.Fatalf("served %d txs the mempool no longer holds", len(got))
+	}
+	noViolation(t, l)
+}

@@ -26,6 +26,9 @@ type memMempool struct {
 	// unchecked admits every tx that decodes, without the rules: the
 	// mempool of a broken peer, which then serves invalid txs.
 	unchecked bool
+	// afterWalk, if set, runs after each TxsAfter with what it found: a
+	// block taking txs right after a client's walk.
+	afterWalk func(found []txsubmission.MempoolTx)
 
 	mu       sync.Mutex // guards the fields below; never held across a wait
 	utxo     ledger.MapUTxO
@@ -53,9 +56,14 @@ func newMempool(genesis ledger.MapUTxO) *memMempool {
 
 func (m *memMempool) TxsAfter(dst []txsubmission.MempoolTx, after uint64, max int) []txsubmission.MempoolTx {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	i := sort.Search(len(m.txs), func(i int) bool { return m.txs[i].Ticket > after })
-	return append(dst, m.txs[i:min(len(m.txs), i+max)]...)
+	n := len(dst)
+	dst = append(dst, m.txs[i:min(len(m.txs), i+max)]...)
+	m.mu.Unlock()
+	if m.afterWalk != nil {
+		m.afterWalk(dst[n:])
+	}
+	return dst
 }
 
 func (m *memMempool) Lookup(h block.Hash) ([]byte, bool) {
