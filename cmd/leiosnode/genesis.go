@@ -151,7 +151,7 @@ By default every node listens on loopback: a devnet for this machine.
 API on the same host at the next port, and the others dial it there; relays
 then need --relay-hosts. Each node's directory then holds its own copy of
 the genesis: copy it whole to its host. For a network on several hosts use
---template configs/testnet.json (see README, "A testnet on several hosts").
+--template configs/testnet.json (see docs/operations.md, "A testnet on several hosts").
 
 Start a node with: leiosnode run --config DIR/node-i/config.json`,
 		Args: cobra.NoArgs,

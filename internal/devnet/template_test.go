@@ -23,7 +23,7 @@ func TestEmbeddedTemplate(t *testing.T) {
 	}
 }
 
-// TestShippedTemplates checks the templates carry the README's devnet values and
+// TestShippedTemplates checks the templates carry the devnet values docs/operations.md states and
 // the packages' default parameters.
 func TestShippedTemplates(t *testing.T) {
 	tests := []struct {
