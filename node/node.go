@@ -205,6 +205,8 @@ func (n *Node) buildMempool() error {
 		// next block can put them.
 		Slot:   func() uint64 { return clock.SlotAt(time.Now()) },
 		Params: n.genesis.ProtocolParams,
+		// Room for two blocks' worth of txs, RB and EB, of this network.
+		CapacityBytes: 2 * (n.genesis.Leios.RBMaxBodyBytes + n.genesis.Leios.EBMaxClosureBytes),
 		Logger: n.log.With("component", "mempool"),
 	})
 	return err

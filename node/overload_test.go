@@ -1,0 +1,144 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/consensus"
+)
+
+// Three producers offered txs as fast as one wallet can post them, far
+// beyond what blocks of three txs and EBs of ten carry, into mempools
+// bounded at twice that: the edge refuses
+// the excess with 503, Retry-After and the reason (a wallet waits that
+// long and sends the same tx again), the mempool never holds more than its
+// bound, EBs keep being certified while the mempools are full, and every tx
+// the edge admitted reaches every node's chain. The test asserts on what
+// the nodes say happened, never on how fast the machine did it.
+func TestOverloadIsRefusedAtTheEdge(t *testing.T) {
+	const offered = 200 // a chain: each tx spends the last one's output
+	configs := testNet(t, 3, 100*time.Millisecond, func(g *consensus.Genesis) {
+		g.ActiveSlotsCoeff = "0.2"
+		g.Leios.RBMaxBodyBytes = 700                            // three of the test's txs
+		g.Leios.EBMaxTxs, g.Leios.EBMaxClosureBytes = 10, 2_300 // an EB certifies at most ten
+		g.Leios.LVote, g.Leios.MinCertGap = 8, 14               // as the ten-node test, for busy cores
+		g.SystemStart = time.Now().Add(time.Second).UTC()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	g, gctx := errgroup.WithContext(ctx)
+	for _, cfg := range configs {
+		n, err := New(cfg, Options{Logger: quietLogger()})
+		must(t, err)
+		g.Go(func() error { return n.Run(gctx) })
+	}
+	defer func() {
+		cancel()
+		must(t, g.Wait())
+	}()
+	addr := configs[0].HTTPAddr
+	waitHTTP(t, addr)
+
+	// Watch node 0 while the wallet posts: its mempool's bytes against its
+	// bound, and the certificates applied while it was refusing.
+	var (
+		overBound      []api.MempoolStatus
+		certifiedFirst uint64 // CertRBs applied when the first refusal came
+		certifiedFull  uint64 // and the most applied while still refusing
+	)
+	refusing := make(chan struct{})
+	posting := make(chan struct{})
+	watch := errgroup.Group{}
+	watch.Go(func() error {
+		var sawRefusal bool
+		for {
+			s, err := getStatus(addr)
+			if err == nil {
+				if s.Mempool.Bytes > s.Mempool.CapacityBytes {
+					overBound = append(overBound, s.Mempool)
+				}
+				select {
+				case <-refusing:
+					if !sawRefusal {
+						sawRefusal, certifiedFirst = true, s.Leios.EBsCertified
+					}
+					if s.Admission != nil && !s.Admission.Admitting {
+						certifiedFull = s.Leios.EBsCertified
+					}
+				default:
+				}
+			}
+			select {
+			case <-posting:
+				return nil
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	})
+
+	refusals := map[string]int{}
+	for i, tx := range payments(t, offered) {
+		for {
+			resp, err := http.Post("http://"+addr+"/api/submit/tx", "application/cbor", bytes.NewReader(tx.Bytes()))
+			must(t, err)
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusAccepted {
+				break
+			}
+			if resp.StatusCode != http.StatusServiceUnavailable {
+				t.Fatalf("tx %d: %d %s", i, resp.StatusCode, body)
+			}
+			after, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+			if err != nil || after < 1 {
+				t.Fatalf("tx %d: 503 %s with Retry-After %q", i, body, resp.Header.Get("Retry-After"))
+			}
+			if len(refusals) == 0 {
+				close(refusing)
+			}
+			refusals[string(body)]++
+			time.Sleep(time.Duration(after) * time.Second) // as a wallet does
+		}
+	}
+	close(posting)
+	must(t, watch.Wait())
+
+	if len(refusals) == 0 {
+		t.Fatal("the edge refused nothing: the test offered less than the nodes carry")
+	}
+	s, err := getStatus(addr)
+	must(t, err)
+	if s.Admission == nil || len(s.Admission.Refused) == 0 {
+		t.Fatalf("refused %v, but /status counts no refusal: %+v", refusals, s.Admission)
+	}
+	if len(overBound) > 0 {
+		t.Fatalf("the mempool held more than its bound: %+v", overBound)
+	}
+	if certifiedFull <= certifiedFirst {
+		t.Fatalf("no EB certified while the edge refused (CertRBs %d at the first refusal, %d at the last poll refusing); refusals %v",
+			certifiedFirst, certifiedFull, refusals)
+	}
+	// Every admitted tx reaches every chain: the wallet's 200 and the
+	// genesis funds are all that move.
+	deadline := time.Now().Add(2 * time.Minute)
+	for _, cfg := range configs {
+		for {
+			s, err := getStatus(cfg.HTTPAddr)
+			if err == nil && s.TxsOnChain >= offered {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s holds %d of the %d admitted txs on its chain (%v)", cfg.HTTPAddr, s.TxsOnChain, offered, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	t.Logf("refusals %v; CertRBs %d → %d while refusing", refusals, certifiedFirst, certifiedFull)
+}
