@@ -137,10 +137,19 @@ type LeiosStatus struct {
 	FetchedBytes     uint64 `json:"fetchedBytes"`
 	TxsFromMempool   uint64 `json:"txsFromMempool"`
 	// Votes: this node's own, and those new to it from peers.
-	VotesCast         uint64 `json:"votesCast"`
-	VotesReceived     uint64 `json:"votesReceived"`
-	VotesInvalid      uint64 `json:"votesInvalid"`
-	CertificatesBuilt uint64 `json:"certificatesBuilt"`
+	VotesCast     uint64 `json:"votesCast"`
+	VotesReceived uint64 `json:"votesReceived"`
+	VotesInvalid  uint64 `json:"votesInvalid"`
+	// VotesVerified counts the votes whose signatures were checked (in
+	// batches); VerificationsPerVote is that over the distinct valid votes
+	// relayed — 1 when no vote is checked twice. VotesRepeated were sent
+	// twice by one peer on one stream, VotesShed dropped unchecked past a
+	// peer's verification budget.
+	VotesVerified        uint64  `json:"votesVerified"`
+	VerificationsPerVote float64 `json:"verificationsPerVote"`
+	VotesRepeated        uint64  `json:"votesRepeated"`
+	VotesShed            uint64  `json:"votesShed"`
+	CertificatesBuilt    uint64  `json:"certificatesBuilt"`
 	// EBShare is the share of the EB limits this producer's next EB may
 	// fill: it halves with each voting window the node missed lately and
 	// grows back while they are met (forge's EB budget).
@@ -176,6 +185,12 @@ func (s *Server) Status() Status {
 		VotesCast:        ls.VotesCast,
 		VotesReceived:    ls.VotesReceived,
 		VotesInvalid:     ls.VotesInvalid,
+		VotesVerified:    ls.VotesVerified,
+		VotesRepeated:    ls.VotesRepeated,
+		VotesShed:        ls.VotesShed,
+	}
+	if ls.VotesRelayed > 0 {
+		st.Leios.VerificationsPerVote = float64(ls.VotesVerified) / float64(ls.VotesRelayed)
 	}
 	if o.Forger != nil {
 		st.BlocksForged = o.Forger.Forged()

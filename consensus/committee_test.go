@@ -286,6 +286,38 @@ func TestVerifyVotes(t *testing.T) {
 	}
 }
 
+// A batch is accepted or refused whole: one bad vote refuses it, with the
+// reason of a vote that failed before any signature was checked (an unknown
+// seat, a signature that is not a point), else a bad batch signature.
+func TestVerifyVoteBatch(t *testing.T) {
+	g, keys := testGenesis(t, 10, "0.75", 1, 2, 3, 4, 5)
+	c := mustCommittee(t, g)
+	rb := rbHash(5)
+	good := votes(keys, rb, 0, 1, 2, 3, 4)
+	if err := c.VerifyVoteBatch(good); err != nil {
+		t.Fatalf("a good batch: %v", err)
+	}
+	tests := []struct {
+		name  string
+		spoil func(*block.Vote)
+		want  error
+	}{
+		{"signed for another RB", func(v *block.Vote) { v.RbHash = rbHash(6) }, ErrBadVoteSignature},
+		{"another seat's signature", func(v *block.Vote) { v.Signature = good[3].Signature }, ErrBadVoteSignature},
+		{"no such seat", func(v *block.Vote) { v.VoterSeat = 5 }, ErrUnknownSeat},
+		{"not a point", func(v *block.Vote) { v.Signature[0] ^= 0x40 }, ErrBadVoteSignature},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			batch := append([]block.Vote{}, good...)
+			tt.spoil(&batch[1])
+			if err := c.VerifyVoteBatch(batch); !errors.Is(err, tt.want) {
+				t.Fatalf("VerifyVoteBatch: %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
 func TestVoter(t *testing.T) {
 	g, keys := testGenesis(t, 3, "0.75", 1, 10, 1, 10, 10) // seats: pool1, pool3
 	c := mustCommittee(t, g)
@@ -310,4 +342,34 @@ func TestVoter(t *testing.T) {
 	if _, err := c.NewVoter(issuer(3), keys[1]); !errors.Is(err, ErrWrongVotingKey) {
 		t.Errorf("another pool's key: %v", err)
 	}
+}
+
+// BenchmarkForgedVoteBatch is the cost of a batch of 100 votes with one
+// forged signature: checked vote by vote to tell which failed
+// (VerifyVotes), against refused whole (VerifyVoteBatch, what the relay
+// does with a peer's batch).
+func BenchmarkForgedVoteBatch(b *testing.B) {
+	stakes := make([]uint64, 100)
+	seats := make([]int, len(stakes))
+	for i := range stakes {
+		stakes[i], seats[i] = 1, i
+	}
+	g, keys := testGenesis(b, len(stakes), "0.75", stakes...)
+	c := mustCommittee(b, g)
+	forged := votes(keys, rbHash(5), seats...)
+	forged[len(forged)/2].RbHash = rbHash(6)
+	b.Run("checked one by one", func(b *testing.B) {
+		for b.Loop() {
+			if c.VerifyVotes(forged) == nil {
+				b.Fatal("a forged batch verified")
+			}
+		}
+	})
+	b.Run("refused whole", func(b *testing.B) {
+		for b.Loop() {
+			if c.VerifyVoteBatch(forged) == nil {
+				b.Fatal("a forged batch verified")
+			}
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package consensus
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/leiosnode/leiosnode/block"
@@ -24,36 +25,58 @@ func (c *Committee) VerifyVote(v *block.Vote) error {
 // VerifyVotes checks votes as VerifyVote does, their signatures in one
 // randomized batch. It returns nil when every vote verifies; otherwise one
 // error per vote, nil for those that verify (when the batch fails, the votes
-// are checked one by one to tell which). The batch costs well under one
-// verification per vote, so a relay can check what a peer sends in bulk.
+// are checked one by one to tell which).
 func (c *Committee) VerifyVotes(votes []block.Vote) []error {
-	var errs []error
-	fail := func(i int, err error) {
-		if errs == nil {
-			errs = make([]error, len(votes))
-		}
-		errs[i] = err
-	}
-	batch := make([]bls.SignedMessage, 0, len(votes))
-	index := make([]int, 0, len(votes)) // vote of each batch entry
-	for i := range votes {
-		item, err := c.signedVote(&votes[i])
-		if err != nil {
-			fail(i, err)
-			continue
-		}
-		batch, index = append(batch, item), append(index, i)
-	}
+	batch, index, errs := c.signedVotes(votes)
 	if bls.VerifyBatch(batch) {
 		return errs
+	}
+	if errs == nil {
+		errs = make([]error, len(votes))
 	}
 	for k, item := range batch {
 		if !item.Key.Verify(item.Message, item.Signature) {
 			v := &votes[index[k]]
-			fail(index[k], fmt.Errorf("%w: seat %d, RB %x", ErrBadVoteSignature, v.VoterSeat, v.RbHash[:8]))
+			errs[index[k]] = fmt.Errorf("%w: seat %d, RB %x", ErrBadVoteSignature, v.VoterSeat, v.RbHash[:8])
 		}
 	}
 	return errs
+}
+
+// VerifyVoteBatch checks votes as one: every seat must exist and every
+// signature decode before any is verified, then all signatures are verified
+// in one randomized batch, which costs well under one verification per vote.
+// A batch that fails is refused whole, without finding which vote failed:
+// what a peer sends, it pays for, and a forged batch costs the node one
+// batch check, not one check per vote.
+func (c *Committee) VerifyVoteBatch(votes []block.Vote) error {
+	batch, _, errs := c.signedVotes(votes)
+	if errs != nil {
+		return errors.Join(errs...)
+	}
+	if !bls.VerifyBatch(batch) {
+		return fmt.Errorf("%w: a batch of %d votes", ErrBadVoteSignature, len(votes))
+	}
+	return nil
+}
+
+// signedVotes looks up the seat and decodes the signature of each vote: the
+// batch of those that did, the vote of each batch entry, and an error per
+// vote (nil if none failed).
+func (c *Committee) signedVotes(votes []block.Vote) (batch []bls.SignedMessage, index []int, errs []error) {
+	batch, index = make([]bls.SignedMessage, 0, len(votes)), make([]int, 0, len(votes))
+	for i := range votes {
+		item, err := c.signedVote(&votes[i])
+		if err != nil {
+			if errs == nil {
+				errs = make([]error, len(votes))
+			}
+			errs[i] = err
+			continue
+		}
+		batch, index = append(batch, item), append(index, i)
+	}
+	return batch, index, errs
 }
 
 // signedVote looks up the vote's seat and decodes its signature.

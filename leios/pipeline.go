@@ -238,8 +238,18 @@ type Stats struct {
 	VotesReceived uint64 // valid votes new to this node, from peers
 	VotesRelayed  uint64 // valid votes new to this node, from anyone: relayed to every peer
 	VotesInvalid  uint64 // refused: unknown RB, seat or signature
-	CertsVerified uint64 // certificates of new CertRBs that verified
-	CertsApplied  uint64 // new CertRBs applied with their certified closures
+	// VotesDelivered counts every vote handed to the relay, copies from
+	// several peers included; VotesVerified those its signature check saw
+	// (each distinct vote once: VotesVerified / VotesRelayed is the
+	// verifications per vote); VotesRepeated those a peer sent twice on one
+	// stream (its violation); VotesShed those past a peer's verification
+	// budget, dropped unchecked.
+	VotesDelivered uint64
+	VotesVerified  uint64
+	VotesRepeated  uint64
+	VotesShed      uint64
+	CertsVerified  uint64 // certificates of new CertRBs that verified
+	CertsApplied   uint64 // new CertRBs applied with their certified closures
 }
 
 // Stats returns the pipeline's counts.
@@ -259,6 +269,10 @@ func (p *Pipeline) Stats() Stats {
 		VotesReceived:    p.votesReceived.Load(),
 		VotesRelayed:     vs.Relayed,
 		VotesInvalid:     vs.Invalid,
+		VotesDelivered:   vs.Received,
+		VotesVerified:    vs.Verified,
+		VotesRepeated:    vs.Repeated,
+		VotesShed:        vs.Shed,
 		CertsVerified:    p.certsVerified.Load(),
 		CertsApplied:     p.certsApplied.Load(),
 	}

@@ -1,7 +1,6 @@
 package leios
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -10,10 +9,10 @@ import (
 )
 
 // validateVotes is the relay's check of a batch of votes new to it: each
-// from a real seat of the committee, each signature verifying, in one
-// randomized batch.
+// from a real seat of the committee, the signatures verifying in one
+// randomized batch, refused whole if one fails.
 func (p *Pipeline) validateVotes(votes []block.Vote) error {
-	return errors.Join(p.opts.Validator.Committee().VerifyVotes(votes)...)
+	return p.opts.Validator.Committee().VerifyVoteBatch(votes)
 }
 
 // Vote relays this node's own vote to every peer, through the same checks

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -71,6 +72,19 @@ type follower struct {
 	// hashes with their slots: their votes are ignored.
 	refused    map[block.Point]struct{}
 	refusedRBs map[block.Hash]uint64
+	// votes holds the seats whose vote the peer sent, per RB: a relay sends
+	// each once.
+	votes map[block.Hash]*peerVotes
+	// voteBudget is how many votes the peer may still have checked, refilled
+	// at Options.VotesPerSecond up to two full messages since budgetAt.
+	voteBudget float64
+	budgetAt   time.Time
+}
+
+// peerVotes are the seats whose vote for one RB (of slot) a peer sent.
+type peerVotes struct {
+	slot  uint64
+	seats map[uint16]struct{}
 }
 
 func newFollower(r *Relay, from peer.ID) *follower {
@@ -81,6 +95,9 @@ func newFollower(r *Relay, from peer.ID) *follower {
 		announced:  make(map[block.Point]struct{}),
 		refused:    make(map[block.Point]struct{}),
 		refusedRBs: make(map[block.Hash]uint64),
+		votes:      make(map[block.Hash]*peerVotes),
+		voteBudget: 2 * MaxVotesPerMessage,
+		budgetAt:   r.opts.Now(),
 	}
 }
 
@@ -107,6 +124,10 @@ func (f *follower) handle(msg protocol.Message) error {
 			_, refused := f.refusedRBs[v.RbHash]
 			return refused
 		})
+		if err := f.noRepeats(votes); err != nil {
+			return err
+		}
+		votes = f.withinBudget(votes)
 		fresh, err := f.r.Votes(votes)
 		if len(fresh) > 0 && opts.OnVotes != nil {
 			opts.OnVotes(f.from, fresh)
@@ -176,6 +197,45 @@ func (f *follower) offered(p block.Point) (ok bool, err error) {
 	return false, fmt.Errorf("%w: %s", ErrUnannouncedOffer, p)
 }
 
+// noRepeats records the seats the peer sent votes for; a seat's vote for
+// one RB sent twice on the stream is its violation. A vote for an RB the
+// relay never accepted is left for Votes to refuse.
+func (f *follower) noRepeats(votes []block.Vote) error {
+	for _, v := range votes {
+		pv := f.votes[v.RbHash]
+		if pv == nil {
+			slot, ok := f.r.rbSlot(v.RbHash)
+			if !ok {
+				return nil
+			}
+			pv = &peerVotes{slot: slot, seats: make(map[uint16]struct{})}
+			f.votes[v.RbHash] = pv
+		}
+		if _, repeated := pv.seats[v.VoterSeat]; repeated {
+			f.r.stats.repeatedVotes.Add(1)
+			return fmt.Errorf("%w: RB %s seat %d", ErrRepeatedVote, v.RbHash.Short(), v.VoterSeat)
+		}
+		pv.seats[v.VoterSeat] = struct{}{}
+	}
+	return nil
+}
+
+// withinBudget returns the votes the peer's verification budget covers,
+// and sheds the rest.
+func (f *follower) withinBudget(votes []block.Vote) []block.Vote {
+	now := f.r.opts.Now()
+	perSecond := float64(f.r.opts.VotesPerSecond)
+	f.voteBudget = min(2*MaxVotesPerMessage, f.voteBudget+now.Sub(f.budgetAt).Seconds()*perSecond)
+	f.budgetAt = now
+	take := min(len(votes), int(f.voteBudget))
+	f.voteBudget -= float64(take)
+	if shed := len(votes) - take; shed > 0 {
+		f.r.stats.shedVotes.Add(uint64(shed))
+		f.r.log.Debug("votes past the peer's verification budget dropped", "peer", f.from, "count", shed)
+	}
+	return votes[:take]
+}
+
 // prune forgets the state below the relay's pruned slot.
 func (f *follower) prune() {
 	floor := f.r.pruned.Load()
@@ -188,4 +248,5 @@ func (f *follower) prune() {
 	maps.DeleteFunc(f.announced, below)
 	maps.DeleteFunc(f.refused, below)
 	maps.DeleteFunc(f.refusedRBs, func(_ block.Hash, slot uint64) bool { return slot < floor })
+	maps.DeleteFunc(f.votes, func(_ block.Hash, pv *peerVotes) bool { return pv.slot < floor })
 }

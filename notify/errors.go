@@ -26,6 +26,10 @@ var (
 	// not exist or a signature that does not verify. A relay validates what
 	// it relays, so no honest peer sends one: the peer is disconnected.
 	ErrInvalidVote = protocol.NewDisconnectViolation("notify: invalid vote")
+	// ErrRepeatedVote: the peer sent one (RB, seat)'s vote twice on its
+	// stream. Its relay sends each vote once; a replay costs the node the
+	// decoding and the lookups of every copy, so it is the sender's fault.
+	ErrRepeatedVote = protocol.NewViolation("notify: the peer sent a vote twice")
 	// ErrUnknownRB: a vote for an RB whose header was not accepted here. A
 	// peer's relay sends an RB's header before its votes.
 	ErrUnknownRB = protocol.NewViolation("notify: vote for an RB never announced")

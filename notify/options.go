@@ -34,6 +34,12 @@ type Options struct {
 	// VoteWindow is when votes for an RB are relayed. The zero value relays
 	// them at any time.
 	VoteWindow VoteWindow
+	// VotesPerSecond bounds the votes one peer may hand to the relay's
+	// checks per second, in bursts of up to two full messages; the rest are
+	// dropped unchecked (VoteStats.Shed). An honest peer relays each seat's
+	// vote once per RB: a committee of 500 with an RB every 20 s is 25 a
+	// second. Default 1000.
+	VotesPerSecond int
 
 	// The node's sinks for what peers send, called by each peer's client in
 	// the order the peer sent it, concurrently across peers. They must not
@@ -83,6 +89,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxQueue <= 0 {
 		o.MaxQueue = 16384
+	}
+	if o.VotesPerSecond <= 0 {
+		o.VotesPerSecond = 1000
 	}
 	if o.KeepAlive <= 0 {
 		o.KeepAlive = protocol.KeepAlive

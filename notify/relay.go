@@ -39,7 +39,16 @@ type Relay struct {
 	points       map[block.Point]struct{}     // announced by some accepted header
 	offers       map[block.Point]*offerState  // held by the Store; sent once announced
 	votes        map[block.Hash]*rbVotes      // for accepted headers only
+	verifying    map[voteKey]chan struct{}    // votes some batch is verifying now; closed when done
 	queues       map[*peerQueue]struct{}      // served peers
+}
+
+// voteKey names a vote whole, its signature included: a forged vote for a
+// seat must not shadow the seat's real one while it is being verified.
+type voteKey struct {
+	rb   block.Hash
+	seat uint16
+	sig  block.Bytes48
 }
 
 type slotIssuer struct {
@@ -78,6 +87,7 @@ func NewRelay(opts Options) (*Relay, error) {
 		points:       make(map[block.Point]struct{}),
 		offers:       make(map[block.Point]*offerState),
 		votes:        make(map[block.Hash]*rbVotes),
+		verifying:    make(map[voteKey]chan struct{}),
 		queues:       make(map[*peerQueue]struct{}),
 	}, nil
 }
@@ -219,10 +229,24 @@ func offerMessages(p block.Point, st *offerState) []protocol.Message {
 // outside Options.VoteWindow is not relayed (late, or early by more than
 // the clock skew), nor is it an error. If Options.ValidateVotes refuses the
 // new votes, none is relayed and the error wraps ErrInvalidVote.
+//
+// Each vote is verified once: a vote already relayed or repeated in the
+// batch is dropped before the check, and one that another peer's batch is
+// verifying right now waits for that check instead of repeating it — and is
+// verified here only if that batch was refused (a forged batch must not
+// suppress an honest copy). VoteStats counts the votes verified against
+// those received.
 func (r *Relay) Votes(votes []block.Vote) ([]block.Vote, error) {
+	r.stats.receivedVotes.Add(uint64(len(votes)))
+	return r.relayVotes(votes)
+}
+
+func (r *Relay) relayVotes(votes []block.Vote) ([]block.Vote, error) {
 	now := r.opts.Clock.SlotAt(r.opts.Now())
 	r.mu.Lock()
 	unseen := make([]block.Vote, 0, len(votes))
+	var elsewhere []block.Vote // being verified by another batch
+	var awaited []chan struct{}
 	outside := 0
 	for _, v := range votes {
 		h, known := r.headers[v.RbHash]
@@ -240,9 +264,32 @@ func (r *Relay) Votes(votes []block.Vote) ([]block.Vote, error) {
 				continue
 			}
 		}
+		key := voteKey{v.RbHash, v.VoterSeat, v.Signature}
+		if done, inFlight := r.verifying[key]; inFlight {
+			// Another batch's, or a repeat within this one (whose check
+			// is over by the time it is awaited).
+			elsewhere, awaited = append(elsewhere, v), append(awaited, done)
+			continue
+		}
+		r.verifying[key] = make(chan struct{})
 		unseen = append(unseen, v)
 	}
 	r.mu.Unlock()
+	fresh, err := r.verifyAndRelay(unseen, outside)
+	if err != nil || len(elsewhere) == 0 {
+		return fresh, err
+	}
+	for _, done := range awaited {
+		<-done
+	}
+	more, err := r.relayVotes(elsewhere) // relayed by now unless refused there
+	return append(fresh, more...), err
+}
+
+// verifyAndRelay checks the votes this batch claimed for verification and
+// relays those still new.
+func (r *Relay) verifyAndRelay(unseen []block.Vote, outside int) ([]block.Vote, error) {
+	defer r.doneVerifying(unseen)
 	if outside > 0 {
 		r.stats.outsideWindow.Add(uint64(outside))
 		r.log.Debug("votes outside their window not relayed", "count", outside)
@@ -251,6 +298,7 @@ func (r *Relay) Votes(votes []block.Vote) ([]block.Vote, error) {
 		return nil, nil
 	}
 	if r.opts.ValidateVotes != nil {
+		r.stats.verifiedVotes.Add(uint64(len(unseen)))
 		if err := r.opts.ValidateVotes(unseen); err != nil {
 			r.stats.invalidVotes.Add(uint64(len(unseen)))
 			return nil, fmt.Errorf("%w: %w", ErrInvalidVote, err)
@@ -271,7 +319,7 @@ func (r *Relay) Votes(votes []block.Vote) ([]block.Vote, error) {
 			r.votes[v.RbHash] = rv
 		}
 		if _, dup := rv.bySeat[v.VoterSeat]; dup {
-			continue // a duplicate within the batch, or relayed meanwhile
+			continue // the seat's vote with another signature, relayed meanwhile
 		}
 		rv.bySeat[v.VoterSeat] = v
 		fresh = append(fresh, v)
@@ -281,6 +329,32 @@ func (r *Relay) Votes(votes []block.Vote) ([]block.Vote, error) {
 		r.pushVotes(q, fresh)
 	}
 	return fresh, nil
+}
+
+// doneVerifying ends the verification of votes and wakes the batches that
+// waited for it.
+func (r *Relay) doneVerifying(votes []block.Vote) {
+	if len(votes) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, v := range votes {
+		key := voteKey{v.RbHash, v.VoterSeat, v.Signature}
+		close(r.verifying[key])
+		delete(r.verifying, key)
+	}
+}
+
+// rbSlot returns the slot of an accepted header.
+func (r *Relay) rbSlot(rb block.Hash) (uint64, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h, ok := r.headers[rb]
+	if !ok {
+		return 0, false
+	}
+	return h.Slot, true
 }
 
 // VotesFor returns the votes relayed for the RB rbHash, by seat.
