@@ -16,5 +16,8 @@
 // store itself, and a request never waits on a lock longer than its own
 // timeout. A client is held to limits (limits.go): its headers, its whole
 // request and its idle connection are timed, a body over the limit is 413,
-// and requests beyond MaxRequests in flight are 503 at once.
+// and requests beyond MaxRequests in flight are 503 at once; submits take at
+// most MaxUploads of those, and one client address may be sending at most
+// MaxUploadsPerClient bodies at once, so slow uploads never starve reads or
+// other clients.
 package api

@@ -157,3 +157,44 @@ func TestBusyIs503(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// 64 slow uploads from one address, as many as MaxRequests, leave the reads
+// and other clients' submits answered: that address may be sending at most
+// MaxUploadsPerClient bodies at once, the rest are 503 at once, and uploads
+// never take more than MaxUploads of the slots.
+func TestSlowUploadsStarveNoOne(t *testing.T) {
+	addr := serveLimited(t, Options{})
+	refused := 0
+	for range DefaultMaxRequests {
+		c := slowClient(t, addr, 1000, 50*time.Millisecond) // 50 s a body, past the test
+		// The accepted ones say nothing before their body is in.
+		_ = c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "" {
+				refused++
+			}
+		}
+	}
+	if want := DefaultMaxRequests - DefaultMaxUploadsPerClient; refused != want {
+		t.Fatalf("%d slow uploads from one address refused at once, want %d", refused, want)
+	}
+	get, err := http.Get("http://" + addr + "/api/mempool/00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	get.Body.Close()
+	if get.StatusCode != http.StatusBadRequest { // a bad id: it reached its handler
+		t.Fatalf("a read while the slow uploads hang: %d", get.StatusCode)
+	}
+	// Another client's submit is received and judged (garbage: 400).
+	other := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext}}
+	post, err := other.Post("http://"+addr+"/api/submit/tx", "application/cbor", strings.NewReader("not a tx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	post.Body.Close()
+	if post.StatusCode != http.StatusBadRequest {
+		t.Fatalf("another client's submit while the slow uploads hang: %d", post.StatusCode)
+	}
+}

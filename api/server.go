@@ -58,8 +58,12 @@ type Options struct {
 	ReadTimeout       time.Duration
 	IdleTimeout       time.Duration
 	// MaxRequests bounds the requests in flight; beyond it a request is
-	// answered 503 at once. Default 64.
-	MaxRequests int
+	// answered 503 at once. Default 64. MaxUploads bounds those with a body
+	// (submits), so that reads always have the rest, and
+	// MaxUploadsPerClient those from one client address. Defaults 32, 4.
+	MaxRequests         int
+	MaxUploads          int
+	MaxUploadsPerClient int
 	// Forks is what chain sync knows of the peers' chains
 	// (chainsync.Service.Forks). Nil: nothing known.
 	Forks func() chainsync.ForkStatus
@@ -90,6 +94,12 @@ func (o *Options) setDefaults() {
 	if o.MaxRequests <= 0 {
 		o.MaxRequests = DefaultMaxRequests
 	}
+	if o.MaxUploads <= 0 {
+		o.MaxUploads = min(DefaultMaxUploads, o.MaxRequests)
+	}
+	if o.MaxUploadsPerClient <= 0 {
+		o.MaxUploadsPerClient = min(DefaultMaxUploadsPerClient, o.MaxUploads)
+	}
 	if o.Forks == nil {
 		o.Forks = func() chainsync.ForkStatus { return chainsync.ForkStatus{} }
 	}
@@ -99,7 +109,7 @@ func (o *Options) setDefaults() {
 type Server struct {
 	opts    Options
 	mux     *http.ServeMux
-	handler http.Handler // mux, within MaxRequests
+	handler http.Handler // mux, within the limits of requests in flight
 	latency *latencyTracker
 }
 
@@ -107,7 +117,7 @@ type Server struct {
 func New(opts Options) (*Server, error) {
 	opts.setDefaults()
 	s := &Server{opts: opts, mux: http.NewServeMux(), latency: newLatencyTracker()}
-	s.handler = limited(s.mux, opts.MaxRequests)
+	s.handler = limited(s.mux, opts)
 	if err := s.registerMetrics(); err != nil {
 		return nil, err
 	}
