@@ -23,11 +23,11 @@ import (
 
 // Defaults of the limits' options.
 const (
-	DefaultReadHeaderTimeout = 5 * time.Second
-	DefaultReadTimeout       = 10 * time.Second
-	DefaultIdleTimeout       = 60 * time.Second
-	DefaultMaxRequests       = 64
-	DefaultMaxUploads        = DefaultMaxRequests / 2
+	DefaultReadHeaderTimeout   = 5 * time.Second
+	DefaultReadTimeout         = 10 * time.Second
+	DefaultIdleTimeout         = 60 * time.Second
+	DefaultMaxRequests         = 64
+	DefaultMaxUploads          = DefaultMaxRequests / 2
 	DefaultMaxUploadsPerClient = 4
 )
 
