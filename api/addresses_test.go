@@ -132,14 +132,15 @@ func TestAddressUTxOs(t *testing.T) {
 
 	mainnet := ledger.EnterpriseAddress(1, [28]byte(payee[1:]))
 	for path, says := range map[string]string{
-		"/api/addresses/addr_test1qqqq/utxos":                        "bech32",
+		"/api/addresses/addr_test1qqqq/utxos":                        "not an address this node reads",
+		"/api/addresses/zz/utxos":                                    "neither bech32 (addr1…, addr_test1…) nor hex",
 		"/api/addresses/" + ledger.FormatAddress(mainnet) + "/utxos": "address on network 1, this node's network is 0",
-		base + "?count=0": "count must be a number ≥ 1",
-		base + "?page=x":  "page must be a number ≥ 1",
+		base + "?count=0":                                            "count must be a number ≥ 1",
+		base + "?page=x":                                             "page must be a number ≥ 1",
 		"/api/addresses/" + hex.EncodeToString(append([]byte{0x70}, payee[1:]...)) + "/utxos": "script payment credential",
 	} {
-		if code, body := get(t, s.Handler(), path); code != http.StatusBadRequest || !strings.Contains(body, says) {
-			t.Errorf("GET %s: %d %s, want 400 saying %q", path, code, body, says)
+		if code, body := get(t, s.Handler(), path); code != http.StatusBadRequest || !strings.Contains(body, says) || strings.Contains(body, "transaction") {
+			t.Errorf("GET %s: %d %s, want 400 saying %q (and nothing of a transaction)", path, code, body, says)
 		}
 	}
 

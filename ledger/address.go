@@ -54,8 +54,17 @@ func BaseAddress(network byte, payment, stake [28]byte) []byte {
 // enterprise address with a key payment credential. Other kinds wrap
 // ErrUnsupported and name the kind; a wrong length wraps ErrMalformed.
 func CheckAddress(addr []byte) error {
+	if rule, detail := checkAddress(addr); rule != nil {
+		return fmt.Errorf("%w: %s", rule, detail)
+	}
+	return nil
+}
+
+// checkAddress is CheckAddress's verdict: the rule addr breaks and how, or
+// nil.
+func checkAddress(addr []byte) (rule error, detail string) {
 	if len(addr) == 0 {
-		return fmt.Errorf("%w: empty address", ErrMalformed)
+		return ErrMalformed, "empty address"
 	}
 	want := 0
 	switch kind := addr[0] >> 4; kind {
@@ -64,23 +73,38 @@ func CheckAddress(addr []byte) error {
 	case addrEnterprise:
 		want = enterpriseAddressSize
 	case 0x1, 0x3, 0x5, 0x7:
-		return fmt.Errorf("%w: script payment credential (address type %d)", ErrUnsupported, kind)
+		return ErrUnsupported, fmt.Sprintf("script payment credential (address type %d)", kind)
 	case 0x2:
-		return fmt.Errorf("%w: script stake credential (address type 2)", ErrUnsupported)
+		return ErrUnsupported, "script stake credential (address type 2)"
 	case 0x4:
-		return fmt.Errorf("%w: pointer address (address type 4)", ErrUnsupported)
+		return ErrUnsupported, "pointer address (address type 4)"
 	case 0x8:
-		return fmt.Errorf("%w: Byron bootstrap address", ErrUnsupported)
+		return ErrUnsupported, "Byron bootstrap address"
 	case 0xe, 0xf:
-		return fmt.Errorf("%w: reward (stake) address as output", ErrUnsupported)
+		return ErrUnsupported, "reward (stake) address as output"
 	default:
-		return fmt.Errorf("%w: unknown address type %d", ErrMalformed, kind)
+		return ErrMalformed, fmt.Sprintf("unknown address type %d", kind)
 	}
 	if len(addr) != want {
-		return fmt.Errorf("%w: address type %d of %d bytes, want %d", ErrMalformed, addr[0]>>4, len(addr), want)
+		return ErrMalformed, fmt.Sprintf("address type %d of %d bytes, want %d", addr[0]>>4, len(addr), want)
 	}
-	return nil
+	return nil, ""
 }
+
+// AddressError is why ParseAddress refused a text. It wraps ErrMalformed
+// or ErrUnsupported, but says "address", not "transaction": the text was
+// never part of one.
+type AddressError struct {
+	Text   string
+	Rule   error // ErrMalformed or ErrUnsupported
+	Detail string
+}
+
+func (e *AddressError) Error() string {
+	return fmt.Sprintf("not an address this node reads: %q: %s", e.Text, e.Detail)
+}
+
+func (e *AddressError) Unwrap() error { return e.Rule }
 
 // AddressNetwork is the network id of a Shelley address (the header's low
 // nibble). Meaningful only for an address CheckAddress accepts.
@@ -136,32 +160,35 @@ func FormatAddress(addr []byte) string {
 // or ErrUnsupported.
 func ParseAddress(s string) ([]byte, error) {
 	s = strings.TrimSpace(s)
+	bad := func(rule error, format string, args ...any) error {
+		return &AddressError{Text: s, Rule: rule, Detail: fmt.Sprintf(format, args...)}
+	}
 	var addr []byte
 	if strings.HasPrefix(strings.ToLower(s), MainnetAddressPrefix) {
 		prefix, data, version, err := bech32.DecodeNoLimitWithVersion(s)
 		if err != nil {
-			return nil, fmt.Errorf("%w: address %q: bech32: %v", ErrMalformed, s, err)
+			return nil, bad(ErrMalformed, "bech32: %v", err)
 		}
 		if version != bech32.Version0 {
-			return nil, fmt.Errorf("%w: address %q: a bech32m checksum, Cardano addresses use bech32", ErrMalformed, s)
+			return nil, bad(ErrMalformed, "a bech32m checksum, Cardano addresses use bech32")
 		}
 		if prefix != MainnetAddressPrefix && prefix != TestnetAddressPrefix {
-			return nil, fmt.Errorf("%w: %q: bech32 prefix %q is not an address's (%s, %s)", ErrMalformed, s, prefix, MainnetAddressPrefix, TestnetAddressPrefix)
+			return nil, bad(ErrMalformed, "bech32 prefix %q is not an address's (%s, %s)", prefix, MainnetAddressPrefix, TestnetAddressPrefix)
 		}
 		if addr, err = bech32.ConvertBits(data, 5, 8, false); err != nil {
-			return nil, fmt.Errorf("%w: address %q: bech32: %v", ErrMalformed, s, err)
+			return nil, bad(ErrMalformed, "bech32: %v", err)
 		}
 		if len(addr) > 0 && prefix != AddressPrefix(AddressNetwork(addr)) {
-			return nil, fmt.Errorf("%w: address %q: prefix %q on network %d, want %q", ErrMalformed, s, prefix, AddressNetwork(addr), AddressPrefix(AddressNetwork(addr)))
+			return nil, bad(ErrMalformed, "prefix %q on network %d, want %q", prefix, AddressNetwork(addr), AddressPrefix(AddressNetwork(addr)))
 		}
 	} else {
 		var err error
 		if addr, err = hex.DecodeString(s); err != nil {
-			return nil, fmt.Errorf("%w: address %q is neither bech32 (addr1…, addr_test1…) nor hex", ErrMalformed, s)
+			return nil, bad(ErrMalformed, "neither bech32 (addr1…, addr_test1…) nor hex")
 		}
 	}
-	if err := CheckAddress(addr); err != nil {
-		return nil, fmt.Errorf("address %s: %w", s, err)
+	if rule, detail := checkAddress(addr); rule != nil {
+		return nil, bad(rule, "%s", detail)
 	}
 	return addr, nil
 }
