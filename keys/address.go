@@ -26,9 +26,10 @@ func EnterpriseAddress(vkey ed25519.PublicKey, networkID byte) ([]byte, error) {
 }
 
 // WriteAddressFile writes an address file as cardano-cli does: the address
-// in bech32 (ledger.FormatAddress) and a newline.
+// in bech32 (ledger.FormatAddress) and no newline — tools such as
+// cardano-serialization-lib's Address.from_bech32 refuse one.
 func WriteAddressFile(path string, addr []byte) error {
-	return os.WriteFile(path, []byte(ledger.FormatAddress(addr)+"\n"), 0o644)
+	return os.WriteFile(path, []byte(ledger.FormatAddress(addr)), 0o644)
 }
 
 // ReadAddressFile reads an address file: one address, in bech32 as

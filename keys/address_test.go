@@ -23,7 +23,7 @@ func TestAddressFiles(t *testing.T) {
 	if err := WriteAddressFile(path, addr); err != nil {
 		t.Fatal(err)
 	}
-	if text, _ := os.ReadFile(path); string(text) != "addr_test1vz2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzerspjrlsz\n" {
+	if text, _ := os.ReadFile(path); string(text) != "addr_test1vz2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzerspjrlsz" {
 		t.Errorf("address file %q", text)
 	}
 	hexPath := filepath.Join(dir, "old.addr")
