@@ -34,18 +34,14 @@ func (m *Mempool) abandonedSince(old block.Tip) []*ledger.Tx {
 // selected; so did, at this sync, every tx that spends its outputs (a chain
 // of txs). Both are still valid on the winning chain once the first is
 // back, so the abandoned txs are added again, oldest first, then the txs the
-// sync dropped (looked up in the snapshot from before it), in their old
-// order: every dependent after what it spends. Without a rollback, a
+// sync dropped, in their old order: every dependent after what it spends —
+// those admitted while the sync ran too, which no snapshot from before it
+// held. Without a rollback, a
 // dropped tx is one the new blocks included or conflict with, and stays
 // dropped. Failures are expected (a tx the winning chain also holds) and
 // ignored.
-func (m *Mempool) giveBack(ctx context.Context, abandoned []*ledger.Tx, before *Snapshot, dropped []block.Hash) {
-	txs := abandoned
-	for _, hash := range dropped {
-		if entry, ok := before.Lookup(hash); ok {
-			txs = append(txs, entry.Tx)
-		}
-	}
+func (m *Mempool) giveBack(ctx context.Context, abandoned, dropped []*ledger.Tx) {
+	txs := append(abandoned[:len(abandoned):len(abandoned)], dropped...)
 	readded := 0
 	for _, tx := range txs {
 		addCtx, cancel := context.WithTimeout(ctx, giveBackWait)

@@ -55,6 +55,61 @@ func TestRunGivesBackWhatARollbackAbandoned(t *testing.T) {
 	checkSnapshot(t, m.Snapshot(), a, after, probesOf(g, a, []*ledger.Tx{both}))
 }
 
+// A tx admitted while the sync after a rollback runs, spending what the
+// lost block's tx created, is dropped by that sync like those held before
+// it — and given back like them, though the snapshot from before the sync
+// never held it.
+func TestRunGivesBackWhatWasAdmittedDuringTheSync(t *testing.T) {
+	w := newWallet(1)
+	g := w.genesis()
+	in0 := ledger.GenesisTxIn(w.addrs[0])
+	a := w.chain(t, in0, g[in0], 3) // a[0] in the losing block, a[1] held, a[2] admitted mid-sync
+	l := newTestLedger(g)
+	_, _, lost := revalidate(g, 0, a[:1])
+	lostTip := l.advance(lost)
+	var addedMidSync bool
+	m := newTestMempool(t, l, Options{
+		Abandoned: func(old block.Tip) ([]*ledger.Tx, error) {
+			if old == lostTip && l.currentTip() != lostTip {
+				return a[:1], nil
+			}
+			return nil, nil
+		},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	m.opts.hooks.afterRevalidate = func(round int) {
+		if round == 0 && !addedMidSync {
+			addedMidSync = true
+			mustAdd(t, m, a[2])
+		}
+	}
+	mustAdd(t, m, a[1])
+
+	wonTip := l.advance(g) // the rollback: back to genesis, the lost block's tx in no block
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error)
+	go func() { ran <- m.Run(ctx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for s := m.Snapshot(); s.Tip() != wonTip || s.Len() < len(a); s = m.Snapshot() {
+		if time.Now().After(deadline) {
+			t.Fatalf("Run did not give back every tx: %d of %d at %s (added mid-sync: %v)", s.Len(), len(a), s.Tip(), addedMidSync)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !addedMidSync {
+		t.Fatal("the sync never ran its hook")
+	}
+	for _, tx := range a {
+		if !m.Snapshot().Has(tx.Hash()) {
+			t.Fatalf("tx %x not given back", tx.Hash())
+		}
+	}
+}
+
 // On a chain with forks whose views say what was spent, the sync after a
 // rollback takes the full path and Run gives back what the lost block held;
 // the next extension takes the extension path and keeps what it did not

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/ledger"
 )
 
 // SyncPath is how a sync judged the txs it kept.
@@ -52,6 +53,9 @@ type SyncReport struct {
 	Dropped     []block.Hash  // txs invalid at the new tip, in ticket order
 	Restarts    int           // restarts caused by removals
 	LockHeld    time.Duration // how long the commit held the add lock
+	// dropped are the txs of Dropped: what a rollback's give-back adds
+	// again, those admitted while the sync ran included.
+	dropped []*ledger.Tx
 }
 
 // Run syncs the mempool on every tip change until ctx ends and, after a
@@ -65,8 +69,7 @@ func (m *Mempool) Run(ctx context.Context) error {
 	}
 	for {
 		changed := m.opts.TipChanged() // before the sync, so no change is missed
-		before := m.Snapshot()
-		abandoned := m.abandonedSince(before.Tip())
+		abandoned := m.abandonedSince(m.Snapshot().Tip())
 		r, err := m.Sync(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -75,7 +78,7 @@ func (m *Mempool) Run(ctx context.Context) error {
 			return err
 		}
 		if len(abandoned) > 0 {
-			m.giveBack(ctx, abandoned, before, r.Dropped)
+			m.giveBack(ctx, abandoned, r.dropped)
 		}
 		select {
 		case <-changed:
@@ -266,7 +269,7 @@ func (j *judge) run(ctx context.Context, txs []Entry, from int, r *SyncReport, y
 			return err
 		}
 		if !keep {
-			r.Dropped = append(r.Dropped, e.Tx.Hash())
+			r.Dropped, r.dropped = append(r.Dropped, e.Tx.Hash()), append(r.dropped, e.Tx)
 			continue
 		}
 		j.cand.add(e)
