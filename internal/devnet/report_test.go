@@ -452,6 +452,10 @@ func TestLeiosReport(t *testing.T) {
         "votesCast": 0,
         "votesReceived": 0,
         "votesInvalid": 0,
+        "votesVerified": 0,
+        "verificationsPerVote": 0,
+        "votesRepeated": 0,
+        "votesShed": 0,
         "certificatesBuilt": 0
       },
       "ebsListed": 3,
@@ -472,6 +476,10 @@ func TestLeiosReport(t *testing.T) {
         "votesCast": 0,
         "votesReceived": 0,
         "votesInvalid": 0,
+        "votesVerified": 0,
+        "verificationsPerVote": 0,
+        "votesRepeated": 0,
+        "votesShed": 0,
         "certificatesBuilt": 0
       },
       "ebsListed": 4,
@@ -498,6 +506,10 @@ func TestLeiosReport(t *testing.T) {
         "votesCast": 0,
         "votesReceived": 0,
         "votesInvalid": 0,
+        "votesVerified": 0,
+        "verificationsPerVote": 0,
+        "votesRepeated": 0,
+        "votesShed": 0,
         "certificatesBuilt": 0
       },
       "ebsListed": 0,
