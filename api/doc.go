@@ -9,7 +9,7 @@
 //	GET  /api/parameters            the protocol parameters, for wallets
 //	GET  /api/ebs                   when this node first held each recent EB
 //	GET  /api/blocks                the selected chain's blocks and the txs each applied
-//	GET  /debug/pprof/              Go's profiles of the running node
+//	GET  /debug/pprof/              Go's profiles of the running node, if Options.Pprof
 //
 // Its types are also the JSON that tools such as the devnet supervisor read.
 // It reads the node's parts and submits to the mempool; it never writes a

@@ -198,3 +198,19 @@ func TestSlowUploadsStarveNoOne(t *testing.T) {
 		t.Fatalf("another client's submit while the slow uploads hang: %d", post.StatusCode)
 	}
 }
+
+// Go's profiles are served only when the config asks: a profile or a trace
+// costs the node, and anyone who reaches the API could ask for one.
+func TestPprofOnlyWhenAsked(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		s, err := New(Options{MaxTxSize: 16384, Registry: prometheus.NewRegistry(), Pprof: on})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/debug/pprof/", nil))
+		if want := map[bool]int{false: http.StatusNotFound, true: http.StatusOK}[on]; rec.Code != want {
+			t.Errorf("pprof %v: GET /debug/pprof/ = %d, want %d", on, rec.Code, want)
+		}
+	}
+}

@@ -64,6 +64,8 @@ type Options struct {
 	MaxRequests         int
 	MaxUploads          int
 	MaxUploadsPerClient int
+	// Pprof serves Go's profiles at /debug/pprof/ (config.Config.Pprof).
+	Pprof bool
 	// Forks is what chain sync knows of the peers' chains
 	// (chainsync.Service.Forks). Nil: nothing known.
 	Forks func() chainsync.ForkStatus
@@ -134,7 +136,16 @@ func New(opts Options) (*Server, error) {
 		writeJSON(w, http.StatusOK, s.opts.Leios.EBTimes())
 	})
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Registry, promhttp.HandlerOpts{}))
-	// Profiles of the running node, for finding what limits it.
+	if opts.Pprof {
+		s.servePprof()
+	}
+	return s, nil
+}
+
+// servePprof serves the profiles of the running node, for finding what
+// limits it.
+func (s *Server) servePprof() {
+	opts := s.opts
 	s.mux.HandleFunc("GET /debug/pprof/", pprof.Index)
 	if opts.CPU != nil {
 		s.mux.HandleFunc("GET /debug/pprof/profile", opts.CPU.ProfileHandler)
@@ -142,7 +153,6 @@ func New(opts Options) (*Server, error) {
 		s.mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 	}
 	s.mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
-	return s, nil
 }
 
 // Handler is the API's routes within its limit of requests in flight, for

@@ -53,6 +53,10 @@ type Config struct {
 	// and with peer sharing, peers it dials at addresses peers shared, up
 	// to this number. 0 is the default, 8.
 	TargetPeers int `json:"targetPeers,omitempty"`
+	// Pprof serves Go's profiles of the running node at /debug/pprof/ on
+	// HTTPAddr. Off by default: anyone who reaches HTTPAddr could have the
+	// node record a profile or a trace, which costs it while it runs.
+	Pprof bool `json:"pprof,omitempty"`
 
 	// Path is the file Load read, for messages that name a setting.
 	Path string `json:"-"`

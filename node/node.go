@@ -156,6 +156,7 @@ func (n *Node) build(opts Options) (err error) {
 		Mempool:       n.mempool,
 		Admission:     n.admission,
 		CPU:           n.cpu,
+		Pprof:         cfg.Pprof,
 		Leios:         n.leios,
 		Host:          n.host,
 		Forger:        n.forger,
@@ -207,7 +208,7 @@ func (n *Node) buildMempool() error {
 		Params: n.genesis.ProtocolParams,
 		// Room for two blocks' worth of txs, RB and EB, of this network.
 		CapacityBytes: 2 * (n.genesis.Leios.RBMaxBodyBytes + n.genesis.Leios.EBMaxClosureBytes),
-		Logger: n.log.With("component", "mempool"),
+		Logger:        n.log.With("component", "mempool"),
 	})
 	return err
 }

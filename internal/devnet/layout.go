@@ -337,6 +337,9 @@ func (d *Layout) writeNodeConfig(n Node, producer bool, peers []string, logLevel
 		HTTPAddr:     n.HTTPAddr,
 		NodeKeyFile:  nodeKeyFileName,
 		LogLevel:     logLevel,
+		// On loopback nothing else reaches the API: profiles on, for the
+		// benchmarks and whoever watches the devnet.
+		Pprof: !d.OnHosts,
 	}
 	if producer {
 		cfg.IssuerKeyFile, cfg.VRFKeyFile, cfg.BLSKeyFile = issuerSKeyName, vrfSKeyName, blsSKeyName
