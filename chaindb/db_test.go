@@ -112,6 +112,32 @@ func TestExtendMovesImmutableTip(t *testing.T) {
 	if got, want := backingKeys(t, db), keysOf(replay(t, genesis, chain[:4])); len(got) != len(want) {
 		t.Fatalf("backing store has %d keys, model %d", len(got), len(want))
 	}
+
+	// Blocks reads a range one block at a time, holding no lock between
+	// blocks: a block added mid-range (which takes the write lock and moves
+	// the immutable tip past blocks the range noted as volatile) neither
+	// waits for the reader nor changes what it reads.
+	seq, err := db.Blocks(blocks[1].Point(), blocks[5].Point())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var streamed []block.Hash
+	for blk, err := range seq {
+		if err != nil {
+			t.Fatal(err)
+		}
+		streamed = append(streamed, blk.Hash())
+		if len(streamed) == 1 {
+			tx := testTx{Spend: []ledger.TxIn{spend}, Outs: []testOut{{Addr: []byte("a"), Coin: 5}}}
+			b := f.next(parent, 2, tx)
+			mustAdd(t, db, b)
+			blocks, parent = append(blocks, b), b.Header
+			spend = ledger.TxIn{TxID: block.HashBytes(encodeTx(tx)), Index: 0}
+		}
+	}
+	if len(streamed) != 5 || streamed[0] != blocks[1].Hash() || streamed[4] != blocks[5].Hash() || db.ImmutableTip() != tipOf(blocks[4]) {
+		t.Fatalf("Blocks #2..#6 streamed %d blocks, immutable tip %s", len(streamed), db.ImmutableTip())
+	}
 }
 
 func TestAddBlockRefusals(t *testing.T) {

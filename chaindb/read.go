@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -105,9 +106,33 @@ func (db *DB) FindIntersect(points []block.Point) (block.Point, bool) {
 }
 
 // BlockRange returns the selected chain's blocks from..to, both included and
-// both on the selected chain, for block fetch. ErrNotFound if either point
-// is not on it or to comes before from.
+// both on the selected chain. ErrNotFound if either point is not on it or to
+// comes before from. It holds the whole range in memory: block fetch serves
+// ranges with Blocks.
 func (db *DB) BlockRange(from, to block.Point) ([]*block.Block, error) {
+	blocks, err := db.Blocks(from, to)
+	if err != nil {
+		return nil, err
+	}
+	var out []*block.Block
+	for blk, err := range blocks {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, blk)
+	}
+	return out, nil
+}
+
+// Blocks returns the selected chain's blocks from..to, as BlockRange does,
+// but one at a time: the range is resolved at once, under the read lock
+// (ErrNotFound as BlockRange), and each block is read and decoded only when
+// the caller asks for it, under the lock for that read alone. So a range as
+// long as the chain costs one block of memory, and no lock is held while
+// the caller sends a block to a peer that reads slowly. The blocks are those
+// of the selection when Blocks was called: the immutable ones by the number
+// index, the volatile ones by the hashes it noted (at most k).
+func (db *DB) Blocks(from, to block.Point) (iter.Seq2[*block.Block, error], error) {
 	db.mu.RLock()
 	defer db.mu.RUnlock()
 	if db.closed {
@@ -124,15 +149,37 @@ func (db *DB) BlockRange(from, to block.Point) ([]*block.Block, error) {
 	if first == 0 || last < first {
 		return nil, fmt.Errorf("%w: range %s..%s", ErrNotFound, from, to)
 	}
-	out := make([]*block.Block, 0, last-first+1)
-	for n := first; n <= last; n++ {
-		blk, err := db.selectedBlock(n)
+	immutable := db.root.number
+	var volatile []block.Hash // the range's blocks above the immutable tip
+	for n := max(first, immutable+1); n <= last; n++ {
+		h, err := db.selectedHash(n)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, blk)
+		volatile = append(volatile, h)
 	}
-	return out, nil
+	return func(yield func(*block.Block, error) bool) {
+		for n := first; n <= last; n++ {
+			blk, err := db.rangeBlock(n, immutable, volatile, first)
+			if !yield(blk, err) || err != nil {
+				return
+			}
+		}
+	}, nil
+}
+
+// rangeBlock reads block n of a range Blocks resolved: below or at the
+// immutable tip of then by the number index, above it by the noted hash.
+func (db *DB) rangeBlock(n, immutable uint64, volatile []block.Hash, first uint64) (*block.Block, error) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.closed {
+		return nil, ErrClosed
+	}
+	if n > immutable {
+		return db.readBlock(volatile[n-max(first, immutable+1)])
+	}
+	return db.selectedBlock(n)
 }
 
 // selectedNumber returns the block number of p if p is on the selected

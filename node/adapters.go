@@ -51,8 +51,8 @@ func (a chainAdapter) FindIntersect(points []block.Point) (block.Point, bool) {
 func (a chainAdapter) NewFollower(from block.Point) (chainsync.Follower, error) {
 	return a.db.NewFollower(from)
 }
-func (a chainAdapter) BlockRange(from, to block.Point) ([]*block.Block, error) {
-	return a.db.BlockRange(from, to)
+func (a chainAdapter) Blocks(from, to block.Point) (iter.Seq2[*block.Block, error], error) {
+	return a.db.Blocks(from, to)
 }
 func (a chainAdapter) BlockByNumber(n uint64) (*block.Block, error) { return a.db.BlockByNumber(n) }
 func (a chainAdapter) AddBlock(blk *block.Block) error {

@@ -239,7 +239,7 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 		Topology:    in.topology.Peers,
 		Services: append([]network.Service{
 			n.chainsync,
-			blockfetch.NewService(chain.BlockRange),
+			blockfetch.NewService(chain.Blocks),
 			txsubmission.NewService(txSubmissionMempool{n.mempool}, txsubmission.Options{
 				Admit: func(ctx context.Context) error { return n.admission.Wait(ctx, admission.Peers) },
 			}),

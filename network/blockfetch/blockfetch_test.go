@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"iter"
 	"net"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -50,7 +53,9 @@ func TestFetchFromServer(t *testing.T) {
 	}
 	client, server, violations := sessions(t)
 	served := make(chan error, 1)
-	go func() { served <- (&blockfetch.Server{BlockRange: chain.BlockRange}).Serve(server.Context(), server) }()
+	go func() {
+		served <- (&blockfetch.Server{Blocks: blockfetch.FromSlices(chain.BlockRange)}).Serve(server.Context(), server)
+	}()
 	c := blockfetch.NewClient(client, 0)
 	ctx := context.Background()
 
@@ -138,9 +143,60 @@ func TestBatchLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	client, server, violations := sessions(t)
-	go func() { _ = (&blockfetch.Server{BlockRange: chain.BlockRange}).Serve(server.Context(), server) }()
+	go func() {
+		_ = (&blockfetch.Server{Blocks: blockfetch.FromSlices(chain.BlockRange)}).Serve(server.Context(), server)
+	}()
 	if _, err := blockfetch.NewClient(client, 3).Fetch(context.Background(), blocks[0].Point(), blocks[4].Point()); !errors.Is(err, blockfetch.ErrBlockMismatch) {
 		t.Fatalf("fetch of 5 blocks with a limit of 3: %v", err)
 	}
 	<-violations
+}
+
+// A peer that asks for a range and reads nothing costs the server the one
+// block it is sending, not the range: blocks are read from the store as
+// they are sent, and the peer is cut off (ErrSlowReader) once the frame
+// allowance passes.
+func TestUnreadRangeHoldsOneBlock(t *testing.T) {
+	blocks := chaintest.NewForger(1).Extend(nil, 50, "a")
+	chain := chaintest.New(100)
+	if err := chaintest.AddAll(chain, blocks); err != nil {
+		t.Fatal(err)
+	}
+	a, b := net.Pipe() // unbuffered: a write waits for its reader
+	defer a.Close()
+	server := protocol.NewSession(context.Background(), protocol.Config{
+		Spec: blockfetch.Spec(), Role: protocol.Server, Stream: pipeStream{b}, FrameTimeout: 100 * time.Millisecond,
+	})
+	defer server.Close()
+	var read atomic.Int64 // blocks the server took from the store
+	counting := func(from, to block.Point) (iter.Seq2[*block.Block, error], error) {
+		seq, err := blockfetch.FromSlices(chain.BlockRange)(from, to)
+		if err != nil {
+			return nil, err
+		}
+		return func(yield func(*block.Block, error) bool) {
+			for blk, err := range seq {
+				read.Add(1)
+				if !yield(blk, err) {
+					return
+				}
+			}
+		}, nil
+	}
+	served := make(chan error, 1)
+	go func() { served <- (&blockfetch.Server{Blocks: counting}).Serve(server.Context(), server) }()
+	// The request, written by hand; then nothing is read.
+	req, err := protocol.Encode(&blockfetch.MsgRequestRange{From: blocks[0].Point(), To: blocks[49].Point()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Write(protocol.AppendFrame(nil, req)); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-served; !errors.Is(err, protocol.ErrSlowReader) {
+		t.Fatalf("Serve: %v, want ErrSlowReader", err)
+	}
+	if n := read.Load(); n > 1 {
+		t.Fatalf("the server read %d blocks of the range for a peer that read none", n)
+	}
 }

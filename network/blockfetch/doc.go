@@ -13,6 +13,9 @@
 // range (FetchRange), so no block-fetch stream waits idle for the next
 // block and the server's idle timeout can be short.
 //
-// This package must never touch storage except through the BlockRange
+// A range is served as it is read (Blocks): the server never holds more than
+// the block it is sending, whatever range a peer asks for.
+//
+// This package must never touch storage except through the Blocks
 // callback, and never wait on any peer but its own session's.
 package blockfetch

@@ -3,7 +3,6 @@ package blockfetch
 import (
 	"context"
 
-	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
@@ -20,9 +19,9 @@ type Service struct {
 
 var _ network.Service = (*Service)(nil)
 
-// NewService serves blockRange (see Server.BlockRange).
-func NewService(blockRange func(from, to block.Point) ([]*block.Block, error)) *Service {
-	return &Service{spec: Spec(), server: &Server{BlockRange: blockRange}}
+// NewService serves the ranges blocks reads.
+func NewService(blocks Blocks) *Service {
+	return &Service{spec: Spec(), server: &Server{Blocks: blocks}}
 }
 
 // Name is the service's name in the host's logs.

@@ -56,7 +56,9 @@ func (sy *syncer) run(t *testing.T, ctx context.Context, local, remote *chaintes
 	cs, css, _ := sessions(t, ctx, chainsync.Spec())
 	bf, bfs, _ := sessions(t, ctx, blockfetch.Spec())
 	wg.Go(func() { _ = (&chainsync.Server{Chain: remote}).Serve(css.Context(), css) })
-	wg.Go(func() { _ = (&blockfetch.Server{BlockRange: remote.BlockRange}).Serve(bfs.Context(), bfs) })
+	wg.Go(func() {
+		_ = (&blockfetch.Server{Blocks: blockfetch.FromSlices(remote.BlockRange)}).Serve(bfs.Context(), bfs)
+	})
 	fetcher := blockfetch.NewClient(bf, 0)
 	client := &chainsync.Client{
 		Chain:          local,

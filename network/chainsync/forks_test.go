@@ -35,7 +35,7 @@ func startForkNode(t *testing.T, seed byte, chain *chaintest.DB, topology []stri
 			ForkRecheck:    50 * time.Millisecond,
 			Logger:         o.Logger,
 		})
-		o.Services = []network.Service{n.sync, blockfetch.NewService(chain.BlockRange)}
+		o.Services = []network.Service{n.sync, blockfetch.NewService(blockfetch.FromSlices(chain.BlockRange))}
 	})
 	return n
 }

@@ -19,7 +19,7 @@ func startNode(t *testing.T, seed byte, chain *chaintest.Chain, topology []strin
 	withChain := func(o *network.HostOptions) {
 		o.Services = append(o.Services,
 			chainsync.NewService(chainsync.Options{Chain: chain, ValidateHeader: chaintest.ValidateHeader}),
-			blockfetch.NewService(chain.BlockRange))
+			blockfetch.NewService(blockfetch.FromSlices(chain.BlockRange)))
 	}
 	return hosttest.Start(t, seed, topology, append([]func(*network.HostOptions){withChain}, configure...)...)
 }

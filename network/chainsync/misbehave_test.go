@@ -50,7 +50,7 @@ func TestMisbehavingPeer(t *testing.T) {
 						Chain: chain, ValidateHeader: chaintest.ValidateHeader,
 						Timeouts: idle(tc.idle),
 					}),
-					blockfetch.NewService(chain.BlockRange),
+					blockfetch.NewService(blockfetch.FromSlices(chain.BlockRange)),
 				}
 				o.FrameTimeout = 200 * time.Millisecond
 				o.MaxViolations = 2 * runs // counted, not yet banned

@@ -31,9 +31,12 @@
 //   - No wait is endless: every state with agency declares a timeout
 //     (Validate refuses a Spec without), and a frame, from its first byte,
 //     must arrive within Config.FrameTimeout plus its length at
-//     Config.FrameRate, whatever the state.
+//     Config.FrameRate, whatever the state; a frame we send must be taken
+//     by the peer within the same allowance (ErrSlowReader), so a peer that
+//     asks and never reads cannot hold a sender, or what it holds, for
+//     longer.
 //   - Every violation by the peer (ErrAgency, ErrUnexpectedMessage,
-//     ErrMessageTooLarge, ErrMalformed, ErrTimeout, or a protocol's own error
+//     ErrMessageTooLarge, ErrMalformed, ErrTimeout, ErrSlowReader, or a protocol's own error
 //     wrapping ErrViolation) ends the session, resets its stream and is
 //     reported once through Config.OnViolation. It never panics and never
 //     touches any other session.

@@ -16,6 +16,7 @@ var (
 	ErrMessageTooLarge   = NewViolation("message exceeds the state's size limit")
 	ErrMalformed         = NewViolation("malformed message")
 	ErrTimeout           = NewViolation("peer did not answer in time")
+	ErrSlowReader        = NewViolation("peer did not read what it asked for in time")
 )
 
 // The reasons a message is malformed that the CBOR decoder tells apart;

@@ -49,6 +49,38 @@ func TestStartedFrameMustComplete(t *testing.T) {
 	}
 }
 
+// TestUnreadFrameFailsTheSender: a frame the peer does not take within
+// the frame allowance ends the session with ErrSlowReader, reported as the
+// peer's violation, and the blocked Send returns: a peer that asks and never
+// reads cannot hold the sender.
+func TestUnreadFrameFailsTheSender(t *testing.T) {
+	local, remote := net.Pipe() // unbuffered: a write waits for its reader
+	defer remote.Close()
+	var v violations
+	s := protocol.NewSession(context.Background(), protocol.Config{
+		Spec: ping.Spec(time.Hour, 0), Role: protocol.Client,
+		Stream: pipeStream{local}, OnViolation: v.add,
+		FrameTimeout: 100 * time.Millisecond,
+	})
+	defer s.Close()
+	if err := s.Send(&ping.MsgPing{N: 1}); err == nil {
+		t.Fatal("a frame nobody read was sent")
+	}
+	if err := s.Err(); !errors.Is(err, protocol.ErrSlowReader) {
+		t.Fatalf("session ended with %v, want ErrSlowReader", err)
+	}
+	// The violation is reported once the stream is reset, which may be
+	// after the blocked write returned.
+	for deadline := time.Now().Add(10 * time.Second); len(v.list()) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow reader was not reported")
+		}
+	}
+	if got := v.list(); len(got) != 1 || !errors.Is(got[0], protocol.ErrSlowReader) {
+		t.Fatalf("violations %v, want one ErrSlowReader", got)
+	}
+}
+
 // TestFrameInPiecesIsNotTimedOut: a frame that arrives in pieces, within
 // its deadline, is read whole.
 func TestFrameInPiecesIsNotTimedOut(t *testing.T) {

@@ -158,13 +158,32 @@ func (s *Session) Send(m Message) error {
 	if err != nil {
 		return s.Fail(err)
 	}
-	if _, err := s.cfg.Stream.Write(AppendFrame(nil, body)); err != nil {
-		return s.Fail(fmt.Errorf("%w: write: %w", ErrClosed, err))
+	frame := AppendFrame(nil, body)
+	slow := s.writeDeadline(len(frame))
+	_, err = s.cfg.Stream.Write(frame)
+	slow.Stop()
+	if err != nil {
+		// The session's own error, if it ended first (ErrSlowReader, or
+		// the peer's violation): that is why the write failed.
+		s.fail(fmt.Errorf("%w: write: %w", ErrClosed, err))
+		return s.Err()
 	}
 	if s.cfg.OnMessage != nil {
 		s.cfg.OnMessage(Sent, m, len(body))
 	}
 	return nil
+}
+
+// writeDeadline bounds the write of a frame of n bytes as the reader bounds
+// its arrival: Config.FrameTimeout plus n at Config.FrameRate. A peer that
+// does not read what it asked for within that holds the frame, and with it
+// whatever the server holds for it, no longer: the session fails with
+// ErrSlowReader, which resets the stream and so ends the write.
+func (s *Session) writeDeadline(n int) *time.Timer {
+	allowed := s.cfg.FrameTimeout + time.Duration(float64(n)/float64(s.cfg.FrameRate)*float64(time.Second))
+	return time.AfterFunc(allowed, func() {
+		s.fail(fmt.Errorf("%w: a frame of %d bytes not taken within %v", ErrSlowReader, n, allowed))
+	})
 }
 
 // Recv returns the next message from the peer, already checked against the
