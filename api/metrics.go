@@ -45,6 +45,7 @@ func (s *Server) registerMetrics() error {
 	counter("votes_delivered_total", "Votes peers and this node handed to the relay, copies included.", fromLeios(func(s leios.Stats) uint64 { return s.VotesDelivered }))
 	counter("votes_verified_total", "Votes whose signatures were checked, in batches.", fromLeios(func(s leios.Stats) uint64 { return s.VotesVerified }))
 	counter("votes_repeated_total", "Votes a peer sent twice on one stream: its violation.", fromLeios(func(s leios.Stats) uint64 { return s.VotesRepeated }))
+	counter("equivocations_total", "Slots and issuers seen with two headers: relayed once as evidence, never voted for.", fromLeios(func(s leios.Stats) uint64 { return s.Equivocations }))
 	counter("votes_shed_total", "Votes dropped unchecked past a peer's verification budget.", fromLeios(func(s leios.Stats) uint64 { return s.VotesShed }))
 	counter("certificates_verified_total", "Certificates of new CertRBs that verified.", fromLeios(func(s leios.Stats) uint64 { return s.CertsVerified }))
 	counter("eb_certified_total", "CertRBs applied with their certified closures.", fromLeios(func(s leios.Stats) uint64 { return s.CertsApplied }))

@@ -149,7 +149,10 @@ type LeiosStatus struct {
 	VerificationsPerVote float64 `json:"verificationsPerVote"`
 	VotesRepeated        uint64  `json:"votesRepeated"`
 	VotesShed            uint64  `json:"votesShed"`
-	CertificatesBuilt    uint64  `json:"certificatesBuilt"`
+	// Equivocations counts the (slot, issuer)s for which this node saw two
+	// headers: relayed once as evidence, their EBs never voted for.
+	Equivocations     uint64 `json:"equivocations"`
+	CertificatesBuilt uint64 `json:"certificatesBuilt"`
 	// EBShare is the share of the EB limits this producer's next EB may
 	// fill: it halves with each voting window the node missed lately and
 	// grows back while they are met (forge's EB budget).
@@ -188,6 +191,7 @@ func (s *Server) Status() Status {
 		VotesVerified:    ls.VotesVerified,
 		VotesRepeated:    ls.VotesRepeated,
 		VotesShed:        ls.VotesShed,
+		Equivocations:    ls.Equivocations,
 	}
 	if ls.VotesRelayed > 0 {
 		st.Leios.VerificationsPerVote = float64(ls.VotesVerified) / float64(ls.VotesRelayed)

@@ -248,8 +248,10 @@ type Stats struct {
 	VotesVerified  uint64
 	VotesRepeated  uint64
 	VotesShed      uint64
-	CertsVerified  uint64 // certificates of new CertRBs that verified
-	CertsApplied   uint64 // new CertRBs applied with their certified closures
+	// Equivocations counts the (slot, issuer)s seen with two headers.
+	Equivocations uint64
+	CertsVerified uint64 // certificates of new CertRBs that verified
+	CertsApplied  uint64 // new CertRBs applied with their certified closures
 }
 
 // Stats returns the pipeline's counts.
@@ -273,6 +275,7 @@ func (p *Pipeline) Stats() Stats {
 		VotesVerified:    vs.Verified,
 		VotesRepeated:    vs.Repeated,
 		VotesShed:        vs.Shed,
+		Equivocations:    vs.Equivocations,
 		CertsVerified:    p.certsVerified.Load(),
 		CertsApplied:     p.certsApplied.Load(),
 	}

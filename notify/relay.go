@@ -189,6 +189,7 @@ func (r *Relay) accept(h *block.Header) {
 	key := slotIssuer{h.Slot, h.IssuerVKey}
 	r.bySlotIssuer[key] = append(r.bySlotIssuer[key], h.Hash())
 	if len(r.bySlotIssuer[key]) == 2 {
+		r.stats.equivocations.Add(1)
 		r.log.Warn("equivocation: second header for one slot and issuer", "slot", h.Slot, "issuer", fmt.Sprintf("%x", h.IssuerVKey[:8]))
 	}
 

@@ -258,4 +258,7 @@ func TestEquivocated(t *testing.T) {
 	if !r.Equivocated(50, first.IssuerVKey) || r.Equivocated(51, first.IssuerVKey) {
 		t.Fatal("two headers for one slot and issuer not seen as an equivocation")
 	}
+	if got := r.VoteStats().Equivocations; got != 1 {
+		t.Fatalf("%d equivocations counted, want 1", got)
+	}
 }

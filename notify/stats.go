@@ -11,6 +11,7 @@ type voteStats struct {
 	outsideWindow atomic.Uint64
 	repeatedVotes atomic.Uint64
 	shedVotes     atomic.Uint64
+	equivocations atomic.Uint64
 }
 
 // VoteStats counts votes since NewRelay.
@@ -22,6 +23,9 @@ type VoteStats struct {
 	OutsideWindow uint64 // not relayed: too late or too early
 	Repeated      uint64 // sent twice by one peer on one stream: its violation
 	Shed          uint64 // past a peer's verification budget: dropped unchecked
+	// Equivocations counts the (slot, issuer)s for which a second header
+	// was accepted: relayed once as evidence, its EBs never voted for.
+	Equivocations uint64
 }
 
 // VoteStats returns the vote counts.
@@ -34,5 +38,6 @@ func (r *Relay) VoteStats() VoteStats {
 		OutsideWindow: r.stats.outsideWindow.Load(),
 		Repeated:      r.stats.repeatedVotes.Load(),
 		Shed:          r.stats.shedVotes.Load(),
+		Equivocations: r.stats.equivocations.Load(),
 	}
 }

@@ -456,6 +456,7 @@ func TestLeiosReport(t *testing.T) {
         "verificationsPerVote": 0,
         "votesRepeated": 0,
         "votesShed": 0,
+        "equivocations": 0,
         "certificatesBuilt": 0
       },
       "ebsListed": 3,
@@ -480,6 +481,7 @@ func TestLeiosReport(t *testing.T) {
         "verificationsPerVote": 0,
         "votesRepeated": 0,
         "votesShed": 0,
+        "equivocations": 0,
         "certificatesBuilt": 0
       },
       "ebsListed": 4,
@@ -510,6 +512,7 @@ func TestLeiosReport(t *testing.T) {
         "verificationsPerVote": 0,
         "votesRepeated": 0,
         "votesShed": 0,
+        "equivocations": 0,
         "certificatesBuilt": 0
       },
       "ebsListed": 0,
