@@ -89,6 +89,17 @@ func (db *DB) BlockByNumber(n uint64) (*block.Block, error) {
 	return db.selectedBlock(n)
 }
 
+// HeaderByNumber returns the header of the selected chain's block numbered
+// n (from 1), without decoding its body; a volatile one from memory.
+func (db *DB) HeaderByNumber(n uint64) (*block.Header, error) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.closed {
+		return nil, ErrClosed
+	}
+	return db.selectedHeader(n)
+}
+
 // FindIntersect returns the first of points that is on the selected chain.
 // Origin always is; ok=false if none is.
 func (db *DB) FindIntersect(points []block.Point) (block.Point, bool) {

@@ -32,6 +32,8 @@ type Chain interface {
 	TipChanged() <-chan struct{}
 	// BlockByNumber returns the selected chain's block n.
 	BlockByNumber(n uint64) (*block.Block, error)
+	// HeaderByNumber returns the header of the selected chain's block n.
+	HeaderByNumber(n uint64) (*block.Header, error)
 	// Reselect runs chain selection again over chains held back by a
 	// parked block (a CertRB whose closure was incomplete).
 	Reselect() (chaindb.AddResult, error)

@@ -165,6 +165,9 @@ func (p *Pipeline) Services() []network.Service {
 func (p *Pipeline) Run(ctx context.Context) error {
 	if p.chain != nil {
 		p.reannounceVolatile()
+		if _, err := p.refillCertified(); err != nil {
+			return err
+		}
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	// Each loop labelled with its kind of work, for the CPU accounting.

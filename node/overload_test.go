@@ -84,27 +84,12 @@ func TestOverloadIsRefusedAtTheEdge(t *testing.T) {
 	})
 
 	refusals := map[string]int{}
-	for i, tx := range payments(t, offered) {
-		for {
-			resp, err := http.Post("http://"+addr+"/api/submit/tx", "application/cbor", bytes.NewReader(tx.Bytes()))
-			must(t, err)
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusAccepted {
-				break
-			}
-			if resp.StatusCode != http.StatusServiceUnavailable {
-				t.Fatalf("tx %d: %d %s", i, resp.StatusCode, body)
-			}
-			after, err := strconv.Atoi(resp.Header.Get("Retry-After"))
-			if err != nil || after < 1 {
-				t.Fatalf("tx %d: 503 %s with Retry-After %q", i, body, resp.Header.Get("Retry-After"))
-			}
+	for _, tx := range payments(t, offered) {
+		for _, refusal := range submitAsWallet(t, addr, tx.Bytes()) {
 			if len(refusals) == 0 {
 				close(refusing)
 			}
-			refusals[string(body)]++
-			time.Sleep(time.Duration(after) * time.Second) // as a wallet does
+			refusals[refusal]++
 		}
 	}
 	close(posting)
@@ -141,4 +126,30 @@ func TestOverloadIsRefusedAtTheEdge(t *testing.T) {
 		}
 	}
 	t.Logf("refusals %v; CertRBs %d → %d while refusing", refusals, certifiedFirst, certifiedFull)
+}
+
+// submitAsWallet posts tx to the node's submit API until it is admitted,
+// as a wallet does: after a 503 it waits the Retry-After the node named and
+// sends it again. It returns the refusals' bodies; any other answer fails
+// the test.
+func submitAsWallet(t *testing.T, addr string, tx []byte) (refusals []string) {
+	t.Helper()
+	for {
+		resp, err := http.Post("http://"+addr+"/api/submit/tx", "application/cbor", bytes.NewReader(tx))
+		must(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode == http.StatusAccepted:
+			return refusals
+		case resp.StatusCode != http.StatusServiceUnavailable:
+			t.Fatalf("submit: %d %s", resp.StatusCode, body)
+		}
+		after, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+		if err != nil || after < 1 {
+			t.Fatalf("503 %s with Retry-After %q", body, resp.Header.Get("Retry-After"))
+		}
+		refusals = append(refusals, string(body))
+		time.Sleep(time.Duration(after) * time.Second) // as a wallet does
+	}
 }

@@ -1,0 +1,95 @@
+package leios
+
+import (
+	"fmt"
+
+	"github.com/leiosnode/leiosnode/block"
+)
+
+// CertifiedPoint is a closure the selected chain applied: the EB at Point,
+// certified by block CertifiedBy.
+type CertifiedPoint struct {
+	Point       block.Point
+	CertifiedBy block.Tip
+}
+
+// missingCertified walks the selected chain's headers and returns the
+// closures it certifies that the LeiosDB does not hold whole, with each
+// CertRB and its parent: the LeiosDB deleted, or its newest WAL lost (it is
+// written without fsync), while the chain kept them. Only CertRBs, whose
+// bodies hold a certificate and no txs, are read whole.
+func (p *Pipeline) missingCertified() ([]missingClosure, error) {
+	tip := p.chain.Tip().BlockNumber
+	var missing []missingClosure
+	var parent *block.Header
+	for n := uint64(1); n <= tip; n++ {
+		h, err := p.chain.HeaderByNumber(n)
+		if err != nil {
+			return nil, fmt.Errorf("leios: reading header %d of the chain: %w", n, err)
+		}
+		if h.LeiosCertified && parent != nil && parent.Announcement != nil {
+			pt := block.Point{Slot: parent.Slot, Hash: parent.Announcement.EbHash}
+			info, known, err := p.db.PointInfo(pt)
+			if err != nil {
+				return nil, err
+			}
+			if !known || !info.Complete() {
+				certRB, err := p.chain.BlockByNumber(n)
+				if err != nil {
+					return nil, fmt.Errorf("leios: reading block %d of the chain: %w", n, err)
+				}
+				missing = append(missing, missingClosure{pt, certRB, parent})
+			}
+		}
+		parent = h
+	}
+	return missing, nil
+}
+
+// missingClosure is a certified closure the LeiosDB lacks.
+type missingClosure struct {
+	point  block.Point
+	certRB *block.Block
+	parent *block.Header // the announcing RB's header
+}
+
+// MissingCertified lists the closures the selected chain certifies that
+// the LeiosDB does not hold whole (for `db check`, on a stopped node).
+func (p *Pipeline) MissingCertified() ([]CertifiedPoint, error) {
+	missing, err := p.missingCertified()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CertifiedPoint, len(missing))
+	for i, m := range missing {
+		out[i] = CertifiedPoint{Point: m.point, CertifiedBy: block.Tip{Point: m.certRB.Point(), BlockNumber: m.certRB.Header.BlockNumber}}
+	}
+	return out, nil
+}
+
+// refillCertified has the certified closures the LeiosDB lacks fetched
+// again, by the path a syncing node takes (FetchAhead), and kept for good
+// from now on (promoted) whatever the immutable tip: a node that cannot
+// serve the closures its own chain applied cannot serve a syncing peer
+// either. It runs as the pipeline starts, before the first prune, and
+// returns how many it asked for.
+func (p *Pipeline) refillCertified() (int, error) {
+	missing, err := p.missingCertified()
+	if err != nil || len(missing) == 0 {
+		return 0, err
+	}
+	for _, m := range missing {
+		if _, known, err := p.db.PointInfo(m.point); err != nil {
+			return 0, err
+		} else if !known {
+			p.ingestAnnouncement(m.parent)
+		}
+		if err := p.db.Promote(m.point); err != nil {
+			return 0, fmt.Errorf("leios: keeping the certified EB at %s: %w", m.point, err)
+		}
+		p.FetchAhead(m.certRB, m.parent)
+	}
+	p.log.Warn("certified closures missing from the LeiosDB: fetching them from peers",
+		"missing", len(missing), "first", missing[0].point, "last", missing[len(missing)-1].point)
+	return len(missing), nil
+}
