@@ -235,6 +235,7 @@ func syncFrom(ctx context.Context, exe string, chain *syncChain, sources *syncSo
 	if err := config.WriteJSON(cfgFile, config.Config{
 		GenesisFile: cfg0.GenesisFile, TopologyFile: topology, DatabasePath: filepath.Join(dir, "db"),
 		ListenAddrs: []string{multiaddr(addrs[0])}, HTTPAddr: addrs[1], NodeKeyFile: nodeKey,
+		Pprof: true, // its CPU profile is what --cpu-profile keeps
 	}); err != nil {
 		return nil, err
 	}
