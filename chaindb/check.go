@@ -117,3 +117,40 @@ func (db *DB) checkVolatileIndex(imm block.Tip) error {
 	}
 	return it.Error()
 }
+
+// CertifiedEBs returns the points of the EBs the selected chain of the
+// stopped store in dir certifies, oldest first, without writing to it: for
+// `leiosnode db check`, which compares them with the LeiosDB.
+func CertifiedEBs(dir string, opts Options) ([]block.Point, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	store, err := openStore(dir, opts, true)
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{opts: opts, log: opts.Logger, store: store}
+	defer db.closeStore()
+	tip, err := db.readTip(keyTip)
+	if err != nil {
+		return nil, err
+	}
+	var certified []block.Point
+	var parent *block.Header
+	for number := uint64(1); number <= tip.BlockNumber; number++ {
+		hash, ok, err := get(db.store, numberKey(number))
+		if err != nil || !ok || len(hash) != len(block.Hash{}) {
+			return nil, fmt.Errorf("chaindb: number index has no block %d (%v)", number, err)
+		}
+		h, err := db.readHeader(block.Hash(hash))
+		if err != nil {
+			return nil, err
+		}
+		if h.LeiosCertified && parent != nil && parent.Announcement != nil {
+			certified = append(certified, block.Point{Slot: parent.Slot, Hash: parent.Announcement.EbHash})
+		}
+		parent = h
+	}
+	return certified, nil
+}

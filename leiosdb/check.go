@@ -210,3 +210,24 @@ func (c *checker) check() {
 		}
 	}
 }
+
+// MissingClosures returns those of points whose closure the stopped store
+// in dir does not hold whole, without writing to it.
+func MissingClosures(dir string, opts Options, points []block.Point) ([]block.Point, error) {
+	db, err := open(dir, opts, true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var missing []block.Point
+	for _, p := range points {
+		info, known, err := db.PointInfo(p)
+		if err != nil {
+			return nil, err
+		}
+		if !known || !info.Complete() {
+			missing = append(missing, p)
+		}
+	}
+	return missing, nil
+}

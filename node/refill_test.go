@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,6 +90,13 @@ func TestDeletedLeiosDBIsRefilled(t *testing.T) {
 	stop2()
 	must(t, <-ran2)
 	must(t, os.RemoveAll(leiosDir(configs[2])))
+	// db check says what is missing, and what to do, before the restart.
+	checks, err := CheckStores(configs[2], quietLogger())
+	must(t, err)
+	if len(checks) != 3 || !checks[1].Absent || checks[2].Err == nil ||
+		!strings.Contains(checks[2].Err.Error(), "certified closures the chain applied are missing from the LeiosDB") {
+		t.Fatalf("db check of the node without its LeiosDB: %+v", checks)
+	}
 
 	ran2 = start(2, gctx)
 	defer func() { cancel(); <-ran2 }()

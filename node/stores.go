@@ -1,8 +1,11 @@
 package node
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -31,6 +34,9 @@ type StoreCheck struct {
 	Store string // "chain database", "LeiosDB"
 	Dir   string
 	Err   error // nil if the database passed; else what is wrong and what to do
+	// Absent: the directory does not exist. The node creates the store
+	// empty at start (a LeiosDB deleted on its own is refilled from peers).
+	Absent bool
 }
 
 // CheckStores verifies the node's databases without writing to them
@@ -48,8 +54,38 @@ func CheckStores(cfg *config.Config, logger *slog.Logger) ([]StoreCheck, error) 
 	}
 	chain := chaindb.Options{K: g.SecurityParam, Network: networkOf(cfg, g), ValidateBlock: validator.ValidateBlock, Logger: logger}
 	leios := leiosdb.Options{Limits: g.Leios.EBLimits(), Network: networkOf(cfg, g), Logger: logger}
-	return []StoreCheck{
+	checks := []StoreCheck{
 		{Store: "chain database", Dir: chainDir(cfg), Err: chaindb.Check(chainDir(cfg), chain)},
-		{Store: "LeiosDB", Dir: leiosDir(cfg), Err: leiosdb.Check(leiosDir(cfg), leios)},
-	}, nil
+		{Store: "LeiosDB", Dir: leiosDir(cfg)},
+	}
+	if _, err := os.Stat(leiosDir(cfg)); errors.Is(err, fs.ErrNotExist) {
+		checks[1].Absent = true // deleted on its own: the node creates it empty
+	} else {
+		checks[1].Err = leiosdb.Check(leiosDir(cfg), leios)
+	}
+	if checks[0].Err == nil && checks[1].Err == nil {
+		checks = append(checks, StoreCheck{Store: "certified closures", Dir: leiosDir(cfg), Err: checkCertified(cfg, chain, leios)})
+	}
+	return checks, nil
+}
+
+// checkCertified compares the EBs the chain certifies with the closures the
+// LeiosDB holds: one it lost (deleted, or its newest WAL cut) is refilled
+// from peers when the node starts, and cannot be served until then.
+func checkCertified(cfg *config.Config, chain chaindb.Options, leios leiosdb.Options) error {
+	certified, err := chaindb.CertifiedEBs(chainDir(cfg), chain)
+	if err != nil {
+		return err
+	}
+	missing := certified
+	if _, err := os.Stat(leiosDir(cfg)); err == nil {
+		if missing, err = leiosdb.MissingClosures(leiosDir(cfg), leios, certified); err != nil {
+			return err
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of the %d certified closures the chain applied are missing from the LeiosDB (the first at %s): start the node with peers that hold them and it fetches them again; until then it cannot serve those blocks to syncing peers",
+		len(missing), len(certified), missing[0])
 }

@@ -44,6 +44,8 @@ node must be stopped: a running node holds its databases' locks.`,
 			failed := 0
 			for _, c := range checks {
 				switch e, ok := errors.AsType[*pebblestore.Error](c.Err); {
+				case c.Absent:
+					fmt.Fprintf(cmd.OutOrStdout(), "%s %s: absent; the node creates it empty at start\n", c.Store, c.Dir)
 				case c.Err == nil:
 					fmt.Fprintf(cmd.OutOrStdout(), "%s %s: ok\n", c.Store, c.Dir)
 				case ok:
@@ -56,7 +58,7 @@ node must be stopped: a running node holds its databases' locks.`,
 				}
 			}
 			if failed > 0 {
-				return fmt.Errorf("%d of %d databases failed the check", failed, len(checks))
+				return fmt.Errorf("%d of %d checks failed", failed, len(checks))
 			}
 			return nil
 		},

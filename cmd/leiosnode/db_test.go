@@ -25,7 +25,8 @@ func TestDBCheck(t *testing.T) {
 	node.stop(t)
 
 	out, err = execute(context.Background(), "db", "check", "--config", cfg)
-	if err != nil || !strings.Contains(out, "chain database "+chainDir+": ok\n") || !strings.Contains(out, "LeiosDB "+leiosDir+": ok\n") {
+	if err != nil || !strings.Contains(out, "chain database "+chainDir+": ok\n") || !strings.Contains(out, "LeiosDB "+leiosDir+": ok\n") ||
+		!strings.Contains(out, "certified closures "+leiosDir+": ok\n") {
 		t.Fatalf("a stopped node's databases: %v\n%s", err, out)
 	}
 
