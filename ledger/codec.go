@@ -122,6 +122,29 @@ var unsupportedWitnessKeys = map[uint64]string{
 //
 // Errors wrap ErrMalformed or ErrUnsupported (naming the feature).
 func DecodeTx(raw []byte) (*Tx, error) {
+	tx, err := decodeTx(raw)
+	if err != nil {
+		return nil, err
+	}
+	tx.hash = blake2b.Sum256(tx.raw)
+	return tx, nil
+}
+
+// DecodeHashedTx is DecodeTx for bytes whose hash was computed where they
+// entered the node (a fetched tx checked against the body naming it): the
+// tx's Hash is that one, not computed again. hash must be the Blake2b-256
+// of raw.
+func DecodeHashedTx(raw []byte, hash [32]byte) (*Tx, error) {
+	tx, err := decodeTx(raw)
+	if err != nil {
+		return nil, err
+	}
+	tx.hash = hash
+	return tx, nil
+}
+
+// decodeTx is DecodeTx but for the tx's hash.
+func decodeTx(raw []byte) (*Tx, error) {
 	if majorType(raw) != majorArray {
 		return nil, fmt.Errorf("%w: tx is not an array", ErrMalformed)
 	}
@@ -153,7 +176,6 @@ func DecodeTx(raw []byte) (*Tx, error) {
 		return nil, fmt.Errorf("%w: auxiliary data (metadata)", ErrUnsupported)
 	}
 	tx.id = blake2b.Sum256(tx.body)
-	tx.hash = blake2b.Sum256(tx.raw)
 	return tx, nil
 }
 

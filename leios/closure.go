@@ -83,7 +83,9 @@ func (p *Pipeline) closureTxs(pt block.Point, stored bool) ([]ledger.BatchTx, bo
 		return nil, false, err
 	}
 	for j, i := range toRead {
-		tx, err := ledger.DecodeTx(raws[j])
+		// The LeiosDB holds each tx under the hash it was checked against
+		// when it came in, the one the body names: no need to hash it again.
+		tx, err := ledger.DecodeHashedTx(raws[j], eb.Txs[i].TxHash)
 		if err != nil {
 			return nil, false, fmt.Errorf("leios: closure of %s: tx %d: %w", pt, i, err)
 		}

@@ -98,3 +98,36 @@ func TestClosureHeldFromTheMempool(t *testing.T) {
 		t.Fatalf("the chain's closure held %v with two txs not stored: %v", held, err)
 	}
 }
+
+// A closure tx read from the LeiosDB is decoded with the hash it was
+// stored under — the one its body names, checked where it came in — not
+// hashed again: stored under a label that is not its bytes' hash, it comes
+// back with the label.
+func TestClosureTxsNotHashedAgain(t *testing.T) {
+	f := newFunds(t)
+	p := openPipeline(t, testOptions(t))
+	raw := f.payments(t, 1, 1_000_000)[0]
+	label := block.Hash{0xab}
+	body, err := block.NewEBBody([]block.EBTx{{TxHash: label, Size: uint32(len(raw))}}, block.DefaultEBLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eb := &blocktest.EB{Body: body, Txs: [][]byte{raw}}
+	pt := eb.Point(7)
+	if err := p.insertAnnouncement(7, block.Hash{7}, eb.Announcement()); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.insertBody(pt, eb.Body, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.insertTxs(pt, []block.HashedTx{{Hash: label, Bytes: raw}}, false); err != nil {
+		t.Fatal(err)
+	}
+	txs, held, err := p.ClosureTxs(pt)
+	if err != nil || !held || len(txs) != 1 {
+		t.Fatalf("closure: %d txs, held %v, %v", len(txs), held, err)
+	}
+	if got := block.Hash(txs[0].Tx.Hash()); got != label {
+		t.Fatalf("the closure tx has hash %s, not the %s it was stored under: hashed again", got.Short(), label.Short())
+	}
+}

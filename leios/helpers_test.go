@@ -161,7 +161,7 @@ func newHarness(t testing.TB, configure ...func(*Options)) *harness {
 		c(&opts)
 	}
 	h.p = openPipeline(t, opts)
-	h.f = h.p.Fetcher()
+	h.f = h.p.fetcher
 	return h
 }
 

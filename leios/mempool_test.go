@@ -32,7 +32,7 @@ func TestClosureFromMempool(t *testing.T) {
 	if err := p.insertBody(pt, eb.Body, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := p.Fetcher().Missing(pt); len(got) != 3 {
+	if got := p.fetcher.Missing(pt); len(got) != 3 {
 		t.Fatalf("missing %v after the body: the admitted half should be stored", got)
 	}
 	admit(raw[3:])

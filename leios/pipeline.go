@@ -319,12 +319,19 @@ func (p *Pipeline) CheckConsistency() error {
 	return p.fetcher.CheckConsistency()
 }
 
-// DB is the pipeline's LeiosDB, for reading; only the handlers write it.
-func (p *Pipeline) DB() *leiosdb.DB { return p.db }
+// StoreView is the pipeline's LeiosDB as others see it: its health and
+// what it holds at a point. Only the handlers write the store, each write
+// followed by the tx cache's and the fetch logic's, in that order; a
+// writer outside them would break the order both rely on.
+type StoreView interface {
+	PointInfo(pt block.Point) (info leiosdb.PointInfo, ok bool, err error)
+	WriteStalls() (count uint64, total time.Duration)
+	Failed() <-chan struct{}
+	Err() error
+}
 
-// Fetcher is the pipeline's fetch logic, for its stats and for scripted
-// tests that drive it step by step.
-func (p *Pipeline) Fetcher() *fetch.Fetcher { return p.fetcher }
+// DB is the pipeline's LeiosDB, for reading.
+func (p *Pipeline) DB() StoreView { return p.db }
 
-// Relay is the pipeline's LeiosNotify relay.
-func (p *Pipeline) Relay() *notify.Relay { return p.relay }
+// FetchStats is a snapshot of the pipeline's fetch logic.
+func (p *Pipeline) FetchStats() fetch.Stats { return p.fetcher.Stats() }

@@ -49,7 +49,7 @@ func TestPropertyDecisions(t *testing.T) {
 			rt.Fatal(err)
 		}
 		defer h.p.Close()
-		h.f = h.p.Fetcher()
+		h.f = h.p.fetcher
 
 		// A pool of EBs over 40 txs (so they share), txs of 200..3,000 bytes.
 		var pool []*blocktest.EB

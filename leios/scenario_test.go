@@ -455,10 +455,10 @@ func TestRestore(t *testing.T) {
 	if err := pl.CheckConsistency(); err != nil {
 		t.Fatal(err)
 	}
-	if got := pl.Fetcher().Missing(p); !slices.Equal(got, []int{0, 2}) {
+	if got := pl.fetcher.Missing(p); !slices.Equal(got, []int{0, 2}) {
 		t.Fatalf("restored missing %v", got)
 	}
-	if s := pl.Fetcher().Stats(); s.BodiesWanted != 1 || s.Incomplete != 1 {
+	if s := pl.fetcher.Stats(); s.BodiesWanted != 1 || s.Incomplete != 1 {
 		t.Fatalf("restored %+v", s)
 	}
 }

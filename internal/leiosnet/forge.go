@@ -22,7 +22,7 @@ const TxSize = 864
 type EB struct {
 	Header  *block.Header
 	Body    *block.EBBody
-	Closure [][]byte
+	Closure []block.HashedTx // each tx with the hash its body entry names
 }
 
 // Point is the EB's point: its RB's slot and its hash.
@@ -118,9 +118,10 @@ func GenerateTxs(rng *rand.Rand, closureBytes int) [][]byte {
 // Forge builds an EB of txs, in that order, announced by a valid header at
 // the network's next slot. It is not published yet (Publish, Diffuse).
 func (n *Network) Forge(txs [][]byte) (*EB, error) {
-	entries := make([]block.EBTx, len(txs))
-	for i, tx := range txs {
-		entries[i] = block.EBTx{TxHash: block.HashBytes(tx), Size: uint32(len(tx))}
+	closure := block.HashTxs(txs)
+	entries := make([]block.EBTx, len(closure))
+	for i, tx := range closure {
+		entries[i] = block.EBTx{TxHash: tx.Hash, Size: uint32(len(tx.Bytes))}
 	}
 	body, err := block.NewEBBody(entries, n.limits)
 	if err != nil {
@@ -130,5 +131,5 @@ func (n *Network) Forge(txs [][]byte) (*EB, error) {
 	n.slot++
 	slot := n.slot
 	n.mu.Unlock()
-	return &EB{Header: n.pool.header(n.validator, slot, body.Announcement()), Body: body, Closure: txs}, nil
+	return &EB{Header: n.pool.header(n.validator, slot, body.Announcement()), Body: body, Closure: closure}, nil
 }

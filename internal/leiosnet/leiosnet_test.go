@@ -53,7 +53,7 @@ func TestTenNodesAcquireEveryClosure(t *testing.T) {
 		if err := nd.Pipeline.CheckConsistency(); err != nil {
 			t.Errorf("node %d: %v", nd.Index, err)
 		}
-		if s := nd.Pipeline.Fetcher().Stats(); s.MissingTxs != 0 || s.BodiesWanted != 0 || s.Incomplete != 0 {
+		if s := nd.Pipeline.FetchStats(); s.MissingTxs != 0 || s.BodiesWanted != 0 || s.Incomplete != 0 {
 			t.Errorf("node %d still wants something: %+v", nd.Index, s)
 		}
 	}

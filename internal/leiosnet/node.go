@@ -20,7 +20,7 @@ type Node struct {
 
 // Publish puts eb through the node's pipeline as its forge would.
 func (nd *Node) Publish(eb *EB) error {
-	if err := nd.Pipeline.Publish(eb.Header, eb.Body, block.HashTxs(eb.Closure)); err != nil {
+	if err := nd.Pipeline.Publish(eb.Header, eb.Body, eb.Closure); err != nil {
 		return fmt.Errorf("leiosnet: node %d: %w", nd.Index, err)
 	}
 	return nil

@@ -132,8 +132,12 @@ type shapedStream struct {
 
 	endOnce   sync.Once
 	closeOnce sync.Once
-	mu        sync.Mutex // guards err
-	err       error      // the underlying stream's write error
+	// sending is read-held by each enqueue and write-held by deliver while
+	// it drains the queue after closing: a frame a Write counts as queued
+	// is never sent after the last drain, so it arrives.
+	sending sync.RWMutex
+	mu      sync.Mutex // guards err
+	err     error      // the underlying stream's write error
 }
 
 // Write queues p frame by frame on the wire; it returns once the last
@@ -159,6 +163,8 @@ func (s *shapedStream) Write(p []byte) (int, error) {
 }
 
 func (s *shapedStream) enqueue(f frame) error {
+	s.sending.RLock()
+	defer s.sending.RUnlock()
 	select {
 	case <-s.closing:
 		return errStreamEnded
@@ -212,6 +218,8 @@ func (s *shapedStream) deliver() {
 				return
 			}
 		case <-s.closing:
+			s.sending.Lock() // the enqueues under way see closing and end
+			defer s.sending.Unlock()
 			for {
 				select {
 				case f := <-s.queue:
