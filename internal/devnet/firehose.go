@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -291,7 +290,7 @@ func (f *txFirehose) step(ctx context.Context, api nodeAPI, c *txChain) {
 		c.retryAt = time.Now().Add(refusal.RetryAfter)
 		f.count(func(s *txStats) { s.Refused[refusal.Reason]++ })
 	case errors.As(err, &rejection):
-		f.count(func(s *txStats) { s.Rejected[rejectionReason(rejection.Reason)]++ })
+		f.count(func(s *txStats) { s.Rejected[rejection.ruleName()]++ })
 		f.resync(ctx, api, c, rejection.Reason)
 	default:
 		// No answer: the node may have admitted it. The next submission of
@@ -310,7 +309,7 @@ func (f *txFirehose) resubmitStep(ctx context.Context, api nodeAPI, c *txChain) 
 	var rejection *txRejectedError
 	var refusal *txRefusedError
 	errors.As(err, &rejection)
-	held := rejection != nil && strings.Contains(rejection.Reason, "already in the mempool")
+	held := rejection != nil && rejection.held()
 	switch {
 	case err == nil || held:
 		c.readmit()
@@ -322,7 +321,7 @@ func (f *txFirehose) resubmitStep(ctx context.Context, api nodeAPI, c *txChain) 
 	case rejection != nil:
 		// Its parent is not at the node: the node is behind, or dropped
 		// more since. Look again.
-		f.count(func(s *txStats) { s.Rejected[rejectionReason(rejection.Reason)]++ })
+		f.count(func(s *txStats) { s.Rejected[rejection.ruleName()]++ })
 		c.rejectedInARow++
 		f.recoverDropped(ctx, c)
 		f.stopIfStuck(c, rejection.Reason)
@@ -566,26 +565,4 @@ func (f *txFirehose) submitted() uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.stats.Submitted
-}
-
-// ledgerRules are the rule failures a 400 names, by the ledger's wording;
-// rejectionReason counts rejections by them.
-var ledgerRules = [...]error{
-	ledger.ErrMalformed, ledger.ErrUnsupported,
-	ledger.ErrTxTooLarge, ledger.ErrInputsEmpty, ledger.ErrDuplicateInput,
-	ledger.ErrExpired, ledger.ErrNotYetValid, ledger.ErrWrongNetwork,
-	ledger.ErrOutputTooSmall, ledger.ErrFeeTooSmall, ledger.ErrInputNotInUTxO,
-	ledger.ErrValueNotConserved, ledger.ErrBadWitness, ledger.ErrMissingWitness,
-}
-
-// rejectionReason is the rule a node's 400 message names, without the
-// detail (which input, which amounts), so that rejections group by rule;
-// a message naming no ledger rule is its own reason.
-func rejectionReason(message string) string {
-	for _, rule := range ledgerRules {
-		if strings.Contains(message, rule.Error()) {
-			return rule.Error()
-		}
-	}
-	return message
 }

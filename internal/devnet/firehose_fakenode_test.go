@@ -44,7 +44,7 @@ type fakeAPINode struct {
 	// failQueries answers every GET with 500.
 	refuse      int
 	rejectN     int
-	reject      string
+	reject      error
 	unanswered  int
 	failQueries bool
 	posts       int // submits received
@@ -89,21 +89,21 @@ func (n *fakeAPINode) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	case n.rejectN > 0:
 		n.rejectN--
-		writeAPIError(w, http.StatusBadRequest, n.reject)
+		writeAPIRejection(w, n.reject)
 		return
 	}
 	tx, err := ledger.DecodeTx(raw)
 	if err != nil {
-		writeAPIError(w, http.StatusBadRequest, err.Error())
+		writeAPIRejection(w, err)
 		return
 	}
 	if slices.ContainsFunc(n.mempool, func(m *ledger.Tx) bool { return m.Hash() == tx.Hash() }) {
-		writeAPIError(w, http.StatusBadRequest, "mempool: tx already in the mempool")
+		writeAPIJSON(w, http.StatusBadRequest, map[string]string{"error": "mempool: tx already in the mempool", "rule": api.RuleInMempool})
 		return
 	}
 	diff, err := ledger.Apply(n.params, n.view, 0, tx)
 	if err != nil {
-		writeAPIError(w, http.StatusBadRequest, err.Error())
+		writeAPIRejection(w, err)
 		return
 	}
 	applyDiff(n.view, diff)
@@ -296,6 +296,13 @@ func writeAPIJSON(w http.ResponseWriter, status int, v any) {
 
 func writeAPIError(w http.ResponseWriter, status int, message string) {
 	writeAPIJSON(w, status, map[string]string{"error": message})
+}
+
+// writeAPIRejection is the node's 400 for a tx that broke a ledger rule:
+// its message and the rule's code.
+func writeAPIRejection(w http.ResponseWriter, err error) {
+	rule, _ := ledger.RuleOf(err)
+	writeAPIJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error(), "rule": rule.Code()})
 }
 
 // testFunds are count funded addresses, their keys and the genesis UTxO

@@ -2,11 +2,13 @@ package devnet
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -66,7 +68,7 @@ func TestFirehoseStep(t *testing.T) {
 			name: "a passing rejection while the parent is in the mempool",
 			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
 				stepOnce(f, c)
-				n.set(func(n *fakeAPINode) { n.rejectN, n.reject = 1, "ledger: fee below minimum: fee 1, minimum 2" })
+				n.set(func(n *fakeAPINode) { n.rejectN, n.reject = 1, fmt.Errorf("%w: fee 1, minimum 2", ledger.ErrFeeTooSmall) })
 				stepOnce(f, c)
 				stepOnce(f, c)
 			},
@@ -80,7 +82,7 @@ func TestFirehoseStep(t *testing.T) {
 				if err := forgeAll(n); err != nil {
 					t.Fatal(err)
 				}
-				n.set(func(n *fakeAPINode) { n.rejectN, n.reject = 1, "ledger: tx expired (slot ≥ ttl): slot 9, ttl 8" })
+				n.set(func(n *fakeAPINode) { n.rejectN, n.reject = 1, fmt.Errorf("%w: slot 9, ttl 8", ledger.ErrExpired) })
 				stepOnce(f, c)
 				stepOnce(f, c)
 			},
@@ -166,7 +168,7 @@ func TestFirehoseStep(t *testing.T) {
 				stepOnce(f, c)
 				// The node rejects the next tx's input although the first is
 				// in its mempool: resync finds the parent there and goes on.
-				n.set(func(n *fakeAPINode) { n.rejectN, n.reject = 1, "ledger: input not in UTxO: x#0" })
+				n.set(func(n *fakeAPINode) { n.rejectN, n.reject = 1, fmt.Errorf("%w: x#0", ledger.ErrInputNotInUTxO) })
 				stepOnce(f, c)
 				stepOnce(f, c)
 			},
@@ -177,7 +179,7 @@ func TestFirehoseStep(t *testing.T) {
 			name: "a rejection that stays: the chain stops",
 			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
 				n.set(func(n *fakeAPINode) {
-					n.rejectN, n.reject = 100, "ledger: tx larger than max tx size: 20000 bytes, max 16384"
+					n.rejectN, n.reject = 100, fmt.Errorf("%w: 20000 bytes, max 16384", ledger.ErrTxTooLarge)
 				})
 				for range 7 {
 					stepOnce(f, c)
@@ -190,7 +192,7 @@ func TestFirehoseStep(t *testing.T) {
 			name: "a node that cannot say where the chain stands: it goes on",
 			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
 				stepOnce(f, c)
-				n.set(func(n *fakeAPINode) { n.rejectN, n.reject, n.failQueries = 1, "ledger: input not in UTxO: x#0", true })
+				n.set(func(n *fakeAPINode) { n.rejectN, n.reject, n.failQueries = 1, fmt.Errorf("%w: x#0", ledger.ErrInputNotInUTxO), true })
 				stepOnce(f, c)
 				n.set(func(n *fakeAPINode) { n.failQueries = false })
 				stepOnce(f, c)
@@ -254,16 +256,20 @@ func equalStats(a, b txStats) bool {
 	return true
 }
 
-func TestRejectionReason(t *testing.T) {
-	tests := []struct{ message, want string }{
-		{"ledger: input not in UTxO: ab12#0", "ledger: input not in UTxO"},
-		{"mempool: ledger: fee below minimum: fee 1, minimum 155425", "ledger: fee below minimum"},
-		{"tx 0: ledger: malformed transaction: not an array", "ledger: malformed transaction"},
-		{"mempool: tx already in the mempool", "mempool: tx already in the mempool"},
+func TestRejectionRuleName(t *testing.T) {
+	tests := []struct {
+		rejection txRejectedError
+		want      string
+	}{
+		{txRejectedError{Reason: "mempool: tx 0f: ledger: input not in UTxO: ab12#0", Rule: "input-missing"}, "ledger: input not in UTxO"},
+		{txRejectedError{Reason: "mempool: tx 0f: ledger: fee below minimum: fee 1, minimum 155425", Rule: "fee-too-small"}, "ledger: fee below minimum"},
+		{txRejectedError{Reason: "ledger: malformed transaction: not an array", Rule: "malformed"}, "ledger: malformed transaction"},
+		{txRejectedError{Reason: "mempool: tx already in the mempool", Rule: api.RuleInMempool}, "mempool: tx already in the mempool"},
+		{txRejectedError{Reason: "reading the tx: unexpected EOF"}, "reading the tx: unexpected EOF"},
 	}
 	for _, tt := range tests {
-		if got := rejectionReason(tt.message); got != tt.want {
-			t.Errorf("rejectionReason(%q) = %q, want %q", tt.message, got, tt.want)
+		if got := tt.rejection.ruleName(); got != tt.want {
+			t.Errorf("ruleName of %+v = %q, want %q", tt.rejection, got, tt.want)
 		}
 	}
 }

@@ -73,11 +73,26 @@ func refusalOf(resp *http.Response, message string) *txRefusedError {
 	return e
 }
 
-// txRejectedError is a 400 answer: Reason is the node's error message.
-type txRejectedError struct{ Reason string }
+// txRejectedError is a 400 answer: Reason is the node's error message,
+// Rule the code of the rule the tx broke (api.RuleInMempool for a tx the
+// node already holds), "" when the node named none.
+type txRejectedError struct{ Reason, Rule string }
 
 func (e *txRejectedError) Error() string { return "tx rejected: " + e.Reason }
 func (e *txRejectedError) Unwrap() error { return errTxRejected }
+
+// held reports whether the node refused the tx because it holds it already.
+func (e *txRejectedError) held() bool { return e.Rule == api.RuleInMempool }
+
+// ruleName is the wording of the ledger rule the tx broke, without the
+// detail (which input, which amounts), so that rejections group by rule;
+// an answer naming no ledger rule is its own reason.
+func (e *txRejectedError) ruleName() string {
+	if rule, ok := ledger.RuleByCode(e.Rule); ok {
+		return rule.Err().Error()
+	}
+	return e.Reason
+}
 
 // SubmitTx posts a signed tx (its CBOR) to the submit API of the node at
 // nodeURL, e.g. http://127.0.0.1:3001, and returns the tx id the node
@@ -162,7 +177,11 @@ func (a nodeAPI) submit(ctx context.Context, raw []byte) (string, error) {
 		}
 		return id, nil
 	case http.StatusBadRequest:
-		return "", &txRejectedError{Reason: apiErrorMessage(body)}
+		var answer struct {
+			Rule string `json:"rule"`
+		}
+		_ = json.Unmarshal(body, &answer) // an answer without a rule names none
+		return "", &txRejectedError{Reason: apiErrorMessage(body), Rule: answer.Rule}
 	case http.StatusServiceUnavailable:
 		return "", refusalOf(resp, apiErrorMessage(body))
 	}
