@@ -68,7 +68,9 @@ func TestFirehoseStep(t *testing.T) {
 			name: "a passing rejection while the parent is in the mempool",
 			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
 				stepOnce(f, c)
-				n.set(func(n *fakeAPINode) { n.rejectN, n.reject = 1, fmt.Errorf("%w: fee 1, minimum 2", ledger.ErrFeeTooSmall) })
+				n.set(func(n *fakeAPINode) {
+					n.rejectN, n.reject = 1, fmt.Errorf("%w: fee 1, minimum 2", ledger.ErrFeeTooSmall)
+				})
 				stepOnce(f, c)
 				stepOnce(f, c)
 			},
@@ -192,7 +194,9 @@ func TestFirehoseStep(t *testing.T) {
 			name: "a node that cannot say where the chain stands: it goes on",
 			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
 				stepOnce(f, c)
-				n.set(func(n *fakeAPINode) { n.rejectN, n.reject, n.failQueries = 1, fmt.Errorf("%w: x#0", ledger.ErrInputNotInUTxO), true })
+				n.set(func(n *fakeAPINode) {
+					n.rejectN, n.reject, n.failQueries = 1, fmt.Errorf("%w: x#0", ledger.ErrInputNotInUTxO), true
+				})
 				stepOnce(f, c)
 				n.set(func(n *fakeAPINode) { n.failQueries = false })
 				stepOnce(f, c)
