@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"math"
 	"math/big"
@@ -18,7 +19,7 @@ import (
 // node processes, its link proxies (nil without partitions) and its nodes'
 // APIs.
 type devnetChaos struct {
-	d      *Layout
+	d      *layout.Layout
 	procs  *nodeProcesses
 	mesh   *linkMesh
 	apis   []nodeAPI

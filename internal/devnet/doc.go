@@ -1,11 +1,7 @@
-// Package devnet generates a network, and runs a local devnet from outside,
-// one OS process per node, as an operator would:
+// Package devnet runs a local devnet from outside, one OS process per node,
+// as an operator would:
 //
-//   - Write lays out a network: genesis (from a Template), keys, and each
-//     node's config and topology — on loopback, or on several hosts with a
-//     self-contained directory per node to copy to its host, pools and
-//     relays. The genesis command is Write.
-//   - Run writes a devnet, starts every node as `NodeExecutable run
+//   - Run writes a devnet (package layout), starts every node as `NodeExecutable run
 //     --config FILE`, prints a status line a second while a tx firehose
 //     feeds the nodes from the genesis funds, then reads every node's
 //     chain, checks where every admitted tx ended up and what became of

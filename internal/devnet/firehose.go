@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"maps"
 	"math"
 	"net/http"
@@ -86,7 +87,7 @@ func (o firehoseOptions) withDefaults() firehoseOptions {
 type txFirehose struct {
 	opts   firehoseOptions
 	params ledger.Params
-	nodes  []Node
+	nodes  []layout.Node
 	apis   []nodeAPI // by node index
 	chains []*txChain
 
@@ -121,7 +122,7 @@ type txStats struct {
 	FirstSent, LastSent time.Time
 }
 
-func newFirehose(params ledger.Params, nodes []Node, chains []*txChain, client *http.Client, opts firehoseOptions) *txFirehose {
+func newFirehose(params ledger.Params, nodes []layout.Node, chains []*txChain, client *http.Client, opts firehoseOptions) *txFirehose {
 	for _, c := range chains {
 		c.floorCap = (floorSampleTxs + len(chains) - 1) / len(chains)
 	}
@@ -130,11 +131,11 @@ func newFirehose(params ledger.Params, nodes []Node, chains []*txChain, client *
 
 // loadFirehose is the firehose of devnet d, its chains from d's funded
 // addresses. With a zero rate it has no chains and run does nothing.
-func loadFirehose(d *Layout, client *http.Client, opts firehoseOptions) (*txFirehose, error) {
+func loadFirehose(d *layout.Layout, client *http.Client, opts firehoseOptions) (*txFirehose, error) {
 	var chains []*txChain
 	if opts.Rate > 0 {
 		var err error
-		if chains, err = loadTxChains(filepath.Join(d.Dir, fundsDirName), d.Genesis, len(d.Nodes)); err != nil {
+		if chains, err = loadTxChains(filepath.Join(d.Dir, layout.FundsDirName), d.Genesis, len(d.Nodes)); err != nil {
 			return nil, fmt.Errorf("the firehose's funds: %w", err)
 		}
 	}

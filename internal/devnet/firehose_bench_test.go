@@ -3,6 +3,7 @@ package devnet
 import (
 	"context"
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -32,11 +33,11 @@ func BenchmarkFirehoseCeiling(b *testing.B) {
 			cancel()
 		}
 	})
-	var nodes []Node
+	var nodes []layout.Node
 	for i := range nodeCount {
 		srv := httptest.NewServer(instant)
 		defer srv.Close()
-		nodes = append(nodes, Node{Name: fmt.Sprintf("node-%d", i), HTTPAddr: strings.TrimPrefix(srv.URL, "http://")})
+		nodes = append(nodes, layout.Node{Name: fmt.Sprintf("node-%d", i), HTTPAddr: strings.TrimPrefix(srv.URL, "http://")})
 	}
 	funds := newTestFunds(b, chainCount, 1<<50)
 	// A million txs a second per chain: far above what it can do, so it

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"maps"
 	"net/http"
@@ -64,8 +65,8 @@ func newFakeAPINode(t *testing.T, params ledger.Params, genesis ledger.MapUTxO) 
 }
 
 // node is the fake as the firehose addresses a node.
-func (n *fakeAPINode) node(name string) Node {
-	return Node{Name: name, HTTPAddr: strings.TrimPrefix(n.server.URL, "http://")}
+func (n *fakeAPINode) node(name string) layout.Node {
+	return layout.Node{Name: name, HTTPAddr: strings.TrimPrefix(n.server.URL, "http://")}
 }
 
 func (n *fakeAPINode) handleSubmit(w http.ResponseWriter, r *http.Request) {
@@ -350,7 +351,7 @@ func fakeDevnet(t *testing.T, nodes, funded int, opts firehoseOptions) (*txFireh
 	params := ledger.DefaultParams()
 	funds := newTestFunds(t, funded, 1_000_000_000)
 	var fakes []*fakeAPINode
-	var devnetNodes []Node
+	var devnetNodes []layout.Node
 	for i := range nodes {
 		n := newFakeAPINode(t, params, funds.genesis)
 		fakes = append(fakes, n)

@@ -3,6 +3,7 @@ package devnet
 import (
 	"context"
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"math/big"
 	"net/http"
 	"time"
@@ -32,7 +33,7 @@ func inFlightGrace(g *consensus.Genesis) time.Duration {
 // awaitInFlight polls the nodes until every one reports an empty mempool
 // and the same number of txs on chain, and says whether they did before
 // grace had passed (or ctx ended).
-func awaitInFlight(ctx context.Context, client *http.Client, nodes []Node, grace time.Duration) bool {
+func awaitInFlight(ctx context.Context, client *http.Client, nodes []layout.Node, grace time.Duration) bool {
 	ctx, cancel := context.WithTimeout(ctx, grace)
 	defer cancel()
 	for {

@@ -3,6 +3,7 @@ package devnet
 import (
 	"context"
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"maps"
 	"slices"
 	"strings"
@@ -507,11 +508,11 @@ func TestInFlight(t *testing.T) {
 }
 
 func TestInFlightGrace(t *testing.T) {
-	tmpl, err := LoadTemplate("")
+	tmpl, err := layout.LoadTemplate("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := tmpl.genesis() // 100 ms slots, f = 0.1: a block a second
+	g := tmpl.Genesis() // 100 ms slots, f = 0.1: a block a second
 	if got, want := inFlightGrace(g), 200*time.Millisecond+5*time.Second; got != want {
 		t.Errorf("grace %v, want %v", got, want)
 	}

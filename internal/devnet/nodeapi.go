@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"mime"
 	"net/http"
@@ -114,7 +115,7 @@ func GetStatus(ctx context.Context, client *http.Client, nodeURL string, v any) 
 }
 
 // newNodeAPIs are the clients of the nodes' APIs, in node order.
-func newNodeAPIs(client *http.Client, nodes []Node) []nodeAPI {
+func newNodeAPIs(client *http.Client, nodes []layout.Node) []nodeAPI {
 	apis := make([]nodeAPI, len(nodes))
 	for i, n := range nodes {
 		apis[i] = newNodeAPI(client, "http://"+n.HTTPAddr)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +26,7 @@ const nodeStopTimeout = 15 * time.Second
 // The chaos mode kills, restarts, freezes and thaws them meanwhile.
 type nodeProcesses struct {
 	exe         string
-	nodes       []Node
+	nodes       []layout.Node
 	stopTimeout time.Duration
 	// mu guards procs (a restart replaces a node's process) and stopped.
 	mu      sync.Mutex
@@ -57,7 +58,7 @@ type nodeProcess struct {
 // startNodeProcesses starts `exe run --config …` for every node, its output
 // appended to the node's node.log. On an error the processes already
 // started are stopped.
-func startNodeProcesses(exe string, nodes []Node, stopTimeout time.Duration) (*nodeProcesses, error) {
+func startNodeProcesses(exe string, nodes []layout.Node, stopTimeout time.Duration) (*nodeProcesses, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ps := &nodeProcesses{exe: exe, nodes: nodes, stopTimeout: stopTimeout, ctx: ctx, cancel: cancel}
 	for _, n := range nodes {
@@ -71,8 +72,8 @@ func startNodeProcesses(exe string, nodes []Node, stopTimeout time.Duration) (*n
 	return ps, nil
 }
 
-func (ps *nodeProcesses) start(exe string, n Node) (*nodeProcess, error) {
-	logPath := filepath.Join(n.Dir, nodeLogFileName)
+func (ps *nodeProcesses) start(exe string, n layout.Node) (*nodeProcess, error) {
+	logPath := filepath.Join(n.Dir, layout.NodeLogFileName)
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package devnet
 
 import (
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,9 +19,9 @@ func TestNodeProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	var nodes []Node
+	var nodes []layout.Node
 	for _, behavior := range []string{"polite", "stubborn", "failing"} {
-		n := Node{Name: behavior, Dir: filepath.Join(dir, behavior)}
+		n := layout.Node{Name: behavior, Dir: filepath.Join(dir, behavior)}
 		n.ConfigFile = filepath.Join(n.Dir, behavior)
 		if err := os.Mkdir(n.Dir, 0o755); err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package devnet
 import (
 	"context"
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"maps"
 	"net/http"
@@ -19,7 +20,7 @@ import (
 type Options struct {
 	// Spec is the devnet to generate. An empty Spec.Dir is a fresh
 	// temporary directory.
-	Spec Spec
+	Spec layout.Spec
 	// NodeExecutable is the program each node runs as its own process:
 	// `NodeExecutable run --config DIR/node-i/config.json`. Default ""
 	// is this process's own executable (os.Executable), the leiosnode
@@ -67,7 +68,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		}
 		spec.Dir = dir
 	}
-	d, err := Write(spec)
+	d, err := layout.Write(spec)
 	if err != nil {
 		return err
 	}
@@ -217,7 +218,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 // devnet keeps running (the user may restart it by hand).
 //
 // onPoll gets every round of polls too, with the time it started.
-func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcesses, client *http.Client, watch *chainWatch, firehose *txFirehose, duration time.Duration, onPoll func(time.Time, []nodePoll)) {
+func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *nodeProcesses, client *http.Client, watch *chainWatch, firehose *txFirehose, duration time.Duration, onPoll func(time.Time, []nodePoll)) {
 	var deadline <-chan time.Time
 	if duration > 0 {
 		timer := time.NewTimer(duration)
@@ -266,7 +267,7 @@ func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcess
 // newDevnetChaos is the chaos scheduler of a running devnet, and the fork
 // watch it and the supervisor feed. It prints what the spec's partitions
 // are likely to do, and the seed.
-func newDevnetChaos(d *Layout, procs *nodeProcesses, mesh *linkMesh, client *http.Client, out io.Writer, spec ChaosSpec, seed uint64, started time.Time, duration time.Duration) (*chaosScheduler, *forkWatch) {
+func newDevnetChaos(d *layout.Layout, procs *nodeProcesses, mesh *linkMesh, client *http.Client, out io.Writer, spec ChaosSpec, seed uint64, started time.Time, duration time.Duration) (*chaosScheduler, *forkWatch) {
 	names, peers := make([]string, len(d.Nodes)), make([]string, len(d.Nodes))
 	for i, n := range d.Nodes {
 		names[i], peers[i] = n.Name, n.PeerID.String()

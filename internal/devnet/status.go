@@ -3,6 +3,7 @@ package devnet
 import (
 	"context"
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"net/http"
 	"strings"
 	"sync"
@@ -24,7 +25,7 @@ type nodePoll struct {
 }
 
 // pollStatuses asks every node for GET /status at once.
-func pollStatuses(ctx context.Context, client *http.Client, nodes []Node) []nodePoll {
+func pollStatuses(ctx context.Context, client *http.Client, nodes []layout.Node) []nodePoll {
 	polls := make([]nodePoll, len(nodes))
 	var wg sync.WaitGroup
 	for i, n := range nodes {
@@ -58,7 +59,7 @@ type ebListPoll struct {
 }
 
 // pollEBLists asks every node for GET /api/ebs at once.
-func pollEBLists(ctx context.Context, client *http.Client, nodes []Node) []ebListPoll {
+func pollEBLists(ctx context.Context, client *http.Client, nodes []layout.Node) []ebListPoll {
 	polls := make([]ebListPoll, len(nodes))
 	var wg sync.WaitGroup
 	for i, n := range nodes {

@@ -32,6 +32,8 @@ var rank = map[string]int{
 	// The node's edge: whether txs are taken in, from figures it is handed.
 	"admission":          2,
 	"internal/benchkeys": 2,
+	// A generated network's files: genesis, keys, configs, topologies.
+	"internal/devnet/layout": 3,
 	// What both Pebble stores share: opening, the network stamp, faults.
 	"internal/pebblestore":           2,
 	"internal/pebblestore/faulttest": 2,
