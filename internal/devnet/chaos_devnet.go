@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"math"
@@ -22,7 +23,7 @@ type devnetChaos struct {
 	d      *layout.Layout
 	procs  *nodeProcesses
 	mesh   *linkMesh
-	apis   []nodeAPI
+	apis   []apiclient.Client
 	client *http.Client
 	forks  *forkWatch
 	say    func(format string, args ...any)
@@ -62,7 +63,7 @@ func (c *devnetChaos) poll(ctx context.Context) []nodePoll {
 }
 
 func (c *devnetChaos) blockHash(ctx context.Context, node int, number uint64) (string, error) {
-	blocks, err := c.apis[node].blocks(ctx, number, 1)
+	blocks, err := c.apis[node].Blocks(ctx, number, 1)
 	if err != nil || len(blocks) == 0 || blocks[0].Number != number {
 		return "", err
 	}

@@ -15,9 +15,6 @@
 //     recover from each, and adds a chaos section to the report. For
 //     partitions the nodes dial one another through a TCP proxy per link
 //     that the supervisor runs and can cut.
-//   - SubmitTx is the client of a node's submit API that the firehose uses,
-//     and the submit command too; GetStatus reads a node's /status for the
-//     status command.
 //
 // Invariants:
 //   - The supervisor watches its nodes only through their processes and
@@ -42,5 +39,5 @@
 //
 // This package must never import node: only cmd links a node in. What it
 // knows of a node is the files it writes for it, the JSON of its API
-// (package api, with forge's vote outcomes) and its OS process.
+// (through package apiclient, with forge's vote outcomes) and its OS process.
 package devnet

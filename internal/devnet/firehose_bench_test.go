@@ -3,6 +3,7 @@ package devnet
 import (
 	"context"
 	"fmt"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"net/http"
@@ -43,7 +44,7 @@ func BenchmarkFirehoseCeiling(b *testing.B) {
 	// A million txs a second per chain: far above what it can do, so it
 	// goes as fast as it can.
 	opts := firehoseOptions{Rate: chainCount * 1e6}
-	f := newFirehose(ledger.DefaultParams(), nodes, funds.chains(nodeCount), newAPIClient(), opts)
+	f := newFirehose(ledger.DefaultParams(), nodes, funds.chains(nodeCount), apiclient.NewHTTPClient(), opts)
 
 	b.ResetTimer()
 	f.run(ctx)

@@ -229,7 +229,7 @@ func (f *txFirehose) inSomeMempool(ctx context.Context, walks []chainWalk, txID 
 		if w.err != nil {
 			continue
 		}
-		in, err := f.apis[n].inMempool(ctx, txID)
+		in, err := f.apis[n].InMempool(ctx, txID)
 		switch {
 		case err != nil:
 			answer.err = fmt.Errorf("%s: %w", f.nodeName(n), err)

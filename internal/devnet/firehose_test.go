@@ -11,7 +11,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -154,7 +153,7 @@ func TestFirehoseStep(t *testing.T) {
 				n.restart()               // gone from the mempool…
 				stepOnce(f, c)            // 400: missing
 				for _, tx := range sent { // …and back before DropConfirm
-					if _, err := f.apis[0].submit(context.Background(), tx.tx.Bytes()); err != nil {
+					if _, err := f.apis[0].Submit(context.Background(), tx.tx.Bytes()); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -261,24 +260,6 @@ func equalStats(a, b txStats) bool {
 		}
 	}
 	return true
-}
-
-func TestRejectionRuleName(t *testing.T) {
-	tests := []struct {
-		rejection txRejectedError
-		want      string
-	}{
-		{txRejectedError{Reason: "mempool: tx 0f: ledger: input not in UTxO: ab12#0", Rule: "input-missing"}, "ledger: input not in UTxO"},
-		{txRejectedError{Reason: "mempool: tx 0f: ledger: fee below minimum: fee 1, minimum 155425", Rule: "fee-too-small"}, "ledger: fee below minimum"},
-		{txRejectedError{Reason: "ledger: malformed transaction: not an array", Rule: "malformed"}, "ledger: malformed transaction"},
-		{txRejectedError{Reason: "mempool: tx already in the mempool", Rule: api.RuleInMempool}, "mempool: tx already in the mempool"},
-		{txRejectedError{Reason: "reading the tx: unexpected EOF"}, "reading the tx: unexpected EOF"},
-	}
-	for _, tt := range tests {
-		if got := tt.rejection.ruleName(); got != tt.want {
-			t.Errorf("ruleName of %+v = %q, want %q", tt.rejection, got, tt.want)
-		}
-	}
 }
 
 // TestPaced: steps come at the interval; the steps a stall delayed are
@@ -492,7 +473,7 @@ func TestInFlight(t *testing.T) {
 		stepOnce(f, c)
 	}
 	start := time.Now()
-	if awaitInFlight(context.Background(), f.apis[0].client, f.nodes, 300*time.Millisecond) {
+	if awaitInFlight(context.Background(), f.client, f.nodes, 300*time.Millisecond) {
 		t.Error("settled with txs in the mempools")
 	}
 	if took := time.Since(start); took < 300*time.Millisecond || took > 2*time.Second {
@@ -502,7 +483,7 @@ func TestInFlight(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		_ = forgeAll(fakes...)
 	}()
-	if !awaitInFlight(context.Background(), f.apis[0].client, f.nodes, 5*time.Second) {
+	if !awaitInFlight(context.Background(), f.client, f.nodes, 5*time.Second) {
 		t.Error("not settled after the block")
 	}
 }

@@ -3,6 +3,7 @@ package devnet
 import (
 	"context"
 	"fmt"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"maps"
@@ -73,7 +74,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		return err
 	}
 	d.Print(out)
-	client := newAPIClient()
+	client := apiclient.NewHTTPClient()
 	firehose, err := loadFirehose(d, client, firehoseOptions{Rate: opts.TxRate})
 	if err != nil {
 		return err

@@ -61,11 +61,12 @@ var rank = map[string]int{
 	"leios":             6,
 	"api":               7,
 	"internal/leiosnet": 7,
-	"internal/devnet":   8,
+	"api/apiclient":     8,
 	"node":              8,
-	"cmd/leiosnode":     9,
-	"cmd/leiosbench":    9,
-	"internal/layers":   10,
+	"internal/devnet":   9,
+	"cmd/leiosnode":     10,
+	"cmd/leiosbench":    10,
+	"internal/layers":   11,
 }
 
 var (
