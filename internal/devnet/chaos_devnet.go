@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/devnet/supervisor"
 	"io"
 	"math"
 	"math/big"
@@ -21,7 +22,7 @@ import (
 // APIs.
 type devnetChaos struct {
 	d      *layout.Layout
-	procs  *nodeProcesses
+	procs  *supervisor.Processes
 	mesh   *linkMesh
 	apis   []apiclient.Client
 	client *http.Client
@@ -29,17 +30,17 @@ type devnetChaos struct {
 	say    func(format string, args ...any)
 }
 
-func (c *devnetChaos) kill(i int) error   { return c.procs.kill(i) }
-func (c *devnetChaos) freeze(i int) error { return c.procs.freeze(i) }
-func (c *devnetChaos) thaw(i int) error   { return c.procs.thaw(i) }
+func (c *devnetChaos) kill(i int) error   { return c.procs.Kill(i) }
+func (c *devnetChaos) freeze(i int) error { return c.procs.Freeze(i) }
+func (c *devnetChaos) thaw(i int) error   { return c.procs.Thaw(i) }
 
 func (c *devnetChaos) restart(i int) error {
-	p, err := c.procs.restart(i)
+	p, err := c.procs.Restart(i)
 	if err != nil {
 		return err
 	}
 	c.forks.restarted(i, time.Now())
-	c.say("%s (pid %d): %s", p.name, p.cmd.Process.Pid, p.commandLine())
+	c.say("%s (pid %d): %s", p.Name(), p.Pid(), p.CommandLine())
 	return nil
 }
 

@@ -32,8 +32,10 @@ var rank = map[string]int{
 	// The node's edge: whether txs are taken in, from figures it is handed.
 	"admission":          2,
 	"internal/benchkeys": 2,
-	// A generated network's files: genesis, keys, configs, topologies.
-	"internal/devnet/layout": 3,
+	// A generated network's files: genesis, keys, configs, topologies; its
+	// nodes run as OS processes.
+	"internal/devnet/layout":     3,
+	"internal/devnet/supervisor": 4,
 	// What both Pebble stores share: opening, the network stamp, faults.
 	"internal/pebblestore":           2,
 	"internal/pebblestore/faulttest": 2,
