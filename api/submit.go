@@ -19,7 +19,8 @@ import (
 
 // handleSubmit is POST /api/submit/tx, as cardano-submit-api: the body is
 // the signed tx's CBOR; 202 with the tx id, 400 with the ledger rule that
-// failed (or "already in the mempool"), naming the tx by its tx id, 413 for
+// failed (or "already in the mempool"), naming the tx by its tx id, and the
+// rule's code (writeRejection), 413 for
 // a body over the max tx size, 408 for one that does not arrive in time,
 // 503 with Retry-After when the node's edge refuses txs now (it is behind:
 // see package admission), the mempool stays full or the add gets no turn
@@ -53,7 +54,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		err = s.opts.Mempool.Add(ctx, tx)
 	})
 	if tx == nil {
-		writeError(w, http.StatusBadRequest, err)
+		writeRejection(w, err)
 		return
 	}
 	switch {
@@ -68,10 +69,28 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, errors.New("mempool busy: no turn to add within the timeout"))
 	case mempool.IsRejection(err), errors.Is(err, mempool.ErrDuplicate):
-		writeError(w, http.StatusBadRequest, err)
+		writeRejection(w, err)
 	default:
 		writeError(w, http.StatusInternalServerError, err)
 	}
+}
+
+// RuleInMempool is the "rule" of a 400 answer to a submit of a tx the
+// mempool already holds; a ledger rule's failure has the rule's code
+// (ledger.Rule.Code) instead.
+const RuleInMempool = "in-mempool"
+
+// writeRejection is a 400 answer to a submit, {"error": …, "rule": code}:
+// the code of the ledger rule the tx broke, or RuleInMempool, so that
+// clients decide by the code and never parse the message.
+func writeRejection(w http.ResponseWriter, err error) {
+	answer := map[string]string{"error": err.Error()}
+	if rule, ok := ledger.RuleOf(err); ok {
+		answer["rule"] = rule.Code()
+	} else if errors.Is(err, mempool.ErrDuplicate) {
+		answer["rule"] = RuleInMempool
+	}
+	writeJSON(w, http.StatusBadRequest, answer)
 }
 
 // handleUTxO is GET /api/utxo/{txid}/{index}: the output if unspent at the

@@ -141,11 +141,18 @@ func TestAnswersNameTxIDs(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		tx   *ledger.Tx
-	}{{"again", tx}, {"same body, other witnesses", twin}} {
+		rule string
+	}{{"again", tx, RuleInMempool}, {"same body, other witnesses", twin, "fee-too-small"}} {
 		code, reply := submit(t, s.Handler(), tc.tx.Bytes())
 		if code != http.StatusBadRequest || !strings.Contains(reply, id) || strings.Contains(reply, block.Hash(tc.tx.Hash()).String()) {
 			t.Errorf("submit %s: %d %s; want 400 naming tx id %s", tc.name, code, reply, id)
 		}
+		if !strings.Contains(reply, `"rule":"`+tc.rule+`"`) {
+			t.Errorf("submit %s: %s; want rule %q", tc.name, reply, tc.rule)
+		}
+	}
+	if code, reply := submit(t, s.Handler(), []byte{0x80}); code != http.StatusBadRequest || !strings.Contains(reply, `"rule":"malformed"`) {
+		t.Errorf("submit of an empty CBOR array: %d %s; want 400 with rule malformed", code, reply)
 	}
 	get := func(path string) int {
 		rec := httptest.NewRecorder()

@@ -20,34 +20,10 @@ var (
 )
 
 // IsRejection reports whether err, from Add, is a ledger rule refusing the
-// tx (rather than no room, no turn, or a local failure).
-func IsRejection(err error) bool { return ruleOf(err) >= 0 }
-
-// ruleErrors are the ledger's rule failures. Only an error wrapping one of
-// these rejects a tx; any other error (a ledger read failing) says nothing
-// about the tx.
-var ruleErrors = [...]error{
-	ledger.ErrTxTooLarge,
-	ledger.ErrInputsEmpty,
-	ledger.ErrDuplicateInput,
-	ledger.ErrExpired,
-	ledger.ErrNotYetValid,
-	ledger.ErrWrongNetwork,
-	ledger.ErrOutputTooSmall,
-	ledger.ErrFeeTooSmall,
-	ledger.ErrInputNotInUTxO,
-	ledger.ErrValueNotConserved,
-	ledger.ErrBadWitness,
-	ledger.ErrMissingWitness,
-}
-
-// ruleOf returns the index in ruleErrors of the rule err reports, or -1 if
-// err is not a rule failure.
-func ruleOf(err error) int {
-	for i, rule := range ruleErrors {
-		if errors.Is(err, rule) {
-			return i
-		}
-	}
-	return -1
+// tx (rather than no room, no turn, or a local failure). Only an error
+// wrapping one of the ledger's rules rejects a tx; any other error (a ledger
+// read failing) says nothing about the tx.
+func IsRejection(err error) bool {
+	_, ok := ledger.RuleOf(err)
+	return ok
 }

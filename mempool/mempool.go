@@ -194,9 +194,9 @@ func (m *Mempool) addLocked(tx *ledger.Tx, validate ValidateFunc) (<-chan struct
 		return m.roomFreed, nil
 	}
 	if _, err := validate(m.opts.Params, s.UTxO(), m.slotFor(s.lin.base), tx); err != nil {
-		if rule := ruleOf(err); rule >= 0 {
+		if rule, ok := ledger.RuleOf(err); ok {
 			m.rejected.remember(tx.Hash())
-			m.counters.rejected[rule].Add(1)
+			m.counters.rejected[rule.Index()].Add(1)
 		}
 		return nil, fmt.Errorf("mempool: tx %s: %w", txName(tx), err)
 	}
@@ -263,7 +263,7 @@ func (m *Mempool) RemoveTxs(ctx context.Context, txHashes []block.Hash) ([]block
 			continue
 		}
 		if _, err := m.opts.Reapply(m.opts.Params, b.utxo(), slot, e.Tx); err != nil {
-			if ruleOf(err) < 0 {
+			if !IsRejection(err) {
 				return nil, fmt.Errorf("mempool: removing txs: revalidating tx %s: %w", txName(e.Tx), err)
 			}
 			dropped = append(dropped, h)

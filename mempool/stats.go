@@ -1,6 +1,7 @@
 package mempool
 
 import (
+	"github.com/leiosnode/leiosnode/ledger"
 	"sync/atomic"
 	"time"
 )
@@ -32,7 +33,7 @@ type Stats struct {
 type counters struct {
 	added, duplicates, droppedOnSync, removed, syncRestarts atomic.Uint64
 	syncs, syncsExtension, syncsFull                        atomic.Uint64
-	rejected                                                [len(ruleErrors)]atomic.Uint64
+	rejected                                                [ledger.NumRules]atomic.Uint64
 	maxLockHold                                             atomic.Int64 // nanoseconds
 }
 
@@ -58,9 +59,9 @@ func (c *counters) stats() Stats {
 		SyncRestarts:    c.syncRestarts.Load(),
 		MaxSyncLockHold: time.Duration(c.maxLockHold.Load()),
 	}
-	for i := range c.rejected {
-		if n := c.rejected[i].Load(); n > 0 {
-			s.Rejected[ruleErrors[i].Error()] = n
+	for _, rule := range ledger.Rules() {
+		if n := c.rejected[rule.Index()].Load(); n > 0 {
+			s.Rejected[rule.Err().Error()] = n
 		}
 	}
 	return s

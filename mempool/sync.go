@@ -290,7 +290,7 @@ func (j *judge) valid(txs []Entry, pos int) (bool, error) {
 	if err == nil {
 		return true, nil
 	}
-	if ruleOf(err) < 0 {
+	if !IsRejection(err) {
 		return false, fmt.Errorf("mempool: sync: revalidating tx %s: %w", txName(e.Tx), err)
 	}
 	return false, nil

@@ -20,7 +20,7 @@ import (
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
-	"github.com/leiosnode/leiosnode/internal/devnet"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
@@ -41,7 +41,7 @@ type chainSpec struct {
 // files (genesis, keys, configs) and node-0's databases holding the chain,
 // its EBs and their closures.
 type syncChain struct {
-	layout  *devnet.Layout
+	layout  *layout.Layout
 	genesis *consensus.Genesis
 	// blocks are the chain's blocks in order, for the in-process
 	// validation.
@@ -87,11 +87,11 @@ func nodeDatabases(cfg *config.Config) (chain, leiosDir string) {
 // that slot's share of spec.txRate from chains of signed txs (each tx
 // spends its predecessor's output), as the devnet's firehose builds them.
 func forgeSyncChain(ctx context.Context, dir string, spec chainSpec, progress io.Writer) (*syncChain, error) {
-	template, err := devnet.LoadTemplate("")
+	template, err := layout.LoadTemplate("")
 	if err != nil {
 		return nil, err
 	}
-	layout, err := devnet.Write(devnet.Spec{
+	layout, err := layout.Write(layout.Spec{
 		Dir: dir, Nodes: 3, Funded: spec.funded, Template: template,
 		SystemStart: time.Now().Add(-24 * time.Hour),
 	})

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leiosnode/leiosnode/internal/devnet"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
 
 type throughputFlags struct {
@@ -238,7 +239,7 @@ func runThroughput(ctx context.Context, f throughputFlags, rates []float64, log 
 		defer cleanup()
 		exe = built
 	}
-	template, err := devnet.LoadTemplate("")
+	template, err := layout.LoadTemplate("")
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +263,7 @@ func runThroughput(ctx context.Context, f throughputFlags, rates []float64, log 
 // runThroughputRate runs one devnet at rate and reads its figures; with
 // --hog, a busy loop takes a core for as long as the devnet runs, and is
 // stopped whatever happens.
-func runThroughputRate(ctx context.Context, f throughputFlags, exe string, template devnet.Template, rate float64, log io.Writer) (throughputCell, error) {
+func runThroughputRate(ctx context.Context, f throughputFlags, exe string, template layout.Template, rate float64, log io.Writer) (throughputCell, error) {
 	dir, err := os.MkdirTemp("", fmt.Sprintf("leiosbench-throughput-%g-", rate))
 	if err != nil {
 		return throughputCell{}, err
@@ -279,7 +280,7 @@ func runThroughputRate(ctx context.Context, f throughputFlags, exe string, templ
 		fmt.Fprintf(log, "  a busy loop (pid %d) takes a core\n", hog.pid)
 	}
 	runErr := devnet.Run(ctx, devnet.Options{
-		Spec: devnet.Spec{
+		Spec: layout.Spec{
 			Dir: filepath.Join(dir, "devnet"), Nodes: f.nodes, Funded: devnet.FundedFor(rate),
 			Template: template, SystemStart: time.Now().Add(3 * time.Second),
 		},

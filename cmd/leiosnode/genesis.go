@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/leiosnode/leiosnode/internal/devnet"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
 
 // devnetFlags are the generation flags genesis and devnet share.
@@ -38,12 +38,12 @@ func (f *devnetFlags) register(cmd *cobra.Command) {
 	fs.IntVar(&f.securityParam, "security-param", 0, "security parameter k in blocks (overrides the template)")
 }
 
-// spec resolves the flags into a devnet.Spec: the template, then the
+// spec resolves the flags into a layout.Spec: the template, then the
 // overrides the user gave.
-func (f *devnetFlags) spec(cmd *cobra.Command, dir string, systemStart time.Time) (devnet.Spec, error) {
-	t, err := devnet.LoadTemplate(f.templateFile)
+func (f *devnetFlags) spec(cmd *cobra.Command, dir string, systemStart time.Time) (layout.Spec, error) {
+	t, err := layout.LoadTemplate(f.templateFile)
 	if err != nil {
-		return devnet.Spec{}, err
+		return layout.Spec{}, err
 	}
 	fs := cmd.Flags()
 	if fs.Changed("slot-length-ms") {
@@ -55,7 +55,7 @@ func (f *devnetFlags) spec(cmd *cobra.Command, dir string, systemStart time.Time
 	if fs.Changed("security-param") {
 		t.SecurityParam = f.securityParam
 	}
-	return devnet.Spec{
+	return layout.Spec{
 		Dir:         dir,
 		Nodes:       f.nodes,
 		Funded:      f.funded,
@@ -85,7 +85,7 @@ func (f *hostFlags) register(cmd *cobra.Command) {
 // apply puts the hosts and relays into spec: the pools are as many as the
 // hosts unless --nodes says otherwise, and the relays as many as their
 // hosts unless --relays does.
-func (f *hostFlags) apply(cmd *cobra.Command, spec *devnet.Spec) error {
+func (f *hostFlags) apply(cmd *cobra.Command, spec *layout.Spec) error {
 	fs := cmd.Flags()
 	hosts := f.hosts
 	if f.hostsFile != "" {
@@ -146,7 +146,7 @@ topology.json. Every node's topology names every other node (a full mesh).
 
 By default every node listens on loopback: a devnet for this machine.
 --hosts puts the pools on several hosts: pool i listens on the i-th address
-(host:port, a bare host for port ` + fmt.Sprint(devnet.DefaultHostPort) + `, or a multiaddr such as
+(host:port, a bare host for port ` + fmt.Sprint(layout.DefaultHostPort) + `, or a multiaddr such as
 /ip4/10.0.0.1/tcp/3001 or /dns/node1.example.org/tcp/3001), serves its HTTP
 API on the same host at the next port, and the others dial it there; relays
 then need --relay-hosts. Each node's directory then holds its own copy of
@@ -163,7 +163,7 @@ Start a node with: leiosnode run --config DIR/node-i/config.json`,
 			if err := hosts.apply(cmd, &spec); err != nil {
 				return err
 			}
-			d, err := devnet.Write(spec)
+			d, err := layout.Write(spec)
 			if err != nil {
 				return err
 			}

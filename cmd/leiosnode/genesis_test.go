@@ -17,7 +17,7 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/internal/devnet"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -41,7 +41,7 @@ func TestGenesisFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl, _ := devnet.LoadTemplate("")
+	tmpl, _ := layout.LoadTemplate("")
 	if len(g.Pools) != 4 || len(g.InitialFunds) != 3 {
 		t.Fatalf("%d pools, %d funded addresses; want 4 and 3", len(g.Pools), len(g.InitialFunds))
 	}

@@ -19,7 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/leiosnode/leiosnode/api"
-	"github.com/leiosnode/leiosnode/internal/devnet"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 )
 
 // TestNetworkOnHosts lays out a network with genesis --hosts for three
@@ -84,7 +84,7 @@ func TestNetworkOnHosts(t *testing.T) {
 		statuses = make([]*nodeStatus, len(names))
 		for i := range names {
 			var st nodeStatus
-			if err := devnet.GetStatus(context.Background(), client, fmt.Sprintf("http://%s:3002", lab.addr(i)), &st); err == nil {
+			if err := apiclient.GetStatus(context.Background(), client, fmt.Sprintf("http://%s:3002", lab.addr(i)), &st); err == nil {
 				statuses[i] = &st
 			}
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leiosnode/leiosnode/api"
-	"github.com/leiosnode/leiosnode/internal/devnet"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 )
 
 func newStatusCommand() *cobra.Command {
@@ -31,7 +31,7 @@ blocks and votes, the errors it logged, and the forks deeper than k it sees
 				url = "http://" + url
 			}
 			var st nodeStatus
-			if err := devnet.GetStatus(cmd.Context(), &http.Client{}, url, &st); err != nil {
+			if err := apiclient.GetStatus(cmd.Context(), &http.Client{}, url, &st); err != nil {
 				return fmt.Errorf("node %s: %w", url, err)
 			}
 			st.print(cmd.OutOrStdout(), time.Now())

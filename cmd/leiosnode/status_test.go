@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/config"
-	"github.com/leiosnode/leiosnode/internal/devnet"
 )
 
 // TestStatusCommand runs a two-node devnet, each node its own process, and
@@ -40,7 +40,7 @@ func TestStatusCommand(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var st nodeStatus
-		err := devnet.GetStatus(context.Background(), http.DefaultClient, url, &raw)
+		err := apiclient.GetStatus(context.Background(), http.DefaultClient, url, &raw)
 		if err == nil {
 			err = json.Unmarshal(raw, &st)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/leiosnode/leiosnode/internal/devnet"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/keys"
 )
 
@@ -33,7 +33,7 @@ naming the node's reason.`,
 			if err != nil {
 				return err
 			}
-			id, err := devnet.SubmitTx(cmd.Context(), &http.Client{}, nodeURL, raw)
+			id, err := apiclient.SubmitTx(cmd.Context(), &http.Client{}, nodeURL, raw)
 			if err != nil {
 				return err
 			}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/leiosnode/leiosnode/internal/devnet"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -61,7 +61,7 @@ are not known to the endpoint: send again once it is in a block.`,
 			}
 			client := &http.Client{Timeout: txRequestTimeout}
 			ctx := cmd.Context()
-			params, err := devnet.Parameters(ctx, client, nodeURL)
+			params, err := apiclient.Parameters(ctx, client, nodeURL)
 			if err != nil {
 				return unreachable(nodeURL, err)
 			}
@@ -69,7 +69,7 @@ are not known to the endpoint: send again once it is in a block.`,
 				return fmt.Errorf("--to: address on network %d, the node's network is %d", n, params.NetworkID)
 			}
 			from := ledger.EnterpriseAddress(params.NetworkID, ledger.KeyHash(key.Public().(ed25519.PublicKey)))
-			listed, err := devnet.AddressUTxOs(ctx, client, nodeURL, from)
+			listed, err := apiclient.AddressUTxOs(ctx, client, nodeURL, from)
 			if err != nil {
 				return unreachable(nodeURL, err)
 			}
@@ -86,7 +86,7 @@ are not known to the endpoint: send again once it is in a block.`,
 			if err != nil {
 				return err
 			}
-			id, err := devnet.SubmitTx(ctx, client, nodeURL, tx.Bytes())
+			id, err := apiclient.SubmitTx(ctx, client, nodeURL, tx.Bytes())
 			if err != nil {
 				return unreachable(nodeURL, err)
 			}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
-	"github.com/leiosnode/leiosnode/internal/devnet"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -62,7 +62,7 @@ func awaitOutput(t *testing.T, node string, address []byte, id string, index uin
 	var seen []api.AddressUTxO
 	for time.Now().Before(deadline) {
 		var err error
-		if seen, err = devnet.AddressUTxOs(context.Background(), http.DefaultClient, node, address); err != nil {
+		if seen, err = apiclient.AddressUTxOs(context.Background(), http.DefaultClient, node, address); err != nil {
 			t.Fatal(err)
 		}
 		for _, u := range seen {
@@ -95,7 +95,7 @@ func TestTxSend(t *testing.T) {
 	}
 	awaitOutput(t, url, alice, id, 0, 5_000_000)
 	change := uint64(1_000_000_000_000 - 5_000_000) // the genesis funds less the payment …
-	list, err := devnet.AddressUTxOs(context.Background(), http.DefaultClient, url, payer)
+	list, err := apiclient.AddressUTxOs(context.Background(), http.DefaultClient, url, payer)
 	if err != nil || len(list) != 1 || list[0].TxHash != id || list[0].OutputIndex != 1 {
 		t.Fatalf("the payer holds %+v (%v), want its change alone", list, err)
 	}

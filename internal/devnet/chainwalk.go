@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"sync"
 	"time"
 
@@ -47,7 +48,7 @@ type chainWalk struct {
 }
 
 // walkChains walks every node's chain at once, in node order.
-func walkChains(ctx context.Context, apis []nodeAPI) []chainWalk {
+func walkChains(ctx context.Context, apis []apiclient.Client) []chainWalk {
 	walks := make([]chainWalk, len(apis))
 	var wg sync.WaitGroup
 	for i, a := range apis {
@@ -62,7 +63,7 @@ func walkChains(ctx context.Context, apis []nodeAPI) []chainWalk {
 
 // walkChain reads a node's whole selected chain, batch by batch, and
 // indexes its txs. It starts over when the node switches forks under it.
-func walkChain(ctx context.Context, a nodeAPI) (*walkedChain, error) {
+func walkChain(ctx context.Context, a apiclient.Client) (*walkedChain, error) {
 	for range walkAttempts {
 		blocks, err := readChain(ctx, a)
 		switch {
@@ -80,14 +81,14 @@ func walkChain(ctx context.Context, a nodeAPI) (*walkedChain, error) {
 // first starts at the last block read, which must come back with the same
 // hash: so the blocks read form one chain even when the node switches forks
 // between two batches.
-func readChain(ctx context.Context, a nodeAPI) ([]api.BlockTxs, error) {
+func readChain(ctx context.Context, a apiclient.Client) ([]api.BlockTxs, error) {
 	var chain []api.BlockTxs
 	for {
 		from := uint64(1)
 		if len(chain) > 0 {
 			from = chain[len(chain)-1].Number
 		}
-		batch, err := a.blocks(ctx, from, walkBatch)
+		batch, err := a.Blocks(ctx, from, walkBatch)
 		if err != nil {
 			return nil, err
 		}

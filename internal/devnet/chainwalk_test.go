@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -61,7 +62,7 @@ func TestWalkChain(t *testing.T) {
 // scriptedChains serves GET /api/blocks from chains[i] at the i-th request
 // (the last one from then on), as a node that switches forks between
 // requests.
-func scriptedChains(t testing.TB, chains ...[]api.BlockTxs) nodeAPI {
+func scriptedChains(t testing.TB, chains ...[]api.BlockTxs) apiclient.Client {
 	var requests atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		chain := chains[min(int(requests.Add(1)), len(chains))-1]
@@ -70,7 +71,7 @@ func scriptedChains(t testing.TB, chains ...[]api.BlockTxs) nodeAPI {
 		writeAPIJSON(w, http.StatusOK, blocksPage(chain, from, count))
 	}))
 	t.Cleanup(srv.Close)
-	return newNodeAPI(&http.Client{}, srv.URL)
+	return apiclient.New(&http.Client{}, srv.URL)
 }
 
 // scriptedChain is blocks 1..length, without txs; from block forkAt on
@@ -192,7 +193,7 @@ func BenchmarkFinalCheckWalk(b *testing.B) {
 			chain[i].Txs = append(chain[i].Txs, hex.EncodeToString(h[:]))
 		}
 	}
-	apis := make([]nodeAPI, nodes)
+	apis := make([]apiclient.Client, nodes)
 	for i := range apis {
 		apis[i] = scriptedChains(b, chain)
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/devnet/supervisor"
 	"io"
 	"math"
 	"math/big"
@@ -18,26 +21,26 @@ import (
 // node processes, its link proxies (nil without partitions) and its nodes'
 // APIs.
 type devnetChaos struct {
-	d      *Layout
-	procs  *nodeProcesses
+	d      *layout.Layout
+	procs  *supervisor.Processes
 	mesh   *linkMesh
-	apis   []nodeAPI
+	apis   []apiclient.Client
 	client *http.Client
 	forks  *forkWatch
 	say    func(format string, args ...any)
 }
 
-func (c *devnetChaos) kill(i int) error   { return c.procs.kill(i) }
-func (c *devnetChaos) freeze(i int) error { return c.procs.freeze(i) }
-func (c *devnetChaos) thaw(i int) error   { return c.procs.thaw(i) }
+func (c *devnetChaos) kill(i int) error   { return c.procs.Kill(i) }
+func (c *devnetChaos) freeze(i int) error { return c.procs.Freeze(i) }
+func (c *devnetChaos) thaw(i int) error   { return c.procs.Thaw(i) }
 
 func (c *devnetChaos) restart(i int) error {
-	p, err := c.procs.restart(i)
+	p, err := c.procs.Restart(i)
 	if err != nil {
 		return err
 	}
 	c.forks.restarted(i, time.Now())
-	c.say("%s (pid %d): %s", p.name, p.cmd.Process.Pid, p.commandLine())
+	c.say("%s (pid %d): %s", p.Name(), p.Pid(), p.CommandLine())
 	return nil
 }
 
@@ -61,7 +64,7 @@ func (c *devnetChaos) poll(ctx context.Context) []nodePoll {
 }
 
 func (c *devnetChaos) blockHash(ctx context.Context, node int, number uint64) (string, error) {
-	blocks, err := c.apis[node].blocks(ctx, number, 1)
+	blocks, err := c.apis[node].Blocks(ctx, number, 1)
 	if err != nil || len(blocks) == 0 || blocks[0].Number != number {
 		return "", err
 	}

@@ -2,20 +2,12 @@ package devnet
 
 import (
 	"errors"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"net"
 	"sync"
 	"time"
 )
-
-// Link is one directed link of a devnet whose links go through the
-// supervisor: node From dials node To at Addr, a TCP proxy the supervisor
-// runs, which forwards to To's libp2p port. The libp2p handshake runs end
-// to end through it, so the peer IDs are those of the real nodes.
-type Link struct {
-	From, To int
-	Addr     string // host:port the proxy listens on
-}
 
 // linkDialTimeout bounds the proxy's dial of the node a link leads to.
 const linkDialTimeout = 5 * time.Second
@@ -25,7 +17,7 @@ const linkDialTimeout = 5 * time.Second
 // refuses new ones (accepted and closed at once) until the link is
 // restored. A partition is a cut of every link across it.
 type linkProxy struct {
-	link   Link
+	link   layout.Link
 	target string // host:port of To's libp2p listener
 	ln     net.Listener
 
@@ -39,7 +31,7 @@ type linkProxy struct {
 }
 
 // startLinkProxy listens on link.Addr and forwards to target.
-func startLinkProxy(link Link, target string) (*linkProxy, error) {
+func startLinkProxy(link layout.Link, target string) (*linkProxy, error) {
 	ln, err := net.Listen("tcp", link.Addr)
 	if err != nil {
 		return nil, err
@@ -156,10 +148,10 @@ type linkMesh struct {
 
 // startLinkMesh starts a proxy for every link of d toward its node's
 // libp2p port. On an error the proxies already started are closed.
-func startLinkMesh(d *Layout) (*linkMesh, error) {
+func startLinkMesh(d *layout.Layout) (*linkMesh, error) {
 	m := &linkMesh{}
 	for _, l := range d.Links {
-		target, err := tcpHostPort(d.Nodes[l.To].ListenAddr)
+		target, err := layout.TCPHostPort(d.Nodes[l.To].ListenAddr)
 		if err != nil {
 			m.close()
 			return nil, err

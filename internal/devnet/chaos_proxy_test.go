@@ -2,6 +2,7 @@ package devnet
 
 import (
 	"bufio"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"net"
 	"testing"
@@ -42,7 +43,7 @@ func roundTrip(c net.Conn) bool {
 // and refuses new connections; restored, it forwards again.
 func TestLinkProxy(t *testing.T) {
 	target := echoServer(t)
-	p, err := startLinkProxy(Link{From: 0, To: 1, Addr: "127.0.0.1:0"}, target)
+	p, err := startLinkProxy(layout.Link{From: 0, To: 1, Addr: "127.0.0.1:0"}, target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,12 +80,12 @@ func TestLinkProxy(t *testing.T) {
 
 // TestLinkMeshPartition: a partition cuts exactly the links across it.
 func TestLinkMeshPartition(t *testing.T) {
-	d := &Layout{}
+	d := &layout.Layout{}
 	for i := range 4 {
 		host, port, _ := net.SplitHostPort(echoServer(t))
-		d.Nodes = append(d.Nodes, Node{ListenAddr: "/ip4/" + host + "/tcp/" + port})
+		d.Nodes = append(d.Nodes, layout.Node{ListenAddr: "/ip4/" + host + "/tcp/" + port})
 		for j := range i {
-			d.Links = append(d.Links, Link{From: i, To: j, Addr: "127.0.0.1:0"}, Link{From: j, To: i, Addr: "127.0.0.1:0"})
+			d.Links = append(d.Links, layout.Link{From: i, To: j, Addr: "127.0.0.1:0"}, layout.Link{From: j, To: i, Addr: "127.0.0.1:0"})
 		}
 	}
 	m, err := startLinkMesh(d)
@@ -119,12 +120,12 @@ func TestTCPHostPort(t *testing.T) {
 	for addr, want := range map[string]string{
 		"/ip4/127.0.0.1/tcp/3001": "127.0.0.1:3001", "/ip6/::1/tcp/3001": "[::1]:3001", "/dns/n.example.org/tcp/3001": "n.example.org:3001",
 	} {
-		if got, err := tcpHostPort(addr); err != nil || got != want {
+		if got, err := layout.TCPHostPort(addr); err != nil || got != want {
 			t.Errorf("%s: got %q, %v; want %s", addr, got, err, want)
 		}
 	}
 	for _, bad := range []string{"/ip4/127.0.0.1/udp/1", "127.0.0.1:1", "/ip4/127.0.0.1/tcp/1/p2p/x", "/unix/tmp/tcp/1"} {
-		if _, err := tcpHostPort(bad); err == nil {
+		if _, err := layout.TCPHostPort(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}

@@ -1,6 +1,7 @@
 package devnet
 
 import (
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"strings"
 	"testing"
 	"time"
@@ -67,11 +68,11 @@ func TestChaosSpecCheck(t *testing.T) {
 }
 
 func TestPartitionNote(t *testing.T) {
-	tmpl, err := LoadTemplate("")
+	tmpl, err := layout.LoadTemplate("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := tmpl.genesis() // 100 ms slots, f = 0.1, k = 10
+	g := tmpl.Genesis() // 100 ms slots, f = 0.1, k = 10
 	if note := partitionNote(g, 3, 5*time.Second); !strings.Contains(note, "about 1.7 blocks on its side and 3.4 on the other") || !strings.HasSuffix(note, "it heals by itself") {
 		t.Errorf("5 s: %s", note)
 	}

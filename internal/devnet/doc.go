@@ -1,11 +1,7 @@
-// Package devnet generates a network, and runs a local devnet from outside,
-// one OS process per node, as an operator would:
+// Package devnet runs a local devnet from outside, one OS process per node,
+// as an operator would:
 //
-//   - Write lays out a network: genesis (from a Template), keys, and each
-//     node's config and topology — on loopback, or on several hosts with a
-//     self-contained directory per node to copy to its host, pools and
-//     relays. The genesis command is Write.
-//   - Run writes a devnet, starts every node as `NodeExecutable run
+//   - Run writes a devnet (package layout), starts every node as `NodeExecutable run
 //     --config FILE`, prints a status line a second while a tx firehose
 //     feeds the nodes from the genesis funds, then reads every node's
 //     chain, checks where every admitted tx ended up and what became of
@@ -19,9 +15,6 @@
 //     recover from each, and adds a chaos section to the report. For
 //     partitions the nodes dial one another through a TCP proxy per link
 //     that the supervisor runs and can cut.
-//   - SubmitTx is the client of a node's submit API that the firehose uses,
-//     and the submit command too; GetStatus reads a node's /status for the
-//     status command.
 //
 // Invariants:
 //   - The supervisor watches its nodes only through their processes and
@@ -46,5 +39,5 @@
 //
 // This package must never import node: only cmd links a node in. What it
 // knows of a node is the files it writes for it, the JSON of its API
-// (package api, with forge's vote outcomes) and its OS process.
+// (through package apiclient, with forge's vote outcomes) and its OS process.
 package devnet

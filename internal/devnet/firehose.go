@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"maps"
 	"math"
 	"net/http"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -87,8 +88,9 @@ func (o firehoseOptions) withDefaults() firehoseOptions {
 type txFirehose struct {
 	opts   firehoseOptions
 	params ledger.Params
-	nodes  []Node
-	apis   []nodeAPI // by node index
+	nodes  []layout.Node
+	client *http.Client       // the apis', for polling statuses
+	apis   []apiclient.Client // by node index
 	chains []*txChain
 
 	// mu guards stats, which submitters update and the status line reads;
@@ -122,20 +124,20 @@ type txStats struct {
 	FirstSent, LastSent time.Time
 }
 
-func newFirehose(params ledger.Params, nodes []Node, chains []*txChain, client *http.Client, opts firehoseOptions) *txFirehose {
+func newFirehose(params ledger.Params, nodes []layout.Node, chains []*txChain, client *http.Client, opts firehoseOptions) *txFirehose {
 	for _, c := range chains {
 		c.floorCap = (floorSampleTxs + len(chains) - 1) / len(chains)
 	}
-	return &txFirehose{opts: opts.withDefaults(), params: params, nodes: nodes, apis: newNodeAPIs(client, nodes), chains: chains, stats: txStats{Rejected: map[string]uint64{}, Refused: map[string]uint64{}, Dropped: map[string]uint64{}}}
+	return &txFirehose{opts: opts.withDefaults(), params: params, nodes: nodes, client: client, apis: newNodeAPIs(client, nodes), chains: chains, stats: txStats{Rejected: map[string]uint64{}, Refused: map[string]uint64{}, Dropped: map[string]uint64{}}}
 }
 
 // loadFirehose is the firehose of devnet d, its chains from d's funded
 // addresses. With a zero rate it has no chains and run does nothing.
-func loadFirehose(d *Layout, client *http.Client, opts firehoseOptions) (*txFirehose, error) {
+func loadFirehose(d *layout.Layout, client *http.Client, opts firehoseOptions) (*txFirehose, error) {
 	var chains []*txChain
 	if opts.Rate > 0 {
 		var err error
-		if chains, err = loadTxChains(filepath.Join(d.Dir, fundsDirName), d.Genesis, len(d.Nodes)); err != nil {
+		if chains, err = loadTxChains(filepath.Join(d.Dir, layout.FundsDirName), d.Genesis, len(d.Nodes)); err != nil {
 			return nil, fmt.Errorf("the firehose's funds: %w", err)
 		}
 	}
@@ -194,7 +196,7 @@ func (f *txFirehose) submitChain(ctx context.Context, c *txChain, offset, interv
 // awaitUp waits until node n answers GET /status, or ctx ends.
 func (f *txFirehose) awaitUp(ctx context.Context, n int) bool {
 	for {
-		if _, err := fetchStatus(ctx, f.apis[n].client, f.nodes[n].HTTPAddr); err == nil {
+		if _, err := fetchStatus(ctx, f.client, f.nodes[n].HTTPAddr); err == nil {
 			return true
 		}
 		select {
@@ -247,7 +249,7 @@ const nodeBehindPause = time.Second
 
 // step submits c's next tx to its node and acts on the answer: a tx the
 // node dropped goes again first.
-func (f *txFirehose) step(ctx context.Context, api nodeAPI, c *txChain) {
+func (f *txFirehose) step(ctx context.Context, api apiclient.Client, c *txChain) {
 	if time.Now().Before(c.retryAt) {
 		return
 	}
@@ -278,10 +280,10 @@ func (f *txFirehose) step(ctx context.Context, api nodeAPI, c *txChain) {
 		})
 	}
 	c.lastSent = posting
-	_, err = api.submit(ctx, tx.Bytes())
+	_, err = api.Submit(ctx, tx.Bytes())
 	f.count(func(s *txStats) { s.Posts++; s.PostTime += time.Since(posting) })
-	var rejection *txRejectedError
-	var refusal *txRefusedError
+	var rejection *apiclient.RejectedError
+	var refusal *apiclient.RefusedError
 	switch {
 	case err == nil:
 		c.admit()
@@ -291,7 +293,7 @@ func (f *txFirehose) step(ctx context.Context, api nodeAPI, c *txChain) {
 		c.retryAt = time.Now().Add(refusal.RetryAfter)
 		f.count(func(s *txStats) { s.Refused[refusal.Reason]++ })
 	case errors.As(err, &rejection):
-		f.count(func(s *txStats) { s.Rejected[rejectionReason(rejection.Reason)]++ })
+		f.count(func(s *txStats) { s.Rejected[rejection.RuleName()]++ })
 		f.resync(ctx, api, c, rejection.Reason)
 	default:
 		// No answer: the node may have admitted it. The next submission of
@@ -303,14 +305,14 @@ func (f *txFirehose) step(ctx context.Context, api nodeAPI, c *txChain) {
 
 // resubmitStep sends again the first tx c's node dropped. The tx counts
 // once in Submitted and Admitted, however often it was sent.
-func (f *txFirehose) resubmitStep(ctx context.Context, api nodeAPI, c *txChain) {
+func (f *txFirehose) resubmitStep(ctx context.Context, api apiclient.Client, c *txChain) {
 	posting := time.Now()
-	_, err := api.submit(ctx, c.resubmit[0].tx.Bytes())
+	_, err := api.Submit(ctx, c.resubmit[0].tx.Bytes())
 	f.count(func(s *txStats) { s.Posts++; s.PostTime += time.Since(posting) })
-	var rejection *txRejectedError
-	var refusal *txRefusedError
+	var rejection *apiclient.RejectedError
+	var refusal *apiclient.RefusedError
 	errors.As(err, &rejection)
-	held := rejection != nil && strings.Contains(rejection.Reason, "already in the mempool")
+	held := rejection != nil && rejection.Held()
 	switch {
 	case err == nil || held:
 		c.readmit()
@@ -322,7 +324,7 @@ func (f *txFirehose) resubmitStep(ctx context.Context, api nodeAPI, c *txChain) 
 	case rejection != nil:
 		// Its parent is not at the node: the node is behind, or dropped
 		// more since. Look again.
-		f.count(func(s *txStats) { s.Rejected[rejectionReason(rejection.Reason)]++ })
+		f.count(func(s *txStats) { s.Rejected[rejection.RuleName()]++ })
 		c.rejectedInARow++
 		f.recoverDropped(ctx, c)
 		f.stopIfStuck(c, rejection.Reason)
@@ -406,7 +408,7 @@ func (f *txFirehose) drops() []txDrop {
 // chain with its output unspent.
 func (f *txFirehose) heldAnywhere(ctx context.Context, tx admittedTx) (bool, error) {
 	for _, a := range f.apis {
-		in, err := a.inMempool(ctx, tx.id())
+		in, err := a.InMempool(ctx, tx.id())
 		if err != nil {
 			return false, err
 		}
@@ -415,7 +417,7 @@ func (f *txFirehose) heldAnywhere(ctx context.Context, tx admittedTx) (bool, err
 		}
 	}
 	for _, a := range f.apis {
-		_, unspent, err := a.utxo(ctx, tx.out)
+		_, unspent, err := a.UTxO(ctx, tx.out)
 		if err != nil {
 			return false, err
 		}
@@ -471,7 +473,7 @@ func (f *txFirehose) sweep(ctx context.Context) {
 //     the node dropped and sends them again (see recoverDropped).
 //
 // A query without an answer leaves the chain as it is, to try again.
-func (f *txFirehose) resync(ctx context.Context, api nodeAPI, c *txChain, reason string) {
+func (f *txFirehose) resync(ctx context.Context, api apiclient.Client, c *txChain, reason string) {
 	c.rejectedInARow++
 	if in, err := f.resolvePending(ctx, api, c); err != nil {
 		f.count(func(s *txStats) { s.SubmitErrors++ })
@@ -480,7 +482,7 @@ func (f *txFirehose) resync(ctx context.Context, api nodeAPI, c *txChain, reason
 		return
 	}
 	if last, ok := c.lastAdmitted(); ok {
-		pending, err := api.inMempool(ctx, last.id())
+		pending, err := api.InMempool(ctx, last.id())
 		if err != nil {
 			f.count(func(s *txStats) { s.SubmitErrors++ })
 			return
@@ -490,7 +492,7 @@ func (f *txFirehose) resync(ctx context.Context, api nodeAPI, c *txChain, reason
 			return
 		}
 	}
-	out, unspent, err := api.utxo(ctx, c.head)
+	out, unspent, err := api.UTxO(ctx, c.head)
 	switch {
 	case err != nil:
 		f.count(func(s *txStats) { s.SubmitErrors++ })
@@ -508,13 +510,13 @@ func (f *txFirehose) resync(ctx context.Context, api nodeAPI, c *txChain, reason
 
 // resolvePending checks whether c's pending tx is in at its node after all:
 // in its mempool or, by its output, on its chain. If so it admits it.
-func (f *txFirehose) resolvePending(ctx context.Context, api nodeAPI, c *txChain) (bool, error) {
+func (f *txFirehose) resolvePending(ctx context.Context, api apiclient.Client, c *txChain) (bool, error) {
 	if c.pending == nil || !c.submitted {
 		return false, nil
 	}
-	in, err := api.inMempool(ctx, c.pending.ID())
+	in, err := api.InMempool(ctx, c.pending.ID())
 	if err == nil && !in {
-		_, in, err = api.utxo(ctx, ledger.TxIn{TxID: c.pending.ID(), Index: 0})
+		_, in, err = api.UTxO(ctx, ledger.TxIn{TxID: c.pending.ID(), Index: 0})
 	}
 	if err != nil {
 		return false, err
@@ -566,26 +568,4 @@ func (f *txFirehose) submitted() uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.stats.Submitted
-}
-
-// ledgerRules are the rule failures a 400 names, by the ledger's wording;
-// rejectionReason counts rejections by them.
-var ledgerRules = [...]error{
-	ledger.ErrMalformed, ledger.ErrUnsupported,
-	ledger.ErrTxTooLarge, ledger.ErrInputsEmpty, ledger.ErrDuplicateInput,
-	ledger.ErrExpired, ledger.ErrNotYetValid, ledger.ErrWrongNetwork,
-	ledger.ErrOutputTooSmall, ledger.ErrFeeTooSmall, ledger.ErrInputNotInUTxO,
-	ledger.ErrValueNotConserved, ledger.ErrBadWitness, ledger.ErrMissingWitness,
-}
-
-// rejectionReason is the rule a node's 400 message names, without the
-// detail (which input, which amounts), so that rejections group by rule;
-// a message naming no ledger rule is its own reason.
-func rejectionReason(message string) string {
-	for _, rule := range ledgerRules {
-		if strings.Contains(message, rule.Error()) {
-			return rule.Error()
-		}
-	}
-	return message
 }

@@ -3,6 +3,8 @@ package devnet
 import (
 	"context"
 	"fmt"
+	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -32,17 +34,17 @@ func BenchmarkFirehoseCeiling(b *testing.B) {
 			cancel()
 		}
 	})
-	var nodes []Node
+	var nodes []layout.Node
 	for i := range nodeCount {
 		srv := httptest.NewServer(instant)
 		defer srv.Close()
-		nodes = append(nodes, Node{Name: fmt.Sprintf("node-%d", i), HTTPAddr: strings.TrimPrefix(srv.URL, "http://")})
+		nodes = append(nodes, layout.Node{Name: fmt.Sprintf("node-%d", i), HTTPAddr: strings.TrimPrefix(srv.URL, "http://")})
 	}
 	funds := newTestFunds(b, chainCount, 1<<50)
 	// A million txs a second per chain: far above what it can do, so it
 	// goes as fast as it can.
 	opts := firehoseOptions{Rate: chainCount * 1e6}
-	f := newFirehose(ledger.DefaultParams(), nodes, funds.chains(nodeCount), newAPIClient(), opts)
+	f := newFirehose(ledger.DefaultParams(), nodes, funds.chains(nodeCount), apiclient.NewHTTPClient(), opts)
 
 	b.ResetTimer()
 	f.run(ctx)

@@ -2,6 +2,7 @@ package devnet
 
 import (
 	"errors"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -88,15 +89,15 @@ func TestTxChainValid(t *testing.T) {
 // TestLoadTxChains: the firehose finds one chain per funded address of a
 // generated devnet, in the order of the key files, spread over the nodes.
 func TestLoadTxChains(t *testing.T) {
-	tmpl, err := LoadTemplate("")
+	tmpl, err := layout.LoadTemplate("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Write(Spec{Dir: t.TempDir(), Nodes: 3, Funded: 11, Template: tmpl, SystemStart: time.Now()})
+	d, err := layout.Write(layout.Spec{Dir: t.TempDir(), Nodes: 3, Funded: 11, Template: tmpl, SystemStart: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	chains, err := loadTxChains(filepath.Join(d.Dir, fundsDirName), d.Genesis, len(d.Nodes))
+	chains, err := loadTxChains(filepath.Join(d.Dir, layout.FundsDirName), d.Genesis, len(d.Nodes))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,10 +122,10 @@ func TestLoadTxChains(t *testing.T) {
 	}
 
 	// A key genesis does not fund is refused.
-	if _, err := keys.GeneratePaymentKeyFiles(filepath.Join(d.Dir, fundsDirName, "payment-99"), 0); err != nil {
+	if _, err := keys.GeneratePaymentKeyFiles(filepath.Join(d.Dir, layout.FundsDirName, "payment-99"), 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadTxChains(filepath.Join(d.Dir, fundsDirName), d.Genesis, len(d.Nodes)); err == nil {
+	if _, err := loadTxChains(filepath.Join(d.Dir, layout.FundsDirName), d.Genesis, len(d.Nodes)); err == nil {
 		t.Error("an unfunded key was taken")
 	}
 }

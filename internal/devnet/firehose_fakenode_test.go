@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"maps"
 	"net/http"
@@ -44,7 +45,7 @@ type fakeAPINode struct {
 	// failQueries answers every GET with 500.
 	refuse      int
 	rejectN     int
-	reject      string
+	reject      error
 	unanswered  int
 	failQueries bool
 	posts       int // submits received
@@ -64,8 +65,8 @@ func newFakeAPINode(t *testing.T, params ledger.Params, genesis ledger.MapUTxO) 
 }
 
 // node is the fake as the firehose addresses a node.
-func (n *fakeAPINode) node(name string) Node {
-	return Node{Name: name, HTTPAddr: strings.TrimPrefix(n.server.URL, "http://")}
+func (n *fakeAPINode) node(name string) layout.Node {
+	return layout.Node{Name: name, HTTPAddr: strings.TrimPrefix(n.server.URL, "http://")}
 }
 
 func (n *fakeAPINode) handleSubmit(w http.ResponseWriter, r *http.Request) {
@@ -89,21 +90,21 @@ func (n *fakeAPINode) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	case n.rejectN > 0:
 		n.rejectN--
-		writeAPIError(w, http.StatusBadRequest, n.reject)
+		writeAPIRejection(w, n.reject)
 		return
 	}
 	tx, err := ledger.DecodeTx(raw)
 	if err != nil {
-		writeAPIError(w, http.StatusBadRequest, err.Error())
+		writeAPIRejection(w, err)
 		return
 	}
 	if slices.ContainsFunc(n.mempool, func(m *ledger.Tx) bool { return m.Hash() == tx.Hash() }) {
-		writeAPIError(w, http.StatusBadRequest, "mempool: tx already in the mempool")
+		writeAPIJSON(w, http.StatusBadRequest, map[string]string{"error": "mempool: tx already in the mempool", "rule": api.RuleInMempool})
 		return
 	}
 	diff, err := ledger.Apply(n.params, n.view, 0, tx)
 	if err != nil {
-		writeAPIError(w, http.StatusBadRequest, err.Error())
+		writeAPIRejection(w, err)
 		return
 	}
 	applyDiff(n.view, diff)
@@ -298,6 +299,13 @@ func writeAPIError(w http.ResponseWriter, status int, message string) {
 	writeAPIJSON(w, status, map[string]string{"error": message})
 }
 
+// writeAPIRejection is the node's 400 for a tx that broke a ledger rule:
+// its message and the rule's code.
+func writeAPIRejection(w http.ResponseWriter, err error) {
+	rule, _ := ledger.RuleOf(err)
+	writeAPIJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error(), "rule": rule.Code()})
+}
+
 // testFunds are count funded addresses, their keys and the genesis UTxO
 // that funds each with coin.
 type testFunds struct {
@@ -343,7 +351,7 @@ func fakeDevnet(t *testing.T, nodes, funded int, opts firehoseOptions) (*txFireh
 	params := ledger.DefaultParams()
 	funds := newTestFunds(t, funded, 1_000_000_000)
 	var fakes []*fakeAPINode
-	var devnetNodes []Node
+	var devnetNodes []layout.Node
 	for i := range nodes {
 		n := newFakeAPINode(t, params, funds.genesis)
 		fakes = append(fakes, n)

@@ -3,6 +3,7 @@ package devnet
 import (
 	"context"
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"math/big"
 	"net/http"
 	"time"
@@ -32,7 +33,7 @@ func inFlightGrace(g *consensus.Genesis) time.Duration {
 // awaitInFlight polls the nodes until every one reports an empty mempool
 // and the same number of txs on chain, and says whether they did before
 // grace had passed (or ctx ended).
-func awaitInFlight(ctx context.Context, client *http.Client, nodes []Node, grace time.Duration) bool {
+func awaitInFlight(ctx context.Context, client *http.Client, nodes []layout.Node, grace time.Duration) bool {
 	ctx, cancel := context.WithTimeout(ctx, grace)
 	defer cancel()
 	for {
@@ -228,7 +229,7 @@ func (f *txFirehose) inSomeMempool(ctx context.Context, walks []chainWalk, txID 
 		if w.err != nil {
 			continue
 		}
-		in, err := f.apis[n].inMempool(ctx, txID)
+		in, err := f.apis[n].InMempool(ctx, txID)
 		switch {
 		case err != nil:
 			answer.err = fmt.Errorf("%s: %w", f.nodeName(n), err)

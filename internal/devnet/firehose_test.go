@@ -2,9 +2,13 @@ package devnet
 
 import (
 	"context"
+	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/leiosnode/leiosnode/consensus"
@@ -66,7 +70,9 @@ func TestFirehoseStep(t *testing.T) {
 			name: "a passing rejection while the parent is in the mempool",
 			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
 				stepOnce(f, c)
-				n.set(func(n *fakeAPINode) { n.rejectN, n.reject = 1, "ledger: fee below minimum: fee 1, minimum 2" })
+				n.set(func(n *fakeAPINode) {
+					n.rejectN, n.reject = 1, fmt.Errorf("%w: fee 1, minimum 2", ledger.ErrFeeTooSmall)
+				})
 				stepOnce(f, c)
 				stepOnce(f, c)
 			},
@@ -80,7 +86,7 @@ func TestFirehoseStep(t *testing.T) {
 				if err := forgeAll(n); err != nil {
 					t.Fatal(err)
 				}
-				n.set(func(n *fakeAPINode) { n.rejectN, n.reject = 1, "ledger: tx expired (slot ≥ ttl): slot 9, ttl 8" })
+				n.set(func(n *fakeAPINode) { n.rejectN, n.reject = 1, fmt.Errorf("%w: slot 9, ttl 8", ledger.ErrExpired) })
 				stepOnce(f, c)
 				stepOnce(f, c)
 			},
@@ -147,7 +153,7 @@ func TestFirehoseStep(t *testing.T) {
 				n.restart()               // gone from the mempool…
 				stepOnce(f, c)            // 400: missing
 				for _, tx := range sent { // …and back before DropConfirm
-					if _, err := f.apis[0].submit(context.Background(), tx.tx.Bytes()); err != nil {
+					if _, err := f.apis[0].Submit(context.Background(), tx.tx.Bytes()); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -166,7 +172,7 @@ func TestFirehoseStep(t *testing.T) {
 				stepOnce(f, c)
 				// The node rejects the next tx's input although the first is
 				// in its mempool: resync finds the parent there and goes on.
-				n.set(func(n *fakeAPINode) { n.rejectN, n.reject = 1, "ledger: input not in UTxO: x#0" })
+				n.set(func(n *fakeAPINode) { n.rejectN, n.reject = 1, fmt.Errorf("%w: x#0", ledger.ErrInputNotInUTxO) })
 				stepOnce(f, c)
 				stepOnce(f, c)
 			},
@@ -177,7 +183,7 @@ func TestFirehoseStep(t *testing.T) {
 			name: "a rejection that stays: the chain stops",
 			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
 				n.set(func(n *fakeAPINode) {
-					n.rejectN, n.reject = 100, "ledger: tx larger than max tx size: 20000 bytes, max 16384"
+					n.rejectN, n.reject = 100, fmt.Errorf("%w: 20000 bytes, max 16384", ledger.ErrTxTooLarge)
 				})
 				for range 7 {
 					stepOnce(f, c)
@@ -190,7 +196,9 @@ func TestFirehoseStep(t *testing.T) {
 			name: "a node that cannot say where the chain stands: it goes on",
 			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
 				stepOnce(f, c)
-				n.set(func(n *fakeAPINode) { n.rejectN, n.reject, n.failQueries = 1, "ledger: input not in UTxO: x#0", true })
+				n.set(func(n *fakeAPINode) {
+					n.rejectN, n.reject, n.failQueries = 1, fmt.Errorf("%w: x#0", ledger.ErrInputNotInUTxO), true
+				})
 				stepOnce(f, c)
 				n.set(func(n *fakeAPINode) { n.failQueries = false })
 				stepOnce(f, c)
@@ -254,57 +262,68 @@ func equalStats(a, b txStats) bool {
 	return true
 }
 
-func TestRejectionReason(t *testing.T) {
-	tests := []struct{ message, want string }{
-		{"ledger: input not in UTxO: ab12#0", "ledger: input not in UTxO"},
-		{"mempool: ledger: fee below minimum: fee 1, minimum 155425", "ledger: fee below minimum"},
-		{"tx 0: ledger: malformed transaction: not an array", "ledger: malformed transaction"},
-		{"mempool: tx already in the mempool", "mempool: tx already in the mempool"},
-	}
-	for _, tt := range tests {
-		if got := rejectionReason(tt.message); got != tt.want {
-			t.Errorf("rejectionReason(%q) = %q, want %q", tt.message, got, tt.want)
-		}
-	}
-}
-
 // TestPaced: steps come at the interval; the steps a stall delayed are
-// made up at once after it, as far as they are at most the lag late; and
-// pacing ends with the context or when step says so.
+// made up at once after it, as far as they are at most the lag late; a slow
+// step is followed by the next at once, never two at a time; and pacing
+// ends with the context or when step says so. On virtual time, so each
+// step's start is known to the nanosecond whatever the machine.
 func TestPaced(t *testing.T) {
 	const interval = 10 * time.Millisecond
-	run := func(for_, lag time.Duration, step func(call int) bool) int {
-		ctx, cancel := context.WithTimeout(context.Background(), for_)
-		defer cancel()
-		calls := 0
-		paced(ctx, interval, lag, func() bool { calls++; return step(calls) })
-		return calls
+	// run paces steps for span; a step takes what takes says and goes on
+	// while it says so. It returns when each step began, from the start.
+	run := func(span, lag time.Duration, takes func(call int) (time.Duration, bool)) (starts []time.Duration) {
+		synctest.Test(t, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), span)
+			defer cancel()
+			start := time.Now()
+			paced(ctx, interval, lag, func() bool {
+				starts = append(starts, time.Since(start))
+				d, goOn := takes(len(starts))
+				time.Sleep(d)
+				return goOn
+			})
+		})
+		return starts
 	}
-	fast := func(int) bool { return true }
-	stallFirst := func(call int) bool {
-		if call == 1 {
-			time.Sleep(20 * interval)
+	// every is the starts from from to to (included), one an interval.
+	every := func(from, to time.Duration) (starts []time.Duration) {
+		for at := from; at <= to; at += interval {
+			starts = append(starts, at)
 		}
-		return true
+		return starts
 	}
-
-	if calls := run(300*time.Millisecond, time.Second, fast); calls > 31 || calls < 10 {
-		t.Errorf("fast steps: %d calls in 300 ms at 10 ms, want about 30 (and never more than 31)", calls)
+	at := func(d time.Duration, n int) []time.Duration { return slices.Repeat([]time.Duration{d}, n) }
+	stallFirst := func(call int) (time.Duration, bool) {
+		if call == 1 {
+			return 20 * interval, true
+		}
+		return 0, true
 	}
-	if calls := run(300*time.Millisecond, time.Second, stallFirst); calls > 31 || calls < 20 {
-		t.Errorf("a stall of 200 ms made up: %d calls in 300 ms, want about 30 (10 without making up)", calls)
-	}
-	if calls := run(300*time.Millisecond, 5*interval, stallFirst); calls > 20 {
-		t.Errorf("a stall of 200 ms, made up for 50 ms: %d calls in 300 ms, want about 16", calls)
-	}
-	// Each step takes three intervals: never more than one at a time.
-	slow := func(int) bool { time.Sleep(3 * interval); return true }
-	if calls := run(300*time.Millisecond, time.Second, slow); calls > 11 {
-		t.Errorf("slow steps: %d calls in 300 ms, want at most 10", calls)
-	}
-	start := time.Now()
-	if calls := run(10*time.Second, time.Second, func(int) bool { return false }); calls != 1 || time.Since(start) > time.Second {
-		t.Errorf("a step saying stop: %d calls, %v", calls, time.Since(start))
+	// The spans end 5 ms past a due step, so the context's end never ties with one.
+	const span = 305 * time.Millisecond
+	for _, tt := range []struct {
+		name  string
+		lag   time.Duration
+		takes func(call int) (time.Duration, bool)
+		want  []time.Duration
+	}{
+		{"fast steps", time.Second, func(int) (time.Duration, bool) { return 0, true }, every(0, 300*time.Millisecond)},
+		// The 20 steps due at 10…200 ms all start at 200 ms, then on schedule.
+		{"a stall of 200 ms made up", time.Second, stallFirst,
+			slices.Concat(at(0, 1), at(200*time.Millisecond, 20), every(210*time.Millisecond, 300*time.Millisecond))},
+		// Only the steps due at 150…200 ms, at most 50 ms late, are made up.
+		{"a stall made up for 50 ms", 5 * interval, stallFirst,
+			slices.Concat(at(0, 1), at(200*time.Millisecond, 6), every(210*time.Millisecond, 300*time.Millisecond))},
+		// Each step takes three intervals: the next starts as it ends.
+		{"slow steps", time.Second, func(int) (time.Duration, bool) { return 3 * interval, true },
+			[]time.Duration{0, 30 * time.Millisecond, 60 * time.Millisecond, 90 * time.Millisecond, 120 * time.Millisecond,
+				150 * time.Millisecond, 180 * time.Millisecond, 210 * time.Millisecond, 240 * time.Millisecond,
+				270 * time.Millisecond, 300 * time.Millisecond}},
+		{"a step saying stop", time.Second, func(int) (time.Duration, bool) { return 0, false }, at(0, 1)},
+	} {
+		if got := run(span, tt.lag, tt.takes); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: steps started at %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
 
@@ -454,7 +473,7 @@ func TestInFlight(t *testing.T) {
 		stepOnce(f, c)
 	}
 	start := time.Now()
-	if awaitInFlight(context.Background(), f.apis[0].client, f.nodes, 300*time.Millisecond) {
+	if awaitInFlight(context.Background(), f.client, f.nodes, 300*time.Millisecond) {
 		t.Error("settled with txs in the mempools")
 	}
 	if took := time.Since(start); took < 300*time.Millisecond || took > 2*time.Second {
@@ -464,17 +483,17 @@ func TestInFlight(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		_ = forgeAll(fakes...)
 	}()
-	if !awaitInFlight(context.Background(), f.apis[0].client, f.nodes, 5*time.Second) {
+	if !awaitInFlight(context.Background(), f.client, f.nodes, 5*time.Second) {
 		t.Error("not settled after the block")
 	}
 }
 
 func TestInFlightGrace(t *testing.T) {
-	tmpl, err := LoadTemplate("")
+	tmpl, err := layout.LoadTemplate("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := tmpl.genesis() // 100 ms slots, f = 0.1: a block a second
+	g := tmpl.Genesis() // 100 ms slots, f = 0.1: a block a second
 	if got, want := inFlightGrace(g), 200*time.Millisecond+5*time.Second; got != want {
 		t.Errorf("grace %v, want %v", got, want)
 	}

@@ -3,6 +3,7 @@ package devnet
 import (
 	"context"
 	"encoding/hex"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,11 +17,11 @@ func TestSubmitToFakeNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := SubmitTx(context.Background(), &http.Client{}, fakes[0].server.URL, tx.Bytes())
+	id, err := apiclient.SubmitTx(context.Background(), &http.Client{}, fakes[0].server.URL, tx.Bytes())
 	if want := tx.ID(); err != nil || id != hex.EncodeToString(want[:]) {
 		t.Fatalf("first submit: %q, %v", id, err)
 	}
-	if _, err := SubmitTx(context.Background(), &http.Client{}, fakes[0].server.URL, tx.Bytes()); err == nil || !strings.Contains(err.Error(), "already in the mempool") {
+	if _, err := apiclient.SubmitTx(context.Background(), &http.Client{}, fakes[0].server.URL, tx.Bytes()); err == nil || !strings.Contains(err.Error(), "already in the mempool") {
 		t.Errorf("second submit: %v, want the node's reason", err)
 	}
 }

@@ -2,6 +2,7 @@ package devnet
 
 import (
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"maps"
 	"slices"
 	"time"
@@ -183,7 +184,7 @@ type nodeWatch struct {
 	conflicts []string
 }
 
-func newChainWatch(nodes []Node) *chainWatch {
+func newChainWatch(nodes []layout.Node) *chainWatch {
 	w := &chainWatch{nodes: make([]nodeWatch, len(nodes))}
 	for i, n := range nodes {
 		w.nodes[i] = nodeWatch{name: n.Name, peerID: n.PeerID.String(), immutable: map[uint64]api.TipStatus{}}

@@ -1,6 +1,7 @@
 package devnet
 
 import (
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"image/png"
 	"math"
 	"os"
@@ -17,7 +18,7 @@ import (
 // answer leaves a gap in its series, not a zero.
 func TestReportPlotsFromPolls(t *testing.T) {
 	start := time.Unix(1_700_000_000, 0)
-	s := newStatusSeries([]Node{{Name: "node-0"}, {Name: "node-1"}}, start)
+	s := newStatusSeries([]layout.Node{{Name: "node-0"}, {Name: "node-1"}}, start)
 	for i := range 12 {
 		polls := []nodePoll{
 			{Status: &api.Status{Tip: api.TipStatus{BlockNumber: uint64(i / 3)}, TxsOnChain: uint64(100 * i), Mempool: api.MempoolStatus{Txs: 50}}},

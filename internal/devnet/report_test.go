@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -41,7 +42,7 @@ func blockHash(number uint64, fork string) string {
 }
 
 func watchOf(n int) *chainWatch {
-	nodes := make([]Node, n)
+	nodes := make([]layout.Node, n)
 	for i := range nodes {
 		nodes[i].Name = fmt.Sprintf("node-%d", i)
 	}
@@ -360,7 +361,7 @@ func TestReportJSON(t *testing.T) {
 
 // fakeLeiosNode serves GET /status with these Leios counts and GET /api/ebs
 // with this body, as a node does.
-func fakeLeiosNode(t *testing.T, leios api.LeiosStatus, ebs string) Node {
+func fakeLeiosNode(t *testing.T, leios api.LeiosStatus, ebs string) layout.Node {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
@@ -371,7 +372,7 @@ func fakeLeiosNode(t *testing.T, leios api.LeiosStatus, ebs string) Node {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return Node{HTTPAddr: strings.TrimPrefix(srv.URL, "http://")}
+	return layout.Node{HTTPAddr: strings.TrimPrefix(srv.URL, "http://")}
 }
 
 // TestLeiosReport polls fake nodes — two answering, one down, one whose
@@ -403,11 +404,11 @@ func TestLeiosReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	downNode := Node{HTTPAddr: l.Addr().String()}
+	downNode := layout.Node{HTTPAddr: l.Addr().String()}
 	l.Close()
 	noList := fakeLeiosNode(t, api.LeiosStatus{EBsAnnounced: 2}, `{not json`)
 
-	nodes := []Node{forger, receiver, downNode, noList}
+	nodes := []layout.Node{forger, receiver, downNode, noList}
 	for i := range nodes {
 		nodes[i].Name = fmt.Sprintf("node-%d", i)
 	}
@@ -633,7 +634,7 @@ func TestLeiosReport(t *testing.T) {
 // TestLeiosReportNoEBs: nodes that answer with no EBs (an empty list, or
 // null) give an empty list and a summary without times, not an error.
 func TestLeiosReportNoEBs(t *testing.T) {
-	nodes := []Node{fakeLeiosNode(t, api.LeiosStatus{}, `[]`), fakeLeiosNode(t, api.LeiosStatus{}, `null`)}
+	nodes := []layout.Node{fakeLeiosNode(t, api.LeiosStatus{}, `[]`), fakeLeiosNode(t, api.LeiosStatus{}, `null`)}
 	for i := range nodes {
 		nodes[i].Name = fmt.Sprintf("node-%d", i)
 	}

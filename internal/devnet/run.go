@@ -3,6 +3,9 @@ package devnet
 import (
 	"context"
 	"fmt"
+	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/devnet/supervisor"
 	"io"
 	"maps"
 	"net/http"
@@ -19,7 +22,7 @@ import (
 type Options struct {
 	// Spec is the devnet to generate. An empty Spec.Dir is a fresh
 	// temporary directory.
-	Spec Spec
+	Spec layout.Spec
 	// NodeExecutable is the program each node runs as its own process:
 	// `NodeExecutable run --config DIR/node-i/config.json`. Default ""
 	// is this process's own executable (os.Executable), the leiosnode
@@ -67,12 +70,12 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		}
 		spec.Dir = dir
 	}
-	d, err := Write(spec)
+	d, err := layout.Write(spec)
 	if err != nil {
 		return err
 	}
 	d.Print(out)
-	client := newAPIClient()
+	client := apiclient.NewHTTPClient()
 	firehose, err := loadFirehose(d, client, firehoseOptions{Rate: opts.TxRate})
 	if err != nil {
 		return err
@@ -92,13 +95,13 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		defer mesh.close()
 	}
 	started := time.Now()
-	procs, err := startNodeProcesses(exe, d.Nodes, nodeStopTimeout)
+	procs, err := supervisor.Start(exe, d.Nodes, supervisor.StopTimeout)
 	if err != nil {
 		return err
 	}
-	defer procs.stop() // an early return must not leave nodes behind
-	for _, p := range procs.all() {
-		fmt.Fprintf(out, "%s (pid %d): %s\n", p.name, p.cmd.Process.Pid, p.commandLine())
+	defer procs.Stop() // an early return must not leave nodes behind
+	for _, p := range procs.All() {
+		fmt.Fprintf(out, "%s (pid %d): %s\n", p.Name(), p.Pid(), p.CommandLine())
 	}
 
 	watch := newChainWatch(d.Nodes)
@@ -159,18 +162,18 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	leios := watch.leiosReport(d.Genesis.Clock(), d.Genesis.Leios.MinCertGap, pollEBLists(context.Background(), client, d.Nodes), walks)
 	slot := d.Genesis.Clock().SlotAt(time.Now())
 	fmt.Fprintln(out, "stopping the nodes")
-	procs.stop()
-	final := procs.all()
+	procs.Stop()
+	final := procs.All()
 	exited := make([]string, len(final))
 	for i, p := range final {
-		fmt.Fprintf(out, "%s %s\n", p.name, p.exitState())
-		if !p.unexpected && !p.killed.Load() {
+		fmt.Fprintf(out, "%s %s\n", p.Name(), p.ExitState())
+		if !p.Unexpected() && !p.Killed() {
 			continue
 		}
-		exited[i] = p.exitState()
+		exited[i] = p.ExitState()
 		// A node restarted by hand is not the devnet's child to stop.
 		if _, err := fetchStatus(context.Background(), client, d.Nodes[i].HTTPAddr); err == nil {
-			fmt.Fprintf(out, "%s was restarted by hand and still runs: stop it yourself\n", p.name)
+			fmt.Fprintf(out, "%s was restarted by hand and still runs: stop it yourself\n", p.Name())
 		}
 	}
 
@@ -217,7 +220,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 // devnet keeps running (the user may restart it by hand).
 //
 // onPoll gets every round of polls too, with the time it started.
-func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcesses, client *http.Client, watch *chainWatch, firehose *txFirehose, duration time.Duration, onPoll func(time.Time, []nodePoll)) {
+func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supervisor.Processes, client *http.Client, watch *chainWatch, firehose *txFirehose, duration time.Duration, onPoll func(time.Time, []nodePoll)) {
 	var deadline <-chan time.Time
 	if duration > 0 {
 		timer := time.NewTimer(duration)
@@ -231,7 +234,7 @@ func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcess
 		names[i] = n.Name
 	}
 	rate := newOnChainRate(onChainRateWindow)
-	announced := make([]*nodeProcess, len(d.Nodes)) // the last exit announced, by node
+	announced := make([]*supervisor.Process, len(d.Nodes)) // the last exit announced, by node
 	exitStates := make([]string, len(d.Nodes))
 	for {
 		select {
@@ -248,11 +251,11 @@ func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcess
 		}
 		watch.observe(polls)
 		onPoll(polled, polls)
-		for i, p := range procs.all() {
-			exitStates[i] = p.exitState()
+		for i, p := range procs.All() {
+			exitStates[i] = p.ExitState()
 			if exitStates[i] != "" && announced[i] != p {
 				announced[i] = p
-				fmt.Fprintf(out, "%s %s; its log is %s\n", p.name, exitStates[i], p.logFile)
+				fmt.Fprintf(out, "%s %s; its log is %s\n", p.Name(), exitStates[i], p.LogFile())
 			}
 		}
 		now := time.Now()
@@ -266,7 +269,7 @@ func supervise(ctx context.Context, out io.Writer, d *Layout, procs *nodeProcess
 // newDevnetChaos is the chaos scheduler of a running devnet, and the fork
 // watch it and the supervisor feed. It prints what the spec's partitions
 // are likely to do, and the seed.
-func newDevnetChaos(d *Layout, procs *nodeProcesses, mesh *linkMesh, client *http.Client, out io.Writer, spec ChaosSpec, seed uint64, started time.Time, duration time.Duration) (*chaosScheduler, *forkWatch) {
+func newDevnetChaos(d *layout.Layout, procs *supervisor.Processes, mesh *linkMesh, client *http.Client, out io.Writer, spec ChaosSpec, seed uint64, started time.Time, duration time.Duration) (*chaosScheduler, *forkWatch) {
 	names, peers := make([]string, len(d.Nodes)), make([]string, len(d.Nodes))
 	for i, n := range d.Nodes {
 		names[i], peers[i] = n.Name, n.PeerID.String()

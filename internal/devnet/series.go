@@ -1,6 +1,7 @@
 package devnet
 
 import (
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"maps"
 	"time"
 )
@@ -46,7 +47,7 @@ type firehoseCounts struct {
 	refused                    map[string]uint64
 }
 
-func newStatusSeries(nodes []Node, start time.Time) *statusSeries {
+func newStatusSeries(nodes []layout.Node, start time.Time) *statusSeries {
 	s := &statusSeries{start: start}
 	for _, n := range nodes {
 		s.names = append(s.names, n.Name)

@@ -3,6 +3,8 @@ package devnet
 import (
 	"context"
 	"fmt"
+	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"net/http"
 	"strings"
 	"sync"
@@ -24,7 +26,7 @@ type nodePoll struct {
 }
 
 // pollStatuses asks every node for GET /status at once.
-func pollStatuses(ctx context.Context, client *http.Client, nodes []Node) []nodePoll {
+func pollStatuses(ctx context.Context, client *http.Client, nodes []layout.Node) []nodePoll {
 	polls := make([]nodePoll, len(nodes))
 	var wg sync.WaitGroup
 	for i, n := range nodes {
@@ -40,7 +42,7 @@ func pollStatuses(ctx context.Context, client *http.Client, nodes []Node) []node
 // fetchStatus is one GET http://addr/status.
 func fetchStatus(ctx context.Context, client *http.Client, addr string) (*api.Status, error) {
 	var st api.Status
-	if err := newNodeAPI(client, "http://"+addr).fetch(ctx, "/status", pollTimeout, &st); err != nil {
+	if err := apiclient.New(client, "http://"+addr).Fetch(ctx, "/status", pollTimeout, &st); err != nil {
 		return nil, err
 	}
 	return &st, nil
@@ -58,13 +60,13 @@ type ebListPoll struct {
 }
 
 // pollEBLists asks every node for GET /api/ebs at once.
-func pollEBLists(ctx context.Context, client *http.Client, nodes []Node) []ebListPoll {
+func pollEBLists(ctx context.Context, client *http.Client, nodes []layout.Node) []ebListPoll {
 	polls := make([]ebListPoll, len(nodes))
 	var wg sync.WaitGroup
 	for i, n := range nodes {
 		wg.Go(func() {
 			var ebs []leios.EBTimes
-			err := newNodeAPI(client, "http://"+n.HTTPAddr).fetch(ctx, "/api/ebs", ebListTimeout, &ebs)
+			err := apiclient.New(client, "http://"+n.HTTPAddr).Fetch(ctx, "/api/ebs", ebListTimeout, &ebs)
 			polls[i] = ebListPoll{EBs: ebs, Err: err}
 		})
 	}
@@ -173,4 +175,13 @@ func hashPrefix(h string) string {
 		return h[:8]
 	}
 	return h
+}
+
+// newNodeAPIs are the clients of the nodes' APIs, in node order.
+func newNodeAPIs(client *http.Client, nodes []layout.Node) []apiclient.Client {
+	apis := make([]apiclient.Client, len(nodes))
+	for i, n := range nodes {
+		apis[i] = apiclient.New(client, "http://"+n.HTTPAddr)
+	}
+	return apis
 }

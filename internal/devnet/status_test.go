@@ -3,6 +3,7 @@ package devnet
 import (
 	"context"
 	"encoding/json"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -44,7 +45,7 @@ func TestPollStatuses(t *testing.T) {
 	closedAddr := l.Addr().String()
 	l.Close()
 
-	nodes := []Node{
+	nodes := []layout.Node{
 		{Name: "up", HTTPAddr: strings.TrimPrefix(answering.URL, "http://")},
 		{Name: "failing", HTTPAddr: strings.TrimPrefix(failing.URL, "http://")},
 		{Name: "garbled", HTTPAddr: strings.TrimPrefix(garbled.URL, "http://")},

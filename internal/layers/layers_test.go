@@ -32,6 +32,10 @@ var rank = map[string]int{
 	// The node's edge: whether txs are taken in, from figures it is handed.
 	"admission":          2,
 	"internal/benchkeys": 2,
+	// A generated network's files: genesis, keys, configs, topologies; its
+	// nodes run as OS processes.
+	"internal/devnet/layout":     3,
+	"internal/devnet/supervisor": 4,
 	// What both Pebble stores share: opening, the network stamp, faults.
 	"internal/pebblestore":           2,
 	"internal/pebblestore/faulttest": 2,
@@ -59,11 +63,12 @@ var rank = map[string]int{
 	"leios":             6,
 	"api":               7,
 	"internal/leiosnet": 7,
-	"internal/devnet":   8,
+	"api/apiclient":     8,
 	"node":              8,
-	"cmd/leiosnode":     9,
-	"cmd/leiosbench":    9,
-	"internal/layers":   10,
+	"internal/devnet":   9,
+	"cmd/leiosnode":     10,
+	"cmd/leiosbench":    10,
+	"internal/layers":   11,
 }
 
 var (

@@ -2,7 +2,6 @@ package txsubmission
 
 import (
 	"context"
-	"errors"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
@@ -41,22 +40,6 @@ type MempoolTx struct {
 	Size   int // len(Bytes)
 }
 
-// stateless are the ledger's failures that prove a tx invalid whatever the
-// UTxO and the slot: no honest mempool admits such a tx.
-var stateless = [...]error{
-	ledger.ErrMalformed,
-	ledger.ErrUnsupported,
-	ledger.ErrTxTooLarge,
-	ledger.ErrInputsEmpty,
-	ledger.ErrDuplicateInput,
-	ledger.ErrWrongNetwork,
-	ledger.ErrOutputTooSmall,
-	ledger.ErrFeeTooSmall,
-	ledger.ErrValueNotConserved,
-	ledger.ErrBadWitness,
-	ledger.ErrMissingWitness,
-}
-
 // IsInvalidTx is the default Options.IsInvalid: it reports whether an Add
 // error proves the peer sent an invalid tx — one that does not decode, or
 // fails a rule that holds whatever the ledger state (signatures, fee,
@@ -67,10 +50,6 @@ var stateless = [...]error{
 // block is still announced by a peer that has not adopted the block yet),
 // so honest peers send such txs all the time.
 func IsInvalidTx(err error) bool {
-	for _, rule := range stateless {
-		if errors.Is(err, rule) {
-			return true
-		}
-	}
-	return false
+	rule, ok := ledger.RuleOf(err)
+	return ok && rule.Class() == ledger.Stateless
 }

@@ -1,4 +1,4 @@
-package devnet
+package layout
 
 import (
 	"crypto/rand"
@@ -25,7 +25,7 @@ import (
 // a node's directory of a devnet on several hosts copied to its host.
 const (
 	genesisFileName  = "genesis.json"
-	fundsDirName     = "funds"
+	FundsDirName     = "funds"
 	configFileName   = "config.json"
 	topologyFileName = "topology.json"
 	nodeKeyFileName  = "node.skey"
@@ -36,7 +36,7 @@ const (
 	blsSKeyName      = "bls.skey"
 	blsVKeyName      = "bls.vkey"
 	databaseDirName  = "db"
-	nodeLogFileName  = "node.log"
+	NodeLogFileName  = "node.log"
 )
 
 // Spec says what Write generates; the genesis and devnet commands build it
@@ -98,6 +98,15 @@ type Layout struct {
 	Links []Link
 }
 
+// Link is one directed link of a devnet whose links go through the
+// supervisor: node From dials node To at Addr, a TCP proxy the supervisor
+// runs, which forwards to To's libp2p port. The libp2p handshake runs end
+// to end through it, so the peer IDs are those of the real nodes.
+type Link struct {
+	From, To int
+	Addr     string // host:port the proxy listens on
+}
+
 // Node is one node of a devnet.
 type Node struct {
 	Name       string // node-i, also its pool's name; relay-j for a relay
@@ -131,11 +140,11 @@ func Write(spec Spec) (*Layout, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, fundsDirName), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, FundsDirName), 0o755); err != nil {
 		return nil, err
 	}
 
-	g := spec.Template.genesis()
+	g := spec.Template.Genesis()
 	g.SystemStart = spec.SystemStart.UTC().Truncate(time.Millisecond)
 	g.EpochNonce = randomNonce()
 	d := &Layout{Dir: dir, Genesis: g, OnHosts: len(spec.Hosts) > 0}
@@ -167,7 +176,7 @@ func Write(spec Spec) (*Layout, error) {
 		}
 	}
 	for i := range spec.Funded {
-		addr, err := keys.GeneratePaymentKeyFiles(filepath.Join(dir, fundsDirName, fmt.Sprintf("payment-%d", i)), g.NetworkID)
+		addr, err := keys.GeneratePaymentKeyFiles(filepath.Join(dir, FundsDirName, fmt.Sprintf("payment-%d", i)), g.NetworkID)
 		if err != nil {
 			return nil, fmt.Errorf("payment key %d: %w", i, err)
 		}
@@ -268,7 +277,7 @@ func (d *Layout) Print(w io.Writer) {
 	}
 	if d.OnHosts {
 		fmt.Fprintf(w, "copy each node's directory (%s/node-0, …) whole to its host, and there run: leiosnode run --config config.json\n", d.Dir)
-		fmt.Fprintf(w, "the payment keys of the funded addresses are in %s/%s: keep them off the hosts\n", d.Dir, fundsDirName)
+		fmt.Fprintf(w, "the payment keys of the funded addresses are in %s/%s: keep them off the hosts\n", d.Dir, FundsDirName)
 	}
 }
 
@@ -385,7 +394,7 @@ func (n Node) P2PAddr() string { return n.DialAddr + "/p2p/" + n.PeerID.String()
 // it listens on all addresses.
 func (n Node) APIURL() string {
 	if port, ok := strings.CutPrefix(n.HTTPAddr, ":"); ok {
-		if hostPort, err := tcpHostPort(n.DialAddr); err == nil {
+		if hostPort, err := TCPHostPort(n.DialAddr); err == nil {
 			host, _, _ := net.SplitHostPort(hostPort)
 			return "http://" + net.JoinHostPort(host, port)
 		}
@@ -414,9 +423,9 @@ func (d *Layout) peerAddr(from, to int) string {
 	return d.Nodes[to].DialAddr
 }
 
-// tcpHostPort is the host:port of a /ip4|ip6|dns/HOST/tcp/PORT multiaddr,
+// TCPHostPort is the host:port of a /ip4|ip6|dns/HOST/tcp/PORT multiaddr,
 // as Write spells the nodes' listen addresses.
-func tcpHostPort(addr string) (string, error) {
+func TCPHostPort(addr string) (string, error) {
 	parts := strings.Split(addr, "/")
 	if len(parts) != 5 || parts[0] != "" || !slices.Contains([]string{"ip4", "ip6", "dns", "dns4", "dns6"}, parts[1]) || parts[3] != "tcp" {
 		return "", fmt.Errorf("%q is not a /ip4|ip6|dns/HOST/tcp/PORT address", addr)

@@ -1,9 +1,10 @@
-package devnet
+package supervisor
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,23 +16,23 @@ import (
 	"time"
 )
 
-// nodeStopTimeout is how long a stopped node has, after SIGTERM, to close
+// StopTimeout is how long a stopped node has, after SIGTERM, to close
 // its databases before it is killed.
-const nodeStopTimeout = 15 * time.Second
+const StopTimeout = 15 * time.Second
 
-// nodeProcesses are a devnet's nodes, each its own OS process running
-// `leiosnode run`. They live until stop: each then gets SIGTERM, and SIGKILL
+// Processes are a devnet's nodes, each its own OS process running
+// `leiosnode run`. They live until Stop: each then gets SIGTERM, and SIGKILL
 // if it has not exited stopTimeout later (exec.Cmd's Cancel and WaitDelay).
 // The chaos mode kills, restarts, freezes and thaws them meanwhile.
-type nodeProcesses struct {
+type Processes struct {
 	exe         string
-	nodes       []Node
+	nodes       []layout.Node
 	stopTimeout time.Duration
 	// mu guards procs (a restart replaces a node's process) and stopped.
 	mu      sync.Mutex
-	procs   []*nodeProcess
+	procs   []*Process
 	stopped bool
-	// ctx is cancelled by stop; exec.Cmd turns that into the signals.
+	// ctx is cancelled by Stop; exec.Cmd turns that into the signals.
 	ctx    context.Context
 	cancel context.CancelFunc
 	// waiters holds one goroutine per process, reaping it; each ends when
@@ -39,8 +40,8 @@ type nodeProcesses struct {
 	waiters sync.WaitGroup
 }
 
-// nodeProcess is one node's process.
-type nodeProcess struct {
+// Process is one node's process.
+type Process struct {
 	name    string
 	cmd     *exec.Cmd
 	logFile string
@@ -54,16 +55,32 @@ type nodeProcess struct {
 	killed atomic.Bool
 }
 
-// startNodeProcesses starts `exe run --config …` for every node, its output
+// Name is the node's name, e.g. pool-0.
+func (p *Process) Name() string { return p.name }
+
+// Pid is the process's id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// LogFile is the file the process's output is appended to.
+func (p *Process) LogFile() string { return p.logFile }
+
+// Unexpected reports whether the process exited before Stop stopped it;
+// false while it runs.
+func (p *Process) Unexpected() bool { return p.ExitState() != "" && p.unexpected }
+
+// Killed reports whether Kill killed it on purpose.
+func (p *Process) Killed() bool { return p.killed.Load() }
+
+// Start starts `exe run --config …` for every node, its output
 // appended to the node's node.log. On an error the processes already
 // started are stopped.
-func startNodeProcesses(exe string, nodes []Node, stopTimeout time.Duration) (*nodeProcesses, error) {
+func Start(exe string, nodes []layout.Node, stopTimeout time.Duration) (*Processes, error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	ps := &nodeProcesses{exe: exe, nodes: nodes, stopTimeout: stopTimeout, ctx: ctx, cancel: cancel}
+	ps := &Processes{exe: exe, nodes: nodes, stopTimeout: stopTimeout, ctx: ctx, cancel: cancel}
 	for _, n := range nodes {
 		p, err := ps.start(exe, n)
 		if err != nil {
-			ps.stop()
+			ps.Stop()
 			return nil, fmt.Errorf("starting %s: %w", n.Name, err)
 		}
 		ps.procs = append(ps.procs, p)
@@ -71,8 +88,8 @@ func startNodeProcesses(exe string, nodes []Node, stopTimeout time.Duration) (*n
 	return ps, nil
 }
 
-func (ps *nodeProcesses) start(exe string, n Node) (*nodeProcess, error) {
-	logPath := filepath.Join(n.Dir, nodeLogFileName)
+func (ps *Processes) start(exe string, n layout.Node) (*Process, error) {
+	logPath := filepath.Join(n.Dir, layout.NodeLogFileName)
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
@@ -91,7 +108,7 @@ func (ps *nodeProcesses) start(exe string, n Node) (*nodeProcess, error) {
 		logFile.Close()
 		return nil, err
 	}
-	p := &nodeProcess{name: n.Name, cmd: cmd, logFile: logPath, exited: make(chan struct{})}
+	p := &Process{name: n.Name, cmd: cmd, logFile: logPath, exited: make(chan struct{})}
 	ps.waiters.Go(func() {
 		p.exitErr = cmd.Wait()
 		p.unexpected = ps.ctx.Err() == nil && !p.killed.Load()
@@ -101,9 +118,9 @@ func (ps *nodeProcesses) start(exe string, n Node) (*nodeProcess, error) {
 	return p, nil
 }
 
-// stop stops every process and returns once all have exited. It may be
+// Stop stops every process and returns once all have exited. It may be
 // called again, to no effect.
-func (ps *nodeProcesses) stop() {
+func (ps *Processes) Stop() {
 	ps.mu.Lock()
 	ps.stopped = true
 	ps.mu.Unlock()
@@ -111,24 +128,24 @@ func (ps *nodeProcesses) stop() {
 	ps.waiters.Wait()
 }
 
-// all is the current process of every node, in node order.
-func (ps *nodeProcesses) all() []*nodeProcess {
+// All is the current process of every node, in node order.
+func (ps *Processes) All() []*Process {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return slices.Clone(ps.procs)
 }
 
-// proc is node i's current process.
-func (ps *nodeProcesses) proc(i int) *nodeProcess {
+// Proc is node i's current process.
+func (ps *Processes) Proc(i int) *Process {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return ps.procs[i]
 }
 
-// kill sends node i's process SIGKILL, as kill -9 does, and waits until it
+// Kill sends node i's process SIGKILL, as kill -9 does, and waits until it
 // has been reaped.
-func (ps *nodeProcesses) kill(i int) error {
-	p := ps.proc(i)
+func (ps *Processes) Kill(i int) error {
+	p := ps.Proc(i)
 	p.killed.Store(true)
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		return fmt.Errorf("killing %s: %w", p.name, err)
@@ -137,9 +154,9 @@ func (ps *nodeProcesses) kill(i int) error {
 	return nil
 }
 
-// restart starts node i again, with the command line Run printed for it,
+// Restart starts node i again, with the command line Run printed for it,
 // once its process has exited.
-func (ps *nodeProcesses) restart(i int) (*nodeProcess, error) {
+func (ps *Processes) Restart(i int) (*Process, error) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	old := ps.procs[i]
@@ -159,27 +176,27 @@ func (ps *nodeProcesses) restart(i int) (*nodeProcess, error) {
 	return p, nil
 }
 
-// freeze stops node i's process with SIGSTOP; thaw lets it go on with
+// Freeze stops node i's process with SIGSTOP; Thaw lets it go on with
 // SIGCONT.
-func (ps *nodeProcesses) freeze(i int) error {
-	p := ps.proc(i)
+func (ps *Processes) Freeze(i int) error {
+	p := ps.Proc(i)
 	if err := stopProcess(p.cmd.Process); err != nil {
 		return fmt.Errorf("freezing %s: %w", p.name, err)
 	}
 	return nil
 }
 
-func (ps *nodeProcesses) thaw(i int) error {
-	p := ps.proc(i)
+func (ps *Processes) Thaw(i int) error {
+	p := ps.Proc(i)
 	if err := continueProcess(p.cmd.Process); err != nil {
 		return fmt.Errorf("thawing %s: %w", p.name, err)
 	}
 	return nil
 }
 
-// exitState is "" while p runs, else how it ended: "stopped" for a clean
-// exit after stop's SIGTERM (exec.Cmd reports that as the context's error).
-func (p *nodeProcess) exitState() string {
+// ExitState is "" while p runs, else how it ended: "stopped" for a clean
+// exit after Stop's SIGTERM (exec.Cmd reports that as the context's error).
+func (p *Process) ExitState() string {
 	select {
 	case <-p.exited:
 	default:
@@ -196,9 +213,9 @@ func (p *nodeProcess) exitState() string {
 	return "exited: " + p.exitErr.Error()
 }
 
-// commandLine is the shell command that starts this node again by hand,
+// CommandLine is the shell command that starts this node again by hand,
 // with the output going where the devnet sends it.
-func (p *nodeProcess) commandLine() string {
+func (p *Process) CommandLine() string {
 	words := make([]string, len(p.cmd.Args))
 	for i, a := range p.cmd.Args {
 		words[i] = shellQuote(a)

@@ -1,4 +1,4 @@
-package devnet
+package layout
 
 import (
 	"bytes"
@@ -75,8 +75,8 @@ func parseTemplate(b []byte) (Template, error) {
 	return t, nil
 }
 
-// genesis is the genesis of this template without its generated parts.
-func (t Template) genesis() *consensus.Genesis {
+// Genesis is the genesis of this template without its generated parts.
+func (t Template) Genesis() *consensus.Genesis {
 	return &consensus.Genesis{
 		SlotLengthMs:     t.SlotLengthMs,
 		ActiveSlotsCoeff: t.ActiveSlotsCoeff,

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package devnet
+package supervisor
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package devnet
+package layout
 
 import (
 	"bytes"
@@ -82,7 +82,7 @@ func TestPlaceOnHostsClash(t *testing.T) {
 // relays a node key only, and makes each node's directory self-contained:
 // moved alone elsewhere, its config still finds everything it names.
 func TestWriteOnHosts(t *testing.T) {
-	tmpl, err := LoadTemplate("../../configs/testnet.json")
+	tmpl, err := LoadTemplate("../../../configs/testnet.json")
 	if err != nil {
 		t.Fatal(err)
 	}

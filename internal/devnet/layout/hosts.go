@@ -1,4 +1,4 @@
-package devnet
+package layout
 
 import (
 	"errors"
@@ -126,7 +126,7 @@ func placeOnHosts(pools, relays []string) (poolPlaces, relayPlaces []nodePlace, 
 			name := fmt.Sprintf("%s-%d", kind, i)
 			// Both ports on the host the others dial (parseHost spells
 			// its addresses so that these split).
-			hostPort, _ := tcpHostPort(p.dial)
+			hostPort, _ := TCPHostPort(p.dial)
 			host, _, _ := net.SplitHostPort(hostPort)
 			_, httpPort, _ := net.SplitHostPort(p.http)
 			if err := claim(hostPort, name+" (libp2p)"); err != nil {

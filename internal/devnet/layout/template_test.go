@@ -1,4 +1,4 @@
-package devnet
+package layout
 
 import (
 	"bytes"
@@ -14,12 +14,12 @@ import (
 // TestEmbeddedTemplate keeps the compiled-in template equal to its source
 // of truth in configs/.
 func TestEmbeddedTemplate(t *testing.T) {
-	source, err := os.ReadFile("../../configs/devnet.json")
+	source, err := os.ReadFile("../../../configs/devnet.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(source, devnetTemplate) {
-		t.Fatal("internal/devnet/templates/devnet.json differs from configs/devnet.json: copy configs/devnet.json over it")
+		t.Fatal("internal/devnet/layout/templates/devnet.json differs from configs/devnet.json: copy configs/devnet.json over it")
 	}
 }
 
@@ -36,8 +36,8 @@ func TestShippedTemplates(t *testing.T) {
 		seats         int
 		quorum        string
 	}{
-		{"../../configs/devnet.json", 100, "0.1", 10, 1, 4, 7, 10, 100, "0.75"},
-		{"../../configs/testnet.json", 1000, "0.05", 108, 1, 4, 7, 10, 500, "0.75"},
+		{"../../../configs/devnet.json", 100, "0.1", 10, 1, 4, 7, 10, 100, "0.75"},
+		{"../../../configs/testnet.json", 1000, "0.05", 108, 1, 4, 7, 10, 500, "0.75"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -70,7 +70,7 @@ func TestShippedTemplates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromFile, _ := LoadTemplate("../../configs/devnet.json")
+	fromFile, _ := LoadTemplate("../../../configs/devnet.json")
 	if embedded != fromFile {
 		t.Errorf("the embedded template decodes to %+v, configs/devnet.json to %+v", embedded, fromFile)
 	}

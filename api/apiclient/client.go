@@ -1,4 +1,4 @@
-package devnet
+package apiclient
 
 import (
 	"bytes"
@@ -22,39 +22,44 @@ import (
 // a few seconds for mempool room before it answers 503.
 const submitTimeout = 15 * time.Second
 
-// queryTimeout bounds one GET of the firehose's queries.
+// queryTimeout bounds one GET of a lookup (an output, a mempool entry, the
+// parameters, a page of an address's outputs).
 const queryTimeout = 5 * time.Second
+
+// blocksTimeout bounds one GET /api/blocks: a page of a hundred blocks of
+// thousands of txs each takes a while to serve and decode.
+const blocksTimeout = 30 * time.Second
 
 // The answers of POST /api/submit/tx that are not an admission.
 var (
-	// errTxRejected: 400, the tx broke a ledger rule (or did not decode);
-	// the wrapping txRejectedError holds the node's reason.
-	errTxRejected = errors.New("tx rejected")
-	// errRefused: 503, the node's edge refused the tx for now (it is
-	// behind, or its mempool is full); the wrapping txRefusedError holds
+	// ErrTxRejected: 400, the tx broke a ledger rule (or did not decode);
+	// the wrapping RejectedError holds the node's reason.
+	ErrTxRejected = errors.New("tx rejected")
+	// ErrRefused: 503, the node's edge refused the tx for now (it is
+	// behind, or its mempool is full); the wrapping RefusedError holds
 	// why and when to come back. The same tx may be submitted again then.
-	errRefused = errors.New("tx refused for now")
+	ErrRefused = errors.New("tx refused for now")
 )
 
-// txRefusedError is a 503 answer: Reason is the refusal's reason as the
+// RefusedError is a 503 answer: Reason is the refusal's reason as the
 // node names it ("queue-delay", "leios-behind", "mempool-full", ...),
 // RetryAfter its Retry-After.
-type txRefusedError struct {
+type RefusedError struct {
 	Reason     string
 	Message    string // the node's, whole
 	RetryAfter time.Duration
 }
 
-func (e *txRefusedError) Error() string {
+func (e *RefusedError) Error() string {
 	return fmt.Sprintf("tx refused for now: %s (retry after %v)", e.Message, e.RetryAfter)
 }
-func (e *txRefusedError) Unwrap() error { return errRefused }
+func (e *RefusedError) Unwrap() error { return ErrRefused }
 
 // refusalOf reads a 503 answer: the reason in the node's message
 // ("refused (REASON): ..."; an older node's "mempool full" or "mempool
 // busy") and its Retry-After, one second if absent.
-func refusalOf(resp *http.Response, message string) *txRefusedError {
-	e := &txRefusedError{Reason: "unavailable", Message: message, RetryAfter: time.Second}
+func refusalOf(resp *http.Response, message string) *RefusedError {
+	e := &RefusedError{Reason: "unavailable", Message: message, RetryAfter: time.Second}
 	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
 		e.RetryAfter = time.Duration(secs) * time.Second
 	}
@@ -73,18 +78,33 @@ func refusalOf(resp *http.Response, message string) *txRefusedError {
 	return e
 }
 
-// txRejectedError is a 400 answer: Reason is the node's error message.
-type txRejectedError struct{ Reason string }
+// RejectedError is a 400 answer: Reason is the node's error message,
+// Rule the code of the rule the tx broke (api.RuleInMempool for a tx the
+// node already holds), "" when the node named none.
+type RejectedError struct{ Reason, Rule string }
 
-func (e *txRejectedError) Error() string { return "tx rejected: " + e.Reason }
-func (e *txRejectedError) Unwrap() error { return errTxRejected }
+func (e *RejectedError) Error() string { return "tx rejected: " + e.Reason }
+func (e *RejectedError) Unwrap() error { return ErrTxRejected }
+
+// Held reports whether the node refused the tx because it holds it already.
+func (e *RejectedError) Held() bool { return e.Rule == api.RuleInMempool }
+
+// RuleName is the wording of the ledger rule the tx broke, without the
+// detail (which input, which amounts), so that rejections group by rule;
+// an answer naming no ledger rule is its own reason.
+func (e *RejectedError) RuleName() string {
+	if rule, ok := ledger.RuleByCode(e.Rule); ok {
+		return rule.Err().Error()
+	}
+	return e.Reason
+}
 
 // SubmitTx posts a signed tx (its CBOR) to the submit API of the node at
 // nodeURL, e.g. http://127.0.0.1:3001, and returns the tx id the node
 // answered with. A tx the node rejects, or a full mempool, is an error
 // naming the node's reason.
 func SubmitTx(ctx context.Context, client *http.Client, nodeURL string, tx []byte) (string, error) {
-	return newNodeAPI(client, nodeURL).submit(ctx, tx)
+	return New(client, nodeURL).Submit(ctx, tx)
 }
 
 // statusTimeout bounds the GET /status of the status command: a node
@@ -95,23 +115,14 @@ const statusTimeout = 10 * time.Second
 // the status command; v is the caller's, so that it may read the answer
 // of an older or newer node.
 func GetStatus(ctx context.Context, client *http.Client, nodeURL string, v any) error {
-	return newNodeAPI(client, nodeURL).fetch(ctx, "/status", statusTimeout, v)
+	return New(client, nodeURL).Fetch(ctx, "/status", statusTimeout, v)
 }
 
-// newNodeAPIs are the clients of the nodes' APIs, in node order.
-func newNodeAPIs(client *http.Client, nodes []Node) []nodeAPI {
-	apis := make([]nodeAPI, len(nodes))
-	for i, n := range nodes {
-		apis[i] = newNodeAPI(client, "http://"+n.HTTPAddr)
-	}
-	return apis
-}
-
-// newAPIClient is the devnet's HTTP client of its nodes' APIs. It keeps
-// idle connections for every firehose submitter and poller of a node (the
-// default transport keeps two a host, so at a thousand POSTs a second it
-// would dial one per request and leave thousands in TIME_WAIT).
-func newAPIClient() *http.Client {
+// NewHTTPClient is an HTTP client for many requests to a few nodes' APIs
+// (a devnet's). It keeps idle connections for every submitter and poller
+// of a node (the default transport keeps two a host, so at a thousand POSTs
+// a second it would dial one per request and leave thousands in TIME_WAIT).
+func NewHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns, t.MaxIdleConnsPerHost = 0, 64 // 0: no bound over all hosts
 	return &http.Client{Transport: t}
@@ -124,20 +135,20 @@ func closeBody(body io.ReadCloser) {
 	body.Close()
 }
 
-// nodeAPI is a client of one node's local HTTP API.
-type nodeAPI struct {
+// Client is a client of one node's local HTTP API.
+type Client struct {
 	client *http.Client
 	base   string // e.g. http://127.0.0.1:3001, without a trailing slash
 }
 
-func newNodeAPI(client *http.Client, baseURL string) nodeAPI {
-	return nodeAPI{client: client, base: strings.TrimRight(baseURL, "/")}
+func New(client *http.Client, baseURL string) Client {
+	return Client{client: client, base: strings.TrimRight(baseURL, "/")}
 }
 
-// submit is POST /api/submit/tx. It returns the tx id the node answered
-// with, or an error wrapping errTxRejected (a *txRejectedError),
-// errRefused (a *txRefusedError), or why there was no answer.
-func (a nodeAPI) submit(ctx context.Context, raw []byte) (string, error) {
+// Submit is POST /api/submit/tx. It returns the tx id the node answered
+// with, or an error wrapping ErrTxRejected (a *RejectedError),
+// ErrRefused (a *RefusedError), or why there was no answer.
+func (a Client) Submit(ctx context.Context, raw []byte) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, submitTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+"/api/submit/tx", bytes.NewReader(raw))
@@ -162,39 +173,43 @@ func (a nodeAPI) submit(ctx context.Context, raw []byte) (string, error) {
 		}
 		return id, nil
 	case http.StatusBadRequest:
-		return "", &txRejectedError{Reason: apiErrorMessage(body)}
+		var answer struct {
+			Rule string `json:"rule"`
+		}
+		_ = json.Unmarshal(body, &answer) // an answer without a rule names none
+		return "", &RejectedError{Reason: apiErrorMessage(body), Rule: answer.Rule}
 	case http.StatusServiceUnavailable:
 		return "", refusalOf(resp, apiErrorMessage(body))
 	}
 	return "", fmt.Errorf("POST /api/submit/tx: %s: %s", resp.Status, apiErrorMessage(body))
 }
 
-// unspentOutput is the answer of GET /api/utxo.
-type unspentOutput struct {
+// UnspentOutput is the answer of GET /api/utxo.
+type UnspentOutput struct {
 	Address string `json:"address"` // bech32
 	Coin    uint64 `json:"coin"`
 }
 
-// utxo is GET /api/utxo/{txid}/{index}: the output at in if it is unspent at
+// UTxO is GET /api/utxo/{txid}/{index}: the output at in if it is unspent at
 // the node's selected tip (ok), or ok=false if it is not.
-func (a nodeAPI) utxo(ctx context.Context, in ledger.TxIn) (out unspentOutput, ok bool, err error) {
+func (a Client) UTxO(ctx context.Context, in ledger.TxIn) (out UnspentOutput, ok bool, err error) {
 	path := fmt.Sprintf("/api/utxo/%s/%d", hex.EncodeToString(in.TxID[:]), in.Index)
-	ok, err = a.get(ctx, path, queryTimeout, &out)
+	ok, err = a.Get(ctx, path, queryTimeout, &out)
 	return out, ok, err
 }
 
-// inMempool is GET /api/mempool/{txid}: whether the tx with this tx id (of
+// InMempool is GET /api/mempool/{txid}: whether the tx with this tx id (of
 // its body) is in the node's mempool.
-func (a nodeAPI) inMempool(ctx context.Context, txID [32]byte) (bool, error) {
+func (a Client) InMempool(ctx context.Context, txID [32]byte) (bool, error) {
 	var answer struct {
 		Ticket uint64 `json:"ticket"`
 	}
-	return a.get(ctx, "/api/mempool/"+hex.EncodeToString(txID[:]), queryTimeout, &answer)
+	return a.Get(ctx, "/api/mempool/"+hex.EncodeToString(txID[:]), queryTimeout, &answer)
 }
 
-// get GETs path within timeout and decodes a 200 answer into v: found on
+// Get GETs path within timeout and decodes a 200 answer into v: found on
 // 200, not found on 404, an error on anything else.
-func (a nodeAPI) get(ctx context.Context, path string, timeout time.Duration, v any) (found bool, err error) {
+func (a Client) Get(ctx context.Context, path string, timeout time.Duration, v any) (found bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+path, nil)
@@ -223,9 +238,9 @@ func (a nodeAPI) get(ctx context.Context, path string, timeout time.Duration, v 
 	return false, fmt.Errorf("GET %s: %s: %s", path, resp.Status, apiErrorMessage(body))
 }
 
-// fetch is get of an answer that must be there: not found is an error too.
-func (a nodeAPI) fetch(ctx context.Context, path string, timeout time.Duration, v any) error {
-	found, err := a.get(ctx, path, timeout, v)
+// Fetch is get of an answer that must be there: not found is an error too.
+func (a Client) Fetch(ctx context.Context, path string, timeout time.Duration, v any) error {
+	found, err := a.Get(ctx, path, timeout, v)
 	if err == nil && !found {
 		err = fmt.Errorf("GET %s: not found", path)
 	}
@@ -244,11 +259,11 @@ func apiErrorMessage(body []byte) string {
 	return strings.TrimSpace(string(body))
 }
 
-// blocks is GET /api/blocks?from=N&count=M: at most count blocks of the
+// Blocks is GET /api/blocks?from=N&count=M: at most count blocks of the
 // node's selected chain from number from, oldest first.
-func (a nodeAPI) blocks(ctx context.Context, from, count uint64) ([]api.BlockTxs, error) {
+func (a Client) Blocks(ctx context.Context, from, count uint64) ([]api.BlockTxs, error) {
 	var blocks []api.BlockTxs
-	err := a.fetch(ctx, fmt.Sprintf("/api/blocks?from=%d&count=%d", from, count), walkTimeout, &blocks)
+	err := a.Fetch(ctx, fmt.Sprintf("/api/blocks?from=%d&count=%d", from, count), blocksTimeout, &blocks)
 	return blocks, err
 }
 
@@ -256,7 +271,7 @@ func (a nodeAPI) blocks(ctx context.Context, from, count uint64) ([]api.BlockTxs
 // parameters its ledger applies.
 func Parameters(ctx context.Context, client *http.Client, nodeURL string) (ledger.Params, error) {
 	var p ledger.Params
-	err := newNodeAPI(client, nodeURL).fetch(ctx, "/api/parameters", queryTimeout, &p)
+	err := New(client, nodeURL).Fetch(ctx, "/api/parameters", queryTimeout, &p)
 	return p, err
 }
 
@@ -269,13 +284,13 @@ const maxUTxOPages = 100
 // tip (at most maxUTxOPages pages of them). The tip may move between two
 // pages; an output listed twice is returned once.
 func AddressUTxOs(ctx context.Context, client *http.Client, nodeURL string, address []byte) ([]api.AddressUTxO, error) {
-	a := newNodeAPI(client, nodeURL)
+	a := New(client, nodeURL)
 	seen := map[string]bool{}
 	var all []api.AddressUTxO
 	for page := 1; page <= maxUTxOPages; page++ {
 		var got []api.AddressUTxO
 		path := fmt.Sprintf("/api/addresses/%s/utxos?count=%d&page=%d", ledger.FormatAddress(address), api.MaxUTxOsPerPage, page)
-		if err := a.fetch(ctx, path, queryTimeout, &got); err != nil {
+		if err := a.Fetch(ctx, path, queryTimeout, &got); err != nil {
 			return nil, err
 		}
 		for _, u := range got {

@@ -1,6 +1,7 @@
-package devnet
+package supervisor
 
 import (
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,9 +19,9 @@ func TestNodeProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	var nodes []Node
+	var nodes []layout.Node
 	for _, behavior := range []string{"polite", "stubborn", "failing"} {
-		n := Node{Name: behavior, Dir: filepath.Join(dir, behavior)}
+		n := layout.Node{Name: behavior, Dir: filepath.Join(dir, behavior)}
 		n.ConfigFile = filepath.Join(n.Dir, behavior)
 		if err := os.Mkdir(n.Dir, 0o755); err != nil {
 			t.Fatal(err)
@@ -29,7 +30,7 @@ func TestNodeProcesses(t *testing.T) {
 	}
 	// Long enough for the polite node to exit on a loaded machine.
 	const stopTimeout = 3 * time.Second
-	ps, err := startNodeProcesses(exe, nodes, stopTimeout)
+	ps, err := Start(exe, nodes, stopTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,32 +39,32 @@ func TestNodeProcesses(t *testing.T) {
 	select {
 	case <-failing.exited:
 	case <-time.After(20 * time.Second):
-		ps.stop()
+		ps.Stop()
 		t.Fatal("the failing node did not exit")
 	}
-	if !failing.unexpected || failing.exitState() != "exited: exit status 3" {
-		t.Errorf("failing node: unexpected %v, state %q", failing.unexpected, failing.exitState())
+	if !failing.unexpected || failing.ExitState() != "exited: exit status 3" {
+		t.Errorf("failing node: unexpected %v, state %q", failing.unexpected, failing.ExitState())
 	}
 	// Both others must be up (and the stubborn one deaf to SIGTERM) before
 	// the stop, or the test would not test the escalation.
-	for _, p := range []*nodeProcess{polite, stubborn} {
+	for _, p := range []*Process{polite, stubborn} {
 		waitForLog(t, p.logFile, "ready")
-		if s := p.exitState(); s != "" {
+		if s := p.ExitState(); s != "" {
 			t.Errorf("%s: %q while it should run", p.name, s)
 		}
 	}
 
 	start := time.Now()
-	ps.stop()
+	ps.Stop()
 	took := time.Since(start)
 	if polite.unexpected || stubborn.unexpected {
 		t.Errorf("stopped nodes counted as unexpected exits")
 	}
-	if !strings.Contains(stubborn.exitState(), "killed") {
-		t.Errorf("stubborn node: %q, want it killed", stubborn.exitState())
+	if !strings.Contains(stubborn.ExitState(), "killed") {
+		t.Errorf("stubborn node: %q, want it killed", stubborn.ExitState())
 	}
-	if polite.exitState() != "stopped" {
-		t.Errorf("polite node: %q, want stopped", polite.exitState())
+	if polite.ExitState() != "stopped" {
+		t.Errorf("polite node: %q, want stopped", polite.ExitState())
 	}
 	if took < stopTimeout {
 		t.Errorf("stop took %v: the stubborn node was killed before its %v", took, stopTimeout)
@@ -71,8 +72,8 @@ func TestNodeProcesses(t *testing.T) {
 	if log, _ := os.ReadFile(failing.logFile); !strings.Contains(string(log), "failing on purpose") {
 		t.Errorf("failing node's log: %q", log)
 	}
-	if want := "run --config " + nodes[0].ConfigFile + " >>" + polite.logFile + " 2>&1"; !strings.HasSuffix(polite.commandLine(), want) {
-		t.Errorf("command line %q, want it to end in %q", polite.commandLine(), want)
+	if want := "run --config " + nodes[0].ConfigFile + " >>" + polite.logFile + " 2>&1"; !strings.HasSuffix(polite.CommandLine(), want) {
+		t.Errorf("command line %q, want it to end in %q", polite.CommandLine(), want)
 	}
 }
 

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package devnet
+package supervisor
 
 import "syscall"
 

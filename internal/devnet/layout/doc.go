@@ -1,0 +1,19 @@
+// Package layout generates a network: its genesis (from a Template), each
+// node's keys, config and topology, and the funded payment keys — on
+// loopback, or on several hosts with a self-contained directory per node to
+// copy to its host, pools and relays. Write is the genesis command, and the
+// first step of a devnet.
+//
+// Invariants:
+//   - Paths inside a node's config are relative to the node's directory, so
+//     a devnet directory can be moved, and a node's directory copied to its
+//     host.
+//   - Write refuses a directory that already holds a genesis.json: it
+//     never writes a second network over a first.
+//   - A devnet whose links go through the supervisor's proxies has one Link
+//     per directed pair of peers, and its nodes dial the proxy, never the
+//     peer itself.
+//
+// This package must never start a process, dial a node or read a node's
+// API: it only writes files and says where they are.
+package layout
