@@ -3,6 +3,7 @@ package devnet
 import (
 	"context"
 	"fmt"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -34,7 +35,7 @@ type chaosTarget interface {
 	partition(side []int) error
 	heal() error
 	// poll asks every node for its status at once.
-	poll(ctx context.Context) []nodePoll
+	poll(ctx context.Context) []apiclient.StatusPoll
 	// blockHash is the hash of block number on node's selected chain ("" if
 	// it has no such block).
 	blockHash(ctx context.Context, node int, number uint64) (string, error)
@@ -84,7 +85,7 @@ type chaosScheduler struct {
 	seed       uint64
 	// observe gets every round of polls, with the time it started (the
 	// fork watch).
-	observe func(at time.Time, polls []nodePoll)
+	observe func(at time.Time, polls []apiclient.StatusPoll)
 	// say prints one line to the devnet's output.
 	say func(format string, args ...any)
 
@@ -151,7 +152,7 @@ func (s *chaosScheduler) defaults() {
 		s.recoveryTimeout = chaosRecoveryTimeout
 	}
 	if s.observe == nil {
-		s.observe = func(time.Time, []nodePoll) {}
+		s.observe = func(time.Time, []apiclient.StatusPoll) {}
 	}
 	if s.say == nil {
 		s.say = func(string, ...any) {}
@@ -260,7 +261,7 @@ func (s *chaosScheduler) strike(ctx context.Context, item ChaosFaultSpec, rng *r
 
 	// The fault lasts; the polls meanwhile feed the fork watch and show
 	// any connection across a partition.
-	f.CutShort = s.watch(ctx, now.Add(item.Length), func(polls []nodePoll) {
+	f.CutShort = s.watch(ctx, now.Add(item.Length), func(polls []apiclient.StatusPoll) {
 		if item.Kind == ChaosPartition {
 			f.Leaks = appendNew(f.Leaks, s.crossings(polls, victims)...)
 		}
@@ -298,7 +299,7 @@ func (s *chaosScheduler) strike(ctx context.Context, item ChaosFaultSpec, rng *r
 
 	// The recovery.
 	var why string
-	end := s.watch(ctx, ended.Add(s.recoveryTimeout), func(polls []nodePoll) {
+	end := s.watch(ctx, ended.Add(s.recoveryTimeout), func(polls []apiclient.StatusPoll) {
 		if item.Kind == ChaosKill && f.TipAfter == nil {
 			if st := polls[victims[0]].Status; st != nil {
 				f.TipAfter = &st.Tip
@@ -345,7 +346,7 @@ const (
 
 // watch polls the nodes every pollInterval until t, handing each round to
 // each, unless done (when non-nil) says to stop sooner or ctx ends.
-func (s *chaosScheduler) watch(ctx context.Context, until time.Time, each func([]nodePoll), done func() bool) watchEnd {
+func (s *chaosScheduler) watch(ctx context.Context, until time.Time, each func([]apiclient.StatusPoll), done func() bool) watchEnd {
 	for {
 		if done != nil && done() {
 			return watchDone
@@ -373,7 +374,7 @@ func (s *chaosScheduler) watch(ctx context.Context, until time.Time, each func([
 }
 
 // crossings are the connections polls show between side and the others.
-func (s *chaosScheduler) crossings(polls []nodePoll, side []int) []string {
+func (s *chaosScheduler) crossings(polls []apiclient.StatusPoll, side []int) []string {
 	in := map[int]bool{}
 	for _, n := range side {
 		in[n] = true
@@ -408,7 +409,7 @@ func (s *chaosScheduler) deepFork(ctx context.Context) string {
 			hash, err := s.target.blockHash(ctx, j, imm.BlockNumber)
 			if err == nil && hash != imm.Hash {
 				return fmt.Sprintf("%s's immutable block #%d %s is not on %s's chain: they forked deeper than k, and no node rolls back past its immutable tip, so they stay apart",
-					s.names[i], imm.BlockNumber, hashPrefix(imm.Hash), s.names[j])
+					s.names[i], imm.BlockNumber, apiclient.ShortHash(imm.Hash), s.names[j])
 			}
 		}
 	}
@@ -445,7 +446,7 @@ func appendNew(list []string, items ...string) []string {
 // node answered, is connected to every other one, and every tip is on the
 // chain of the highest tip, at most one block below it (a block may be
 // diffusing). If not, it says why.
-func inAgreement(names []string, polls []nodePoll) (bool, string) {
+func inAgreement(names []string, polls []apiclient.StatusPoll) (bool, string) {
 	var high *api.Status
 	for i, p := range polls {
 		switch st := p.Status; {
@@ -464,7 +465,7 @@ func inAgreement(names []string, polls []nodePoll) (bool, string) {
 		case high.Tip.BlockNumber-tip.BlockNumber > 1:
 			return false, fmt.Sprintf("%s's tip #%d is %d blocks below the highest, #%d", names[i], tip.BlockNumber, high.Tip.BlockNumber-tip.BlockNumber, high.Tip.BlockNumber)
 		case !slices.Contains(high.RecentBlocks, tip):
-			return false, fmt.Sprintf("%s's tip #%d %s is not on the chain of the highest tip #%d %s", names[i], tip.BlockNumber, hashPrefix(tip.Hash), high.Tip.BlockNumber, hashPrefix(high.Tip.Hash))
+			return false, fmt.Sprintf("%s's tip #%d %s is not on the chain of the highest tip #%d %s", names[i], tip.BlockNumber, apiclient.ShortHash(tip.Hash), high.Tip.BlockNumber, apiclient.ShortHash(high.Tip.Hash))
 		}
 	}
 	return true, ""

@@ -59,7 +59,7 @@ func (c *devnetChaos) heal() error {
 	return nil
 }
 
-func (c *devnetChaos) poll(ctx context.Context) []nodePoll {
+func (c *devnetChaos) poll(ctx context.Context) []apiclient.StatusPoll {
 	return pollStatuses(ctx, c.client, c.d.Nodes)
 }
 

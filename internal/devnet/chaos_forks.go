@@ -1,6 +1,7 @@
 package devnet
 
 import (
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"sync"
 	"time"
 
@@ -47,7 +48,7 @@ func newForkWatch(names []string) *forkWatch {
 
 // observe takes a round of polls started at at. A round older than one
 // already taken for a node is ignored for it.
-func (w *forkWatch) observe(at time.Time, polls []nodePoll) {
+func (w *forkWatch) observe(at time.Time, polls []apiclient.StatusPoll) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i, p := range polls {

@@ -1,6 +1,7 @@
 package devnet
 
 import (
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"testing"
 	"time"
 
@@ -59,13 +60,13 @@ func TestForkWatch(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	const never = 1 << 62
-	w.observe(at(1), []nodePoll{{Status: chainStatus(10, never)}, {Status: chainStatus(10, never)}})
-	w.observe(at(2), []nodePoll{{Status: chainStatus(11, 8)}, down}) // node-0 switched
+	w.observe(at(1), []apiclient.StatusPoll{{Status: chainStatus(10, never)}, {Status: chainStatus(10, never)}})
+	w.observe(at(2), []apiclient.StatusPoll{{Status: chainStatus(11, 8)}, down}) // node-0 switched
 	// A round started before the last one taken, answered after it: old.
-	w.observe(at(1).Add(-time.Millisecond), []nodePoll{{Status: chainStatus(10, never)}, {Status: chainStatus(9, never)}})
+	w.observe(at(1).Add(-time.Millisecond), []apiclient.StatusPoll{{Status: chainStatus(10, never)}, {Status: chainStatus(9, never)}})
 	w.restarted(1, at(3))
-	w.observe(at(4), []nodePoll{{Status: chainStatus(11, 8)}, {Status: chainStatus(5, never)}}) // node-1 came back lower
-	w.observe(at(5), []nodePoll{{Status: chainStatus(12, 8)}, {Status: chainStatus(6, never)}})
+	w.observe(at(4), []apiclient.StatusPoll{{Status: chainStatus(11, 8)}, {Status: chainStatus(5, never)}}) // node-1 came back lower
+	w.observe(at(5), []apiclient.StatusPoll{{Status: chainStatus(12, 8)}, {Status: chainStatus(6, never)}})
 	forks := w.seen()
 	if len(forks) != 1 {
 		t.Fatalf("forks %+v, want node-0's only", forks)

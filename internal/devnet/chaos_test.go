@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -83,12 +84,12 @@ func (f *fakeChaosTarget) partition(side []int) error {
 	return nil
 }
 
-func (f *fakeChaosTarget) poll(context.Context) []nodePoll {
-	polls := make([]nodePoll, f.n)
+func (f *fakeChaosTarget) poll(context.Context) []apiclient.StatusPoll {
+	polls := make([]apiclient.StatusPoll, f.n)
 	healthy := f.side == nil && len(f.down) == 0 && !f.never && !f.clock.now.Before(f.recovered)
 	for i := range polls {
 		if f.down[i] {
-			polls[i] = nodePoll{Err: errors.New("connection refused")}
+			polls[i] = apiclient.StatusPoll{Err: errors.New("connection refused")}
 			continue
 		}
 		st := &api.Status{Tip: api.TipStatus{BlockNumber: 20, Hash: blockHash(20, "a")}}
@@ -107,7 +108,7 @@ func (f *fakeChaosTarget) poll(context.Context) []nodePoll {
 			st.Tip = api.TipStatus{BlockNumber: 20, Hash: blockHash(20, "b")}
 			st.RecentBlocks[0] = st.Tip
 		}
-		polls[i] = nodePoll{Status: st}
+		polls[i] = apiclient.StatusPoll{Status: st}
 	}
 	return polls
 }
@@ -288,7 +289,7 @@ func TestMinoritySide(t *testing.T) {
 
 func TestInAgreement(t *testing.T) {
 	names := []string{"node-0", "node-1", "node-2"}
-	node := func(tip uint64, fork string, peers int) nodePoll {
+	node := func(tip uint64, fork string, peers int) apiclient.StatusPoll {
 		st := &api.Status{Tip: api.TipStatus{BlockNumber: tip, Hash: blockHash(tip, fork)}}
 		for n := tip; n > 0 && n+8 > tip; n-- {
 			f := fork
@@ -300,19 +301,19 @@ func TestInAgreement(t *testing.T) {
 		for range peers {
 			st.Peers = append(st.Peers, api.Peer{ID: "p"})
 		}
-		return nodePoll{Status: st}
+		return apiclient.StatusPoll{Status: st}
 	}
 	tests := []struct {
 		name  string
-		polls []nodePoll
+		polls []apiclient.StatusPoll
 		why   string // "" = in agreement
 	}{
-		{"one tip", []nodePoll{node(9, "a", 2), node(9, "a", 2), node(9, "a", 2)}, ""},
-		{"a block behind", []nodePoll{node(9, "a", 2), node(8, "a", 2), node(9, "a", 2)}, ""},
-		{"two blocks behind", []nodePoll{node(9, "a", 2), node(7, "a", 2), node(9, "a", 2)}, "node-1's tip #7 is 2 blocks below the highest, #9"},
-		{"a fork at the tip", []nodePoll{node(9, "a", 2), node(9, "b", 2), node(9, "a", 2)}, "node-1's tip #9 b0000000 is not on the chain of the highest"},
-		{"down", []nodePoll{node(9, "a", 2), down, node(9, "a", 2)}, "node-1 does not answer"},
-		{"not connected", []nodePoll{node(9, "a", 2), node(9, "a", 1), node(9, "a", 2)}, "node-1 has 1 peers of 2"},
+		{"one tip", []apiclient.StatusPoll{node(9, "a", 2), node(9, "a", 2), node(9, "a", 2)}, ""},
+		{"a block behind", []apiclient.StatusPoll{node(9, "a", 2), node(8, "a", 2), node(9, "a", 2)}, ""},
+		{"two blocks behind", []apiclient.StatusPoll{node(9, "a", 2), node(7, "a", 2), node(9, "a", 2)}, "node-1's tip #7 is 2 blocks below the highest, #9"},
+		{"a fork at the tip", []apiclient.StatusPoll{node(9, "a", 2), node(9, "b", 2), node(9, "a", 2)}, "node-1's tip #9 b0000000 is not on the chain of the highest"},
+		{"down", []apiclient.StatusPoll{node(9, "a", 2), down, node(9, "a", 2)}, "node-1 does not answer"},
+		{"not connected", []apiclient.StatusPoll{node(9, "a", 2), node(9, "a", 1), node(9, "a", 2)}, "node-1 has 1 peers of 2"},
 	}
 	for _, tt := range tests {
 		ok, why := inAgreement(names, tt.polls)

@@ -1,6 +1,7 @@
 package devnet
 
 import (
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"image/png"
 	"math"
@@ -20,12 +21,12 @@ func TestReportPlotsFromPolls(t *testing.T) {
 	start := time.Unix(1_700_000_000, 0)
 	s := newStatusSeries([]layout.Node{{Name: "node-0"}, {Name: "node-1"}}, start)
 	for i := range 12 {
-		polls := []nodePoll{
+		polls := []apiclient.StatusPoll{
 			{Status: &api.Status{Tip: api.TipStatus{BlockNumber: uint64(i / 3)}, TxsOnChain: uint64(100 * i), Mempool: api.MempoolStatus{Txs: 50}}},
 			{Status: &api.Status{Tip: api.TipStatus{BlockNumber: uint64(i / 3)}, TxsOnChain: uint64(100 * i)}},
 		}
 		if i == 5 {
-			polls[1] = nodePoll{}
+			polls[1] = apiclient.StatusPoll{}
 		}
 		s.observe(start.Add(time.Duration(i)*time.Second), polls)
 	}

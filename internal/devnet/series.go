@@ -1,6 +1,7 @@
 package devnet
 
 import (
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"maps"
 	"time"
@@ -56,7 +57,7 @@ func newStatusSeries(nodes []layout.Node, start time.Time) *statusSeries {
 }
 
 // observe records one round of polls, taken at at.
-func (s *statusSeries) observe(at time.Time, polls []nodePoll) {
+func (s *statusSeries) observe(at time.Time, polls []apiclient.StatusPoll) {
 	sample := statusSample{at: at, seconds: at.Sub(s.start).Seconds(), nodes: make([]*nodeSample, len(polls))}
 	for i, p := range polls {
 		st := p.Status
