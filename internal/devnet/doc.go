@@ -10,7 +10,7 @@
 //     the run up over time (a timeline of 10 s windows: EB stages, missed
 //     voting windows, rates, the nodes' CPU by work), over its measured
 //     span after the warm-up (targets) and per 1,000 txs on chain.
-//   - With a ChaosSpec, Run also kills and restarts, freezes and thaws
+//   - With a chaos.Spec, Run also kills and restarts, freezes and thaws
 //     nodes and partitions them, one fault at a time, watches the nodes
 //     recover from each, and adds a chaos section to the report. For
 //     partitions the nodes dial one another through a TCP proxy per link

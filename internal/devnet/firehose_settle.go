@@ -3,15 +3,15 @@ package devnet
 import (
 	"context"
 	"fmt"
-	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"math/big"
 	"net/http"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
 
 // mempoolQueries is how many GET /api/mempool the final check has in

@@ -2,13 +2,13 @@ package devnet
 
 import (
 	"fmt"
-	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"maps"
 	"slices"
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
 
 // maxTipSpread is how many blocks apart the nodes' tips may be, at the end

@@ -1,8 +1,6 @@
 package devnet
 
 import (
-	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"image/png"
 	"math"
 	"os"
@@ -11,7 +9,9 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
 
 // Txs reach the chain at 100 a second, polled once a second: the plotted

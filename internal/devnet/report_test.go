@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,7 +15,9 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"github.com/leiosnode/leiosnode/leios"
 )
 

@@ -3,9 +3,6 @@ package devnet
 import (
 	"context"
 	"fmt"
-	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
-	"github.com/leiosnode/leiosnode/internal/devnet/supervisor"
 	"io"
 	"maps"
 	"net/http"
@@ -15,7 +12,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/config"
+	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/devnet/supervisor"
 )
 
 // Options say how Run runs a devnet.
@@ -43,9 +44,9 @@ type Options struct {
 	// none.
 	ReportFile string
 	// Chaos, when set, injects its faults while the devnet runs (see
-	// ChaosSpec) and adds a chaos section to the report; ChaosSeed seeds
+	// chaos.Spec) and adds a chaos section to the report; ChaosSeed seeds
 	// its random choices.
-	Chaos     *ChaosSpec
+	Chaos     *chaos.Spec
 	ChaosSeed uint64
 }
 
@@ -73,7 +74,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer mesh.close()
+	defer mesh.Close()
 
 	r := &devnetRun{opts: opts, out: out, d: d, client: client, firehose: firehose, started: time.Now()}
 	if r.procs, err = startNodes(exe, d.Nodes, out); err != nil {
@@ -85,7 +86,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		r.series.firehose = firehose.counts
 	}
 	if opts.Chaos != nil {
-		r.chaos, r.forks = newDevnetChaos(d, r.procs, mesh, client, out, *opts.Chaos, opts.ChaosSeed, r.started, opts.Duration)
+		r.chaos, r.forks = chaos.New(d, r.procs, mesh, client, out, *opts.Chaos, opts.ChaosSeed, r.started, opts.Duration)
 	}
 
 	span := r.load(ctx)
@@ -109,8 +110,8 @@ type devnetRun struct {
 	procs    *supervisor.Processes
 	watch    *chainWatch
 	series   *statusSeries
-	chaos    *chaosScheduler // nil without Options.Chaos
-	forks    *forkWatch      // nil without Options.Chaos
+	chaos    *chaos.Scheduler // nil without Options.Chaos
+	forks    *chaos.ForkWatch // nil without Options.Chaos
 }
 
 // writeDevnet writes the devnet of opts (in a fresh temporary directory
@@ -119,10 +120,10 @@ type devnetRun struct {
 func writeDevnet(opts Options, out io.Writer) (*layout.Layout, error) {
 	spec := opts.Spec
 	if opts.Chaos != nil {
-		if err := opts.Chaos.check(spec.Nodes); err != nil {
+		if err := opts.Chaos.Check(spec.Nodes); err != nil {
 			return nil, err
 		}
-		spec.ProxyLinks = opts.Chaos.has(ChaosPartition)
+		spec.ProxyLinks = opts.Chaos.Has(chaos.Partition)
 	}
 	if spec.Dir == "" {
 		dir, err := os.MkdirTemp("", "leiosnode-devnet-")
@@ -152,11 +153,11 @@ func nodeExecutable(exe string) (string, error) {
 }
 
 // startLinks starts the proxy of every link of d; nil when d has none.
-func startLinks(d *layout.Layout) (*linkMesh, error) {
+func startLinks(d *layout.Layout) (*chaos.LinkMesh, error) {
 	if len(d.Links) == 0 {
 		return nil, nil
 	}
-	return startLinkMesh(d)
+	return chaos.StartLinkMesh(d)
 }
 
 // startNodes starts every node's process and prints its command line.
@@ -179,14 +180,14 @@ func (r *devnetRun) load(ctx context.Context) *measuredSpan {
 	if r.chaos != nil {
 		onPoll = func(at time.Time, polls []apiclient.StatusPoll) {
 			r.series.observe(at, polls)
-			r.forks.observe(at, polls)
+			r.forks.Observe(at, polls)
 		}
 	}
 	chaosCtx, stopChaos := context.WithCancel(ctx)
 	defer stopChaos()
 	var chaosRun sync.WaitGroup
 	if r.chaos != nil {
-		chaosRun.Go(func() { r.chaos.run(chaosCtx) })
+		chaosRun.Go(func() { r.chaos.Run(chaosCtx) })
 	}
 	firehoseCtx, stopFirehose := context.WithCancel(ctx)
 	defer stopFirehose()
@@ -265,7 +266,7 @@ func (r *devnetRun) report(slot uint64, exited []string, txs *TxReport, leios *L
 	printLeiosSummary(r.out, leios)
 	printLoadSummary(r.out, report, r.opts.Warmup)
 	if r.chaos != nil {
-		report.Chaos = newChaosReport(r.chaos.spec, r.chaos.seed, r.chaos.faults, r.chaos.stopped, r.forks.seen(), txs, r.firehose.drops())
+		report.Chaos = newChaosReport(*r.opts.Chaos, r.opts.ChaosSeed, r.chaos.Faults(), r.chaos.Stopped(), r.forks.Seen(), txs, r.firehose.drops())
 		printChaosSummary(r.out, report.Chaos)
 	}
 	return report
@@ -343,38 +344,6 @@ func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supe
 		txs := txLine{Submitted: firehose.submitted(), OnChain: onChain, PerSecond: rate.perSecond()}
 		fmt.Fprintln(out, statusLine(d.Genesis.Clock(), now, names, polls, exitStates, txs))
 	}
-}
-
-// newDevnetChaos is the chaos scheduler of a running devnet, and the fork
-// watch it and the supervisor feed. It prints what the spec's partitions
-// are likely to do, and the seed.
-func newDevnetChaos(d *layout.Layout, procs *supervisor.Processes, mesh *linkMesh, client *http.Client, out io.Writer, spec ChaosSpec, seed uint64, started time.Time, duration time.Duration) (*chaosScheduler, *forkWatch) {
-	names, peers := make([]string, len(d.Nodes)), make([]string, len(d.Nodes))
-	for i, n := range d.Nodes {
-		names[i], peers[i] = n.Name, n.PeerID.String()
-	}
-	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
-	forks := newForkWatch(names)
-	s := &chaosScheduler{
-		spec:    spec,
-		names:   names,
-		peers:   peers,
-		target:  &devnetChaos{d: d, procs: procs, mesh: mesh, apis: newNodeAPIs(client, d.Nodes), client: client, forks: forks, say: say},
-		start:   d.Genesis.SystemStart,
-		seed:    seed,
-		observe: forks.observe,
-		say:     say,
-	}
-	if duration > 0 {
-		s.end = started.Add(duration)
-	}
-	say("chaos: %s, seed %d (--chaos-seed %d repeats its choices)", spec, seed, seed)
-	for _, f := range spec.Faults {
-		if f.Kind == ChaosPartition {
-			say("chaos: %s", partitionNote(d.Genesis, len(d.Nodes), f.Length))
-		}
-	}
-	return s, forks
 }
 
 // printAgreement prints the report's verdict on the nodes' chains.
@@ -468,3 +437,16 @@ func countsByName(counts map[string]uint64) string {
 
 // seconds spells milliseconds as seconds, e.g. 1.25 s.
 func seconds(ms int64) string { return fmt.Sprintf("%.2f s", float64(ms)/1000) }
+
+// syncWriter serializes the writes of the supervisor, the chaos scheduler
+// and the node restarts to the devnet's output, a line each.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

@@ -1,10 +1,11 @@
 package devnet
 
 import (
-	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"maps"
 	"time"
+
+	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
 
 // statusSeries keeps, from the supervisor's status polls, what the

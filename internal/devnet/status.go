@@ -3,15 +3,15 @@ package devnet
 import (
 	"context"
 	"fmt"
-	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"github.com/leiosnode/leiosnode/leios"
 )
 

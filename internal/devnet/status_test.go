@@ -1,12 +1,12 @@
 package devnet
 
 import (
-	"github.com/leiosnode/leiosnode/api/apiclient"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
 )
 

@@ -1,15 +1,15 @@
-package devnet
+package chaos
 
 import (
 	"context"
 	"fmt"
-	"github.com/leiosnode/leiosnode/api/apiclient"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 )
 
 // The chaos scheduler's pace.
@@ -53,7 +53,7 @@ type wallClock struct{}
 func (wallClock) Now() time.Time                         { return time.Now() }
 func (wallClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
-// chaosScheduler injects the faults of a ChaosSpec into a running devnet,
+// Scheduler injects the faults of a Spec into a running devnet,
 // one at a time, and watches the nodes recover from each:
 //
 //   - Faults never overlap. A fault falls due at its time (a single one) or
@@ -73,8 +73,8 @@ func (wallClock) After(d time.Duration) <-chan time.Time { return time.After(d) 
 //     the recovery of one fault. The report says why.
 //   - When ctx ends, a fault under way ends at once (the killed node
 //     restarted, the frozen one thawed, the links restored).
-type chaosScheduler struct {
-	spec   ChaosSpec
+type Scheduler struct {
+	spec   Spec
 	names  []string // node names, by index
 	peers  []string // node peer IDs, by index
 	target chaosTarget
@@ -95,13 +95,13 @@ type chaosScheduler struct {
 	// faults are the faults injected, in order; stopped says why the
 	// scheduler stopped before the run's end. Both are written by run and
 	// read once it has returned.
-	faults  []ChaosFault
+	faults  []Fault
 	stopped string
 }
 
-// ChaosFault is one fault the chaos mode injected, and the nodes' recovery.
-type ChaosFault struct {
-	Kind ChaosKind `json:"kind"`
+// Fault is one fault the chaos mode injected, and the nodes' recovery.
+type Fault struct {
+	Kind Kind `json:"kind"`
 	// Nodes are the node killed or frozen, or the side a partition cut off
 	// from the rest.
 	Nodes []string `json:"nodes"`
@@ -135,13 +135,20 @@ type ChaosFault struct {
 	Problem string `json:"problem,omitempty"`
 }
 
+// Faults are the faults injected, in order; call it once Run has returned.
+func (s *Scheduler) Faults() []Fault { return s.faults }
+
+// Stopped says why the scheduler stopped before the run's end, "" if it
+// did not; call it once Run has returned.
+func (s *Scheduler) Stopped() string { return s.stopped }
+
 // scheduled is one spec item's next strike.
 type scheduled struct {
-	item ChaosFaultSpec
+	item FaultSpec
 	due  time.Time
 }
 
-func (s *chaosScheduler) defaults() {
+func (s *Scheduler) defaults() {
 	if s.clock == nil {
 		s.clock = wallClock{}
 	}
@@ -161,10 +168,10 @@ func (s *chaosScheduler) defaults() {
 
 // run injects faults until ctx ends, no fault is left to strike, or the
 // nodes did not recover from one.
-func (s *chaosScheduler) run(ctx context.Context) {
+func (s *Scheduler) Run(ctx context.Context) {
 	s.defaults()
-	rngs := map[ChaosKind]*rand.Rand{}
-	for i, kind := range chaosKinds {
+	rngs := map[Kind]*rand.Rand{}
+	for i, kind := range Kinds {
 		rngs[kind] = rand.New(rand.NewPCG(s.seed, uint64(i)))
 	}
 	var queue []*scheduled
@@ -204,7 +211,7 @@ func interval(rng *rand.Rand, every time.Duration) time.Duration {
 }
 
 // sleepUntil waits until t, and says false if ctx ended first.
-func (s *chaosScheduler) sleepUntil(ctx context.Context, t time.Time) bool {
+func (s *Scheduler) sleepUntil(ctx context.Context, t time.Time) bool {
 	if ctx.Err() != nil {
 		return false
 	}
@@ -223,31 +230,31 @@ func (s *chaosScheduler) sleepUntil(ctx context.Context, t time.Time) bool {
 // strike injects one fault, ends it after its length (or when ctx ends),
 // and watches the nodes recover. It says false when the scheduler must
 // stop: ctx ended, or the nodes did not recover.
-func (s *chaosScheduler) strike(ctx context.Context, item ChaosFaultSpec, rng *rand.Rand) bool {
+func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) bool {
 	var victims []int
-	if item.Kind == ChaosPartition {
+	if item.Kind == Partition {
 		victims = minoritySide(rng, len(s.names))
 	} else {
 		victims = []int{rng.IntN(len(s.names))}
 	}
 	now := s.clock.Now()
-	f := ChaosFault{Kind: item.Kind, Nodes: s.nodeNames(victims), At: now, AtSeconds: now.Sub(s.start).Seconds()}
+	f := Fault{Kind: item.Kind, Nodes: s.nodeNames(victims), At: now, AtSeconds: now.Sub(s.start).Seconds()}
 	who := strings.Join(f.Nodes, ", ")
 	before := s.target.poll(ctx)
 	s.observe(now, before)
 
 	var err error
 	switch item.Kind {
-	case ChaosKill:
+	case Kill:
 		if st := before[victims[0]].Status; st != nil {
 			f.TipBefore = &st.Tip
 		}
 		s.say("chaos %+.1fs: killing %s (SIGKILL); it restarts in %v", f.AtSeconds, who, item.Length)
 		err = s.target.kill(victims[0])
-	case ChaosFreeze:
+	case Freeze:
 		s.say("chaos %+.1fs: freezing %s (SIGSTOP) for %v", f.AtSeconds, who, item.Length)
 		err = s.target.freeze(victims[0])
-	case ChaosPartition:
+	case Partition:
 		s.say("chaos %+.1fs: partition: %s cut off from the other nodes for %v", f.AtSeconds, who, item.Length)
 		err = s.target.partition(victims)
 	}
@@ -262,16 +269,16 @@ func (s *chaosScheduler) strike(ctx context.Context, item ChaosFaultSpec, rng *r
 	// The fault lasts; the polls meanwhile feed the fork watch and show
 	// any connection across a partition.
 	f.CutShort = s.watch(ctx, now.Add(item.Length), func(polls []apiclient.StatusPoll) {
-		if item.Kind == ChaosPartition {
+		if item.Kind == Partition {
 			f.Leaks = appendNew(f.Leaks, s.crossings(polls, victims)...)
 		}
 	}, nil) == watchCancelled
 	switch item.Kind {
-	case ChaosKill:
+	case Kill:
 		err = s.target.restart(victims[0])
-	case ChaosFreeze:
+	case Freeze:
 		err = s.target.thaw(victims[0])
-	case ChaosPartition:
+	case Partition:
 		err = s.target.heal()
 	}
 	ended := s.clock.Now()
@@ -284,11 +291,11 @@ func (s *chaosScheduler) strike(ctx context.Context, item ChaosFaultSpec, rng *r
 		return false
 	}
 	switch item.Kind {
-	case ChaosKill:
+	case Kill:
 		s.say("chaos: %s restarted after %.1fs down", who, float64(f.LengthMs)/1000)
-	case ChaosFreeze:
+	case Freeze:
 		s.say("chaos: %s thawed (SIGCONT) after %.1fs", who, float64(f.LengthMs)/1000)
-	case ChaosPartition:
+	case Partition:
 		s.say("chaos: partition healed after %.1fs", float64(f.LengthMs)/1000)
 	}
 	if f.CutShort {
@@ -300,7 +307,7 @@ func (s *chaosScheduler) strike(ctx context.Context, item ChaosFaultSpec, rng *r
 	// The recovery.
 	var why string
 	end := s.watch(ctx, ended.Add(s.recoveryTimeout), func(polls []apiclient.StatusPoll) {
-		if item.Kind == ChaosKill && f.TipAfter == nil {
+		if item.Kind == Kill && f.TipAfter == nil {
 			if st := polls[victims[0]].Status; st != nil {
 				f.TipAfter = &st.Tip
 			}
@@ -346,7 +353,7 @@ const (
 
 // watch polls the nodes every pollInterval until t, handing each round to
 // each, unless done (when non-nil) says to stop sooner or ctx ends.
-func (s *chaosScheduler) watch(ctx context.Context, until time.Time, each func([]apiclient.StatusPoll), done func() bool) watchEnd {
+func (s *Scheduler) watch(ctx context.Context, until time.Time, each func([]apiclient.StatusPoll), done func() bool) watchEnd {
 	for {
 		if done != nil && done() {
 			return watchDone
@@ -374,7 +381,7 @@ func (s *chaosScheduler) watch(ctx context.Context, until time.Time, each func([
 }
 
 // crossings are the connections polls show between side and the others.
-func (s *chaosScheduler) crossings(polls []apiclient.StatusPoll, side []int) []string {
+func (s *Scheduler) crossings(polls []apiclient.StatusPoll, side []int) []string {
 	in := map[int]bool{}
 	for _, n := range side {
 		in[n] = true
@@ -395,7 +402,7 @@ func (s *chaosScheduler) crossings(polls []apiclient.StatusPoll, side []int) []s
 
 // deepFork looks for a node whose immutable block another node's chain
 // does not hold: a fork deeper than k, which the nodes never resolve.
-func (s *chaosScheduler) deepFork(ctx context.Context) string {
+func (s *Scheduler) deepFork(ctx context.Context) string {
 	polls := s.target.poll(ctx)
 	for i, p := range polls {
 		if p.Status == nil || p.Status.ImmutableTip.Hash == "" {
@@ -416,7 +423,7 @@ func (s *chaosScheduler) deepFork(ctx context.Context) string {
 	return ""
 }
 
-func (s *chaosScheduler) nodeNames(nodes []int) []string {
+func (s *Scheduler) nodeNames(nodes []int) []string {
 	names := make([]string, len(nodes))
 	for i, n := range nodes {
 		names[i] = s.names[n]

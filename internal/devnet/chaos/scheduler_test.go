@@ -1,10 +1,9 @@
-package devnet
+package chaos
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/leiosnode/leiosnode/api/apiclient"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 )
 
 // fakeClock is a clock whose After advances it at once: the scheduler,
@@ -124,15 +124,15 @@ func fakePeerID(i int) string { return fmt.Sprintf("12D3KooFake%d", i) }
 
 // fakeScheduler is a scheduler of spec over a fake devnet of n nodes, its
 // run ending at end after the system start (0: no end).
-func fakeScheduler(t *testing.T, spec string, n int, seed uint64, end time.Duration) (*chaosScheduler, *fakeChaosTarget) {
+func fakeScheduler(t *testing.T, spec string, n int, seed uint64, end time.Duration) (*Scheduler, *fakeChaosTarget) {
 	t.Helper()
-	s, err := ParseChaosSpec(spec)
+	s, err := ParseSpec(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	target := newFakeChaosTarget(t, n, clock)
-	sched := &chaosScheduler{spec: s, target: target, clock: clock, start: clock.now, seed: seed}
+	sched := &Scheduler{spec: s, target: target, clock: clock, start: clock.now, seed: seed}
 	for i := range n {
 		sched.names = append(sched.names, fmt.Sprintf("node-%d", i))
 		sched.peers = append(sched.peers, fakePeerID(i))
@@ -150,7 +150,7 @@ func TestChaosSchedulerSingleFaults(t *testing.T) {
 	// The freeze is due while the kill still lasts: it waits for the
 	// recovery from it.
 	s, target := fakeScheduler(t, "kill@10s:2s,freeze@11s:3s,partition@30s:4s", 3, 7, 0)
-	s.run(context.Background())
+	s.Run(context.Background())
 	kill, freeze, part := target.actions[0], target.actions[2], target.actions[4]
 	want := []string{
 		kill, "+12.0s restart " + kill[len("+10.0s kill "):],
@@ -168,10 +168,10 @@ func TestChaosSchedulerSingleFaults(t *testing.T) {
 			t.Errorf("fault %d: %+v, want recovered 600 ms after its end", i, f)
 		}
 	}
-	if f := s.faults[0]; f.Kind != ChaosKill || f.AtSeconds != 10 || f.LengthMs != 2000 || f.TipBefore == nil || f.TipAfter == nil {
+	if f := s.faults[0]; f.Kind != Kill || f.AtSeconds != 10 || f.LengthMs != 2000 || f.TipBefore == nil || f.TipAfter == nil {
 		t.Errorf("the kill: %+v", f)
 	}
-	if f := s.faults[2]; f.Kind != ChaosPartition || len(f.Nodes) != 1 || f.LengthMs != 4000 {
+	if f := s.faults[2]; f.Kind != Partition || len(f.Nodes) != 1 || f.LengthMs != 4000 {
 		t.Errorf("the partition: %+v", f)
 	}
 }
@@ -180,14 +180,14 @@ func TestChaosSchedulerSingleFaults(t *testing.T) {
 // EVERY/2 to 3·EVERY/2 from the last one's start, none starts in the quiet
 // end of the run, and a seed gives the same victims and times again.
 func TestChaosSchedulerRepeating(t *testing.T) {
-	run := func(seed uint64) ([]string, []ChaosFault) {
+	run := func(seed uint64) ([]string, []Fault) {
 		s, target := fakeScheduler(t, "kill=10s:1s,freeze=20s:2s,quiet=30s", 4, seed, 5*time.Minute)
-		s.run(context.Background())
+		s.Run(context.Background())
 		return target.actions, s.faults
 	}
 	actions, faults := run(42)
 	kills, freezes := 0, 0
-	var last = map[ChaosKind]float64{}
+	var last = map[Kind]float64{}
 	for _, f := range faults {
 		if !f.Recovered {
 			t.Errorf("%+v not recovered", f)
@@ -195,7 +195,7 @@ func TestChaosSchedulerRepeating(t *testing.T) {
 		if f.AtSeconds > 270 {
 			t.Errorf("a fault at %.1fs, in the last 30 s of a 5 min run", f.AtSeconds)
 		}
-		every := map[ChaosKind]float64{ChaosKill: 10, ChaosFreeze: 20}[f.Kind]
+		every := map[Kind]float64{Kill: 10, Freeze: 20}[f.Kind]
 		gap := f.AtSeconds - last[f.Kind]
 		// At least EVERY/2 after the last of its kind; at most 3·EVERY/2
 		// plus the time a fault of the other kind held it up.
@@ -204,9 +204,9 @@ func TestChaosSchedulerRepeating(t *testing.T) {
 		}
 		last[f.Kind] = f.AtSeconds
 		switch f.Kind {
-		case ChaosKill:
+		case Kill:
 			kills++
-		case ChaosFreeze:
+		case Freeze:
 			freezes++
 		}
 	}
@@ -230,7 +230,7 @@ func TestChaosSchedulerNoRecovery(t *testing.T) {
 	s.recoveryTimeout = 30 * time.Second
 	target.never = true
 	target.n = 3
-	s.run(context.Background())
+	s.Run(context.Background())
 	if len(s.faults) != 1 || len(target.actions) != 2 {
 		t.Fatalf("faults %+v, actions %q: want the partition only", s.faults, target.actions)
 	}
@@ -249,7 +249,7 @@ func TestChaosSchedulerCancel(t *testing.T) {
 		s, target := fakeScheduler(t, kind+"@10s:1m,kill@2m", 3, 1, 0)
 		ctx, cancel := context.WithCancel(context.Background())
 		target.onAction = func(string) { cancel() } // the run ends as the fault strikes
-		s.run(ctx)
+		s.Run(ctx)
 		if len(target.actions) != 2 || !regexp.MustCompile(`^\+10\.0s (restart|thaw|heal)`).MatchString(target.actions[1]) {
 			t.Errorf("%s: actions %q, want the fault ended at once", kind, target.actions)
 		}
@@ -264,7 +264,7 @@ func TestChaosSchedulerCancel(t *testing.T) {
 func TestChaosSchedulerLeak(t *testing.T) {
 	s, target := fakeScheduler(t, "partition@10s", 3, 1, 0)
 	target.leak = true
-	s.run(context.Background())
+	s.Run(context.Background())
 	if len(s.faults) != 1 || len(s.faults[0].Leaks) == 0 || !strings.Contains(s.faults[0].Leaks[0], "connected to") {
 		t.Errorf("faults %+v, want a leak", s.faults)
 	}
