@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leiosnode/leiosnode/internal/devnet"
+	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
 )
 
 func newDevnetCommand() *cobra.Command {
@@ -21,7 +22,7 @@ func newDevnetCommand() *cobra.Command {
 		dir        string
 		startDelay time.Duration
 		opts       devnet.Options
-		chaos      string
+		chaosSpec  string
 	)
 	cmd := &cobra.Command{
 		Use:   "devnet",
@@ -56,7 +57,7 @@ drawn beside it, and the summary is printed at the end.
 
 --chaos SPEC injects faults while the devnet runs, one at a time, and
 reports each with the nodes' recovery from it, the rollbacks seen and the
-txs lost. SPEC is "default" (` + devnet.DefaultChaos + `) or a
+txs lost. SPEC is "default" (` + chaos.Default + `) or a
 comma-separated list of:
   kill=EVERY[:DOWN]        SIGKILL a random node about every EVERY, restart it
                            with its command line after DOWN (default 2s)
@@ -89,8 +90,8 @@ timeout).`,
 				spec.Funded = devnet.FundedFor(opts.TxRate)
 			}
 			opts.Spec = spec
-			if chaos != "" {
-				c, err := devnet.ParseChaosSpec(chaos)
+			if chaosSpec != "" {
+				c, err := chaos.ParseSpec(chaosSpec)
 				if err != nil {
 					return err
 				}
@@ -114,7 +115,7 @@ timeout).`,
 	fs.DurationVar(&opts.Warmup, "warmup", devnet.DefaultWarmup, "leave this much of the run, from the system start, out of its targets and CPU figures")
 	fs.DurationVar(&startDelay, "start-delay", 2*time.Second, "system start = now + this")
 	fs.Float64Var(&opts.TxRate, "tx-rate", devnet.DefaultTxRate, "txs per second the firehose submits (0 = no firehose)")
-	fs.StringVar(&chaos, "chaos", "", `inject faults: kills, freezes, partitions ("default", or a SPEC: see above)`)
+	fs.StringVar(&chaosSpec, "chaos", "", `inject faults: kills, freezes, partitions ("default", or a SPEC: see above)`)
 	fs.Uint64Var(&opts.ChaosSeed, "chaos-seed", 0, "seed of the chaos mode's random choices (default: a random one, printed)")
 	return cmd
 }

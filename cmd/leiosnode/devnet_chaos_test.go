@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/leiosnode/leiosnode/internal/devnet"
+	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
 )
 
 // TestDevnetChaos runs a three-node devnet of real node processes (the test
@@ -53,14 +54,14 @@ func TestDevnetChaos(t *testing.T) {
 	if c == nil {
 		t.Fatal("the report has no chaos section")
 	}
-	var kinds []devnet.ChaosKind
+	var kinds []chaos.Kind
 	for _, f := range c.Faults {
 		kinds = append(kinds, f.Kind)
 		if !f.Recovered || f.RejoinMs == nil || len(f.Leaks) != 0 || f.Problem != "" {
 			t.Errorf("fault %+v: want it recovered, and a partition without leaks", f)
 		}
 	}
-	if want := []devnet.ChaosKind{devnet.ChaosKill, devnet.ChaosFreeze, devnet.ChaosPartition}; !slices.Equal(kinds, want) {
+	if want := []chaos.Kind{chaos.Kill, chaos.Freeze, chaos.Partition}; !slices.Equal(kinds, want) {
 		t.Errorf("faults %v, want %v", kinds, want)
 	}
 	if c.Stopped != "" || c.Seed != 1 || c.Summary.Recovered != 3 {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
 )
 
 // ChaosReport is the report's account of a chaos run: every fault, the
@@ -16,12 +18,12 @@ type ChaosReport struct {
 	Spec string `json:"spec"`
 	Seed uint64 `json:"seed"`
 	// Faults are the faults injected, in order.
-	Faults  []ChaosFault `json:"faults"`
-	Summary ChaosSummary `json:"summary"`
+	Faults  []chaos.Fault `json:"faults"`
+	Summary ChaosSummary  `json:"summary"`
 	// Forks are the rollbacks the nodes' statuses showed (see ForkSeen),
 	// from the supervisor's polls (a second apart) and the chaos mode's
 	// (a fifth of a second apart during and after a fault).
-	Forks []ForkSeen `json:"forks"`
+	Forks []chaos.ForkSeen `json:"forks"`
 	// Stopped says why the chaos mode stopped before the run ended.
 	Stopped string `json:"stopped,omitempty"`
 	// TxsLost is the firehose's lost txs (txs.lost): admitted, yet on no
@@ -35,7 +37,7 @@ type ChaosReport struct {
 // ChaosSummary sums the faults up, over all kinds and by kind.
 type ChaosSummary struct {
 	ChaosKindSummary
-	ByKind map[ChaosKind]ChaosKindSummary `json:"byKind"`
+	ByKind map[chaos.Kind]ChaosKindSummary `json:"byKind"`
 	// Forks counts the rollbacks seen; DeepestFork is the deepest, in
 	// blocks.
 	Forks       int    `json:"forks"`
@@ -57,7 +59,7 @@ type ChaosKindSummary struct {
 // Each drop of txs the firehose found goes to the last fault that struck
 // before it was found: the fault that made the node drop them, as the
 // firehose finds a drop within seconds of it and faults never overlap.
-func newChaosReport(spec ChaosSpec, seed uint64, faults []ChaosFault, stopped string, forks []ForkSeen, txs *TxReport, drops []txDrop) *ChaosReport {
+func newChaosReport(spec chaos.Spec, seed uint64, faults []chaos.Fault, stopped string, forks []chaos.ForkSeen, txs *TxReport, drops []txDrop) *ChaosReport {
 	faults = slices.Clone(faults)
 	for _, d := range drops {
 		i := len(faults) - 1
@@ -70,15 +72,15 @@ func newChaosReport(spec ChaosSpec, seed uint64, faults []ChaosFault, stopped st
 	}
 	r := &ChaosReport{Spec: spec.String(), Seed: seed, Faults: faults, Forks: forks, Stopped: stopped}
 	if r.Faults == nil {
-		r.Faults = []ChaosFault{}
+		r.Faults = []chaos.Fault{}
 	}
 	if r.Forks == nil {
-		r.Forks = []ForkSeen{}
+		r.Forks = []chaos.ForkSeen{}
 	}
 	r.Summary.ChaosKindSummary = summarizeFaults(faults)
-	r.Summary.ByKind = map[ChaosKind]ChaosKindSummary{}
-	for _, kind := range chaosKinds {
-		of := slices.DeleteFunc(slices.Clone(faults), func(f ChaosFault) bool { return f.Kind != kind })
+	r.Summary.ByKind = map[chaos.Kind]ChaosKindSummary{}
+	for _, kind := range chaos.Kinds {
+		of := slices.DeleteFunc(slices.Clone(faults), func(f chaos.Fault) bool { return f.Kind != kind })
 		if len(of) > 0 {
 			r.Summary.ByKind[kind] = summarizeFaults(of)
 		}
@@ -94,7 +96,7 @@ func newChaosReport(spec ChaosSpec, seed uint64, faults []ChaosFault, stopped st
 	return r
 }
 
-func summarizeFaults(faults []ChaosFault) ChaosKindSummary {
+func summarizeFaults(faults []chaos.Fault) ChaosKindSummary {
 	s := ChaosKindSummary{Injected: len(faults)}
 	var rejoins []int64
 	for _, f := range faults {

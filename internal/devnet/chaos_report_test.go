@@ -9,23 +9,24 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
 )
 
 // TestChaosReport sums up faults by kind, the forks and the txs, and
 // prints a line a fault.
 func TestChaosReport(t *testing.T) {
-	spec, _ := ParseChaosSpec("kill=30s,freeze=60s:10s,partition=90s")
+	spec, _ := chaos.ParseSpec("kill=30s,freeze=60s:10s,partition=90s")
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ms := func(v int64) *int64 { return &v }
-	faults := []ChaosFault{
-		{Kind: ChaosKill, Nodes: []string{"node-1"}, At: at.Add(20 * time.Second), AtSeconds: 20, LengthMs: 2000, Recovered: true, RejoinMs: ms(800),
+	faults := []chaos.Fault{
+		{Kind: chaos.Kill, Nodes: []string{"node-1"}, At: at.Add(20 * time.Second), AtSeconds: 20, LengthMs: 2000, Recovered: true, RejoinMs: ms(800),
 			TipBefore: &api.TipStatus{BlockNumber: 17}, TipAfter: &api.TipStatus{BlockNumber: 16}},
-		{Kind: ChaosFreeze, Nodes: []string{"node-0"}, At: at.Add(50 * time.Second), AtSeconds: 50, LengthMs: 10000, Recovered: true, RejoinMs: ms(400)},
-		{Kind: ChaosKill, Nodes: []string{"node-2"}, At: at.Add(70 * time.Second), AtSeconds: 70, LengthMs: 2000, Recovered: true, RejoinMs: ms(1200)},
-		{Kind: ChaosPartition, Nodes: []string{"node-2"}, At: at.Add(95 * time.Second), AtSeconds: 95, LengthMs: 5000,
+		{Kind: chaos.Freeze, Nodes: []string{"node-0"}, At: at.Add(50 * time.Second), AtSeconds: 50, LengthMs: 10000, Recovered: true, RejoinMs: ms(400)},
+		{Kind: chaos.Kill, Nodes: []string{"node-2"}, At: at.Add(70 * time.Second), AtSeconds: 70, LengthMs: 2000, Recovered: true, RejoinMs: ms(1200)},
+		{Kind: chaos.Partition, Nodes: []string{"node-2"}, At: at.Add(95 * time.Second), AtSeconds: 95, LengthMs: 5000,
 			Problem: "not recovered 2m0s after the fault ended: node-2's tip #90 is 12 blocks below the highest, #102"},
 	}
-	forks := []ForkSeen{{Node: "node-2", Depth: 2}, {Node: "node-0", Depth: 1}, {Node: "node-2", Depth: 3}}
+	forks := []chaos.ForkSeen{{Node: "node-2", Depth: 2}, {Node: "node-0", Depth: 1}, {Node: "node-2", Depth: 3}}
 	txs := &TxReport{Lost: 0, DroppedByNodes: 7}
 	drops := []txDrop{
 		{At: at.Add(5 * time.Second), Node: "node-0", Txs: 1}, // before any fault
@@ -45,10 +46,10 @@ func TestChaosReport(t *testing.T) {
 	if s.Injected != 4 || s.Recovered != 3 || *s.MedianRejoinMs != 800 || *s.MaxRejoinMs != 1200 || s.Forks != 3 || s.DeepestFork != 3 {
 		t.Errorf("summary %+v", s)
 	}
-	if k := s.ByKind[ChaosKill]; k.Injected != 2 || k.Recovered != 2 || *k.MedianRejoinMs != 1000 || *k.MaxRejoinMs != 1200 {
+	if k := s.ByKind[chaos.Kill]; k.Injected != 2 || k.Recovered != 2 || *k.MedianRejoinMs != 1000 || *k.MaxRejoinMs != 1200 {
 		t.Errorf("kills %+v", k)
 	}
-	if p := s.ByKind[ChaosPartition]; p.Injected != 1 || p.Recovered != 0 || p.MedianRejoinMs != nil {
+	if p := s.ByKind[chaos.Partition]; p.Injected != 1 || p.Recovered != 0 || p.MedianRejoinMs != nil {
 		t.Errorf("partitions %+v", p)
 	}
 	if *r.TxsLost != 0 || *r.TxsDroppedByNodes != 7 || r.Spec != "kill=30s:2s,freeze=1m0s:10s,partition=1m30s:5s,quiet=30s" {

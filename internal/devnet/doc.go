@@ -1,8 +1,8 @@
 // Package devnet runs a local devnet from outside, one OS process per node,
 // as an operator would:
 //
-//   - Run writes a devnet (package layout), starts every node as `NodeExecutable run
-//     --config FILE`, prints a status line a second while a tx firehose
+//   - Run writes a devnet (package layout), starts every node as
+//     `NodeExecutable run --config FILE` (package supervisor), prints a status line a second while a tx firehose
 //     feeds the nodes from the genesis funds, then reads every node's
 //     chain, checks where every admitted tx ended up and what became of
 //     every EB, and stops the nodes. Then it measures the CPU floor of a
@@ -10,11 +10,11 @@
 //     the run up over time (a timeline of 10 s windows: EB stages, missed
 //     voting windows, rates, the nodes' CPU by work), over its measured
 //     span after the warm-up (targets) and per 1,000 txs on chain.
-//   - With a ChaosSpec, Run also kills and restarts, freezes and thaws
+//   - With a chaos.Spec, Run also kills and restarts, freezes and thaws
 //     nodes and partitions them, one fault at a time, watches the nodes
-//     recover from each, and adds a chaos section to the report. For
-//     partitions the nodes dial one another through a TCP proxy per link
-//     that the supervisor runs and can cut.
+//     recover from each (package chaos), and adds a chaos section to the
+//     report. For partitions the nodes dial one another through a TCP proxy
+//     per link that the chaos mode runs and can cut.
 //
 // Invariants:
 //   - The supervisor watches its nodes only through their processes and

@@ -3,14 +3,15 @@ package devnet
 import (
 	"context"
 	"fmt"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"math/big"
 	"net/http"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
 
 // mempoolQueries is how many GET /api/mempool the final check has in
@@ -50,7 +51,7 @@ func awaitInFlight(ctx context.Context, client *http.Client, nodes []layout.Node
 
 // txsSettled: every node answered, with an empty mempool and the same
 // number of txs on chain.
-func txsSettled(polls []nodePoll) bool {
+func txsSettled(polls []apiclient.StatusPoll) bool {
 	for _, p := range polls {
 		if p.Status == nil || p.Status.Mempool.Txs != 0 || p.Status.TxsOnChain != polls[0].Status.TxsOnChain {
 			return false

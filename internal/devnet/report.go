@@ -2,12 +2,13 @@ package devnet
 
 import (
 	"fmt"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"maps"
 	"slices"
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
 
 // maxTipSpread is how many blocks apart the nodes' tips may be, at the end
@@ -193,7 +194,7 @@ func newChainWatch(nodes []layout.Node) *chainWatch {
 }
 
 // observe records one round of polls, in node order.
-func (w *chainWatch) observe(polls []nodePoll) {
+func (w *chainWatch) observe(polls []apiclient.StatusPoll) {
 	for i, p := range polls {
 		n := &w.nodes[i]
 		n.up = p.Status != nil
@@ -208,7 +209,7 @@ func (w *chainWatch) observe(polls []nodePoll) {
 		}
 		if seen, ok := n.immutable[imm.BlockNumber]; ok && seen.Hash != imm.Hash {
 			n.conflicts = append(n.conflicts, fmt.Sprintf("%s changed its immutable block #%d from %s to %s",
-				n.name, imm.BlockNumber, hashPrefix(seen.Hash), hashPrefix(imm.Hash)))
+				n.name, imm.BlockNumber, apiclient.ShortHash(seen.Hash), apiclient.ShortHash(imm.Hash)))
 		}
 		n.immutable[imm.BlockNumber] = imm
 	}
@@ -246,7 +247,7 @@ func (w *chainWatch) recentConflicts(upTo uint64) []string {
 				first[b.BlockNumber], firstName[b.BlockNumber] = b.Hash, n.name
 			} else if h != b.Hash {
 				problems = append(problems, fmt.Sprintf("%s and %s hold different blocks #%d: %s and %s",
-					firstName[b.BlockNumber], n.name, b.BlockNumber, hashPrefix(h), hashPrefix(b.Hash)))
+					firstName[b.BlockNumber], n.name, b.BlockNumber, apiclient.ShortHash(h), apiclient.ShortHash(b.Hash)))
 			}
 		}
 	}
@@ -299,7 +300,7 @@ func (w *chainWatch) agreement() Agreement {
 		for _, b := range blocks[1:] {
 			if b.block.Hash != blocks[0].block.Hash {
 				a.Problems = append(a.Problems, fmt.Sprintf("%s and %s hold different immutable blocks #%d: %s and %s",
-					blocks[0].name, b.name, number, hashPrefix(blocks[0].block.Hash), hashPrefix(b.block.Hash)))
+					blocks[0].name, b.name, number, apiclient.ShortHash(blocks[0].block.Hash), apiclient.ShortHash(b.block.Hash)))
 				same = false
 				break
 			}

@@ -1,7 +1,6 @@
 package devnet
 
 import (
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"image/png"
 	"math"
 	"os"
@@ -10,7 +9,9 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
 
 // Txs reach the chain at 100 a second, polled once a second: the plotted
@@ -20,12 +21,12 @@ func TestReportPlotsFromPolls(t *testing.T) {
 	start := time.Unix(1_700_000_000, 0)
 	s := newStatusSeries([]layout.Node{{Name: "node-0"}, {Name: "node-1"}}, start)
 	for i := range 12 {
-		polls := []nodePoll{
+		polls := []apiclient.StatusPoll{
 			{Status: &api.Status{Tip: api.TipStatus{BlockNumber: uint64(i / 3)}, TxsOnChain: uint64(100 * i), Mempool: api.MempoolStatus{Txs: 50}}},
 			{Status: &api.Status{Tip: api.TipStatus{BlockNumber: uint64(i / 3)}, TxsOnChain: uint64(100 * i)}},
 		}
 		if i == 5 {
-			polls[1] = nodePoll{}
+			polls[1] = apiclient.StatusPoll{}
 		}
 		s.observe(start.Add(time.Duration(i)*time.Second), polls)
 	}

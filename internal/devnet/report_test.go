@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -16,14 +15,16 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"github.com/leiosnode/leiosnode/leios"
 )
 
 // up is a poll answered with this tip and immutable tip; hashes are the
 // block numbers spelt out after a fork letter, and no fork is no block.
-func up(tip uint64, tipFork string, imm uint64, immFork string) nodePoll {
-	return nodePoll{Status: &api.Status{
+func up(tip uint64, tipFork string, imm uint64, immFork string) apiclient.StatusPoll {
+	return apiclient.StatusPoll{Status: &api.Status{
 		Tip:           api.TipStatus{BlockNumber: tip, Hash: blockHash(tip, tipFork)},
 		ImmutableTip:  api.TipStatus{BlockNumber: imm, Hash: blockHash(imm, immFork)},
 		Peers:         []api.Peer{{ID: "a"}, {ID: "b"}},
@@ -32,7 +33,7 @@ func up(tip uint64, tipFork string, imm uint64, immFork string) nodePoll {
 	}}
 }
 
-var down = nodePoll{Err: fmt.Errorf("connection refused")}
+var down = apiclient.StatusPoll{Err: fmt.Errorf("connection refused")}
 
 func blockHash(number uint64, fork string) string {
 	if fork == "" {
@@ -52,14 +53,14 @@ func watchOf(n int) *chainWatch {
 func TestAgreement(t *testing.T) {
 	tests := []struct {
 		name         string
-		rounds       [][]nodePoll
+		rounds       [][]apiclient.StatusPoll
 		agree        bool
 		common       uint64 // CommonImmutable's block number when agree
 		wantProblems []string
 	}{
 		{
 			name: "one chain",
-			rounds: [][]nodePoll{
+			rounds: [][]apiclient.StatusPoll{
 				{up(12, "a", 2, "a"), up(12, "a", 2, "a"), up(12, "a", 2, "a")},
 				{up(13, "a", 3, "a"), up(14, "b", 4, "a"), up(13, "a", 3, "a")},
 			},
@@ -67,14 +68,14 @@ func TestAgreement(t *testing.T) {
 		},
 		{
 			name: "forked tips of equal length",
-			rounds: [][]nodePoll{
+			rounds: [][]apiclient.StatusPoll{
 				{up(13, "a", 3, "a"), up(13, "b", 3, "a"), up(13, "c", 3, "a")},
 			},
 			agree: true, common: 3,
 		},
 		{
 			name: "a node down at the end",
-			rounds: [][]nodePoll{
+			rounds: [][]apiclient.StatusPoll{
 				{up(12, "a", 2, "a"), up(12, "a", 2, "a"), up(12, "a", 2, "a")},
 				{up(13, "a", 3, "a"), up(13, "a", 3, "a"), down},
 			},
@@ -82,14 +83,14 @@ func TestAgreement(t *testing.T) {
 		},
 		{
 			name: "nodes disagree on an immutable block",
-			rounds: [][]nodePoll{
+			rounds: [][]apiclient.StatusPoll{
 				{up(12, "a", 2, "a"), up(12, "b", 2, "b"), up(12, "a", 2, "a")},
 			},
 			wantProblems: []string{"node-0 and node-1 hold different immutable blocks #2", "no immutable block was seen on every node"},
 		},
 		{
 			name: "two nodes disagree on a block the first never saw",
-			rounds: [][]nodePoll{
+			rounds: [][]apiclient.StatusPoll{
 				{up(12, "a", 2, "a"), up(13, "a", 3, "a"), up(13, "b", 3, "b")},
 				{up(12, "a", 2, "a"), up(13, "a", 3, "a"), up(13, "b", 3, "b")},
 			},
@@ -97,7 +98,7 @@ func TestAgreement(t *testing.T) {
 		},
 		{
 			name: "a node rolled back an immutable block",
-			rounds: [][]nodePoll{
+			rounds: [][]apiclient.StatusPoll{
 				{up(12, "a", 2, "a"), up(12, "a", 2, "a")},
 				{up(12, "a", 2, "a"), up(12, "b", 2, "b")},
 			},
@@ -109,21 +110,21 @@ func TestAgreement(t *testing.T) {
 		},
 		{
 			name: "tips too far apart",
-			rounds: [][]nodePoll{
+			rounds: [][]apiclient.StatusPoll{
 				{up(20, "a", 10, "a"), up(17, "a", 10, "a")},
 			},
 			wantProblems: []string{"tips are 3 blocks apart"},
 		},
 		{
 			name: "no immutable block yet",
-			rounds: [][]nodePoll{
+			rounds: [][]apiclient.StatusPoll{
 				{up(3, "a", 0, ""), up(3, "a", 0, "")},
 			},
 			wantProblems: []string{"no immutable block was seen on every node"},
 		},
 		{
 			name: "immutable blocks never overlap",
-			rounds: [][]nodePoll{
+			rounds: [][]apiclient.StatusPoll{
 				{up(12, "a", 2, "a"), up(13, "a", 3, "a")},
 			},
 			wantProblems: []string{"no immutable block was seen on every node"},
@@ -169,7 +170,7 @@ func TestAgreementProperty(t *testing.T) {
 			reported = append(reported, map[uint64]bool{})
 		}
 		for r := range rounds {
-			polls := make([]nodePoll, nodes)
+			polls := make([]apiclient.StatusPoll, nodes)
 			for i := range polls {
 				tip := base + uint64(r) + rapid.Uint64Range(0, 2).Draw(t, "lead")
 				imm := tip - 10
@@ -201,7 +202,7 @@ func TestAgreementProperty(t *testing.T) {
 			seen = append(seen, number)
 		}
 		number := rapid.SampledFrom(seen).Draw(t, "number")
-		polls := make([]nodePoll, nodes)
+		polls := make([]apiclient.StatusPoll, nodes)
 		for i := range polls {
 			polls[i] = up(number+10, "a", number, "a")
 		}
@@ -217,10 +218,10 @@ func TestAgreementProperty(t *testing.T) {
 func TestReportJSON(t *testing.T) {
 	w := watchOf(2)
 	w.nodes[0].peerID, w.nodes[1].peerID = "12D3KooA", "12D3KooB"
-	w.observe([]nodePoll{up(13, "a", 3, "a"), up(12, "a", 2, "a")})
+	w.observe([]apiclient.StatusPoll{up(13, "a", 3, "a"), up(12, "a", 2, "a")})
 	last := up(13, "a", 3, "a")
 	last.Status.Mempool, last.Status.TxsOnChain = api.MempoolStatus{Txs: 3, Bytes: 690}, 250
-	w.observe([]nodePoll{last, down})
+	w.observe([]apiclient.StatusPoll{last, down})
 	start := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	r := w.report("/tmp/devnet", start, start.Add(time.Minute), 600, []string{"", "exited: signal: killed"})
 

@@ -3,9 +3,6 @@ package devnet
 import (
 	"context"
 	"fmt"
-	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
-	"github.com/leiosnode/leiosnode/internal/devnet/supervisor"
 	"io"
 	"maps"
 	"net/http"
@@ -15,7 +12,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/config"
+	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/devnet/supervisor"
 )
 
 // Options say how Run runs a devnet.
@@ -43,9 +44,9 @@ type Options struct {
 	// none.
 	ReportFile string
 	// Chaos, when set, injects its faults while the devnet runs (see
-	// ChaosSpec) and adds a chaos section to the report; ChaosSeed seeds
+	// chaos.Spec) and adds a chaos section to the report; ChaosSeed seeds
 	// its random choices.
-	Chaos     *ChaosSpec
+	Chaos     *chaos.Spec
 	ChaosSeed uint64
 }
 
@@ -56,161 +57,240 @@ type Options struct {
 // cancelled ctx is a normal end, not an error.
 func Run(ctx context.Context, opts Options, out io.Writer) error {
 	out = &syncWriter{w: out} // the chaos mode and node restarts print too
-	spec := opts.Spec
-	if opts.Chaos != nil {
-		if err := opts.Chaos.check(spec.Nodes); err != nil {
-			return err
-		}
-		spec.ProxyLinks = opts.Chaos.has(ChaosPartition)
-	}
-	if spec.Dir == "" {
-		dir, err := os.MkdirTemp("", "leiosnode-devnet-")
-		if err != nil {
-			return err
-		}
-		spec.Dir = dir
-	}
-	d, err := layout.Write(spec)
+	d, err := writeDevnet(opts, out)
 	if err != nil {
 		return err
 	}
-	d.Print(out)
 	client := apiclient.NewHTTPClient()
 	firehose, err := loadFirehose(d, client, firehoseOptions{Rate: opts.TxRate})
 	if err != nil {
 		return err
 	}
-
-	exe := opts.NodeExecutable
-	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
-			return fmt.Errorf("finding this binary to start the nodes: %w", err)
-		}
-	}
-	var mesh *linkMesh
-	if len(d.Links) > 0 {
-		if mesh, err = startLinkMesh(d); err != nil {
-			return err
-		}
-		defer mesh.close()
-	}
-	started := time.Now()
-	procs, err := supervisor.Start(exe, d.Nodes, supervisor.StopTimeout)
+	exe, err := nodeExecutable(opts.NodeExecutable)
 	if err != nil {
 		return err
 	}
-	defer procs.Stop() // an early return must not leave nodes behind
+	mesh, err := startLinks(d)
+	if err != nil {
+		return err
+	}
+	defer mesh.Close()
+
+	r := &devnetRun{opts: opts, out: out, d: d, client: client, firehose: firehose, started: time.Now()}
+	if r.procs, err = startNodes(exe, d.Nodes, out); err != nil {
+		return err
+	}
+	defer r.procs.Stop() // an early return must not leave nodes behind
+	r.watch, r.series = newChainWatch(d.Nodes), newStatusSeries(d.Nodes, r.started)
+	if firehose.enabled() {
+		r.series.firehose = firehose.counts
+	}
+	if opts.Chaos != nil {
+		r.chaos, r.forks = chaos.New(d, r.procs, mesh, client, out, *opts.Chaos, opts.ChaosSeed, r.started, opts.Duration)
+	}
+
+	span := r.load(ctx)
+	txs, walks := r.settleTxs(span)
+	r.watch.observe(pollStatuses(context.Background(), client, d.Nodes))
+	leios := r.watch.leiosReport(d.Genesis.Clock(), d.Genesis.Leios.MinCertGap, pollEBLists(context.Background(), client, d.Nodes), walks)
+	slot := d.Genesis.Clock().SlotAt(time.Now())
+	exited := r.stopNodes()
+	report := r.report(slot, exited, txs, leios, walks, span)
+	return r.writeReport(report)
+}
+
+// devnetRun is what the phases of a running devnet share.
+type devnetRun struct {
+	opts     Options
+	out      io.Writer
+	d        *layout.Layout
+	client   *http.Client
+	firehose *txFirehose
+	started  time.Time // when the nodes were started
+	procs    *supervisor.Processes
+	watch    *chainWatch
+	series   *statusSeries
+	chaos    *chaos.Scheduler // nil without Options.Chaos
+	forks    *chaos.ForkWatch // nil without Options.Chaos
+}
+
+// writeDevnet writes the devnet of opts (in a fresh temporary directory
+// when opts.Spec.Dir is empty; with a proxy per link for the chaos mode's
+// partitions) and prints where it is.
+func writeDevnet(opts Options, out io.Writer) (*layout.Layout, error) {
+	spec := opts.Spec
+	if opts.Chaos != nil {
+		if err := opts.Chaos.Check(spec.Nodes); err != nil {
+			return nil, err
+		}
+		spec.ProxyLinks = opts.Chaos.Has(chaos.Partition)
+	}
+	if spec.Dir == "" {
+		dir, err := os.MkdirTemp("", "leiosnode-devnet-")
+		if err != nil {
+			return nil, err
+		}
+		spec.Dir = dir
+	}
+	d, err := layout.Write(spec)
+	if err != nil {
+		return nil, err
+	}
+	d.Print(out)
+	return d, nil
+}
+
+// nodeExecutable is exe, or this process's own executable when exe is "".
+func nodeExecutable(exe string) (string, error) {
+	if exe != "" {
+		return exe, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("finding this binary to start the nodes: %w", err)
+	}
+	return exe, nil
+}
+
+// startLinks starts the proxy of every link of d; nil when d has none.
+func startLinks(d *layout.Layout) (*chaos.LinkMesh, error) {
+	if len(d.Links) == 0 {
+		return nil, nil
+	}
+	return chaos.StartLinkMesh(d)
+}
+
+// startNodes starts every node's process and prints its command line.
+func startNodes(exe string, nodes []layout.Node, out io.Writer) (*supervisor.Processes, error) {
+	procs, err := supervisor.Start(exe, nodes, supervisor.StopTimeout)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range procs.All() {
 		fmt.Fprintf(out, "%s (pid %d): %s\n", p.Name(), p.Pid(), p.CommandLine())
 	}
+	return procs, nil
+}
 
-	watch := newChainWatch(d.Nodes)
-	series := newStatusSeries(d.Nodes, started)
-	if firehose.enabled() {
-		series.firehose = firehose.counts
-	}
-	var chaos *chaosScheduler
-	var forks *forkWatch
-	onPoll := series.observe
-	if opts.Chaos != nil {
-		chaos, forks = newDevnetChaos(d, procs, mesh, client, out, *opts.Chaos, opts.ChaosSeed, started, opts.Duration)
-		onPoll = func(at time.Time, polls []nodePoll) {
-			series.observe(at, polls)
-			forks.observe(at, polls)
+// load runs the chaos mode and the firehose while supervise prints the
+// status lines, until ctx ends or the duration has passed, then stops them.
+// It returns the measured span, nil when the run ended in the warm-up.
+func (r *devnetRun) load(ctx context.Context) *measuredSpan {
+	onPoll := r.series.observe
+	if r.chaos != nil {
+		onPoll = func(at time.Time, polls []apiclient.StatusPoll) {
+			r.series.observe(at, polls)
+			r.forks.Observe(at, polls)
 		}
 	}
 	chaosCtx, stopChaos := context.WithCancel(ctx)
 	defer stopChaos()
 	var chaosRun sync.WaitGroup
-	if chaos != nil {
-		chaosRun.Go(func() { chaos.run(chaosCtx) })
+	if r.chaos != nil {
+		chaosRun.Go(func() { r.chaos.Run(chaosCtx) })
 	}
 	firehoseCtx, stopFirehose := context.WithCancel(ctx)
 	defer stopFirehose()
 	var firehoseRun sync.WaitGroup
-	firehoseRun.Go(func() { firehose.run(firehoseCtx) })
-	supervise(ctx, out, d, procs, client, watch, firehose, opts.Duration, onPoll)
-	span, measured := newMeasuredSpan(d.Genesis.SystemStart, opts.Warmup, time.Now())
-	var spanIfAny *measuredSpan
-	if measured {
-		spanIfAny = &span
-	}
+	firehoseRun.Go(func() { r.firehose.run(firehoseCtx) })
+	supervise(ctx, r.out, r.d, r.procs, r.client, r.watch, r.firehose, r.opts.Duration, onPoll)
+	span, measured := newMeasuredSpan(r.d.Genesis.SystemStart, r.opts.Warmup, time.Now())
 	// The chaos mode stops first, ending a fault under way, so that the
 	// firehose can still send again what a killed node dropped.
 	stopChaos()
 	chaosRun.Wait()
 	stopFirehose()
 	firehoseRun.Wait()
-	// The final check and the last polls, for the report, are made before
-	// the nodes stop. They are not cut short by ctx: they are what the
-	// report is for, and bounded (the devnet command ends at a second
-	// Ctrl-C).
-	var txs *TxReport
-	var walks []chainWalk
-	if firehose.enabled() {
-		firehose.sweep(context.Background())
-		grace := inFlightGrace(d.Genesis)
-		fmt.Fprintf(out, "firehose stopped; giving its last txs up to %v to reach every chain\n", grace.Round(time.Millisecond))
-		settled := awaitInFlight(context.Background(), client, d.Nodes, grace)
-		txs, walks = firehose.settle(context.Background(), d.Genesis.Clock(), spanIfAny)
-		txs.Settled = settled
-		printTxReport(out, txs)
-	} else {
-		walks = walkChains(context.Background(), newNodeAPIs(client, d.Nodes))
+	if !measured {
+		return nil
 	}
-	watch.observe(pollStatuses(context.Background(), client, d.Nodes))
-	leios := watch.leiosReport(d.Genesis.Clock(), d.Genesis.Leios.MinCertGap, pollEBLists(context.Background(), client, d.Nodes), walks)
-	slot := d.Genesis.Clock().SlotAt(time.Now())
-	fmt.Fprintln(out, "stopping the nodes")
-	procs.Stop()
-	final := procs.All()
+	return &span
+}
+
+// settleTxs is the final check of the firehose's txs, and every node's
+// chain; with no firehose, only the chains. Like the last polls for the
+// report, it is made before the nodes stop, and not cut short by the run's
+// ctx: it is what the report is for, and bounded (the devnet command ends
+// at a second Ctrl-C).
+func (r *devnetRun) settleTxs(span *measuredSpan) (*TxReport, []chainWalk) {
+	if !r.firehose.enabled() {
+		return nil, walkChains(context.Background(), newNodeAPIs(r.client, r.d.Nodes))
+	}
+	r.firehose.sweep(context.Background())
+	grace := inFlightGrace(r.d.Genesis)
+	fmt.Fprintf(r.out, "firehose stopped; giving its last txs up to %v to reach every chain\n", grace.Round(time.Millisecond))
+	settled := awaitInFlight(context.Background(), r.client, r.d.Nodes, grace)
+	txs, walks := r.firehose.settle(context.Background(), r.d.Genesis.Clock(), span)
+	txs.Settled = settled
+	printTxReport(r.out, txs)
+	return txs, walks
+}
+
+// stopNodes stops every node and prints how each ended. It returns, by
+// node, how it ended when it exited on its own or the chaos mode killed it
+// ("" otherwise).
+func (r *devnetRun) stopNodes() []string {
+	fmt.Fprintln(r.out, "stopping the nodes")
+	r.procs.Stop()
+	final := r.procs.All()
 	exited := make([]string, len(final))
 	for i, p := range final {
-		fmt.Fprintf(out, "%s %s\n", p.Name(), p.ExitState())
+		fmt.Fprintf(r.out, "%s %s\n", p.Name(), p.ExitState())
 		if !p.Unexpected() && !p.Killed() {
 			continue
 		}
 		exited[i] = p.ExitState()
 		// A node restarted by hand is not the devnet's child to stop.
-		if _, err := fetchStatus(context.Background(), client, d.Nodes[i].HTTPAddr); err == nil {
-			fmt.Fprintf(out, "%s was restarted by hand and still runs: stop it yourself\n", p.Name())
+		if _, err := fetchStatus(context.Background(), r.client, r.d.Nodes[i].HTTPAddr); err == nil {
+			fmt.Fprintf(r.out, "%s was restarted by hand and still runs: stop it yourself\n", p.Name())
 		}
 	}
+	return exited
+}
 
-	report := watch.report(d.Dir, started, time.Now(), slot, exited)
+// report sums the run up, and prints its summaries.
+func (r *devnetRun) report(slot uint64, exited []string, txs *TxReport, leios *LeiosReport, walks []chainWalk, span *measuredSpan) Report {
+	report := r.watch.report(r.d.Dir, r.started, time.Now(), slot, exited)
 	report.Txs, report.Leios = txs, leios
-	load := loadRun{clock: d.Genesis.Clock(), names: series.names, samples: series.samples, ebs: leios.EBs, common: commonPrefix(answered(walks))}
+	load := loadRun{clock: r.d.Genesis.Clock(), names: r.series.names, samples: r.series.samples, ebs: leios.EBs, common: commonPrefix(answered(walks))}
 	report.Timeline = newTimeline(load, TimelineWidth)
-	if firehose.enabled() {
-		if spanIfAny != nil {
-			report.Targets = newTargets(load, span, opts.Warmup, txs)
+	if r.firehose.enabled() {
+		if span != nil {
+			report.Targets = newTargets(load, *span, r.opts.Warmup, txs)
 		}
 		// Measured with the nodes stopped, so that they do not share its core.
-		floor, err := measureFirehoseFloor(d.Genesis, firehose)
-		report.CPU = newCPUReport(load, spanIfAny, floor, err, report.Timeline)
+		floor, err := measureFirehoseFloor(r.d.Genesis, r.firehose)
+		report.CPU = newCPUReport(load, span, floor, err, report.Timeline)
 	}
-	printAgreement(out, report.Agreement)
-	printLeiosSummary(out, leios)
-	printLoadSummary(out, report, opts.Warmup)
-	if chaos != nil {
-		report.Chaos = newChaosReport(chaos.spec, chaos.seed, chaos.faults, chaos.stopped, forks.seen(), txs, firehose.drops())
-		printChaosSummary(out, report.Chaos)
+	printAgreement(r.out, report.Agreement)
+	printLeiosSummary(r.out, leios)
+	printLoadSummary(r.out, report, r.opts.Warmup)
+	if r.chaos != nil {
+		report.Chaos = newChaosReport(*r.opts.Chaos, r.opts.ChaosSeed, r.chaos.Faults(), r.chaos.Stopped(), r.forks.Seen(), txs, r.firehose.drops())
+		printChaosSummary(r.out, report.Chaos)
 	}
-	if opts.ReportFile != "" {
-		if err := config.WriteJSON(opts.ReportFile, report); err != nil {
-			return fmt.Errorf("writing the report: %w", err)
-		}
-		fmt.Fprintf(out, "report written to %s\n", opts.ReportFile)
-		plotsFile := reportPlotsFile(opts.ReportFile)
-		if err := writeReportPlots(plotsFile, series, d.Genesis, report.Leios, opts.TxRate); err != nil {
-			return fmt.Errorf("writing the report's plots: %w", err)
-		}
-		loadFile := loadPlotsFile(opts.ReportFile)
-		if err := writeLoadPlots(loadFile, report.Timeline, report.Targets); err != nil {
-			return fmt.Errorf("writing the report's load plots: %w", err)
-		}
-		fmt.Fprintf(out, "plots written to %s and %s\n", plotsFile, loadFile)
+	return report
+}
+
+// writeReport writes the report and its plots to Options.ReportFile, if
+// any.
+func (r *devnetRun) writeReport(report Report) error {
+	if r.opts.ReportFile == "" {
+		return nil
 	}
+	if err := config.WriteJSON(r.opts.ReportFile, report); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	fmt.Fprintf(r.out, "report written to %s\n", r.opts.ReportFile)
+	plotsFile := reportPlotsFile(r.opts.ReportFile)
+	if err := writeReportPlots(plotsFile, r.series, r.d.Genesis, report.Leios, r.opts.TxRate); err != nil {
+		return fmt.Errorf("writing the report's plots: %w", err)
+	}
+	loadFile := loadPlotsFile(r.opts.ReportFile)
+	if err := writeLoadPlots(loadFile, report.Timeline, report.Targets); err != nil {
+		return fmt.Errorf("writing the report's load plots: %w", err)
+	}
+	fmt.Fprintf(r.out, "plots written to %s and %s\n", plotsFile, loadFile)
 	return nil
 }
 
@@ -220,7 +300,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 // devnet keeps running (the user may restart it by hand).
 //
 // onPoll gets every round of polls too, with the time it started.
-func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supervisor.Processes, client *http.Client, watch *chainWatch, firehose *txFirehose, duration time.Duration, onPoll func(time.Time, []nodePoll)) {
+func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supervisor.Processes, client *http.Client, watch *chainWatch, firehose *txFirehose, duration time.Duration, onPoll func(time.Time, []apiclient.StatusPoll)) {
 	var deadline <-chan time.Time
 	if duration > 0 {
 		timer := time.NewTimer(duration)
@@ -266,43 +346,11 @@ func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supe
 	}
 }
 
-// newDevnetChaos is the chaos scheduler of a running devnet, and the fork
-// watch it and the supervisor feed. It prints what the spec's partitions
-// are likely to do, and the seed.
-func newDevnetChaos(d *layout.Layout, procs *supervisor.Processes, mesh *linkMesh, client *http.Client, out io.Writer, spec ChaosSpec, seed uint64, started time.Time, duration time.Duration) (*chaosScheduler, *forkWatch) {
-	names, peers := make([]string, len(d.Nodes)), make([]string, len(d.Nodes))
-	for i, n := range d.Nodes {
-		names[i], peers[i] = n.Name, n.PeerID.String()
-	}
-	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
-	forks := newForkWatch(names)
-	s := &chaosScheduler{
-		spec:    spec,
-		names:   names,
-		peers:   peers,
-		target:  &devnetChaos{d: d, procs: procs, mesh: mesh, apis: newNodeAPIs(client, d.Nodes), client: client, forks: forks, say: say},
-		start:   d.Genesis.SystemStart,
-		seed:    seed,
-		observe: forks.observe,
-		say:     say,
-	}
-	if duration > 0 {
-		s.end = started.Add(duration)
-	}
-	say("chaos: %s, seed %d (--chaos-seed %d repeats its choices)", spec, seed, seed)
-	for _, f := range spec.Faults {
-		if f.Kind == ChaosPartition {
-			say("chaos: %s", partitionNote(d.Genesis, len(d.Nodes), f.Length))
-		}
-	}
-	return s, forks
-}
-
 // printAgreement prints the report's verdict on the nodes' chains.
 func printAgreement(out io.Writer, a Agreement) {
 	if a.Agree {
 		fmt.Fprintf(out, "the nodes agree: common immutable block #%d %s, tips %d blocks apart\n",
-			a.CommonImmutable.BlockNumber, hashPrefix(a.CommonImmutable.Hash), a.TipSpread)
+			a.CommonImmutable.BlockNumber, apiclient.ShortHash(a.CommonImmutable.Hash), a.TipSpread)
 		return
 	}
 	fmt.Fprintln(out, "chain agreement not confirmed:")
@@ -389,3 +437,16 @@ func countsByName(counts map[string]uint64) string {
 
 // seconds spells milliseconds as seconds, e.g. 1.25 s.
 func seconds(ms int64) string { return fmt.Sprintf("%.2f s", float64(ms)/1000) }
+
+// syncWriter serializes the writes of the supervisor, the chaos scheduler
+// and the node restarts to the devnet's output, a line each.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

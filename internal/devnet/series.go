@@ -1,9 +1,11 @@
 package devnet
 
 import (
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"maps"
 	"time"
+
+	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
 
 // statusSeries keeps, from the supervisor's status polls, what the
@@ -56,7 +58,7 @@ func newStatusSeries(nodes []layout.Node, start time.Time) *statusSeries {
 }
 
 // observe records one round of polls, taken at at.
-func (s *statusSeries) observe(at time.Time, polls []nodePoll) {
+func (s *statusSeries) observe(at time.Time, polls []apiclient.StatusPoll) {
 	sample := statusSample{at: at, seconds: at.Sub(s.start).Seconds(), nodes: make([]*nodeSample, len(polls))}
 	for i, p := range polls {
 		st := p.Status

@@ -3,49 +3,26 @@ package devnet
 import (
 	"context"
 	"fmt"
-	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"github.com/leiosnode/leiosnode/leios"
 )
 
-// pollTimeout bounds one GET /status, so a hung node cannot stall the
-// once-a-second status line.
-const pollTimeout = 800 * time.Millisecond
-
-// nodePoll is one node's answer to one status poll.
-type nodePoll struct {
-	Status *api.Status // nil when the node did not answer
-	Err    error
-}
-
 // pollStatuses asks every node for GET /status at once.
-func pollStatuses(ctx context.Context, client *http.Client, nodes []layout.Node) []nodePoll {
-	polls := make([]nodePoll, len(nodes))
-	var wg sync.WaitGroup
-	for i, n := range nodes {
-		wg.Go(func() {
-			st, err := fetchStatus(ctx, client, n.HTTPAddr)
-			polls[i] = nodePoll{Status: st, Err: err}
-		})
-	}
-	wg.Wait()
-	return polls
+func pollStatuses(ctx context.Context, client *http.Client, nodes []layout.Node) []apiclient.StatusPoll {
+	return apiclient.PollStatuses(ctx, newNodeAPIs(client, nodes))
 }
 
 // fetchStatus is one GET http://addr/status.
 func fetchStatus(ctx context.Context, client *http.Client, addr string) (*api.Status, error) {
-	var st api.Status
-	if err := apiclient.New(client, "http://"+addr).Fetch(ctx, "/status", pollTimeout, &st); err != nil {
-		return nil, err
-	}
-	return &st, nil
+	return apiclient.New(client, "http://"+addr).Status(ctx)
 }
 
 // ebListTimeout bounds one GET /api/ebs: a list of thousands of EBs takes
@@ -86,7 +63,7 @@ type txLine struct {
 // size in txs, EBs announced / bodies held / closures complete and the
 // CertRBs it applied, or why it is not answering, then the txs.
 // exitStates[i] is "" while node i's process runs.
-func statusLine(clock consensus.Clock, now time.Time, names []string, polls []nodePoll, exitStates []string, txs txLine) string {
+func statusLine(clock consensus.Clock, now time.Time, names []string, polls []apiclient.StatusPoll, exitStates []string, txs txLine) string {
 	var b strings.Builder
 	if now.Before(clock.Start) {
 		fmt.Fprintf(&b, "starts in %4.1fs", clock.Start.Sub(now).Seconds())
@@ -98,7 +75,7 @@ func statusLine(clock consensus.Clock, now time.Time, names []string, polls []no
 		switch st := polls[i].Status; {
 		case st != nil:
 			fmt.Fprintf(&b, "#%d %s imm #%d peers %d mempool %d EBs %d/%d/%d cert %d",
-				st.Tip.BlockNumber, hashPrefix(st.Tip.Hash), st.ImmutableTip.BlockNumber, len(st.Peers), st.Mempool.Txs,
+				st.Tip.BlockNumber, apiclient.ShortHash(st.Tip.Hash), st.ImmutableTip.BlockNumber, len(st.Peers), st.Mempool.Txs,
 				st.Leios.EBsAnnounced, st.Leios.BodiesHeld, st.Leios.ClosuresComplete, st.Leios.EBsCertified)
 		case exitStates[i] != "":
 			b.WriteString("down (" + exitStates[i] + ")")
@@ -115,7 +92,7 @@ func statusLine(clock consensus.Clock, now time.Time, names []string, polls []no
 const onChainRateWindow = 10 * time.Second
 
 // maxTxsOnChain is the most txs on chain any node that answered reports.
-func maxTxsOnChain(polls []nodePoll) uint64 {
+func maxTxsOnChain(polls []apiclient.StatusPoll) uint64 {
 	var most uint64
 	for _, p := range polls {
 		if p.Status != nil {
@@ -163,18 +140,6 @@ func (r *onChainRate) perSecond() float64 {
 		return 0
 	}
 	return float64(last.onChain-first.onChain) / span
-}
-
-// hashPrefix is the first 8 hex digits of a hash, or "-" for no hash (the
-// tip of an empty chain).
-func hashPrefix(h string) string {
-	switch {
-	case h == "":
-		return "-"
-	case len(h) > 8:
-		return h[:8]
-	}
-	return h
 }
 
 // newNodeAPIs are the clients of the nodes' APIs, in node order.

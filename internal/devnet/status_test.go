@@ -1,78 +1,18 @@
 package devnet
 
 import (
-	"context"
-	"encoding/json"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
 )
 
-func TestPollStatuses(t *testing.T) {
-	want := api.Status{Slot: 42, Tip: api.TipStatus{BlockNumber: 7, Slot: 40, Hash: "abcdef0123456789"}, Peers: []api.Peer{{ID: "x"}}}
-	answering := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/status" {
-			http.NotFound(w, r)
-			return
-		}
-		json.NewEncoder(w).Encode(want)
-	}))
-	defer answering.Close()
-	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "starting", http.StatusServiceUnavailable)
-	}))
-	defer failing.Close()
-	garbled := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("{not json"))
-	}))
-	defer garbled.Close()
-	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done() // answers only when the poll gives up
-	}))
-	defer hung.Close()
-	// A port nobody listens on: bind one, then free it.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closedAddr := l.Addr().String()
-	l.Close()
-
-	nodes := []layout.Node{
-		{Name: "up", HTTPAddr: strings.TrimPrefix(answering.URL, "http://")},
-		{Name: "failing", HTTPAddr: strings.TrimPrefix(failing.URL, "http://")},
-		{Name: "garbled", HTTPAddr: strings.TrimPrefix(garbled.URL, "http://")},
-		{Name: "hung", HTTPAddr: strings.TrimPrefix(hung.URL, "http://")},
-		{Name: "closed", HTTPAddr: closedAddr},
-	}
-	start := time.Now()
-	polls := pollStatuses(context.Background(), &http.Client{}, nodes)
-	if took := time.Since(start); took > 3*pollTimeout {
-		t.Errorf("a poll round took %v; the hung node should cost at most %v", took, pollTimeout)
-	}
-	if polls[0].Err != nil || polls[0].Status == nil || polls[0].Status.Tip != want.Tip || polls[0].Status.Slot != 42 {
-		t.Errorf("answering node: %+v", polls[0])
-	}
-	for i, p := range polls[1:] {
-		if p.Status != nil || p.Err == nil {
-			t.Errorf("%s: status %+v, err %v; want an error", nodes[i+1].Name, p.Status, p.Err)
-		}
-	}
-	if !strings.Contains(polls[1].Err.Error(), "503") {
-		t.Errorf("failing node's error %v does not name the status", polls[1].Err)
-	}
-}
-
 func TestStatusLine(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), SlotLength: 100 * time.Millisecond}
-	polls := []nodePoll{
+	polls := []apiclient.StatusPoll{
 		{Status: &api.Status{Tip: api.TipStatus{BlockNumber: 12, Hash: "3fa9c1d2e5e6"}, ImmutableTip: api.TipStatus{BlockNumber: 2}, Peers: []api.Peer{{ID: "a"}, {ID: "b"}}, Mempool: api.MempoolStatus{Txs: 17, Bytes: 4000},
 			Leios: api.LeiosStatus{EBsForged: 1, EBsAnnounced: 5, BodiesHeld: 4, ClosuresComplete: 3, EBsCertified: 2, MissingTxs: 90}}},
 		{Status: &api.Status{}},
@@ -94,7 +34,7 @@ func TestStatusLine(t *testing.T) {
 }
 
 func TestMaxTxsOnChain(t *testing.T) {
-	polls := []nodePoll{
+	polls := []apiclient.StatusPoll{
 		{Status: &api.Status{TxsOnChain: 40}},
 		down,
 		{Status: &api.Status{TxsOnChain: 42}},
@@ -102,7 +42,7 @@ func TestMaxTxsOnChain(t *testing.T) {
 	if got := maxTxsOnChain(polls); got != 42 {
 		t.Errorf("maxTxsOnChain = %d, want 42", got)
 	}
-	if got := maxTxsOnChain([]nodePoll{down}); got != 0 {
+	if got := maxTxsOnChain([]apiclient.StatusPoll{down}); got != 0 {
 		t.Errorf("maxTxsOnChain of no answer = %d, want 0", got)
 	}
 }

@@ -65,10 +65,12 @@ var rank = map[string]int{
 	"internal/leiosnet": 7,
 	"api/apiclient":     8,
 	"node":              8,
-	"internal/devnet":   9,
-	"cmd/leiosnode":     10,
-	"cmd/leiosbench":    10,
-	"internal/layers":   11,
+	// The devnet's chaos mode, on its processes, links and API client.
+	"internal/devnet/chaos": 9,
+	"internal/devnet":       10,
+	"cmd/leiosnode":         11,
+	"cmd/leiosbench":        11,
+	"internal/layers":       12,
 }
 
 var (

@@ -1,10 +1,13 @@
-package devnet
+package chaos
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 )
 
 // chainStatus is a status whose chain is blocks 1..tip, the blocks above
@@ -59,18 +62,30 @@ func TestForkWatch(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	const never = 1 << 62
-	w.observe(at(1), []nodePoll{{Status: chainStatus(10, never)}, {Status: chainStatus(10, never)}})
-	w.observe(at(2), []nodePoll{{Status: chainStatus(11, 8)}, down}) // node-0 switched
+	w.Observe(at(1), []apiclient.StatusPoll{{Status: chainStatus(10, never)}, {Status: chainStatus(10, never)}})
+	w.Observe(at(2), []apiclient.StatusPoll{{Status: chainStatus(11, 8)}, down}) // node-0 switched
 	// A round started before the last one taken, answered after it: old.
-	w.observe(at(1).Add(-time.Millisecond), []nodePoll{{Status: chainStatus(10, never)}, {Status: chainStatus(9, never)}})
+	w.Observe(at(1).Add(-time.Millisecond), []apiclient.StatusPoll{{Status: chainStatus(10, never)}, {Status: chainStatus(9, never)}})
 	w.restarted(1, at(3))
-	w.observe(at(4), []nodePoll{{Status: chainStatus(11, 8)}, {Status: chainStatus(5, never)}}) // node-1 came back lower
-	w.observe(at(5), []nodePoll{{Status: chainStatus(12, 8)}, {Status: chainStatus(6, never)}})
-	forks := w.seen()
+	w.Observe(at(4), []apiclient.StatusPoll{{Status: chainStatus(11, 8)}, {Status: chainStatus(5, never)}}) // node-1 came back lower
+	w.Observe(at(5), []apiclient.StatusPoll{{Status: chainStatus(12, 8)}, {Status: chainStatus(6, never)}})
+	forks := w.Seen()
 	if len(forks) != 1 {
 		t.Fatalf("forks %+v, want node-0's only", forks)
 	}
 	if f := forks[0]; f.Node != "node-0" || f.Depth != 2 || f.AtLeast || !f.At.Equal(at(2)) || f.From.BlockNumber != 10 || f.To.BlockNumber != 11 {
 		t.Errorf("fork %+v", f)
 	}
+}
+
+// down is the poll of a node that did not answer.
+var down = apiclient.StatusPoll{Err: errors.New("connection refused")}
+
+// blockHash is a made-up hash of block number on fork, 64 hex digits; ""
+// (the tip of an empty chain) without a fork.
+func blockHash(number uint64, fork string) string {
+	if fork == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s%015x%048d", fork, number, 0)
 }

@@ -1,16 +1,17 @@
-package devnet
+package chaos
 
 import (
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
 
 func TestParseChaosSpec(t *testing.T) {
 	tests := []struct {
 		spec string
-		want string // ChaosSpec.String, or the error's text
+		want string // Spec.String, or the error's text
 		err  bool
 	}{
 		{spec: "default", want: "kill=40s:2s,freeze=1m0s:8s,partition=1m15s:5s,quiet=30s"},
@@ -32,7 +33,7 @@ func TestParseChaosSpec(t *testing.T) {
 		{spec: "kill=10s,,freeze=5s", want: "want KIND=EVERY", err: true},
 	}
 	for _, tt := range tests {
-		s, err := ParseChaosSpec(tt.spec)
+		s, err := ParseSpec(tt.spec)
 		switch {
 		case tt.err && err == nil:
 			t.Errorf("%q: parsed as %s, want an error with %q", tt.spec, s, tt.want)
@@ -45,7 +46,7 @@ func TestParseChaosSpec(t *testing.T) {
 		}
 		if err == nil {
 			// What String spells parses back to the same spec.
-			again, err := ParseChaosSpec(s.String())
+			again, err := ParseSpec(s.String())
 			if err != nil || again.String() != s.String() {
 				t.Errorf("%q: %s parses back as %s, %v", tt.spec, s, again, err)
 			}
@@ -54,15 +55,15 @@ func TestParseChaosSpec(t *testing.T) {
 }
 
 func TestChaosSpecCheck(t *testing.T) {
-	s, _ := ParseChaosSpec("kill=10s,partition=20s")
-	if err := s.check(1); err == nil || !strings.Contains(err.Error(), "at least 2 nodes") {
+	s, _ := ParseSpec("kill=10s,partition=20s")
+	if err := s.Check(1); err == nil || !strings.Contains(err.Error(), "at least 2 nodes") {
 		t.Errorf("a partition of one node: %v", err)
 	}
-	if err := s.check(2); err != nil {
+	if err := s.Check(2); err != nil {
 		t.Error(err)
 	}
-	k, _ := ParseChaosSpec("kill=10s,freeze=10s")
-	if err := k.check(1); err != nil || k.has(ChaosPartition) || !k.has(ChaosFreeze) {
+	k, _ := ParseSpec("kill=10s,freeze=10s")
+	if err := k.Check(1); err != nil || k.Has(Partition) || !k.Has(Freeze) {
 		t.Errorf("kills and freezes of one node: %v", err)
 	}
 }

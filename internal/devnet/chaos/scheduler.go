@@ -1,4 +1,4 @@
-package devnet
+package chaos
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 )
 
 // The chaos scheduler's pace.
@@ -34,7 +35,7 @@ type chaosTarget interface {
 	partition(side []int) error
 	heal() error
 	// poll asks every node for its status at once.
-	poll(ctx context.Context) []nodePoll
+	poll(ctx context.Context) []apiclient.StatusPoll
 	// blockHash is the hash of block number on node's selected chain ("" if
 	// it has no such block).
 	blockHash(ctx context.Context, node int, number uint64) (string, error)
@@ -52,7 +53,7 @@ type wallClock struct{}
 func (wallClock) Now() time.Time                         { return time.Now() }
 func (wallClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
-// chaosScheduler injects the faults of a ChaosSpec into a running devnet,
+// Scheduler injects the faults of a Spec into a running devnet,
 // one at a time, and watches the nodes recover from each:
 //
 //   - Faults never overlap. A fault falls due at its time (a single one) or
@@ -72,8 +73,8 @@ func (wallClock) After(d time.Duration) <-chan time.Time { return time.After(d) 
 //     the recovery of one fault. The report says why.
 //   - When ctx ends, a fault under way ends at once (the killed node
 //     restarted, the frozen one thawed, the links restored).
-type chaosScheduler struct {
-	spec   ChaosSpec
+type Scheduler struct {
+	spec   Spec
 	names  []string // node names, by index
 	peers  []string // node peer IDs, by index
 	target chaosTarget
@@ -84,7 +85,7 @@ type chaosScheduler struct {
 	seed       uint64
 	// observe gets every round of polls, with the time it started (the
 	// fork watch).
-	observe func(at time.Time, polls []nodePoll)
+	observe func(at time.Time, polls []apiclient.StatusPoll)
 	// say prints one line to the devnet's output.
 	say func(format string, args ...any)
 
@@ -94,13 +95,13 @@ type chaosScheduler struct {
 	// faults are the faults injected, in order; stopped says why the
 	// scheduler stopped before the run's end. Both are written by run and
 	// read once it has returned.
-	faults  []ChaosFault
+	faults  []Fault
 	stopped string
 }
 
-// ChaosFault is one fault the chaos mode injected, and the nodes' recovery.
-type ChaosFault struct {
-	Kind ChaosKind `json:"kind"`
+// Fault is one fault the chaos mode injected, and the nodes' recovery.
+type Fault struct {
+	Kind Kind `json:"kind"`
 	// Nodes are the node killed or frozen, or the side a partition cut off
 	// from the rest.
 	Nodes []string `json:"nodes"`
@@ -134,13 +135,20 @@ type ChaosFault struct {
 	Problem string `json:"problem,omitempty"`
 }
 
+// Faults are the faults injected, in order; call it once Run has returned.
+func (s *Scheduler) Faults() []Fault { return s.faults }
+
+// Stopped says why the scheduler stopped before the run's end, "" if it
+// did not; call it once Run has returned.
+func (s *Scheduler) Stopped() string { return s.stopped }
+
 // scheduled is one spec item's next strike.
 type scheduled struct {
-	item ChaosFaultSpec
+	item FaultSpec
 	due  time.Time
 }
 
-func (s *chaosScheduler) defaults() {
+func (s *Scheduler) defaults() {
 	if s.clock == nil {
 		s.clock = wallClock{}
 	}
@@ -151,7 +159,7 @@ func (s *chaosScheduler) defaults() {
 		s.recoveryTimeout = chaosRecoveryTimeout
 	}
 	if s.observe == nil {
-		s.observe = func(time.Time, []nodePoll) {}
+		s.observe = func(time.Time, []apiclient.StatusPoll) {}
 	}
 	if s.say == nil {
 		s.say = func(string, ...any) {}
@@ -160,10 +168,10 @@ func (s *chaosScheduler) defaults() {
 
 // run injects faults until ctx ends, no fault is left to strike, or the
 // nodes did not recover from one.
-func (s *chaosScheduler) run(ctx context.Context) {
+func (s *Scheduler) Run(ctx context.Context) {
 	s.defaults()
-	rngs := map[ChaosKind]*rand.Rand{}
-	for i, kind := range chaosKinds {
+	rngs := map[Kind]*rand.Rand{}
+	for i, kind := range Kinds {
 		rngs[kind] = rand.New(rand.NewPCG(s.seed, uint64(i)))
 	}
 	var queue []*scheduled
@@ -203,7 +211,7 @@ func interval(rng *rand.Rand, every time.Duration) time.Duration {
 }
 
 // sleepUntil waits until t, and says false if ctx ended first.
-func (s *chaosScheduler) sleepUntil(ctx context.Context, t time.Time) bool {
+func (s *Scheduler) sleepUntil(ctx context.Context, t time.Time) bool {
 	if ctx.Err() != nil {
 		return false
 	}
@@ -222,31 +230,31 @@ func (s *chaosScheduler) sleepUntil(ctx context.Context, t time.Time) bool {
 // strike injects one fault, ends it after its length (or when ctx ends),
 // and watches the nodes recover. It says false when the scheduler must
 // stop: ctx ended, or the nodes did not recover.
-func (s *chaosScheduler) strike(ctx context.Context, item ChaosFaultSpec, rng *rand.Rand) bool {
+func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) bool {
 	var victims []int
-	if item.Kind == ChaosPartition {
+	if item.Kind == Partition {
 		victims = minoritySide(rng, len(s.names))
 	} else {
 		victims = []int{rng.IntN(len(s.names))}
 	}
 	now := s.clock.Now()
-	f := ChaosFault{Kind: item.Kind, Nodes: s.nodeNames(victims), At: now, AtSeconds: now.Sub(s.start).Seconds()}
+	f := Fault{Kind: item.Kind, Nodes: s.nodeNames(victims), At: now, AtSeconds: now.Sub(s.start).Seconds()}
 	who := strings.Join(f.Nodes, ", ")
 	before := s.target.poll(ctx)
 	s.observe(now, before)
 
 	var err error
 	switch item.Kind {
-	case ChaosKill:
+	case Kill:
 		if st := before[victims[0]].Status; st != nil {
 			f.TipBefore = &st.Tip
 		}
 		s.say("chaos %+.1fs: killing %s (SIGKILL); it restarts in %v", f.AtSeconds, who, item.Length)
 		err = s.target.kill(victims[0])
-	case ChaosFreeze:
+	case Freeze:
 		s.say("chaos %+.1fs: freezing %s (SIGSTOP) for %v", f.AtSeconds, who, item.Length)
 		err = s.target.freeze(victims[0])
-	case ChaosPartition:
+	case Partition:
 		s.say("chaos %+.1fs: partition: %s cut off from the other nodes for %v", f.AtSeconds, who, item.Length)
 		err = s.target.partition(victims)
 	}
@@ -260,17 +268,17 @@ func (s *chaosScheduler) strike(ctx context.Context, item ChaosFaultSpec, rng *r
 
 	// The fault lasts; the polls meanwhile feed the fork watch and show
 	// any connection across a partition.
-	f.CutShort = s.watch(ctx, now.Add(item.Length), func(polls []nodePoll) {
-		if item.Kind == ChaosPartition {
+	f.CutShort = s.watch(ctx, now.Add(item.Length), func(polls []apiclient.StatusPoll) {
+		if item.Kind == Partition {
 			f.Leaks = appendNew(f.Leaks, s.crossings(polls, victims)...)
 		}
 	}, nil) == watchCancelled
 	switch item.Kind {
-	case ChaosKill:
+	case Kill:
 		err = s.target.restart(victims[0])
-	case ChaosFreeze:
+	case Freeze:
 		err = s.target.thaw(victims[0])
-	case ChaosPartition:
+	case Partition:
 		err = s.target.heal()
 	}
 	ended := s.clock.Now()
@@ -283,11 +291,11 @@ func (s *chaosScheduler) strike(ctx context.Context, item ChaosFaultSpec, rng *r
 		return false
 	}
 	switch item.Kind {
-	case ChaosKill:
+	case Kill:
 		s.say("chaos: %s restarted after %.1fs down", who, float64(f.LengthMs)/1000)
-	case ChaosFreeze:
+	case Freeze:
 		s.say("chaos: %s thawed (SIGCONT) after %.1fs", who, float64(f.LengthMs)/1000)
-	case ChaosPartition:
+	case Partition:
 		s.say("chaos: partition healed after %.1fs", float64(f.LengthMs)/1000)
 	}
 	if f.CutShort {
@@ -298,8 +306,8 @@ func (s *chaosScheduler) strike(ctx context.Context, item ChaosFaultSpec, rng *r
 
 	// The recovery.
 	var why string
-	end := s.watch(ctx, ended.Add(s.recoveryTimeout), func(polls []nodePoll) {
-		if item.Kind == ChaosKill && f.TipAfter == nil {
+	end := s.watch(ctx, ended.Add(s.recoveryTimeout), func(polls []apiclient.StatusPoll) {
+		if item.Kind == Kill && f.TipAfter == nil {
 			if st := polls[victims[0]].Status; st != nil {
 				f.TipAfter = &st.Tip
 			}
@@ -345,7 +353,7 @@ const (
 
 // watch polls the nodes every pollInterval until t, handing each round to
 // each, unless done (when non-nil) says to stop sooner or ctx ends.
-func (s *chaosScheduler) watch(ctx context.Context, until time.Time, each func([]nodePoll), done func() bool) watchEnd {
+func (s *Scheduler) watch(ctx context.Context, until time.Time, each func([]apiclient.StatusPoll), done func() bool) watchEnd {
 	for {
 		if done != nil && done() {
 			return watchDone
@@ -373,7 +381,7 @@ func (s *chaosScheduler) watch(ctx context.Context, until time.Time, each func([
 }
 
 // crossings are the connections polls show between side and the others.
-func (s *chaosScheduler) crossings(polls []nodePoll, side []int) []string {
+func (s *Scheduler) crossings(polls []apiclient.StatusPoll, side []int) []string {
 	in := map[int]bool{}
 	for _, n := range side {
 		in[n] = true
@@ -394,7 +402,7 @@ func (s *chaosScheduler) crossings(polls []nodePoll, side []int) []string {
 
 // deepFork looks for a node whose immutable block another node's chain
 // does not hold: a fork deeper than k, which the nodes never resolve.
-func (s *chaosScheduler) deepFork(ctx context.Context) string {
+func (s *Scheduler) deepFork(ctx context.Context) string {
 	polls := s.target.poll(ctx)
 	for i, p := range polls {
 		if p.Status == nil || p.Status.ImmutableTip.Hash == "" {
@@ -408,14 +416,14 @@ func (s *chaosScheduler) deepFork(ctx context.Context) string {
 			hash, err := s.target.blockHash(ctx, j, imm.BlockNumber)
 			if err == nil && hash != imm.Hash {
 				return fmt.Sprintf("%s's immutable block #%d %s is not on %s's chain: they forked deeper than k, and no node rolls back past its immutable tip, so they stay apart",
-					s.names[i], imm.BlockNumber, hashPrefix(imm.Hash), s.names[j])
+					s.names[i], imm.BlockNumber, apiclient.ShortHash(imm.Hash), s.names[j])
 			}
 		}
 	}
 	return ""
 }
 
-func (s *chaosScheduler) nodeNames(nodes []int) []string {
+func (s *Scheduler) nodeNames(nodes []int) []string {
 	names := make([]string, len(nodes))
 	for i, n := range nodes {
 		names[i] = s.names[n]
@@ -445,7 +453,7 @@ func appendNew(list []string, items ...string) []string {
 // node answered, is connected to every other one, and every tip is on the
 // chain of the highest tip, at most one block below it (a block may be
 // diffusing). If not, it says why.
-func inAgreement(names []string, polls []nodePoll) (bool, string) {
+func inAgreement(names []string, polls []apiclient.StatusPoll) (bool, string) {
 	var high *api.Status
 	for i, p := range polls {
 		switch st := p.Status; {
@@ -464,7 +472,7 @@ func inAgreement(names []string, polls []nodePoll) (bool, string) {
 		case high.Tip.BlockNumber-tip.BlockNumber > 1:
 			return false, fmt.Sprintf("%s's tip #%d is %d blocks below the highest, #%d", names[i], tip.BlockNumber, high.Tip.BlockNumber-tip.BlockNumber, high.Tip.BlockNumber)
 		case !slices.Contains(high.RecentBlocks, tip):
-			return false, fmt.Sprintf("%s's tip #%d %s is not on the chain of the highest tip #%d %s", names[i], tip.BlockNumber, hashPrefix(tip.Hash), high.Tip.BlockNumber, hashPrefix(high.Tip.Hash))
+			return false, fmt.Sprintf("%s's tip #%d %s is not on the chain of the highest tip #%d %s", names[i], tip.BlockNumber, apiclient.ShortHash(tip.Hash), high.Tip.BlockNumber, apiclient.ShortHash(high.Tip.Hash))
 		}
 	}
 	return true, ""

@@ -1,10 +1,11 @@
-package devnet
+package chaos
 
 import (
 	"sync"
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 )
 
 // ForkSeen is a rollback a node's polls showed: its tip of one poll was no
@@ -21,7 +22,7 @@ type ForkSeen struct {
 	AtLeast bool   `json:"atLeast,omitempty"`
 }
 
-// forkWatch finds the rollbacks in the nodes' statuses, from the polls of
+// ForkWatch finds the rollbacks in the nodes' statuses, from the polls of
 // the supervisor and of the chaos scheduler, which it may get at once.
 //
 // A node does not count its rollbacks, so they are inferred: between two
@@ -29,7 +30,7 @@ type ForkSeen struct {
 // recent blocks (the chain's last api.RecentBlockCount) was rolled back.
 // A fork that comes and goes between two polls is not seen; a node
 // restarted is compared with its new process's polls only.
-type forkWatch struct {
+type ForkWatch struct {
 	names []string
 	mu    sync.Mutex
 	last  []polled // by node; the zero value when none since its start
@@ -41,13 +42,13 @@ type polled struct {
 	status *api.Status
 }
 
-func newForkWatch(names []string) *forkWatch {
-	return &forkWatch{names: names, last: make([]polled, len(names))}
+func newForkWatch(names []string) *ForkWatch {
+	return &ForkWatch{names: names, last: make([]polled, len(names))}
 }
 
 // observe takes a round of polls started at at. A round older than one
 // already taken for a node is ignored for it.
-func (w *forkWatch) observe(at time.Time, polls []nodePoll) {
+func (w *ForkWatch) Observe(at time.Time, polls []apiclient.StatusPoll) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i, p := range polls {
@@ -65,14 +66,14 @@ func (w *forkWatch) observe(at time.Time, polls []nodePoll) {
 
 // restarted forgets node i's last poll: its new process's chain is not
 // compared with the old one's (the kill's report entry does that).
-func (w *forkWatch) restarted(i int, at time.Time) {
+func (w *ForkWatch) restarted(i int, at time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.last[i] = polled{at: at}
 }
 
 // seen are the rollbacks found so far, in the order found.
-func (w *forkWatch) seen() []ForkSeen {
+func (w *ForkWatch) Seen() []ForkSeen {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return append([]ForkSeen(nil), w.forks...)

@@ -1,4 +1,4 @@
-package devnet
+package chaos
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 )
 
 // fakeClock is a clock whose After advances it at once: the scheduler,
@@ -83,12 +84,12 @@ func (f *fakeChaosTarget) partition(side []int) error {
 	return nil
 }
 
-func (f *fakeChaosTarget) poll(context.Context) []nodePoll {
-	polls := make([]nodePoll, f.n)
+func (f *fakeChaosTarget) poll(context.Context) []apiclient.StatusPoll {
+	polls := make([]apiclient.StatusPoll, f.n)
 	healthy := f.side == nil && len(f.down) == 0 && !f.never && !f.clock.now.Before(f.recovered)
 	for i := range polls {
 		if f.down[i] {
-			polls[i] = nodePoll{Err: errors.New("connection refused")}
+			polls[i] = apiclient.StatusPoll{Err: errors.New("connection refused")}
 			continue
 		}
 		st := &api.Status{Tip: api.TipStatus{BlockNumber: 20, Hash: blockHash(20, "a")}}
@@ -107,7 +108,7 @@ func (f *fakeChaosTarget) poll(context.Context) []nodePoll {
 			st.Tip = api.TipStatus{BlockNumber: 20, Hash: blockHash(20, "b")}
 			st.RecentBlocks[0] = st.Tip
 		}
-		polls[i] = nodePoll{Status: st}
+		polls[i] = apiclient.StatusPoll{Status: st}
 	}
 	return polls
 }
@@ -123,15 +124,15 @@ func fakePeerID(i int) string { return fmt.Sprintf("12D3KooFake%d", i) }
 
 // fakeScheduler is a scheduler of spec over a fake devnet of n nodes, its
 // run ending at end after the system start (0: no end).
-func fakeScheduler(t *testing.T, spec string, n int, seed uint64, end time.Duration) (*chaosScheduler, *fakeChaosTarget) {
+func fakeScheduler(t *testing.T, spec string, n int, seed uint64, end time.Duration) (*Scheduler, *fakeChaosTarget) {
 	t.Helper()
-	s, err := ParseChaosSpec(spec)
+	s, err := ParseSpec(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	target := newFakeChaosTarget(t, n, clock)
-	sched := &chaosScheduler{spec: s, target: target, clock: clock, start: clock.now, seed: seed}
+	sched := &Scheduler{spec: s, target: target, clock: clock, start: clock.now, seed: seed}
 	for i := range n {
 		sched.names = append(sched.names, fmt.Sprintf("node-%d", i))
 		sched.peers = append(sched.peers, fakePeerID(i))
@@ -149,7 +150,7 @@ func TestChaosSchedulerSingleFaults(t *testing.T) {
 	// The freeze is due while the kill still lasts: it waits for the
 	// recovery from it.
 	s, target := fakeScheduler(t, "kill@10s:2s,freeze@11s:3s,partition@30s:4s", 3, 7, 0)
-	s.run(context.Background())
+	s.Run(context.Background())
 	kill, freeze, part := target.actions[0], target.actions[2], target.actions[4]
 	want := []string{
 		kill, "+12.0s restart " + kill[len("+10.0s kill "):],
@@ -167,10 +168,10 @@ func TestChaosSchedulerSingleFaults(t *testing.T) {
 			t.Errorf("fault %d: %+v, want recovered 600 ms after its end", i, f)
 		}
 	}
-	if f := s.faults[0]; f.Kind != ChaosKill || f.AtSeconds != 10 || f.LengthMs != 2000 || f.TipBefore == nil || f.TipAfter == nil {
+	if f := s.faults[0]; f.Kind != Kill || f.AtSeconds != 10 || f.LengthMs != 2000 || f.TipBefore == nil || f.TipAfter == nil {
 		t.Errorf("the kill: %+v", f)
 	}
-	if f := s.faults[2]; f.Kind != ChaosPartition || len(f.Nodes) != 1 || f.LengthMs != 4000 {
+	if f := s.faults[2]; f.Kind != Partition || len(f.Nodes) != 1 || f.LengthMs != 4000 {
 		t.Errorf("the partition: %+v", f)
 	}
 }
@@ -179,14 +180,14 @@ func TestChaosSchedulerSingleFaults(t *testing.T) {
 // EVERY/2 to 3·EVERY/2 from the last one's start, none starts in the quiet
 // end of the run, and a seed gives the same victims and times again.
 func TestChaosSchedulerRepeating(t *testing.T) {
-	run := func(seed uint64) ([]string, []ChaosFault) {
+	run := func(seed uint64) ([]string, []Fault) {
 		s, target := fakeScheduler(t, "kill=10s:1s,freeze=20s:2s,quiet=30s", 4, seed, 5*time.Minute)
-		s.run(context.Background())
+		s.Run(context.Background())
 		return target.actions, s.faults
 	}
 	actions, faults := run(42)
 	kills, freezes := 0, 0
-	var last = map[ChaosKind]float64{}
+	var last = map[Kind]float64{}
 	for _, f := range faults {
 		if !f.Recovered {
 			t.Errorf("%+v not recovered", f)
@@ -194,7 +195,7 @@ func TestChaosSchedulerRepeating(t *testing.T) {
 		if f.AtSeconds > 270 {
 			t.Errorf("a fault at %.1fs, in the last 30 s of a 5 min run", f.AtSeconds)
 		}
-		every := map[ChaosKind]float64{ChaosKill: 10, ChaosFreeze: 20}[f.Kind]
+		every := map[Kind]float64{Kill: 10, Freeze: 20}[f.Kind]
 		gap := f.AtSeconds - last[f.Kind]
 		// At least EVERY/2 after the last of its kind; at most 3·EVERY/2
 		// plus the time a fault of the other kind held it up.
@@ -203,9 +204,9 @@ func TestChaosSchedulerRepeating(t *testing.T) {
 		}
 		last[f.Kind] = f.AtSeconds
 		switch f.Kind {
-		case ChaosKill:
+		case Kill:
 			kills++
-		case ChaosFreeze:
+		case Freeze:
 			freezes++
 		}
 	}
@@ -229,7 +230,7 @@ func TestChaosSchedulerNoRecovery(t *testing.T) {
 	s.recoveryTimeout = 30 * time.Second
 	target.never = true
 	target.n = 3
-	s.run(context.Background())
+	s.Run(context.Background())
 	if len(s.faults) != 1 || len(target.actions) != 2 {
 		t.Fatalf("faults %+v, actions %q: want the partition only", s.faults, target.actions)
 	}
@@ -248,7 +249,7 @@ func TestChaosSchedulerCancel(t *testing.T) {
 		s, target := fakeScheduler(t, kind+"@10s:1m,kill@2m", 3, 1, 0)
 		ctx, cancel := context.WithCancel(context.Background())
 		target.onAction = func(string) { cancel() } // the run ends as the fault strikes
-		s.run(ctx)
+		s.Run(ctx)
 		if len(target.actions) != 2 || !regexp.MustCompile(`^\+10\.0s (restart|thaw|heal)`).MatchString(target.actions[1]) {
 			t.Errorf("%s: actions %q, want the fault ended at once", kind, target.actions)
 		}
@@ -263,7 +264,7 @@ func TestChaosSchedulerCancel(t *testing.T) {
 func TestChaosSchedulerLeak(t *testing.T) {
 	s, target := fakeScheduler(t, "partition@10s", 3, 1, 0)
 	target.leak = true
-	s.run(context.Background())
+	s.Run(context.Background())
 	if len(s.faults) != 1 || len(s.faults[0].Leaks) == 0 || !strings.Contains(s.faults[0].Leaks[0], "connected to") {
 		t.Errorf("faults %+v, want a leak", s.faults)
 	}
@@ -288,7 +289,7 @@ func TestMinoritySide(t *testing.T) {
 
 func TestInAgreement(t *testing.T) {
 	names := []string{"node-0", "node-1", "node-2"}
-	node := func(tip uint64, fork string, peers int) nodePoll {
+	node := func(tip uint64, fork string, peers int) apiclient.StatusPoll {
 		st := &api.Status{Tip: api.TipStatus{BlockNumber: tip, Hash: blockHash(tip, fork)}}
 		for n := tip; n > 0 && n+8 > tip; n-- {
 			f := fork
@@ -300,19 +301,19 @@ func TestInAgreement(t *testing.T) {
 		for range peers {
 			st.Peers = append(st.Peers, api.Peer{ID: "p"})
 		}
-		return nodePoll{Status: st}
+		return apiclient.StatusPoll{Status: st}
 	}
 	tests := []struct {
 		name  string
-		polls []nodePoll
+		polls []apiclient.StatusPoll
 		why   string // "" = in agreement
 	}{
-		{"one tip", []nodePoll{node(9, "a", 2), node(9, "a", 2), node(9, "a", 2)}, ""},
-		{"a block behind", []nodePoll{node(9, "a", 2), node(8, "a", 2), node(9, "a", 2)}, ""},
-		{"two blocks behind", []nodePoll{node(9, "a", 2), node(7, "a", 2), node(9, "a", 2)}, "node-1's tip #7 is 2 blocks below the highest, #9"},
-		{"a fork at the tip", []nodePoll{node(9, "a", 2), node(9, "b", 2), node(9, "a", 2)}, "node-1's tip #9 b0000000 is not on the chain of the highest"},
-		{"down", []nodePoll{node(9, "a", 2), down, node(9, "a", 2)}, "node-1 does not answer"},
-		{"not connected", []nodePoll{node(9, "a", 2), node(9, "a", 1), node(9, "a", 2)}, "node-1 has 1 peers of 2"},
+		{"one tip", []apiclient.StatusPoll{node(9, "a", 2), node(9, "a", 2), node(9, "a", 2)}, ""},
+		{"a block behind", []apiclient.StatusPoll{node(9, "a", 2), node(8, "a", 2), node(9, "a", 2)}, ""},
+		{"two blocks behind", []apiclient.StatusPoll{node(9, "a", 2), node(7, "a", 2), node(9, "a", 2)}, "node-1's tip #7 is 2 blocks below the highest, #9"},
+		{"a fork at the tip", []apiclient.StatusPoll{node(9, "a", 2), node(9, "b", 2), node(9, "a", 2)}, "node-1's tip #9 b0000000 is not on the chain of the highest"},
+		{"down", []apiclient.StatusPoll{node(9, "a", 2), down, node(9, "a", 2)}, "node-1 does not answer"},
+		{"not connected", []apiclient.StatusPoll{node(9, "a", 2), node(9, "a", 1), node(9, "a", 2)}, "node-1 has 1 peers of 2"},
 	}
 	for _, tt := range tests {
 		ok, why := inAgreement(names, tt.polls)

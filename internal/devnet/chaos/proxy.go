@@ -1,12 +1,13 @@
-package devnet
+package chaos
 
 import (
 	"errors"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"net"
 	"sync"
 	"time"
+
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
 
 // linkDialTimeout bounds the proxy's dial of the node a link leads to.
@@ -141,24 +142,24 @@ func (p *linkProxy) close() {
 	p.serving.Wait()
 }
 
-// linkMesh is every link proxy of a devnet.
-type linkMesh struct {
+// LinkMesh is every link proxy of a devnet.
+type LinkMesh struct {
 	proxies []*linkProxy
 }
 
-// startLinkMesh starts a proxy for every link of d toward its node's
+// StartLinkMesh starts a proxy for every link of d toward its node's
 // libp2p port. On an error the proxies already started are closed.
-func startLinkMesh(d *layout.Layout) (*linkMesh, error) {
-	m := &linkMesh{}
+func StartLinkMesh(d *layout.Layout) (*LinkMesh, error) {
+	m := &LinkMesh{}
 	for _, l := range d.Links {
 		target, err := layout.TCPHostPort(d.Nodes[l.To].ListenAddr)
 		if err != nil {
-			m.close()
+			m.Close()
 			return nil, err
 		}
 		p, err := startLinkProxy(l, target)
 		if err != nil {
-			m.close()
+			m.Close()
 			return nil, errors.Join(errors.New("starting the link proxies"), err)
 		}
 		m.proxies = append(m.proxies, p)
@@ -168,7 +169,7 @@ func startLinkMesh(d *layout.Layout) (*linkMesh, error) {
 
 // partition cuts every link between side and the other nodes, and restores
 // every other link.
-func (m *linkMesh) partition(side []int) {
+func (m *LinkMesh) partition(side []int) {
 	in := map[int]bool{}
 	for _, n := range side {
 		in[n] = true
@@ -179,14 +180,14 @@ func (m *linkMesh) partition(side []int) {
 }
 
 // heal restores every link.
-func (m *linkMesh) heal() {
+func (m *LinkMesh) heal() {
 	for _, p := range m.proxies {
 		p.setCut(false)
 	}
 }
 
 // close stops every proxy.
-func (m *linkMesh) close() {
+func (m *LinkMesh) Close() {
 	if m == nil {
 		return
 	}

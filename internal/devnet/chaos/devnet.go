@@ -1,33 +1,31 @@
-package devnet
+package chaos
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
-	"github.com/leiosnode/leiosnode/internal/devnet/supervisor"
 	"io"
 	"math"
 	"math/big"
 	"net/http"
-	"sync"
 	"time"
 
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/devnet/supervisor"
 )
 
 // devnetChaos is the chaos scheduler's target on a running devnet: its
 // node processes, its link proxies (nil without partitions) and its nodes'
 // APIs.
 type devnetChaos struct {
-	d      *layout.Layout
-	procs  *supervisor.Processes
-	mesh   *linkMesh
-	apis   []apiclient.Client
-	client *http.Client
-	forks  *forkWatch
-	say    func(format string, args ...any)
+	d     *layout.Layout
+	procs *supervisor.Processes
+	mesh  *LinkMesh
+	apis  []apiclient.Client // by node index
+	forks *ForkWatch
+	say   func(format string, args ...any)
 }
 
 func (c *devnetChaos) kill(i int) error   { return c.procs.Kill(i) }
@@ -59,8 +57,8 @@ func (c *devnetChaos) heal() error {
 	return nil
 }
 
-func (c *devnetChaos) poll(ctx context.Context) []nodePoll {
-	return pollStatuses(ctx, c.client, c.d.Nodes)
+func (c *devnetChaos) poll(ctx context.Context) []apiclient.StatusPoll {
+	return apiclient.PollStatuses(ctx, c.apis)
 }
 
 func (c *devnetChaos) blockHash(ctx context.Context, node int, number uint64) (string, error) {
@@ -97,15 +95,36 @@ func expectedBlocks(g *consensus.Genesis, share, of int, d time.Duration) float6
 	return perSlot * d.Seconds() / g.SlotLength().Seconds()
 }
 
-// syncWriter serializes the writes of the supervisor, the chaos scheduler
-// and the node restarts to the devnet's output, a line each.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
+// New is the chaos scheduler of a running devnet, its links through mesh
+// (nil without partitions), and the fork watch it and the supervisor feed.
+// It prints what the spec's partitions are likely to do, and the seed.
+func New(d *layout.Layout, procs *supervisor.Processes, mesh *LinkMesh, client *http.Client, out io.Writer, spec Spec, seed uint64, started time.Time, duration time.Duration) (*Scheduler, *ForkWatch) {
+	names, peers := make([]string, len(d.Nodes)), make([]string, len(d.Nodes))
+	apis := make([]apiclient.Client, len(d.Nodes))
+	for i, n := range d.Nodes {
+		names[i], peers[i] = n.Name, n.PeerID.String()
+		apis[i] = apiclient.New(client, "http://"+n.HTTPAddr)
+	}
+	say := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	forks := newForkWatch(names)
+	s := &Scheduler{
+		spec:    spec,
+		names:   names,
+		peers:   peers,
+		target:  &devnetChaos{d: d, procs: procs, mesh: mesh, apis: apis, forks: forks, say: say},
+		start:   d.Genesis.SystemStart,
+		seed:    seed,
+		observe: forks.Observe,
+		say:     say,
+	}
+	if duration > 0 {
+		s.end = started.Add(duration)
+	}
+	say("chaos: %s, seed %d (--chaos-seed %d repeats its choices)", spec, seed, seed)
+	for _, f := range spec.Faults {
+		if f.Kind == Partition {
+			say("chaos: %s", partitionNote(d.Genesis, len(d.Nodes), f.Length))
+		}
+	}
+	return s, forks
 }

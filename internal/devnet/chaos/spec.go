@@ -1,4 +1,4 @@
-package devnet
+package chaos
 
 import (
 	"errors"
@@ -8,44 +8,44 @@ import (
 	"time"
 )
 
-// ChaosKind is a kind of fault the chaos mode injects.
-type ChaosKind string
+// Kind is a kind of fault the chaos mode injects.
+type Kind string
 
 const (
-	// ChaosKill: SIGKILL one node, then start it again with its command
+	// Kill: SIGKILL one node, then start it again with its command
 	// line after a pause.
-	ChaosKill ChaosKind = "kill"
-	// ChaosFreeze: SIGSTOP one node, then SIGCONT after a while.
-	ChaosFreeze ChaosKind = "freeze"
-	// ChaosPartition: sever every link between a minority of the nodes and
+	Kill Kind = "kill"
+	// Freeze: SIGSTOP one node, then SIGCONT after a while.
+	Freeze Kind = "freeze"
+	// Partition: sever every link between a minority of the nodes and
 	// the rest, then restore them after a while.
-	ChaosPartition ChaosKind = "partition"
+	Partition Kind = "partition"
 )
 
-// chaosKinds are the kinds in the order the spec and the report list them.
-var chaosKinds = []ChaosKind{ChaosKill, ChaosFreeze, ChaosPartition}
+// Kinds are the kinds in the order the spec and the report list them.
+var Kinds = []Kind{Kill, Freeze, Partition}
 
 // defaultFaultLength is a fault's length when the spec gives none: how long
 // a killed node stays down before its restart, a freeze or a partition
 // lasts.
-var defaultFaultLength = map[ChaosKind]time.Duration{
-	ChaosKill:      2 * time.Second,
-	ChaosFreeze:    5 * time.Second,
-	ChaosPartition: 5 * time.Second,
+var defaultFaultLength = map[Kind]time.Duration{
+	Kill:      2 * time.Second,
+	Freeze:    5 * time.Second,
+	Partition: 5 * time.Second,
 }
 
-// DefaultChaos is the spec --chaos default stands for: a kill every 40 s or
+// Default is the spec --chaos default stands for: a kill every 40 s or
 // so (down 2 s), a freeze every 60 s (for 8 s) and a partition every 75 s
 // (for 5 s, in which a devnet of 3 nodes forges some 5 blocks, the cut-off
 // node about 2: well under its k of 10, so it heals by itself). Over ten
 // minutes that is some thirty faults.
-const DefaultChaos = "kill=40s:2s,freeze=60s:8s,partition=75s:5s"
+const Default = "kill=40s:2s,freeze=60s:8s,partition=75s:5s"
 
 // defaultQuiet is how long before the end of a run no repeating fault
 // starts, so that the last one has recovered before the final check.
 const defaultQuiet = 30 * time.Second
 
-// ChaosSpec is a parsed --chaos SPEC: which faults strike, how often or
+// Spec is a parsed --chaos SPEC: which faults strike, how often or
 // when, and for how long.
 //
 // The syntax is a comma-separated list of items:
@@ -61,94 +61,94 @@ const defaultQuiet = 30 * time.Second
 // KIND is kill, freeze or partition; durations are Go's (500ms, 10s, 2m).
 // LENGTH is how long a killed node stays down before its restart (default
 // 2s), a freeze lasts (5s) or a partition lasts (5s). "default" is
-// DefaultChaos. A kind may be given more than once.
-type ChaosSpec struct {
-	Faults []ChaosFaultSpec
+// Default. A kind may be given more than once.
+type Spec struct {
+	Faults []FaultSpec
 	// Quiet is the run's final span in which no repeating fault starts.
 	Quiet time.Duration
 }
 
-// ChaosFaultSpec is one item of a ChaosSpec: a repeating fault (Every > 0)
+// FaultSpec is one item of a Spec: a repeating fault (Every > 0)
 // or a single one (At after the system start).
-type ChaosFaultSpec struct {
-	Kind   ChaosKind
+type FaultSpec struct {
+	Kind   Kind
 	Every  time.Duration // mean interval; 0 for a single fault
 	At     time.Duration // a single fault's time after the system start
 	Length time.Duration
 }
 
-// ParseChaosSpec parses a --chaos SPEC (see ChaosSpec).
-func ParseChaosSpec(s string) (ChaosSpec, error) {
+// ParseSpec parses a --chaos SPEC (see Spec).
+func ParseSpec(s string) (Spec, error) {
 	s = strings.TrimSpace(s)
 	if s == "default" {
-		s = DefaultChaos
+		s = Default
 	}
-	spec := ChaosSpec{Quiet: defaultQuiet}
+	spec := Spec{Quiet: defaultQuiet}
 	if s == "" {
-		return ChaosSpec{}, errors.New("chaos: empty spec (try \"default\")")
+		return Spec{}, errors.New("chaos: empty spec (try \"default\")")
 	}
 	for item := range strings.SplitSeq(s, ",") {
 		item = strings.TrimSpace(item)
 		if q, ok := strings.CutPrefix(item, "quiet="); ok {
 			d, err := time.ParseDuration(q)
 			if err != nil || d < 0 {
-				return ChaosSpec{}, fmt.Errorf("chaos: %q: quiet wants a duration ≥ 0, e.g. quiet=30s", item)
+				return Spec{}, fmt.Errorf("chaos: %q: quiet wants a duration ≥ 0, e.g. quiet=30s", item)
 			}
 			spec.Quiet = d
 			continue
 		}
 		f, err := parseChaosFault(item)
 		if err != nil {
-			return ChaosSpec{}, fmt.Errorf("chaos: %q: %w", item, err)
+			return Spec{}, fmt.Errorf("chaos: %q: %w", item, err)
 		}
 		spec.Faults = append(spec.Faults, f)
 	}
 	if len(spec.Faults) == 0 {
-		return ChaosSpec{}, errors.New("chaos: the spec names no fault")
+		return Spec{}, errors.New("chaos: the spec names no fault")
 	}
 	return spec, nil
 }
 
 // parseChaosFault parses KIND=EVERY[:LENGTH] or KIND@AT[:LENGTH].
-func parseChaosFault(item string) (ChaosFaultSpec, error) {
+func parseChaosFault(item string) (FaultSpec, error) {
 	i := strings.IndexAny(item, "=@")
 	if i < 0 {
-		return ChaosFaultSpec{}, errors.New("want KIND=EVERY[:LENGTH] or KIND@AT[:LENGTH], KIND one of kill, freeze, partition")
+		return FaultSpec{}, errors.New("want KIND=EVERY[:LENGTH] or KIND@AT[:LENGTH], KIND one of kill, freeze, partition")
 	}
-	f := ChaosFaultSpec{Kind: ChaosKind(item[:i])}
-	if !slices.Contains(chaosKinds, f.Kind) {
-		return ChaosFaultSpec{}, fmt.Errorf("unknown fault %q: want kill, freeze or partition", item[:i])
+	f := FaultSpec{Kind: Kind(item[:i])}
+	if !slices.Contains(Kinds, f.Kind) {
+		return FaultSpec{}, fmt.Errorf("unknown fault %q: want kill, freeze or partition", item[:i])
 	}
 	when, length, hasLength := strings.Cut(item[i+1:], ":")
 	d, err := time.ParseDuration(when)
 	if err != nil {
-		return ChaosFaultSpec{}, fmt.Errorf("%q is not a duration", when)
+		return FaultSpec{}, fmt.Errorf("%q is not a duration", when)
 	}
 	if item[i] == '=' {
 		if d <= 0 {
-			return ChaosFaultSpec{}, fmt.Errorf("the interval %v must be positive", d)
+			return FaultSpec{}, fmt.Errorf("the interval %v must be positive", d)
 		}
 		f.Every = d
 	} else {
 		if d < 0 {
-			return ChaosFaultSpec{}, fmt.Errorf("the time %v must not be negative", d)
+			return FaultSpec{}, fmt.Errorf("the time %v must not be negative", d)
 		}
 		f.At = d
 	}
 	f.Length = defaultFaultLength[f.Kind]
 	if hasLength {
 		if f.Length, err = time.ParseDuration(length); err != nil {
-			return ChaosFaultSpec{}, fmt.Errorf("%q is not a duration", length)
+			return FaultSpec{}, fmt.Errorf("%q is not a duration", length)
 		}
 		if f.Length <= 0 {
-			return ChaosFaultSpec{}, fmt.Errorf("the length %v must be positive", f.Length)
+			return FaultSpec{}, fmt.Errorf("the length %v must be positive", f.Length)
 		}
 	}
 	return f, nil
 }
 
 // String spells the spec in its own syntax, every length explicit.
-func (s ChaosSpec) String() string {
+func (s Spec) String() string {
 	var items []string
 	for _, f := range s.Faults {
 		if f.Every > 0 {
@@ -161,13 +161,13 @@ func (s ChaosSpec) String() string {
 }
 
 // has says whether the spec holds a fault of this kind.
-func (s ChaosSpec) has(kind ChaosKind) bool {
-	return slices.ContainsFunc(s.Faults, func(f ChaosFaultSpec) bool { return f.Kind == kind })
+func (s Spec) Has(kind Kind) bool {
+	return slices.ContainsFunc(s.Faults, func(f FaultSpec) bool { return f.Kind == kind })
 }
 
 // check says whether the spec can run on a devnet of this many nodes.
-func (s ChaosSpec) check(nodes int) error {
-	if s.has(ChaosPartition) && nodes < 2 {
+func (s Spec) Check(nodes int) error {
+	if s.Has(Partition) && nodes < 2 {
 		return fmt.Errorf("chaos: a partition needs at least 2 nodes, the devnet has %d", nodes)
 	}
 	return nil

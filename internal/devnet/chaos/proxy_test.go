@@ -1,12 +1,13 @@
-package devnet
+package chaos
 
 import (
 	"bufio"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"net"
 	"testing"
 	"time"
+
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
 
 // echoServer answers every line with itself, until the test ends.
@@ -88,11 +89,11 @@ func TestLinkMeshPartition(t *testing.T) {
 			d.Links = append(d.Links, layout.Link{From: i, To: j, Addr: "127.0.0.1:0"}, layout.Link{From: j, To: i, Addr: "127.0.0.1:0"})
 		}
 	}
-	m, err := startLinkMesh(d)
+	m, err := StartLinkMesh(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.close()
+	defer m.Close()
 	works := func(p *linkProxy) bool {
 		c, err := net.Dial("tcp", p.ln.Addr().String())
 		if err != nil {
