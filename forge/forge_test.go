@@ -1,7 +1,6 @@
 package forge
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
@@ -15,12 +14,11 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
-	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/consensus/consensustest"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
-	"github.com/leiosnode/leiosnode/vrf"
 )
 
 // fixture is one pool with all the stake, a funded address, a real chain
@@ -37,51 +35,22 @@ type fixture struct {
 	fundsOut  ledger.TxOut
 }
 
-// setVotingKey gives pool a BLS voting key derived from seed, as the
-// genesis check requires of every pool, and returns it.
-func setVotingKey(t *testing.T, pool *consensus.Pool, seed byte) *bls.SecretKey {
-	t.Helper()
-	key, err := bls.KeyFromSeed(bytes.Repeat([]byte{seed}, bls.SeedSize))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool.SetVotingKey(key.PublicKey(), key.ProvePossession())
-	return key
-}
-
 // With a whale, the pool holds a negligible share of the stake and f is
 // tiny, so it (almost surely) never leads.
 func newFixture(t *testing.T, withWhale bool, rbMaxBody int, configure ...func(*Options)) *fixture {
 	t.Helper()
-	issuer := ed25519.NewKeyFromSeed(make([]byte, 32))
-	vrfKey, err := vrf.NewKeyFromSeed(make([]byte, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool := consensustest.NewPool("pool", 0)
+	issuer, vrfKey, votingKey := pool.Issuer, pool.VRF, pool.Voting
 	payer := ed25519.NewKeyFromSeed([]byte(strings.Repeat("p", 32)))
 	addr := ledger.EnterpriseAddress(0, ledger.KeyHash(payer.Public().(ed25519.PublicKey)))
-	vrfPub := vrfKey.Public()
-	g := &consensus.Genesis{
-		SystemStart:      time.Now().Add(-time.Hour),
-		SlotLengthMs:     100,
-		ActiveSlotsCoeff: "1", // with all the stake, the pool leads every slot
-		SecurityParam:    5,
-		EpochNonce:       strings.Repeat("00", 32),
-		Pools: []consensus.Pool{{
-			Name:       "pool",
-			IssuerVKey: hex.EncodeToString(issuer.Public().(ed25519.PublicKey)),
-			VRFVKey:    hex.EncodeToString(vrfPub[:]),
-			Stake:      1,
-		}},
-		InitialFunds:   map[string]uint64{hex.EncodeToString(addr): 100_000_000_000},
-		ProtocolParams: ledger.DefaultParams(),
-		Leios:          consensus.DefaultLeiosParams(),
-	}
-	votingKey := setVotingKey(t, &g.Pools[0], 0x01)
+	g := consensustest.Genesis(pool) // with all the stake, the pool leads every slot
+	g.SlotLengthMs = 100
+	g.SecurityParam = 5
+	g.InitialFunds = map[string]uint64{hex.EncodeToString(addr): 100_000_000_000}
+	g.ProtocolParams = ledger.DefaultParams()
 	if withWhale {
 		g.ActiveSlotsCoeff = "0.000001"
-		g.Pools = append(g.Pools, consensus.Pool{Name: "whale", IssuerVKey: strings.Repeat("11", 32), VRFVKey: strings.Repeat("22", 32), Stake: 1_000_000_000})
-		setVotingKey(t, &g.Pools[1], 0x02)
+		g.Pools = append(g.Pools, consensustest.NewPool("whale", 1).Entry(1_000_000_000))
 	}
 	validator, err := consensus.NewValidator(g, nil)
 	if err != nil {
@@ -296,9 +265,8 @@ func (c refusingChain) AddBlock(*block.Block) (bool, error) { return false, c.er
 
 func TestNewRefusesForeignKeys(t *testing.T) {
 	f := newFixture(t, false, 0)
-	other := ed25519.NewKeyFromSeed([]byte(strings.Repeat("o", 32)))
-	vrfKey, _ := vrf.NewKeyFromSeed(make([]byte, 32))
-	_, err := New(Options{Validator: f.validator, Ledger: f.chain, Chain: chainOf{f.chain}, IssuerKey: other, VRFKey: vrfKey})
+	other := consensustest.NewPool("other", 2)
+	_, err := New(Options{Validator: f.validator, Ledger: f.chain, Chain: chainOf{f.chain}, IssuerKey: other.Issuer, VRFKey: other.VRF})
 	if err == nil || !strings.Contains(err.Error(), "not a genesis pool") {
 		t.Fatalf("a key that is no pool's: got %v", err)
 	}

@@ -1,11 +1,9 @@
 package leios
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/binary"
-	"encoding/hex"
 	"io"
 	"log/slog"
 	"slices"
@@ -17,11 +15,10 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/block/blocktest"
-	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/consensus/consensustest"
 	"github.com/leiosnode/leiosnode/fetch"
 	"github.com/leiosnode/leiosnode/txcache"
-	"github.com/leiosnode/leiosnode/vrf"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -41,44 +38,15 @@ type testNet struct {
 
 func newTestNet(tb testing.TB) *testNet {
 	tb.Helper()
-	seed := func(tag byte) []byte { return bytes.Repeat([]byte{tag}, 32) }
-	issuer := ed25519.NewKeyFromSeed(seed(1))
-	vrfKey, err := vrf.NewKeyFromSeed(seed(2))
+	pool := consensustest.NewPool("pool", 1)
+	g := consensustest.Genesis(pool)
+	g.SystemStart = time.Now().Add(-24 * time.Hour)
+	v := consensustest.Validator(tb, g)
+	voter, err := v.Committee().NewVoter(pool.IssuerVKey(), pool.Voting)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	voting, err := bls.KeyFromSeed(seed(3))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	vrfPub := vrfKey.Public()
-	pool := consensus.Pool{
-		Name:       "pool",
-		IssuerVKey: hex.EncodeToString(issuer.Public().(ed25519.PublicKey)),
-		VRFVKey:    hex.EncodeToString(vrfPub[:]),
-		Stake:      1,
-	}
-	pool.SetVotingKey(voting.PublicKey(), voting.ProvePossession())
-	v, err := consensus.NewValidator(&consensus.Genesis{
-		SystemStart:      time.Now().Add(-24 * time.Hour),
-		SlotLengthMs:     1000,
-		ActiveSlotsCoeff: "1",
-		SecurityParam:    10,
-		EpochNonce:       hex.EncodeToString(seed(4)),
-		MaxClockSkewMs:   1000,
-		Pools:            []consensus.Pool{pool},
-		Leios:            consensus.DefaultLeiosParams(),
-	}, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var issuerVKey block.Bytes32
-	copy(issuerVKey[:], issuer.Public().(ed25519.PublicKey))
-	voter, err := v.Committee().NewVoter(issuerVKey, voting)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &testNet{validator: v, issuer: issuer, voter: voter}
+	return &testNet{validator: v, issuer: pool.Issuer, voter: voter}
 }
 
 // testOptions are a pipeline's options for tests: a fresh directory, small

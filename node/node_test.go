@@ -24,6 +24,7 @@ import (
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/consensus/consensustest"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -61,17 +62,14 @@ func payments(t *testing.T, n int) []*ledger.Tx {
 func testNet(t *testing.T, nodes int, slotLength time.Duration, configure ...func(*consensus.Genesis)) []*config.Config {
 	t.Helper()
 	dir := t.TempDir()
-	g := &consensus.Genesis{
-		SystemStart:      time.Now().Add(300 * time.Millisecond).UTC(),
-		SlotLengthMs:     slotLength.Milliseconds(),
-		ActiveSlotsCoeff: "0.5",
-		SecurityParam:    3,
-		EpochNonce:       strings.Repeat("ab", 32),
-		MaxClockSkewMs:   500,
-		InitialFunds:     map[string]uint64{},
-		ProtocolParams:   ledger.DefaultParams(),
-		Leios:            consensus.DefaultLeiosParams(),
-	}
+	g := consensustest.Genesis()
+	g.SystemStart = time.Now().Add(300 * time.Millisecond).UTC()
+	g.SlotLengthMs = slotLength.Milliseconds()
+	g.ActiveSlotsCoeff = "0.5"
+	g.SecurityParam = 3
+	g.MaxClockSkewMs = 500
+	g.InitialFunds = map[string]uint64{}
+	g.ProtocolParams = ledger.DefaultParams()
 	for _, c := range configure {
 		c(g)
 	}
@@ -94,22 +92,12 @@ func testNet(t *testing.T, nodes int, slotLength time.Duration, configure ...fun
 			TxCacheCapacity: 1 << 14,
 		}
 		nodeKey := mustKey(t, cfg.NodeKeyFile, keys.Node)
-		issuer := mustKey(t, cfg.IssuerKeyFile, keys.StakePool)
-		vrfKey, err := keys.GenerateVRFKey(nil)
-		must(t, err)
-		must(t, keys.WriteVRFSigningKey(cfg.VRFKeyFile, vrfKey))
-		vrfPub := vrfKey.Public()
+		pool := consensustest.NewPool(fmt.Sprintf("node-%d", i), byte(i))
 		cfg.BLSKeyFile = filepath.Join(nodeDir, "bls.skey")
-		votingKey, proof, err := keys.GenerateBLSKeyFiles(cfg.BLSKeyFile, filepath.Join(nodeDir, "bls.vkey"))
-		must(t, err)
-		pool := consensus.Pool{
-			Name:       fmt.Sprintf("node-%d", i),
-			IssuerVKey: hex.EncodeToString(issuer.Public().(ed25519.PublicKey)),
-			VRFVKey:    hex.EncodeToString(vrfPub[:]),
-			Stake:      1,
-		}
-		pool.SetVotingKey(votingKey, proof)
-		g.Pools = append(g.Pools, pool)
+		must(t, keys.WriteSigningKey(cfg.IssuerKeyFile, keys.StakePool, pool.Issuer))
+		must(t, keys.WriteVRFSigningKey(cfg.VRFKeyFile, pool.VRF))
+		must(t, keys.WriteBLSSigningKey(cfg.BLSKeyFile, pool.Voting))
+		g.Pools = append(g.Pools, pool.Entry(1))
 		_, port, _ := net.SplitHostPort(freeAddr(t))
 		cfg.ListenAddrs = []string{"/ip4/127.0.0.1/tcp/" + port}
 		pub, err := p2pcrypto.UnmarshalEd25519PublicKey(nodeKey.Public().(ed25519.PublicKey))

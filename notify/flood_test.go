@@ -19,11 +19,11 @@ func (n *testNet) validVotes(t *testing.T, rb block.Hash) []block.Vote {
 	committee := n.validator.Committee()
 	var valid []block.Vote
 	for i, p := range n.pools {
-		seat, ok := committee.SeatOf(block.Bytes32(p.issuer.Public().(ed25519.PublicKey)))
+		seat, ok := committee.SeatOf(block.Bytes32(p.Issuer.Public().(ed25519.PublicKey)))
 		if !ok {
 			t.Fatalf("pool %d holds no seat", i)
 		}
-		valid = append(valid, block.Vote{RbHash: rb, VoterSeat: seat, Signature: p.voting.Sign(block.VoteMessage(rb)).Bytes()})
+		valid = append(valid, block.Vote{RbHash: rb, VoterSeat: seat, Signature: p.Voting.Sign(block.VoteMessage(rb)).Bytes()})
 	}
 	return valid
 }

@@ -2,9 +2,6 @@ package notify_test
 
 import (
 	"context"
-	"crypto/ed25519"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,12 +15,11 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/leiosnode/leiosnode/block"
-	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/consensus/consensustest"
 	"github.com/leiosnode/leiosnode/leiosdb"
 	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/notify"
-	"github.com/leiosnode/leiosnode/vrf"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -44,14 +40,7 @@ func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard
 type testNet struct {
 	genesis   *consensus.Genesis
 	validator *consensus.Validator
-	pools     []testPool
-	nonce     [32]byte
-}
-
-type testPool struct {
-	issuer ed25519.PrivateKey
-	vrf    *vrf.SecretKey
-	voting *bls.SecretKey
+	pools     []consensustest.Pool
 }
 
 // slotsPast is how many 1-second slots lie between the system start and
@@ -61,69 +50,27 @@ const slotsPast = 1000
 func newTestNet(t testingT, pools int) *testNet {
 	t.Helper()
 	n := &testNet{}
-	for i := range n.nonce {
-		n.nonce[i] = byte(i)
-	}
-	g := &consensus.Genesis{
-		SystemStart:      time.Now().Add(-slotsPast * time.Second),
-		SlotLengthMs:     1000,
-		ActiveSlotsCoeff: json.Number("1"),
-		SecurityParam:    10,
-		EpochNonce:       hex.EncodeToString(n.nonce[:]),
-		MaxClockSkewMs:   500,
-		Leios:            consensus.DefaultLeiosParams(),
-	}
 	for i := range pools {
-		seed := make([]byte, 32)
-		seed[0], seed[1] = byte(i), 0x17
-		issuer := ed25519.NewKeyFromSeed(seed)
-		seed[1] = 0x18
-		vk, err := vrf.NewKeyFromSeed(seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pub := vk.Public()
-		seed[1] = 0x19
-		voting, err := bls.KeyFromSeed(seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n.pools = append(n.pools, testPool{issuer: issuer, vrf: vk, voting: voting})
-		pool := consensus.Pool{
-			Name:       fmt.Sprintf("pool%d", i),
-			IssuerVKey: hex.EncodeToString(issuer.Public().(ed25519.PublicKey)),
-			VRFVKey:    hex.EncodeToString(pub[:]),
-			Stake:      1,
-		}
-		pool.SetVotingKey(voting.PublicKey(), voting.ProvePossession())
-		g.Pools = append(g.Pools, pool)
+		n.pools = append(n.pools, consensustest.NewPool(fmt.Sprintf("pool%d", i), byte(i)))
 	}
-	v, err := consensus.NewValidator(g, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.genesis, n.validator = g, v
+	n.genesis = consensustest.Genesis(n.pools...)
+	n.genesis.SystemStart = time.Now().Add(-slotsPast * time.Second)
+	n.genesis.MaxClockSkewMs = 500
+	n.validator = consensustest.Validator(t, n.genesis)
 	return n
 }
 
 // header forges a valid header of pool at slot; ann (may be nil) is its EB
 // announcement; variant makes distinct headers of one (slot, pool).
 func (n *testNet) header(slot uint64, pool int, ann *block.Announcement, variant byte) *block.Header {
-	p := n.pools[pool]
-	proof, out := vrf.Prove(p.vrf, consensus.VRFInput(slot, n.nonce))
-	hb := block.HeaderBody{
+	return n.pools[pool].Header(n.validator, block.HeaderBody{
 		BlockNumber:  slot,
 		Slot:         slot,
-		VRF:          block.VRFResult{Output: out, Proof: proof},
 		BodyHash:     block.HashBytes([]byte{variant}),
 		Announcement: ann,
-	}
-	copy(hb.IssuerVKey[:], p.issuer.Public().(ed25519.PublicKey))
-	hb.VRFVKey = block.Bytes32(p.vrf.Public())
-	return block.NewHeader(hb, p.issuer)
+	})
 }
 
-// relay builds a relay validating with the network's validator.
 func (n *testNet) relay(t testingT, configure ...func(*notify.Options)) *notify.Relay {
 	t.Helper()
 	opts := notify.Options{

@@ -26,7 +26,7 @@ func TestAnnounceRules(t *testing.T) {
 	forged := tampered(t, n.header(201, 1, nil, 0))
 	wrongSlotVRF := n.header(202, 1, nil, 0)
 	wrongSlotVRF.Slot = 203 // the proof is for 202; re-sign so only the VRF is wrong
-	wrongSlotVRF = block.NewHeader(wrongSlotVRF.HeaderBody, n.pools[1].issuer)
+	wrongSlotVRF = block.NewHeader(wrongSlotVRF.HeaderBody, n.pools[1].Issuer)
 
 	var relayed []*block.Header
 	for _, tc := range []struct {

@@ -18,17 +18,18 @@ const module = "github.com/leiosnode/leiosnode/"
 // must be listed, so a new package is placed on purpose.
 var rank = map[string]int{
 	// Foundations: wire types, rules, crypto helpers, files.
-	"vrf":              0,
-	"bls":              0,
-	"config":           0,
-	"internal/version": 0,
-	"internal/plots":   0,
-	"internal/cpuwork": 0, // which work the CPU does; the node's parts label themselves
-	"block":            1,
-	"block/blocktest":  2,
-	"ledger":           1,
-	"keys":             2, // addresses are ledger's
-	"consensus":        2,
+	"vrf":                     0,
+	"bls":                     0,
+	"config":                  0,
+	"internal/version":        0,
+	"internal/plots":          0,
+	"internal/cpuwork":        0, // which work the CPU does; the node's parts label themselves
+	"block":                   1,
+	"block/blocktest":         2,
+	"ledger":                  1,
+	"keys":                    2, // addresses are ledger's
+	"consensus":               2,
+	"consensus/consensustest": 3, // pools, a genesis, VRF-proved headers for tests
 	// The node's edge: whether txs are taken in, from figures it is handed.
 	"admission":          2,
 	"internal/benchkeys": 2,

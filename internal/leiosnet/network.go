@@ -19,6 +19,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/consensus/consensustest"
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/txcache"
@@ -33,7 +34,7 @@ type Network struct {
 	mock      mocknet.Mocknet
 	stop      chan struct{} // closed by Close: ends the wires' deliveries
 	closeOnce sync.Once
-	pool      *pool
+	pool      consensustest.Pool // the one pool: it leads every slot (f = 1)
 	validator *consensus.Validator
 	limits    block.EBLimits
 	tempDir   string // removed by Close; "" if Options.Dir was given
@@ -59,10 +60,11 @@ func Start(ctx context.Context, opts Options) (_ *Network, err error) {
 			_ = n.Close()
 		}
 	}()
-	if n.pool, err = newPool(); err != nil {
-		return nil, err
-	}
-	g := n.pool.genesis(time.Now())
+	// One pool with all the stake, slots of one second starting a day
+	// ago: every forged slot has begun, so no header is from the future.
+	n.pool = consensustest.NewPool("leiosnet", 0x1e)
+	g := consensustest.Genesis(n.pool)
+	g.SystemStart = time.Now().Add(-24 * time.Hour).Truncate(time.Second)
 	if n.validator, err = consensus.NewValidator(g, nil); err != nil {
 		return nil, err
 	}
