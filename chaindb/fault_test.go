@@ -58,6 +58,33 @@ func TestFaults(t *testing.T) {
 			t.Errorf("Check: %v", err)
 		}
 	})
+	t.Run("immutable-tip marker deleted", func(t *testing.T) {
+		dir := written(t)
+		markers, _ := filepath.Glob(filepath.Join(dir, "marker."+immutableMarker+".*"))
+		if len(markers) == 0 {
+			t.Fatalf("no immutable-tip marker in %s", dir)
+		}
+		for _, m := range markers {
+			os.Remove(m)
+		}
+		faulttest.TruncateWAL(t, dir)
+		faulttest.Run(t, "read "+dir).Failed(t, "chain database "+dir+": corrupt",
+			"immutable-tip marker", "--accept-lost-immutable-tip", "delete "+dir)
+		if err := Check(dir, crashOptions()); err == nil || !strings.Contains(err.Error(), "immutable-tip marker") {
+			t.Errorf("Check: %v", err)
+		}
+		accepting := crashOptions()
+		accepting.AcceptLostImmutableTip = true
+		db, err := Open(dir, accepting)
+		if err != nil {
+			t.Fatalf("refused with the loss accepted: %v", err)
+		}
+		imm := db.ImmutableTip()
+		db.Close()
+		if err := Check(dir, crashOptions()); err != nil || imm.Point.IsOrigin() {
+			t.Errorf("accepted at %s, then Check: %v", imm, err)
+		}
+	})
 	faulttest.Damaged(t, "chain database", written, func(dir string) error { return Check(dir, crashOptions()) })
 }
 

@@ -18,6 +18,7 @@ import (
 
 func newRunCommand() *cobra.Command {
 	var configFile string
+	var opts node.Options
 	cmd := &cobra.Command{
 		Use:   "run --config FILE",
 		Short: "Run one node until SIGINT or SIGTERM",
@@ -25,17 +26,21 @@ func newRunCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runNode(ctx, configFile, cmd.ErrOrStderr())
+			return runNode(ctx, configFile, opts, cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&configFile, "config", "", "the node's config.json (required)")
+	cmd.Flags().BoolVar(&opts.AcceptLostImmutableTip, "accept-lost-immutable-tip", false,
+		"open a chain database whose immutable-tip marker file is gone, taking its stored immutable tip as final: "+
+			"final blocks past it that its write-ahead log lost stay lost")
 	_ = cmd.MarkFlagRequired("config") // only fails for an unknown flag
 	return cmd
 }
 
-// runNode runs the node of configFile until ctx is cancelled, logging to
-// logOut. A node that cannot start is an error; a cancelled one is not.
-func runNode(ctx context.Context, configFile string, logOut io.Writer) error {
+// runNode runs the node of configFile, with opts, until ctx is cancelled,
+// logging to logOut. A node that cannot start is an error; a cancelled one
+// is not.
+func runNode(ctx context.Context, configFile string, opts node.Options, logOut io.Writer) error {
 	cfg, err := config.Load(configFile)
 	if err != nil {
 		return err
@@ -47,7 +52,8 @@ func runNode(ctx context.Context, configFile string, logOut io.Writer) error {
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
-	n, err := node.New(cfg, node.Options{Logger: logger})
+	opts.Logger = logger
+	n, err := node.New(cfg, opts)
 	if err != nil {
 		return fmt.Errorf("starting the node: %w", err)
 	}
