@@ -28,6 +28,10 @@ func TestFaults(t *testing.T) {
 		dir := filepath.Join(mnt, "chain")
 		c := faulttest.Run(t, "write "+dir)
 		c.Failed(t, "chain database "+dir+": disk full", "no space left on device", "free space")
+		// Opened again on the disk still full, it says so at once, and
+		// leaves no empty table behind.
+		faulttest.Run(t, "read "+dir).Failed(t, "chain database "+dir+": disk full", "free space")
+		faulttest.NoEmptyTables(t, dir)
 		faulttest.GrowTmpfs(t, mnt, 64<<20)
 		db, err := Open(dir, crashOptions())
 		if err != nil {

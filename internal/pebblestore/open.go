@@ -91,6 +91,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	po.ReadOnly = opts.ReadOnly
 	po.Logger = logger{s, opts.Logger.With("component", "pebble", "store", s.name)}
 	po.EventListener = s.events(opts.Logger)
+	po.FS = failedFS{po.FS, s}
 	if !fresh {
 		if err := s.checkOptionsFile(); err != nil {
 			s.lock.Close()
