@@ -24,9 +24,7 @@ func newRunCommand() *cobra.Command {
 		Short: "Run one node until SIGINT or SIGTERM",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runNode(ctx, configFile, opts, cmd.ErrOrStderr())
+			return runNode(cmd.Context(), configFile, opts, cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&configFile, "config", "", "the node's config.json (required)")
@@ -37,9 +35,12 @@ func newRunCommand() *cobra.Command {
 	return cmd
 }
 
-// runNode runs the node of configFile, with opts, until ctx is cancelled,
-// logging to logOut. A node that cannot start is an error; a cancelled one
-// is not.
+// runNode runs the node of configFile, with opts, until ctx is cancelled
+// or SIGINT or SIGTERM, logging to logOut. A node that cannot start is an
+// error; a stopped one is not. The signals are caught only once the node is
+// built: while its databases open they end the process at once, as they do
+// by default — the stores are consistent on disk at every point, and an
+// open Pebble cannot finish (a disk still full) must not hold the process.
 func runNode(ctx context.Context, configFile string, opts node.Options, logOut io.Writer) error {
 	cfg, err := config.Load(configFile)
 	if err != nil {
@@ -57,6 +58,8 @@ func runNode(ctx context.Context, configFile string, opts node.Options, logOut i
 	if err != nil {
 		return fmt.Errorf("starting the node: %w", err)
 	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	logger.Info("node running", "config", configFile, "pid", os.Getpid())
 	err = n.Run(ctx)
 	if err != nil && !(errors.Is(err, context.Canceled) && ctx.Err() != nil) {
