@@ -24,6 +24,7 @@ func Check(dir string, opts Options) error {
 	if err != nil {
 		return err
 	}
+	opts.AcceptLostImmutableTip = false // Check reports what Open would refuse
 	store, err := openStore(dir, opts, true)
 	if err != nil {
 		return err

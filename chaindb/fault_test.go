@@ -28,6 +28,10 @@ func TestFaults(t *testing.T) {
 		dir := filepath.Join(mnt, "chain")
 		c := faulttest.Run(t, "write "+dir)
 		c.Failed(t, "chain database "+dir+": disk full", "no space left on device", "free space")
+		// Opened again on the disk still full, it says so at once, and
+		// leaves no empty table behind.
+		faulttest.Run(t, "read "+dir).Failed(t, "chain database "+dir+": disk full", "free space")
+		faulttest.NoEmptyTables(t, dir)
 		faulttest.GrowTmpfs(t, mnt, 64<<20)
 		db, err := Open(dir, crashOptions())
 		if err != nil {
@@ -56,6 +60,33 @@ func TestFaults(t *testing.T) {
 		if err := Check(dir, crashOptions()); err == nil || strings.Count(err.Error(), "chain database") != 1 ||
 			!strings.Contains(err.Error(), "immutable tip went back") {
 			t.Errorf("Check: %v", err)
+		}
+	})
+	t.Run("immutable-tip marker deleted", func(t *testing.T) {
+		dir := written(t)
+		markers, _ := filepath.Glob(filepath.Join(dir, "marker."+immutableMarker+".*"))
+		if len(markers) == 0 {
+			t.Fatalf("no immutable-tip marker in %s", dir)
+		}
+		for _, m := range markers {
+			os.Remove(m)
+		}
+		faulttest.TruncateWAL(t, dir)
+		faulttest.Run(t, "read "+dir).Failed(t, "chain database "+dir+": corrupt",
+			"immutable-tip marker", "--accept-lost-immutable-tip", "delete "+dir)
+		if err := Check(dir, crashOptions()); err == nil || !strings.Contains(err.Error(), "immutable-tip marker") {
+			t.Errorf("Check: %v", err)
+		}
+		accepting := crashOptions()
+		accepting.AcceptLostImmutableTip = true
+		db, err := Open(dir, accepting)
+		if err != nil {
+			t.Fatalf("refused with the loss accepted: %v", err)
+		}
+		imm := db.ImmutableTip()
+		db.Close()
+		if err := Check(dir, crashOptions()); err != nil || imm.Point.IsOrigin() {
+			t.Errorf("accepted at %s, then Check: %v", imm, err)
 		}
 	})
 	faulttest.Damaged(t, "chain database", written, func(dir string) error { return Check(dir, crashOptions()) })

@@ -28,8 +28,20 @@ func (db *DB) openImmutableMarker(imm block.Tip) error {
 		return err
 	}
 	db.immutable = m
-	if value == "" {
+	switch {
+	case value == "" && imm.Point.IsOrigin():
 		return nil // it never advanced
+	case value == "" && !db.opts.AcceptLostImmutableTip:
+		return db.store.Corrupt(fmt.Errorf("its immutable-tip marker file is gone while its immutable tip is #%d %s, "+
+			"so a lost end of its write-ahead log, and with it blocks the node had made final, cannot be ruled out "+
+			"(to keep it and take #%d as final, losing any final blocks past it, start the node with --accept-lost-immutable-tip)",
+			imm.BlockNumber, imm.Point.Hash.Short(), imm.BlockNumber))
+	case value == "":
+		db.log.Warn("immutable-tip marker file missing: taking the stored immutable tip as final, as accepted", "immutableTip", imm)
+		if err := m.Move(encodeMark(imm)); err != nil {
+			return fmt.Errorf("chaindb: immutable-tip marker: %w", err)
+		}
+		return nil
 	}
 	marked, err := decodeMark(value)
 	if err != nil {

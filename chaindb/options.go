@@ -46,6 +46,13 @@ type Options struct {
 	// slot order before calling it.
 	ValidateBlock func(blk *block.Block) error
 
+	// AcceptLostImmutableTip opens a database whose immutable-tip marker
+	// file is gone, taking the immutable tip Pebble holds as final and
+	// marking it anew. Without the marker, Open cannot tell whether the
+	// write-ahead log lost final blocks, and refuses the database as
+	// corrupt. Check never accepts it.
+	AcceptLostImmutableTip bool
+
 	// Logger receives chain-selection events and Pebble's own log lines.
 	// Nil means a logger that discards everything.
 	Logger *slog.Logger

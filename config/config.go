@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 
@@ -110,6 +111,14 @@ func Load(path string) (*Config, error) {
 	}
 	if (c.IssuerKeyFile == "") != (c.VRFKeyFile == "") {
 		return nil, fmt.Errorf("config %s: a block producer needs both issuerSigningKeyFile and vrfSigningKeyFile", path)
+	}
+	if c.HTTPAddr != "" {
+		if _, err := net.ResolveTCPAddr("tcp", c.HTTPAddr); err != nil {
+			return nil, fmt.Errorf("config %s: httpAddr %s: %w", path, c.HTTPAddr, err)
+		}
+	}
+	if c.TxCacheCapacity < 0 || c.TxCacheCapacity > 1<<32 {
+		return nil, fmt.Errorf("config %s: txCacheCapacity is %d: it must be in [0, 2^32] (0 is the default)", path, c.TxCacheCapacity)
 	}
 	if c.TargetPeers < 0 {
 		return nil, fmt.Errorf("config %s: targetPeers is %d: it must not be negative", path, c.TargetPeers)

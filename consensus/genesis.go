@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"os"
 	"time"
@@ -166,8 +167,11 @@ func WriteGenesis(path string, g *Genesis) error {
 
 // Check reports the first inconsistency in g.
 func (g *Genesis) Check() error {
-	if g.SlotLengthMs <= 0 {
-		return errors.New("slotLengthMs must be positive")
+	if g.SystemStart.IsZero() {
+		return errors.New("systemStart is missing: slot 0 must start at a set time")
+	}
+	if err := g.checkRanges(); err != nil {
+		return err
 	}
 	f, err := g.ActiveSlots()
 	if err != nil {
@@ -175,9 +179,6 @@ func (g *Genesis) Check() error {
 	}
 	if f.Sign() <= 0 || f.Cmp(big.NewRat(1, 1)) > 0 {
 		return fmt.Errorf("activeSlotsCoeff %s must be in (0, 1]", g.ActiveSlotsCoeff)
-	}
-	if g.SecurityParam <= 0 {
-		return errors.New("securityParam must be positive")
 	}
 	if _, err := g.Nonce(); err != nil {
 		return err
@@ -227,6 +228,62 @@ func (g *Genesis) Check() error {
 	}
 	return nil
 }
+
+// The bounds of the genesis's numbers besides those checked with their
+// meaning (activeSlotsCoeff, committee, stake).
+const (
+	// maxSlots bounds every count of slots or blocks: far past any
+	// sensible network, and far from overflowing the sums they go into.
+	maxSlots = 1_000_000
+	// maxRBBodyBytes keeps a ranking block, header and body, inside block
+	// fetch's largest message (2.5 MB).
+	maxRBBodyBytes = 2_000_000
+	// maxLovelace is all the ada there can be: a fee or an output deposit
+	// above it could never be paid.
+	maxLovelace = 45_000_000_000_000_000
+	// maxNetworkID is the largest network id an address header holds.
+	maxNetworkID = 15
+)
+
+// checkRanges reports the first number of g out of its range, naming its
+// field.
+func (g *Genesis) checkRanges() error {
+	l, p := g.Leios, g.ProtocolParams
+	// The largest tx a block can carry: in an RB's body, or an EB's closure.
+	maxTx := max(l.RBMaxBodyBytes, l.EBMaxClosureBytes)
+	// In order: each bound uses only fields checked before it.
+	for _, r := range []struct {
+		field         string
+		value, lo, hi int64
+	}{
+		{"slotLengthMs", g.SlotLengthMs, 1, 3_600_000},
+		{"securityParam", int64(g.SecurityParam), 1, maxSlots},
+		{"networkId", int64(g.NetworkID), 0, maxNetworkID},
+		{"maxClockSkewMs", g.MaxClockSkewMs, 0, 3_600_000},
+		{"leios.rbMaxBodyBytes", int64(l.RBMaxBodyBytes), 1, maxRBBodyBytes},
+		{"leios.ebMaxBodyBytes", int64(l.EBMaxBodyBytes), 1, math.MaxInt32},
+		{"leios.ebMaxClosureBytes", int64(l.EBMaxClosureBytes), 1, math.MaxInt32},
+		{"leios.ebMaxTxs", int64(l.EBMaxTxs), 1, math.MaxInt32},
+		{"leios.lHdr", int64(l.LHdr), 0, maxSlots},
+		{"leios.lVote", int64(l.LVote), 1, maxSlots},
+		{"leios.lDiff", int64(l.LDiff), 0, maxSlots},
+		{"leios.minCertGap", int64(l.MinCertGap), 0, maxSlots},
+		{"protocolParams.maxTxSize", clamp(p.MaxTxSize), 1, int64(maxTx)},
+		{"protocolParams.minFeeA", clamp(p.MinFeeA), 0, maxLovelace / max(clamp(p.MaxTxSize), 1)},
+		{"protocolParams.minFeeB", clamp(p.MinFeeB), 0, maxLovelace - clamp(p.MinFeeA)*clamp(p.MaxTxSize)},
+		{"protocolParams.coinsPerUTxOByte", clamp(p.CoinsPerUTxOByte), 0, maxLovelace / (160 + clamp(p.MaxTxSize))},
+		{"protocolParams.networkId", int64(p.NetworkID), 0, maxNetworkID},
+	} {
+		if r.value < r.lo || r.value > r.hi {
+			return fmt.Errorf("%s is %d: it must be in [%d, %d]", r.field, r.value, r.lo, r.hi)
+		}
+	}
+	return nil
+}
+
+// clamp is v as an int64, or the largest int64 if v is larger: out of
+// every range checkRanges checks.
+func clamp(v uint64) int64 { return int64(min(v, math.MaxInt64)) }
 
 // ActiveSlots returns f as an exact rational.
 func (g *Genesis) ActiveSlots() (*big.Rat, error) {

@@ -41,6 +41,17 @@ func (n *Node) readInputs() (*inputs, error) {
 	if in.vrfKey, err = keys.ReadVRFSigningKey(cfg.VRFKeyFile); err != nil {
 		return nil, fmt.Errorf("config %s: vrfSigningKeyFile: %w", cfg.Path, err)
 	}
+	var issuerVKey block.Bytes32
+	copy(issuerVKey[:], in.issuer.Public().(ed25519.PublicKey))
+	pool, ok := n.validator.Pool(issuerVKey)
+	if !ok {
+		return nil, fmt.Errorf("config %s: issuerSigningKeyFile %s: no pool of genesis %s has this issuer key",
+			cfg.Path, cfg.IssuerKeyFile, cfg.GenesisFile)
+	}
+	if pool.VRFVKey != vrf.PublicKey(in.vrfKey.Public()) {
+		return nil, fmt.Errorf("config %s: vrfSigningKeyFile %s: not the VRF key of pool %s, whose issuer key is issuerSigningKeyFile's",
+			cfg.Path, cfg.VRFKeyFile, pool.Name)
+	}
 	if cfg.BLSKeyFile == "" {
 		return in, nil
 	}
@@ -48,8 +59,6 @@ func (n *Node) readInputs() (*inputs, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config %s: blsSigningKeyFile: %w", cfg.Path, err)
 	}
-	var issuerVKey block.Bytes32
-	copy(issuerVKey[:], in.issuer.Public().(ed25519.PublicKey))
 	if in.voter, err = n.validator.Committee().NewVoter(issuerVKey, votingKey); err != nil {
 		return nil, fmt.Errorf("config %s: blsSigningKeyFile %s: %w", cfg.Path, cfg.BLSKeyFile, err)
 	}

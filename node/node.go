@@ -44,6 +44,9 @@ type Options struct {
 	// on mocknet links with latency and bandwidth. Its identity must be the
 	// node key's.
 	Libp2p host.Host
+	// AcceptLostImmutableTip opens a chain database whose immutable-tip
+	// marker file is gone (chaindb.Options.AcceptLostImmutableTip).
+	AcceptLostImmutableTip bool
 }
 
 // Node is one running leiosnode.
@@ -135,7 +138,7 @@ func (n *Node) build(opts Options) (err error) {
 	}); err != nil {
 		return err
 	}
-	if err = n.openChain(); err != nil {
+	if err = n.openChain(opts.AcceptLostImmutableTip); err != nil {
 		return err
 	}
 	if err = n.buildMempool(); err != nil {
@@ -179,7 +182,7 @@ func (n *Node) build(opts Options) (err error) {
 	return nil
 }
 
-func (n *Node) openChain() error {
+func (n *Node) openChain(acceptLostImmutableTip bool) error {
 	genesisUTxO, err := ledger.GenesisUTxO(n.genesis.InitialFunds)
 	if err != nil {
 		return fmt.Errorf("genesis %s: %w", n.cfg.GenesisFile, err)
@@ -191,6 +194,8 @@ func (n *Node) openChain() error {
 		ApplyBlock:    n.leios.ApplyBlock,
 		ValidateBlock: n.validator.ValidateBlock,
 		Logger:        n.log.With("component", "chaindb"),
+
+		AcceptLostImmutableTip: acceptLostImmutableTip,
 	})
 	return err
 }

@@ -13,8 +13,9 @@ import (
 
 // TestRunStopsOnDiskFull: a node whose disk fills while it runs stops with
 // one error line naming the database, the file and what to do, exit status
-// 1 and no panic; once space is freed it starts again and its databases
-// pass db check.
+// 1 and no panic; started again on the disk still full, it says so and
+// ends; once space is freed it starts again and its databases pass db
+// check.
 func TestRunStopsOnDiskFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a node until its disk is full")
@@ -36,6 +37,15 @@ func TestRunStopsOnDiskFull(t *testing.T) {
 	os.WriteFile(ballast, make([]byte, 2<<20), 0o644) // fails when the disk is full, as it should
 	stderr, code := node.exit(t)
 	checkOneErrorLine(t, stderr, code, "chain database "+filepath.Join(mnt, "db", "chain")+": disk full")
+
+	// Started again on the disk still full, it says so and ends, leaving
+	// no empty table behind.
+	stderr, code = runCLI(t, "run", "--config", cfg)
+	checkOneErrorLine(t, stderr, code, ": disk full: ")
+	checkOneErrorLine(t, stderr, code, "free space on its disk and start the node again")
+	t.Logf("started again on the full disk: %s", stderr)
+	faulttest.NoEmptyTables(t, filepath.Join(mnt, "db", "chain"))
+	faulttest.NoEmptyTables(t, filepath.Join(mnt, "db", "leios"))
 
 	os.Remove(ballast)
 	faulttest.GrowTmpfs(t, mnt, 64<<20)

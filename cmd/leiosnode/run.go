@@ -18,24 +18,30 @@ import (
 
 func newRunCommand() *cobra.Command {
 	var configFile string
+	var opts node.Options
 	cmd := &cobra.Command{
 		Use:   "run --config FILE",
 		Short: "Run one node until SIGINT or SIGTERM",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runNode(ctx, configFile, cmd.ErrOrStderr())
+			return runNode(cmd.Context(), configFile, opts, cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&configFile, "config", "", "the node's config.json (required)")
+	cmd.Flags().BoolVar(&opts.AcceptLostImmutableTip, "accept-lost-immutable-tip", false,
+		"open a chain database whose immutable-tip marker file is gone, taking its stored immutable tip as final: "+
+			"final blocks past it that its write-ahead log lost stay lost")
 	_ = cmd.MarkFlagRequired("config") // only fails for an unknown flag
 	return cmd
 }
 
-// runNode runs the node of configFile until ctx is cancelled, logging to
-// logOut. A node that cannot start is an error; a cancelled one is not.
-func runNode(ctx context.Context, configFile string, logOut io.Writer) error {
+// runNode runs the node of configFile, with opts, until ctx is cancelled
+// or SIGINT or SIGTERM, logging to logOut. A node that cannot start is an
+// error; a stopped one is not. The signals are caught only once the node is
+// built: while its databases open they end the process at once, as they do
+// by default — the stores are consistent on disk at every point, and an
+// open Pebble cannot finish (a disk still full) must not hold the process.
+func runNode(ctx context.Context, configFile string, opts node.Options, logOut io.Writer) error {
 	cfg, err := config.Load(configFile)
 	if err != nil {
 		return err
@@ -47,10 +53,13 @@ func runNode(ctx context.Context, configFile string, logOut io.Writer) error {
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
-	n, err := node.New(cfg, node.Options{Logger: logger})
+	opts.Logger = logger
+	n, err := node.New(cfg, opts)
 	if err != nil {
 		return fmt.Errorf("starting the node: %w", err)
 	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	logger.Info("node running", "config", configFile, "pid", os.Getpid())
 	err = n.Run(ctx)
 	if err != nil && !(errors.Is(err, context.Canceled) && ctx.Err() != nil) {

@@ -15,9 +15,11 @@
 //     write that failed, and reports background errors and corruption
 //     through its EventListener. Each of these becomes the store's fault:
 //     one error, after which the store refuses writes and Failed is
-//     closed, so its owner can stop. What was committed before the fault
-//     stays consistent on disk: every change is one batch, and Pebble
-//     replays its write-ahead log batch by batch.
+//     closed, so its owner can stop; no call into Pebble waits past it (a
+//     flush Pebble retries for ever on a full disk), and the store creates
+//     no more files. What was committed before the fault stays consistent
+//     on disk: every change is one batch, and Pebble replays its
+//     write-ahead log batch by batch.
 //   - Markers: values kept in file names beside the store (Pebble's
 //     atomicfs.Marker), which survive what the write-ahead log may lose.
 //

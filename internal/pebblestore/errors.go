@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -20,6 +21,9 @@ var (
 	ErrIO = errors.New("I/O error")
 	// ErrInUse: another process holds the store's lock.
 	ErrInUse = errors.New("in use by another process")
+	// ErrNotDirectory: a file stands where the store's directory, or one
+	// above it, should be.
+	ErrNotDirectory = errors.New("not a directory")
 	// ErrOtherNetwork: the store was created under another genesis.
 	ErrOtherNetwork = errors.New("belongs to another network")
 )
@@ -61,6 +65,9 @@ func (s *DB) errorOf(err error) *Error {
 	case isCorrupt(err):
 		e.Err = fmt.Errorf("%w: %w", ErrCorrupt, err)
 		e.Do = s.resync()
+	case errors.Is(err, syscall.ENOTDIR):
+		e.Err = fmt.Errorf("%w: %w", ErrNotDirectory, err)
+		e.Do = "set databasePath in the node's config to a directory, or move the file that is in its way"
 	case errors.Is(err, fs.ErrPermission):
 		e.Do = "let the user the node runs as read and write " + s.dir
 	case isIO(err):

@@ -27,7 +27,10 @@ func (s *DB) Commit(b *pebble.Batch, wo *pebble.WriteOptions) error {
 // guard runs f on a goroutine of its own, so that Pebble's Logger.Fatalf,
 // which ends the goroutine it is called on (runtime.Goexit), ends that one
 // and not the caller's, and turns a panic in f (Pebble panics on a WAL
-// write it cannot complete) into the store's fault.
+// write it cannot complete) into the store's fault. It returns as soon as
+// the store has a fault, whether or not f has: Pebble retries a failed
+// flush at once and for ever, and its Open waits for the flush of the
+// write-ahead logs it replayed, so on a disk still full f never returns.
 func (s *DB) guard(f func() error) error {
 	done := make(chan error, 1)
 	go func() {
@@ -43,7 +46,12 @@ func (s *DB) guard(f func() error) error {
 		returned = true
 		done <- err
 	}()
-	return <-done
+	select {
+	case err := <-done:
+		return err
+	case <-s.failed:
+		return s.Err()
+	}
 }
 
 func panicError(r any) error {
@@ -149,3 +157,26 @@ type fatalError struct {
 func (e fatalError) Error() string { return e.msg }
 
 func (e fatalError) Unwrap() error { return e.cause }
+
+// failedFS is the store's file system, which creates no file once the
+// store has a fault: Pebble retries a failed flush for ever, each try
+// creating a table, and a try cut short by the process's exit would leave
+// an empty one behind.
+type failedFS struct {
+	vfs.FS
+	s *DB
+}
+
+func (f failedFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	if err := f.s.Err(); err != nil {
+		return nil, err
+	}
+	return f.FS.Create(name, category)
+}
+
+func (f failedFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	if err := f.s.Err(); err != nil {
+		return nil, err
+	}
+	return f.FS.ReuseForWrite(oldname, newname, category)
+}

@@ -3,6 +3,7 @@ package pebblestore
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"slices"
@@ -76,7 +77,10 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, s.errorOf(err)
 	}
 	if s.lock, err = pebble.LockDirectory(dir, po.FS); err != nil {
-		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES) {
+		// A lock held elsewhere is the lock call's bare errno; a LOCK file
+		// the node may not open is a *fs.PathError, a permission fault.
+		var pathErr *fs.PathError
+		if !errors.As(err, &pathErr) && (errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES)) {
 			return nil, &Error{Store: s.name, Dir: dir, Err: fmt.Errorf("%w: %w", ErrInUse, err),
 				Do: "another process holds its LOCK file: stop the leiosnode that runs on it, or give this one another databasePath"}
 		}
@@ -87,6 +91,13 @@ func Open(dir string, opts Options) (*DB, error) {
 	po.ReadOnly = opts.ReadOnly
 	po.Logger = logger{s, opts.Logger.With("component", "pebble", "store", s.name)}
 	po.EventListener = s.events(opts.Logger)
+	po.FS = failedFS{po.FS, s}
+	if !fresh {
+		if err := s.checkOptionsFile(); err != nil {
+			s.lock.Close()
+			return nil, err
+		}
+	}
 
 	err = s.guard(func() (err error) {
 		s.DB, err = pebble.Open(dir, po)
@@ -124,6 +135,35 @@ func isFresh(fsys vfs.FS, dir string) (bool, error) {
 	return len(names) == 0, nil
 }
 
+// checkOptionsFile refuses a store whose newest OPTIONS file does not
+// parse, before Pebble reads it: that file holds only the settings Pebble
+// last opened the store with, and deleting it alone loses no data, where
+// Pebble's own error would look like a corrupt store.
+func (s *DB) checkOptionsFile() error {
+	desc, err := pebble.Peek(s.dir, s.fs)
+	if err != nil || desc.OptionsFilename == "" {
+		return nil // Pebble's open reports what is wrong
+	}
+	b, err := readFile(s.fs, desc.OptionsFilename)
+	if err == nil {
+		err = new(pebble.Options).Parse(string(b), nil)
+	}
+	if err != nil {
+		return &Error{Store: s.name, Dir: s.dir, Err: fmt.Errorf("bad OPTIONS file %s: %w", desc.OptionsFilename, err),
+			Do: "delete that file and start the node again: it holds only Pebble's settings, which are written anew, and none of the store's data"}
+	}
+	return nil
+}
+
+func readFile(fsys vfs.FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
 // create writes a new store's first batch: its initial records and the
 // stamp, synced.
 func (s *DB) create(opts Options) error {
@@ -149,6 +189,9 @@ func (s *DB) unreadable(err error) error {
 		return &Error{Store: s.name, Dir: s.dir,
 			Err: fmt.Errorf("%w: the directory holds files but no Pebble store (its marker.manifest file is missing)", ErrCorrupt),
 			Do:  s.resync()}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return s.Corrupt(err) // a file the store's MANIFEST or markers name is gone
 	}
 	if e := s.errorOf(err); e.Do != "" {
 		return e

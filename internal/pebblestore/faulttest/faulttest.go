@@ -123,6 +123,19 @@ func RemoveManifestMarker(t *testing.T, dir string) {
 	}
 }
 
+// NoEmptyTables fails the test if the store in dir holds a table file of
+// no bytes: what a flush that found the disk full leaves unless it is
+// removed.
+func NoEmptyTables(t *testing.T, dir string) {
+	t.Helper()
+	tables, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+	for _, path := range tables {
+		if info, err := os.Stat(path); err == nil && info.Size() == 0 {
+			t.Errorf("empty table %s left behind", path)
+		}
+	}
+}
+
 func truncateHalf(t *testing.T, path string) {
 	t.Helper()
 	info, err := os.Stat(path)
