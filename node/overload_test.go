@@ -29,6 +29,7 @@ func TestOverloadIsRefusedAtTheEdge(t *testing.T) {
 		g.ActiveSlotsCoeff = "0.2"
 		g.Leios.RBMaxBodyBytes = 700                            // three of the test's txs
 		g.Leios.EBMaxTxs, g.Leios.EBMaxClosureBytes = 10, 2_300 // an EB certifies at most ten
+		g.ProtocolParams.MaxTxSize = 1_024                      // a tx must fit an EB
 		g.Leios.LVote, g.Leios.MinCertGap = 8, 14               // as the ten-node test, for busy cores
 		g.SystemStart = time.Now().Add(time.Second).UTC()
 	})
