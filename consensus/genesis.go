@@ -249,8 +249,6 @@ const (
 // field.
 func (g *Genesis) checkRanges() error {
 	l, p := g.Leios, g.ProtocolParams
-	// The largest tx a block can carry: in an RB's body, or an EB's closure.
-	maxTx := max(l.RBMaxBodyBytes, l.EBMaxClosureBytes)
 	// In order: each bound uses only fields checked before it.
 	for _, r := range []struct {
 		field         string
@@ -268,7 +266,7 @@ func (g *Genesis) checkRanges() error {
 		{"leios.lVote", int64(l.LVote), 1, maxSlots},
 		{"leios.lDiff", int64(l.LDiff), 0, maxSlots},
 		{"leios.minCertGap", int64(l.MinCertGap), 0, maxSlots},
-		{"protocolParams.maxTxSize", clamp(p.MaxTxSize), 1, int64(maxTx)},
+		{"protocolParams.maxTxSize", clamp(p.MaxTxSize), 1, math.MaxInt32},
 		{"protocolParams.minFeeA", clamp(p.MinFeeA), 0, maxLovelace / max(clamp(p.MaxTxSize), 1)},
 		{"protocolParams.minFeeB", clamp(p.MinFeeB), 0, maxLovelace - clamp(p.MinFeeA)*clamp(p.MaxTxSize)},
 		{"protocolParams.coinsPerUTxOByte", clamp(p.CoinsPerUTxOByte), 0, maxLovelace / (160 + clamp(p.MaxTxSize))},

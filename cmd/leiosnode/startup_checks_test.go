@@ -63,7 +63,7 @@ func TestRunRefusedBeforeDatabases(t *testing.T) {
 		{"negative lDiff", setIn("leios", "lDiff", -1), "leios.lDiff"},
 		{"negative cert gap", setIn("leios", "minCertGap", -1), "leios.minCertGap"},
 		{"no tx size", setIn("protocolParams", "maxTxSize", 0), "protocolParams.maxTxSize"},
-		{"tx larger than any block", setIn("protocolParams", "maxTxSize", 1<<40), "protocolParams.maxTxSize"},
+		{"tx size past 2^31", setIn("protocolParams", "maxTxSize", 1<<40), "protocolParams.maxTxSize"},
 		{"fee beyond all ada", setIn("protocolParams", "minFeeB", uint64(1)<<62), "protocolParams.minFeeB"},
 		{"deposit beyond all ada", setIn("protocolParams", "coinsPerUTxOByte", uint64(1)<<60), "protocolParams.coinsPerUTxOByte"},
 		{"protocol network id past 15", setIn("protocolParams", "networkId", 16), "protocolParams.networkId"},
