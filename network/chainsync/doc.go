@@ -22,7 +22,7 @@
 // already holds (the common prefix, or a peer behind us) are not fetched.
 //
 // The host runs it through Service (service.go); the chain, the header
-// check and the hooks are the Service's Options, so the host sees none of
+// check and the hooks are its ServiceOptions, so the host sees none of
 // them.
 //
 // A peer whose chain forks from ours before our immutable tip (a node that
