@@ -1,46 +1,22 @@
 package chainsync_test
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/leiosnode/leiosnode/network/chainsync"
 	"github.com/leiosnode/leiosnode/network/internal/chaintest"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
 
-// TestNewService: a missing required part is an error naming it; the
-// timeouts given override the Spec's, the others are kept.
 func TestNewService(t *testing.T) {
 	chain := chaintest.New(3)
-	for _, tc := range []struct {
-		name    string
-		opts    chainsync.ServiceOptions
-		wantErr string
-	}{
-		{"no chain", chainsync.ServiceOptions{ValidateHeader: chaintest.ValidateHeader}, "ServiceOptions.Chain is required"},
-		{"chain", chainsync.ServiceOptions{Chain: chain}, ""},
-		{"chain and a timeout", chainsync.ServiceOptions{Chain: chain, Timeouts: protocol.Timeouts{chainsync.StIdle: time.Second}}, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			svc, err := chainsync.NewService(tc.opts)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want one saying %q", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := chainsync.Spec().WithTimeouts(tc.opts.Timeouts)
-			got := svc.Servers()[0].Spec
-			for state, st := range want.States {
-				if got.States[state].Timeout != st.Timeout {
-					t.Errorf("%s: timeout %v, want %v", state, got.States[state].Timeout, st.Timeout)
-				}
-			}
-		})
-	}
+	protocoltest.CheckNewService(t, []protocoltest.ServiceCase[chainsync.ServiceOptions]{
+		{Name: "no chain", Opts: chainsync.ServiceOptions{ValidateHeader: chaintest.ValidateHeader}, WantErr: "ServiceOptions.Chain is required"},
+		{Name: "chain", Opts: chainsync.ServiceOptions{Chain: chain}},
+		{Name: "chain and a timeout", Opts: chainsync.ServiceOptions{Chain: chain, Timeouts: protocol.Timeouts{chainsync.StIdle: time.Second}}},
+	}, chainsync.NewService,
+		func(svc *chainsync.Service) *protocol.Spec { return svc.Servers()[0].Spec },
+		func(o chainsync.ServiceOptions) *protocol.Spec { return chainsync.Spec().WithTimeouts(o.Timeouts) })
 }
