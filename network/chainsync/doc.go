@@ -13,9 +13,10 @@
 // exponentially spaced back to the immutable tip, then origin), then requests
 // next forever. A roll backward to the point it is at — the intersection,
 // or a keep-alive — changes nothing; so it follows Cardano's servers, and
-// this node's older ones, which rolled forward at once, alike. Each header must extend the one before it and pass
-// ValidateHeader, which only returns a verdict; an accepted header is then
-// handed to OnValidHeader, the hook through which the node acts on it.
+// this node's older ones, which rolled forward at once, alike. Each header
+// must extend the one before it and pass ValidateHeader, which only returns
+// a verdict; an accepted header is then handed to OnValidHeader, the hook
+// through which the node acts on it.
 // Bodies are fetched (by blockfetch, from the same peer, through the Fetch
 // callback) in batches while the client is behind and one at a time at the
 // tip, and handed to the local chain's AddBlock; the blocks the local chain
