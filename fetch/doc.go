@@ -25,9 +25,9 @@
 // ErrMalformed). The client pipelines up to MaxPipelined requests. A
 // server asked for what it does not hold ends the session with ErrNotHeld
 // (logged, not a violation): the protocol has no "not found" message, and
-// the client re-plans elsewhere. The client checks
-// every body (size, hash, DecodeEBBody) and every tx hash against its
-// request; a mismatch is a violation (ErrBadBody, ErrBadTxs).
+// the client re-plans elsewhere. The client checks every body (size, hash,
+// DecodeEBBody) and every tx hash against its request; a mismatch is a
+// violation (ErrBadBody, ErrBadTxs).
 //
 // # Decision logic
 //

@@ -35,10 +35,10 @@ type ServiceOptions struct {
 }
 
 // Service is chain sync as the host runs it: the server of
-// ServiceOptions.Chain on the streams peers open, and toward every connected
-// peer a Client that syncs ServiceOptions.Chain from it, fetching the bodies by block fetch from the
-// same peer. It serves no block fetch itself: peers syncing from this node
-// need blockfetch's Service beside it. It tells, through Forks, whether its
+// ServiceOptions.Chain on the streams peers open, and toward every
+// connected peer a Client that syncs ServiceOptions.Chain from it, fetching
+// the bodies by block fetch from the same peer. It serves no block fetch
+// itself: peers syncing from this node need blockfetch's Service beside it. It tells, through Forks, whether its
 // peers' chains join ours.
 type Service struct {
 	opts      ServiceOptions

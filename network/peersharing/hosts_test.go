@@ -23,7 +23,7 @@ import (
 func sharing(o *network.HostOptions) {
 	svc, err := peersharing.NewService(peersharing.ServiceOptions{})
 	if err != nil {
-		panic(err) // options it needs none of: a broken constructor
+		panic(err) // it requires nothing: an error is a broken constructor
 	}
 	o.PeerSharing = svc
 }

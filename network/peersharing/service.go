@@ -28,8 +28,9 @@ type ServiceOptions struct {
 	Timeouts protocol.Timeouts
 }
 
-// NewService returns the peer-sharing service. It never fails today; it
-// returns an error to have the shape of every mini-protocol's NewService.
+// NewService returns the peer-sharing service. It never fails, as nothing
+// is required; the error keeps the shape of every mini-protocol's
+// NewService.
 func NewService(opts ServiceOptions) (*Service, error) {
 	return &Service{spec: Spec().WithTimeouts(opts.Timeouts)}, nil
 }
