@@ -22,11 +22,12 @@
 // tagged (ForbidTags: a tx in tag 24 is refused, not unwrapped); a point is
 // never the origin. Each refusal is a protocol violation that closes the
 // stream (protocol.ErrIndefiniteLength, ErrTagged, ErrWrongType, or
-// ErrMalformed). The client pipelines up to MaxPipelined requests. A server asked for what it does not hold ends the
-// session with ErrNotHeld (logged, not a violation): the protocol has no
-// "not found" message, and the client re-plans elsewhere. The client checks
-// every body (size, hash, DecodeEBBody) and every tx hash against its
-// request; a mismatch is a violation (ErrBadBody, ErrBadTxs).
+// ErrMalformed). The client pipelines up to MaxPipelined requests. A
+// server asked for what it does not hold ends the session with ErrNotHeld
+// (logged, not a violation): the protocol has no "not found" message, and
+// the client re-plans elsewhere. The client checks every body (size, hash,
+// DecodeEBBody) and every tx hash against its request; a mismatch is a
+// violation (ErrBadBody, ErrBadTxs).
 //
 // # Decision logic
 //

@@ -20,10 +20,9 @@ import (
 // the server. It never writes a store: checked replies go to
 // Options.Ingest (the pipeline's handlers), which store them and tell the
 // Fetcher what is now held (events.go). Build it with New, run Run once,
-// and add Service to the host.
+// and give the host its NewService.
 type Fetcher struct {
 	opts   Options
-	spec   *protocol.Spec
 	server *Server
 	log    *slog.Logger
 
@@ -51,7 +50,6 @@ func New(opts Options) (*Fetcher, error) {
 	opts = opts.withDefaults()
 	f := &Fetcher{
 		opts:    opts,
-		spec:    Spec(opts.Limits).WithTimeouts(opts.Timeouts),
 		log:     opts.Logger.With("component", "fetch"),
 		dec:     newDecisions(opts),
 		clients: make(map[peer.ID]*peerClient),

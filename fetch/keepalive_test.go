@@ -40,12 +40,13 @@ func TestIdleStreamSaysDone(t *testing.T) {
 	in := &bodyIngest{got: make(chan block.Point, 2)}
 	f, err := New(Options{
 		Store: db, Ingest: in, Limits: testLimits, Logger: quietLogger(),
-		KeepAlive: idle / 3, Timeouts: protocol.Timeouts{StIdle: idle},
+		KeepAlive: idle / 3,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	in.f = f
+	spec := Spec(testLimits).WithTimeouts(protocol.Timeouts{StIdle: idle})
 
 	// Each session the client opens gets a server of its own, as the
 	// host gives each stream.
@@ -57,8 +58,8 @@ func TestIdleStreamSaysDone(t *testing.T) {
 	open := func(context.Context) (*protocol.Session, error) {
 		a, b := net.Pipe()
 		onViolation := func(err error) { violation <- err }
-		client := protocol.NewSession(context.Background(), protocol.Config{Spec: f.spec, Role: protocol.Client, Stream: pipeStream{a}, OnViolation: onViolation})
-		server := protocol.NewSession(context.Background(), protocol.Config{Spec: f.spec, Role: protocol.Server, Stream: pipeStream{b}, OnViolation: onViolation})
+		client := protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Client, Stream: pipeStream{a}, OnViolation: onViolation})
+		server := protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Server, Stream: pipeStream{b}, OnViolation: onViolation})
 		wg.Go(func() {
 			served <- (&Server{Store: db, Logger: quietLogger()}).Serve(server.Context(), server)
 			server.Close()

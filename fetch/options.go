@@ -56,8 +56,6 @@ type Options struct {
 	// stream, so the server never waits out Idle's timeout. The peer's
 	// offers and budget stay meanwhile. Default protocol.KeepAlive (90 s).
 	KeepAlive time.Duration
-	// Timeouts override Spec's per-state timeouts (for tests).
-	Timeouts protocol.Timeouts
 
 	// Syncing reports whether the node is catching up: then EBs are fetched
 	// oldest first, otherwise freshest first. Nil: always caught up.

@@ -4,8 +4,9 @@
 // CertRB when the tip's EB has a quorum of votes and is old enough, else an
 // RB with txs, either announcing an EB of the txs it does not carry — and
 // hands it to the chain through the same AddBlock path a block from a peer
-// takes. If the pool holds a committee seat, it then votes on the tip's EB
-// once its closure is held and applies (VoteSlot).
+// takes. If the pool holds a committee seat, a voter on a loop of its own
+// (woken at every slot, tip change and completed closure) votes on the
+// tip's EB once its closure is held and applies (VoteSlot).
 //
 // Invariants:
 //   - At most one block per slot, and only on a tip whose slot is earlier.

@@ -20,5 +20,6 @@
 // This package must never import a store or a protocol; it reads the UTxO
 // only through the UTxO interface. It holds no mutable package state (the
 // CBOR modes and the tables of feature names are read-only). Its only
-// goroutines are ApplyTxsVerified's signature checks, which it waits for.
+// goroutines decode a batch and check its signatures ahead
+// (ApplyTxsVerified, ApplyBatch), and it waits for them.
 package ledger

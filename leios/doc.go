@@ -14,7 +14,9 @@
 //  2. Body: from a peer's fetch reply or the forge (Publish, which takes the
 //     decoded EB — nothing is decoded twice). It goes into the LeiosDB, whose
 //     commit makes the relay offer it, then into the tx cache, whose answer —
-//     the txs not yet held — seeds the fetch logic's missing set.
+//     the txs not yet held — seeds the fetch logic's missing set, less the
+//     txs the mempool holds, which are stored from there at once (and so
+//     are those it admits later, as it admits them).
 //
 //  3. Txs of the closure: from peers (unvalidated) or the forge (validated).
 //     Into the LeiosDB (each stored once, discharged from every EB that
@@ -35,7 +37,9 @@
 //     applies the certified closure before the block's own txs. A CertRB
 //     whose closure is not complete here is parked (chaindb.ErrNotReady);
 //     its closure is fetched first, from any peer, and the chain reselects
-//     when it completes. Certified EBs are promoted before GC.
+//     when it completes; a CertRB chain sync brings ahead of the chain has
+//     its closure fetched at once (FetchAhead). Certified EBs are promoted
+//     before GC.
 //
 // One follower of the LeiosDB (leiosdb.Follower, which catches up after a
 // lag) turns its commits into the relay's offers, the node's record of when

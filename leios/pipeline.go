@@ -153,8 +153,16 @@ func (p *Pipeline) Close() error { return p.db.Close() }
 
 // Services are LeiosNotify and LeiosFetch, for the host to run with every
 // peer.
-func (p *Pipeline) Services() []network.Service {
-	return []network.Service{notify.NewService(p.relay), p.fetcher.Service()}
+func (p *Pipeline) Services() ([]network.Service, error) {
+	relay, err := notify.NewService(notify.ServiceOptions{Relay: p.relay})
+	if err != nil {
+		return nil, err
+	}
+	fetcher, err := fetch.NewService(fetch.ServiceOptions{Fetcher: p.fetcher})
+	if err != nil {
+		return nil, err
+	}
+	return []network.Service{relay, fetcher}, nil
 }
 
 // Run runs the pipeline until ctx ends: the fetch decision loop, the

@@ -31,8 +31,8 @@
 //
 // Invariants:
 //   - Snapshot never blocks and never takes a lock: readers (the forge, every
-//     tx-submission server) load the pointer; per-peer cursors walk a
-//     snapshot by ticket number.
+//     tx-submission client serving this node's txs) load the pointer;
+//     per-peer cursors walk a snapshot by ticket number.
 //   - Within a snapshot every tx is valid (reapply) on the tip's UTxO after
 //     the txs before it; tickets strictly increase and a tx keeps its ticket
 //     across syncs; the byte total never exceeds the capacity.

@@ -92,7 +92,7 @@ func (s *Snapshot) at(pos int, ok bool) (Entry, bool) {
 func (s *Snapshot) All() iter.Seq[Entry] { return s.After(0) }
 
 // After yields, in ticket order, the txs with a ticket greater than ticket:
-// a tx-submission server's per-peer cursor walk.
+// a tx-submission client's per-peer cursor walk.
 func (s *Snapshot) After(ticket uint64) iter.Seq[Entry] {
 	return func(yield func(Entry) bool) {
 		for _, e := range s.after(ticket) {

@@ -31,9 +31,13 @@
 // Protocol packages plug in through the Service interface, each in its own
 // service.go (network/chainsync, network/blockfetch, network/txsubmission,
 // network/peersharing, notify, fetch); peer sharing also through the
-// PeerSharing interface, which the connection manager asks. The host knows no chain types: it never imports block,
-// ledger, a store or a protocol package, and what a protocol does with the
-// chain, the mempool or the LeiosDB is its own options' business.
+// PeerSharing interface, which the connection manager asks. Each builds
+// its Service the same way, NewService(ServiceOptions) (*Service, error):
+// the options hold the parts it requires (one missing is an error naming
+// it) and Timeouts, per-state overrides of its Spec (nil keeps the Spec's).
+// The host knows no chain types: it never imports block, ledger, a store
+// or a protocol package, and what a protocol does with the chain, the
+// mempool or the LeiosDB is its own options' business.
 //
 // Invariants: one misbehaving stream or peer never stops another; every
 // goroutine (dialers, per-peer clients, stream handlers, session readers)

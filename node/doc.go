@@ -6,5 +6,7 @@
 // read-only, as New would, for leiosnode db check.
 //
 // This package must never hold protocol or storage logic of its own, and
-// nothing may import it but the binary.
+// nothing may import it but the binaries (cmd/leiosnode, and
+// cmd/leiosbench, whose benchmarks reach the mempool through its
+// adapters).
 package node

@@ -225,10 +225,14 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 	chain := chainAdapter{countingChain{n.chain, n.adopted}, n.leios}
 	var sharing network.PeerSharing // nil: the node takes no part
 	if n.cfg.SharesPeers() {
-		sharing = peersharing.NewService(nil)
+		svc, err := peersharing.NewService(peersharing.ServiceOptions{})
+		if err != nil {
+			return err
+		}
+		sharing = svc
 	}
 	var err error
-	n.chainsync = chainsync.NewService(chainsync.Options{
+	n.chainsync, err = chainsync.NewService(chainsync.ServiceOptions{
 		Chain:          chain,
 		ValidateHeader: n.validator.ValidateHeader,
 		OnValidHeader:  n.leios.Announce,
@@ -237,6 +241,26 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 		OnCaughtUp:     func() { n.caughtUp.Store(true) },
 		Logger:         n.log.With("component", "chainsync"),
 	})
+	if err != nil {
+		return err
+	}
+	blocks, err := blockfetch.NewService(blockfetch.ServiceOptions{Blocks: chain.Blocks})
+	if err != nil {
+		return err
+	}
+	leiosServices, err := n.leios.Services()
+	if err != nil {
+		return err
+	}
+	txs, err := txsubmission.NewService(txsubmission.ServiceOptions{
+		Mempool: txSubmissionMempool{n.mempool},
+		Options: txsubmission.Options{
+			Admit: func(ctx context.Context) error { return n.admission.Wait(ctx, admission.Peers) },
+		},
+	})
+	if err != nil {
+		return err
+	}
 	n.host, err = network.NewHost(network.HostOptions{
 		Key:         in.nodeKey,
 		Libp2p:      libp2pHost,
@@ -244,11 +268,9 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 		Topology:    in.topology.Peers,
 		Services: append([]network.Service{
 			n.chainsync,
-			blockfetch.NewService(chain.Blocks),
-			txsubmission.NewService(txSubmissionMempool{n.mempool}, txsubmission.Options{
-				Admit: func(ctx context.Context) error { return n.admission.Wait(ctx, admission.Peers) },
-			}),
-		}, n.leios.Services()...),
+			blocks,
+			txs,
+		}, leiosServices...),
 		PeerSharing: sharing,
 		TargetPeers: n.cfg.TargetPeers,
 		Logger:      n.log.With("component", "network"),

@@ -89,11 +89,15 @@ func startHostNode(t *testing.T, n *testNet, seed byte, dbs *peerDBs, topology [
 	})
 	s := make([]byte, ed25519.SeedSize)
 	s[0], s[1] = seed, 0x99
+	svc, err := notify.NewService(notify.ServiceOptions{Relay: hn.relay})
+	if err != nil {
+		t.Fatal(err)
+	}
 	h, err := network.NewHost(network.HostOptions{
 		Key:         ed25519.NewKeyFromSeed(s),
 		ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"},
 		Topology:    topology,
-		Services:    []network.Service{notify.NewService(hn.relay)},
+		Services:    []network.Service{svc},
 		MinBackoff:  50 * time.Millisecond,
 		MaxBackoff:  400 * time.Millisecond,
 		Logger:      quietLogger(),

@@ -14,7 +14,7 @@ func (r *Relay) Offer(kind leiosdb.EventKind, p block.Point, ebSize uint64) {
 	r.offer(kind, p, ebSize)
 }
 
-// offer records that the Store holds the body (BodyStored) or closure
+// offer records that the LeiosDB holds the body (BodyStored) or closure
 // (ClosureComplete) of p, and queues the offer to every peer if a header
 // announcing p was accepted; otherwise it waits in the offer state for
 // that header (accept sends it right behind the announcement).

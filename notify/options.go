@@ -67,8 +67,6 @@ type Options struct {
 	// within Busy's timeout, so a server with no news is never taken for a
 	// stuck one. Default protocol.KeepAlive (90 s).
 	KeepAlive time.Duration
-	// Timeouts override Spec's per-state timeouts (for tests).
-	Timeouts protocol.Timeouts
 
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger

@@ -16,7 +16,8 @@ import (
 // Relay is the node's one LeiosNotify relay: it validates announcements
 // and votes, deduplicates them, and feeds every served peer's FIFO with
 // them and with the offers of the LeiosDB, never an offer before its
-// announcement. Build it with NewRelay; Run follows the LeiosDB.
+// announcement. Build it with NewRelay; the node's LeiosDB follower feeds
+// it the LeiosDB's events (Offer), and NewService puts it on the host.
 type Relay struct {
 	opts Options
 	log  *slog.Logger
@@ -37,7 +38,7 @@ type Relay struct {
 	recent       []*block.Header              // the same, in (slot, acceptance) order
 	bySlotIssuer map[slotIssuer][]block.Hash  // at most two each
 	points       map[block.Point]struct{}     // announced by some accepted header
-	offers       map[block.Point]*offerState  // held by the Store; sent once announced
+	offers       map[block.Point]*offerState  // held by the LeiosDB; sent once announced
 	votes        map[block.Hash]*rbVotes      // for accepted headers only
 	verifying    map[voteKey]chan struct{}    // votes some batch is verifying now; closed when done
 	queues       map[*peerQueue]struct{}      // served peers
@@ -56,7 +57,7 @@ type slotIssuer struct {
 	issuer block.Bytes32
 }
 
-// offerState is what the Store holds of a point.
+// offerState is what the LeiosDB holds of a point.
 type offerState struct {
 	ebSize  uint64
 	body    bool // BodyStored
@@ -209,7 +210,7 @@ func (r *Relay) accept(h *block.Header) {
 	}
 }
 
-// offerMessages are the offers of a point the Store holds, block offer
+// offerMessages are the offers of a point the LeiosDB holds, block offer
 // first.
 func offerMessages(p block.Point, st *offerState) []protocol.Message {
 	var msgs []protocol.Message

@@ -2,6 +2,7 @@ package notify
 
 import (
 	"context"
+	"errors"
 
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -9,7 +10,6 @@ import (
 
 // Service is LeiosNotify as the host runs it: the relay serves every peer
 // that opens /leios/notify/1, and a client follows each connected peer.
-// The node runs relay.Run beside the host.
 type Service struct {
 	relay *Relay
 	spec  *protocol.Spec
@@ -17,9 +17,21 @@ type Service struct {
 
 var _ network.Service = (*Service)(nil)
 
-// NewService runs LeiosNotify through relay.
-func NewService(relay *Relay) *Service {
-	return &Service{relay: relay, spec: Spec().WithTimeouts(relay.opts.Timeouts)}
+// ServiceOptions configure a Service. Relay is required.
+type ServiceOptions struct {
+	// Relay serves and follows the peers.
+	Relay *Relay
+	// Timeouts override Spec's per-state timeouts, by state (for tests);
+	// nil keeps Spec's.
+	Timeouts protocol.Timeouts
+}
+
+// NewService runs LeiosNotify through opts.Relay.
+func NewService(opts ServiceOptions) (*Service, error) {
+	if opts.Relay == nil {
+		return nil, errors.New("notify: ServiceOptions.Relay is required")
+	}
+	return &Service{relay: opts.Relay, spec: Spec().WithTimeouts(opts.Timeouts)}, nil
 }
 
 // Name is the service's name in the host's logs.

@@ -1,8 +1,8 @@
 // Command leiosbench runs the benchmarks of ARCHITECTURE.md, "Benchmarks", and prints their
 // tables, so that each component is measured side by side with its reference
-// in one run. The store benchmarks (txcache, mempool, txsubmission) also
-// write the same figures to --json FILE and their plots into --plots DIR;
-// the others print one JSON document instead of the tables with --json.
+// in one run. Each also writes the same figures to --json FILE; txcache,
+// mempool, txsubmission, diffusion and sync draw their plots into --plots
+// DIR, and throughput its plot to --plot FILE.
 package main
 
 import (

@@ -188,11 +188,16 @@ func (n *Network) newNode(i int, dir string) (*Node, error) {
 			topology = append(topology, n.nodes[e[0]].Host.P2PAddrs()...)
 		}
 	}
+	services, err := nd.Pipeline.Services()
+	if err != nil {
+		_ = lh.Close()
+		return nd, err
+	}
 	host, err := network.NewHost(network.HostOptions{
 		Key:        key,
 		Libp2p:     shaped,
 		Topology:   topology,
-		Services:   nd.Pipeline.Services(),
+		Services:   services,
 		MinBackoff: 20 * time.Millisecond,
 		MaxBackoff: time.Second,
 		Logger:     log,

@@ -2,6 +2,7 @@ package blockfetch
 
 import (
 	"context"
+	"errors"
 
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -19,9 +20,21 @@ type Service struct {
 
 var _ network.Service = (*Service)(nil)
 
-// NewService serves the ranges blocks reads.
-func NewService(blocks Blocks) *Service {
-	return &Service{spec: Spec(), server: &Server{Blocks: blocks}}
+// ServiceOptions configure a Service. Blocks is required.
+type ServiceOptions struct {
+	// Blocks reads the ranges the server serves (Server.Blocks).
+	Blocks Blocks
+	// Timeouts override Spec's per-state timeouts, by state (for tests);
+	// nil keeps Spec's.
+	Timeouts protocol.Timeouts
+}
+
+// NewService serves the ranges opts.Blocks reads.
+func NewService(opts ServiceOptions) (*Service, error) {
+	if opts.Blocks == nil {
+		return nil, errors.New("blockfetch: ServiceOptions.Blocks is required")
+	}
+	return &Service{spec: Spec().WithTimeouts(opts.Timeouts), server: &Server{Blocks: opts.Blocks}}, nil
 }
 
 // Name is the service's name in the host's logs.

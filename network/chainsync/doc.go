@@ -13,16 +13,17 @@
 // exponentially spaced back to the immutable tip, then origin), then requests
 // next forever. A roll backward to the point it is at — the intersection,
 // or a keep-alive — changes nothing; so it follows Cardano's servers, and
-// this node's older ones, which rolled forward at once, alike. Each header must extend the one before it and pass
-// ValidateHeader, which only returns a verdict; an accepted header is then
-// handed to OnValidHeader, the hook through which the node acts on it.
+// this node's older ones, which rolled forward at once, alike. Each header
+// must extend the one before it and pass ValidateHeader, which only returns
+// a verdict; an accepted header is then handed to OnValidHeader, the hook
+// through which the node acts on it.
 // Bodies are fetched (by blockfetch, from the same peer, through the Fetch
 // callback) in batches while the client is behind and one at a time at the
 // tip, and handed to the local chain's AddBlock; the blocks the local chain
 // already holds (the common prefix, or a peer behind us) are not fetched.
 //
 // The host runs it through Service (service.go); the chain, the header
-// check and the hooks are the Service's Options, so the host sees none of
+// check and the hooks are its ServiceOptions, so the host sees none of
 // them.
 //
 // A peer whose chain forks from ours before our immutable tip (a node that

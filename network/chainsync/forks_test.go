@@ -11,7 +11,6 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network"
-	"github.com/leiosnode/leiosnode/network/blockfetch"
 	"github.com/leiosnode/leiosnode/network/chainsync"
 	"github.com/leiosnode/leiosnode/network/internal/chaintest"
 	"github.com/leiosnode/leiosnode/network/internal/hosttest"
@@ -28,14 +27,13 @@ func startForkNode(t *testing.T, seed byte, chain *chaintest.DB, topology []stri
 	t.Helper()
 	n := &forkNode{chain: chain}
 	n.Node = hosttest.Start(t, seed, topology, func(o *network.HostOptions) {
-		n.sync = chainsync.NewService(chainsync.Options{
+		n.sync, o.Services = newServices(t, chainsync.ServiceOptions{
 			Chain:          chain,
 			ValidateHeader: chaintest.ValidateHeader,
 			IsForkTooDeep:  chaintest.IsForkTooDeep,
 			ForkRecheck:    50 * time.Millisecond,
 			Logger:         o.Logger,
-		})
-		o.Services = []network.Service{n.sync, blockfetch.NewService(blockfetch.FromSlices(chain.BlockRange))}
+		}, chain.BlockRange)
 	})
 	return n
 }

@@ -17,11 +17,25 @@ import (
 func startNode(t *testing.T, seed byte, chain *chaintest.Chain, topology []string, configure ...func(*network.HostOptions)) *hosttest.Node {
 	t.Helper()
 	withChain := func(o *network.HostOptions) {
-		o.Services = append(o.Services,
-			chainsync.NewService(chainsync.Options{Chain: chain, ValidateHeader: chaintest.ValidateHeader}),
-			blockfetch.NewService(blockfetch.FromSlices(chain.BlockRange)))
+		_, services := newServices(t, chainsync.ServiceOptions{Chain: chain, ValidateHeader: chaintest.ValidateHeader}, chain.BlockRange)
+		o.Services = append(o.Services, services...)
 	}
 	return hosttest.Start(t, seed, topology, append([]func(*network.HostOptions){withChain}, configure...)...)
+}
+
+// newServices are chain sync of opts and block fetch of blockRange, as the
+// node runs them: sync, and both for the host.
+func newServices(t *testing.T, opts chainsync.ServiceOptions, blockRange func(from, to block.Point) ([]*block.Block, error)) (sync *chainsync.Service, services []network.Service) {
+	t.Helper()
+	sync, err := chainsync.NewService(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetch, err := blockfetch.NewService(blockfetch.ServiceOptions{Blocks: blockfetch.FromSlices(blockRange)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sync, []network.Service{sync, fetch}
 }
 
 func sameTip(chains ...*chaintest.Chain) func() bool {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network"
-	"github.com/leiosnode/leiosnode/network/blockfetch"
 	"github.com/leiosnode/leiosnode/network/chainsync"
 	"github.com/leiosnode/leiosnode/network/internal/chaintest"
 	"github.com/leiosnode/leiosnode/network/internal/hosttest"
@@ -45,13 +44,10 @@ func TestMisbehavingPeer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			const runs = 6
 			node := hosttest.Start(t, 1, nil, func(o *network.HostOptions) {
-				o.Services = []network.Service{
-					chainsync.NewService(chainsync.Options{
-						Chain: chain, ValidateHeader: chaintest.ValidateHeader,
-						Timeouts: idle(tc.idle),
-					}),
-					blockfetch.NewService(blockfetch.FromSlices(chain.BlockRange)),
-				}
+				_, o.Services = newServices(t, chainsync.ServiceOptions{
+					Chain: chain, ValidateHeader: chaintest.ValidateHeader,
+					Timeouts: idle(tc.idle),
+				}, chain.BlockRange)
 				o.FrameTimeout = 200 * time.Millisecond
 				o.MaxViolations = 2 * runs // counted, not yet banned
 			})

@@ -3,6 +3,7 @@ package chainsync
 import (
 	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -12,9 +13,9 @@ import (
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
-// Options configure a Service. Chain is required; the rest are the
+// ServiceOptions configure a Service. Chain is required; the rest are the
 // per-peer Client's fields of the same names.
-type Options struct {
+type ServiceOptions struct {
 	// Chain is served to peers and synced from them.
 	Chain          NodeChain
 	ValidateHeader func(*block.Header) error
@@ -28,18 +29,19 @@ type Options struct {
 	Logger *slog.Logger
 	// KeepAlive is the server's (Server.KeepAlive).
 	KeepAlive time.Duration
-	// Timeouts override Spec's per-state timeouts (for tests).
+	// Timeouts override Spec's per-state timeouts, by state (for tests);
+	// nil keeps Spec's.
 	Timeouts protocol.Timeouts
 }
 
-// Service is chain sync as the host runs it: the server of Options.Chain on
-// the streams peers open, and toward every connected peer a Client that
-// syncs Options.Chain from it, fetching the bodies by block fetch from the
-// same peer. It serves no block fetch itself: peers syncing from this node
-// need blockfetch's Service beside it. It tells, through Forks, whether its
+// Service is chain sync as the host runs it: the server of
+// ServiceOptions.Chain on the streams peers open, and toward every
+// connected peer a Client that syncs ServiceOptions.Chain from it, fetching
+// the bodies by block fetch from the same peer. It serves no block fetch
+// itself: peers syncing from this node need blockfetch's Service beside it. It tells, through Forks, whether its
 // peers' chains join ours.
 type Service struct {
-	opts      Options
+	opts      ServiceOptions
 	spec      *protocol.Spec
 	fetchSpec *protocol.Spec
 	server    *Server
@@ -49,14 +51,17 @@ type Service struct {
 var _ network.Service = (*Service)(nil)
 
 // NewService returns the chain-sync service of opts.Chain.
-func NewService(opts Options) *Service {
+func NewService(opts ServiceOptions) (*Service, error) {
+	if opts.Chain == nil {
+		return nil, errors.New("chainsync: ServiceOptions.Chain is required")
+	}
 	return &Service{
 		opts:      opts,
 		spec:      Spec().WithTimeouts(opts.Timeouts),
 		fetchSpec: blockfetch.Spec(),
 		server:    &Server{Chain: opts.Chain, KeepAlive: opts.KeepAlive},
 		forks:     newForkWatch(cmp.Or(opts.Logger, slog.Default())),
-	}
+	}, nil
 }
 
 // Forks is what the clients know of the connected peers' chains: which

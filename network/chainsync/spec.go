@@ -22,8 +22,8 @@ const maxMessageSize = 64 << 10
 // honest peer runs into one:
 //   - Idle (IdleWait, 3673 s, the server waits): the client asks again as
 //     soon as it has handled an answer; it only pauses to fetch and add
-//     bodies, or to wait out a fork deeper than k (Options.ForkRecheck, a
-//     minute, before it asks again).
+//     bodies, or to wait out a fork deeper than k
+//     (ServiceOptions.ForkRecheck, a minute, before it asks again).
 //   - CanAwait and Intersect (ShortWait, 10 s, the client waits): answered
 //     at once from the server's chain, with an update or await reply.
 //   - MustReply (HeldWait, 269 s, the client waits): the server holds the

@@ -6,7 +6,7 @@
 // multiaddrs it may be dialed at.
 //
 // Which peers a server shares is the host's business (network.Peer's
-// PeersToShare): peers connected both ways, that take part in peer sharing
+// PeersToShare): connected peers that take part in peer sharing
 // themselves, at addresses the asking peer can reach. This package only
 // carries the exchange and checks it: a server sharing more peers than
 // asked for, or an address that does not parse, is a violation.

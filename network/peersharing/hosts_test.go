@@ -20,7 +20,13 @@ import (
 )
 
 // sharing runs a host with peer sharing, as a relay does.
-func sharing(o *network.HostOptions) { o.PeerSharing = peersharing.NewService(nil) }
+func sharing(o *network.HostOptions) {
+	svc, err := peersharing.NewService(peersharing.ServiceOptions{})
+	if err != nil {
+		panic(err) // it requires nothing: an error is a broken constructor
+	}
+	o.PeerSharing = svc
+}
 
 // quick shortens the connection manager's waits.
 func quick(o *network.HostOptions) {

@@ -20,9 +20,19 @@ type Service struct {
 
 var _ network.PeerSharing = (*Service)(nil)
 
-// NewService returns the service; timeouts override Spec's (for tests).
-func NewService(timeouts protocol.Timeouts) *Service {
-	return &Service{spec: Spec().WithTimeouts(timeouts)}
+// ServiceOptions configure a Service. Nothing is required: the peers it
+// shares are the host's (network.Peer.PeersToShare).
+type ServiceOptions struct {
+	// Timeouts override Spec's per-state timeouts, by state (for tests);
+	// nil keeps Spec's.
+	Timeouts protocol.Timeouts
+}
+
+// NewService returns the peer-sharing service. It never fails, as nothing
+// is required; the error keeps the shape of every mini-protocol's
+// NewService.
+func NewService(opts ServiceOptions) (*Service, error) {
+	return &Service{spec: Spec().WithTimeouts(opts.Timeouts)}, nil
 }
 
 // Name is the service's name in the host's logs.

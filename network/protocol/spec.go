@@ -143,8 +143,8 @@ func (sp *Spec) Validate() error {
 type Timeouts map[State]time.Duration
 
 // WithTimeouts returns a copy of sp whose states in t have t's timeouts:
-// how a protocol's Options shorten them for tests. A state sp does not
-// declare is ignored.
+// how a protocol's ServiceOptions shorten them for tests. A state sp does
+// not declare is ignored.
 func (sp *Spec) WithTimeouts(t Timeouts) *Spec {
 	if len(t) == 0 {
 		return sp

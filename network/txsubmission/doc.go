@@ -14,10 +14,11 @@
 // and announces up to req txs after its cursor: the ticket of the last tx
 // it announced, so it walks the mempool's snapshots in ticket order, one
 // TxsAfter call per request and no lock per tx. A blocking request waits
-// for a new tx (Mempool.Changed), or KeepAlive: then the client says done
-// and the host opens a new stream, so a quiet network times nobody out. To request txs it sends those of the
-// named txs the mempool still holds, in request order, leaving out the
-// rest.
+// for a new tx (Mempool.Changed), then BatchWait for more, or KeepAlive
+// with none: then the client says done and the host opens a new stream,
+// so a quiet network times nobody out. To request txs it sends those of
+// the named txs the mempool still holds, in request order, leaving out
+// the rest.
 //
 // The server keeps the window from its side: it asks for ids blocking when
 // every announced id is dealt with (and acknowledges them all), non-blocking

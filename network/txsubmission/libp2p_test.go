@@ -16,7 +16,11 @@ import (
 func startHost(t *testing.T, seed byte, mempool *memMempool, topology []string, configure ...func(*network.HostOptions)) *hosttest.Node {
 	t.Helper()
 	withTxSubmission := func(o *network.HostOptions) {
-		o.Services = []network.Service{txsubmission.NewService(mempool, txsubmission.Options{})}
+		svc, err := txsubmission.NewService(txsubmission.ServiceOptions{Mempool: mempool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Services = []network.Service{svc}
 	}
 	return hosttest.Start(t, seed, topology, append([]func(*network.HostOptions){withTxSubmission}, configure...)...)
 }

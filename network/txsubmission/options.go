@@ -62,8 +62,6 @@ type Options struct {
 	// asks its client for no txs, which hold them — backpressure, not loss.
 	// An error (ctx ended) ends the session.
 	Admit func(ctx context.Context) error
-	// Timeouts override Spec's per-state timeouts (for tests).
-	Timeouts protocol.Timeouts
 }
 
 func (o Options) withDefaults() Options {

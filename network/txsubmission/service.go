@@ -2,6 +2,7 @@ package txsubmission
 
 import (
 	"context"
+	"errors"
 
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -19,9 +20,27 @@ type Service struct {
 
 var _ network.Service = (*Service)(nil)
 
-// NewService runs tx submission over mempool.
-func NewService(mempool Mempool, opts Options) *Service {
-	return &Service{spec: Spec().WithTimeouts(opts.Timeouts), server: NewServer(mempool, opts), client: NewClient(mempool, opts)}
+// ServiceOptions configure a Service. Mempool is required.
+type ServiceOptions struct {
+	// Mempool is what the client serves and the server fills.
+	Mempool Mempool
+	// Options configure the Client and the Server.
+	Options
+	// Timeouts override Spec's per-state timeouts, by state (for tests);
+	// nil keeps Spec's.
+	Timeouts protocol.Timeouts
+}
+
+// NewService runs tx submission over opts.Mempool.
+func NewService(opts ServiceOptions) (*Service, error) {
+	if opts.Mempool == nil {
+		return nil, errors.New("txsubmission: ServiceOptions.Mempool is required")
+	}
+	return &Service{
+		spec:   Spec().WithTimeouts(opts.Timeouts),
+		server: NewServer(opts.Mempool, opts.Options),
+		client: NewClient(opts.Mempool, opts.Options),
+	}, nil
 }
 
 // Name is the service's name in the host's logs.

@@ -4,6 +4,7 @@ package protocoltest
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -50,4 +51,39 @@ func Frames(t testing.TB, msgs ...protocol.Message) []byte {
 		out = protocol.AppendFrame(out, body)
 	}
 	return out
+}
+
+// ServiceCase is one row of a protocol's NewService table.
+type ServiceCase[O any] struct {
+	Name string
+	Opts O
+	// WantErr is what the error must say; "" when NewService must succeed.
+	WantErr string
+}
+
+// CheckNewService is what every protocol's NewService owes: a case missing
+// a required part fails with an error saying which, and the service of any
+// other runs want(opts), its Spec with the options' timeouts (spec reads
+// the one its server runs).
+func CheckNewService[O, S any](t *testing.T, cases []ServiceCase[O], newService func(O) (S, error), spec func(S) *protocol.Spec, want func(O) *protocol.Spec) {
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			svc, err := newService(tc.Opts)
+			if tc.WantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.WantErr) {
+					t.Fatalf("err = %v, want one saying %q", err, tc.WantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := spec(svc)
+			for state, st := range want(tc.Opts).States {
+				if got.States[state].Timeout != st.Timeout {
+					t.Errorf("%s: timeout %v, want %v", state, got.States[state].Timeout, st.Timeout)
+				}
+			}
+		})
+	}
 }
