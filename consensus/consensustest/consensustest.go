@@ -15,6 +15,7 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/vrf"
 )
 
@@ -78,6 +79,7 @@ func Genesis(pools ...Pool) *consensus.Genesis {
 		SecurityParam:    10,
 		EpochNonce:       hex.EncodeToString(bytes.Repeat([]byte{4}, 32)),
 		MaxClockSkewMs:   1000,
+		ProtocolParams:   ledger.DefaultParams(),
 		Leios:            consensus.DefaultLeiosParams(),
 	}
 	for _, p := range pools {
