@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/internal/leiosnet"
 )
@@ -30,7 +31,7 @@ type diffusionFlags struct {
 	Scale      scaleFlags    `json:"scale"`
 	Quick      bool          `json:"quick"`
 	CPUProfile string        `json:"-"`
-	out        outputFlags
+	out        output.Flags
 
 	bytesPerSec float64
 }
@@ -94,14 +95,14 @@ Every node runs with a node's own LeiosDB block cache (128 MiB at most).`,
 			if err := f.validate(); err != nil {
 				return err
 			}
-			if err := f.out.makePlotsDir(); err != nil {
+			if err := f.out.MakePlotsDir(); err != nil {
 				return err
 			}
 			report, err := runDiffusionBench(cmd.Context(), f, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			return f.out.emit(cmd, report, diffusionPlots(report))
+			return f.out.Emit(cmd, report, diffusionPlots(report))
 		},
 	}
 	fs := cmd.Flags()
@@ -119,7 +120,7 @@ Every node runs with a node's own LeiosDB block cache (128 MiB at most).`,
 	fs.IntVar(&f.Scale.HeldPct, "scale-held", 50, "share of the scale run's EB the nodes already hold, in %")
 	fs.BoolVar(&f.Quick, "quick", false, "a smoke run of seconds: 4 nodes, 1 MB, 0 and 100 % held; a 12-node scale run of 1 MB")
 	fs.StringVar(&f.CPUProfile, "cpu-profile", "", "write a CPU profile of the largest scale run's diffusion (every node's work) to this file")
-	f.out.register(fs)
+	f.out.Register(fs)
 	return cmd
 }
 

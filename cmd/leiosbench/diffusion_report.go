@@ -127,7 +127,7 @@ func metOrMissed(met bool) string {
 	return "MISSED"
 }
 
-func (r *diffusionReport) write(w io.Writer) {
+func (r *diffusionReport) Write(w io.Writer) {
 	for _, s := range r.Scale {
 		s.write(w, r.Flags)
 	}

@@ -63,7 +63,7 @@ func TestDiffusionQuick(t *testing.T) {
 	}
 	// The tables print what the JSON holds.
 	var table bytes.Buffer
-	r.write(&table)
+	r.Write(&table)
 	for _, want := range []string{"scale run: 12 nodes", "topology line", "topology random", "within L_hdr + L_vote"} {
 		if !bytes.Contains(table.Bytes(), []byte(want)) {
 			t.Errorf("the table lacks %q:\n%s", want, table.String())

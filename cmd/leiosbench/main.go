@@ -7,7 +7,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -25,14 +24,4 @@ func main() {
 		fmt.Fprintln(os.Stderr, "leiosbench:", err)
 		os.Exit(1)
 	}
-}
-
-// report is what every benchmark returns: printed as tables, and written
-// as one indented JSON document with --json FILE.
-type report interface{ write(io.Writer) }
-
-// printReport prints r's tables and, if jsonPath is set, writes r there:
-// the output of the benchmarks without a plots directory.
-func printReport(cmd *cobra.Command, r report, jsonPath string) error {
-	return outputFlags{json: jsonPath}.emit(cmd, r, nil)
 }

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/leiosnode/leiosnode/internal/bench/machine"
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 )
 
 // mempoolFlags are the flags of leiosbench mempool.
@@ -31,7 +34,7 @@ type mempoolFlags struct {
 	SkipHoldTest bool          `json:"skip_hold,omitempty"`
 	Mempools     []string      `json:"mempools"`
 	Trace        string        `json:"trace,omitempty"`
-	out          outputFlags
+	out          output.Flags
 }
 
 func newMempoolCommand() *cobra.Command {
@@ -91,14 +94,14 @@ shows the reader stall and the throughput of every cell.`,
 			if err := f.validate(); err != nil {
 				return err
 			}
-			if err := f.out.makePlotsDir(); err != nil {
+			if err := f.out.MakePlotsDir(); err != nil {
 				return err
 			}
 			report, err := runMempoolBench(cmd.Context(), f, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			return f.out.emit(cmd, report, map[string]func(string) error{
+			return f.out.Emit(cmd, report, map[string]func(string) error{
 				"mempool.png": func(path string) error { return plotMempool(report, path) },
 			})
 		},
@@ -121,13 +124,13 @@ shows the reader stall and the throughput of every cell.`,
 	fs.BoolVar(&f.SkipHoldTest, "skip-hold", false, "leave out the lock-hold test")
 	fs.StringSliceVar(&f.Mempools, "mempools", []string{mpDouble, mpSingle}, "the mempools run in each cell")
 	fs.StringVar(&f.Trace, "trace", "", "write a Go execution trace of the load matrix to this file, and print where the slow reads spent their time")
-	f.out.register(fs)
+	f.out.Register(fs)
 	return cmd
 }
 
 // quick shrinks the run, leaving flags given explicitly as they are.
 func (f *mempoolFlags) quick(cmd *cobra.Command) {
-	set := func(name string, apply func()) { unlessGiven(cmd, name, apply) }
+	set := func(name string, apply func()) { output.UnlessGiven(cmd, name, apply) }
 	set("offered", func() { f.Offered = []int{1_000, 10_000} })
 	set("peers", func() { f.Peers = []int{2, 20} })
 	set("duration", func() { f.Duration = time.Second })
@@ -199,7 +202,7 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	r := &mempoolReport{Settings: f, Machine: describeMachine()}
+	r := &mempoolReport{Settings: f, Machine: machine.Describe()}
 	nChains, length := f.chainShape()
 	fmt.Fprintf(progress, "building %d chains of %d signed txs…\n", nChains, length)
 	t0 := time.Now()

@@ -17,6 +17,7 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/internal/bench/machine"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
@@ -412,7 +413,7 @@ type mpCell struct {
 	// on a private copy, in the same goroutines, timed the same way.
 	ControlStall mpStalls `json:"control_stall"`
 	// Machine is what the Go runtime and the machine did during the cell.
-	Machine mpMachine `json:"machine"`
+	Machine machine.Usage `json:"machine"`
 	// ForgeWalkP50Ns and ForgeWalkMaxNs are the forge's whole walks:
 	// snapshot, and every tx reapplied on the tip's ledger.
 	ForgeWalkP50Ns int64   `json:"forge_walk_p50_ns"`
@@ -459,7 +460,7 @@ func runMPCell(ctx context.Context, kind string, chains *mpChains, costs *mpCost
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
-	machineAtStart := sampleMachine()
+	machineAtStart := machine.TakeSample()
 	start := time.Now()
 	interval := time.Duration(float64(time.Second) * float64(cs.peers) / float64(cs.offered))
 	for j := range cs.peers {
@@ -479,7 +480,7 @@ func runMPCell(ctx context.Context, kind string, chains *mpChains, costs *mpCost
 		cell.Admitted = l.admitted.Load() // adds finishing after the end do not count
 	}
 	elapsed := time.Since(start)
-	cell.Machine = sampleMachine().since(machineAtStart)
+	cell.Machine = machine.TakeSample().Since(machineAtStart)
 	cancel()
 	if err := g.Wait(); err != nil && !errors.Is(err, context.Canceled) {
 		return mpCell{}, err

@@ -7,21 +7,24 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/leiosnode/leiosnode/internal/bench/machine"
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 )
 
 // mempoolReport is the whole result of a run, printed as tables and, with
 // --json, written as one document.
 type mempoolReport struct {
-	Settings mempoolFlags `json:"settings"`
-	Machine  machine      `json:"machine"`
-	TxBytes  int          `json:"tx_bytes"`
+	Settings mempoolFlags        `json:"settings"`
+	Machine  machine.Description `json:"machine"`
+	TxBytes  int                 `json:"tx_bytes"`
 	// CeilingTxS is the serial validation ceiling this run measured.
 	CeilingTxS float64  `json:"serial_validation_ceiling_tx_s"`
 	Cells      []mpCell `json:"cells"`
 	Holds      []mpHold `json:"sync_lock_hold"`
 	// Trace is the execution trace's account of the reads (--trace).
-	Trace   []mpTraceWalks `json:"trace,omitempty"`
-	Targets []verdict      `json:"targets"`
+	Trace   []mpTraceWalks   `json:"trace,omitempty"`
+	Targets []output.Verdict `json:"targets"`
 }
 
 func (r *mempoolReport) cell(kind string, offered, peers int) *mpCell {
@@ -63,23 +66,23 @@ func (r *mempoolReport) judge() {
 			}
 		}
 		r.Targets = append(r.Targets,
-			verdict{
+			output.Verdict{
 				What:     "every cell had syncs",
 				Measured: fmt.Sprintf("fewest %d", fewestSyncs),
 				Met:      fewestSyncs > 0,
 			},
-			verdict{
+			output.Verdict{
 				What:     "double-buffered max reader stall ≤ 1 ms in every cell (forge and tx-submission walks)",
 				Measured: fmt.Sprintf("worst %s (%s)", fmtDur(worstStall), worstStallAt),
 				Met:      worstStall <= time.Millisecond,
 			},
-			verdict{
+			output.Verdict{
 				What:     "double-buffered throughput ≥ 95 % of min(offered, ceiling) in every cell",
 				Measured: fmt.Sprintf("worst %.1f %% (%s)", 100*worstShare, worstShareAt),
 				Met:      worstShare >= 0.95,
 			})
 		if low != nil && high != nil && low != high {
-			r.Targets = append(r.Targets, verdict{
+			r.Targets = append(r.Targets, output.Verdict{
 				What: "single-lock max reader stall grows with occupancy (matrix)",
 				Measured: fmt.Sprintf("%s at ≤ %d txs held → %s at ≤ %d txs held",
 					fmtDur(time.Duration(low.MaxReaderStallNs)), low.MaxOccupancyTxs, fmtDur(time.Duration(high.MaxReaderStallNs)), high.MaxOccupancyTxs),
@@ -97,7 +100,7 @@ func (r *mempoolReport) judge() {
 		}
 	}
 	if first != nil && last != first {
-		r.Targets = append(r.Targets, verdict{
+		r.Targets = append(r.Targets, output.Verdict{
 			What: "single-lock sync lock hold grows with occupancy (hold test)",
 			Measured: fmt.Sprintf("%s at %d txs → %s at %d txs",
 				fmtDur(time.Duration(first.LockHeldNs)), first.HeldTxs, fmtDur(time.Duration(last.LockHeldNs)), last.HeldTxs),
@@ -106,10 +109,10 @@ func (r *mempoolReport) judge() {
 	}
 }
 
-func (r *mempoolReport) write(w io.Writer) {
+func (r *mempoolReport) Write(w io.Writer) {
 	s := r.Settings
 	fmt.Fprintln(w, "leiosbench mempool: the double-buffered mempool beside a single-lock baseline")
-	r.Machine.write(w)
+	r.Machine.Write(w)
 	fmt.Fprintf(w, "apply %s, reapply %s (busy-wait, on top of the real ledger rules); ledger view %s to open + %s a key\n",
 		fmtDur(s.ApplyCost), fmtDur(s.ReapplyCost), fmtDur(s.ReadBase), fmtDur(s.ReadPerKey))
 	fmt.Fprintf(w, "%s per cell; a block (RB + certified EB, the forge's selection) every %s, then a sync; the forge's walk every %s; each peer's tx-submission walk every %s; real signed txs of %d bytes\n",
@@ -171,7 +174,7 @@ func (r *mempoolReport) write(w io.Writer) {
 	}
 
 	if len(r.Targets) > 0 {
-		writeVerdicts(w, r.Targets)
+		output.WriteVerdicts(w, r.Targets)
 	}
 }
 

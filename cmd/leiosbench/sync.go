@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/leiosnode/leiosnode/internal/bench/machine"
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 )
 
 type syncFlags struct {
@@ -25,7 +28,7 @@ type syncFlags struct {
 	timeout   time.Duration
 	profile   bool
 	keep      bool
-	out       outputFlags
+	out       output.Flags
 }
 
 func newSyncCommand() *cobra.Command {
@@ -69,7 +72,7 @@ beside it (go tool pprof -top FILE).`,
 			if err := f.validate(); err != nil {
 				return err
 			}
-			if err := f.out.makePlotsDir(); err != nil {
+			if err := f.out.MakePlotsDir(); err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
@@ -78,7 +81,7 @@ beside it (go tool pprof -top FILE).`,
 			if err != nil {
 				return err
 			}
-			return f.out.emit(cmd, report, map[string]func(string) error{
+			return f.out.Emit(cmd, report, map[string]func(string) error{
 				"sync.png": func(path string) error { return plotSync(report, path) },
 			})
 		},
@@ -93,7 +96,7 @@ beside it (go tool pprof -top FILE).`,
 	fs.BoolVar(&f.profile, "cpu-profile", false, "save a CPU profile of the sync from the most peers into --plots")
 	fs.BoolVar(&f.keep, "keep", false, "keep the benchmark's directory (devnet, node logs)")
 	fs.BoolVar(&f.Quick, "quick", false, "a smoke run of seconds: 8 blocks at 800 tx/s")
-	f.out.register(fs)
+	f.out.Register(fs)
 	return cmd
 }
 
@@ -115,14 +118,14 @@ func (f *syncFlags) validate() error {
 			return fmt.Errorf("--peers %d: the chain has 3 sources", p)
 		}
 	}
-	if f.profile && f.out.plots == "" {
+	if f.profile && f.out.Plots == "" {
 		return errors.New("--cpu-profile needs --plots, the directory it goes to")
 	}
 	return nil
 }
 
 func runSyncBench(ctx context.Context, f syncFlags, progress io.Writer) (_ *syncReport, err error) {
-	report := &syncReport{Flags: f, LoadBefore: loadAverage()}
+	report := &syncReport{Flags: f, LoadBefore: machine.LoadAverage()}
 	exe := f.leiosnode
 	if exe == "" {
 		fmt.Fprintln(progress, "sync: building leiosnode...")
@@ -171,7 +174,7 @@ func runSyncBench(ctx context.Context, f syncFlags, progress io.Writer) (_ *sync
 		fmt.Fprintf(progress, "sync: a fresh node from %d peer(s)...\n", peers)
 		profile := ""
 		if f.profile && peers == most {
-			profile = filepath.Join(f.out.plots, fmt.Sprintf("sync-%dpeers.pprof", peers))
+			profile = filepath.Join(f.out.Plots, fmt.Sprintf("sync-%dpeers.pprof", peers))
 			report.Profile = profile
 		}
 		profileFor := time.Duration(report.Validation.Seconds * float64(time.Second))
@@ -182,7 +185,7 @@ func runSyncBench(ctx context.Context, f syncFlags, progress io.Writer) (_ *sync
 		run.OfValidation = report.Validation.Seconds / run.Seconds
 		report.Runs = append(report.Runs, run)
 	}
-	report.LoadAfter = loadAverage()
+	report.LoadAfter = machine.LoadAverage()
 	report.Target = report.target()
 	return report, nil
 }

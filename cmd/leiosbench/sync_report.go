@@ -73,7 +73,7 @@ func (r *syncReport) target() *syncTarget {
 	return nil
 }
 
-func (r *syncReport) write(w io.Writer) {
+func (r *syncReport) Write(w io.Writer) {
 	c := r.Chain
 	fmt.Fprintf(w, "sync: a forged devnet chain of %d blocks over %d slots (%.0f s of chain time at %d ms, f %s, k %d), forged in %.1f s at %g tx/s\n",
 		c.Blocks, c.Slots, c.ChainSeconds, c.SlotLengthMs, c.ActiveSlots, c.SecurityParam, c.ForgeSeconds, c.TxRate)

@@ -57,7 +57,7 @@ func TestSyncQuick(t *testing.T) {
 	checkPNG(t, filepath.Join(dir, "sync.png"))
 	checkFileNotEmpty(t, r.Profile)
 	var table bytes.Buffer
-	r.write(&table)
+	r.Write(&table)
 	for _, want := range []string{"validation, in-process, one core", "sync from 3 peer(s)", "target: from 3 peers"} {
 		if !bytes.Contains(table.Bytes(), []byte(want)) {
 			t.Errorf("the table lacks %q:\n%s", want, table.String())

@@ -18,6 +18,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/leiosnode/leiosnode/internal/bench/machine"
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 	"github.com/leiosnode/leiosnode/internal/devnet"
 )
 
@@ -82,8 +84,8 @@ them with a busy loop in another process for each run.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.quick {
-				unlessGiven(cmd, "duration", func() { f.duration = quickDuration })
-				unlessGiven(cmd, "warmup", func() { f.warmup = quickWarmup })
+				output.UnlessGiven(cmd, "duration", func() { f.duration = quickDuration })
+				output.UnlessGiven(cmd, "warmup", func() { f.warmup = quickWarmup })
 			}
 			rates, err := f.offeredRates()
 			if err != nil {
@@ -98,7 +100,7 @@ them with a busy loop in another process for each run.`,
 			if err != nil {
 				return err
 			}
-			if err := printReport(cmd, report, f.json); err != nil {
+			if err := output.Print(cmd, report, f.json); err != nil {
 				return err
 			}
 			if f.plot == "" {
@@ -171,13 +173,13 @@ func parseRates(s string) ([]float64, error) {
 
 // throughputReport is one devnet's outcome per rate.
 type throughputReport struct {
-	Nodes    int              `json:"nodes"`
-	Duration string           `json:"duration"`
-	Warmup   string           `json:"warmup"`
-	Hog      bool             `json:"hog"`
-	Machine  machine          `json:"machine"`
-	Cells    []throughputCell `json:"cells"`
-	Measured string           `json:"measured"`
+	Nodes    int                 `json:"nodes"`
+	Duration string              `json:"duration"`
+	Warmup   string              `json:"warmup"`
+	Hog      bool                `json:"hog"`
+	Machine  machine.Description `json:"machine"`
+	Cells    []throughputCell    `json:"cells"`
+	Measured string              `json:"measured"`
 	// Floor says what the floor is, in words.
 	Floor string `json:"floor"`
 }
@@ -243,7 +245,7 @@ func runThroughput(ctx context.Context, f throughputFlags, rates []float64, log 
 		return nil, err
 	}
 	r := &throughputReport{Nodes: f.nodes, Duration: f.duration.String(), Warmup: f.warmup.String(), Hog: f.hog,
-		Machine: describeMachine(), Measured: throughputMeasured, Floor: devnet.FloorDefinition}
+		Machine: machine.Describe(), Measured: throughputMeasured, Floor: devnet.FloorDefinition}
 	for _, rate := range rates {
 		cell, err := runThroughputRate(ctx, f, exe, template, rate, log)
 		if err != nil {
@@ -268,7 +270,7 @@ func runThroughputRate(ctx context.Context, f throughputFlags, exe string, templ
 		return throughputCell{}, err
 	}
 	reportFile := filepath.Join(dir, "report.json")
-	loadAvg := loadAverage()
+	loadAvg := machine.LoadAverage()
 	fmt.Fprintf(log, "rate %g tx/s: devnet in %s for %s (warm-up %s)\n", rate, dir, f.duration, f.warmup)
 	var hog *busyLoop
 	if f.hog {
@@ -361,13 +363,13 @@ func buildLeiosnode(ctx context.Context) (string, func(), error) {
 	return exe, cleanup, nil
 }
 
-func (r *throughputReport) write(w io.Writer) {
+func (r *throughputReport) Write(w io.Writer) {
 	hog := ""
 	if r.Hog {
 		hog = ", one core taken by a busy loop in another process"
 	}
 	fmt.Fprintf(w, "== throughput: %d nodes, %s per rate, figures after a %s warm-up%s ==\n", r.Nodes, r.Duration, r.Warmup, hog)
-	r.Machine.write(w)
+	r.Machine.Write(w)
 	fmt.Fprintf(w, "%6s %8s %8s %9s %8s %6s %9s %6s %5s %8s %8s %7s %6s\n",
 		"rate", "offered", "admitted", "refused/s", "on chain", "cert", "cert/30s", "p95 s", "lost", "pinned s", "CPU/1k s", "floor s", "ratio")
 	for _, c := range r.Cells {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leiosnode/leiosnode/internal/bench/machine"
 	"github.com/leiosnode/leiosnode/internal/devnet"
 )
 
@@ -142,7 +143,7 @@ func TestReadThroughputCell(t *testing.T) {
 // The table gives every figure of every rate, says what was measured and
 // where, and the plot is drawn.
 func TestThroughputTableAndPlot(t *testing.T) {
-	r := &throughputReport{Nodes: 3, Duration: "3m0s", Warmup: "1m0s", Hog: true, Machine: machine{CPU: "test CPU", CPUs: 2}, Measured: throughputMeasured, Floor: devnet.FloorDefinition}
+	r := &throughputReport{Nodes: 3, Duration: "3m0s", Warmup: "1m0s", Hog: true, Machine: machine.Description{CPU: "test CPU", CPUs: 2}, Measured: throughputMeasured, Floor: devnet.FloorDefinition}
 	for _, rate := range []float64{500, 1000, 2000} {
 		var pinned *devnet.MempoolPinned
 		if rate == 2000 {
@@ -156,7 +157,7 @@ func TestThroughputTableAndPlot(t *testing.T) {
 		r.Cells = append(r.Cells, c)
 	}
 	var out bytes.Buffer
-	r.write(&out)
+	r.Write(&out)
 	for _, want := range []string{
 		"one core taken by a busy loop",
 		"machine: test CPU, 2 CPUs",

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/leiosnode/leiosnode/internal/bench/machine"
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 	"github.com/leiosnode/leiosnode/internal/benchkeys"
 	"github.com/leiosnode/leiosnode/txcache"
 )
@@ -24,7 +26,7 @@ type txcacheFlags struct {
 	skipDB     bool
 	dbDir      string
 	quick      bool
-	out        outputFlags
+	out        output.Flags
 }
 
 func newTxcacheCommand() *cobra.Command {
@@ -69,14 +71,14 @@ batch: warm, cold and the floor.`,
 			if err := f.validate(); err != nil {
 				return err
 			}
-			if err := f.out.makePlotsDir(); err != nil {
+			if err := f.out.MakePlotsDir(); err != nil {
 				return err
 			}
 			report, err := runTxcacheBench(f, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			return f.out.emit(cmd, report, map[string]func(string) error{
+			return f.out.Emit(cmd, report, map[string]func(string) error{
 				"txcache.png": func(path string) error { return plotTxcache(report, path) },
 			})
 		},
@@ -90,13 +92,13 @@ batch: warm, cold and the floor.`,
 	fs.BoolVar(&f.skipDB, "skip-db", false, "leave out the LeiosDB")
 	fs.StringVar(&f.dbDir, "db-dir", "", "keep the LeiosDB here and reuse it if a run with the same shape populated it (default: a temporary directory, removed after)")
 	fs.BoolVar(&f.quick, "quick", false, "a run of seconds: 128 EBs × 1,000 txs in a table of 512 Ki slots, 5 batches, no LeiosDB (explicit flags win)")
-	f.out.register(fs)
+	f.out.Register(fs)
 	return cmd
 }
 
 // applyQuick shrinks the run, leaving flags given explicitly as they are.
 func (f *txcacheFlags) applyQuick(cmd *cobra.Command) {
-	set := func(name string, apply func()) { unlessGiven(cmd, name, apply) }
+	set := func(name string, apply func()) { output.UnlessGiven(cmd, name, apply) }
 	set("txs-per-eb", func() { f.txsPerEB = 1_000 })
 	set("tx-capacity", func() { f.capacity = 1 << 19 })
 	set("batches", func() { f.batches = 5 })
@@ -136,7 +138,7 @@ func runTxcacheBench(f txcacheFlags, progress io.Writer) (*txcacheReport, error)
 		TotalTxs:   f.ebs * f.txsPerEB,
 		Batches:    f.batches,
 		TxCapacity: f.capacity,
-		Machine:    describeMachine(),
+		Machine:    machine.Describe(),
 		LLCBytes:   lastLevelCacheBytes(),
 		EvictBytes: f.evictBytes,
 		HugePages:  hugePages{Mode: transparentHugePageMode()},

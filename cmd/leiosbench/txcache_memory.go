@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/bench/machine"
 )
 
 // The cold measurements start with the CPU caches holding none of the
@@ -93,7 +94,7 @@ type memoryFloor struct {
 
 func newMemoryFloor(bytes int) *memoryFloor {
 	f := &memoryFloor{words: make([]uint64, max(bytes/8, 1))}
-	hugePageWords(f.words)
+	machine.HugePageWords(f.words)
 	return f
 }
 

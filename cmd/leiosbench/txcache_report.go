@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leiosnode/leiosnode/internal/bench/machine"
 	"github.com/leiosnode/leiosnode/txcache"
 )
 
@@ -18,8 +19,8 @@ type txcacheReport struct {
 	TotalTxs int `json:"total_txs"`
 	Batches  int `json:"batches"`
 	// TxCapacity is the slots of the cache's table.
-	TxCapacity int     `json:"tx_capacity"`
-	Machine    machine `json:"machine"`
+	TxCapacity int                 `json:"tx_capacity"`
+	Machine    machine.Description `json:"machine"`
 	// LLCBytes is the last-level cache as sysfs gives it (0: unknown);
 	// EvictBytes what the cold path reads to evict the caches.
 	LLCBytes   int       `json:"llc_bytes"`
@@ -173,9 +174,9 @@ func (r *txcacheReport) compare() {
 // write prints the report: the set-up, the populations, the cold path
 // beside the floor, the warm lookups per structure with their sorted batch
 // times, the warm side by side, and the targets.
-func (r *txcacheReport) write(out io.Writer) {
+func (r *txcacheReport) Write(out io.Writer) {
 	fmt.Fprintln(out, "LeiosTxCache benchmark")
-	r.Machine.write(out)
+	r.Machine.Write(out)
 	fmt.Fprintf(out, "EBs in index : %d\ntxs per EB   : %d\ntotal txs    : %d\n", r.EBs, r.TxsPerEB, r.TotalTxs)
 	r.writeHugePages(out)
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/leiosnode/leiosnode/internal/bench/machine"
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 	"github.com/leiosnode/leiosnode/internal/cpuwork"
 )
 
@@ -22,7 +24,7 @@ type tsFlags struct {
 	Blocks   time.Duration `json:"block_every_ns"`
 	Held     int           `json:"held"`
 	quick    bool
-	out      outputFlags
+	out      output.Flags
 }
 
 func newTxSubmissionCommand() *cobra.Command {
@@ -69,14 +71,14 @@ the same run with no peers), and the latency of the add path. The plot
 			if err := f.validate(); err != nil {
 				return err
 			}
-			if err := f.out.makePlotsDir(); err != nil {
+			if err := f.out.MakePlotsDir(); err != nil {
 				return err
 			}
 			report, err := runTSBench(cmd.Context(), f, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			return f.out.emit(cmd, report, map[string]func(string) error{
+			return f.out.Emit(cmd, report, map[string]func(string) error{
 				"txsubmission.png": func(path string) error { return plotTxSubmission(report, path) },
 			})
 		},
@@ -89,13 +91,13 @@ the same run with no peers), and the latency of the add path. The plot
 	fs.DurationVar(&f.Blocks, "block-every", 2*time.Second, "period of the blocks that take all the adder added")
 	fs.IntVar(&f.Held, "held", 20_000, "txs held for the whole cell, waiting for a later block, that every peer already has")
 	fs.BoolVar(&f.quick, "quick", false, "a run of seconds: 1,000 tx/s, 2 and 20 peers, 2 s windows after 0.5 s, 1,000 held (explicit flags win)")
-	f.out.register(fs)
+	f.out.Register(fs)
 	return cmd
 }
 
 // applyQuick shrinks the run, leaving flags given explicitly as they are.
 func (f *tsFlags) applyQuick(cmd *cobra.Command) {
-	set := func(name string, apply func()) { unlessGiven(cmd, name, apply) }
+	set := func(name string, apply func()) { output.UnlessGiven(cmd, name, apply) }
 	set("offered", func() { f.Offered = []int{1_000} })
 	set("peers", func() { f.Peers = []int{2, 20} })
 	set("duration", func() { f.Duration = 2 * time.Second })
@@ -127,7 +129,7 @@ func runTSBench(ctx context.Context, f tsFlags, progress io.Writer) (*tsReport, 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	r := &tsReport{Settings: f, Machine: describeMachine(), Transport: "loopback TCP, one connection per peer"}
+	r := &tsReport{Settings: f, Machine: machine.Describe(), Transport: "loopback TCP, one connection per peer"}
 	if _, ok := cpuwork.ProcessTime(); !ok {
 		return nil, fmt.Errorf("this system gives no process CPU time")
 	}

@@ -7,18 +7,21 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/leiosnode/leiosnode/internal/bench/machine"
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 )
 
 // tsReport is the whole result of a run, printed as tables and, with
 // --json, written as one document.
 type tsReport struct {
-	Settings  tsFlags `json:"settings"`
-	Machine   machine `json:"machine"`
-	Transport string  `json:"transport"`
+	Settings  tsFlags             `json:"settings"`
+	Machine   machine.Description `json:"machine"`
+	Transport string              `json:"transport"`
 	// Alone are the no-peer cells, one per rate: what the adds alone cost.
-	Alone   []tsCell  `json:"no_peers"`
-	Cells   []tsCell  `json:"cells"`
-	Targets []verdict `json:"targets"`
+	Alone   []tsCell         `json:"no_peers"`
+	Cells   []tsCell         `json:"cells"`
+	Targets []output.Verdict `json:"targets"`
 }
 
 func (r *tsReport) cell(variant string, offered, peers int) *tsCell {
@@ -46,14 +49,14 @@ func (r *tsReport) judge() {
 	lo, hi := slices.Min(r.Settings.Peers), slices.Max(r.Settings.Peers)
 	for _, offered := range r.Settings.Offered {
 		if g, ok := r.growth(tsLockFree, offered); ok {
-			r.Targets = append(r.Targets, verdict{
+			r.Targets = append(r.Targets, output.Verdict{
 				What:     fmt.Sprintf("lock-free serving cost per tx flat from %d to %d peers at %d tx/s (≤ 1.5× growth, net of the adds)", lo, hi, offered),
 				Measured: fmt.Sprintf("%.2f×", g),
 				Met:      g <= 1.5,
 			})
 		}
 		if g, ok := r.growth(tsPerItem, offered); ok {
-			r.Targets = append(r.Targets, verdict{
+			r.Targets = append(r.Targets, output.Verdict{
 				What:     fmt.Sprintf("lock-per-item serving cost per tx grows from %d to %d peers at %d tx/s (shown)", lo, hi, offered),
 				Measured: fmt.Sprintf("%.2f×", g),
 				Met:      g > 1,
@@ -62,7 +65,7 @@ func (r *tsReport) judge() {
 		// The baseline's CPU per tx can fall as it serves less; the add
 		// path, which waits for the lock every walk takes, shows its cost.
 		if a, b := r.cell(tsPerItem, offered, lo), r.cell(tsPerItem, offered, hi); lo != hi && a != nil && b != nil && a.AddMaxNs > 0 {
-			r.Targets = append(r.Targets, verdict{
+			r.Targets = append(r.Targets, output.Verdict{
 				What: fmt.Sprintf("lock-per-item add path's max latency grows from %d to %d peers at %d tx/s (shown)", lo, hi, offered),
 				Measured: fmt.Sprintf("%s → %s (%.1f×)", fmtDur(time.Duration(a.AddMaxNs)), fmtDur(time.Duration(b.AddMaxNs)),
 					float64(b.AddMaxNs)/float64(a.AddMaxNs)),
@@ -74,13 +77,13 @@ func (r *tsReport) judge() {
 	for _, c := range r.Cells {
 		violations += c.Violations
 	}
-	r.Targets = append(r.Targets, verdict{What: "no protocol violation in any session", Measured: fmt.Sprint(violations), Met: violations == 0})
+	r.Targets = append(r.Targets, output.Verdict{What: "no protocol violation in any session", Measured: fmt.Sprint(violations), Met: violations == 0})
 }
 
-func (r *tsReport) write(w io.Writer) {
+func (r *tsReport) Write(w io.Writer) {
 	s := r.Settings
 	fmt.Fprintln(w, "leiosbench txsubmission: one node's mempool served to pulling peers, lock-free beside a lock per tx")
-	r.Machine.write(w)
+	r.Machine.Write(w)
 	fmt.Fprintf(w, "real tx-submission client and server over %s; %s windows after %s; the node's real mempool and adds\n", r.Transport, s.Duration, s.WarmUp)
 	fmt.Fprintf(w, "%d txs held for the whole cell, waiting for a later block, that every peer has: each offered once to each peer before the window; blocks every %s take what the adder added\n", s.Held, s.Blocks)
 	fmt.Fprintln(w, "CPU: the whole process's (node and peers); net: less what the adds alone cost at the same rate (no-peer cell)")
@@ -116,5 +119,5 @@ func (r *tsReport) write(w io.Writer) {
 		}
 	}
 
-	writeVerdicts(w, r.Targets)
+	output.WriteVerdicts(w, r.Targets)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -59,7 +60,7 @@ and as a multiple of the ed25519 verify.`,
 			if err != nil {
 				return err
 			}
-			return printReport(cmd, report, f.JSON)
+			return output.Print(cmd, report, f.JSON)
 		},
 	}
 	fs := cmd.Flags()

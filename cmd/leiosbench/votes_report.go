@@ -32,7 +32,7 @@ type votesRow struct {
 	PerOp     time.Duration `json:"per_op_ns"`
 }
 
-func (r *votesReport) write(w io.Writer) {
+func (r *votesReport) Write(w io.Writer) {
 	var ref time.Duration
 	for _, row := range r.Rows {
 		if row.Operation == opEd25519Verify {

@@ -64,6 +64,11 @@ var rank = map[string]int{
 	"cmd/leiosnode":     9,
 	"cmd/leiosbench":    9,
 	"internal/layers":   10,
+
+	// The benchmarks' packages: what they all write and where they ran
+	// are foundations.
+	"internal/bench/output":  0,
+	"internal/bench/machine": 0,
 }
 
 var (

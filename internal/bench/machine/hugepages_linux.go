@@ -1,4 +1,4 @@
-package main
+package machine
 
 import (
 	"unsafe"
@@ -6,10 +6,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// hugePageWords backs words with huge pages as the txcache's table does:
+// HugePageWords backs words with huge pages as the txcache's table does:
 // advised before the faults, collapsed after (hints: errors leave the
 // default pages).
-func hugePageWords(words []uint64) {
+func HugePageWords(words []uint64) {
 	if len(words) == 0 {
 		return
 	}

@@ -1,4 +1,4 @@
-package main
+package machine
 
 import (
 	"os"
@@ -9,10 +9,10 @@ import (
 	"time"
 )
 
-// mpMachine is what the Go runtime and the machine did to the process
-// during one cell, beside the mempool: it tells a walk's stall that is the
-// mempool's from one any goroutine of the process would have suffered.
-type mpMachine struct {
+// Usage is what the Go runtime and the machine did to the process during
+// one cell of a benchmark: it tells a stall that is the measured code's
+// from one any goroutine of the process would have suffered.
+type Usage struct {
 	// LoadAvg is /proc/loadavg's 1-minute figure at the cell's start.
 	LoadAvg string `json:"load_avg"`
 	// GCCycles is the garbage collections completed during the cell, and
@@ -31,8 +31,8 @@ type mpMachine struct {
 	OSRunDelayMsPerS float64 `json:"os_run_delay_ms_per_s"`
 }
 
-// mpMachineSample is the cumulative counters mpMachine is the difference of.
-type mpMachineSample struct {
+// Sample is the cumulative counters Usage is the difference of.
+type Sample struct {
 	at         time.Time
 	loadAvg    string
 	samples    []metrics.Sample
@@ -46,8 +46,9 @@ const (
 	metricSchedLat = "/sched/latencies:seconds"
 )
 
-func sampleMachine() mpMachineSample {
-	s := mpMachineSample{at: time.Now(), loadAvg: loadAvg1()}
+// TakeSample reads the counters now.
+func TakeSample() Sample {
+	s := Sample{at: time.Now(), loadAvg: loadAvg1()}
 	s.samples = []metrics.Sample{{Name: metricGCCycles}, {Name: metricAllocs}, {Name: metricSchedLat}}
 	metrics.Read(s.samples)
 	s.osRunDelay, s.osOK = osRunDelay()
@@ -55,8 +56,8 @@ func sampleMachine() mpMachineSample {
 }
 
 // since is what happened between start and s.
-func (s mpMachineSample) since(start mpMachineSample) mpMachine {
-	m := mpMachine{LoadAvg: start.loadAvg, OSRunDelayMsPerS: -1}
+func (s Sample) Since(start Sample) Usage {
+	m := Usage{LoadAvg: start.loadAvg, OSRunDelayMsPerS: -1}
 	secs := s.at.Sub(start.at).Seconds()
 	m.GCCycles = s.samples[0].Value.Uint64() - start.samples[0].Value.Uint64()
 	m.AllocBytesPerS = float64(s.samples[1].Value.Uint64()-start.samples[1].Value.Uint64()) / secs
@@ -89,7 +90,7 @@ func (s mpMachineSample) since(start mpMachineSample) mpMachine {
 // loadAvg1 is the 1-minute load average (loadAverage's first figure), ""
 // where there is none.
 func loadAvg1() string {
-	if f := strings.Fields(loadAverage()); len(f) > 0 {
+	if f := strings.Fields(LoadAverage()); len(f) > 0 {
 		return f[0]
 	}
 	return ""
