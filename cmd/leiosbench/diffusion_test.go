@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 )
 
 // TestDiffusionQuick runs `leiosbench diffusion --quick`: every node of
@@ -23,7 +25,9 @@ func TestDiffusionQuick(t *testing.T) {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	var r diffusionReport
-	readReport(t, path, &r)
+	if err := output.ReadJSON(path, &r); err != nil {
+		t.Fatal(err)
+	}
 	if len(r.Scale) != 1 || len(r.Cells) != 4 {
 		t.Fatalf("%d scale runs and %d matrix cells, want 1 and 4", len(r.Scale), len(r.Cells))
 	}

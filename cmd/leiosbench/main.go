@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/leiosnode/leiosnode/internal/bench/votes"
 )
 
 func main() {
@@ -19,7 +21,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newTxcacheCommand(), newMempoolCommand(), newTxSubmissionCommand(), newDiffusionCommand(), newVotesCommand(), newThroughputCommand(), newSyncCommand(), newBusyLoopCommand())
+	root.AddCommand(newTxcacheCommand(), newMempoolCommand(), newTxSubmissionCommand(), newDiffusionCommand(), votes.NewCommand(), newThroughputCommand(), newSyncCommand(), newBusyLoopCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "leiosbench:", err)
 		os.Exit(1)

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/crypto/blake2b"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
@@ -46,7 +47,9 @@ func TestMempoolCommandJSON(t *testing.T) {
 	path := filepath.Join(dir, "mempool.json")
 	runMempoolCommand(t, append(tinyMempoolRun, "--json", path, "--plots", dir)...)
 	var r mempoolReport
-	readReport(t, path, &r)
+	if err := output.ReadJSON(path, &r); err != nil {
+		t.Fatal(err)
+	}
 	if r.CeilingTxS <= 0 || r.TxBytes <= 0 || r.Machine.CPUs < 1 {
 		t.Fatalf("ceiling %.0f tx/s, txs of %d bytes, machine %+v", r.CeilingTxS, r.TxBytes, r.Machine)
 	}
@@ -112,7 +115,9 @@ func TestMempoolOneMempoolTraced(t *testing.T) {
 		t.Fatalf("no account of the trace:\n%s", out)
 	}
 	var r mempoolReport
-	readReport(t, jsonPath, &r)
+	if err := output.ReadJSON(jsonPath, &r); err != nil {
+		t.Fatal(err)
+	}
 	if len(r.Cells) != 2 {
 		t.Fatalf("%d cells, want 2 peer counts × 1 mempool", len(r.Cells))
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 )
 
 // TestSyncQuick runs `leiosbench sync --quick` (a leiosnode built from
@@ -26,7 +28,9 @@ func TestSyncQuick(t *testing.T) {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	var r syncReport
-	readReport(t, path, &r)
+	if err := output.ReadJSON(path, &r); err != nil {
+		t.Fatal(err)
+	}
 	c := r.Chain
 	if c.Blocks < 8 || c.EBsCertified < 1 || c.TxsViaEBs == 0 || c.Txs != c.TxsViaRBs+c.TxsViaEBs {
 		t.Errorf("forged chain: %+v", c)

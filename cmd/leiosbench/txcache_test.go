@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 	"github.com/leiosnode/leiosnode/internal/benchkeys"
 )
 
@@ -36,7 +37,9 @@ func runTxcacheJSON(t *testing.T, args ...string) (*txcacheReport, string) {
 		t.Fatal(err)
 	}
 	var r txcacheReport
-	readReport(t, path, &r)
+	if err := output.ReadJSON(path, &r); err != nil {
+		t.Fatal(err)
+	}
 	return &r, dir
 }
 

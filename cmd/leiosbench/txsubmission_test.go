@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
 	"github.com/leiosnode/leiosnode/node"
@@ -32,7 +33,9 @@ func TestTxSubmissionQuick(t *testing.T) {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	var r tsReport
-	readReport(t, path, &r)
+	if err := output.ReadJSON(path, &r); err != nil {
+		t.Fatal(err)
+	}
 	if len(r.Alone) != 1 || r.Alone[0].Added == 0 || r.Alone[0].CPUNs <= 0 || r.Alone[0].Served != 0 {
 		t.Fatalf("no-peer cells %+v", r.Alone)
 	}

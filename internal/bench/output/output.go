@@ -107,3 +107,15 @@ func WriteJSON(path string, r any) error {
 	}
 	return f.Close()
 }
+
+// ReadJSON reads the JSON document a run wrote to path into r.
+func ReadJSON(path string, r any) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, r); err != nil {
+		return fmt.Errorf("%s is not one JSON document: %w\n%s", path, err, raw)
+	}
+	return nil
+}

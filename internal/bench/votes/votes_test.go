@@ -1,15 +1,17 @@
-package main
+package votes
 
 import (
 	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 )
 
 func runVotes(t *testing.T, args ...string) string {
 	t.Helper()
-	cmd := newVotesCommand()
+	cmd := NewCommand()
 	var out, progress bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&progress)
@@ -26,7 +28,9 @@ func TestVotesCommand(t *testing.T) {
 	var r votesReport
 	path := filepath.Join(t.TempDir(), "votes.json")
 	runVotes(t, "--signers", "2,5", "--min-time", "1ms", "--json", path)
-	readReport(t, path, &r)
+	if err := output.ReadJSON(path, &r); err != nil {
+		t.Fatal(err)
+	}
 	want := []struct {
 		op      string
 		signers int
@@ -54,7 +58,7 @@ func TestVotesCommand(t *testing.T) {
 
 func TestVotesFlags(t *testing.T) {
 	for _, args := range [][]string{{"--signers", "0"}, {"--signers", "65537"}, {"--min-time", "0s"}} {
-		cmd := newVotesCommand()
+		cmd := NewCommand()
 		cmd.SetArgs(args)
 		cmd.SetOut(&bytes.Buffer{})
 		cmd.SetErr(&bytes.Buffer{})

@@ -1,4 +1,12 @@
-package main
+// Package votes is leiosbench votes: the cost of Leios voting with BLS
+// signatures — sign, verify, batch-verify, aggregate, certify and verify a
+// certificate — through the committee a node uses, beside one ed25519
+// verify of the same message.
+//
+// Invariants: each operation runs until its minimum time has passed; every
+// figure of the table is in the JSON report.
+// It never builds a node or touches a store.
+package votes
 
 import (
 	"crypto/ed25519"
@@ -27,7 +35,8 @@ type votesFlags struct {
 	JSON    string        `json:"-"`
 }
 
-func newVotesCommand() *cobra.Command {
+// NewCommand is the votes command.
+func NewCommand() *cobra.Command {
 	var f votesFlags
 	cmd := &cobra.Command{
 		Use:   "votes",
