@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/leiosnode/leiosnode/internal/bench/benchtest"
 	"github.com/leiosnode/leiosnode/internal/bench/output"
 )
 
@@ -63,7 +64,7 @@ func TestDiffusionQuick(t *testing.T) {
 		t.Errorf("scale run memory: %+v", m)
 	}
 	for _, name := range []string{"diffusion-line.png", "diffusion-random.png", "diffusion-scale.png"} {
-		checkPNG(t, filepath.Join(dir, name))
+		benchtest.CheckPNG(t, filepath.Join(dir, name))
 	}
 	// The tables print what the JSON holds.
 	var table bytes.Buffer

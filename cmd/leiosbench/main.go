@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/leiosnode/leiosnode/internal/bench/txcache"
 	"github.com/leiosnode/leiosnode/internal/bench/votes"
 )
 
@@ -21,7 +22,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newTxcacheCommand(), newMempoolCommand(), newTxSubmissionCommand(), newDiffusionCommand(), votes.NewCommand(), newThroughputCommand(), newSyncCommand(), newBusyLoopCommand())
+	root.AddCommand(txcache.NewCommand(), newMempoolCommand(), newTxSubmissionCommand(), newDiffusionCommand(), votes.NewCommand(), newThroughputCommand(), newSyncCommand(), newBusyLoopCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "leiosbench:", err)
 		os.Exit(1)

@@ -21,7 +21,7 @@ func plotMempool(r *mempoolReport, path string) error {
 	stall.X.Label.Text = "offered tx/s × peers"
 	stall.Y.Label.Text = "stall, ms (log scale)"
 	stall.Y.Scale = plot.LogScale{}
-	stall.Y.Tick.Marker = logTicks{}
+	stall.Y.Tick.Marker = plots.LogTicks{}
 	thr := plot.New()
 	thr.Title.Text = "throughput per cell"
 	thr.X.Label.Text = "offered tx/s × peers"

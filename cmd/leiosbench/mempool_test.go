@@ -13,6 +13,7 @@ import (
 	"golang.org/x/crypto/blake2b"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/bench/benchtest"
 	"github.com/leiosnode/leiosnode/internal/bench/output"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
@@ -86,7 +87,7 @@ func TestMempoolCommandJSON(t *testing.T) {
 	if len(r.Targets) < 4 || !strings.HasPrefix(r.Targets[1].What, "double-buffered max reader stall") {
 		t.Fatalf("targets %+v", r.Targets)
 	}
-	checkPNG(t, filepath.Join(dir, "mempool.png"))
+	benchtest.CheckPNG(t, filepath.Join(dir, "mempool.png"))
 }
 
 func TestMempoolCommandTables(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/leiosnode/leiosnode/internal/bench/benchtest"
 	"github.com/leiosnode/leiosnode/internal/bench/output"
 )
 
@@ -58,7 +59,7 @@ func TestSyncQuick(t *testing.T) {
 	if r.Target == nil || r.Target.Peers != 3 {
 		t.Errorf("target %+v", r.Target)
 	}
-	checkPNG(t, filepath.Join(dir, "sync.png"))
+	benchtest.CheckPNG(t, filepath.Join(dir, "sync.png"))
 	checkFileNotEmpty(t, r.Profile)
 	var table bytes.Buffer
 	r.Write(&table)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leiosnode/leiosnode/internal/bench/benchtest"
 	"github.com/leiosnode/leiosnode/internal/bench/machine"
 	"github.com/leiosnode/leiosnode/internal/devnet"
 )
@@ -176,7 +177,7 @@ func TestThroughputTableAndPlot(t *testing.T) {
 	if err := plotThroughput(r, path); err != nil {
 		t.Fatal(err)
 	}
-	checkPNG(t, path)
+	benchtest.CheckPNG(t, path)
 }
 
 // The busy loop is another process, and is gone once stopped; stopping it

@@ -29,10 +29,10 @@ func plotTxSubmission(r *tsReport, path string) error {
 	add.X.Label.Text = "peers pulling (log scale)"
 	add.Y.Label.Text = "latency of one add, ms (log scale)"
 	add.Y.Scale = plot.LogScale{}
-	add.Y.Tick.Marker = logTicks{}
+	add.Y.Tick.Marker = plots.LogTicks{}
 	for _, p := range []*plot.Plot{cpu, share, add} {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = logTicks{}
+		p.X.Tick.Marker = plots.LogTicks{}
 		p.Legend.Top, p.Legend.Left = true, true
 	}
 	cpu.Y.Min = 0

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/bench/benchtest"
 	"github.com/leiosnode/leiosnode/internal/bench/output"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
@@ -56,7 +57,7 @@ func TestTxSubmissionQuick(t *testing.T) {
 			t.Fatalf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-	checkPNG(t, filepath.Join(dir, "txsubmission.png"))
+	benchtest.CheckPNG(t, filepath.Join(dir, "txsubmission.png"))
 }
 
 // The lock-per-item walk serves what the node's adapter serves: each peer

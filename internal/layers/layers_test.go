@@ -69,9 +69,12 @@ var rank = map[string]int{
 	// are foundations.
 	"internal/bench/output":  0,
 	"internal/bench/machine": 0,
+	// What the benchmarks' tests check of a run's files.
+	"internal/bench/benchtest": 0,
 	// Each benchmark, beside its baselines; cmd/leiosbench holds the
 	// commands.
-	"internal/bench/votes": 9,
+	"internal/bench/votes":   9,
+	"internal/bench/txcache": 9,
 }
 
 var (

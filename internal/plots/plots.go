@@ -10,6 +10,7 @@ package plots
 
 import (
 	"image/color"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -209,6 +210,21 @@ func (PlainTicks) Ticks(min, max float64) []plot.Tick {
 			// 1.2000000000000002.
 			label := strconv.FormatFloat(ticks[i].Value, 'f', 6, 64)
 			ticks[i].Label = strings.TrimSuffix(strings.TrimRight(label, "0"), ".")
+		}
+	}
+	return ticks
+}
+
+// LogTicks label a log axis at 1, 2 and 5 times each power of ten.
+type LogTicks struct{}
+
+func (LogTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for p := math.Pow(10, math.Floor(math.Log10(lo))); p <= hi; p *= 10 {
+		for _, m := range []float64{1, 2, 5} {
+			if v := m * p; v >= lo && v <= hi {
+				ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+			}
 		}
 	}
 	return ticks

@@ -1,9 +1,7 @@
-package main
+package txcache
 
 import (
 	"bytes"
-	"image/png"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -11,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leiosnode/leiosnode/internal/bench/benchtest"
 	"github.com/leiosnode/leiosnode/internal/bench/output"
 	"github.com/leiosnode/leiosnode/internal/benchkeys"
 )
@@ -18,7 +17,7 @@ import (
 // runTxcache runs the command with args and returns its standard output.
 func runTxcache(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	cmd := newTxcacheCommand()
+	cmd := NewCommand()
 	var out, progress bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&progress)
@@ -253,19 +252,5 @@ func TestTxcacheQuick(t *testing.T) {
 	if len(r.Targets) != 0 {
 		t.Fatalf("targets judged at a shape they are not for: %+v", r.Targets)
 	}
-	checkPNG(t, filepath.Join(dir, "txcache.png"))
-}
-
-// checkPNG fails unless path is a PNG image of some size.
-func checkPNG(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cfg, err := png.DecodeConfig(f)
-	if err != nil || cfg.Width < 300 || cfg.Height < 200 {
-		t.Fatalf("%s: %v, %dx%d", path, err, cfg.Width, cfg.Height)
-	}
+	benchtest.CheckPNG(t, filepath.Join(dir, "txcache.png"))
 }

@@ -1,4 +1,13 @@
-package main
+// Package txcache is leiosbench txcache: the LeiosTxCache beside its
+// baselines — a Go map, the memory floor (one random load per key into an
+// array as large as its table) and a LeiosDB probe — through population,
+// the node's cold path and warm lookups at each hit ratio.
+//
+// Invariants: the cache and its baselines see the same keys in the same
+// order, and the CPU caches are evicted before each cold step; every
+// figure of the tables is in the JSON report.
+// It never builds a node; only the LeiosDB probe touches disk.
+package txcache
 
 import (
 	"errors"
@@ -29,7 +38,8 @@ type txcacheFlags struct {
 	out        output.Flags
 }
 
-func newTxcacheCommand() *cobra.Command {
+// NewCommand is the txcache command.
+func NewCommand() *cobra.Command {
 	var f txcacheFlags
 	cmd := &cobra.Command{
 		Use:   "txcache",

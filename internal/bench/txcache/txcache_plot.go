@@ -1,11 +1,10 @@
-package main
+package txcache
 
 import (
 	"fmt"
 	"image/color"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/leiosnode/leiosnode/internal/plots"
 	"gonum.org/v1/plot"
@@ -24,12 +23,12 @@ func plotTxcache(r *txcacheReport, path string) error {
 	look.Title.Text = fmt.Sprintf("lookup of an EB-sized batch (%d txs)", r.TxsPerEB)
 	look.Y.Label.Text = "time per tx, ns (log scale)"
 	look.Y.Scale = plot.LogScale{}
-	look.Y.Tick.Marker = logTicks{}
+	look.Y.Tick.Marker = plots.LogTicks{}
 	ins := plot.New()
 	ins.Title.Text = "InsertBody of each EB, cold"
 	ins.Y.Label.Text = "time per tx, ns (log scale)"
 	ins.Y.Scale = plot.LogScale{}
-	ins.Y.Tick.Marker = logTicks{}
+	ins.Y.Tick.Marker = plots.LogTicks{}
 
 	perTxWarm := func(name string) plotter.Values {
 		var v plotter.Values
@@ -143,19 +142,4 @@ func logFloor(v float64) float64 {
 		}
 	}
 	return p
-}
-
-// logTicks labels a log axis at 1, 2 and 5 times each power of ten.
-type logTicks struct{}
-
-func (logTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ticks []plot.Tick
-	for p := math.Pow(10, math.Floor(math.Log10(lo))); p <= hi; p *= 10 {
-		for _, m := range []float64{1, 2, 5} {
-			if v := m * p; v >= lo && v <= hi {
-				ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
-			}
-		}
-	}
-	return ticks
 }
