@@ -6,7 +6,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/leiosnode/leiosnode/internal/plots"
 )
@@ -63,19 +62,4 @@ func plotThroughput(r *throughputReport, path string) error {
 	onChain.Y.Max = top * 1.1
 	certified.Y.Max = 100
 	return plots.Save(path, vg.Points(960), vg.Points(720), []*plot.Plot{onChain, certified}, []*plot.Plot{latency, refused})
-}
-
-// addSeries adds a measured series, its points marked, in the palette's
-// color style, to a plot of the other benchmarks.
-func addSeries(p *plot.Plot, name string, xys plotter.XYs, style int) error {
-	line, points, err := plotter.NewLinePoints(xys)
-	if err != nil {
-		return err
-	}
-	c := plots.Color(style)
-	line.Color, points.Color = c, c
-	points.Shape = draw.CircleGlyph{}
-	p.Add(line, points)
-	p.Legend.Add(name, line, points)
-	return nil
 }

@@ -229,3 +229,18 @@ func (LogTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	return ticks
 }
+
+// Series adds a measured series, its points marked, in the palette's color
+// i.
+func Series(p *plot.Plot, name string, xys plotter.XYs, i int) error {
+	line, points, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return err
+	}
+	c := Color(i)
+	line.Color, points.Color = c, c
+	points.Shape = draw.CircleGlyph{}
+	p.Add(line, points)
+	p.Legend.Add(name, line, points)
+	return nil
+}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -118,4 +119,17 @@ func ReadJSON(path string, r any) error {
 		return fmt.Errorf("%s is not one JSON document: %w\n%s", path, err, raw)
 	}
 	return nil
+}
+
+// Duration prints d with three significant digits at most.
+func Duration(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+	case d >= time.Microsecond:
+		return fmt.Sprintf("%.0fµs", float64(d)/float64(time.Microsecond))
+	}
+	return fmt.Sprintf("%dns", d.Nanoseconds())
 }

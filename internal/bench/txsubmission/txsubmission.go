@@ -1,4 +1,14 @@
-package main
+// Package txsubmission is leiosbench txsubmission: one node's mempool
+// served to 2 to 100 pulling peers over the tx-submission protocol, CPU
+// per tx served, beside a lock-per-item baseline (in this package) that
+// serves the same txs.
+//
+// Invariants: both servers serve the same load, added and held, from the
+// simulated chain of internal/bench/txchains; every figure of the tables
+// is in the JSON report.
+// It never builds a node: it serves the mempool through the node's
+// adapter, as the node does.
+package txsubmission
 
 import (
 	"context"
@@ -12,6 +22,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/internal/bench/machine"
 	"github.com/leiosnode/leiosnode/internal/bench/output"
+	"github.com/leiosnode/leiosnode/internal/bench/txchains"
 	"github.com/leiosnode/leiosnode/internal/cpuwork"
 )
 
@@ -27,7 +38,8 @@ type tsFlags struct {
 	out      output.Flags
 }
 
-func newTxSubmissionCommand() *cobra.Command {
+// NewCommand is the txsubmission command.
+func NewCommand() *cobra.Command {
 	var f tsFlags
 	cmd := &cobra.Command{
 		Use:   "txsubmission",
@@ -142,14 +154,14 @@ func runTSBench(ctx context.Context, f tsFlags, progress io.Writer) (*tsReport, 
 	length := max(most/tsAdderChains, f.Held/tsHeldChains) + 1
 	fmt.Fprintf(progress, "building %d signed txs…\n", length*(tsAdderChains+tsHeldChains))
 	t0 := time.Now()
-	chains, err := buildMPChains(ctx, tsAdderChains+tsHeldChains, length)
+	chains, err := txchains.Build(ctx, tsAdderChains+tsHeldChains, length)
 	if err != nil {
 		return nil, fmt.Errorf("building txs: %w", err)
 	}
 	fmt.Fprintf(progress, "built in %s\n", time.Since(t0).Round(time.Millisecond))
-	load := tsLoad{chains: chains, held: chains.heldTxs(f.Held)}
+	load := tsLoad{chains: chains, held: heldTxs(chains, f.Held)}
 	for i := range tsAdderChains {
-		load.added = append(load.added, chains.chains[i]...)
+		load.added = append(load.added, chains.Txs[i]...)
 	}
 
 	for _, offered := range f.Offered {
@@ -158,7 +170,7 @@ func runTSBench(ctx context.Context, f tsFlags, progress io.Writer) (*tsReport, 
 		if err != nil {
 			return nil, fmt.Errorf("%d tx/s, no peers: %w", offered, err)
 		}
-		fmt.Fprintf(progress, "%5d tx/s, no peers: the adds alone take %s of CPU a tx\n", offered, fmtDur(time.Duration(alone.CPUNs/max(alone.Added, 1))))
+		fmt.Fprintf(progress, "%5d tx/s, no peers: the adds alone take %s of CPU a tx\n", offered, output.Duration(time.Duration(alone.CPUNs/max(alone.Added, 1))))
 		r.Alone = append(r.Alone, alone)
 		perAdd := float64(alone.CPUNs) / float64(max(alone.Added, 1))
 		for _, peers := range f.Peers {
@@ -171,7 +183,7 @@ func runTSBench(ctx context.Context, f tsFlags, progress io.Writer) (*tsReport, 
 				net := float64(c.CPUNs) - perAdd*float64(c.Added)
 				c.NetCPUPerServeNs = max(net, 0) / float64(max(c.Served, 1))
 				fmt.Fprintf(progress, "%-13s %5d tx/s %3d peers: %.0f tx/s served (%.0f %%), %s CPU a tx served (net %s), add ≤ %s\n",
-					variant, offered, peers, c.ServedTxS, 100*c.ServedShare, fmtDur(time.Duration(c.CPUPerServeNs)), fmtDur(time.Duration(c.NetCPUPerServeNs)), fmtDur(time.Duration(c.AddMaxNs)))
+					variant, offered, peers, c.ServedTxS, 100*c.ServedShare, output.Duration(time.Duration(c.CPUPerServeNs)), output.Duration(time.Duration(c.NetCPUPerServeNs)), output.Duration(time.Duration(c.AddMaxNs)))
 				r.Cells = append(r.Cells, c)
 			}
 		}

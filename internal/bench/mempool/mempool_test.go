@@ -1,4 +1,4 @@
-package main
+package mempool
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/internal/bench/benchtest"
 	"github.com/leiosnode/leiosnode/internal/bench/output"
+	"github.com/leiosnode/leiosnode/internal/bench/txchains"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
@@ -24,7 +25,7 @@ import (
 // output.
 func runMempoolCommand(t *testing.T, args ...string) string {
 	t.Helper()
-	cmd := newMempoolCommand()
+	cmd := NewCommand()
 	var out, progress bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&progress)
@@ -218,15 +219,15 @@ func TestMempoolChainShape(t *testing.T) {
 // ErrFull.
 func TestSingleLockMempool(t *testing.T) {
 	ctx := context.Background()
-	chains, err := buildMPChains(ctx, 2, 3)
+	chains, err := txchains.Build(ctx, 2, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	costs := &mpCosts{}
-	led := newMPLedger(chains, costs)
-	a, b := chains.chains[0], chains.chains[1]
+	costs := &txchains.Costs{}
+	led := txchains.NewLedger(chains, costs)
+	a, b := chains.Txs[0], chains.Txs[1]
 	m, err := newSingleLockMempool(mempool.Options{
-		TipLedger: led.TipLedger, Params: ledger.DefaultParams(), Apply: costs.applyFunc, Reapply: costs.reapplyFunc,
+		TipLedger: led.TipLedger, Params: ledger.DefaultParams(), Apply: costs.ApplyFunc, Reapply: costs.ReapplyFunc,
 		CapacityBytes: 4 * a[0].Size(),
 	})
 	if err != nil {
@@ -251,7 +252,7 @@ func TestSingleLockMempool(t *testing.T) {
 	if ids := m.TxsAfter(kept, 0, 2); len(ids) != 3 || ids[0].Ticket != 99 || ids[1].Ticket != 1 || ids[2].Hash != a[1].Hash() {
 		t.Fatalf("TxsAfter(kept, 0, 2) = %+v", ids)
 	}
-	if err := led.adopt([]*ledger.Tx{a[0]}); err != nil {
+	if err := led.Adopt([]*ledger.Tx{a[0]}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Sync(); err != nil {
@@ -279,40 +280,5 @@ func TestSingleLockMempool(t *testing.T) {
 	defer cancel()
 	if err := m.Add(short, b[2]); !errors.Is(err, mempool.ErrFull) {
 		t.Fatalf("full: %v", err)
-	}
-}
-
-// The simulated ledger: a block must extend each chain from its next
-// unapplied tx, and views read the state of their tip.
-func TestMPLedger(t *testing.T) {
-	chains, err := buildMPChains(context.Background(), 2, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	led := newMPLedger(chains, &mpCosts{})
-	before, _, _, _ := led.TipLedger()
-	a := chains.chains[0]
-	if err := led.adopt([]*ledger.Tx{a[1]}); err == nil {
-		t.Fatal("a block skipping a chain's first tx was adopted")
-	}
-	if err := led.adopt(a[:2]); err != nil {
-		t.Fatal(err)
-	}
-	after, tip, _, _ := led.TipLedger()
-	if tip.BlockNumber != 2 {
-		t.Fatalf("tip %+v after one block", tip)
-	}
-	spent, change := a[0].Inputs[0], ledger.TxIn{TxID: a[1].ID()}
-	for _, tc := range []struct {
-		view ledger.UTxO
-		in   ledger.TxIn
-		want bool
-	}{
-		{before, spent, true}, {before, change, false}, {after, spent, false}, {after, change, true},
-		{after, ledger.TxIn{TxID: a[0].ID()}, false}, {after, chains.chains[1][0].Inputs[0], true},
-	} {
-		if _, ok, err := tc.view.Lookup(tc.in); err != nil || ok != tc.want {
-			t.Errorf("Lookup(%x…) = %v, %v; want %v", tc.in.TxID[:4], ok, err, tc.want)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package txsubmission
 
 import (
 	"fmt"
@@ -67,7 +67,7 @@ func (r *tsReport) judge() {
 		if a, b := r.cell(tsPerItem, offered, lo), r.cell(tsPerItem, offered, hi); lo != hi && a != nil && b != nil && a.AddMaxNs > 0 {
 			r.Targets = append(r.Targets, output.Verdict{
 				What: fmt.Sprintf("lock-per-item add path's max latency grows from %d to %d peers at %d tx/s (shown)", lo, hi, offered),
-				Measured: fmt.Sprintf("%s → %s (%.1f×)", fmtDur(time.Duration(a.AddMaxNs)), fmtDur(time.Duration(b.AddMaxNs)),
+				Measured: fmt.Sprintf("%s → %s (%.1f×)", output.Duration(time.Duration(a.AddMaxNs)), output.Duration(time.Duration(b.AddMaxNs)),
 					float64(b.AddMaxNs)/float64(a.AddMaxNs)),
 				Met: b.AddMaxNs > a.AddMaxNs,
 			})
@@ -89,7 +89,7 @@ func (r *tsReport) Write(w io.Writer) {
 	fmt.Fprintln(w, "CPU: the whole process's (node and peers); net: less what the adds alone cost at the same rate (no-peer cell)")
 	for _, a := range r.Alone {
 		fmt.Fprintf(w, "  %d tx/s, no peers: %d added, %s of CPU per add, add p99 %s, max %s\n", a.OfferedTxS, a.Added,
-			fmtDur(time.Duration(a.CPUNs/max(a.Added, 1))), fmtDur(time.Duration(a.AddP99Ns)), fmtDur(time.Duration(a.AddMaxNs)))
+			output.Duration(time.Duration(a.CPUNs/max(a.Added, 1))), output.Duration(time.Duration(a.AddP99Ns)), output.Duration(time.Duration(a.AddMaxNs)))
 	}
 
 	for _, offered := range s.Offered {
@@ -103,8 +103,8 @@ func (r *tsReport) Write(w io.Writer) {
 					continue
 				}
 				fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.0f %%\t%s\t%s\t%s\t%s\t%s\t\n", peers, variant, c.ServedTxS, 100*c.ServedShare,
-					fmtDur(time.Duration(c.CPUPerServeNs)), fmtDur(time.Duration(c.NetCPUPerServeNs)),
-					fmtDur(time.Duration(c.AddP50Ns)), fmtDur(time.Duration(c.AddP99Ns)), fmtDur(time.Duration(c.AddMaxNs)))
+					output.Duration(time.Duration(c.CPUPerServeNs)), output.Duration(time.Duration(c.NetCPUPerServeNs)),
+					output.Duration(time.Duration(c.AddP50Ns)), output.Duration(time.Duration(c.AddP99Ns)), output.Duration(time.Duration(c.AddMaxNs)))
 			}
 		}
 		tw.Flush()

@@ -1,14 +1,15 @@
-package main
+package mempool
 
 import (
 	"fmt"
 	"image/color"
 
-	"github.com/leiosnode/leiosnode/internal/plots"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/leiosnode/leiosnode/internal/plots"
 )
 
 // plotMempool draws, side by side for every cell of the matrix, the reader
@@ -52,7 +53,7 @@ func plotMempool(r *mempoolReport, path string) error {
 			}
 		}
 		style := []int{0, 3}[k]
-		if err := addSeries(stall, kind+", max", maxes, style); err != nil {
+		if err := plots.Series(stall, kind+", max", maxes, style); err != nil {
 			return err
 		}
 		p99, err := plotter.NewScatter(p99s)
@@ -62,7 +63,7 @@ func plotMempool(r *mempoolReport, path string) error {
 		p99.Color, p99.Shape = plots.Color(style), draw.RingGlyph{}
 		stall.Add(p99)
 		stall.Legend.Add(kind+", p99", p99)
-		if err := addSeries(thr, kind, shares, style); err != nil {
+		if err := plots.Series(thr, kind, shares, style); err != nil {
 			return err
 		}
 	}

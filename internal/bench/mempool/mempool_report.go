@@ -1,4 +1,4 @@
-package main
+package mempool
 
 import (
 	"fmt"
@@ -73,7 +73,7 @@ func (r *mempoolReport) judge() {
 			},
 			output.Verdict{
 				What:     "double-buffered max reader stall ≤ 1 ms in every cell (forge and tx-submission walks)",
-				Measured: fmt.Sprintf("worst %s (%s)", fmtDur(worstStall), worstStallAt),
+				Measured: fmt.Sprintf("worst %s (%s)", output.Duration(worstStall), worstStallAt),
 				Met:      worstStall <= time.Millisecond,
 			},
 			output.Verdict{
@@ -85,7 +85,7 @@ func (r *mempoolReport) judge() {
 			r.Targets = append(r.Targets, output.Verdict{
 				What: "single-lock max reader stall grows with occupancy (matrix)",
 				Measured: fmt.Sprintf("%s at ≤ %d txs held → %s at ≤ %d txs held",
-					fmtDur(time.Duration(low.MaxReaderStallNs)), low.MaxOccupancyTxs, fmtDur(time.Duration(high.MaxReaderStallNs)), high.MaxOccupancyTxs),
+					output.Duration(time.Duration(low.MaxReaderStallNs)), low.MaxOccupancyTxs, output.Duration(time.Duration(high.MaxReaderStallNs)), high.MaxOccupancyTxs),
 				Met: high.MaxReaderStallNs > low.MaxReaderStallNs,
 			})
 		}
@@ -103,7 +103,7 @@ func (r *mempoolReport) judge() {
 		r.Targets = append(r.Targets, output.Verdict{
 			What: "single-lock sync lock hold grows with occupancy (hold test)",
 			Measured: fmt.Sprintf("%s at %d txs → %s at %d txs",
-				fmtDur(time.Duration(first.LockHeldNs)), first.HeldTxs, fmtDur(time.Duration(last.LockHeldNs)), last.HeldTxs),
+				output.Duration(time.Duration(first.LockHeldNs)), first.HeldTxs, output.Duration(time.Duration(last.LockHeldNs)), last.HeldTxs),
 			Met: last.LockHeldNs > first.LockHeldNs,
 		})
 	}
@@ -114,7 +114,7 @@ func (r *mempoolReport) Write(w io.Writer) {
 	fmt.Fprintln(w, "leiosbench mempool: the double-buffered mempool beside a single-lock baseline")
 	r.Machine.Write(w)
 	fmt.Fprintf(w, "apply %s, reapply %s (busy-wait, on top of the real ledger rules); ledger view %s to open + %s a key\n",
-		fmtDur(s.ApplyCost), fmtDur(s.ReapplyCost), fmtDur(s.ReadBase), fmtDur(s.ReadPerKey))
+		output.Duration(s.ApplyCost), output.Duration(s.ReapplyCost), output.Duration(s.ReadBase), output.Duration(s.ReadPerKey))
 	fmt.Fprintf(w, "%s per cell; a block (RB + certified EB, the forge's selection) every %s, then a sync; the forge's walk every %s; each peer's tx-submission walk every %s; real signed txs of %d bytes\n",
 		s.Duration, s.SyncPeriod, s.ForgePeriod, s.ReadPeriod, r.TxBytes)
 	fmt.Fprintf(w, "serial validation ceiling (measured): %.0f tx/s\n", r.CeilingTxS)
@@ -123,15 +123,15 @@ func (r *mempoolReport) Write(w io.Writer) {
 
 	if len(r.Cells) > 0 {
 		r.matrix(w, "Max reader stall", "target ≤ 1 ms for the double-buffered", func(c *mpCell) string {
-			return fmtDur(time.Duration(c.MaxReaderStallNs))
+			return output.Duration(time.Duration(c.MaxReaderStallNs))
 		})
 		r.matrix(w, "Reader stall p99, forge, tx-submission walks", "", func(c *mpCell) string {
-			return fmtDur(time.Duration(c.ForgeStall.P99Ns)) + ", " + fmtDur(time.Duration(c.ServeStall.P99Ns))
+			return output.Duration(time.Duration(c.ForgeStall.P99Ns)) + ", " + output.Duration(time.Duration(c.ServeStall.P99Ns))
 		})
 		r.matrix(w, "Tx-submission walk stall, p50, max and walks over 1 ms, against the control walk's on a private copy in the same goroutines", "", func(c *mpCell) string {
 			w, ctl := c.ServeStall, c.ControlStall
-			return fmt.Sprintf("%s, %s, %d vs %s, %s, %d", fmtDur(time.Duration(w.P50Ns)), fmtDur(time.Duration(w.MaxNs)), w.Over1ms,
-				fmtDur(time.Duration(ctl.P50Ns)), fmtDur(time.Duration(ctl.MaxNs)), ctl.Over1ms)
+			return fmt.Sprintf("%s, %s, %d vs %s, %s, %d", output.Duration(time.Duration(w.P50Ns)), output.Duration(time.Duration(w.MaxNs)), w.Over1ms,
+				output.Duration(time.Duration(ctl.P50Ns)), output.Duration(time.Duration(ctl.MaxNs)), ctl.Over1ms)
 		})
 		r.matrix(w, "The runtime and the machine: longest wait for a P (Go scheduler), GC cycles, heap allocated per s, OS run delay per s, load", "", func(c *mpCell) string {
 			m := c.Machine
@@ -139,7 +139,7 @@ func (r *mempoolReport) Write(w io.Writer) {
 			if m.OSRunDelayMsPerS >= 0 {
 				osDelay = fmt.Sprintf("%.0fms/s", m.OSRunDelayMsPerS)
 			}
-			return fmt.Sprintf("%s, %d GCs, %.0fMB/s, %s, %s", fmtDur(time.Duration(m.MaxSchedLatencyNs)), m.GCCycles, m.AllocBytesPerS/1e6, osDelay, m.LoadAvg)
+			return fmt.Sprintf("%s, %d GCs, %.0fMB/s, %s, %s", output.Duration(time.Duration(m.MaxSchedLatencyNs)), m.GCCycles, m.AllocBytesPerS/1e6, osDelay, m.LoadAvg)
 		})
 		r.matrix(w, "Throughput, tx/s and % of min(offered, ceiling)", "target ≥ 95 %", func(c *mpCell) string {
 			return fmt.Sprintf("%.0f (%.0f%%)", c.ThroughputTxS, 100*c.ThroughputTxS/c.ExpectedTxS)
@@ -151,10 +151,10 @@ func (r *mempoolReport) Write(w io.Writer) {
 			return fmt.Sprintf("%d, %.0f", c.MaxOccupancyTxs, c.MeanOccupancyTxs)
 		})
 		r.matrix(w, "Longest sync lock hold", "", func(c *mpCell) string {
-			return fmtDur(time.Duration(c.MaxSyncLockHoldNs))
+			return output.Duration(time.Duration(c.MaxSyncLockHoldNs))
 		})
 		r.matrix(w, "The forge's whole walk, p50 and max", "", func(c *mpCell) string {
-			return fmtDur(time.Duration(c.ForgeWalkP50Ns)) + ", " + fmtDur(time.Duration(c.ForgeWalkMaxNs))
+			return output.Duration(time.Duration(c.ForgeWalkP50Ns)) + ", " + output.Duration(time.Duration(c.ForgeWalkMaxNs))
 		})
 	}
 
@@ -167,8 +167,8 @@ func (r *mempoolReport) Write(w io.Writer) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "held txs\tmempool\tlock held\tsync\trounds\tresidual\tmax reader stall\tadded during sync\t")
 		for _, h := range r.Holds {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%s\t%d\t\n", h.HeldTxs, h.Mempool, fmtDur(time.Duration(h.LockHeldNs)), fmtDur(time.Duration(h.SyncNs)),
-				h.Rounds, h.Residual, fmtDur(time.Duration(h.MaxReaderStallNs)), h.AddedDuringSync)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%s\t%d\t\n", h.HeldTxs, h.Mempool, output.Duration(time.Duration(h.LockHeldNs)), output.Duration(time.Duration(h.SyncNs)),
+				h.Rounds, h.Residual, output.Duration(time.Duration(h.MaxReaderStallNs)), h.AddedDuringSync)
 		}
 		tw.Flush()
 	}
@@ -208,17 +208,4 @@ func (r *mempoolReport) matrix(w io.Writer, title, note string, cell func(*mpCel
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	tw.Flush()
-}
-
-// fmtDur prints a duration with three significant digits at most.
-func fmtDur(d time.Duration) string {
-	switch {
-	case d >= time.Second:
-		return fmt.Sprintf("%.2fs", d.Seconds())
-	case d >= time.Millisecond:
-		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
-	case d >= time.Microsecond:
-		return fmt.Sprintf("%.0fµs", float64(d)/float64(time.Microsecond))
-	}
-	return fmt.Sprintf("%dns", d.Nanoseconds())
 }

@@ -1,4 +1,4 @@
-package main
+package txsubmission
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/bench/txchains"
 	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
@@ -115,7 +116,7 @@ func (c *dedupCache) forget(hashes []block.Hash) {
 // tsLoad is what a cell adds: added by the paced adder, held put in the
 // mempool before the cell starts and never taken by a block.
 type tsLoad struct {
-	chains *mpChains
+	chains *txchains.Chains
 	added  []*ledger.Tx
 	held   []*ledger.Tx
 }
@@ -128,11 +129,11 @@ const (
 
 // heldTxs are n txs from the held chains, each chain's from its first on
 // (so they extend the genesis state).
-func (c *mpChains) heldTxs(n int) []*ledger.Tx {
+func heldTxs(c *txchains.Chains, n int) []*ledger.Tx {
 	var held []*ledger.Tx
 	per := (n + tsHeldChains - 1) / tsHeldChains
-	for i := tsAdderChains; i < len(c.chains) && len(held) < n; i++ {
-		held = append(held, c.chains[i][:min(per, n-len(held))]...)
+	for i := tsAdderChains; i < len(c.Txs) && len(held) < n; i++ {
+		held = append(held, c.Txs[i][:min(per, n-len(held))]...)
 	}
 	return held
 }
@@ -224,7 +225,7 @@ type tsCell struct {
 // warm-up that lets every session open and every peer be offered the held
 // txs.
 func runTSCell(ctx context.Context, variant string, load tsLoad, offered, peers int, d, warmUp, blockEvery time.Duration) (tsCell, error) {
-	led := newMPLedger(load.chains, &mpCosts{})
+	led := txchains.NewLedger(load.chains, &txchains.Costs{})
 	pool, err := mempool.New(mempool.Options{TipLedger: led.TipLedger})
 	if err != nil {
 		return tsCell{}, err
@@ -292,7 +293,7 @@ func runTSCell(ctx context.Context, variant string, load tsLoad, offered, peers 
 				}
 				added.Add(1)
 			}
-			if !sleepUntil(gctx, time.Now().Add(time.Millisecond)) {
+			if !txchains.SleepUntil(gctx, time.Now().Add(time.Millisecond)) {
 				return nil
 			}
 		}
@@ -302,14 +303,14 @@ func runTSCell(ctx context.Context, variant string, load tsLoad, offered, peers 
 	// Blocks drain the mempool, as the chain does: every blockEvery, all
 	// the adder added goes on chain and the mempool syncs.
 	g.Go(func() error {
-		for next := start.Add(blockEvery); sleepUntil(gctx, next); next = next.Add(blockEvery) {
+		for next := start.Add(blockEvery); txchains.SleepUntil(gctx, next); next = next.Add(blockEvery) {
 			var onChain []*ledger.Tx
 			for tx := range pool.Txs() {
 				if !held[tx.Hash()] {
 					onChain = append(onChain, tx)
 				}
 			}
-			if err := led.adopt(onChain); err != nil {
+			if err := led.Adopt(onChain); err != nil {
 				return err
 			}
 			r, err := pool.Sync(gctx)
@@ -350,18 +351,18 @@ func runTSCell(ctx context.Context, variant string, load tsLoad, offered, peers 
 		return true
 	}
 	for !heldOffered() {
-		if !sleepUntil(gctx, time.Now().Add(10*time.Millisecond)) {
+		if !txchains.SleepUntil(gctx, time.Now().Add(10*time.Millisecond)) {
 			return tsCell{}, errors.Join(errors.New("stopped before every peer was offered the held txs"), stop())
 		}
 	}
 	cell.HeldOfferedNs = int64(time.Since(start))
-	if !sleepUntil(gctx, start.Add(warmUp)) {
+	if !txchains.SleepUntil(gctx, start.Add(warmUp)) {
 		return tsCell{}, errors.Join(errors.New("stopped before the window"), stop())
 	}
 	cpu0, _ := cpuwork.ProcessTime()
 	measuring.Store(true)
 	t0, served0, added0 := time.Now(), served(), added.Load()
-	if !sleepUntil(gctx, t0.Add(d)) {
+	if !txchains.SleepUntil(gctx, t0.Add(d)) {
 		return tsCell{}, errors.Join(errors.New("stopped in the window"), stop())
 	}
 	cpu1, _ := cpuwork.ProcessTime()

@@ -1,4 +1,4 @@
-package main
+package txsubmission
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/internal/bench/benchtest"
 	"github.com/leiosnode/leiosnode/internal/bench/output"
+	"github.com/leiosnode/leiosnode/internal/bench/txchains"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
 	"github.com/leiosnode/leiosnode/node"
@@ -24,7 +25,7 @@ import (
 func TestTxSubmissionQuick(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "txsubmission.json")
-	cmd := newTxSubmissionCommand()
+	cmd := NewCommand()
 	var out, progress bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&progress)
@@ -65,18 +66,18 @@ func TestTxSubmissionQuick(t *testing.T) {
 // peers walked.
 func TestLockPerItemServesTheSame(t *testing.T) {
 	ctx := context.Background()
-	chains, err := buildMPChains(ctx, 2, 30)
+	chains, err := txchains.Build(ctx, 2, 30)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := mempool.New(mempool.Options{TipLedger: newMPLedger(chains, &mpCosts{}).TipLedger})
+	pool, err := mempool.New(mempool.Options{TipLedger: txchains.NewLedger(chains, &txchains.Costs{}).TipLedger})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pool.Close()
 	cache := &dedupCache{sent: map[block.Hash]peerSet{}}
 	adapter := node.TxSubmissionMempool(pool)
-	for _, tx := range chains.forPeer(0, 1) {
+	for _, tx := range chains.ForPeer(0, 1) {
 		if err := pool.Add(ctx, tx); err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +102,7 @@ func TestLockPerItemServesTheSame(t *testing.T) {
 	if cursors[0] != 56 || cursors[1] != 60 {
 		t.Fatalf("cursors %v after 8 rounds", cursors)
 	}
-	first := chains.chains[0][0].Hash()
+	first := chains.Txs[0][0].Hash()
 	if _, ok := walks[1].Lookup(first); !ok {
 		t.Fatal("a held tx is not looked up")
 	}

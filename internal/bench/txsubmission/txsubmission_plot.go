@@ -1,12 +1,13 @@
-package main
+package txsubmission
 
 import (
 	"fmt"
 
-	"github.com/leiosnode/leiosnode/internal/plots"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/leiosnode/leiosnode/internal/plots"
 )
 
 // plotTxSubmission draws, side by side against the number of peers (log
@@ -50,13 +51,13 @@ func plotTxSubmission(r *tsReport, path string) error {
 				}
 			}
 			name := fmt.Sprintf("%s, %d tx/s", variant, offered)
-			if err := addSeries(cpu, name, costs, style); err != nil {
+			if err := plots.Series(cpu, name, costs, style); err != nil {
 				return err
 			}
-			if err := addSeries(share, name, shares, style); err != nil {
+			if err := plots.Series(share, name, shares, style); err != nil {
 				return err
 			}
-			if err := addSeries(add, name, adds, style); err != nil {
+			if err := plots.Series(add, name, adds, style); err != nil {
 				return err
 			}
 			style++

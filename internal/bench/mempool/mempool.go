@@ -1,4 +1,14 @@
-package main
+// Package mempool is leiosbench mempool: the node's double-buffered
+// mempool beside a single-lock baseline (in this package), each under the
+// same adders, the forge's and tx submission's real walks and blocks, on
+// the simulated chain of internal/bench/txchains.
+//
+// Invariants: both mempools get the same txs in the same order and cell
+// settings; a walk's stall is reported beside what the runtime and the
+// machine did meanwhile; every figure of the tables is in the JSON report.
+// It never builds a node: it reaches the mempool through the node's
+// adapters, as tx submission and the forge see it.
+package mempool
 
 import (
 	"context"
@@ -13,6 +23,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/internal/bench/machine"
 	"github.com/leiosnode/leiosnode/internal/bench/output"
+	"github.com/leiosnode/leiosnode/internal/bench/txchains"
 )
 
 // mempoolFlags are the flags of leiosbench mempool.
@@ -37,7 +48,8 @@ type mempoolFlags struct {
 	out          output.Flags
 }
 
-func newMempoolCommand() *cobra.Command {
+// NewCommand is the mempool command.
+func NewCommand() *cobra.Command {
 	var f mempoolFlags
 	cmd := &cobra.Command{
 		Use:   "mempool",
@@ -206,16 +218,16 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 	nChains, length := f.chainShape()
 	fmt.Fprintf(progress, "building %d chains of %d signed txs…\n", nChains, length)
 	t0 := time.Now()
-	chains, err := buildMPChains(ctx, nChains, length)
+	chains, err := txchains.Build(ctx, nChains, length)
 	if err != nil {
 		return nil, fmt.Errorf("building txs: %w", err)
 	}
-	r.TxBytes = chains.chains[0][0].Size()
+	r.TxBytes = chains.Txs[0][0].Size()
 	fmt.Fprintf(progress, "built %d txs of %d bytes in %s\n", nChains*length, r.TxBytes, time.Since(t0).Round(time.Millisecond))
 
-	costs := &mpCosts{readBase: f.ReadBase, readPerKey: f.ReadPerKey}
-	costs.apply.Store(int64(f.ApplyCost))
-	costs.reapply.Store(int64(f.ReapplyCost))
+	costs := &txchains.Costs{ReadBase: f.ReadBase, ReadPerKey: f.ReadPerKey}
+	costs.Apply.Store(int64(f.ApplyCost))
+	costs.Reapply.Store(int64(f.ReapplyCost))
 	r.CeilingTxS, err = measureCeiling(ctx, chains, costs, f.CeilingTxs, 3)
 	if err != nil {
 		return nil, fmt.Errorf("measuring the ceiling: %w", err)
@@ -245,9 +257,9 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 					}
 					c.ExpectedTxS = math.Min(float64(offered), r.CeilingTxS)
 					fmt.Fprintf(progress, "%-15s %6d tx/s %3d peers: stall %s, %d walks > 1 ms (control %s, %d; longest wait for a P %s, %d GCs), %.0f tx/s, %d syncs, ≤ %d held (lock ≤ %s)\n",
-						kind, offered, peers, fmtDur(time.Duration(c.MaxReaderStallNs)), c.ServeStall.Over1ms, fmtDur(time.Duration(c.ControlStall.MaxNs)), c.ControlStall.Over1ms,
-						fmtDur(time.Duration(c.Machine.MaxSchedLatencyNs)), c.Machine.GCCycles,
-						c.ThroughputTxS, c.Syncs, c.MaxOccupancyTxs, fmtDur(time.Duration(c.MaxSyncLockHoldNs)))
+						kind, offered, peers, output.Duration(time.Duration(c.MaxReaderStallNs)), c.ServeStall.Over1ms, output.Duration(time.Duration(c.ControlStall.MaxNs)), c.ControlStall.Over1ms,
+						output.Duration(time.Duration(c.Machine.MaxSchedLatencyNs)), c.Machine.GCCycles,
+						c.ThroughputTxS, c.Syncs, c.MaxOccupancyTxs, output.Duration(time.Duration(c.MaxSyncLockHoldNs)))
 					r.Cells = append(r.Cells, c)
 				}
 			}
@@ -267,7 +279,7 @@ func runMempoolBench(ctx context.Context, f mempoolFlags, progress io.Writer) (*
 				if err != nil {
 					return nil, fmt.Errorf("hold test, %s at %d txs: %w", kind, n, err)
 				}
-				fmt.Fprintf(progress, "%-15s sync at %d txs: lock held %s, reader stall %s\n", kind, h.HeldTxs, fmtDur(time.Duration(h.LockHeldNs)), fmtDur(time.Duration(h.MaxReaderStallNs)))
+				fmt.Fprintf(progress, "%-15s sync at %d txs: lock held %s, reader stall %s\n", kind, h.HeldTxs, output.Duration(time.Duration(h.LockHeldNs)), output.Duration(time.Duration(h.MaxReaderStallNs)))
 				r.Holds = append(r.Holds, h)
 			}
 		}

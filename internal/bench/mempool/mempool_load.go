@@ -1,4 +1,4 @@
-package main
+package mempool
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/internal/bench/machine"
+	"github.com/leiosnode/leiosnode/internal/bench/txchains"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
@@ -88,13 +89,13 @@ func (s singleLock) sync(context.Context) (mpSyncStats, error) {
 }
 
 // newMPSubject returns a fresh mempool of kind on a fresh simulated ledger.
-func newMPSubject(kind string, chains *mpChains, costs *mpCosts) (mpSubject, *mpLedger, error) {
-	led := newMPLedger(chains, costs)
+func newMPSubject(kind string, chains *txchains.Chains, costs *txchains.Costs) (mpSubject, *txchains.Ledger, error) {
+	led := txchains.NewLedger(chains, costs)
 	opts := mempool.Options{
 		TipLedger:     led.TipLedger,
 		Params:        ledger.DefaultParams(),
-		Apply:         costs.applyFunc,
-		Reapply:       costs.reapplyFunc,
+		Apply:         costs.ApplyFunc,
+		Reapply:       costs.ReapplyFunc,
 		CapacityBytes: mempool.DefaultCapacityBytes,
 	}
 	switch kind {
@@ -111,22 +112,6 @@ func newMPSubject(kind string, chains *mpChains, costs *mpCosts) (mpSubject, *mp
 	return nil, nil, fmt.Errorf("unknown mempool %q", kind)
 }
 
-// sleepUntil sleeps until t; false if ctx ended first.
-func sleepUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
 // The block limits of the forge's walks: the prototype's.
 var (
 	mpRBBodyBytes = consensus.DefaultLeiosParams().RBMaxBodyBytes
@@ -140,7 +125,7 @@ const mpServeWindow = 100
 // mpLoad is the benchmark's concurrent load on one mempool.
 type mpLoad struct {
 	subject mpSubject
-	led     *mpLedger
+	led     *txchains.Ledger
 
 	admitted  atomic.Int64
 	exhausted atomic.Int64 // adders that ran out of txs
@@ -165,7 +150,7 @@ type mpLoad struct {
 func (l *mpLoad) adder(ctx context.Context, txs []*ledger.Tx, start time.Time, interval, phase time.Duration) error {
 	next := start.Add(phase)
 	for _, tx := range txs {
-		if interval > 0 && !sleepUntil(ctx, next) {
+		if interval > 0 && !txchains.SleepUntil(ctx, next) {
 			return nil
 		}
 		if err := l.subject.Add(ctx, tx); err != nil {
@@ -186,7 +171,7 @@ func (l *mpLoad) adder(ctx context.Context, txs []*ledger.Tx, start time.Time, i
 // selects the txs of an RB up to its body limit, reapplying each on the
 // tip's ledger.
 func (l *mpLoad) forger(ctx context.Context, start time.Time, period time.Duration) error {
-	for next := start.Add(period / 2); sleepUntil(ctx, next); next = next.Add(period) {
+	for next := start.Add(period / 2); txchains.SleepUntil(ctx, next); next = next.Add(period) {
 		view, tip, release, err := l.led.TipLedger()
 		if err != nil {
 			return err
@@ -221,7 +206,7 @@ func (l *mpLoad) server(ctx context.Context, start time.Time, period, phase time
 	var stalls, controls []time.Duration
 	var control mpControlWalk
 	var txs []txsubmission.MempoolTx // the walk's buffer, as the client keeps one
-	for next := start.Add(phase); sleepUntil(ctx, next); next = next.Add(period) {
+	for next := start.Add(phase); txchains.SleepUntil(ctx, next); next = next.Add(period) {
 		var stall, controlStall time.Duration
 		trace.WithRegion(ctx, regionServeWalk, func() {
 			t0 := time.Now()
@@ -333,7 +318,7 @@ func (c *mpControlWalk) calibrate(n int, walk, control time.Duration) {
 // the forge's walk; then the mempool syncs to the new tip, which drops the
 // block's txs.
 func (l *mpLoad) chain(ctx context.Context, start time.Time, period time.Duration) error {
-	for next := start.Add(period); sleepUntil(ctx, next); next = next.Add(period) {
+	for next := start.Add(period); txchains.SleepUntil(ctx, next); next = next.Add(period) {
 		if err := l.adoptAndSync(ctx, true); err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -358,7 +343,7 @@ func (l *mpLoad) adoptAndSync(ctx context.Context, withTxs bool) error {
 		release()
 		txs = append(rb, eb...)
 	}
-	if err := l.led.adopt(txs); err != nil {
+	if err := l.led.Adopt(txs); err != nil {
 		return err
 	}
 	st, err := l.subject.sync(ctx)
@@ -448,7 +433,7 @@ type mpCellSettings struct {
 // mempool of kind: one adder and one tx-submission walk per peer, adders
 // paced to the offered load in total, walks every readPeriod; the forge's
 // walk every forgePeriod; a block adopted every tip period.
-func runMPCell(ctx context.Context, kind string, chains *mpChains, costs *mpCosts, cs mpCellSettings) (mpCell, error) {
+func runMPCell(ctx context.Context, kind string, chains *txchains.Chains, costs *txchains.Costs, cs mpCellSettings) (mpCell, error) {
 	subject, led, err := newMPSubject(kind, chains, costs)
 	if err != nil {
 		return mpCell{}, err
@@ -464,7 +449,7 @@ func runMPCell(ctx context.Context, kind string, chains *mpChains, costs *mpCost
 	start := time.Now()
 	interval := time.Duration(float64(time.Second) * float64(cs.peers) / float64(cs.offered))
 	for j := range cs.peers {
-		txs := chains.forPeer(j, cs.peers)
+		txs := chains.ForPeer(j, cs.peers)
 		g.Go(func() error {
 			return l.adder(gctx, txs, start, interval, interval*time.Duration(j)/time.Duration(cs.peers))
 		})
@@ -476,7 +461,7 @@ func runMPCell(ctx context.Context, kind string, chains *mpChains, costs *mpCost
 	g.Go(func() error { return l.chain(gctx, start, cs.tip) })
 
 	cell := mpCell{Mempool: kind, OfferedTxS: cs.offered, Peers: cs.peers}
-	if sleepUntil(gctx, start.Add(cs.duration)) {
+	if txchains.SleepUntil(gctx, start.Add(cs.duration)) {
 		cell.Admitted = l.admitted.Load() // adds finishing after the end do not count
 	}
 	elapsed := time.Since(start)
@@ -507,8 +492,8 @@ func runMPCell(ctx context.Context, kind string, chains *mpChains, costs *mpCost
 // one goroutine into a fresh double-buffered mempool, nothing else running;
 // the median of runs such runs, so that one slowed by the machine's other
 // work does not set it.
-func measureCeiling(ctx context.Context, chains *mpChains, costs *mpCosts, n, runs int) (float64, error) {
-	txs := chains.forPeer(0, 1)
+func measureCeiling(ctx context.Context, chains *txchains.Chains, costs *txchains.Costs, n, runs int) (float64, error) {
+	txs := chains.ForPeer(0, 1)
 	n = min(n, len(txs))
 	rates := make([]float64, runs)
 	for i := range rates {
@@ -547,7 +532,7 @@ type mpHold struct {
 // to fill fast), then runs two unpaced adders and tx-submission walks, and
 // after a warm-up one sync to a tip that invalidates nothing, whose lock
 // hold it reports.
-func runMPHold(ctx context.Context, kind string, chains *mpChains, costs *mpCosts, held, readers int, readPeriod, warmUp time.Duration) (mpHold, error) {
+func runMPHold(ctx context.Context, kind string, chains *txchains.Chains, costs *txchains.Costs, held, readers int, readPeriod, warmUp time.Duration) (mpHold, error) {
 	subject, led, err := newMPSubject(kind, chains, costs)
 	if err != nil {
 		return mpHold{}, err
@@ -555,21 +540,21 @@ func runMPHold(ctx context.Context, kind string, chains *mpChains, costs *mpCost
 	defer subject.close()
 	// Fill with whole chains from the front, the adders take the chains
 	// after them.
-	applyCost := costs.apply.Swap(0)
+	applyCost := costs.Apply.Swap(0)
 	filled, next := 0, 0
-	for ; next < len(chains.chains) && filled < held; next++ {
-		for _, tx := range chains.chains[next] {
+	for ; next < len(chains.Txs) && filled < held; next++ {
+		for _, tx := range chains.Txs[next] {
 			if filled == held {
 				break
 			}
 			if err := subject.Add(ctx, tx); err != nil {
-				costs.apply.Store(applyCost)
+				costs.Apply.Store(applyCost)
 				return mpHold{}, fmt.Errorf("filling: %w", err)
 			}
 			filled++
 		}
 	}
-	costs.apply.Store(applyCost)
+	costs.Apply.Store(applyCost)
 	if filled < held {
 		return mpHold{}, fmt.Errorf("only %d txs to fill %d", filled, held)
 	}
@@ -581,15 +566,15 @@ func runMPHold(ctx context.Context, kind string, chains *mpChains, costs *mpCost
 	start := time.Now()
 	for a := range 2 {
 		var txs []*ledger.Tx
-		for c := next + a; c < len(chains.chains); c += 2 {
-			txs = append(txs, chains.chains[c]...)
+		for c := next + a; c < len(chains.Txs); c += 2 {
+			txs = append(txs, chains.Txs[c]...)
 		}
 		g.Go(func() error { return l.adder(gctx, txs, start, 0, 0) })
 	}
 	walkers := &mpLoad{subject: subject, led: led} // their stalls, during the sync only
 	var walks sync.WaitGroup
 	h := mpHold{Mempool: kind}
-	if sleepUntil(gctx, start.Add(warmUp)) {
+	if txchains.SleepUntil(gctx, start.Add(warmUp)) {
 		h.HeldTxs, _ = subject.occupancy()
 		before := l.admitted.Load()
 		walkCtx, stopWalks := context.WithCancel(gctx)
@@ -603,7 +588,7 @@ func runMPHold(ctx context.Context, kind string, chains *mpChains, costs *mpCost
 		h.SyncNs = int64(time.Since(t0))
 		// A walk that waited out the sync records its wait when it gets
 		// through: give every walk one more period.
-		sleepUntil(gctx, time.Now().Add(readPeriod))
+		txchains.SleepUntil(gctx, time.Now().Add(readPeriod))
 		stopWalks()
 		walks.Wait()
 		if err != nil {

@@ -1,4 +1,4 @@
-package main
+package mempool
 
 import (
 	"errors"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	exptrace "golang.org/x/exp/trace"
+
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 )
 
 // The regions of the execution trace (--trace): each cell is a task, each
@@ -97,15 +99,15 @@ func (r *traceRead) add(state exptrace.GoState, reason string, d int64) {
 }
 
 func (r *traceRead) String() string {
-	parts := []string{fmt.Sprintf("running %s (%d CPU samples)", fmtDur(time.Duration(r.running)), r.samples)}
+	parts := []string{fmt.Sprintf("running %s (%d CPU samples)", output.Duration(time.Duration(r.running)), r.samples)}
 	if r.runnable > 0 {
-		parts = append(parts, "runnable "+fmtDur(time.Duration(r.runnable)))
+		parts = append(parts, "runnable "+output.Duration(time.Duration(r.runnable)))
 	}
 	if r.syscall > 0 {
-		parts = append(parts, "in a syscall "+fmtDur(time.Duration(r.syscall)))
+		parts = append(parts, "in a syscall "+output.Duration(time.Duration(r.syscall)))
 	}
 	for _, reason := range slices.Sorted(maps.Keys(r.blocked)) {
-		parts = append(parts, fmt.Sprintf("blocked (%s) %s", reason, fmtDur(time.Duration(r.blocked[reason]))))
+		parts = append(parts, fmt.Sprintf("blocked (%s) %s", reason, output.Duration(time.Duration(r.blocked[reason]))))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -240,6 +242,6 @@ func writeMPTrace(w io.Writer, walks []mpTraceWalks) {
 			r := traceRead{running: t.RunningNs, samples: t.CPUSamples, runnable: t.RunnableNs, syscall: t.SyscallNs, blocked: t.BlockedNs}
 			fmt.Fprintf(w, ": %s", r.String())
 		}
-		fmt.Fprintf(w, "; longest %s: %s\n", fmtDur(time.Duration(t.LongestNs)), t.Longest)
+		fmt.Fprintf(w, "; longest %s: %s\n", output.Duration(time.Duration(t.LongestNs)), t.Longest)
 	}
 }
