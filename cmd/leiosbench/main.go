@@ -11,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/leiosnode/leiosnode/internal/bench/diffusion"
 	"github.com/leiosnode/leiosnode/internal/bench/mempool"
+	"github.com/leiosnode/leiosnode/internal/bench/throughput"
 	"github.com/leiosnode/leiosnode/internal/bench/txcache"
 	"github.com/leiosnode/leiosnode/internal/bench/txsubmission"
 	"github.com/leiosnode/leiosnode/internal/bench/votes"
@@ -24,7 +26,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(txcache.NewCommand(), mempool.NewCommand(), txsubmission.NewCommand(), newDiffusionCommand(), votes.NewCommand(), newThroughputCommand(), newSyncCommand(), newBusyLoopCommand())
+	root.AddCommand(txcache.NewCommand(), mempool.NewCommand(), txsubmission.NewCommand(), diffusion.NewCommand(), votes.NewCommand(), throughput.NewCommand(), newSyncCommand(), throughput.NewBusyLoopCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "leiosbench:", err)
 		os.Exit(1)

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leiosnode/leiosnode/internal/bench/machine"
+	"github.com/leiosnode/leiosnode/internal/bench/nodebin"
 	"github.com/leiosnode/leiosnode/internal/bench/output"
 )
 
@@ -129,7 +130,7 @@ func runSyncBench(ctx context.Context, f syncFlags, progress io.Writer) (_ *sync
 	exe := f.leiosnode
 	if exe == "" {
 		fmt.Fprintln(progress, "sync: building leiosnode...")
-		built, cleanup, err := buildLeiosnode(ctx)
+		built, cleanup, err := nodebin.Build(ctx)
 		if err != nil {
 			return nil, err
 		}

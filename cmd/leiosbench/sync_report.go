@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 )
 
 type syncReport struct {
@@ -94,7 +96,7 @@ func (r *syncReport) Write(w io.Writer) {
 		line(fmt.Sprintf("sync from %d peer(s), libp2p loopback", run.Peers), run)
 	}
 	if t := r.Target; t != nil {
-		fmt.Fprintf(w, "\ntarget: from 3 peers ≥ 80 %% of the single-core validation rate: %.0f %%: %s\n", 100*t.OfValidation, metOrMissed(t.Met))
+		fmt.Fprintf(w, "\ntarget: from 3 peers ≥ 80 %% of the single-core validation rate: %.0f %%: %s\n", 100*t.OfValidation, output.MetOrMissed(t.Met))
 	}
 	fmt.Fprintf(w, "load average before %s, after %s on %d cores (the sources and the syncing node share them with everything else)\n", r.LoadBefore, r.LoadAfter, r.Cores)
 	if r.Profile != "" {

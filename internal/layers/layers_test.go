@@ -71,6 +71,8 @@ var rank = map[string]int{
 	"internal/bench/machine": 0,
 	// What the benchmarks' tests check of a run's files.
 	"internal/bench/benchtest": 0,
+	// Builds the leiosnode binary the process benchmarks run.
+	"internal/bench/nodebin": 0,
 	// Each benchmark, beside its baselines; cmd/leiosbench holds the
 	// commands.
 	"internal/bench/txchains":     2, // the simulated chain the mempool benchmarks load
@@ -78,6 +80,8 @@ var rank = map[string]int{
 	"internal/bench/txcache":      9,
 	"internal/bench/mempool":      9,
 	"internal/bench/txsubmission": 9,
+	"internal/bench/diffusion":    9,
+	"internal/bench/throughput":   9,
 }
 
 var (

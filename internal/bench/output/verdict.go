@@ -23,3 +23,11 @@ func WriteVerdicts(w io.Writer, vs []Verdict) {
 		fmt.Fprintf(w, "  [%s] %s: %s\n", mark, v.What, v.Measured)
 	}
 }
+
+// MetOrMissed is a target's mark in the tables that print it inline.
+func MetOrMissed(met bool) string {
+	if met {
+		return "MET"
+	}
+	return "MISSED"
+}

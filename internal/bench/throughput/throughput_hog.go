@@ -1,4 +1,4 @@
-package main
+package throughput
 
 import (
 	"fmt"
@@ -19,7 +19,8 @@ const busyLoopCommand = "hog"
 // binary has no subcommands).
 const busyLoopEnv = "LEIOSBENCH_BUSY_LOOP"
 
-func newBusyLoopCommand() *cobra.Command {
+// NewBusyLoopCommand is the hidden command the --hog runs start.
+func NewBusyLoopCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:    busyLoopCommand,
 		Short:  "Spin on one OS thread until killed (throughput --hog's busy loop)",

@@ -1,4 +1,4 @@
-package main
+package diffusion
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // plots are written and the JSON carries the table's figures.
 func TestDiffusionQuick(t *testing.T) {
 	dir := t.TempDir()
-	cmd := newDiffusionCommand()
+	cmd := NewCommand()
 	var out, progress bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&progress)

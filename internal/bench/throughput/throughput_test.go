@@ -1,4 +1,4 @@
-package main
+package throughput
 
 import (
 	"bytes"
@@ -53,7 +53,7 @@ func TestThroughputRates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := newThroughputCommand()
+			cmd := NewCommand()
 			if err := cmd.ParseFlags(tt.args); err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,14 @@
-package main
+// Package diffusion is leiosbench diffusion: EB diffusion over links of a
+// given latency and bandwidth, networks of internal/leiosnet in one
+// process, the closure time of every node and of every hop beside the
+// physical floor (the bytes at the link rate plus the round trips the
+// protocol needs), and the memory each node holds.
+//
+// Invariants: each run is a fresh network; the floor is computed from the
+// same links and bytes as the run; every figure of the tables is in the
+// JSON report.
+// It never builds a node: the harness builds the pipeline with leios.Open.
+package diffusion
 
 import (
 	"context"
@@ -48,7 +58,8 @@ type scaleFlags struct {
 	bytesPerSec float64
 }
 
-func newDiffusionCommand() *cobra.Command {
+// NewCommand is the diffusion command.
+func NewCommand() *cobra.Command {
 	var f diffusionFlags
 	cmd := &cobra.Command{
 		Use:   "diffusion",

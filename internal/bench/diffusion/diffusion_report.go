@@ -1,4 +1,4 @@
-package main
+package diffusion
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/leiosnode/leiosnode/internal/bench/output"
 )
 
 type diffusionReport struct {
@@ -120,13 +122,6 @@ func newScaleReport(f scaleFlags, s diffusionSetup, run *diffusionRun) *scaleRep
 	return r
 }
 
-func metOrMissed(met bool) string {
-	if met {
-		return "MET"
-	}
-	return "MISSED"
-}
-
 func (r *diffusionReport) Write(w io.Writer) {
 	for _, s := range r.Scale {
 		s.write(w, r.Flags)
@@ -164,7 +159,7 @@ func (r *diffusionReport) Write(w io.Writer) {
 	}
 	if t := r.Target; t != nil {
 		fmt.Fprintf(w, "\ntarget: 12 MB closure, first hop of the line from publication %.0f ms (floor %.0f) ≤ 1.3 × (transfer %.0f ms + 2 × RTT %.0f ms) = %.0f ms: %s (%.2f × the floor)\n",
-			t.HopMs, t.FloorMs, t.TransferMs, t.RTTMs, t.BoundMs, metOrMissed(t.Met), t.HopMs/t.FloorMs)
+			t.HopMs, t.FloorMs, t.TransferMs, t.RTTMs, t.BoundMs, output.MetOrMissed(t.Met), t.HopMs/t.FloorMs)
 	}
 }
 
@@ -181,7 +176,7 @@ func (s *scaleReport) write(w io.Writer, f diffusionFlags) {
 	fmt.Fprintf(w, "  CPU: the nodes used %.1f s of CPU during the diffusion (%.0f ms a node), %.2f cores on average until the last node held it\n",
 		c.CPUMs/1000, c.CPUMs/float64(s.Nodes), c.CPUMs/c.ToLastMs)
 	fmt.Fprintf(w, "  target: every node holds the closure within L_hdr + L_vote = %.0f ms: %d of %d: %s\n",
-		s.DeadlineMs, s.WithinDeadline, s.Nodes, metOrMissed(s.Met))
+		s.DeadlineMs, s.WithinDeadline, s.Nodes, output.MetOrMissed(s.Met))
 	if m := s.Memory; m != nil {
 		fmt.Fprintf(w, "  memory: process RSS %.0f MiB idle, %.0f MiB peak; per node: RSS %.1f MiB idle, %.1f MiB peak; Go heap %.1f MiB idle, %.1f MiB holding the EB; outside Go %.1f MiB\n",
 			m.IdleRSSMiB, m.PeakRSSMiB, m.IdleRSSPerNode, m.PeakRSSPerNode, m.GoHeapPerNode, m.GoHeapPeakPerNode, m.OutsideGoPerNode)

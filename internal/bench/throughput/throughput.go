@@ -1,4 +1,15 @@
-package main
+// Package throughput is leiosbench throughput: offered tx rate against
+// txs on chain, one fresh devnet (internal/devnet, a leiosnode process per
+// node) per rate fed by the firehose, checked as the devnet report checks
+// it, beside the CPU floor of a tx; with --hog, a busy loop (this binary's
+// hidden hog command) takes one core meanwhile.
+//
+// Invariants: every rate runs on a fresh devnet; the busy loop dies with
+// the bench (the parent-death signal on Linux); every figure of the table
+// is in the JSON report.
+// It never builds a node in this process: the nodes are processes watched
+// through their HTTP API.
+package throughput
 
 import (
 	"context"
@@ -8,7 +19,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
@@ -19,6 +29,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leiosnode/leiosnode/internal/bench/machine"
+	"github.com/leiosnode/leiosnode/internal/bench/nodebin"
 	"github.com/leiosnode/leiosnode/internal/bench/output"
 	"github.com/leiosnode/leiosnode/internal/devnet"
 )
@@ -54,7 +65,8 @@ const (
 	quickWarmup   = 15 * time.Second
 )
 
-func newThroughputCommand() *cobra.Command {
+// NewCommand is the throughput command.
+func NewCommand() *cobra.Command {
 	var f throughputFlags
 	cmd := &cobra.Command{
 		Use:   "throughput",
@@ -233,7 +245,7 @@ const throughputMeasured = "per rate, one fresh devnet, its nodes and the fireho
 func runThroughput(ctx context.Context, f throughputFlags, rates []float64, log io.Writer) (*throughputReport, error) {
 	exe := f.leiosnode
 	if exe == "" {
-		built, cleanup, err := buildLeiosnode(ctx)
+		built, cleanup, err := nodebin.Build(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -344,23 +356,6 @@ func readThroughputCell(path string, rate float64) (throughputCell, error) {
 		cell.FloorPerKTx = fl.FloorSecondsPerKTx
 	}
 	return cell, nil
-}
-
-// buildLeiosnode builds this module's leiosnode into a temporary
-// directory: the devnets run it as their nodes.
-func buildLeiosnode(ctx context.Context) (string, func(), error) {
-	dir, err := os.MkdirTemp("", "leiosbench-bin-")
-	if err != nil {
-		return "", nil, err
-	}
-	cleanup := func() { _ = os.RemoveAll(dir) }
-	exe := filepath.Join(dir, "leiosnode")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", exe, "github.com/leiosnode/leiosnode/cmd/leiosnode")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("building leiosnode: %w: %s", err, out)
-	}
-	return exe, cleanup, nil
 }
 
 func (r *throughputReport) Write(w io.Writer) {
