@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -392,28 +390,15 @@ type payer struct {
 }
 
 // loadPayers reads the funded addresses' payment keys, as the devnet's
-// firehose does.
+// firehose does (devnet.FundedKeys).
 func loadPayers(fundsDir string, g *consensus.Genesis) ([]*payer, error) {
-	paths, err := filepath.Glob(filepath.Join(fundsDir, "payment-*.skey"))
+	funded, err := devnet.FundedKeys(fundsDir, g)
 	if err != nil {
 		return nil, err
 	}
-	slices.Sort(paths)
 	var payers []*payer
-	for _, path := range paths {
-		key, err := keys.ReadSigningKey(path, keys.Payment)
-		if err != nil {
-			return nil, err
-		}
-		address, err := keys.EnterpriseAddress(key.Public().(ed25519.PublicKey), g.NetworkID)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		coin, ok := g.InitialFunds[hex.EncodeToString(address)]
-		if !ok {
-			return nil, fmt.Errorf("%s: its address is not funded in genesis", path)
-		}
-		payers = append(payers, &payer{key: key, address: address, head: ledger.GenesisTxIn(address), coin: coin})
+	for _, f := range funded {
+		payers = append(payers, &payer{key: f.Key, address: f.Address, head: ledger.GenesisTxIn(f.Address), coin: f.Coin})
 	}
 	if len(payers) == 0 {
 		return nil, fmt.Errorf("no payment keys in %s", fundsDir)
