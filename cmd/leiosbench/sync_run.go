@@ -15,6 +15,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/config"
+	"github.com/leiosnode/leiosnode/internal/devnet"
 	"github.com/leiosnode/leiosnode/keys"
 )
 
@@ -30,7 +31,8 @@ type nodeProcess struct {
 }
 
 // startNode runs `exe run --config cfgPath`, its output to node.log in the
-// config's directory.
+// config's directory, as the devnet starts its nodes: in their own process
+// group, and on Linux killed with the bench should it die first.
 func startNode(exe, name, cfgPath, httpAddr string) (*nodeProcess, error) {
 	logFile := filepath.Join(filepath.Dir(cfgPath), "node.log")
 	out, err := os.Create(logFile)
@@ -39,6 +41,7 @@ func startNode(exe, name, cfgPath, httpAddr string) (*nodeProcess, error) {
 	}
 	cmd := exec.Command(exe, "run", "--config", cfgPath)
 	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = devnet.ChildProcAttr()
 	p := &nodeProcess{name: name, cmd: cmd, httpAddr: httpAddr, logFile: logFile, exited: make(chan struct{})}
 	p.started = time.Now()
 	if err := cmd.Start(); err != nil {
