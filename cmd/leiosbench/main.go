@@ -13,6 +13,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/internal/bench/diffusion"
 	"github.com/leiosnode/leiosnode/internal/bench/mempool"
+	"github.com/leiosnode/leiosnode/internal/bench/sync"
 	"github.com/leiosnode/leiosnode/internal/bench/throughput"
 	"github.com/leiosnode/leiosnode/internal/bench/txcache"
 	"github.com/leiosnode/leiosnode/internal/bench/txsubmission"
@@ -26,7 +27,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(txcache.NewCommand(), mempool.NewCommand(), txsubmission.NewCommand(), diffusion.NewCommand(), votes.NewCommand(), throughput.NewCommand(), newSyncCommand(), throughput.NewBusyLoopCommand())
+	root.AddCommand(txcache.NewCommand(), mempool.NewCommand(), txsubmission.NewCommand(), diffusion.NewCommand(), votes.NewCommand(), throughput.NewCommand(), sync.NewCommand(), throughput.NewBusyLoopCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "leiosbench:", err)
 		os.Exit(1)

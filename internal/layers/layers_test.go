@@ -82,6 +82,7 @@ var rank = map[string]int{
 	"internal/bench/txsubmission": 9,
 	"internal/bench/diffusion":    9,
 	"internal/bench/throughput":   9,
+	"internal/bench/sync":         9,
 }
 
 var (

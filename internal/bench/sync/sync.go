@@ -1,4 +1,13 @@
-package main
+// Package sync is leiosbench sync: a fresh node syncs a forged devnet
+// chain from 1 and 3 peers (leiosnode processes on loopback), beside the
+// node's own single-core validation of the same blocks.
+//
+// Invariants: the chain is forged once, on a virtual clock, and every
+// measurement reads copies of it; the node processes start as the
+// devnet's do (their own process group, killed with the bench on Linux);
+// every figure of the tables is in the JSON report.
+// It never leaves a node process running after it returns.
+package sync
 
 import (
 	"context"
@@ -32,7 +41,8 @@ type syncFlags struct {
 	out       output.Flags
 }
 
-func newSyncCommand() *cobra.Command {
+// NewCommand is the sync command.
+func NewCommand() *cobra.Command {
 	var f syncFlags
 	cmd := &cobra.Command{
 		Use:   "sync",

@@ -1,4 +1,4 @@
-package main
+package sync
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ func TestSyncQuick(t *testing.T) {
 		t.Skip("builds leiosnode and runs four node processes")
 	}
 	dir := t.TempDir()
-	cmd := newSyncCommand()
+	cmd := NewCommand()
 	var out, progress bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&progress)
