@@ -47,6 +47,10 @@ type Options struct {
 	// AcceptLostImmutableTip opens a chain database whose immutable-tip
 	// marker file is gone (chaindb.Options.AcceptLostImmutableTip).
 	AcceptLostImmutableTip bool
+	// Now is the time the node's slot clock reads and its parts (validator,
+	// Leios pipeline, mempool, forge) stamp and time things by: a test or
+	// a benchmark may run a node on virtual time. Default time.Now.
+	Now func() time.Time
 }
 
 // Node is one running leiosnode.
@@ -71,6 +75,7 @@ type Node struct {
 	// httpListener is bound by New and served by Run; nil without
 	// httpAddr, and once Run has taken it.
 	httpListener net.Listener
+	now          func() time.Time // Options.Now
 	started      time.Time
 }
 
@@ -88,8 +93,13 @@ func New(cfg *config.Config, opts Options) (*Node, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
 	errCount := new(atomic.Uint64)
 	n := &Node{
+		now:      now,
 		cfg:      cfg,
 		log:      slog.New(countErrors(logger.Handler(), errCount)),
 		errors:   errCount,
@@ -117,7 +127,7 @@ func (n *Node) build(opts Options) (err error) {
 	if n.genesis, err = consensus.ReadGenesis(cfg.GenesisFile); err != nil {
 		return err
 	}
-	if n.validator, err = consensus.NewValidator(n.genesis, nil); err != nil {
+	if n.validator, err = consensus.NewValidator(n.genesis, n.now); err != nil {
 		return fmt.Errorf("genesis %s: %w", cfg.GenesisFile, err)
 	}
 	in, err := n.readInputs()
@@ -134,6 +144,7 @@ func (n *Node) build(opts Options) (err error) {
 		Validator:  n.validator,
 		Ledger:     n.genesis.ProtocolParams,
 		Registerer: n.registry,
+		Now:        n.now,
 		Logger:     n.log,
 	}); err != nil {
 		return err
@@ -209,11 +220,12 @@ func (n *Node) buildMempool() error {
 		Abandoned:  n.abandonedTxs,
 		// Txs are checked for the slot now in progress: that is where the
 		// next block can put them.
-		Slot:   func() uint64 { return clock.SlotAt(time.Now()) },
+		Slot:   func() uint64 { return clock.SlotAt(n.now()) },
 		Params: n.genesis.ProtocolParams,
 		// Room for two blocks' worth of txs, RB and EB, of this network.
 		CapacityBytes: 2 * (n.genesis.Leios.RBMaxBodyBytes + n.genesis.Leios.EBMaxClosureBytes),
 		Logger:        n.log.With("component", "mempool"),
+		Now:           n.now,
 	})
 	return err
 }
@@ -303,6 +315,7 @@ func (n *Node) buildForger(in *inputs) error {
 		Voter:          in.voter,
 		Params:         &n.genesis.ProtocolParams,
 		RBMaxBodyBytes: n.genesis.Leios.RBMaxBodyBytes,
+		Now:            n.now,
 		Logger:         n.log.With("component", "forge"),
 	})
 	return err
@@ -314,7 +327,7 @@ func (n *Node) buildForger(in *inputs) error {
 // the node, and its error is the one returned.
 func (n *Node) Run(ctx context.Context) error {
 	defer n.close()
-	n.started = time.Now()
+	n.started = n.now()
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return n.cpu.Run(ctx) })
 	g.Go(func() error { return n.watchStores(ctx) })
@@ -397,7 +410,7 @@ func (n *Node) wait(g *errgroup.Group) error {
 
 // admissionFigures are how far behind the node is, for its edge.
 func (n *Node) admissionFigures() admission.Figures {
-	now := time.Now()
+	now := n.now()
 	snapshot := n.mempool.Snapshot()
 	oldest, _ := snapshot.OldestAdmitted()
 	return admission.Figures{
@@ -418,7 +431,7 @@ const startupGrace = 10 * time.Second
 // readyToForge holds the forge back after a start until chain sync has
 // caught up with a peer (or no peer could be reached for startupGrace).
 func (n *Node) readyToForge() bool {
-	return n.caughtUp.Load() || time.Since(n.started) > startupGrace
+	return n.caughtUp.Load() || n.now().Sub(n.started) > startupGrace
 }
 
 // close releases what New opened, in reverse order. Safe on a partial node.

@@ -7,10 +7,17 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/leiosnode/leiosnode/internal/bench/diffusion"
+	"github.com/leiosnode/leiosnode/internal/bench/mempool"
+	"github.com/leiosnode/leiosnode/internal/bench/sync"
+	"github.com/leiosnode/leiosnode/internal/bench/throughput"
+	"github.com/leiosnode/leiosnode/internal/bench/txcache"
+	"github.com/leiosnode/leiosnode/internal/bench/txsubmission"
+	"github.com/leiosnode/leiosnode/internal/bench/votes"
 )
 
 func main() {
@@ -20,19 +27,9 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newTxcacheCommand(), newMempoolCommand(), newTxSubmissionCommand(), newDiffusionCommand(), newVotesCommand(), newThroughputCommand(), newSyncCommand(), newBusyLoopCommand())
+	root.AddCommand(txcache.NewCommand(), mempool.NewCommand(), txsubmission.NewCommand(), diffusion.NewCommand(), votes.NewCommand(), throughput.NewCommand(), sync.NewCommand(), throughput.NewBusyLoopCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "leiosbench:", err)
 		os.Exit(1)
 	}
-}
-
-// report is what every benchmark returns: printed as tables, and written
-// as one indented JSON document with --json FILE.
-type report interface{ write(io.Writer) }
-
-// printReport prints r's tables and, if jsonPath is set, writes r there:
-// the output of the benchmarks without a plots directory.
-func printReport(cmd *cobra.Command, r report, jsonPath string) error {
-	return outputFlags{json: jsonPath}.emit(cmd, r, nil)
 }

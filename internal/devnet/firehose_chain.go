@@ -181,11 +181,33 @@ func (c *txChain) lastAdmitted() (admittedTx, bool) {
 	return c.admitted[len(c.admitted)-1], true
 }
 
-// loadTxChains makes one chain per funded address whose payment key is in
-// fundsDir (payment-i.skey, as Write names them), in the order of i,
-// chain j pinned to node j mod nodes. A key whose address genesis does not
-// fund is an error: the firehose would only collect rejections.
+// loadTxChains makes one chain per funded key in fundsDir (FundedKeys),
+// chain j pinned to node j mod nodes.
 func loadTxChains(fundsDir string, g *consensus.Genesis, nodes int) ([]*txChain, error) {
+	funded, err := FundedKeys(fundsDir, g)
+	if err != nil {
+		return nil, err
+	}
+	var chains []*txChain
+	for _, f := range funded {
+		chains = append(chains, newTxChain(f.Name, len(chains)%nodes, f.Key, f.Address, f.Coin))
+	}
+	return chains, nil
+}
+
+// FundedKey is a payment key of the funds directory and what genesis
+// gives its address.
+type FundedKey struct {
+	Name    string // payment-i
+	Key     ed25519.PrivateKey
+	Address []byte
+	Coin    uint64
+}
+
+// FundedKeys reads every payment key in fundsDir (payment-i.skey, as Write
+// names them), in the order of i. A key whose address genesis does not
+// fund is an error: txs from it would only collect rejections.
+func FundedKeys(fundsDir string, g *consensus.Genesis) ([]FundedKey, error) {
 	paths, err := filepath.Glob(filepath.Join(fundsDir, "payment-*.skey"))
 	if err != nil {
 		return nil, err
@@ -198,7 +220,7 @@ func loadTxChains(fundsDir string, g *consensus.Genesis, nodes int) ([]*txChain,
 		return i
 	}
 	slices.SortFunc(paths, func(a, b string) int { return cmp.Compare(index(a), index(b)) })
-	var chains []*txChain
+	var funded []FundedKey
 	for _, path := range paths {
 		key, err := keys.ReadSigningKey(path, keys.Payment)
 		if err != nil {
@@ -212,8 +234,7 @@ func loadTxChains(fundsDir string, g *consensus.Genesis, nodes int) ([]*txChain,
 		if !ok {
 			return nil, fmt.Errorf("%s: its address is not funded in genesis", path)
 		}
-		name := strings.TrimSuffix(filepath.Base(path), ".skey")
-		chains = append(chains, newTxChain(name, len(chains)%nodes, key, address, coin))
+		funded = append(funded, FundedKey{Name: strings.TrimSuffix(filepath.Base(path), ".skey"), Key: key, Address: address, Coin: coin})
 	}
-	return chains, nil
+	return funded, nil
 }

@@ -10,6 +10,7 @@ package plots
 
 import (
 	"image/color"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -212,4 +213,34 @@ func (PlainTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+// LogTicks label a log axis at 1, 2 and 5 times each power of ten.
+type LogTicks struct{}
+
+func (LogTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for p := math.Pow(10, math.Floor(math.Log10(lo))); p <= hi; p *= 10 {
+		for _, m := range []float64{1, 2, 5} {
+			if v := m * p; v >= lo && v <= hi {
+				ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+			}
+		}
+	}
+	return ticks
+}
+
+// Series adds a measured series, its points marked, in the palette's color
+// i.
+func Series(p *plot.Plot, name string, xys plotter.XYs, i int) error {
+	line, points, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return err
+	}
+	c := Color(i)
+	line.Color, points.Color = c, c
+	points.Shape = draw.CircleGlyph{}
+	p.Add(line, points)
+	p.Legend.Add(name, line, points)
+	return nil
 }

@@ -97,7 +97,7 @@ func (ps *Processes) start(exe string, n layout.Node) (*Process, error) {
 	cmd := exec.CommandContext(ps.ctx, exe, "run", "--config", n.ConfigFile)
 	cmd.Dir = n.Dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = childProcAttr()
+	cmd.SysProcAttr = ChildProcAttr()
 	cmd.Cancel = func() error {
 		// A node the chaos mode froze must run again to hear SIGTERM.
 		_ = continueProcess(cmd.Process)

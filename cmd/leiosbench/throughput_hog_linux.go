@@ -1,9 +1,0 @@
-package main
-
-import "syscall"
-
-// busyLoopProcAttr asks the kernel to kill the busy loop should the bench
-// die without stopping it.
-func busyLoopProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-}
