@@ -168,15 +168,27 @@ type failedFS struct {
 }
 
 func (f failedFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
-	if err := f.s.Err(); err != nil {
+	if err := f.fault(); err != nil {
 		return nil, err
 	}
 	return f.FS.Create(name, category)
 }
 
 func (f failedFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
-	if err := f.s.Err(); err != nil {
+	if err := f.fault(); err != nil {
 		return nil, err
 	}
 	return f.FS.ReuseForWrite(oldname, newname, category)
+}
+
+// fault is the store's fault, read without its lock: Close holds that lock
+// while Pebble's compactions, which create files, finish. The fault is set
+// before Failed is closed and never after.
+func (f failedFS) fault() error {
+	select {
+	case <-f.s.failed:
+		return f.s.fault
+	default:
+		return nil
+	}
 }
