@@ -171,7 +171,60 @@ func (f failedFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File,
 	if err := f.fault(); err != nil {
 		return nil, err
 	}
-	return f.FS.Create(name, category)
+	file, err := f.FS.Create(name, category)
+	if err != nil {
+		return nil, err
+	}
+	return &watchedFile{File: file, name: name, s: f.s}, nil
+}
+
+// watchedFile notes its name in the store when a write to it fails: the
+// file Pebble was writing when the disk filled, which it never finishes.
+type watchedFile struct {
+	vfs.File
+	name string
+	s    *DB
+}
+
+func (w *watchedFile) Write(p []byte) (int, error) {
+	n, err := w.File.Write(p)
+	w.note(err)
+	return n, err
+}
+
+func (w *watchedFile) WriteAt(p []byte, off int64) (int, error) {
+	n, err := w.File.WriteAt(p, off)
+	w.note(err)
+	return n, err
+}
+
+func (w *watchedFile) Sync() error {
+	err := w.File.Sync()
+	w.note(err)
+	return err
+}
+
+func (w *watchedFile) note(err error) {
+	if err == nil {
+		return
+	}
+	w.s.unfinishedMu.Lock()
+	w.s.unfinished = append(w.s.unfinished, w.name)
+	w.s.unfinishedMu.Unlock()
+}
+
+// removeUnfinished removes the empty files whose writes failed: a table
+// Pebble began as the disk filled is named by no version of the store, and
+// an empty one left behind looks like damage to whoever looks next.
+func (s *DB) removeUnfinished() {
+	s.unfinishedMu.Lock()
+	defer s.unfinishedMu.Unlock()
+	for _, name := range s.unfinished {
+		if info, err := s.fs.Stat(name); err == nil && info.Size() == 0 {
+			_ = s.fs.Remove(name)
+		}
+	}
+	s.unfinished = nil
 }
 
 func (f failedFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {

@@ -51,6 +51,12 @@ type DB struct {
 	closed bool
 
 	stalls stallClock // writes held back by Pebble: see WriteStalls
+
+	// unfinished are the files Pebble created whose writes failed (a
+	// table flushed as the disk filled): left empty, removed once the
+	// store has a fault (removeUnfinished).
+	unfinishedMu sync.Mutex
+	unfinished   []string
 }
 
 // Open opens the store in dir, creating it only if dir does not exist or
@@ -114,6 +120,8 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 	} else if s.Err() == nil {
 		s.lock.Close()
+	} else {
+		s.removeUnfinished()
 	}
 	if err != nil {
 		return nil, s.unreadable(err)
@@ -208,6 +216,7 @@ func (s *DB) Abandoned() bool { return s.Err() != nil && !s.readOnly }
 // Close closes the store, unless it is Abandoned: then it returns its fault.
 func (s *DB) Close() error {
 	if s.Abandoned() {
+		s.removeUnfinished()
 		return s.Err()
 	}
 	s.mu.Lock()
