@@ -16,15 +16,8 @@ import (
 // plots are written and the JSON carries the table's figures.
 func TestDiffusionQuick(t *testing.T) {
 	dir := t.TempDir()
-	cmd := NewCommand()
-	var out, progress bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&progress)
 	path := filepath.Join(dir, "diffusion.json")
-	cmd.SetArgs([]string{"--quick", "--plots", dir, "--json", path})
-	if err := cmd.Execute(); err != nil {
-		t.Fatalf("%v\n%s", err, progress.String())
-	}
+	benchtest.Run(t, NewCommand(), "--quick", "--plots", dir, "--json", path)
 	var r diffusionReport
 	if err := output.ReadJSON(path, &r); err != nil {
 		t.Fatal(err)

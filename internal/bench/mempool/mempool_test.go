@@ -1,7 +1,6 @@
 package mempool
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,15 +24,7 @@ import (
 // output.
 func runMempoolCommand(t *testing.T, args ...string) string {
 	t.Helper()
-	cmd := NewCommand()
-	var out, progress bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&progress)
-	cmd.SetArgs(args)
-	if err := cmd.Execute(); err != nil {
-		t.Fatalf("%v\n%s", err, progress.String())
-	}
-	return out.String()
+	return benchtest.Run(t, NewCommand(), args...)
 }
 
 var tinyMempoolRun = []string{

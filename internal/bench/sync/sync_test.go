@@ -19,15 +19,8 @@ func TestSyncQuick(t *testing.T) {
 		t.Skip("builds leiosnode and runs four node processes")
 	}
 	dir := t.TempDir()
-	cmd := NewCommand()
-	var out, progress bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&progress)
 	path := filepath.Join(dir, "sync.json")
-	cmd.SetArgs([]string{"--quick", "--plots", dir, "--cpu-profile", "--timeout", "2m", "--json", path})
-	if err := cmd.Execute(); err != nil {
-		t.Fatalf("%v\n%s", err, progress.String())
-	}
+	benchtest.Run(t, NewCommand(), "--quick", "--plots", dir, "--cpu-profile", "--timeout", "2m", "--json", path)
 	var r syncReport
 	if err := output.ReadJSON(path, &r); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package txcache
 
 import (
-	"bytes"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -17,13 +16,8 @@ import (
 // runTxcache runs the command with args and returns its standard output.
 func runTxcache(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	cmd := NewCommand()
-	var out, progress bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&progress)
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	return out.String(), err
+	out, _, err := benchtest.Execute(NewCommand(), args...)
+	return out, err
 }
 
 // runTxcacheJSON runs the command writing its JSON report and plots into a

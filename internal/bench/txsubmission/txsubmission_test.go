@@ -1,7 +1,6 @@
 package txsubmission
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"slices"
@@ -25,15 +24,8 @@ import (
 func TestTxSubmissionQuick(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "txsubmission.json")
-	cmd := NewCommand()
-	var out, progress bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&progress)
-	cmd.SetArgs([]string{"--quick", "--offered", "300", "--peers", "2,3", "--duration", "600ms", "--warm-up", "300ms",
-		"--block-every", "400ms", "--json", path, "--plots", dir})
-	if err := cmd.Execute(); err != nil {
-		t.Fatalf("%v\n%s", err, progress.String())
-	}
+	out := benchtest.Run(t, NewCommand(), "--quick", "--offered", "300", "--peers", "2,3", "--duration", "600ms", "--warm-up", "300ms",
+		"--block-every", "400ms", "--json", path, "--plots", dir)
 	var r tsReport
 	if err := output.ReadJSON(path, &r); err != nil {
 		t.Fatal(err)
@@ -54,8 +46,8 @@ func TestTxSubmissionQuick(t *testing.T) {
 		t.Fatalf("targets %+v", r.Targets)
 	}
 	for _, want := range []string{"loopback TCP", "1000 txs held", "300 tx/s offered", "lock-free", "lock-per-item", "CPU per tx served", "Targets"} {
-		if !strings.Contains(out.String(), want) {
-			t.Fatalf("output lacks %q:\n%s", want, out.String())
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
 		}
 	}
 	benchtest.CheckPNG(t, filepath.Join(dir, "txsubmission.png"))

@@ -6,20 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leiosnode/leiosnode/internal/bench/benchtest"
 	"github.com/leiosnode/leiosnode/internal/bench/output"
 )
 
 func runVotes(t *testing.T, args ...string) string {
 	t.Helper()
-	cmd := NewCommand()
-	var out, progress bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&progress)
-	cmd.SetArgs(args)
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	return out.String()
+	return benchtest.Run(t, NewCommand(), args...)
 }
 
 // TestVotesCommand: a short run times every operation for every committee
