@@ -2,7 +2,6 @@ package node
 
 import (
 	"bytes"
-	"context"
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
@@ -18,8 +17,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -37,17 +34,7 @@ func post(t *testing.T, addr, contentType string, body []byte) (int, string) {
 // both nodes then hold its output; bad submissions get the ledger's reason.
 func TestSubmitReachesEveryChain(t *testing.T) {
 	configs := testNet(t, 2, 100*time.Millisecond)
-	ctx, cancel := context.WithCancel(context.Background())
-	g, gctx := errgroup.WithContext(ctx)
-	for _, cfg := range configs {
-		n, err := New(cfg, Options{Logger: quietLogger()})
-		must(t, err)
-		g.Go(func() error { return n.Run(gctx) })
-	}
-	defer func() {
-		cancel()
-		must(t, g.Wait())
-	}()
+	runNodes(t, configs)
 
 	key, addr := payer()
 	in := ledger.GenesisTxIn(addr)

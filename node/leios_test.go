@@ -1,13 +1,10 @@
 package node
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/leios"
@@ -20,17 +17,7 @@ func TestEBsDiffuseToEveryNode(t *testing.T) {
 	configs := testNet(t, 3, 100*time.Millisecond, func(g *consensus.Genesis) {
 		g.Leios.RBMaxBodyBytes = 700 // three of the test's txs
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	g, gctx := errgroup.WithContext(ctx)
-	for _, cfg := range configs {
-		n, err := New(cfg, Options{Logger: quietLogger()})
-		must(t, err)
-		g.Go(func() error { return n.Run(gctx) })
-	}
-	defer func() {
-		cancel()
-		must(t, g.Wait())
-	}()
+	runNodes(t, configs)
 
 	// A chain of 30 txs, all submitted to node 0 (each spends the last).
 	waitHTTP(t, configs[0].HTTPAddr)

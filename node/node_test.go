@@ -120,6 +120,23 @@ func testNet(t *testing.T, nodes int, slotLength time.Duration, configure ...fun
 	return configs
 }
 
+// runNodes builds a node of each config and runs them until the test ends;
+// a node that ends with an error fails the test.
+func runNodes(t *testing.T, configs []*config.Config) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	g, gctx := errgroup.WithContext(ctx)
+	for _, cfg := range configs {
+		n, err := New(cfg, Options{Logger: quietLogger()})
+		must(t, err)
+		g.Go(func() error { return n.Run(gctx) })
+	}
+	t.Cleanup(func() {
+		cancel()
+		must(t, g.Wait())
+	})
+}
+
 func mustKey(t *testing.T, path string, role keys.Role) ed25519.PrivateKey {
 	t.Helper()
 	k, err := keys.GenerateSigningKey(nil)

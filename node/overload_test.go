@@ -2,7 +2,6 @@ package node
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -17,12 +16,12 @@ import (
 
 // Three producers offered txs as fast as one wallet can post them, far
 // beyond what blocks of three txs and EBs of ten carry, into mempools
-// bounded at twice that: the edge refuses
-// the excess with 503, Retry-After and the reason (a wallet waits that
-// long and sends the same tx again), the mempool never holds more than its
-// bound, EBs keep being certified while the mempools are full, and every tx
-// the edge admitted reaches every node's chain. The test asserts on what
-// the nodes say happened, never on how fast the machine did it.
+// bounded at twice that: the edge refuses the excess with 503, Retry-After
+// and the reason (a wallet waits that long and sends the same tx again), the
+// mempool never holds more than its bound, EBs keep being certified while
+// the mempools are full, and every tx the edge admitted reaches every
+// node's chain. The test asserts on what the nodes say happened, never on
+// how fast the machine did it.
 func TestOverloadIsRefusedAtTheEdge(t *testing.T) {
 	const offered = 200 // a chain: each tx spends the last one's output
 	configs := testNet(t, 3, 100*time.Millisecond, func(g *consensus.Genesis) {
@@ -33,17 +32,7 @@ func TestOverloadIsRefusedAtTheEdge(t *testing.T) {
 		g.Leios.LVote, g.Leios.MinCertGap = 8, 14               // as the ten-node test, for busy cores
 		g.SystemStart = time.Now().Add(time.Second).UTC()
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	g, gctx := errgroup.WithContext(ctx)
-	for _, cfg := range configs {
-		n, err := New(cfg, Options{Logger: quietLogger()})
-		must(t, err)
-		g.Go(func() error { return n.Run(gctx) })
-	}
-	defer func() {
-		cancel()
-		must(t, g.Wait())
-	}()
+	runNodes(t, configs)
 	addr := configs[0].HTTPAddr
 	waitHTTP(t, addr)
 
