@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/consensus"
 )
 
 // Check verifies the database in dir without writing to it: Pebble's own
@@ -148,8 +149,8 @@ func CertifiedEBs(dir string, opts Options) ([]block.Point, error) {
 		if err != nil {
 			return nil, err
 		}
-		if h.LeiosCertified && parent != nil && parent.Announcement != nil {
-			certified = append(certified, block.Point{Slot: parent.Slot, Hash: parent.Announcement.EbHash})
+		if pt, ok := consensus.CertifiedByHeader(h, parent); ok {
+			certified = append(certified, pt)
 		}
 		parent = h
 	}

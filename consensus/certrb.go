@@ -37,6 +37,16 @@ func (v *Validator) ValidateCertification(b *block.Block, parent *block.Header) 
 	return v.committee.VerifyCertificate(parent.Hash(), cert)
 }
 
+// CertifiedByHeader is CertifiedPoint from headers alone: a CertRB's header
+// says it carries a certificate (LeiosCertified), for walks of a chain that
+// read no bodies.
+func CertifiedByHeader(h, parent *block.Header) (block.Point, bool) {
+	if !h.LeiosCertified || parent == nil || parent.Announcement == nil {
+		return block.Point{}, false
+	}
+	return block.Point{Slot: parent.Slot, Hash: parent.Announcement.EbHash}, true
+}
+
 // CertifiedPoint is the EB point a CertRB's parent announced: what the
 // CertRB certifies. ok is false for an RB that certifies nothing.
 func CertifiedPoint(b *block.Block, parent *block.Header) (block.Point, bool) {

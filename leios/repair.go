@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/consensus"
 )
 
 // CertifiedPoint is a closure the selected chain applied: the EB at Point,
@@ -27,8 +28,7 @@ func (p *Pipeline) missingCertified() ([]missingClosure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("leios: reading header %d of the chain: %w", n, err)
 		}
-		if h.LeiosCertified && parent != nil && parent.Announcement != nil {
-			pt := block.Point{Slot: parent.Slot, Hash: parent.Announcement.EbHash}
+		if pt, ok := consensus.CertifiedByHeader(h, parent); ok {
 			info, known, err := p.db.PointInfo(pt)
 			if err != nil {
 				return nil, err
