@@ -27,11 +27,22 @@ func (s *DB) Commit(b *pebble.Batch, wo *pebble.WriteOptions) error {
 // guard runs f on a goroutine of its own, so that Pebble's Logger.Fatalf,
 // which ends the goroutine it is called on (runtime.Goexit), ends that one
 // and not the caller's, and turns a panic in f (Pebble panics on a WAL
-// write it cannot complete) into the store's fault. It returns as soon as
-// the store has a fault, whether or not f has: Pebble retries a failed
-// flush at once and for ever, and its Open waits for the flush of the
-// write-ahead logs it replayed, so on a disk still full f never returns.
+// write it cannot complete) into the store's fault. It returns once f has
+// ended: the caller may then release what f used (a committed batch).
 func (s *DB) guard(f func() error) error {
+	return s.guarded(f, false)
+}
+
+// guardOpen is guard for Pebble's Open, which it leaves as soon as the
+// store has a fault, whether or not Open has returned: Pebble retries a
+// failed flush at once and for ever, and its Open waits for the flush of
+// the write-ahead logs it replayed, so on a disk still full Open never
+// returns. Open uses nothing of the caller's that the caller would free.
+func (s *DB) guardOpen(f func() error) error {
+	return s.guarded(f, true)
+}
+
+func (s *DB) guarded(f func() error, leaveOnFault bool) error {
 	done := make(chan error, 1)
 	go func() {
 		returned := false
@@ -46,6 +57,9 @@ func (s *DB) guard(f func() error) error {
 		returned = true
 		done <- err
 	}()
+	if !leaveOnFault {
+		return <-done
+	}
 	select {
 	case err := <-done:
 		return err

@@ -105,7 +105,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 	}
 
-	err = s.guard(func() (err error) {
+	err = s.guardOpen(func() (err error) {
 		s.DB, err = pebble.Open(dir, po)
 		return err
 	})
