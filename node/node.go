@@ -24,15 +24,11 @@ import (
 	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/internal/version"
-	"github.com/leiosnode/leiosnode/ledger"
-	"github.com/leiosnode/leiosnode/leios"
-	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/blockfetch"
 	"github.com/leiosnode/leiosnode/network/chainsync"
 	"github.com/leiosnode/leiosnode/network/peersharing"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
-	"github.com/leiosnode/leiosnode/txcache"
 )
 
 // Options are what a node takes besides its config files.
@@ -55,18 +51,12 @@ type Options struct {
 
 // Node is one running leiosnode.
 type Node struct {
+	parts     // genesis, validator, clock, stores, mempool
 	cfg       *config.Config
-	log       *slog.Logger
 	errors    *atomic.Uint64 // log records at level error, for /status
-	genesis   *consensus.Genesis
-	validator *consensus.Validator
 	registry  *prometheus.Registry
 	cpu       *cpuwork.Sampler // the node's CPU by kind of work
-	chain     *chaindb.DB
-	adopted   *atomic.Uint64 // blocks that changed the selection when added
-	mempool   *mempool.Mempool
-	admission *admission.Gate // the edge: whether txs are taken in now
-	leios     *leios.Pipeline
+	admission *admission.Gate  // the edge: whether txs are taken in now
 	host      *network.Host
 	chainsync *chainsync.Service
 	caughtUp  *atomic.Bool  // chain sync reached a peer's tip at least once
@@ -75,7 +65,6 @@ type Node struct {
 	// httpListener is bound by New and served by Run; nil without
 	// httpAddr, and once Run has taken it.
 	httpListener net.Listener
-	now          func() time.Time // Options.Now
 	started      time.Time
 }
 
@@ -99,12 +88,10 @@ func New(cfg *config.Config, opts Options) (*Node, error) {
 	}
 	errCount := new(atomic.Uint64)
 	n := &Node{
-		now:      now,
+		parts:    parts{now: now, log: slog.New(countErrors(logger.Handler(), errCount))},
 		cfg:      cfg,
-		log:      slog.New(countErrors(logger.Handler(), errCount)),
 		errors:   errCount,
 		registry: prometheus.NewRegistry(),
-		adopted:  new(atomic.Uint64),
 		caughtUp: new(atomic.Bool),
 	}
 	if err := n.build(opts); err != nil {
@@ -134,28 +121,14 @@ func (n *Node) build(opts Options) (err error) {
 	if err != nil {
 		return err
 	}
-	// The Leios pipeline opens before the chain: replaying a CertRB applies
-	// its certified closure from the LeiosDB.
-	if n.leios, err = leios.Open(leios.Options{
-		Dir:        leiosDir(cfg),
-		Network:    networkOf(cfg, n.genesis),
-		Limits:     n.genesis.Leios.EBLimits(),
-		TxCache:    txcache.Options{TxCapacity: cfg.TxCacheCapacity},
-		Validator:  n.validator,
-		Ledger:     n.genesis.ProtocolParams,
-		Registerer: n.registry,
-		Now:        n.now,
-		Logger:     n.log,
+	if err = n.parts.open(cfg, partsOptions{
+		now:                    n.now,
+		log:                    n.log,
+		registerer:             n.registry,
+		acceptLostImmutableTip: opts.AcceptLostImmutableTip,
 	}); err != nil {
 		return err
 	}
-	if err = n.openChain(opts.AcceptLostImmutableTip); err != nil {
-		return err
-	}
-	if err = n.buildMempool(); err != nil {
-		return err
-	}
-	n.leios.Attach(n.chain, n.mempool)
 	if n.admission, err = admission.NewGate(admission.Options{}, n.admissionFigures, n.registry); err != nil {
 		return err
 	}
@@ -191,43 +164,6 @@ func (n *Node) build(opts Options) (err error) {
 		}
 	}
 	return nil
-}
-
-func (n *Node) openChain(acceptLostImmutableTip bool) error {
-	genesisUTxO, err := ledger.GenesisUTxO(n.genesis.InitialFunds)
-	if err != nil {
-		return fmt.Errorf("genesis %s: %w", n.cfg.GenesisFile, err)
-	}
-	n.chain, err = chaindb.Open(chainDir(n.cfg), chaindb.Options{
-		K:             n.genesis.SecurityParam,
-		GenesisUTxO:   genesisUTxO,
-		Network:       networkOf(n.cfg, n.genesis),
-		ApplyBlock:    n.leios.ApplyBlock,
-		ValidateBlock: n.validator.ValidateBlock,
-		Logger:        n.log.With("component", "chaindb"),
-
-		AcceptLostImmutableTip: acceptLostImmutableTip,
-	})
-	return err
-}
-
-func (n *Node) buildMempool() error {
-	clock := n.validator.Clock()
-	var err error
-	n.mempool, err = mempool.New(mempool.Options{
-		TipLedger:  n.chain.TipUTxO,
-		TipChanged: n.chain.TipChanged,
-		Abandoned:  n.abandonedTxs,
-		// Txs are checked for the slot now in progress: that is where the
-		// next block can put them.
-		Slot:   func() uint64 { return clock.SlotAt(n.now()) },
-		Params: n.genesis.ProtocolParams,
-		// Room for two blocks' worth of txs, RB and EB, of this network.
-		CapacityBytes: 2 * (n.genesis.Leios.RBMaxBodyBytes + n.genesis.Leios.EBMaxClosureBytes),
-		Logger:        n.log.With("component", "mempool"),
-		Now:           n.now,
-	})
-	return err
 }
 
 func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
@@ -296,28 +232,10 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 	return nil
 }
 
-func (n *Node) buildForger(in *inputs) error {
-	if in.issuer == nil {
-		return nil
+func (n *Node) buildForger(in *inputs) (err error) {
+	if in.producer != nil {
+		n.forger, err = n.newForger(in.producer, n.readyToForge)
 	}
-	var err error
-	n.forger, err = forge.New(forge.Options{
-		Validator:      n.validator,
-		Ledger:         n.chain,
-		Chain:          forgeChain{countingChain{n.chain, n.adopted}},
-		IssuerKey:      in.issuer,
-		VRFKey:         in.vrfKey,
-		Mempool:        forgeMempool{n.mempool},
-		IsInvalidBlock: func(err error) bool { return errors.Is(err, chaindb.ErrInvalidBlock) },
-		Ready:          n.readyToForge,
-		EBLimits:       n.genesis.Leios.EBLimits(),
-		Leios:          n.leios,
-		Voter:          in.voter,
-		Params:         &n.genesis.ProtocolParams,
-		RBMaxBodyBytes: n.genesis.Leios.RBMaxBodyBytes,
-		Now:            n.now,
-		Logger:         n.log.With("component", "forge"),
-	})
 	return err
 }
 
@@ -444,18 +362,8 @@ func (n *Node) close() {
 			n.log.Warn("closing network host", "err", err)
 		}
 	}
-	if n.mempool != nil {
-		n.mempool.Close()
-	}
 	// A database that failed returns its failure, which Run returns.
-	if n.leios != nil {
-		if err := n.leios.Close(); err != nil && n.leios.DB().Err() == nil {
-			n.log.Error("closing the LeiosDB", "err", err)
-		}
-	}
-	if n.chain != nil {
-		if err := n.chain.Close(); err != nil && n.chain.Err() == nil {
-			n.log.Error("closing chain database", "err", err)
-		}
+	if err := n.parts.close(); err != nil {
+		n.log.Error("closing the databases", "err", err)
 	}
 }

@@ -10,14 +10,14 @@ import (
 // the chain no longer holds since old was its tip, oldest block first, each
 // block's txs in the order the ledger applied them — a CertRB's certified
 // closure first, from the LeiosDB.
-func (n *Node) abandonedTxs(old block.Tip) ([]*ledger.Tx, error) {
-	blocks, err := n.chain.Abandoned(old)
+func (p *parts) abandonedTxs(old block.Tip) ([]*ledger.Tx, error) {
+	blocks, err := p.chain.Abandoned(old)
 	if err != nil || len(blocks) == 0 {
 		return nil, err
 	}
 	var parent *block.Header
 	if first := blocks[0].Header; first.PrevHash != nil {
-		if blk, err := n.chain.Block(first.Prev()); err == nil {
+		if blk, err := p.chain.Block(first.Prev()); err == nil {
 			parent = blk.Header
 		}
 	}
@@ -29,9 +29,9 @@ func (n *Node) abandonedTxs(old block.Tip) ([]*ledger.Tx, error) {
 	}
 	for _, blk := range blocks {
 		if pt, ok := consensus.CertifiedPoint(blk, parent); ok {
-			closure, held, err := n.leios.Closure(pt)
+			closure, held, err := p.leios.Closure(pt)
 			if err != nil || !held {
-				n.log.Warn("rollback: the closure of an abandoned CertRB is gone; its txs do not return", "point", pt, "err", err)
+				p.log.Warn("rollback: the closure of an abandoned CertRB is gone; its txs do not return", "point", pt, "err", err)
 			}
 			for _, raw := range closure {
 				add(raw)

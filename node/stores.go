@@ -29,6 +29,10 @@ func networkOf(cfg *config.Config, g *consensus.Genesis) pebblestore.Network {
 	}
 }
 
+// CertifiedClosures is the StoreCheck.Store of CheckStores' last check:
+// whether the LeiosDB holds every closure the chain certifies.
+const CertifiedClosures = "certified closures"
+
 // StoreCheck is what CheckStores found in one database.
 type StoreCheck struct {
 	Store string // "chain database", "LeiosDB"
@@ -37,6 +41,9 @@ type StoreCheck struct {
 	// Absent: the directory does not exist. The node creates the store
 	// empty at start (a LeiosDB deleted on its own is refilled from peers).
 	Absent bool
+	// Certified and Missing, in the "certified closures" check: the EBs the
+	// chain certifies, and those whose closure the LeiosDB does not hold.
+	Certified, Missing int
 }
 
 // CheckStores verifies the node's databases without writing to them
@@ -64,7 +71,7 @@ func CheckStores(cfg *config.Config, logger *slog.Logger) ([]StoreCheck, error) 
 		checks[1].Err = leiosdb.Check(leiosDir(cfg), leios)
 	}
 	if checks[0].Err == nil && checks[1].Err == nil {
-		checks = append(checks, StoreCheck{Store: "certified closures", Dir: leiosDir(cfg), Err: checkCertified(cfg, chain, leios)})
+		checks = append(checks, checkCertified(cfg, chain, leios))
 	}
 	return checks, nil
 }
@@ -72,20 +79,24 @@ func CheckStores(cfg *config.Config, logger *slog.Logger) ([]StoreCheck, error) 
 // checkCertified compares the EBs the chain certifies with the closures the
 // LeiosDB holds: one it lost (deleted, or its newest WAL cut) is refilled
 // from peers when the node starts, and cannot be served until then.
-func checkCertified(cfg *config.Config, chain chaindb.Options, leios leiosdb.Options) error {
+func checkCertified(cfg *config.Config, chain chaindb.Options, leios leiosdb.Options) StoreCheck {
+	check := StoreCheck{Store: CertifiedClosures, Dir: leiosDir(cfg)}
 	certified, err := chaindb.CertifiedEBs(chainDir(cfg), chain)
 	if err != nil {
-		return err
+		check.Err = err
+		return check
 	}
 	missing := certified
 	if _, err := os.Stat(leiosDir(cfg)); err == nil {
 		if missing, err = leiosdb.MissingClosures(leiosDir(cfg), leios, certified); err != nil {
-			return err
+			check.Err = err
+			return check
 		}
 	}
-	if len(missing) == 0 {
-		return nil
+	check.Certified, check.Missing = len(certified), len(missing)
+	if len(missing) > 0 {
+		check.Err = fmt.Errorf("%d of the %d certified closures the chain applied are missing from the LeiosDB (the first at %s): start the node with peers that hold them and it fetches them again; until then it cannot serve those blocks to syncing peers",
+			len(missing), len(certified), missing[0])
 	}
-	return fmt.Errorf("%d of the %d certified closures the chain applied are missing from the LeiosDB (the first at %s): start the node with peers that hold them and it fetches them again; until then it cannot serve those blocks to syncing peers",
-		len(missing), len(certified), missing[0])
+	return check
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"path/filepath"
 	"sync/atomic"
 	"time"
@@ -14,16 +13,11 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/block"
-	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/internal/devnet"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
-	"github.com/leiosnode/leiosnode/internal/pebblestore"
-	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
-	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/node"
 )
@@ -78,13 +72,14 @@ func nodeDatabases(cfg *config.Config) (chain, leiosDir string) {
 }
 
 // forgeSyncChain writes a devnet of three pools into dir and forges its
-// chain into node-0's databases with the node's own parts — Leios
-// pipeline, chain database, mempool, one forge.Forger per pool, its votes
-// and certificates — slot after slot on a virtual clock, far faster than
-// the slots would pass: the system start is a day ago, and each slot's
-// clock is its start. Each slot, before the leader check, the mempool gets
-// that slot's share of spec.txRate from chains of signed txs (each tx
-// spends its predecessor's output), as the devnet's firehose builds them.
+// chain into node-0's databases with the node's own parts (node.OpenLocal:
+// Leios pipeline, chain database, mempool, and every pool's forger with its
+// votes and certificates) slot after slot on a virtual clock, far faster
+// than the slots would pass: the system start is a day ago, and each
+// slot's clock is its start. Each slot, before the leader check, the
+// mempool gets that slot's share of spec.txRate from chains of signed txs
+// (each tx spends its predecessor's output), as the devnet's firehose
+// builds them.
 func forgeSyncChain(ctx context.Context, dir string, spec chainSpec, progress io.Writer) (*syncChain, error) {
 	template, err := layout.LoadTemplate("")
 	if err != nil {
@@ -108,17 +103,16 @@ func forgeSyncChain(ctx context.Context, dir string, spec chainSpec, progress io
 		return nil, err
 	}
 	f := &chainForge{genesis: g, clock: g.Clock()}
-	if err := f.open(cfgs); err != nil {
-		f.close()
+	if f.local, err = node.OpenLocal(cfgs[0], node.LocalOptions{Pools: cfgs, Now: f.now}); err != nil {
 		return nil, err
 	}
 	chain := &syncChain{layout: layout, genesis: g}
 	started := time.Now()
-	err = f.run(ctx, spec, filepath.Join(dir, "funds"), progress)
+	err = f.forge(ctx, spec, filepath.Join(dir, "funds"), progress)
 	if err == nil {
 		chain.stats, chain.blocks, err = f.describe()
 	}
-	if closeErr := f.close(); err == nil {
+	if closeErr := f.local.Close(); err == nil {
 		err = closeErr
 	}
 	if err != nil {
@@ -131,119 +125,33 @@ func forgeSyncChain(ctx context.Context, dir string, spec chainSpec, progress io
 	return chain, nil
 }
 
-// chainForge is node-0's parts, wired as node.New wires them, with every
-// pool's forger and a virtual clock.
+// chainForge is node-0's parts with every pool's forger, on a virtual
+// clock.
 type chainForge struct {
 	genesis *consensus.Genesis
 	clock   consensus.Clock
 	slot    atomic.Uint64 // the virtual clock: the slot being forged
-
-	pipeline *leios.Pipeline
-	chain    *chaindb.DB
-	mempool  *mempool.Mempool
-	forgers  []*forge.Forger
-
-	cancel context.CancelFunc
-	group  *errgroup.Group
+	local   *node.Local
 }
 
 // now is the virtual clock: the start of the slot being forged.
 func (f *chainForge) now() time.Time { return f.clock.SlotStart(f.slot.Load()) }
 
-func (f *chainForge) open(cfgs []*config.Config) error {
-	g := f.genesis
-	validator, err := consensus.NewValidator(g, f.now)
-	if err != nil {
-		return err
-	}
-	quiet := slog.New(slog.DiscardHandler)
-	network := pebblestore.Network{Genesis: g.FileHash, About: "leiosbench sync chain"}
-	chainDir, leiosDir := nodeDatabases(cfgs[0])
-	if f.pipeline, err = leios.Open(leios.Options{
-		Dir: leiosDir, Network: network, Limits: g.Leios.EBLimits(),
-		Validator: validator, Ledger: g.ProtocolParams, Now: f.now, Logger: quiet,
-	}); err != nil {
-		return err
-	}
-	genesisUTxO, err := ledger.GenesisUTxO(g.InitialFunds)
-	if err != nil {
-		return err
-	}
-	if f.chain, err = chaindb.Open(chainDir, chaindb.Options{
-		K: g.SecurityParam, GenesisUTxO: genesisUTxO, Network: network,
-		ApplyBlock: f.pipeline.ApplyBlock, ValidateBlock: validator.ValidateBlock, Logger: quiet,
-	}); err != nil {
-		return err
-	}
-	if f.mempool, err = mempool.New(mempool.Options{
-		TipLedger: f.chain.TipUTxO, TipChanged: f.chain.TipChanged,
-		Slot: f.slot.Load, Params: g.ProtocolParams, Logger: quiet,
-	}); err != nil {
-		return err
-	}
-	f.pipeline.Attach(f.chain, f.mempool)
-	for _, cfg := range cfgs {
-		fg, err := newPoolForger(cfg, validator, f)
-		if err != nil {
+// forge runs the pipeline's loops while run forges.
+func (f *chainForge) forge(ctx context.Context, spec chainSpec, fundsDir string, progress io.Writer) error {
+	g, ctx := errgroup.WithContext(ctx)
+	loops, stop := context.WithCancel(ctx)
+	g.Go(func() error {
+		if err := f.local.Run(loops); !errors.Is(err, context.Canceled) {
 			return err
 		}
-		f.forgers = append(f.forgers, fg)
-	}
-	// The pipeline's own loops: offers, and the promotion of certified EBs
-	// and pruning as the immutable tip advances.
-	ctx, cancel := context.WithCancel(context.Background())
-	f.cancel = cancel
-	f.group, ctx = errgroup.WithContext(ctx)
-	f.group.Go(func() error { return f.pipeline.Run(ctx) })
-	return nil
-}
-
-// newPoolForger reads a pool's keys from its node's config and builds its
-// forger on the shared chain, as node.New builds a producer's.
-func newPoolForger(cfg *config.Config, validator *consensus.Validator, f *chainForge) (*forge.Forger, error) {
-	issuer, err := keys.ReadSigningKey(cfg.IssuerKeyFile, keys.StakePool)
-	if err != nil {
-		return nil, err
-	}
-	vrfKey, err := keys.ReadVRFSigningKey(cfg.VRFKeyFile)
-	if err != nil {
-		return nil, err
-	}
-	votingKey, err := keys.ReadBLSSigningKey(cfg.BLSKeyFile)
-	if err != nil {
-		return nil, err
-	}
-	var issuerVKey block.Bytes32
-	copy(issuerVKey[:], issuer.Public().(ed25519.PublicKey))
-	voter, err := validator.Committee().NewVoter(issuerVKey, votingKey)
-	if err != nil {
-		return nil, err
-	}
-	g := f.genesis
-	return forge.New(forge.Options{
-		Validator:      validator,
-		Ledger:         f.chain,
-		Chain:          forgeChain{f.chain},
-		IssuerKey:      issuer,
-		VRFKey:         vrfKey,
-		Mempool:        node.ForgeMempool(f.mempool),
-		IsInvalidBlock: func(err error) bool { return errors.Is(err, chaindb.ErrInvalidBlock) },
-		EBLimits:       g.Leios.EBLimits(),
-		Leios:          f.pipeline,
-		Voter:          voter,
-		Params:         &g.ProtocolParams,
-		RBMaxBodyBytes: g.Leios.RBMaxBodyBytes,
-		Now:            f.now,
-		Logger:         slog.New(slog.DiscardHandler),
+		return nil
 	})
-}
-
-// forgeChain presents the chain database as forge.Chain.
-type forgeChain struct{ db *chaindb.DB }
-
-func (c forgeChain) AddBlock(blk *block.Block) (bool, error) {
-	res, err := c.db.AddBlock(blk)
-	return res.Adopted, err
+	g.Go(func() error {
+		defer stop()
+		return f.run(ctx, spec, fundsDir, progress)
+	})
+	return g.Wait()
 }
 
 // run forges slot after slot until the chain holds spec.blocks blocks and
@@ -253,6 +161,7 @@ func (f *chainForge) run(ctx context.Context, spec chainSpec, fundsDir string, p
 	if err != nil {
 		return err
 	}
+	chain, pool := f.local.Chain(), f.local.Mempool()
 	perSlot := spec.txRate * f.clock.SlotLength.Seconds()
 	offered, certified := 0.0, 0
 	next := 0 // the payer of the next tx
@@ -261,7 +170,7 @@ func (f *chainForge) run(ctx context.Context, spec chainSpec, fundsDir string, p
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		tip := f.chain.Tip()
+		tip := chain.Tip()
 		if int(tip.BlockNumber) >= spec.blocks && certified >= spec.minCertified {
 			return nil
 		}
@@ -273,17 +182,17 @@ func (f *chainForge) run(ctx context.Context, spec chainSpec, fundsDir string, p
 		// The slot's txs, unless the mempool is half full already: more
 		// than the blocks take would only wait.
 		for offered += perSlot; offered >= 1; offered-- {
-			if f.mempool.Snapshot().Bytes() > f.mempool.CapacityBytes()/2 {
+			if pool.Snapshot().Bytes() > pool.CapacityBytes()/2 {
 				offered = 0
 				break
 			}
 			p := payers[next%len(payers)]
 			next++
-			if err := p.pay(ctx, f.genesis.ProtocolParams, f.mempool); err != nil {
+			if err := p.pay(ctx, f.genesis.ProtocolParams, pool); err != nil {
 				return err
 			}
 		}
-		for _, fg := range f.forgers {
+		for _, fg := range f.local.Forgers() {
 			blk, err := fg.ForgeSlot(slot)
 			if err != nil {
 				return fmt.Errorf("forging slot %d: %w", slot, err)
@@ -294,14 +203,14 @@ func (f *chainForge) run(ctx context.Context, spec chainSpec, fundsDir string, p
 			if blk.Body.Certificate != nil {
 				certified++
 			}
-			if _, err := f.mempool.Sync(ctx); err != nil {
+			if _, err := pool.Sync(ctx); err != nil {
 				return err
 			}
 			if n := blk.Header.BlockNumber; n%50 == 0 {
 				fmt.Fprintf(progress, "sync: forged block %d (slot %d), %d certified EBs\n", n, slot, certified)
 			}
 		}
-		for _, fg := range f.forgers {
+		for _, fg := range f.local.Forgers() {
 			fg.VoteSlot(slot)
 		}
 	}
@@ -313,11 +222,12 @@ func (f *chainForge) run(ctx context.Context, spec chainSpec, fundsDir string, p
 func (f *chainForge) describe() (syncChainStats, []*block.Block, error) {
 	g := f.genesis
 	s := syncChainStats{SlotLengthMs: uint64(g.SlotLengthMs), ActiveSlots: string(g.ActiveSlotsCoeff), SecurityParam: g.SecurityParam}
-	tip, immutable := f.chain.Tip(), f.chain.ImmutableTip()
+	chain, pipeline := f.local.Chain(), f.local.Leios()
+	tip, immutable := chain.Tip(), chain.ImmutableTip()
 	var blocks []*block.Block
 	var parent *block.Header
 	for n := uint64(1); n <= tip.BlockNumber; n++ {
-		blk, err := f.chain.BlockByNumber(n)
+		blk, err := chain.BlockByNumber(n)
 		if err != nil {
 			return s, nil, err
 		}
@@ -328,11 +238,11 @@ func (f *chainForge) describe() (syncChainStats, []*block.Block, error) {
 			s.EBsAnnounced++
 		}
 		if pt, ok := consensus.CertifiedPoint(blk, parent); ok {
-			closure, held, err := f.pipeline.Closure(pt)
+			closure, held, err := pipeline.Closure(pt)
 			if err != nil || !held {
 				return s, nil, fmt.Errorf("the closure certified by block %d is not held (%v)", n, err)
 			}
-			info, _, err := f.pipeline.DB().PointInfo(pt)
+			info, _, err := pipeline.DB().PointInfo(pt)
 			if err != nil {
 				return s, nil, err
 			}
@@ -357,27 +267,6 @@ func (f *chainForge) describe() (syncChainStats, []*block.Block, error) {
 		return s, nil, errors.New("no block was forged")
 	}
 	return s, blocks, nil
-}
-
-// close stops the pipeline's loops and closes what open opened.
-func (f *chainForge) close() error {
-	var errs []error
-	if f.cancel != nil {
-		f.cancel()
-		if err := f.group.Wait(); err != nil && !errors.Is(err, context.Canceled) {
-			errs = append(errs, err)
-		}
-	}
-	if f.mempool != nil {
-		f.mempool.Close()
-	}
-	if f.chain != nil {
-		errs = append(errs, f.chain.Close())
-	}
-	if f.pipeline != nil {
-		errs = append(errs, f.pipeline.Close())
-	}
-	return errors.Join(errs...)
 }
 
 // payer is one funded address paying itself, tx after tx: each spends the

@@ -5,18 +5,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
 	"time"
 
-	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/config"
-	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/internal/pebblestore"
-	"github.com/leiosnode/leiosnode/ledger"
-	"github.com/leiosnode/leiosnode/leios"
+	"github.com/leiosnode/leiosnode/node"
 )
 
 // validateChain measures the node's own validation rate: the chain's
@@ -33,37 +28,18 @@ func validateChain(chain *syncChain, dir string) (*syncRun, error) {
 		return nil, err
 	}
 	_, leiosSource := nodeDatabases(cfg)
-	leiosDir, chainDir := filepath.Join(dir, "leios"), filepath.Join(dir, "chain")
+	fresh := *cfg
+	fresh.DatabasePath = dir
+	_, leiosDir := nodeDatabases(&fresh)
 	if err := copyDir(leiosSource, leiosDir); err != nil {
 		return nil, fmt.Errorf("copying the LeiosDB: %w", err)
 	}
-	g := chain.genesis
-	validator, err := consensus.NewValidator(g, nil)
+	local, err := node.OpenLocal(&fresh, node.LocalOptions{})
 	if err != nil {
 		return nil, err
 	}
-	quiet := slog.New(slog.DiscardHandler)
-	network := pebblestore.Network{Genesis: g.FileHash, About: "leiosbench sync validation"}
-	pipeline, err := leios.Open(leios.Options{
-		Dir: leiosDir, Network: network, Limits: g.Leios.EBLimits(),
-		Validator: validator, Ledger: g.ProtocolParams, Logger: quiet,
-	})
-	if err != nil {
-		return nil, err
-	}
-	defer pipeline.Close()
-	genesisUTxO, err := ledger.GenesisUTxO(g.InitialFunds)
-	if err != nil {
-		return nil, err
-	}
-	db, err := chaindb.Open(chainDir, chaindb.Options{
-		K: g.SecurityParam, GenesisUTxO: genesisUTxO, Network: network,
-		ApplyBlock: pipeline.ApplyBlock, ValidateBlock: validator.ValidateBlock, Logger: quiet,
-	})
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
+	defer local.Close()
+	db := local.Chain()
 
 	run := &syncRun{Peers: 0}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))

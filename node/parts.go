@@ -1,0 +1,191 @@
+package node
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/chaindb"
+	"github.com/leiosnode/leiosnode/config"
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/leios"
+	"github.com/leiosnode/leiosnode/mempool"
+	"github.com/leiosnode/leiosnode/txcache"
+	"github.com/leiosnode/leiosnode/vrf"
+)
+
+// parts are a node's stores and mempool, the one place they are wired
+// together (New, and OpenLocal for benchmarks): the Leios pipeline first
+// (replaying a CertRB applies its certified closure from the LeiosDB), the
+// chain database with its LedgerDB, the mempool on the chain's tip, then the
+// pipeline attached to both.
+type parts struct {
+	genesis   *consensus.Genesis
+	validator *consensus.Validator
+	now       func() time.Time
+	log       *slog.Logger
+	leios     *leios.Pipeline
+	chain     *chaindb.DB
+	adopted   *atomic.Uint64 // blocks that changed the selection when added
+	mempool   *mempool.Mempool
+}
+
+// partsOptions are what parts.open takes besides the config and genesis.
+type partsOptions struct {
+	now                    func() time.Time
+	log                    *slog.Logger
+	registerer             prometheus.Registerer
+	acceptLostImmutableTip bool
+}
+
+// open opens the parts in their order into p, whose genesis and validator
+// are set. On error p holds what was opened, for close.
+func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
+	p.now, p.log, p.adopted = opts.now, opts.log, new(atomic.Uint64)
+	g := p.genesis
+	if p.leios, err = leios.Open(leios.Options{
+		Dir:        leiosDir(cfg),
+		Network:    networkOf(cfg, g),
+		Limits:     g.Leios.EBLimits(),
+		TxCache:    txcache.Options{TxCapacity: cfg.TxCacheCapacity},
+		Validator:  p.validator,
+		Ledger:     g.ProtocolParams,
+		Registerer: opts.registerer,
+		Now:        p.now,
+		Logger:     p.log,
+	}); err != nil {
+		return err
+	}
+	genesisUTxO, err := ledger.GenesisUTxO(g.InitialFunds)
+	if err != nil {
+		return fmt.Errorf("genesis %s: %w", cfg.GenesisFile, err)
+	}
+	if p.chain, err = chaindb.Open(chainDir(cfg), chaindb.Options{
+		K:             g.SecurityParam,
+		GenesisUTxO:   genesisUTxO,
+		Network:       networkOf(cfg, g),
+		ApplyBlock:    p.leios.ApplyBlock,
+		ValidateBlock: p.validator.ValidateBlock,
+		Logger:        p.log.With("component", "chaindb"),
+
+		AcceptLostImmutableTip: opts.acceptLostImmutableTip,
+	}); err != nil {
+		return err
+	}
+	clock := p.validator.Clock()
+	if p.mempool, err = mempool.New(mempool.Options{
+		TipLedger:  p.chain.TipUTxO,
+		TipChanged: p.chain.TipChanged,
+		Abandoned:  p.abandonedTxs,
+		// Txs are checked for the slot now in progress: that is where the
+		// next block can put them.
+		Slot:   func() uint64 { return clock.SlotAt(p.now()) },
+		Params: g.ProtocolParams,
+		// Room for two blocks' worth of txs, RB and EB, of this network.
+		CapacityBytes: 2 * (g.Leios.RBMaxBodyBytes + g.Leios.EBMaxClosureBytes),
+		Logger:        p.log.With("component", "mempool"),
+		Now:           p.now,
+	}); err != nil {
+		return err
+	}
+	p.leios.Attach(p.chain, p.mempool)
+	return nil
+}
+
+// producer is a stake pool's keys, read from the files its config names.
+type producer struct {
+	issuer ed25519.PrivateKey
+	vrfKey *vrf.SecretKey
+	voter  *consensus.Voter // nil without a BLS key
+}
+
+// readProducer reads and checks the pool keys cfg names against the
+// genesis: nil without an issuer key (a relay).
+func readProducer(cfg *config.Config, validator *consensus.Validator) (*producer, error) {
+	if cfg.IssuerKeyFile == "" {
+		return nil, nil
+	}
+	pr := &producer{}
+	var err error
+	if pr.issuer, err = keys.ReadSigningKey(cfg.IssuerKeyFile, keys.StakePool); err != nil {
+		return nil, fmt.Errorf("config %s: issuerSigningKeyFile: %w", cfg.Path, err)
+	}
+	if pr.vrfKey, err = keys.ReadVRFSigningKey(cfg.VRFKeyFile); err != nil {
+		return nil, fmt.Errorf("config %s: vrfSigningKeyFile: %w", cfg.Path, err)
+	}
+	var issuerVKey block.Bytes32
+	copy(issuerVKey[:], pr.issuer.Public().(ed25519.PublicKey))
+	pool, ok := validator.Pool(issuerVKey)
+	if !ok {
+		return nil, fmt.Errorf("config %s: issuerSigningKeyFile %s: no pool of genesis %s has this issuer key",
+			cfg.Path, cfg.IssuerKeyFile, cfg.GenesisFile)
+	}
+	if pool.VRFVKey != vrf.PublicKey(pr.vrfKey.Public()) {
+		return nil, fmt.Errorf("config %s: vrfSigningKeyFile %s: not the VRF key of pool %s, whose issuer key is issuerSigningKeyFile's",
+			cfg.Path, cfg.VRFKeyFile, pool.Name)
+	}
+	if cfg.BLSKeyFile == "" {
+		return pr, nil
+	}
+	votingKey, err := keys.ReadBLSSigningKey(cfg.BLSKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: blsSigningKeyFile: %w", cfg.Path, err)
+	}
+	if pr.voter, err = validator.Committee().NewVoter(issuerVKey, votingKey); err != nil {
+		return nil, fmt.Errorf("config %s: blsSigningKeyFile %s: %w", cfg.Path, cfg.BLSKeyFile, err)
+	}
+	return pr, nil
+}
+
+// newForger builds pr's forger on the parts' chain, mempool and pipeline.
+// ready may be nil: always ready.
+func (p *parts) newForger(pr *producer, ready func() bool) (*forge.Forger, error) {
+	g := p.genesis
+	return forge.New(forge.Options{
+		Validator:      p.validator,
+		Ledger:         p.chain,
+		Chain:          forgeChain{countingChain{p.chain, p.adopted}},
+		IssuerKey:      pr.issuer,
+		VRFKey:         pr.vrfKey,
+		Mempool:        forgeMempool{p.mempool},
+		IsInvalidBlock: func(err error) bool { return errors.Is(err, chaindb.ErrInvalidBlock) },
+		Ready:          ready,
+		EBLimits:       g.Leios.EBLimits(),
+		Leios:          p.leios,
+		Voter:          pr.voter,
+		Params:         &g.ProtocolParams,
+		RBMaxBodyBytes: g.Leios.RBMaxBodyBytes,
+		Now:            p.now,
+		Logger:         p.log.With("component", "forge"),
+	})
+}
+
+// close releases what open opened, in reverse order, and returns the
+// databases' errors on closing — not a failure they already reported
+// (Err), which the node returns from Run. Safe on partial parts.
+func (p *parts) close() error {
+	if p.mempool != nil {
+		p.mempool.Close()
+	}
+	var errs []error
+	if p.leios != nil {
+		if err := p.leios.Close(); err != nil && p.leios.DB().Err() == nil {
+			errs = append(errs, fmt.Errorf("closing the LeiosDB: %w", err))
+		}
+	}
+	if p.chain != nil {
+		if err := p.chain.Close(); err != nil && p.chain.Err() == nil {
+			errs = append(errs, fmt.Errorf("closing the chain database: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
