@@ -44,7 +44,7 @@ func newMetrics() *metrics {
 		}),
 		limits: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "leiosnode_network_limit_refusals_total",
-			Help: "Connections and streams refused because a peer, or all of them, reached a limit, by limit.",
+			Help: "Connections and streams refused because a peer, or all of them, reached a limit, by limit: each attempt once, so a peer that redials is counted per attempt.",
 		}, []string{"limit"}),
 	}
 }
