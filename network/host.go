@@ -22,6 +22,7 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/security/noise"
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 	ma "github.com/multiformats/go-multiaddr"
+	manet "github.com/multiformats/go-multiaddr/net"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 	"golang.org/x/sync/errgroup"
@@ -429,4 +430,29 @@ func (h *Host) violation(id peer.ID, protocolName string, err error) {
 		h.log.Warn("peer banned", "peer", id, "for", h.opts.BanDuration)
 		h.closePeer(id, "banned after repeated violations")
 	}
+}
+
+// ProbeListenAddrs binds each TCP address of addrs and lets it go again: a
+// node checks its addresses this way before it creates its databases, so
+// an address another program holds is refused with nothing written. The
+// host binds them for good later; a program that takes one in between is
+// still reported then.
+func ProbeListenAddrs(addrs []string) error {
+	for _, s := range addrs {
+		addr, err := ma.NewMultiaddr(s)
+		if err != nil {
+			return fmt.Errorf("network: listen address %q: %w", s, err)
+		}
+		if _, err := addr.ValueForProtocol(ma.P_TCP); err != nil {
+			continue // not TCP: only the host's transport can tell
+		}
+		l, err := manet.Listen(addr)
+		if err != nil {
+			return fmt.Errorf("network: listen on %s: %w", addr, err)
+		}
+		if err := l.Close(); err != nil {
+			return fmt.Errorf("network: listen on %s: %w", addr, err)
+		}
+	}
+	return nil
 }

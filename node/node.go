@@ -69,14 +69,14 @@ type Node struct {
 }
 
 // New builds a node in one order, each part from those before it: genesis
-// and validator, the keys and topology the config names (all checked
-// before a database opens), Leios diffusion (LeiosDB, tx cache, fetch,
-// notify), chain database (with its LedgerDB), mempool, the libp2p host
-// serving every protocol (listening), the forge, the API and metrics (its
-// address bound). Every listener is bound here, so an address in use fails
-// New, never a node that has said it started. On error, whatever was
-// opened is closed again, and the error names the file or setting at
-// fault.
+// and validator, the keys and topology the config names and its addresses
+// (all checked, and the API's bound, before a database opens), Leios
+// diffusion (LeiosDB, tx cache, fetch, notify), chain database (with its
+// LedgerDB), mempool, the libp2p host serving every protocol (listening),
+// the forge, the API and metrics. Every listener is bound here, so an
+// address in use fails New, never a node that has said it started. On
+// error, whatever was opened is closed again, and the error names the file
+// or setting at fault.
 func New(cfg *config.Config, opts Options) (*Node, error) {
 	logger := opts.Logger
 	if logger == nil {
@@ -121,6 +121,18 @@ func (n *Node) build(opts Options) (err error) {
 	if err != nil {
 		return err
 	}
+	// The addresses too are checked before a database is created: one
+	// another program holds is refused with nothing written.
+	if opts.Libp2p == nil {
+		if err := network.ProbeListenAddrs(cfg.ListenAddrs); err != nil {
+			return fmt.Errorf("config %s: listenAddrs %s: %w", cfg.Path, strings.Join(cfg.ListenAddrs, " "), err)
+		}
+	}
+	if cfg.HTTPAddr != "" {
+		if n.httpListener, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+			return fmt.Errorf("config %s: httpAddr %s: %w", cfg.Path, cfg.HTTPAddr, err)
+		}
+	}
 	if err = n.parts.open(cfg, partsOptions{
 		now:                    n.now,
 		log:                    n.log,
@@ -157,11 +169,6 @@ func (n *Node) build(opts Options) (err error) {
 		Forks:         n.chainsync.Forks,
 	}); err != nil {
 		return err
-	}
-	if cfg.HTTPAddr != "" {
-		if n.httpListener, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
-			return fmt.Errorf("config %s: httpAddr %s: %w", cfg.Path, cfg.HTTPAddr, err)
-		}
 	}
 	return nil
 }

@@ -63,29 +63,36 @@ func TestRunStartupErrors(t *testing.T) {
 		return []string{"run", "--config", write(name, edit)}
 	}
 
-	// Another program holds the node's ports.
+	// Another program holds the node's ports: refused before a database
+	// is created.
 	listenAddr := base["listenAddrs"].([]any)[0].(string)
-	for _, r := range []row{
-		{"libp2p port in use", cfg("libp2p-port", set("databasePath", "db-libp2p-port")), "listenAddrs " + listenAddr + ": "},
-		{"HTTP port in use", cfg("http-port", set("databasePath", "db-http-port")), "httpAddr " + base["httpAddr"].(string) + ": "},
+	for _, p := range []struct {
+		row
+		held, db string
+	}{
+		{row{"libp2p port in use", cfg("libp2p-port", set("databasePath", "db-libp2p-port")), "listenAddrs " + listenAddr + ": "},
+			"127.0.0.1:" + strings.Split(listenAddr, "/")[4], "db-libp2p-port"},
+		{row{"HTTP port in use", cfg("http-port", set("databasePath", "db-http-port")), "httpAddr " + base["httpAddr"].(string) + ": "},
+			base["httpAddr"].(string), "db-http-port"},
 	} {
-		addr := base["httpAddr"].(string)
-		if strings.HasPrefix(r.name, "libp2p") {
-			addr = "127.0.0.1:" + strings.Split(listenAddr, "/")[4]
-		}
-		l, err := net.Listen("tcp", addr)
+		l, err := net.Listen("tcp", p.held)
 		if err != nil {
 			t.Fatal(err)
 		}
-		run(t, []row{r})
+		run(t, []row{p.row})
 		l.Close()
+		if _, err := os.Stat(filepath.Join(nodeDir, p.db)); !os.IsNotExist(err) {
+			t.Errorf("%s: %s exists after the refused start", p.name, p.db)
+		}
 	}
 
 	// A node runs on the good config: a second one finds its database
 	// locked.
 	node := startNode(t, good)
 	run(t, []row{
-		{"locked database", []string{"run", "--config", good},
+		{"locked database", cfg("same-db", func(c, _ map[string]any) {
+			c["listenAddrs"], c["httpAddr"] = []string{"/ip4/127.0.0.1/tcp/0"}, "127.0.0.1:0" // its own ports
+		}),
 			"LeiosDB " + filepath.Join(nodeDir, "db", "leios") + ": in use by another process"},
 	})
 	node.stop(t)
