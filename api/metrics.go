@@ -35,6 +35,7 @@ func (s *Server) registerMetrics() error {
 	gauge("leios_requests_in_flight", "LeiosFetch requests in flight.", func() float64 { return float64(o.Leios.Stats().RequestsInFlight) })
 	counter("leios_closures_complete_total", "EB closures completed.", func() float64 { return float64(o.Leios.Stats().ClosuresComplete) })
 	gauge("chain_txs", "Txs in the selected chain. A gauge: a rollback lowers it.", func() float64 { return float64(o.TxsOnChain()) })
+	gauge("chain_certified_ebs", "CertRBs in the selected chain: the EBs it certifies. A gauge: a rollback lowers it.", func() float64 { return float64(o.CertRBsOnChain()) })
 	fromLeios := func(f func(leios.Stats) uint64) func() float64 {
 		return func() float64 { return float64(f(o.Leios.Stats())) }
 	}

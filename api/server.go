@@ -73,11 +73,13 @@ type Options struct {
 	// on it.
 	Registry *prometheus.Registry
 	// BlocksAdopted counts the blocks that changed the selection when
-	// added; Errors the log records at level error; TxsOnChain the txs of
-	// the selected chain.
-	BlocksAdopted func() uint64
-	Errors        func() uint64
-	TxsOnChain    func() uint64
+	// added, Errors the log records at level error, since the node started;
+	// TxsOnChain and CertRBsOnChain the txs and the CertRBs of the selected
+	// chain, whenever they were added.
+	BlocksAdopted  func() uint64
+	Errors         func() uint64
+	TxsOnChain     func() uint64
+	CertRBsOnChain func() uint64
 }
 
 func (o *Options) setDefaults() {

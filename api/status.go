@@ -24,8 +24,12 @@ type Status struct {
 	Producer      bool      `json:"producer"`
 	// Mempool is the mempool's size.
 	Mempool MempoolStatus `json:"mempool"`
-	// TxsOnChain is the number of txs in the selected chain.
-	TxsOnChain uint64 `json:"txsOnChain"`
+	// TxsOnChain is the number of txs in the selected chain, and
+	// CertRBsOnChain the number of its blocks that certify an EB: both from
+	// the chain, so a restart keeps them. BlocksForged, BlocksAdopted,
+	// Errors and the counts in Leios are this process's, since it started.
+	TxsOnChain     uint64 `json:"txsOnChain"`
+	CertRBsOnChain uint64 `json:"certRBsOnChain"`
 	// Leios is the endorser-block diffusion state.
 	Leios LeiosStatus `json:"leios"`
 	// RecentBlocks are the last blocks of the selected chain, tip first, so
@@ -163,15 +167,16 @@ type LeiosStatus struct {
 func (s *Server) Status() Status {
 	o := s.opts
 	st := Status{
-		Slot:          o.Clock.SlotAt(time.Now()),
-		Tip:           tipStatus(o.Chain.Tip()),
-		ImmutableTip:  tipStatus(o.Chain.ImmutableTip()),
-		Peers:         []Peer{},
-		BlocksAdopted: o.BlocksAdopted(),
-		Errors:        o.Errors(),
-		PeerID:        o.Host.ID().String(),
-		Producer:      o.Forger != nil,
-		TxsOnChain:    o.TxsOnChain(),
+		Slot:           o.Clock.SlotAt(time.Now()),
+		Tip:            tipStatus(o.Chain.Tip()),
+		ImmutableTip:   tipStatus(o.Chain.ImmutableTip()),
+		Peers:          []Peer{},
+		BlocksAdopted:  o.BlocksAdopted(),
+		Errors:         o.Errors(),
+		PeerID:         o.Host.ID().String(),
+		Producer:       o.Forger != nil,
+		TxsOnChain:     o.TxsOnChain(),
+		CertRBsOnChain: o.CertRBsOnChain(),
 	}
 	snapshot := o.Mempool.Snapshot()
 	st.Mempool = MempoolStatus{Txs: snapshot.Len(), Bytes: snapshot.Bytes(), CapacityBytes: o.Mempool.CapacityBytes()}

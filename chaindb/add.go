@@ -290,9 +290,10 @@ type change struct {
 	// An immutable-tip advance: the first cut blocks of the new selection
 	// become immutable (their diffs are flushed, their txs counted into
 	// rootTxs), pruned blocks are deleted.
-	cut     int
-	rootTxs uint64
-	pruned  []*node
+	cut         int
+	rootTxs     uint64
+	rootCertRBs uint64
+	pruned      []*node
 }
 
 func storeBlock(b *pebble.Batch, n *node, blk *block.Block) {
@@ -312,10 +313,13 @@ func (db *DB) planAdvance(c *change, sel []*node, diffs []*ledger.Diff) {
 		return
 	}
 	prev := db.root
-	c.rootTxs = db.rootTxs
+	c.rootTxs, c.rootCertRBs = db.rootTxs, db.rootCertRBs
 	for i, n := range sel[:c.cut] {
 		flushDiff(c.batch, diffs[i])
 		c.rootTxs += uint64(diffs[i].Txs)
+		if n.header.LeiosCertified {
+			c.rootCertRBs++
+		}
 		for _, sibling := range prev.children {
 			if sibling == n {
 				continue
@@ -331,6 +335,7 @@ func (db *DB) planAdvance(c *change, sel []*node, diffs []*ledger.Diff) {
 	}
 	c.batch.Set(keyImmutable, encodeTip(prev.tip()), nil)
 	c.batch.Set(keyImmutableTxs, encodeCount(c.rootTxs), nil)
+	c.batch.Set(keyImmutableCertRBs, encodeCount(c.rootCertRBs), nil)
 }
 
 // commit writes c's batch, applies c to the published state (publish) and,
@@ -388,7 +393,7 @@ func (db *DB) publish(c *change, wo *pebble.WriteOptions) error {
 		}
 		newRoot.detach()
 		newRoot.setDiff(nil, nil)
-		db.root, db.rootTxs, db.selected = newRoot, c.rootTxs, db.selected[c.cut:]
+		db.root, db.rootTxs, db.rootCertRBs, db.selected = newRoot, c.rootTxs, c.rootCertRBs, db.selected[c.cut:]
 		for h, number := range db.invalid {
 			if number <= newRoot.number { // refused as too deep from now on anyway
 				delete(db.invalid, h)

@@ -32,14 +32,15 @@ type DB struct {
 	// it exclusively only to commit a batch and swap in the new state, so a
 	// LedgerView's Pebble snapshot and diff list are always taken together.
 	// Lock order: addMu, mu, regMu, then a Follower's or LedgerView's own lock.
-	mu         sync.RWMutex
-	closed     bool
-	root       *node                // the immutable tip; the backing store is the UTxO after it
-	rootTxs    uint64               // txs on the chain from origin through root
-	nodes      map[block.Hash]*node // the volatile tree, root included
-	selected   []*node              // the selected chain after root, oldest first: selected[i].number == root.number+1+i
-	tipChanged chan struct{}        // closed and replaced at every selection change
-	done       chan struct{}        // closed by Close
+	mu          sync.RWMutex
+	closed      bool
+	root        *node                // the immutable tip; the backing store is the UTxO after it
+	rootTxs     uint64               // txs on the chain from origin through root
+	rootCertRBs uint64               // CertRBs on the chain from origin through root
+	nodes       map[block.Hash]*node // the volatile tree, root included
+	selected    []*node              // the selected chain after root, oldest first: selected[i].number == root.number+1+i
+	tipChanged  chan struct{}        // closed and replaced at every selection change
+	done        chan struct{}        // closed by Close
 
 	// regMu guards the registries of open followers and views; it is taken
 	// with mu held (shared or exclusive) or with no lock at all.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/leiosnode/leiosnode/block"
@@ -506,6 +507,61 @@ func TestTxsOnChainCountsWhatWasApplied(t *testing.T) {
 	defer db.Close()
 	if got := db.TxsOnChain(); got != want(chain) || db.ImmutableTip().BlockNumber == 0 {
 		t.Fatalf("%d txs on chain after a reopen (immutable tip %s), want %d", got, db.ImmutableTip(), want(chain))
+	}
+}
+
+// TestCertRBsOnChainSurviveRestart: the count of CertRBs on chain follows
+// a fork switch and the immutable tip, a reopened database has it at once,
+// and one written before the count was kept gets it counted at open.
+func TestCertRBsOnChainSurviveRestart(t *testing.T) {
+	const k = 3
+	fs := vfs.NewMem()
+	opts := testOptions(k, testGenesis(2), fs)
+	f := newForger()
+	f.certifies = func(number uint64) bool { return number%2 == 0 }
+	certRBs := func(chain []*block.Block) (n uint64) {
+		for _, b := range chain {
+			if b.Header.LeiosCertified {
+				n++
+			}
+		}
+		return n
+	}
+	db := mustOpen(t, "db", opts)
+	a := f.chain(nil, 5)
+	mustAdd(t, db, a...)
+	if got := db.CertRBsOnChain(); got != 2 {
+		t.Fatalf("%d CertRBs on chain A, want 2", got)
+	}
+	f.certifies = func(uint64) bool { return true }
+	b := f.chain(a[2].Header, 5) // longer than A from #4: rolls back A4, A5
+	mustAdd(t, db, b...)
+	chain := append(a[:3:3], b...)
+	if got, want := db.CertRBsOnChain(), certRBs(chain); got != want || db.ImmutableTip().BlockNumber < 4 {
+		t.Fatalf("%d CertRBs after the switch (immutable tip %s), want %d", got, db.ImmutableTip(), want)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db = mustOpen(t, "db", opts)
+	if got, want := db.CertRBsOnChain(), certRBs(chain); got != want {
+		t.Fatalf("%d CertRBs after a reopen, want %d", got, want)
+	}
+	// A database from before the count: the marker is gone.
+	batch := db.store.NewBatch()
+	batch.Delete(keyImmutableCertRBs, nil)
+	if err := db.store.Commit(batch, pebble.Sync); err != nil {
+		t.Fatal(err)
+	}
+	batch.Close()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = mustOpen(t, "db", opts)
+	defer db.Close()
+	if got, want := db.CertRBsOnChain(), certRBs(chain); got != want {
+		t.Fatalf("%d CertRBs after a reopen without the marker, want %d", got, want)
 	}
 }
 

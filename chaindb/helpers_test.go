@@ -116,6 +116,9 @@ func testGenesis(n int) ledger.MapUTxO {
 type forger struct {
 	key   ed25519.PrivateKey
 	nonce uint64
+	// certifies, if set, says which block numbers say in their header
+	// that they carry a certificate (LeiosCertified).
+	certifies func(number uint64) bool
 }
 
 func newForger() *forger {
@@ -145,6 +148,7 @@ func (f *forger) nextRaw(parent *block.Header, slotGap uint64, raws []block.RawC
 		ph := parent.Hash()
 		hb.BlockNumber, hb.Slot, hb.PrevHash = parent.BlockNumber+1, parent.Slot+slotGap, &ph
 	}
+	hb.LeiosCertified = f.certifies != nil && f.certifies(hb.BlockNumber)
 	copy(hb.IssuerVKey[:], f.key.Public().(ed25519.PublicKey))
 	binary.BigEndian.PutUint64(hb.VRF.Output[:], f.nonce)
 	return block.NewBlock(block.NewHeader(hb, f.key), body)

@@ -32,11 +32,12 @@ const (
 )
 
 var (
-	keyTip          = []byte{prefixMeta, 't'}
-	keyImmutable    = []byte{prefixMeta, 'i'}
-	keyImmutableTxs = []byte{prefixMeta, 'x'} // 8 bytes, big-endian
-	keyNetwork      = []byte{prefixMeta, 'n'}
-	keyAddressIndex = []byte{prefixMeta, 'a'} // present once the address index is complete
+	keyTip              = []byte{prefixMeta, 't'}
+	keyImmutable        = []byte{prefixMeta, 'i'}
+	keyImmutableTxs     = []byte{prefixMeta, 'x'} // 8 bytes, big-endian
+	keyImmutableCertRBs = []byte{prefixMeta, 'c'} // 8 bytes, big-endian
+	keyNetwork          = []byte{prefixMeta, 'n'}
+	keyAddressIndex     = []byte{prefixMeta, 'a'} // present once the address index is complete
 )
 
 func blockKey(h block.Hash) []byte { return append([]byte{prefixBlock}, h[:]...) }

@@ -27,6 +27,9 @@ func (db *DB) load() error {
 	if db.rootTxs, err = db.readCount(keyImmutableTxs); err != nil {
 		return err
 	}
+	if db.rootCertRBs, err = db.readCertRBs(imm); err != nil {
+		return err
+	}
 	tip, err := db.readTip(keyTip)
 	if err != nil {
 		return err
@@ -187,6 +190,7 @@ func writeGenesis(b *pebble.Batch, g ledger.MapUTxO) {
 	origin := encodeTip(block.Tip{Point: block.Origin})
 	b.Set(keyImmutable, origin, nil)
 	b.Set(keyImmutableTxs, encodeCount(0), nil)
+	b.Set(keyImmutableCertRBs, encodeCount(0), nil)
 	b.Set(keyTip, origin, nil)
 }
 
@@ -199,6 +203,41 @@ func (db *DB) readTip(key []byte) (block.Tip, error) {
 		return block.Tip{}, fmt.Errorf("chaindb: marker %q missing", key)
 	}
 	return decodeTip(raw)
+}
+
+// readCertRBs reads the count of CertRBs through the immutable tip imm. A
+// database written before it was kept lacks it: its immutable headers are
+// counted once (headers only, no bodies) and the count written.
+func (db *DB) readCertRBs(imm block.Tip) (uint64, error) {
+	raw, ok, err := get(db.store, keyImmutableCertRBs)
+	if err != nil {
+		return 0, fmt.Errorf("chaindb: %w", err)
+	}
+	if ok {
+		return decodeCount(raw)
+	}
+	var n uint64
+	for number := uint64(1); number <= imm.BlockNumber; number++ {
+		hash, ok, err := get(db.store, numberKey(number))
+		if err != nil || !ok || len(hash) != len(block.Hash{}) {
+			return 0, fmt.Errorf("chaindb: counting CertRBs: number index has no block %d (%v)", number, err)
+		}
+		h, err := db.readHeader(block.Hash(hash))
+		if err != nil {
+			return 0, err
+		}
+		if h.LeiosCertified {
+			n++
+		}
+	}
+	b := db.store.NewBatch()
+	defer b.Close()
+	b.Set(keyImmutableCertRBs, encodeCount(n), nil)
+	if err := db.store.Commit(b, pebble.Sync); err != nil {
+		return 0, fmt.Errorf("chaindb: %w", err)
+	}
+	db.log.Info("counted the CertRBs of the immutable chain once", "certRBs", n, "immutableTip", imm)
+	return n, nil
 }
 
 // readCount reads a count marker. A database written before the txs on

@@ -45,6 +45,22 @@ func (db *DB) TxsOnChain() uint64 {
 	return n
 }
 
+// CertRBsOnChain is the number of CertRBs on the selected chain from origin
+// through the tip: the EBs the chain certifies. Kept like TxsOnChain: the
+// count through the immutable tip is stored with the immutable marker, the
+// volatile blocks' are counted from their headers.
+func (db *DB) CertRBsOnChain() uint64 {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	n := db.rootCertRBs
+	for _, s := range db.selected {
+		if s.header.LeiosCertified {
+			n++
+		}
+	}
+	return n
+}
+
 // Abandoned returns the blocks of the chain that ended at old which are no
 // longer on the selected chain, oldest first: what selection took off the
 // chain since old was its tip. None if old is still on the selected chain,

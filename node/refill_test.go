@@ -87,6 +87,7 @@ func TestDeletedLeiosDBIsRefilled(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	certRBs := nodes[2].chain.CertRBsOnChain()
 	stop2()
 	must(t, <-ran2)
 	must(t, os.RemoveAll(leiosDir(configs[2])))
@@ -111,6 +112,11 @@ func TestDeletedLeiosDBIsRefilled(t *testing.T) {
 			t.Fatalf("%d certified closures still missing after the restart, the first %v", len(missing), missing[0])
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	// What the chain certifies is counted from the chain: a restart keeps
+	// it, where the process's own count starts again.
+	if s, err := getStatus(configs[2].HTTPAddr); err != nil || s.CertRBsOnChain < certRBs || certRBs == 0 {
+		t.Errorf("after the restart /status says %d certified EBs on chain, before it %d (%v)", s.CertRBsOnChain, certRBs, err)
 	}
 	// Every block of its chain is served, the CertRBs with their closures.
 	tip := nodes[2].chain.Tip().BlockNumber

@@ -98,7 +98,8 @@ func (st *nodeStatus) print(w io.Writer, now time.Time) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "immutable  %s\n", tipLine(st.ImmutableTip))
-	fmt.Fprintf(w, "blocks     %d forged here, %d adopted; %d txs on chain\n", st.BlocksForged, st.BlocksAdopted, st.TxsOnChain)
+	fmt.Fprintf(w, "chain      %d txs, %d EBs certified\n", st.TxsOnChain, st.CertRBsOnChain)
+	fmt.Fprintf(w, "blocks     since the start: %d forged here, %d adopted\n", st.BlocksForged, st.BlocksAdopted)
 	fmt.Fprintf(w, "peers      %d\n", len(st.Peers))
 	for _, p := range st.Peers {
 		fmt.Fprintf(w, "  %s", p.ID)
@@ -115,9 +116,9 @@ func (st *nodeStatus) print(w io.Writer, now time.Time) {
 	}
 	fmt.Fprintf(w, "mempool    %d txs, %d bytes\n", st.Mempool.Txs, st.Mempool.Bytes)
 	l := st.Leios
-	fmt.Fprintf(w, "EBs        %d forged here, %d announced, %d bodies held, %d closures complete, %d certified; %d txs missing, %d requests in flight\n",
+	fmt.Fprintf(w, "EBs        since the start: %d forged here, %d announced, %d bodies held, %d closures complete, %d certified; now %d txs missing, %d requests in flight\n",
 		l.EBsForged, l.EBsAnnounced, l.BodiesHeld, l.ClosuresComplete, l.EBsCertified, l.MissingTxs, l.RequestsInFlight)
-	fmt.Fprintf(w, "votes      %d cast, %d received, %d invalid; %d certificates built\n", l.VotesCast, l.VotesReceived, l.VotesInvalid, l.CertificatesBuilt)
+	fmt.Fprintf(w, "votes      since the start: %d cast, %d received, %d invalid; %d certificates built\n", l.VotesCast, l.VotesReceived, l.VotesInvalid, l.CertificatesBuilt)
 	fmt.Fprintf(w, "errors     %d logged\n", st.Errors)
 	f := st.Forks
 	switch {
