@@ -87,6 +87,9 @@ type Session struct {
 	pendingIn  []Message // sent ahead by the peer; applied when it regains agency
 	pendingOut []Message // sent ahead by us; applied when we regain agency
 	stalled    bool      // the reader waits for Recv: the peer is not the slow one
+	// writing: our frame is being written; the peer cannot answer what
+	// it has not read, so its timeout starts when the write returns.
+	writing bool
 	timer      *time.Timer
 	timerGen   uint64 // invalidates a timer that fired after being replaced
 	err        error  // why the session ended; nil while it runs
@@ -153,7 +156,10 @@ func (s *Session) Send(m Message) error {
 		s.mu.Unlock()
 		return err
 	}
-	err = s.applySent(m)
+	s.writing = true
+	if err = s.applySent(m); err != nil {
+		s.writing = false
+	}
 	s.mu.Unlock()
 	if err != nil {
 		return s.Fail(err)
@@ -162,6 +168,10 @@ func (s *Session) Send(m Message) error {
 	slow := s.writeDeadline(len(frame))
 	_, err = s.cfg.Stream.Write(frame)
 	slow.Stop()
+	s.mu.Lock()
+	s.writing = false
+	s.armTimer()
+	s.mu.Unlock()
 	if err != nil {
 		// The session's own error, if it ended first (ErrSlowReader, or
 		// the peer's violation): that is why the write failed.
@@ -343,7 +353,8 @@ func (s *Session) deliver(m Message) {
 }
 
 // armTimer starts the current state's timeout if the peer has agency and we
-// are not the ones holding it up; otherwise it stops the timer. mu is held.
+// are not the ones holding it up (our reader waits for Recv, or our last
+// frame is still being written); otherwise it stops the timer. mu is held.
 func (s *Session) armTimer() {
 	s.timerGen++
 	if s.timer != nil {
@@ -351,7 +362,7 @@ func (s *Session) armTimer() {
 		s.timer = nil
 	}
 	st := s.cfg.Spec.States[s.state]
-	if s.err != nil || s.stalled || st.Agency != s.cfg.Role.other() || st.Timeout <= 0 {
+	if s.err != nil || s.stalled || s.writing || st.Agency != s.cfg.Role.other() || st.Timeout <= 0 {
 		return
 	}
 	gen, state, d := s.timerGen, s.state, st.Timeout

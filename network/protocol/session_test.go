@@ -8,6 +8,7 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -258,6 +259,66 @@ func TestSlowConsumerIsNotATimeout(t *testing.T) {
 	if len(cv.list())+len(sv.list()) != 0 {
 		t.Fatalf("violations: %v %v", cv.list(), sv.list())
 	}
+}
+
+// TestTimeoutStartsWhenTheReplyIsTaken: a client that reads a long reply
+// slowly gets the server's whole timeout to ask again once it has read the
+// last message, not from when the server began writing it (block fetch's
+// Idle after a batch the client is still reading). On virtual time.
+func TestTimeoutStartsWhenTheReplyIsTaken(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// As many items as the client's inbox holds: the end is the frame
+		// whose write waits for the client to read.
+		const timeout, items = 100 * time.Millisecond, 8
+		client, server, cv, sv := pair(t, streamSpec(timeout))
+		served := make(chan error, 1)
+		go func() {
+			for range 2 {
+				if _, err := server.Recv(server.Context()); err != nil {
+					served <- err
+					return
+				}
+				for i := range items {
+					if err := server.Send(&item{N: uint64(i)}); err != nil {
+						served <- err
+						return
+					}
+				}
+				if err := server.Send(&end{}); err != nil {
+					served <- err
+					return
+				}
+			}
+			served <- nil
+		}()
+		for round := range 2 {
+			if err := client.Send(&request{}); err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			// The reply fills the client's inbox: the server is still
+			// writing its end long after its timeout.
+			time.Sleep(4 * timeout)
+			for {
+				m, err := client.Recv(context.Background())
+				if err != nil {
+					t.Fatalf("round %d: %v", round, err)
+				}
+				if _, ok := m.(*end); ok {
+					break
+				}
+			}
+			time.Sleep(timeout / 2) // well inside the timeout, counted from the end's arrival
+		}
+		if err := <-served; err != nil {
+			t.Fatal(err)
+		}
+		if len(cv.list())+len(sv.list()) != 0 {
+			t.Fatalf("violations: %v %v", cv.list(), sv.list())
+		}
+		client.Close()
+		server.Close()
+		synctest.Wait()
+	})
 }
 
 // The stream protocol's messages: request, item n, end.
