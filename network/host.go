@@ -38,6 +38,7 @@ type Host struct {
 	log        *slog.Logger
 	scorer     *scorer
 	streams    *streamCount // per peer and protocol, as served
+	budget     *serveBudget // bytes served a second, per peer and in total
 	metrics    *metrics
 	topology   []peer.AddrInfo
 	inTopology map[peer.ID]bool
@@ -129,6 +130,7 @@ func NewHost(opts HostOptions) (*Host, error) {
 		return nil, err
 	}
 	h.metrics = newMetrics()
+	h.budget = newServeBudget(h.opts.ServeBytesPerPeer, h.opts.ServeBytesTotal, h.metrics)
 	h.scorer = newScorer(opts.MaxViolations, opts.ViolationWindow, opts.BanDuration)
 	h.streams = &streamCount{open: make(map[peerProtocol]int)}
 	if opts.PeerSharing != nil {

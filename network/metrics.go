@@ -18,6 +18,10 @@ type metrics struct {
 	bans       prometheus.Counter
 	refused    prometheus.Counter
 	limits     *prometheus.CounterVec // limit
+	// serveWaited is the time served frames waited for the serve budget,
+	// by scope; servedStreams the streams being served, by protocol.
+	serveWaited   *prometheus.CounterVec
+	servedStreams *prometheus.GaugeVec
 }
 
 func newMetrics() *metrics {
@@ -46,6 +50,14 @@ func newMetrics() *metrics {
 			Name: "leiosnode_network_limit_refusals_total",
 			Help: "Connections and streams refused because a peer, or all of them, reached a limit, by limit: each attempt once, so a peer that redials is counted per attempt.",
 		}, []string{"limit"}),
+		serveWaited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "leiosnode_network_serve_wait_seconds_total",
+			Help: "Time served frames waited for the bytes a peer (scope peer) or all peers (scope total) may be sent a second.",
+		}, []string{"scope"}),
+		servedStreams: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "leiosnode_network_served_streams",
+			Help: "Mini-protocol streams peers have open to this node's servers, by protocol.",
+		}, []string{"protocol"}),
 	}
 }
 
@@ -55,7 +67,7 @@ func (m *metrics) register(reg prometheus.Registerer, peers func() int) error {
 		Name: "leiosnode_network_peers",
 		Help: "Connected peers.",
 	}, func() float64 { return float64(peers()) })
-	for _, c := range []prometheus.Collector{m.messages, m.bytes, m.violations, m.bans, m.refused, m.limits, connected} {
+	for _, c := range []prometheus.Collector{m.messages, m.bytes, m.violations, m.bans, m.refused, m.limits, m.serveWaited, m.servedStreams, connected} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}

@@ -96,6 +96,13 @@ type HostOptions struct {
 	// protocol.DefaultFrameTimeout and protocol.DefaultFrameRate.
 	FrameTimeout time.Duration
 	FrameRate    int
+	// ServeBytesPerPeer and ServeBytesTotal bound the bytes a second the
+	// host's servers send to one peer, and to all (servebudget.go), with
+	// a second's worth as a burst. Defaults 32 MiB and 128 MiB: far above
+	// what a closure's diffusion needs of one peer, well below what a
+	// peer that pulls the chain on every stream it may open would take.
+	ServeBytesPerPeer int
+	ServeBytesTotal   int
 
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
@@ -131,6 +138,12 @@ func (o *HostOptions) setDefaults() {
 	}
 	if o.MaxStreamsPerPeer <= 0 {
 		o.MaxStreamsPerPeer = 64
+	}
+	if o.ServeBytesPerPeer <= 0 {
+		o.ServeBytesPerPeer = 32 << 20
+	}
+	if o.ServeBytesTotal <= 0 {
+		o.ServeBytesTotal = 128 << 20
 	}
 	if o.MaxUnknownPeers <= 0 {
 		o.MaxUnknownPeers = 32

@@ -78,7 +78,7 @@ func (p *Peer) Open(ctx context.Context, spec *protocol.Spec) (*protocol.Session
 	if err != nil {
 		return nil, fmt.Errorf("network: open %s to %s: %w", spec.Name, p.ID, err)
 	}
-	s := p.h.newSession(ctx, spec, protocol.Client, p.ID, st)
+	s := p.h.newSession(ctx, spec, protocol.Client, p.ID, st, nil)
 	p.mu.Lock()
 	// Streams opened per request (block fetch's) end all the time: drop
 	// the ended ones, so the list holds the live ones.
@@ -112,14 +112,16 @@ func (p *Peer) closeSessions() {
 	}
 }
 
-// newSession starts a session whose violations count against id.
-func (h *Host) newSession(ctx context.Context, spec *protocol.Spec, role protocol.Agency, id peer.ID, st protocol.Stream) *protocol.Session {
+// newSession starts a session whose violations count against id; pace,
+// if set, paces its sends (a served session's, from the serve budget).
+func (h *Host) newSession(ctx context.Context, spec *protocol.Spec, role protocol.Agency, id peer.ID, st protocol.Stream, pace func(context.Context, int) error) *protocol.Session {
 	return protocol.NewSession(ctx, protocol.Config{
 		Spec:         spec,
 		Role:         role,
 		Stream:       st,
 		FrameTimeout: h.opts.FrameTimeout,
 		FrameRate:    h.opts.FrameRate,
+		Pace:         pace,
 		OnViolation: func(err error) {
 			h.violation(id, spec.Name, err)
 		},
@@ -187,11 +189,13 @@ func (h *Host) handler(srv Server) network.StreamHandler {
 			return
 		}
 		defer release()
+		pace, unbudget := h.budget.acquire(id, srv.Spec.Name)
+		defer unbudget()
 		ctx = context.WithValue(ctx, remotePeerKey{}, &Peer{ID: id, h: h})
 		// Labelled before the session starts its reader, which inherits the
 		// label with the goroutine.
 		cpuwork.Do(ctx, cmp.Or(srv.Spec.Work, cpuwork.Network), func(ctx context.Context) {
-			s := h.newSession(ctx, srv.Spec, protocol.Server, id, st)
+			s := h.newSession(ctx, srv.Spec, protocol.Server, id, st, pace)
 			defer s.Close()
 			if err := srv.Serve(s.Context(), s); err != nil {
 				s.Fail(err) // a violation Serve found is counted; others just end it

@@ -43,6 +43,10 @@ type Config struct {
 	// Defaults DefaultFrameTimeout and DefaultFrameRate.
 	FrameTimeout time.Duration
 	FrameRate    int
+	// Pace, if set, is called before each frame of n bytes is written and
+	// waits until it may be (the host's budget of bytes served); an error,
+	// the session's context ending, fails the send. Nil: no wait.
+	Pace func(ctx context.Context, n int) error
 }
 
 // Frame deadline defaults: the Cardano node's limit for one multiplexer
@@ -89,10 +93,10 @@ type Session struct {
 	stalled    bool      // the reader waits for Recv: the peer is not the slow one
 	// writing: our frame is being written; the peer cannot answer what
 	// it has not read, so its timeout starts when the write returns.
-	writing bool
-	timer      *time.Timer
-	timerGen   uint64 // invalidates a timer that fired after being replaced
-	err        error  // why the session ended; nil while it runs
+	writing  bool
+	timer    *time.Timer
+	timerGen uint64 // invalidates a timer that fired after being replaced
+	err      error  // why the session ended; nil while it runs
 }
 
 // NewSession starts a session on cfg.Stream. It ends when ctx does, on a
@@ -165,6 +169,12 @@ func (s *Session) Send(m Message) error {
 		return s.Fail(err)
 	}
 	frame := AppendFrame(nil, body)
+	if s.cfg.Pace != nil {
+		if err := s.cfg.Pace(s.ctx, len(frame)); err != nil {
+			s.fail(fmt.Errorf("%w: waiting to send: %w", ErrClosed, err))
+			return s.Err()
+		}
+	}
 	slow := s.writeDeadline(len(frame))
 	_, err = s.cfg.Stream.Write(frame)
 	slow.Stop()
