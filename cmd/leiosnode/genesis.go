@@ -176,5 +176,6 @@ Start a node with: leiosnode run --config DIR/node-i/config.json`,
 	cmd.Flags().StringVar(&dir, "dir", "", "directory to write the network into (required)")
 	cmd.Flags().DurationVar(&startDelay, "start-delay", 10*time.Second, "system start = now + this")
 	_ = cmd.MarkFlagRequired("dir") // only fails for an unknown flag
+	cmd.AddCommand(newGenesisAddCommand())
 	return cmd
 }

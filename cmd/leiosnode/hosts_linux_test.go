@@ -23,17 +23,18 @@ import (
 )
 
 // TestNetworkOnHosts lays out a network with genesis --hosts for three
-// pools and a relay, each on a host of its own — a network namespace with
-// one address, all four on one bridge — copies each node's directory alone
-// to its "host", and runs each node there as its own process, as an
-// operator would. The four must agree on a chain that grows, and each be
-// connected to the other three: the relay's topology names the first pool
-// only, and it finds the other two through peer sharing.
+// pools and a relay, adds a second relay with genesis add, each on a host
+// of its own — a network namespace with one address, all five on one
+// bridge — copies each node's directory alone to its "host", and runs each
+// node there as its own process, as an operator would. The five must agree
+// on a chain that grows, and each be connected to the other four: a
+// relay's topology names the first pool only, and it finds the others
+// through peer sharing.
 func TestNetworkOnHosts(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs four nodes in network namespaces for about twenty seconds")
+		t.Skip("runs five nodes in network namespaces for about twenty seconds")
 	}
-	lab := newNetnsLab(t, 4)
+	lab := newNetnsLab(t, 5)
 	dir := t.TempDir()
 	network := filepath.Join(dir, "network")
 	var pools []string
@@ -46,8 +47,12 @@ func TestNetworkOnHosts(t *testing.T) {
 		t.Fatalf("genesis: %v\n%s", err, out)
 	}
 	t.Logf("genesis:\n%s", out)
+	if out, err = execute(context.Background(), "genesis", "add", "--dir", network, "--host", lab.addr(4)+":3001"); err != nil {
+		t.Fatalf("genesis add: %v\n%s", err, out)
+	}
+	t.Logf("genesis add:\n%s", out)
 
-	names := []string{"node-0", "node-1", "node-2", "relay-0"}
+	names := []string{"node-0", "node-1", "node-2", "relay-0", "relay-1"}
 	ids := make([]string, len(names))
 	for i, name := range names {
 		host := filepath.Join(dir, fmt.Sprintf("host-%d", i))
@@ -95,7 +100,7 @@ func TestNetworkOnHosts(t *testing.T) {
 			last = b
 		}
 	}
-	t.Logf("the four agree on block #%d, then on #%d %s; the relay's status:\n%s", first.BlockNumber, last.BlockNumber, last.Hash, printStatuses(statuses[3:]))
+	t.Logf("the five agree on block #%d, then on #%d %s; the relay's status:\n%s", first.BlockNumber, last.BlockNumber, last.Hash, printStatuses(statuses[3:]))
 }
 
 // commonBlock is the highest block that every node lists among its recent
