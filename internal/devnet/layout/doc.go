@@ -2,14 +2,16 @@
 // node's keys, config and topology, and the funded payment keys — on
 // loopback, or on several hosts with a self-contained directory per node to
 // copy to its host, pools and relays. Write is the genesis command, and the
-// first step of a devnet.
+// first step of a devnet; AddRelay is genesis add, a relay added to a
+// written network without touching the other nodes' files.
 //
 // Invariants:
 //   - Paths inside a node's config are relative to the node's directory, so
 //     a devnet directory can be moved, and a node's directory copied to its
 //     host.
 //   - Write refuses a directory that already holds a genesis.json: it
-//     never writes a second network over a first.
+//     never writes a second network over a first. AddRelay changes no file
+//     but the new relay's, and never the genesis (a pool is refused).
 //   - A devnet whose links go through the supervisor's proxies has one Link
 //     per directed pair of peers, and its nodes dial the proxy, never the
 //     peer itself.
