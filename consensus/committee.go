@@ -7,6 +7,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/bls"
+	"github.com/leiosnode/leiosnode/ledger"
 )
 
 // Seat is one seat of the voting committee.
@@ -21,26 +22,26 @@ type Seat struct {
 	Stake uint64
 }
 
-// Committee is the voting committee of a network, computed from its
-// genesis: every node computes the same one. It is immutable and safe for
-// concurrent use.
+// Committee is the voting committee of a network, chosen from its genesis
+// by CIP-0164's stake-based truncation: every node computes the same one.
+// It is immutable and safe for concurrent use.
 //
-// Seats are numbered from 0 in genesis order. When the genesis has no more
-// pools with stake than leios.committeeSeats, each of them holds one seat.
-// When it has more, the seats go to the persistent pools of Fait Accompli
-// (see faitAccompli): the largest stakes, ties to the earlier pool. The
-// seats Fait Accompli would fill per election by local sortition are not
-// built, so the stake of the other pools does not vote, and the committee
-// may hold fewer seats than leios.committeeSeats. With exactly as many pools
-// as seats every pool holds one too, where Fait Accompli would leave the
-// smallest to sortition for its one expected seat.
+// The members are the largest pools, in descending stake, until their stake
+// reaches leios.committeeStakeFraction (σ_c) of the total active stake (see
+// truncate for the rule and the choices the CIP leaves open). There is no
+// sortition and there are no non-persistent voters. Seat k is the k-th
+// member in that order (the CIP's voter_id), and a seat's vote weighs its
+// pool's stake.
 //
-// A certificate needs votes of at least QuorumStake: leios.quorum of the
-// committee's stake, rounded up.
+// A certificate needs votes of at least QuorumStake: leios.quorumStakeFraction
+// (τ) of the total active stake, rounded up — of all pools' stake, so the
+// stake truncation leaves out counts against the quorum. As τ < σ_c, the
+// whole committee always reaches it.
 type Committee struct {
 	seats       []Seat
 	byIssuer    map[block.Bytes32]uint16
 	stake       uint64
+	activeStake uint64
 	quorumStake uint64
 }
 
@@ -61,50 +62,50 @@ func NewCommittee(g *Genesis) (*Committee, error) {
 	if err := g.Check(); err != nil {
 		return nil, err
 	}
-	holders, _ := g.seatHolders()
-	c := &Committee{seats: make([]Seat, len(holders)), byIssuer: make(map[block.Bytes32]uint16, len(holders))}
-	for seat, i := range holders {
+	members, _ := g.committeeMembers()
+	c := &Committee{seats: make([]Seat, len(members)), byIssuer: make(map[block.Bytes32]uint16, len(members))}
+	for seat, i := range members {
 		p := &g.Pools[i]
 		issuer, _ := decodeKey(p.IssuerVKey)
 		key, _ := p.votingKey()
 		c.seats[seat] = Seat{Pool: p.Name, Issuer: issuer, VotingKey: key, Stake: p.Stake}
 		c.byIssuer[issuer] = uint16(seat)
-		c.stake += p.Stake // Check bounds the total stake to 64 bits
+		c.stake += p.Stake
 	}
-	// ⌈quorum · stake⌉, exactly.
-	q, _ := g.Leios.QuorumFraction()
-	need := new(big.Int).Mul(q.Num(), new(big.Int).SetUint64(c.stake))
-	need.Add(need, new(big.Int).Sub(q.Denom(), big.NewInt(1)))
-	need.Quo(need, q.Denom())
-	c.quorumStake = need.Uint64() // in [1, stake]: 0 < quorum ≤ 1 and stake > 0
+	for _, p := range g.Pools {
+		c.activeStake += p.Stake // Check bounds the total stake to 64 bits
+	}
+	// ⌈τ · active stake⌉, exactly.
+	_, tau, _ := g.Leios.committeeFractions()
+	need := new(big.Int).Mul(tau.Num(), new(big.Int).SetUint64(c.activeStake))
+	need.Add(need, new(big.Int).Sub(tau.Denom(), big.NewInt(1)))
+	need.Quo(need, tau.Denom())
+	c.quorumStake = need.Uint64() // in [1, stake]: 0 < τ < σ_c, active stake > 0
 	return c, nil
 }
 
-// seatHolders returns the genesis indices of the pools holding a seat,
-// ascending: seat k is held by pool seatHolders()[k]. It refuses a
-// committee without seats, which could never certify.
-func (g *Genesis) seatHolders() ([]int, error) {
-	var staked []int // pools with stake; a seat of no weight serves nothing
-	stakes := make([]uint64, 0, len(g.Pools))
+// committeeMembers returns the genesis indices of the committee's pools in
+// seat order (see truncate). It refuses a committee larger than 16-bit seat
+// numbers can name.
+func (g *Genesis) committeeMembers() ([]int, error) {
+	sigma, _, err := g.Leios.committeeFractions()
+	if err != nil {
+		return nil, err
+	}
+	stakes, ids := make([]uint64, len(g.Pools)), make([][28]byte, len(g.Pools))
 	for i, p := range g.Pools {
-		if p.Stake > 0 {
-			staked = append(staked, i)
-			stakes = append(stakes, p.Stake)
+		issuer, err := decodeKey(p.IssuerVKey)
+		if err != nil {
+			return nil, fmt.Errorf("pool %d (%s) issuerVKey: %w", i, p.Name, err)
 		}
+		stakes[i], ids[i] = p.Stake, ledger.KeyHash(issuer[:])
 	}
-	if len(staked) <= g.Leios.CommitteeSeats {
-		return staked, nil
+	members := truncate(stakes, ids, sigma)
+	if len(members) > MaxCommitteeSeats {
+		return nil, fmt.Errorf("leios.committeeStakeFraction %s takes %d pools, more than the %d seats 16-bit seat numbers name; lower it",
+			g.Leios.CommitteeStakeFraction, len(members), MaxCommitteeSeats)
 	}
-	persistent := faitAccompli(stakes, g.Leios.CommitteeSeats)
-	if len(persistent) == 0 {
-		return nil, fmt.Errorf("leios.committeeSeats %d: Fait Accompli gives %d pools no persistent seat (stake too even); raise it to the number of pools",
-			g.Leios.CommitteeSeats, len(staked))
-	}
-	holders := make([]int, len(persistent))
-	for k, j := range persistent {
-		holders[k] = staked[j]
-	}
-	return holders, nil
+	return members, nil
 }
 
 // Size is the number of seats.
@@ -126,6 +127,10 @@ func (c *Committee) SeatOf(issuer block.Bytes32) (uint16, bool) {
 
 // Stake is the committee's stake: the sum of its seats'.
 func (c *Committee) Stake() uint64 { return c.stake }
+
+// ActiveStake is the total active stake: every pool's, on the committee or
+// not. The quorum is a share of it.
+func (c *Committee) ActiveStake() uint64 { return c.activeStake }
 
 // QuorumStake is the least stake whose votes certify an EB.
 func (c *Committee) QuorumStake() uint64 { return c.quorumStake }

@@ -1,9 +1,10 @@
 package consensus
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/leiosnode/leiosnode/block"
@@ -27,8 +28,23 @@ func rbHash(b byte) block.Hash {
 	return h
 }
 
+// seated is g's committee and the BLS keys of its seats, seat k's at k;
+// keys are the genesis pools', in genesis order.
+func seated(t testing.TB, g *Genesis, keys []*bls.SecretKey) (*Committee, []*bls.SecretKey) {
+	t.Helper()
+	c := mustCommittee(t, g)
+	bySeat := make([]*bls.SecretKey, c.Size())
+	for i, p := range g.Pools {
+		issuer, _ := decodeKey(p.IssuerVKey)
+		if seat, ok := c.SeatOf(issuer); ok {
+			bySeat[seat] = keys[i]
+		}
+	}
+	return c, bySeat
+}
+
 // votes returns the votes of these seats for rb, signed with keys (indexed
-// by genesis pool, which is the seat when every pool holds one).
+// by seat, as seated returns them).
 func votes(keys []*bls.SecretKey, rb block.Hash, seats ...int) []block.Vote {
 	vs := make([]block.Vote, len(seats))
 	for i, s := range seats {
@@ -38,14 +54,15 @@ func votes(keys []*bls.SecretKey, rb block.Hash, seats ...int) []block.Vote {
 }
 
 func TestCommitteeSeats(t *testing.T) {
-	// No more staked pools than seats: every one, in genesis order.
-	g, _ := testGenesis(t, 3, "0.75", 5, 0, 7, 9)
+	// σ_c 0.99 of 21 takes every pool with stake, seated by stake: pools
+	// 3, 2, 0. The pool without stake holds no seat.
+	g, _ := testGenesis(t, "0.99", "0.75", 5, 0, 7, 9)
 	c := mustCommittee(t, g)
-	if c.Size() != 3 || c.Stake() != 21 || c.QuorumStake() != 16 || c.SignersSize() != 1 {
-		t.Errorf("size %d, stake %d, quorum %d, signers %d bytes; want 3, 21, 16 (⌈15.75⌉), 1",
-			c.Size(), c.Stake(), c.QuorumStake(), c.SignersSize())
+	if c.Size() != 3 || c.Stake() != 21 || c.ActiveStake() != 21 || c.QuorumStake() != 16 || c.SignersSize() != 1 {
+		t.Errorf("size %d, stake %d of %d, quorum %d, signers %d bytes; want 3, 21 of 21, 16 (⌈15.75⌉), 1",
+			c.Size(), c.Stake(), c.ActiveStake(), c.QuorumStake(), c.SignersSize())
 	}
-	for seat, pool := range []int{0, 2, 3} {
+	for seat, pool := range []int{3, 2, 0} {
 		s, ok := c.Seat(uint16(seat))
 		issuer, _ := decodeKey(g.Pools[pool].IssuerVKey)
 		if !ok || s.Pool != g.Pools[pool].Name || s.Stake != g.Pools[pool].Stake || s.Issuer != issuer {
@@ -66,62 +83,94 @@ func TestCommitteeSeats(t *testing.T) {
 		t.Error("seat 3 of 3 exists")
 	}
 
-	// More pools than seats: Fait Accompli's persistent pools, numbered in
-	// genesis order, ties to the earlier pool (the table's last case).
-	g, _ = testGenesis(t, 3, "0.75", 1, 10, 1, 10, 10)
+	// σ_c 0.9 of 100 is reached exactly by the two largest, which are the
+	// committee; the quorum is 3/4 of all 100, not of their 90.
+	g, _ = testGenesis(t, "0.9", "0.75", 60, 30, 9, 1)
 	c = mustCommittee(t, g)
-	if c.Size() != 2 || c.Stake() != 20 || c.QuorumStake() != 15 {
-		t.Errorf("size %d, stake %d, quorum %d; want 2, 20, 15", c.Size(), c.Stake(), c.QuorumStake())
-	}
-	if s0, _ := c.Seat(0); s0.Pool != "pool1" {
-		t.Errorf("seat 0 is %s, want pool1", s0.Pool)
-	}
-	if s1, _ := c.Seat(1); s1.Pool != "pool3" {
-		t.Errorf("seat 1 is %s, want pool3", s1.Pool)
-	}
-	// Even stake over more pools than seats leaves no persistent seat.
-	g, _ = testGenesis(t, 5, "0.75", 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
-	if err := g.Check(); err == nil || !strings.Contains(err.Error(), "no persistent seat") {
-		t.Errorf("a genesis without persistent seats: %v", err)
+	if c.Size() != 2 || c.Stake() != 90 || c.ActiveStake() != 100 || c.QuorumStake() != 75 {
+		t.Errorf("size %d, stake %d of %d, quorum %d; want 2, 90 of 100, 75", c.Size(), c.Stake(), c.ActiveStake(), c.QuorumStake())
 	}
 }
 
-// TestQuorumEdge: stake of exactly 3/4 of the committee certifies, one
-// lamport less does not; a fractional 3/4 rounds up.
-func TestQuorumEdge(t *testing.T) {
-	g, keys := testGenesis(t, 10, "0.75", 299, 100, 1)
-	c := mustCommittee(t, g)
+// TestQuorumCountsActiveStake: a certificate needs signers holding
+// ⌈τ × total active stake⌉, the stake of the pools truncation leaves out
+// included. Of 200 pools holding 1,000,000, five form the committee (σ_c
+// 0.99, 990,000, is reached at the fifth); the other 195 hold 9,900. With τ
+// 0.75 the quorum is 750,000: the seats A, B and E (749,999) are refused
+// though they hold over 3/4 of the committee's 990,100, and A, B and D
+// (750,001) certify. Certificates are built and checked with real keys
+// through the BLS aggregate.
+func TestQuorumCountsActiveStake(t *testing.T) {
+	committee := []uint64{400_000, 300_000, 190_100, 50_001, 49_999} // seats A to E
+	var stakes []uint64
+	for i := range 195 { // the tail first: seats follow stake, not genesis order
+		stake := uint64(50)
+		if i < 150 {
+			stake = 51
+		}
+		stakes = append(stakes, stake)
+	}
+	for i := len(committee) - 1; i >= 0; i-- {
+		stakes = append(stakes, committee[i])
+	}
+	const a, b, c, d, e = 0, 1, 2, 3, 4
+	g, poolKeys := testGenesis(t, "0.99", "0.75", stakes...)
 	rb := rbHash(1)
-	if c.QuorumStake() != 300 {
-		t.Fatalf("quorum %d of 400, want 300", c.QuorumStake())
-	}
-	if _, err := c.Certify(rb, votes(keys, rb, 0)); !errors.Is(err, ErrNoQuorum) {
-		t.Errorf("299 of 400: %v, want ErrNoQuorum", err)
-	}
-	cert, err := c.Certify(rb, votes(keys, rb, 0, 2))
-	if err != nil {
-		t.Fatalf("300 of 400: %v", err)
-	}
-	if err := c.VerifyCertificate(rb, cert); err != nil {
-		t.Errorf("300 of 400: %v", err)
-	}
-	// Signed by 299: a certificate forged with that bitfield fails the quorum.
-	short := &block.Certificate{Signers: []byte{0x80}, AggregateSignature: votes(keys, rb, 0)[0].Signature}
-	if err := c.VerifyCertificate(rb, short); !errors.Is(err, ErrNoQuorum) {
-		t.Errorf("a certificate of 299 of 400: %v, want ErrNoQuorum", err)
-	}
-
-	g, keys = testGenesis(t, 10, "0.75", 300, 101) // 3/4 of 401 is 300.75
-	c = mustCommittee(t, g)
-	if c.QuorumStake() != 301 {
-		t.Fatalf("quorum %d of 401, want 301", c.QuorumStake())
-	}
-	if _, err := c.Certify(rb, votes(keys, rb, 0)); !errors.Is(err, ErrNoQuorum) {
-		t.Errorf("300 of 401: %v, want ErrNoQuorum", err)
-	}
-	g, _ = testGenesis(t, 10, "1", 3, 4)
-	if c := mustCommittee(t, g); c.QuorumStake() != 7 {
-		t.Errorf("quorum 1: %d of 7", c.QuorumStake())
+	for _, tc := range []struct {
+		tau     string
+		quorum  uint64
+		signers []int
+		ok      bool
+	}{
+		{"0.75", 750_000, []int{a, b, e}, false},      // 1 under
+		{"0.75", 750_000, []int{a, b, d}, true},       // 1 over
+		{"0.75", 750_000, []int{a, b, c, d, e}, true}, // the whole committee
+		{"0.749999", 749_999, []int{a, b, e}, true},   // exactly at
+		{"0.7499995", 750_000, []int{a, b, e}, false}, // 749,999.5 rounds up
+		{"0.5", 500_000, []int{c, d, e}, false},       // 290,100
+		{"0.5", 500_000, []int{a, c}, true},           // 590,100
+	} {
+		name := fmt.Sprintf("τ %s, seats %v", tc.tau, tc.signers)
+		g.Leios.QuorumStakeFraction = json.Number(tc.tau)
+		cm, keys := seated(t, g, poolKeys)
+		if cm.Size() != len(committee) || cm.Stake() != 990_100 || cm.ActiveStake() != 1_000_000 || cm.QuorumStake() != tc.quorum {
+			t.Fatalf("%s: %d seats, stake %d of %d, quorum %d; want 5, 990,100 of 1,000,000, %d",
+				name, cm.Size(), cm.Stake(), cm.ActiveStake(), cm.QuorumStake(), tc.quorum)
+		}
+		for seat, stake := range committee {
+			if s, _ := cm.Seat(uint16(seat)); s.Stake != stake {
+				t.Fatalf("seat %d holds %d, want %d", seat, s.Stake, stake)
+			}
+		}
+		vs := votes(keys, rb, tc.signers...)
+		cert, err := cm.Certify(rb, vs)
+		if !tc.ok {
+			if !errors.Is(err, ErrNoQuorum) {
+				t.Errorf("%s: Certify: %v, want ErrNoQuorum", name, err)
+			}
+			// The same signers' certificate, aggregated by hand, is refused too.
+			sigs := make([]*bls.Signature, len(vs))
+			cert = &block.Certificate{Signers: make([]byte, cm.SignersSize())}
+			for i, v := range vs {
+				sigs[i], _ = bls.SignatureFromBytes(v.Signature[:])
+				cert.SetSigner(int(v.VoterSeat))
+			}
+			agg, err := bls.AggregateSignatures(sigs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cert.AggregateSignature = agg.Bytes()
+			if err := cm.VerifyCertificate(rb, cert); !errors.Is(err, ErrNoQuorum) {
+				t.Errorf("%s: VerifyCertificate: %v, want ErrNoQuorum", name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: Certify: %v", name, err)
+		}
+		if err := cm.VerifyCertificate(rb, cert); err != nil {
+			t.Errorf("%s: VerifyCertificate: %v", name, err)
+		}
 	}
 }
 
@@ -133,8 +182,8 @@ func TestCertificates(t *testing.T) {
 	for i := range stakes {
 		stakes[i] = 1
 	}
-	g, keys := testGenesis(t, n, "0.01", stakes...) // any one signer is a quorum
-	c := mustCommittee(t, g)
+	g, keys := testGenesis(t, "1", "0.01", stakes...) // any one signer is a quorum
+	c, keys := seated(t, g, keys)
 	rb := rbHash(7)
 	for k := 1; k <= n; k++ {
 		var seats []int
@@ -182,8 +231,8 @@ func TestCertificates(t *testing.T) {
 }
 
 func TestVerifyCertificateMalformed(t *testing.T) {
-	g, keys := testGenesis(t, 11, "0.5", 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
-	c := mustCommittee(t, g)
+	g, keys := testGenesis(t, "1", "0.5", 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
+	c, keys := seated(t, g, keys)
 	rb := rbHash(3)
 	cert, err := c.Certify(rb, votes(keys, rb, 0, 1, 2, 3, 4, 5, 10))
 	if err != nil {
@@ -217,8 +266,8 @@ func TestVerifyCertificateMalformed(t *testing.T) {
 }
 
 func TestCertifyRefuses(t *testing.T) {
-	g, keys := testGenesis(t, 10, "0.75", 1, 1, 1, 1)
-	c := mustCommittee(t, g)
+	g, keys := testGenesis(t, "0.99", "0.75", 1, 1, 1, 1)
+	c, keys := seated(t, g, keys)
 	rb := rbHash(1)
 	if _, err := c.Certify(rb, append(votes(keys, rb, 0, 1), votes(keys, rbHash(2), 2)...)); !errors.Is(err, ErrOtherRB) {
 		t.Errorf("a vote for another RB: %v", err)
@@ -250,8 +299,8 @@ func TestCertifyRefuses(t *testing.T) {
 }
 
 func TestVerifyVotes(t *testing.T) {
-	g, keys := testGenesis(t, 10, "0.75", 1, 2, 3, 4, 5)
-	c := mustCommittee(t, g)
+	g, keys := testGenesis(t, "0.99", "0.75", 1, 2, 3, 4, 5)
+	c, keys := seated(t, g, keys)
 	rb := rbHash(5)
 	good := votes(keys, rb, 0, 1, 2, 3, 4)
 	for i := range good {
@@ -290,8 +339,8 @@ func TestVerifyVotes(t *testing.T) {
 // reason of a vote that failed before any signature was checked (an unknown
 // seat, a signature that is not a point), else a bad batch signature.
 func TestVerifyVoteBatch(t *testing.T) {
-	g, keys := testGenesis(t, 10, "0.75", 1, 2, 3, 4, 5)
-	c := mustCommittee(t, g)
+	g, keys := testGenesis(t, "0.99", "0.75", 1, 2, 3, 4, 5)
+	c, keys := seated(t, g, keys)
 	rb := rbHash(5)
 	good := votes(keys, rb, 0, 1, 2, 3, 4)
 	if err := c.VerifyVoteBatch(good); err != nil {
@@ -319,15 +368,16 @@ func TestVerifyVoteBatch(t *testing.T) {
 }
 
 func TestVoter(t *testing.T) {
-	g, keys := testGenesis(t, 3, "0.75", 1, 10, 1, 10, 10) // seats: pool1, pool3
+	// σ_c 0.9 of 38 is reached at 35: seats pool3, pool1, pool4.
+	g, keys := testGenesis(t, "0.9", "0.75", 1, 10, 2, 20, 5)
 	c := mustCommittee(t, g)
 	issuer := func(i int) block.Bytes32 { k, _ := decodeKey(g.Pools[i].IssuerVKey); return k }
-	v, err := c.NewVoter(issuer(3), keys[3])
+	v, err := c.NewVoter(issuer(1), keys[1])
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v.Seat() != 1 {
-		t.Errorf("pool3 votes in seat %d, want 1", v.Seat())
+		t.Errorf("pool1 votes in seat %d, want 1", v.Seat())
 	}
 	vote := v.Vote(rbHash(4))
 	if vote.RbHash != rbHash(4) || vote.VoterSeat != 1 {
@@ -336,10 +386,10 @@ func TestVoter(t *testing.T) {
 	if err := c.VerifyVote(&vote); err != nil {
 		t.Errorf("the voter's vote: %v", err)
 	}
-	if _, err := c.NewVoter(issuer(4), keys[4]); !errors.Is(err, ErrNotOnCommittee) {
+	if _, err := c.NewVoter(issuer(2), keys[2]); !errors.Is(err, ErrNotOnCommittee) {
 		t.Errorf("a pool without a seat: %v", err)
 	}
-	if _, err := c.NewVoter(issuer(3), keys[1]); !errors.Is(err, ErrWrongVotingKey) {
+	if _, err := c.NewVoter(issuer(1), keys[3]); !errors.Is(err, ErrWrongVotingKey) {
 		t.Errorf("another pool's key: %v", err)
 	}
 }
@@ -354,8 +404,8 @@ func BenchmarkForgedVoteBatch(b *testing.B) {
 	for i := range stakes {
 		stakes[i], seats[i] = 1, i
 	}
-	g, keys := testGenesis(b, len(stakes), "0.75", stakes...)
-	c := mustCommittee(b, g)
+	g, keys := testGenesis(b, "1", "0.75", stakes...)
+	c, keys := seated(b, g, keys)
 	forged := votes(keys, rbHash(5), seats...)
 	forged[len(forged)/2].RbHash = rbHash(6)
 	b.Run("checked one by one", func(b *testing.B) {

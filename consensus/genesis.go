@@ -73,60 +73,87 @@ type LeiosParams struct {
 	LVote             int `json:"lVote"`
 	LDiff             int `json:"lDiff"`
 	MinCertGap        int `json:"minCertGap"`
-	// CommitteeSeats is the committee size n: with no more pools than
-	// seats every pool holds one; with more, Fait Accompli picks the
-	// persistent seats among them (see NewCommittee). At most 65,536, as
-	// seats are 16-bit.
-	CommitteeSeats int `json:"committeeSeats"`
-	// Quorum is the least fraction of the committee's stake whose votes
-	// certify an EB, in (0, 1]. Kept as the decimal text of the file, so
-	// every node computes with the same exact rational.
-	Quorum json.Number `json:"quorum"`
+	// CommitteeStakeFraction is σ_c, CIP-0164's committee stake coverage:
+	// the committee is the largest pools, in descending stake, until their
+	// stake reaches this share of the total active stake (see truncate).
+	// In (0, 1]. Kept as the decimal text of the file, so every node
+	// computes with the same exact rational.
+	CommitteeStakeFraction json.Number `json:"committeeStakeFraction"`
+	// QuorumStakeFraction is τ, CIP-0164's quorum stake threshold: a
+	// certificate's signers hold at least this share of the total active
+	// stake — all pools' stake, not the committee's. In (0, σ_c), as the
+	// CIP requires, so the whole committee always reaches it. Decimal text
+	// as σ_c.
+	QuorumStakeFraction json.Number `json:"quorumStakeFraction"`
 }
 
 // MaxCommitteeSeats is the most seats a 16-bit seat number can name.
 const MaxCommitteeSeats = 1 << 16
 
-// DefaultLeiosParams are the prototype values (ARCHITECTURE.md, "The protocol"); the committee
-// is 500 seats, the least committee size the Leios analyses recommend, with
-// a quorum of 3/4 of its stake.
+// DefaultLeiosParams are the prototype values (ARCHITECTURE.md, "The
+// protocol"), with CIP-0164's committee: σ_c = 0.99 of the active stake,
+// quorum τ = 0.75 of it.
 func DefaultLeiosParams() LeiosParams {
 	return LeiosParams{
-		RBMaxBodyBytes:    90_112,
-		EBMaxBodyBytes:    block.DefaultEBLimits.MaxBodyBytes,
-		EBMaxClosureBytes: block.DefaultEBLimits.MaxClosureBytes,
-		EBMaxTxs:          block.DefaultEBLimits.MaxTxs,
-		LHdr:              1,
-		LVote:             4,
-		LDiff:             7,
-		MinCertGap:        10,
-		CommitteeSeats:    500,
-		Quorum:            "0.75",
+		RBMaxBodyBytes:         90_112,
+		EBMaxBodyBytes:         block.DefaultEBLimits.MaxBodyBytes,
+		EBMaxClosureBytes:      block.DefaultEBLimits.MaxClosureBytes,
+		EBMaxTxs:               block.DefaultEBLimits.MaxTxs,
+		LHdr:                   1,
+		LVote:                  4,
+		LDiff:                  7,
+		MinCertGap:             10,
+		CommitteeStakeFraction: "0.99",
+		QuorumStakeFraction:    "0.75",
 	}
 }
 
-// QuorumFraction returns the quorum as an exact rational.
-func (p LeiosParams) QuorumFraction() (*big.Rat, error) {
-	q, ok := new(big.Rat).SetString(string(p.Quorum))
-	if !ok {
-		return nil, fmt.Errorf("leios.quorum %q is not a number", p.Quorum)
+// UnmarshalJSON decodes the parameters over the values p already holds
+// (a template's defaults), refusing a field it does not know. The fields
+// of the Fait Accompli committee, which CIP-0164 dropped, are refused by
+// name with what replaced them, so an old genesis or template says what
+// to change rather than only that a field is unknown.
+func (p *LeiosParams) UnmarshalJSON(b []byte) error {
+	var dropped struct {
+		CommitteeSeats json.RawMessage `json:"committeeSeats"`
+		Quorum         json.RawMessage `json:"quorum"`
 	}
-	return q, nil
-}
-
-// checkCommittee reports the first committee parameter out of range.
-func (p LeiosParams) checkCommittee() error {
-	if p.CommitteeSeats < 1 || p.CommitteeSeats > MaxCommitteeSeats {
-		return fmt.Errorf("leios.committeeSeats %d must be in [1, %d]", p.CommitteeSeats, MaxCommitteeSeats)
+	if err := json.Unmarshal(b, &dropped); err != nil {
+		return fmt.Errorf("leios: %w", err)
 	}
-	q, err := p.QuorumFraction()
-	if err != nil {
-		return err
+	switch {
+	case dropped.CommitteeSeats != nil:
+		return errors.New("leios.committeeSeats is no longer a parameter: the committee is chosen by stake-based truncation; set leios.committeeStakeFraction (σ_c, the share of active stake it covers, default 0.99) instead")
+	case dropped.Quorum != nil:
+		return errors.New("leios.quorum is no longer a parameter: the quorum is a share of the total active stake, not of the committee's; set leios.quorumStakeFraction (τ, default 0.75) instead")
 	}
-	if q.Sign() <= 0 || q.Cmp(big.NewRat(1, 1)) > 0 {
-		return fmt.Errorf("leios.quorum %s must be in (0, 1]", p.Quorum)
+	type plain LeiosParams // without this method
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode((*plain)(p)); err != nil {
+		return fmt.Errorf("leios: %w", err)
 	}
 	return nil
+}
+
+// committeeFractions returns σ_c and τ as exact rationals, or the first
+// that is not a number or out of its range.
+func (p LeiosParams) committeeFractions() (sigma, tau *big.Rat, err error) {
+	sigma, ok := new(big.Rat).SetString(string(p.CommitteeStakeFraction))
+	if !ok {
+		return nil, nil, fmt.Errorf("leios.committeeStakeFraction %q is not a number", p.CommitteeStakeFraction)
+	}
+	if sigma.Sign() <= 0 || sigma.Cmp(big.NewRat(1, 1)) > 0 {
+		return nil, nil, fmt.Errorf("leios.committeeStakeFraction %s must be in (0, 1]", p.CommitteeStakeFraction)
+	}
+	tau, ok = new(big.Rat).SetString(string(p.QuorumStakeFraction))
+	if !ok {
+		return nil, nil, fmt.Errorf("leios.quorumStakeFraction %q is not a number", p.QuorumStakeFraction)
+	}
+	if tau.Sign() <= 0 || tau.Cmp(sigma) >= 0 {
+		return nil, nil, fmt.Errorf("leios.quorumStakeFraction %s must be in (0, leios.committeeStakeFraction %s)", p.QuorumStakeFraction, p.CommitteeStakeFraction)
+	}
+	return sigma, tau, nil
 }
 
 // EBLimits returns the EB limits of these parameters.
@@ -186,7 +213,7 @@ func (g *Genesis) Check() error {
 	if len(g.Pools) == 0 {
 		return errors.New("no pools")
 	}
-	if err := g.Leios.checkCommittee(); err != nil {
+	if _, _, err := g.Leios.committeeFractions(); err != nil {
 		return err
 	}
 	var total uint64
@@ -220,7 +247,7 @@ func (g *Genesis) Check() error {
 	if total == 0 {
 		return errors.New("pools hold no stake")
 	}
-	if _, err := g.seatHolders(); err != nil {
+	if _, err := g.committeeMembers(); err != nil {
 		return err
 	}
 	if _, err := ledger.GenesisUTxO(g.InitialFunds); err != nil {

@@ -1,11 +1,14 @@
 package consensus
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,9 +39,10 @@ func testPool(t testing.TB, i int, stake uint64) (Pool, *bls.SecretKey) {
 	return p, voting
 }
 
-// testGenesis is a genesis of pools of these stakes, a committee of seats
-// seats and the quorum q; it returns the pools' BLS keys too.
-func testGenesis(t testing.TB, seats int, q string, stakes ...uint64) (*Genesis, []*bls.SecretKey) {
+// testGenesis is a genesis of pools of these stakes, the committee stake
+// fraction sigma and the quorum stake fraction tau; it returns the pools'
+// BLS keys too.
+func testGenesis(t testing.TB, sigma, tau string, stakes ...uint64) (*Genesis, []*bls.SecretKey) {
 	t.Helper()
 	g := &Genesis{
 		SystemStart:      time.Unix(0, 0),
@@ -49,7 +53,7 @@ func testGenesis(t testing.TB, seats int, q string, stakes ...uint64) (*Genesis,
 		ProtocolParams:   ledger.DefaultParams(),
 		Leios:            DefaultLeiosParams(),
 	}
-	g.Leios.CommitteeSeats, g.Leios.Quorum = seats, json.Number(q)
+	g.Leios.CommitteeStakeFraction, g.Leios.QuorumStakeFraction = json.Number(sigma), json.Number(tau)
 	var keys []*bls.SecretKey
 	for i, s := range stakes {
 		p, k := testPool(t, i, s)
@@ -60,7 +64,7 @@ func testGenesis(t testing.TB, seats int, q string, stakes ...uint64) (*Genesis,
 
 func TestCheckVotingKeys(t *testing.T) {
 	other, _ := testPool(t, 9, 1)
-	g, _ := testGenesis(t, 10, "0.75", 1, 1, 1)
+	g, _ := testGenesis(t, "0.99", "0.75", 1, 1, 1)
 	if err := g.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -83,16 +87,17 @@ func TestCheckVotingKeys(t *testing.T) {
 			g.Pools[2].BLSVKey, g.Pools[2].BLSPoP = strings.ToUpper(pool0Key), g.Pools[0].BLSPoP
 		}},
 		{"an issuer twice", "pool 1 (pool1) issuerVKey is pool 0's too", func(g *Genesis) { g.Pools[1].IssuerVKey = g.Pools[0].IssuerVKey }},
-		{"no seats", "leios.committeeSeats 0 must be in [1, 65536]", func(g *Genesis) { g.Leios.CommitteeSeats = 0 }},
-		{"too many seats", "leios.committeeSeats 65537", func(g *Genesis) { g.Leios.CommitteeSeats = 65537 }},
-		{"no quorum", `leios.quorum "" is not a number`, func(g *Genesis) { g.Leios.Quorum = "" }},
-		{"zero quorum", "leios.quorum 0 must be in (0, 1]", func(g *Genesis) { g.Leios.Quorum = "0" }},
-		{"quorum above 1", "leios.quorum 1.01 must be in (0, 1]", func(g *Genesis) { g.Leios.Quorum = "1.01" }},
+		{"no coverage", `leios.committeeStakeFraction "" is not a number`, func(g *Genesis) { g.Leios.CommitteeStakeFraction = "" }},
+		{"zero coverage", "leios.committeeStakeFraction 0 must be in (0, 1]", func(g *Genesis) { g.Leios.CommitteeStakeFraction = "0" }},
+		{"coverage above 1", "leios.committeeStakeFraction 1.01 must be in (0, 1]", func(g *Genesis) { g.Leios.CommitteeStakeFraction = "1.01" }},
+		{"no quorum", `leios.quorumStakeFraction "" is not a number`, func(g *Genesis) { g.Leios.QuorumStakeFraction = "" }},
+		{"zero quorum", "leios.quorumStakeFraction 0 must be in (0, leios.committeeStakeFraction 0.99)", func(g *Genesis) { g.Leios.QuorumStakeFraction = "0" }},
+		{"quorum at the coverage", "leios.quorumStakeFraction 0.99 must be in (0, leios.committeeStakeFraction 0.99)", func(g *Genesis) { g.Leios.QuorumStakeFraction = "0.99" }},
 		{"stake overflows", "total stake overflows 64 bits", func(g *Genesis) { g.Pools[0].Stake, g.Pools[1].Stake = math.MaxUint64, 1 }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			g, _ := testGenesis(t, 10, "0.75", 1, 1, 1)
+			g, _ := testGenesis(t, "0.99", "0.75", 1, 1, 1)
 			tc.edit(g)
 			err := g.Check()
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -108,5 +113,43 @@ func TestCheckVotingKeys(t *testing.T) {
 	}
 	if _, err := NewValidator(g, nil); err != nil {
 		t.Errorf("NewValidator: %v", err)
+	}
+}
+
+// TestReadGenesisLeiosFields: the committee's parameters are read from the
+// file; the Fait Accompli fields CIP-0164 dropped are refused by name, with
+// what replaced them, and any other unknown field is refused too.
+func TestReadGenesisLeiosFields(t *testing.T) {
+	g, _ := testGenesis(t, "0.9", "0.6", 5, 3, 2)
+	path := filepath.Join(t.TempDir(), "genesis.json")
+	if err := WriteGenesis(path, g); err != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadGenesis(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.Leios != g.Leios {
+		t.Errorf("read leios %+v, wrote %+v", read.Leios, g.Leios)
+	}
+	written, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ field, want string }{
+		{`"committeeSeats": 500`, "leios.committeeSeats is no longer a parameter: the committee is chosen by stake-based truncation; set leios.committeeStakeFraction"},
+		{`"quorum": 0.75`, "leios.quorum is no longer a parameter: the quorum is a share of the total active stake, not of the committee's; set leios.quorumStakeFraction"},
+		{`"committeeStakeFractions": 0.9`, `leios: json: unknown field "committeeStakeFractions"`},
+	} {
+		edited := bytes.Replace(written, []byte(`"leios": {`), []byte(`"leios": {`+tc.field+`,`), 1)
+		if bytes.Equal(edited, written) {
+			t.Fatal("the written genesis has no leios object")
+		}
+		if err := os.WriteFile(path, edited, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadGenesis(path); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("with %s: %v, want an error containing %q", tc.field, err, tc.want)
+		}
 	}
 }

@@ -18,7 +18,7 @@ func TestRollbackPastCertRBReturnsTheClosure(t *testing.T) {
 	configs := testNet(t, 2, 100*time.Millisecond, func(g *consensus.Genesis) {
 		g.ActiveSlotsCoeff = "1" // both pools lead every slot
 		g.Leios.RBMaxBodyBytes = 700
-		g.Leios.Quorum = "0.5" // one vote of two
+		g.Leios.QuorumStakeFraction = "0.5" // one vote of two
 		g.SystemStart = time.Now().Add(-time.Second).UTC()
 	})
 	var ns []*Node

@@ -111,7 +111,7 @@ func newVotesCommittee(n int) (*votesCommittee, error) {
 		ProtocolParams:   ledger.DefaultParams(),
 		Leios:            consensus.DefaultLeiosParams(),
 	}
-	g.Leios.CommitteeSeats = n
+	g.Leios.CommitteeStakeFraction = "1" // every pool a seat: 0.99 would leave out 1 % of equal stakes
 	issuers := make([]block.Bytes32, n)
 	keys := make([]*bls.SecretKey, n)
 	for i := range n {

@@ -33,11 +33,10 @@ func TestShippedTemplates(t *testing.T) {
 		k             int
 		lHdr, lVote   int
 		lDiff, minGap int
-		seats         int
-		quorum        string
+		sigma, tau    string
 	}{
-		{"../../../configs/devnet.json", 100, "0.1", 10, 1, 4, 7, 10, 100, "0.75"},
-		{"../../../configs/testnet.json", 1000, "0.05", 108, 1, 4, 7, 10, 500, "0.75"},
+		{"../../../configs/devnet.json", 100, "0.1", 10, 1, 4, 7, 10, "0.99", "0.75"},
+		{"../../../configs/testnet.json", 1000, "0.05", 108, 1, 4, 7, 10, "0.99", "0.75"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -51,16 +50,16 @@ func TestShippedTemplates(t *testing.T) {
 			}
 			l := tmpl.Leios
 			if l.LHdr != tt.lHdr || l.LVote != tt.lVote || l.LDiff != tt.lDiff || l.MinCertGap != tt.minGap ||
-				l.CommitteeSeats != tt.seats || string(l.Quorum) != tt.quorum {
-				t.Errorf("leios %+v; want L_hdr %d, L_vote %d, L_diff %d, min cert gap %d, %d seats, quorum %s",
-					l, tt.lHdr, tt.lVote, tt.lDiff, tt.minGap, tt.seats, tt.quorum)
+				string(l.CommitteeStakeFraction) != tt.sigma || string(l.QuorumStakeFraction) != tt.tau {
+				t.Errorf("leios %+v; want L_hdr %d, L_vote %d, L_diff %d, min cert gap %d, σ_c %s, τ %s",
+					l, tt.lHdr, tt.lVote, tt.lDiff, tt.minGap, tt.sigma, tt.tau)
 			}
 			if tmpl.ProtocolParams != ledger.DefaultParams() {
 				t.Errorf("protocolParams %+v, want ledger.DefaultParams %+v", tmpl.ProtocolParams, ledger.DefaultParams())
 			}
 			want := consensus.DefaultLeiosParams()
 			want.LHdr, want.LVote, want.LDiff, want.MinCertGap = l.LHdr, l.LVote, l.LDiff, l.MinCertGap
-			want.CommitteeSeats, want.Quorum = l.CommitteeSeats, l.Quorum
+			want.CommitteeStakeFraction, want.QuorumStakeFraction = l.CommitteeStakeFraction, l.QuorumStakeFraction
 			if l != want {
 				t.Errorf("leios limits %+v differ from consensus.DefaultLeiosParams %+v", l, want)
 			}
@@ -86,6 +85,8 @@ func TestParseTemplate(t *testing.T) {
 		{"minimal", `{` + base + `}`, ""},
 		{"unknown key", `{` + base + `, "securityParameter": 5}`, "unknown field"},
 		{"generated part", `{` + base + `, "pools": []}`, "unknown field"},
+		{"unknown leios key", `{` + base + `, "leios": {"lVotes": 4}}`, `leios: json: unknown field "lVotes"`},
+		{"Fait Accompli's seats", `{` + base + `, "leios": {"committeeSeats": 100}}`, "leios.committeeSeats is no longer a parameter"},
 		{"no pool stake", `{"slotLengthMs": 200, "activeSlotsCoeff": 0.5, "securityParam": 5, "fundsPerAddress": 9}`, "poolStake"},
 		{"no funds", `{"slotLengthMs": 200, "activeSlotsCoeff": 0.5, "securityParam": 5, "poolStake": 7}`, "fundsPerAddress"},
 		{"network mismatch", `{` + base + `, "networkId": 1}`, "differ"},
