@@ -241,9 +241,13 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 }
 
 func (n *Node) buildForger(in *inputs) (err error) {
-	if in.producer != nil {
-		n.forger, err = n.newForger(in.producer, n.readyToForge)
+	if in.producer == nil {
+		return nil
 	}
+	if in.producer.seatless {
+		n.log.Info("this pool holds no committee seat (its stake is below the committee's truncation): it forges blocks and votes on no EB", "pool", n.cfg.IssuerKeyFile)
+	}
+	n.forger, err = n.newForger(in.producer, n.readyToForge)
 	return err
 }
 

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/consensus/consensustest"
@@ -223,4 +224,24 @@ func TestTwoNodesAgreeAndRestart(t *testing.T) {
 	}
 	cancel()
 	must(t, g.Wait())
+}
+
+// A pool whose stake is below the committee's truncation holds no seat:
+// its node starts and forges all the same, with no vote to cast.
+func TestSeatlessPoolForges(t *testing.T) {
+	configs := testNet(t, 3, 100*time.Millisecond)
+	g, err := consensus.ReadGenesis(configs[0].GenesisFile)
+	must(t, err)
+	g.Pools[0].Stake, g.Pools[1].Stake = 1000, 1000 // they cover σ_c = 0.99 of it
+	must(t, consensus.WriteGenesis(configs[0].GenesisFile, g))
+	n, err := New(configs[2], Options{Logger: quietLogger()})
+	if err != nil {
+		t.Fatalf("a seatless pool's node: %v", err)
+	}
+	defer n.close()
+	issuer, err := keys.ReadSigningKey(configs[2].IssuerKeyFile, keys.StakePool)
+	must(t, err)
+	if _, seated := n.validator.Committee().SeatOf(block.Bytes32(issuer.Public().(ed25519.PublicKey))); n.forger == nil || seated {
+		t.Fatalf("forger %v, seated %v: want a forger without a seat", n.forger != nil, seated)
+	}
 }

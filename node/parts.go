@@ -105,7 +105,10 @@ func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 type producer struct {
 	issuer ed25519.PrivateKey
 	vrfKey *vrf.SecretKey
-	voter  *consensus.Voter // nil without a BLS key
+	voter  *consensus.Voter // nil without a BLS key, or without a seat
+	// seatless: the pool's stake is below the committee's truncation, so
+	// it forges but has no vote.
+	seatless bool
 }
 
 // readProducer reads and checks the pool keys cfg names against the
@@ -140,7 +143,12 @@ func readProducer(cfg *config.Config, validator *consensus.Validator) (*producer
 	if err != nil {
 		return nil, fmt.Errorf("config %s: blsSigningKeyFile: %w", cfg.Path, err)
 	}
-	if pr.voter, err = validator.Committee().NewVoter(issuerVKey, votingKey); err != nil {
+	pr.voter, err = validator.Committee().NewVoter(issuerVKey, votingKey)
+	if errors.Is(err, consensus.ErrNotOnCommittee) {
+		pr.seatless = true
+		return pr, nil
+	}
+	if err != nil {
 		return nil, fmt.Errorf("config %s: blsSigningKeyFile %s: %w", cfg.Path, cfg.BLSKeyFile, err)
 	}
 	return pr, nil
