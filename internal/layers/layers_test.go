@@ -232,17 +232,20 @@ func loadImports(root string) ([]imp, error) {
 	return imports, err
 }
 
-func repoImports(t *testing.T) []imp {
+func repoImports(t *testing.T) []imp { return fromRepo(t, loadImports) }
+
+// fromRepo is what load finds under the repository's root.
+func fromRepo[T any](t *testing.T, load func(root string) ([]T, error)) []T {
 	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	imports, err := loadImports(root)
+	found, err := load(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return imports
+	return found
 }
 
 func TestImportRules(t *testing.T) {

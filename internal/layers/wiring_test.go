@@ -121,18 +121,7 @@ func loadConstructions(root string) ([]construction, error) {
 	return cs, err
 }
 
-func repoConstructions(t *testing.T) []construction {
-	t.Helper()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := loadConstructions(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
-}
+func repoConstructions(t *testing.T) []construction { return fromRepo(t, loadConstructions) }
 
 func TestOnlyNodeWiresParts(t *testing.T) {
 	cs := repoConstructions(t)

@@ -221,20 +221,7 @@ func streamSpec(timeout time.Duration) *protocol.Spec {
 func TestSlowConsumerIsNotATimeout(t *testing.T) {
 	client, server, cv, sv := pair(t, streamSpec(100*time.Millisecond))
 	const items = 30
-	served := make(chan error, 1)
-	go func() {
-		if _, err := server.Recv(server.Context()); err != nil {
-			served <- err
-			return
-		}
-		for i := range items {
-			if err := server.Send(&item{N: uint64(i)}); err != nil {
-				served <- err
-				return
-			}
-		}
-		served <- server.Send(&end{})
-	}()
+	served := serveItems(server, 1, items)
 	if err := client.Send(&request{}); err != nil {
 		t.Fatal(err)
 	}
@@ -271,26 +258,7 @@ func TestTimeoutStartsWhenTheReplyIsTaken(t *testing.T) {
 		// whose write waits for the client to read.
 		const timeout, items = 100 * time.Millisecond, 8
 		client, server, cv, sv := pair(t, streamSpec(timeout))
-		served := make(chan error, 1)
-		go func() {
-			for range 2 {
-				if _, err := server.Recv(server.Context()); err != nil {
-					served <- err
-					return
-				}
-				for i := range items {
-					if err := server.Send(&item{N: uint64(i)}); err != nil {
-						served <- err
-						return
-					}
-				}
-				if err := server.Send(&end{}); err != nil {
-					served <- err
-					return
-				}
-			}
-			served <- nil
-		}()
+		served := serveItems(server, 2, items)
 		for round := range 2 {
 			if err := client.Send(&request{}); err != nil {
 				t.Fatalf("round %d: %v", round, err)
@@ -319,6 +287,32 @@ func TestTimeoutStartsWhenTheReplyIsTaken(t *testing.T) {
 		server.Close()
 		synctest.Wait()
 	})
+}
+
+// serveItems answers rounds requests on the stream protocol with items
+// items and an end each; the channel gets the first error, or nil.
+func serveItems(server *protocol.Session, rounds, items int) <-chan error {
+	served := make(chan error, 1)
+	go func() {
+		for range rounds {
+			if _, err := server.Recv(server.Context()); err != nil {
+				served <- err
+				return
+			}
+			for i := range items {
+				if err := server.Send(&item{N: uint64(i)}); err != nil {
+					served <- err
+					return
+				}
+			}
+			if err := server.Send(&end{}); err != nil {
+				served <- err
+				return
+			}
+		}
+		served <- nil
+	}()
+	return served
 }
 
 // The stream protocol's messages: request, item n, end.
