@@ -8,6 +8,7 @@ import (
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/internal/load"
 )
 
 // notCertifiedReasons are why an EB was not certified
@@ -59,15 +60,15 @@ type ebPoint struct {
 // listed (in ebs, with the nodes' votes; those only announced are added),
 // whether the common chain certified it and, if not, why; and sums the
 // chain up. names are the nodes' names, for the problems.
-func certifyEBs(walks []chainWalk, names []string, clock consensus.Clock, minCertGap int, ebs ebsByPoint) *LeiosChain {
-	chains := answered(walks)
+func certifyEBs(walks []load.ChainWalk, names []string, clock consensus.Clock, minCertGap int, ebs ebsByPoint) *LeiosChain {
+	chains := load.Answered(walks)
 	c := &LeiosChain{NodesRead: len(chains), NotCertified: map[string]int{}}
 	for i, w := range walks {
-		if w.err != nil {
-			c.Problems = append(c.Problems, fmt.Sprintf("%s's chain not read: %v", names[i], w.err))
+		if w.Err != nil {
+			c.Problems = append(c.Problems, fmt.Sprintf("%s's chain not read: %v", names[i], w.Err))
 		}
 	}
-	common := commonPrefix(chains)
+	common := load.CommonPrefix(chains)
 	c.Blocks = len(common)
 	onCommon := map[ebPoint]bool{}
 	for i, b := range common {
@@ -92,7 +93,7 @@ func certifyEBs(walks []chainWalk, names []string, clock consensus.Clock, minCer
 	// on some chain, or on none.
 	ahead := map[ebPoint]bool{}
 	for _, ch := range chains {
-		for _, b := range ch.blocks[len(common):] {
+		for _, b := range ch.Blocks[len(common):] {
 			if b.Announces != nil {
 				p := ebPoint{b.Announces.Slot, b.Announces.EbHash}
 				ebs.at(p, clock)

@@ -10,6 +10,7 @@ import (
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/internal/load"
 	"github.com/leiosnode/leiosnode/leios"
 )
 
@@ -45,18 +46,14 @@ func TestCertifyEBs(t *testing.T) {
 	// f is the last common block: node-0 forged g after it, node-1 and
 	// node-2 h.
 	g, h := announcing(7, 100, "g"), announcing(7, 101, "h")
-	chain := func(blocks ...api.BlockTxs) chainWalk {
-		c, err := indexChain(blocks)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return chainWalk{chain: c}
+	chain := func(blocks ...api.BlockTxs) load.ChainWalk {
+		return load.ChainWalk{Chain: &load.WalkedChain{Blocks: blocks}}
 	}
-	walks := []chainWalk{
+	walks := []load.ChainWalk{
 		chain(append(common[:6:6], g)...),
 		chain(append(common[:6:6], h)...),
 		chain(append(common[:6:6], h)...),
-		{err: errors.New("connection refused")},
+		{Err: errors.New("connection refused")},
 	}
 
 	listed := func(slot uint64, eb, vote string, votes int) leios.EBTimes {
@@ -141,7 +138,7 @@ func TestCertifyEBs(t *testing.T) {
 // certificates, rather than every EB "not on the chain".
 func TestCertifyEBsNoChain(t *testing.T) {
 	lists := []ebListPoll{{EBs: []leios.EBTimes{{Slot: 10, EbHash: "a", Vote: forge.VoteCast}}}}
-	r := watchOf(1).leiosReport(consensus.Clock{SlotLength: time.Second}, 10, lists, []chainWalk{{err: errors.New("down")}})
+	r := watchOf(1).leiosReport(consensus.Clock{SlotLength: time.Second}, 10, lists, []load.ChainWalk{{Err: errors.New("down")}})
 	if r.Chain != nil || r.EBs[0].NotCertified != "" {
 		t.Errorf("chain %+v, EB %+v; want neither to speak of certificates", r.Chain, r.EBs[0])
 	}

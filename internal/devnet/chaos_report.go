@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
+	"github.com/leiosnode/leiosnode/internal/load"
 )
 
 // ChaosReport is the report's account of a chaos run: every fault, the
@@ -59,7 +60,7 @@ type ChaosKindSummary struct {
 // Each drop of txs the firehose found goes to the last fault that struck
 // before it was found: the fault that made the node drop them, as the
 // firehose finds a drop within seconds of it and faults never overlap.
-func newChaosReport(spec chaos.Spec, seed uint64, faults []chaos.Fault, stopped string, forks []chaos.ForkSeen, txs *TxReport, drops []txDrop) *ChaosReport {
+func newChaosReport(spec chaos.Spec, seed uint64, faults []chaos.Fault, stopped string, forks []chaos.ForkSeen, txs *load.Report, drops []load.Drop) *ChaosReport {
 	faults = slices.Clone(faults)
 	for _, d := range drops {
 		i := len(faults) - 1
@@ -119,14 +120,14 @@ func printChaosSummary(out io.Writer, r *ChaosReport) {
 	s := r.Summary
 	fmt.Fprintf(out, "chaos (%s, seed %d): %d faults, %d recovered", r.Spec, r.Seed, s.Injected, s.Recovered)
 	if s.MedianRejoinMs != nil {
-		fmt.Fprintf(out, "; time to rejoin median %s, max %s", seconds(*s.MedianRejoinMs), seconds(*s.MaxRejoinMs))
+		fmt.Fprintf(out, "; time to rejoin median %s, max %s", load.Seconds(*s.MedianRejoinMs), load.Seconds(*s.MaxRejoinMs))
 	}
 	fmt.Fprintln(out)
 	for _, f := range r.Faults {
 		fmt.Fprintf(out, "  %+7.1fs %-9s %-14s %5.1fs  ", f.AtSeconds, f.Kind, strings.Join(f.Nodes, ","), float64(f.LengthMs)/1000)
 		switch {
 		case f.Recovered:
-			fmt.Fprintf(out, "rejoined %s after", seconds(*f.RejoinMs))
+			fmt.Fprintf(out, "rejoined %s after", load.Seconds(*f.RejoinMs))
 		default:
 			fmt.Fprintf(out, "NOT RECOVERED: %s", f.Problem)
 		}
@@ -148,7 +149,7 @@ func printChaosSummary(out io.Writer, r *ChaosReport) {
 		for _, f := range r.Forks {
 			byNode[f.Node]++
 		}
-		fmt.Fprintf(out, "  forks seen: %d rollbacks, the deepest %d blocks (%s)\n", s.Forks, s.DeepestFork, countsByName(byNode))
+		fmt.Fprintf(out, "  forks seen: %d rollbacks, the deepest %d blocks (%s)\n", s.Forks, s.DeepestFork, load.CountsByName(byNode))
 	}
 	if r.TxsLost != nil {
 		fmt.Fprintf(out, "  txs lost: %d", *r.TxsLost)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
+	"github.com/leiosnode/leiosnode/internal/load"
 )
 
 // TestChaosReport sums up faults by kind, the forks and the txs, and
@@ -27,8 +28,8 @@ func TestChaosReport(t *testing.T) {
 			Problem: "not recovered 2m0s after the fault ended: node-2's tip #90 is 12 blocks below the highest, #102"},
 	}
 	forks := []chaos.ForkSeen{{Node: "node-2", Depth: 2}, {Node: "node-0", Depth: 1}, {Node: "node-2", Depth: 3}}
-	txs := &TxReport{Lost: 0, DroppedByNodes: 7}
-	drops := []txDrop{
+	txs := &load.Report{Lost: 0, DroppedByNodes: 7}
+	drops := []load.Drop{
 		{At: at.Add(5 * time.Second), Node: "node-0", Txs: 1}, // before any fault
 		{At: at.Add(23 * time.Second), Node: "node-1", Txs: 4},
 		{At: at.Add(73 * time.Second), Node: "node-2", Txs: 2},

@@ -13,9 +13,6 @@ import (
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
-// floorSampleTxs is the most txs the CPU floor is measured on.
-const floorSampleTxs = 20_000
-
 // CPUFloor is the least CPU a node could spend on a tx, measured in the
 // same run on the txs the firehose built: one decode, one full apply with
 // its ed25519 witness check, one reapply, on one core. A node beside it
@@ -49,13 +46,14 @@ const floorMeasured = "the floor is " + FloorDefinition + ": %d txs the firehose
 const floorPhaseMin = 200 * time.Millisecond
 
 // measureFirehoseFloor measures the floor on the firehose's sample of its
-// txs, from g's genesis funds.
-func measureFirehoseFloor(g *consensus.Genesis, f *txFirehose) (*CPUFloor, error) {
+// txs (load.Firehose.FloorSample), which apply from g's genesis funds on
+// a devnet.
+func measureFirehoseFloor(g *consensus.Genesis, sample [][]byte) (*CPUFloor, error) {
 	genesis, err := ledger.GenesisUTxO(g.InitialFunds)
 	if err != nil {
 		return nil, fmt.Errorf("the floor's genesis UTxO: %w", err)
 	}
-	return measureCPUFloor(g.ProtocolParams, genesis, f.floorSample())
+	return measureCPUFloor(g.ProtocolParams, genesis, sample)
 }
 
 // measureCPUFloor measures the floor on txs (raw, in an order in which

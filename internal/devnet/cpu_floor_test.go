@@ -1,59 +1,41 @@
 package devnet
 
 import (
-	"bytes"
+	"crypto/ed25519"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
-// chainsOfTxs are three chains that admitted five txs each, keeping the
-// first four of each for the floor.
-func chainsOfTxs(t *testing.T, params ledger.Params, funds testFunds) []*txChain {
-	chains := funds.chains(1)
-	for _, c := range chains {
-		c.floorCap = 4
-		for range 5 {
-			if _, err := c.next(params); err != nil {
+// payments are chains of count txs from each of three funded addresses,
+// each tx spending the output of the one before, the first the genesis
+// funds: txs in an order in which they apply from genesis, returned with
+// the genesis UTxO.
+func payments(t *testing.T, params ledger.Params, count int) (ledger.MapUTxO, [][]byte) {
+	genesis := ledger.MapUTxO{}
+	var txs [][]byte
+	for range 3 {
+		key, err := keys.GenerateSigningKey(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		address := ledger.EnterpriseAddress(params.NetworkID, ledger.KeyHash(key.Public().(ed25519.PublicKey)))
+		head, coin := ledger.GenesisTxIn(address), uint64(1_000_000_000)
+		genesis[head] = ledger.TxOut{Address: address, Coin: coin}
+		for range count {
+			tx, err := ledger.BuildPayment(params, []ledger.TxIn{head}, coin, nil, address, nil, []ed25519.PrivateKey{key})
+			if err != nil {
 				t.Fatal(err)
 			}
-			c.admit()
+			txs = append(txs, tx.Bytes())
+			head, coin = ledger.TxIn{TxID: tx.ID(), Index: 0}, tx.Outputs[0].Coin
 		}
 	}
-	return chains
-}
-
-// TestFloorSample: the sample is each chain's first admitted txs, chain
-// after chain; a tx sent again after its node dropped it is not sampled
-// twice.
-func TestFloorSample(t *testing.T) {
-	params := ledger.DefaultParams()
-	chains := chainsOfTxs(t, params, newTestFunds(t, 3, 1_000_000_000))
-	f := &txFirehose{chains: chains}
-	sample := f.floorSample()
-	if len(sample) != 12 {
-		t.Fatalf("%d txs sampled, want 4 of each of 3 chains", len(sample))
-	}
-	for j, c := range chains {
-		for i := range 4 {
-			if !bytes.Equal(sample[4*j+i], c.admitted[i].tx.Bytes()) {
-				t.Fatalf("sample %d is not chain %d's tx %d", 4*j+i, j, i)
-			}
-		}
-	}
-	// Chain 0's node dropped its txs from the third on; they are admitted
-	// again.
-	before := slices.Clone(chains[0].floorTxs)
-	chains[0].rewind(1)
-	for len(chains[0].resubmit) > 0 {
-		chains[0].readmit()
-	}
-	if !slices.EqualFunc(chains[0].floorTxs, before, bytes.Equal) {
-		t.Errorf("after the txs went again the sample holds %d txs, want the same 4", len(chains[0].floorTxs))
-	}
+	return genesis, txs
 }
 
 // TestCPUFloor measures the floor on a few txs: every figure positive, the
@@ -61,9 +43,8 @@ func TestFloorSample(t *testing.T) {
 // sum of its parts; txs out of order fail the apply.
 func TestCPUFloor(t *testing.T) {
 	params := ledger.DefaultParams()
-	funds := newTestFunds(t, 3, 1_000_000_000)
-	sample := (&txFirehose{chains: chainsOfTxs(t, params, funds)}).floorSample()
-	f, err := measureCPUFloor(params, funds.genesis, sample)
+	genesis, sample := payments(t, params, 4)
+	f, err := measureCPUFloor(params, genesis, sample)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +62,10 @@ func TestCPUFloor(t *testing.T) {
 	}
 
 	slices.Reverse(sample)
-	if _, err := measureCPUFloor(params, funds.genesis, sample); err == nil || !strings.Contains(err.Error(), "apply") {
+	if _, err := measureCPUFloor(params, genesis, sample); err == nil || !strings.Contains(err.Error(), "apply") {
 		t.Errorf("txs out of order: %v, want the apply's error", err)
 	}
-	if _, err := measureCPUFloor(params, funds.genesis, nil); err == nil {
+	if _, err := measureCPUFloor(params, genesis, nil); err == nil {
 		t.Error("a floor without txs")
 	}
 }

@@ -3,6 +3,7 @@ package devnet
 import (
 	"cmp"
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/load"
 	"maps"
 	"slices"
 )
@@ -65,7 +66,7 @@ const cpuMeasured = "per node over the measured span: the growth of its processC
 
 // newCPUReport is the CPU section: the nodes' figures over span (when the
 // run has one), the floor (or why not), and the timeline's windows.
-func newCPUReport(r loadRun, span *measuredSpan, floor *CPUFloor, floorErr error, timeline *Timeline) *CPUReport {
+func newCPUReport(r loadRun, span *load.Span, floor *CPUFloor, floorErr error, timeline *Timeline) *CPUReport {
 	c := &CPUReport{Measured: cpuMeasured, Nodes: []NodeCPU{}, Floor: floor}
 	if floorErr != nil {
 		c.FloorProblem = floorErr.Error()
@@ -93,10 +94,10 @@ func newCPUReport(r loadRun, span *measuredSpan, floor *CPUFloor, floorErr error
 }
 
 // nodeCPU is node i's CPU over span.
-func (r loadRun) nodeCPU(i int, name string, span measuredSpan, floor *CPUFloor) NodeCPU {
+func (r loadRun) nodeCPU(i int, name string, span load.Span, floor *CPUFloor) NodeCPU {
 	n := NodeCPU{Name: name}
-	cores, ok := sampleGrowth(r.samples, span.from, span.to, nodeValue(i, func(n *nodeSample) float64 { return n.processCPU }))
-	txs, txsOK := sampleGrowth(r.samples, span.from, span.to, nodeValue(i, func(n *nodeSample) float64 { return float64(n.txsOnChain) }))
+	cores, ok := sampleGrowth(r.samples, span.From, span.To, nodeValue(i, func(n *nodeSample) float64 { return n.processCPU }))
+	txs, txsOK := sampleGrowth(r.samples, span.From, span.To, nodeValue(i, func(n *nodeSample) float64 { return float64(n.txsOnChain) }))
 	switch {
 	case !ok || !txsOK:
 		n.Problem = "not measured: fewer than two status polls in the span, or the node restarted in it"
@@ -104,7 +105,7 @@ func (r loadRun) nodeCPU(i int, name string, span measuredSpan, floor *CPUFloor)
 	case txs == 0:
 		n.Problem = "no txs reached its chain in the span"
 	}
-	n.Cores, n.TxsPerSecond, n.CoresByWork = cores, txs, r.coresByWork(i, span.from, span.to)
+	n.Cores, n.TxsPerSecond, n.CoresByWork = cores, txs, r.coresByWork(i, span.From, span.To)
 	if txs > 0 {
 		n.SecondsPerKTx = cores / (txs / 1000)
 	}

@@ -2,8 +2,8 @@
 // as an operator would:
 //
 //   - Run writes a devnet (package layout), starts every node as
-//     `NodeExecutable run --config FILE` (package supervisor), prints a status line a second while a tx firehose
-//     feeds the nodes from the genesis funds, then reads every node's
+//     `NodeExecutable run --config FILE` (package supervisor), prints a status line a second while the tx firehose
+//     (package load) feeds the nodes from the funded keys, then reads every node's
 //     chain, checks where every admitted tx ended up and what became of
 //     every EB, and stops the nodes. Then it measures the CPU floor of a
 //     tx on the firehose's txs, and writes a JSON Report that also sums
@@ -24,11 +24,8 @@
 //     mode restarts one with that same command line). The link proxies
 //     only forward bytes: the libp2p handshake runs end to end.
 //   - The firehose, likewise, submits txs only through a node's submit API
-//     and checks their fate through its chain and its lookups. Each chain
-//     of txs goes to one node, so a tx never reaches a node before its
-//     parent. Like a wallet, it sends again the admitted txs a node dropped
-//     (a node killed with them in its mempool); lost means a tx is on no
-//     chain and in no mempool at the end.
+//     and checks their fate through its chain and its lookups (package
+//     load, the same code an operator runs against any network).
 //   - The CPU floor is measured in this process, after the nodes have
 //     stopped, so that they do not share its core; the nodes' own CPU is
 //     only what their /status reports.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/load"
 	"github.com/leiosnode/leiosnode/leios"
 )
 
@@ -98,7 +99,7 @@ type EBDiffusion struct {
 // statuses (in w), their EB lists and, when some node's chain was read,
 // their chains (walks), all in node order; clock dates forging, minCertGap
 // is the genesis's.
-func (w *chainWatch) leiosReport(clock consensus.Clock, minCertGap int, lists []ebListPoll, walks []chainWalk) *LeiosReport {
+func (w *chainWatch) leiosReport(clock consensus.Clock, minCertGap int, lists []ebListPoll, walks []load.ChainWalk) *LeiosReport {
 	r := &LeiosReport{EBs: []EBDiffusion{}}
 	ebs := ebsByPoint{}
 	names := make([]string, len(w.nodes))
@@ -131,7 +132,7 @@ func (w *chainWatch) leiosReport(clock consensus.Clock, minCertGap int, lists []
 		r.Nodes = append(r.Nodes, nr)
 	}
 	r.Summary.EBsSeen = len(ebs)
-	if len(answered(walks)) > 0 {
+	if len(load.Answered(walks)) > 0 {
 		r.Chain = certifyEBs(walks, names, clock, minCertGap, ebs)
 	}
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/load"
 )
 
 // TimelineWidth is the width of the report's timeline windows.
@@ -14,25 +15,6 @@ const TimelineWidth = 10 * time.Second
 // out of its targets and CPU figures, while the mempools fill and the
 // first EBs diffuse.
 const DefaultWarmup = 60 * time.Second
-
-// measuredSpan is the part of a run its targets and CPU figures are
-// measured over: from the system start plus the warm-up to the firehose's
-// stop.
-type measuredSpan struct {
-	from, to time.Time
-}
-
-// newMeasuredSpan is the span of a run whose load stopped at stopped; ok
-// is false when the run did not outlast its warm-up.
-func newMeasuredSpan(systemStart time.Time, warmup time.Duration, stopped time.Time) (measuredSpan, bool) {
-	s := measuredSpan{from: systemStart.Add(warmup), to: stopped}
-	return s, s.to.After(s.from)
-}
-
-func (s measuredSpan) seconds() float64 { return s.to.Sub(s.from).Seconds() }
-
-// contains says whether t is in [from, to).
-func (s measuredSpan) contains(t time.Time) bool { return !t.Before(s.from) && t.Before(s.to) }
 
 // loadRun is what the report's load sections (timeline, targets, cpu) are
 // computed from: the supervisor's polls, the EBs and the common chain, as
@@ -139,7 +121,7 @@ func nodeValue(i int, figure func(*nodeSample) float64) func(statusSample) (floa
 }
 
 // firehoseValue reads a firehose count from a sample.
-func firehoseValue(count func(firehoseCounts) float64) func(statusSample) (float64, bool) {
+func firehoseValue(count func(load.Counts) float64) func(statusSample) (float64, bool) {
 	return func(s statusSample) (float64, bool) {
 		if s.firehose == nil {
 			return 0, false

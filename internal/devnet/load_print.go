@@ -2,6 +2,7 @@ package devnet
 
 import (
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/load"
 	"io"
 	"maps"
 	"slices"
@@ -38,7 +39,7 @@ func printTargets(out io.Writer, t *Targets) {
 	fmt.Fprintf(out, "  EBs certified %d of %d announced (%.0f %%); per 30 s: %s — %s\n",
 		t.EBsCertified, t.EBsAnnounced, 100*t.CertifiedShare, spaced(t.CertifiedPer30s), every)
 	if l := t.Latency; l != nil {
-		fmt.Fprintf(out, "  submit to chain p95 %s, p50 %s over %d txs first sent in the span; lost %d (whole run)\n", seconds(l.P95Ms), seconds(l.P50Ms), l.Txs, t.Lost)
+		fmt.Fprintf(out, "  submit to chain p95 %s, p50 %s over %d txs first sent in the span; lost %d (whole run)\n", load.Seconds(l.P95Ms), load.Seconds(l.P50Ms), l.Txs, t.Lost)
 	} else {
 		fmt.Fprintf(out, "  submit to chain: no tx first sent in the span is on every chain; lost %d (whole run)\n", t.Lost)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/internal/load"
 	"github.com/leiosnode/leiosnode/leios"
 )
 
@@ -60,7 +61,7 @@ func fakeLoadRun() loadRun {
 		}
 		r.samples = append(r.samples, statusSample{
 			at: loadStart.Add(time.Duration(t) * time.Second), nodes: []*nodeSample{n0, n1},
-			firehose: &firehoseCounts{posts: uint64(110 * t), submitted: uint64(100 * t), admitted: uint64(90 * t), refused: map[string]uint64{"queue-delay": uint64(10 * t)}},
+			firehose: &load.Counts{Posts: uint64(110 * t), Submitted: uint64(100 * t), Admitted: uint64(90 * t), Refused: map[string]uint64{"queue-delay": uint64(10 * t)}},
 		})
 	}
 	block := &api.TipStatus{BlockNumber: 1}
@@ -158,12 +159,12 @@ func TestTimeline(t *testing.T) {
 // fake run was built with.
 func TestTargets(t *testing.T) {
 	r := fakeLoadRun()
-	span, ok := newMeasuredSpan(loadStart, 10*time.Second, loadStart.Add(70*time.Second))
+	span, ok := load.NewSpan(loadStart, 10*time.Second, loadStart.Add(70*time.Second))
 	if !ok {
 		t.Fatal("no span")
 	}
-	latency := &TxLatency{Txs: 10, P50Ms: 2000, P95Ms: 4000, MaxMs: 5000}
-	tg := newTargets(r, span, 10*time.Second, &TxReport{LatencyInSpan: latency, Lost: 3})
+	latency := &load.Latency{Txs: 10, P50Ms: 2000, P95Ms: 4000, MaxMs: 5000}
+	tg := newTargets(r, span, 10*time.Second, &load.Report{LatencyInSpan: latency, Lost: 3})
 	if tg.FromS != 10 || tg.ToS != 70 || tg.WarmupS != 10 {
 		t.Errorf("span %v–%v s, warm-up %v", tg.FromS, tg.ToS, tg.WarmupS)
 	}
@@ -192,12 +193,12 @@ func TestTargets(t *testing.T) {
 
 	// A span shorter than 30 s is one window; one that ends before any
 	// certified EB has none, and says so.
-	short, _ := newMeasuredSpan(loadStart, 10*time.Second, loadStart.Add(25*time.Second))
+	short, _ := load.NewSpan(loadStart, 10*time.Second, loadStart.Add(25*time.Second))
 	tg = newTargets(r, short, 10*time.Second, nil)
 	if len(tg.CertifiedPer30s) != 1 || tg.CertifiedPer30s[0] != 0 || tg.EveryWindowCertified {
 		t.Errorf("short span: certified per 30 s %v, every window %v", tg.CertifiedPer30s, tg.EveryWindowCertified)
 	}
-	if _, ok := newMeasuredSpan(loadStart, 10*time.Second, loadStart.Add(9*time.Second)); ok {
+	if _, ok := load.NewSpan(loadStart, 10*time.Second, loadStart.Add(9*time.Second)); ok {
 		t.Error("a run within its warm-up has a span")
 	}
 }
@@ -207,7 +208,7 @@ func TestTargets(t *testing.T) {
 // their window are told apart by work.
 func TestCPUReport(t *testing.T) {
 	r := fakeLoadRun()
-	span, _ := newMeasuredSpan(loadStart, 10*time.Second, loadStart.Add(70*time.Second))
+	span, _ := load.NewSpan(loadStart, 10*time.Second, loadStart.Add(70*time.Second))
 	floor := &CPUFloor{FloorSecondsPerKTx: 0.25}
 	c := newCPUReport(r, &span, floor, nil, newTimeline(r, 10*time.Second))
 	n0, n1 := c.Nodes[0], c.Nodes[1]
@@ -247,13 +248,13 @@ func TestCPUReport(t *testing.T) {
 // it, "not measured" when they do not.
 func TestLoadSummaryPrinted(t *testing.T) {
 	r := fakeLoadRun()
-	span, _ := newMeasuredSpan(loadStart, 10*time.Second, loadStart.Add(70*time.Second))
+	span, _ := load.NewSpan(loadStart, 10*time.Second, loadStart.Add(70*time.Second))
 	tl := newTimeline(r, 10*time.Second)
 	floor := &CPUFloor{Txs: 1000, DecodeSecondsPerKTx: 0.01, WitnessSecondsPerKTx: 0.05, ApplySecondsPerKTx: 0.06, ReapplySecondsPerKTx: 0.002, FloorSecondsPerKTx: 0.072}
 	report := Report{
-		Txs:      &TxReport{},
+		Txs:      &load.Report{},
 		Timeline: tl,
-		Targets:  newTargets(r, span, 10*time.Second, &TxReport{}),
+		Targets:  newTargets(r, span, 10*time.Second, &load.Report{}),
 		CPU:      newCPUReport(r, &span, floor, nil, tl),
 	}
 	var out bytes.Buffer
@@ -299,7 +300,7 @@ func TestLoadSummaryPrinted(t *testing.T) {
 
 	// A run within its warm-up says so.
 	out.Reset()
-	printLoadSummary(&out, Report{Txs: &TxReport{}}, time.Minute)
+	printLoadSummary(&out, Report{Txs: &load.Report{}}, time.Minute)
 	if !strings.Contains(out.String(), "no measured span") {
 		t.Errorf("a run without a span: %s", out.String())
 	}

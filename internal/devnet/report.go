@@ -9,6 +9,7 @@ import (
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/load"
 )
 
 // maxTipSpread is how many blocks apart the nodes' tips may be, at the end
@@ -25,7 +26,7 @@ type Report struct {
 	Nodes     []NodeReport `json:"nodes"`
 	Agreement Agreement    `json:"agreement"`
 	// Txs is what became of the firehose's txs; absent when it was off.
-	Txs *TxReport `json:"txs,omitempty"`
+	Txs *load.Report `json:"txs,omitempty"`
 	// Leios is how the endorser blocks diffused.
 	Leios *LeiosReport `json:"leios,omitempty"`
 	// Chaos is what the chaos mode did and how the nodes recovered; absent
@@ -42,78 +43,6 @@ type Report struct {
 	// beside the floor measured in the same run; absent without a
 	// firehose.
 	CPU *CPUReport `json:"cpu,omitempty"`
-}
-
-// TxReport is the firehose's part of the report. Every admitted tx is
-// counted once in OnChain, InMempoolAtEnd, OnSomeChains, Lost or
-// Unchecked, which add up to Admitted — a tx its node dropped and the
-// firehose sent again included, once.
-type TxReport struct {
-	Rate   float64 `json:"rate"`   // offered, tx/s
-	Chains int     `json:"chains"` // one per funded address
-	// Submitted counts the distinct txs sent; a tx sent again after a
-	// refusal or a POST without an answer counts once.
-	Submitted uint64 `json:"submitted"`
-	Admitted  uint64 `json:"admitted"`
-	// Rejected counts the 400 answers by the ledger rule they name.
-	Rejected map[string]uint64 `json:"rejected"`
-	// Refused counts the 503 answers by the reason the node gave (its edge
-	// refusing txs while it is behind, a full mempool); each tx was sent
-	// again after the answer's Retry-After.
-	Refused map[string]uint64 `json:"refused"`
-	// SubmitErrors counts the POSTs and resync queries without an answer.
-	SubmitErrors uint64 `json:"submitErrors"`
-	// DroppedByNodes counts the admitted txs that their node dropped: a
-	// node killed with them in its mempool, before they reached a chain or
-	// another node's mempool, lost them — the node's loss, not the
-	// firehose's. The firehose, as a wallet would, found each in no
-	// mempool and on no chain for 2 s, and sent it again; Resubmitted
-	// counts those admitted again. DroppedBy names the nodes.
-	DroppedByNodes uint64            `json:"droppedByNodes"`
-	DroppedBy      map[string]uint64 `json:"droppedBy,omitempty"`
-	Resubmitted    uint64            `json:"resubmitted"`
-	// OnChain: admitted txs on the chain of every node that answered the
-	// final check.
-	OnChain uint64 `json:"onChain"`
-	// InMempoolAtEnd: the others still in some node's mempool.
-	InMempoolAtEnd uint64 `json:"inMempoolAtEnd"`
-	// OnSomeChains: the others on the chain of some nodes only.
-	OnSomeChains uint64 `json:"onSomeChains"`
-	// Lost: admitted txs that never reached the chain (and are in no
-	// mempool), even after the firehose sent the dropped ones again: what a
-	// user with a 202 would have lost.
-	Lost uint64 `json:"lost"`
-	// Unchecked: admitted txs the final check could not place, because the
-	// nodes did not answer (see Problems).
-	Unchecked uint64 `json:"unchecked,omitempty"`
-	// CheckMs is how long the final check took.
-	CheckMs int64 `json:"checkMs"`
-	// Latency is the time from submission to the chain of the txs OnChain;
-	// absent when there are none.
-	Latency *TxLatency `json:"latency,omitempty"`
-	// LatencyWithRefusals is the same from the first POST of each tx: what
-	// a wallet waited in all, its refusals included.
-	LatencyWithRefusals *TxLatency `json:"latencyWithRefusals,omitempty"`
-	// LatencyInSpan is the same over the txs first sent in the measured
-	// span (see Targets); absent when there are none.
-	LatencyInSpan *TxLatency `json:"latencyInSpan,omitempty"`
-	// OfferedPerSecond is the distinct txs sent per second, from the first
-	// to the last: below Rate when the firehose could not keep up, mostly
-	// because the nodes' answers came too slowly (BenchmarkFirehoseCeiling
-	// measures what it can offer nodes that admit at once). BuildMicros is
-	// its own work per tx, building and signing it; SubmitMillis a POST's
-	// mean round trip.
-	OfferedPerSecond float64 `json:"offeredPerSecond"`
-	BuildMicros      float64 `json:"buildMicros"`
-	SubmitMillis     float64 `json:"submitMillis"`
-	// Settled says the nodes reported empty mempools and equal tx counts on
-	// chain before the final check, within the grace after the firehose
-	// stopped.
-	Settled bool `json:"settled"`
-	// StoppedChains says which chains stopped before the end, and why.
-	StoppedChains []string `json:"stoppedChains,omitempty"`
-	// Problems says why the final check is incomplete.
-	Problems []string `json:"problems,omitempty"`
 }
 
 // NodeReport is one node's part of the report, from its last status poll.

@@ -12,6 +12,7 @@ import (
 	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/load"
 )
 
 // Txs reach the chain at 100 a second, polled once a second: the plotted
@@ -74,7 +75,7 @@ func TestReportPlotsFromPolls(t *testing.T) {
 // CPU by work or not.
 func TestLoadPlots(t *testing.T) {
 	r := fakeLoadRun()
-	span, _ := newMeasuredSpan(loadStart, 10*time.Second, loadStart.Add(70*time.Second))
+	span, _ := load.NewSpan(loadStart, 10*time.Second, loadStart.Add(70*time.Second))
 	path := loadPlotsFile(filepath.Join(t.TempDir(), "r.json"))
 	if filepath.Base(path) != "r.load.png" {
 		t.Errorf("load plots file %s, want r.load.png beside r.json", path)

@@ -18,6 +18,7 @@ import (
 	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/load"
 	"github.com/leiosnode/leiosnode/leios"
 )
 
@@ -235,12 +236,12 @@ func TestReportJSON(t *testing.T) {
 	if txs, ok := fields["txs"]; ok {
 		t.Errorf("report without a firehose has txs: %s", txs)
 	}
-	r.Txs = &TxReport{
+	r.Txs = &load.Report{
 		Rate: 20, Chains: 10, Submitted: 1200, Admitted: 1195,
 		Rejected: map[string]uint64{"ledger: input not in UTxO": 2},
 		Refused:  map[string]uint64{"queue-delay": 3}, OnChain: 1180, InMempoolAtEnd: 14, OnSomeChains: 0, Lost: 1, Settled: true,
 		DroppedByNodes: 4, DroppedBy: map[string]uint64{"node-1": 4}, Resubmitted: 4,
-		Latency:          &TxLatency{Measured: "(what)", Txs: 1180, P50Ms: 1900, P95Ms: 4100, MaxMs: 7300},
+		Latency:          &load.Latency{Measured: "(what)", Txs: 1180, P50Ms: 1900, P95Ms: 4100, MaxMs: 7300},
 		OfferedPerSecond: 19.9, BuildMicros: 41.5, SubmitMillis: 1.25, CheckMs: 312,
 		StoppedChains: []string{"payment-3 (to node-0) stopped: rejected 5 times in a row: ledger: tx expired (slot ≥ ttl)"},
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/load"
 )
 
 // statusSeries keeps, from the supervisor's status polls, what the
@@ -17,7 +18,7 @@ type statusSeries struct {
 	names   []string
 	samples []statusSample
 	// firehose, when set, reads the firehose's counts at each round.
-	firehose func() firehoseCounts
+	firehose func() load.Counts
 }
 
 // statusSample is one round of polls: per node, nil when it did not
@@ -26,7 +27,7 @@ type statusSample struct {
 	at       time.Time
 	seconds  float64 // since start
 	nodes    []*nodeSample
-	firehose *firehoseCounts // nil without a firehose
+	firehose *load.Counts // nil without a firehose
 }
 
 // nodeSample is what one node's status said. The CPU seconds and refusals
@@ -40,13 +41,6 @@ type nodeSample struct {
 	processCPU      float64            // seconds, user and system
 	cpuByWork       map[string]float64 // seconds by work; nil when not measured
 	refused         map[string]uint64  // submissions its edge refused, by reason
-}
-
-// firehoseCounts are the firehose's running counts: POSTs made, distinct
-// txs sent, admitted, and 503 answers by reason.
-type firehoseCounts struct {
-	posts, submitted, admitted uint64
-	refused                    map[string]uint64
 }
 
 func newStatusSeries(nodes []layout.Node, start time.Time) *statusSeries {

@@ -1,6 +1,10 @@
 package devnet
 
-import "time"
+import (
+	"time"
+
+	"github.com/leiosnode/leiosnode/internal/load"
+)
 
 // Targets are the run's figures over its measured span (from the system
 // start plus the warm-up to the firehose's stop), the ones a sustained
@@ -40,7 +44,7 @@ type Targets struct {
 	MempoolPinned *MempoolPinned `json:"mempoolPinned,omitempty"`
 	// Latency is from submission to the chain over the admitted txs first
 	// sent in the span that are on every chain; absent without any.
-	Latency *TxLatency `json:"latency,omitempty"`
+	Latency *load.Latency `json:"latency,omitempty"`
 	// Lost is the admitted txs on no chain and in no mempool at the end,
 	// over the whole run.
 	Lost uint64 `json:"lost"`
@@ -75,19 +79,19 @@ const pinnedShare = 0.9
 
 // newTargets measures the run's targets over span; warmup is the one the
 // span starts after, txs the firehose's report (nil without one).
-func newTargets(r loadRun, span measuredSpan, warmup time.Duration, txs *TxReport) *Targets {
+func newTargets(r loadRun, span load.Span, warmup time.Duration, txs *load.Report) *Targets {
 	t := &Targets{
 		Measured: targetsMeasured, WarmupS: warmup.Seconds(),
-		FromS: span.from.Sub(r.clock.Start).Seconds(), ToS: span.to.Sub(r.clock.Start).Seconds(),
+		FromS: span.From.Sub(r.clock.Start).Seconds(), ToS: span.To.Sub(r.clock.Start).Seconds(),
 		CertifiedPer30s: []int{},
 	}
 	if r.common != nil {
-		t.OnChainPerSecond = float64(r.onChainTxs(span.from, span.to)) / span.seconds()
+		t.OnChainPerSecond = float64(r.onChainTxs(span.From, span.To)) / span.Seconds()
 	}
-	t.OfferedPerSecond, _ = sampleGrowth(r.samples, span.from, span.to, firehoseValue(func(c firehoseCounts) float64 { return float64(c.submitted) }))
-	t.PostsPerSecond, _ = sampleGrowth(r.samples, span.from, span.to, firehoseValue(func(c firehoseCounts) float64 { return float64(c.posts) }))
-	t.AdmittedPerSecond, _ = sampleGrowth(r.samples, span.from, span.to, firehoseValue(func(c firehoseCounts) float64 { return float64(c.admitted) }))
-	t.RefusedPerSecond, _ = sampleGrowth(r.samples, span.from, span.to, firehoseValue(func(c firehoseCounts) float64 { return float64(sumCounts(c.refused)) }))
+	t.OfferedPerSecond, _ = sampleGrowth(r.samples, span.From, span.To, firehoseValue(func(c load.Counts) float64 { return float64(c.Submitted) }))
+	t.PostsPerSecond, _ = sampleGrowth(r.samples, span.From, span.To, firehoseValue(func(c load.Counts) float64 { return float64(c.Posts) }))
+	t.AdmittedPerSecond, _ = sampleGrowth(r.samples, span.From, span.To, firehoseValue(func(c load.Counts) float64 { return float64(c.Admitted) }))
+	t.RefusedPerSecond, _ = sampleGrowth(r.samples, span.From, span.To, firehoseValue(func(c load.Counts) float64 { return float64(sumCounts(c.Refused)) }))
 	r.certifiedInSpan(t, span)
 	t.MempoolPinned = r.mempoolPinned(span)
 	if txs != nil {
@@ -95,7 +99,7 @@ func newTargets(r loadRun, span measuredSpan, warmup time.Duration, txs *TxRepor
 	}
 	t.RefusedByNodes = map[string]uint64{}
 	for i := range r.names {
-		for reason, n := range countDelta(r.samples, span.from, span.to, func(s statusSample) map[string]uint64 {
+		for reason, n := range countDelta(r.samples, span.From, span.To, func(s statusSample) map[string]uint64 {
 			if n := s.nodes[i]; n != nil && n.refused != nil {
 				return n.refused
 			}
@@ -107,28 +111,28 @@ func newTargets(r loadRun, span measuredSpan, warmup time.Duration, txs *TxRepor
 			t.RefusedByNodes[reason] += n
 		}
 	}
-	t.RefusedByFirehose = countDelta(r.samples, span.from, span.to, func(s statusSample) map[string]uint64 {
+	t.RefusedByFirehose = countDelta(r.samples, span.From, span.To, func(s statusSample) map[string]uint64 {
 		if s.firehose == nil {
 			return nil
 		}
-		if s.firehose.refused == nil {
+		if s.firehose.Refused == nil {
 			return map[string]uint64{}
 		}
-		return s.firehose.refused
+		return s.firehose.Refused
 	})
 	return t
 }
 
 // certifiedInSpan counts the common chain's EBs of the span, certified or
 // not, and the certified ones in each 30 s window.
-func (r loadRun) certifiedInSpan(t *Targets, span measuredSpan) {
-	windows, width := 1, span.to.Sub(span.from)
+func (r loadRun) certifiedInSpan(t *Targets, span load.Span) {
+	windows, width := 1, span.To.Sub(span.From)
 	if width >= certifiedWindow {
 		windows, width = int(width/certifiedWindow), certifiedWindow
 	}
 	t.CertifiedPer30s = make([]int, windows)
 	for _, eb := range r.ebs {
-		if eb.RB == nil || !span.contains(eb.Forged) {
+		if eb.RB == nil || !span.Contains(eb.Forged) {
 			continue
 		}
 		t.EBsAnnounced++
@@ -136,7 +140,7 @@ func (r loadRun) certifiedInSpan(t *Targets, span measuredSpan) {
 			continue
 		}
 		t.EBsCertified++
-		if i := int(eb.Forged.Sub(span.from) / width); i < windows {
+		if i := int(eb.Forged.Sub(span.From) / width); i < windows {
 			t.CertifiedPer30s[i]++
 		}
 	}
@@ -151,13 +155,13 @@ func (r loadRun) certifiedInSpan(t *Targets, span measuredSpan) {
 
 // mempoolPinned is the longest stretch in span that a node's mempool held
 // pinnedShare of its byte bound or more, nil when no node gave its bound.
-func (r loadRun) mempoolPinned(span measuredSpan) *MempoolPinned {
+func (r loadRun) mempoolPinned(span load.Span) *MempoolPinned {
 	var longest *MempoolPinned
 	for i, name := range r.names {
 		var since time.Time // the first poll of the stretch under way; zero: none
 		for _, s := range r.samples {
 			n := s.nodes[i]
-			if !span.contains(s.at) || n == nil || n.mempoolCapacity == 0 {
+			if !span.Contains(s.at) || n == nil || n.mempoolCapacity == 0 {
 				continue
 			}
 			if longest == nil {
@@ -173,7 +177,7 @@ func (r loadRun) mempoolPinned(span measuredSpan) *MempoolPinned {
 			}
 		}
 		if !since.IsZero() {
-			longest.note(name, span.to.Sub(since)) // pinned to the end
+			longest.note(name, span.To.Sub(since)) // pinned to the end
 		}
 	}
 	return longest

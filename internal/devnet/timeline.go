@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/internal/load"
 	"github.com/leiosnode/leiosnode/leios"
 )
 
@@ -219,12 +220,18 @@ func newStagePercentiles(ms []int64) *StagePercentiles {
 	return &StagePercentiles{Pairs: len(ms), P50Ms: medianOfSorted(ms), P95Ms: nearestRank(ms, 0.95)}
 }
 
+// nearestRank is the q-quantile (0 < q ≤ 1) of a sorted, non-empty list:
+// the least value with at least a fraction q of the list at or below it.
+func nearestRank(sorted []int64, q float64) int64 {
+	return sorted[max(int(math.Ceil(q*float64(len(sorted))))-1, 0)]
+}
+
 // windowRates fills in the window's rates and mempools.
 func (r loadRun) windowRates(w *TimelineWindow, from, to time.Time) {
-	w.PostsPerSecond, _ = sampleGrowth(r.samples, from, to, firehoseValue(func(c firehoseCounts) float64 { return float64(c.posts) }))
-	w.OfferedPerSecond, _ = sampleGrowth(r.samples, from, to, firehoseValue(func(c firehoseCounts) float64 { return float64(c.submitted) }))
-	w.AdmittedPerSecond, _ = sampleGrowth(r.samples, from, to, firehoseValue(func(c firehoseCounts) float64 { return float64(c.admitted) }))
-	w.RefusedPerSecond, _ = sampleGrowth(r.samples, from, to, firehoseValue(func(c firehoseCounts) float64 { return float64(sumCounts(c.refused)) }))
+	w.PostsPerSecond, _ = sampleGrowth(r.samples, from, to, firehoseValue(func(c load.Counts) float64 { return float64(c.Posts) }))
+	w.OfferedPerSecond, _ = sampleGrowth(r.samples, from, to, firehoseValue(func(c load.Counts) float64 { return float64(c.Submitted) }))
+	w.AdmittedPerSecond, _ = sampleGrowth(r.samples, from, to, firehoseValue(func(c load.Counts) float64 { return float64(c.Admitted) }))
+	w.RefusedPerSecond, _ = sampleGrowth(r.samples, from, to, firehoseValue(func(c load.Counts) float64 { return float64(sumCounts(c.Refused)) }))
 	if r.common != nil {
 		w.OnChainPerSecond = float64(r.onChainTxs(from, to)) / to.Sub(from).Seconds()
 	}

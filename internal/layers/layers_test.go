@@ -68,10 +68,12 @@ var rank = map[string]int{
 	"node":              8,
 	// The devnet's chaos mode, on its processes, links and API client.
 	"internal/devnet/chaos": 9,
-	"internal/devnet":       10,
-	"cmd/leiosnode":         11,
-	"cmd/leiosbench":        12,
-	"internal/layers":       13,
+	// The tx firehose, an operator's tool on any network's APIs.
+	"internal/load":   9,
+	"internal/devnet": 10,
+	"cmd/leiosnode":   11,
+	"cmd/leiosbench":  12,
+	"internal/layers": 13,
 
 	// The benchmarks' packages: what they all write and where they ran
 	// are foundations.
@@ -272,6 +274,7 @@ func TestRulesCatchPlantedViolations(t *testing.T) {
 		{imp{from: "forge", to: "mempool"}, rules[3].name},
 		{imp{from: "internal/leiosnet", to: "fetch"}, rules[4].name},
 		{imp{from: "internal/devnet", to: "node"}, rules[5].name},
+		{imp{from: "internal/load", to: "node"}, rules[5].name},
 		{imp{from: "api", to: "node"}, rules[5].name},
 	} {
 		tc.plant.file = "planted.go"

@@ -33,6 +33,7 @@ import (
 	"github.com/leiosnode/leiosnode/internal/bench/output"
 	"github.com/leiosnode/leiosnode/internal/devnet"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/load"
 )
 
 type throughputFlags struct {
@@ -295,7 +296,7 @@ func runThroughputRate(ctx context.Context, f throughputFlags, exe string, templ
 	}
 	runErr := devnet.Run(ctx, devnet.Options{
 		Spec: layout.Spec{
-			Dir: filepath.Join(dir, "devnet"), Nodes: f.nodes, Funded: devnet.FundedFor(rate),
+			Dir: filepath.Join(dir, "devnet"), Nodes: f.nodes, Funded: load.FundedFor(rate),
 			Template: template, SystemStart: time.Now().Add(3 * time.Second),
 		},
 		NodeExecutable: exe,

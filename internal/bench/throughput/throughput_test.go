@@ -17,6 +17,7 @@ import (
 	"github.com/leiosnode/leiosnode/internal/bench/benchtest"
 	"github.com/leiosnode/leiosnode/internal/bench/machine"
 	"github.com/leiosnode/leiosnode/internal/devnet"
+	"github.com/leiosnode/leiosnode/internal/load"
 )
 
 // orphanerEnv makes the test binary start a busy loop, print its pid and
@@ -94,11 +95,11 @@ func TestThroughputFlagsValidate(t *testing.T) {
 // fakeRunReport is a devnet report as a run at rate would write it.
 func fakeRunReport(rate, onChain, refused float64, pinned *devnet.MempoolPinned) devnet.Report {
 	return devnet.Report{
-		Txs: &devnet.TxReport{Lost: 2, InMempoolAtEnd: 40},
+		Txs: &load.Report{Lost: 2, InMempoolAtEnd: 40},
 		Targets: &devnet.Targets{
 			OfferedPerSecond: rate, AdmittedPerSecond: rate - refused, RefusedPerSecond: refused, OnChainPerSecond: onChain,
 			EBsAnnounced: 20, EBsCertified: 8, CertifiedShare: 0.4, CertifiedPer30s: []int{3, 1, 4},
-			Latency:        &devnet.TxLatency{P50Ms: 2100, P95Ms: 4700},
+			Latency:        &load.Latency{P50Ms: 2100, P95Ms: 4700},
 			MempoolPinned:  pinned,
 			RefusedByNodes: map[string]uint64{"queue-delay": 12},
 		},

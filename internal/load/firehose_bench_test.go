@@ -1,10 +1,9 @@
-package devnet
+package load
 
 import (
 	"context"
 	"fmt"
 	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -34,20 +33,20 @@ func BenchmarkFirehoseCeiling(b *testing.B) {
 			cancel()
 		}
 	})
-	var nodes []layout.Node
+	var nodes []Node
 	for i := range nodeCount {
 		srv := httptest.NewServer(instant)
 		defer srv.Close()
-		nodes = append(nodes, layout.Node{Name: fmt.Sprintf("node-%d", i), HTTPAddr: strings.TrimPrefix(srv.URL, "http://")})
+		nodes = append(nodes, Node{Name: fmt.Sprintf("node-%d", i), URL: srv.URL})
 	}
 	funds := newTestFunds(b, chainCount, 1<<50)
 	// A million txs a second per chain: far above what it can do, so it
 	// goes as fast as it can.
-	opts := firehoseOptions{Rate: chainCount * 1e6}
+	opts := Options{Rate: chainCount * 1e6}
 	f := newFirehose(ledger.DefaultParams(), nodes, funds.chains(nodeCount), apiclient.NewHTTPClient(), opts)
 
 	b.ResetTimer()
-	f.run(ctx)
+	f.Run(ctx)
 	b.StopTimer()
 	b.ReportMetric(float64(admitted.Load())/b.Elapsed().Seconds(), "tx/s")
 	s := f.stats

@@ -1,4 +1,4 @@
-package devnet
+package load
 
 import (
 	"crypto/ed25519"
@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"io"
 	"maps"
 	"net/http"
@@ -59,15 +58,15 @@ func newFakeAPINode(t *testing.T, params ledger.Params, genesis ledger.MapUTxO) 
 	mux.HandleFunc("GET /api/mempool/{txid}", n.handleMempool)
 	mux.HandleFunc("GET /api/blocks", n.handleBlocks)
 	mux.HandleFunc("GET /status", n.handleStatus)
+	mux.HandleFunc("GET /api/parameters", func(w http.ResponseWriter, _ *http.Request) { writeAPIJSON(w, http.StatusOK, n.params) })
+	mux.HandleFunc("GET /api/addresses/{address}/utxos", n.handleAddressUTxOs)
 	n.server = httptest.NewServer(mux)
 	t.Cleanup(n.server.Close)
 	return n
 }
 
 // node is the fake as the firehose addresses a node.
-func (n *fakeAPINode) node(name string) layout.Node {
-	return layout.Node{Name: name, HTTPAddr: strings.TrimPrefix(n.server.URL, "http://")}
-}
+func (n *fakeAPINode) node(name string) Node { return Node{Name: name, URL: n.server.URL} }
 
 func (n *fakeAPINode) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Content-Type") != "application/cbor" {
@@ -140,6 +139,25 @@ func (n *fakeAPINode) handleUTxO(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeAPIJSON(w, http.StatusOK, map[string]any{"address": ledger.FormatAddress(out.Address), "coin": out.Coin})
+}
+
+// handleAddressUTxOs lists the address's outputs at the tip, on one page.
+func (n *fakeAPINode) handleAddressUTxOs(w http.ResponseWriter, r *http.Request) {
+	address, err := ledger.ParseAddress(r.PathValue("address"))
+	if err != nil {
+		writeAPIError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	outputs := []api.AddressUTxO{}
+	for in, out := range n.chain {
+		if string(out.Address) == string(address) {
+			outputs = append(outputs, api.AddressUTxO{Address: ledger.FormatAddress(address), TxHash: hex.EncodeToString(in.TxID[:]), OutputIndex: in.Index,
+				Amount: []api.Amount{{Unit: "lovelace", Quantity: strconv.FormatUint(out.Coin, 10)}}})
+		}
+	}
+	writeAPIJSON(w, http.StatusOK, outputs)
 }
 
 func (n *fakeAPINode) handleMempool(w http.ResponseWriter, r *http.Request) {
@@ -289,6 +307,12 @@ func forgeAll(nodes ...*fakeAPINode) error {
 	return nil
 }
 
+// applyDiff writes a diff into a UTxO held in a map.
+func applyDiff(utxo ledger.MapUTxO, d *ledger.Diff) {
+	maps.DeleteFunc(utxo, func(in ledger.TxIn, _ ledger.TxOut) bool { _, spent := d.Deletes[in]; return spent })
+	maps.Copy(utxo, d.Inserts)
+}
+
 func writeAPIJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -341,17 +365,17 @@ func newTestFunds(t testing.TB, count int, coin uint64) testFunds {
 func (f testFunds) chains(nodes int) []*txChain {
 	var chains []*txChain
 	for j, key := range f.keys {
-		chains = append(chains, newTxChain(fmt.Sprintf("payment-%d", j), j%nodes, key, f.addresses[j], f.coin))
+		chains = append(chains, newTxChain(fmt.Sprintf("payment-%d", j), j%nodes, key, f.addresses[j], ledger.GenesisTxIn(f.addresses[j]), f.coin))
 	}
 	return chains
 }
 
 // fakeDevnet is a firehose over fake nodes sharing one genesis.
-func fakeDevnet(t *testing.T, nodes, funded int, opts firehoseOptions) (*txFirehose, []*fakeAPINode) {
+func fakeDevnet(t *testing.T, nodes, funded int, opts Options) (*Firehose, []*fakeAPINode) {
 	params := ledger.DefaultParams()
 	funds := newTestFunds(t, funded, 1_000_000_000)
 	var fakes []*fakeAPINode
-	var devnetNodes []layout.Node
+	var devnetNodes []Node
 	for i := range nodes {
 		n := newFakeAPINode(t, params, funds.genesis)
 		fakes = append(fakes, n)

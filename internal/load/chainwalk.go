@@ -1,15 +1,15 @@
-package devnet
+package load
 
 import (
 	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/leiosnode/leiosnode/api/apiclient"
 	"sync"
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/api/apiclient"
 )
 
 // walkBatch is how many blocks one GET /api/blocks asks for: at a thousand
@@ -27,10 +27,10 @@ const walkAttempts = 5
 // ended its last batch with.
 var errChainSwitched = errors.New("the node switched to another chain during the walk")
 
-// walkedChain is one node's selected chain as GET /api/blocks gave it,
+// WalkedChain is one node's selected chain as GET /api/blocks gave it,
 // oldest block first, and where each tx on it is.
-type walkedChain struct {
-	blocks []api.BlockTxs
+type WalkedChain struct {
+	Blocks []api.BlockTxs
 	txs    map[[32]byte]txPlace // by tx hash (of the whole tx)
 }
 
@@ -41,20 +41,20 @@ type txPlace struct {
 	viaEB bool
 }
 
-// chainWalk is one node's answer to the walk: its chain, or why not.
-type chainWalk struct {
-	chain *walkedChain
-	err   error
+// ChainWalk is one node's answer to the walk: its chain, or why not.
+type ChainWalk struct {
+	Chain *WalkedChain
+	Err   error
 }
 
-// walkChains walks every node's chain at once, in node order.
-func walkChains(ctx context.Context, apis []apiclient.Client) []chainWalk {
-	walks := make([]chainWalk, len(apis))
+// WalkChains walks every node's chain at once, in node order.
+func WalkChains(ctx context.Context, apis []apiclient.Client) []ChainWalk {
+	walks := make([]ChainWalk, len(apis))
 	var wg sync.WaitGroup
 	for i, a := range apis {
 		wg.Go(func() {
 			c, err := walkChain(ctx, a)
-			walks[i] = chainWalk{chain: c, err: err}
+			walks[i] = ChainWalk{Chain: c, Err: err}
 		})
 	}
 	wg.Wait()
@@ -63,7 +63,7 @@ func walkChains(ctx context.Context, apis []apiclient.Client) []chainWalk {
 
 // walkChain reads a node's whole selected chain, batch by batch, and
 // indexes its txs. It starts over when the node switches forks under it.
-func walkChain(ctx context.Context, a apiclient.Client) (*walkedChain, error) {
+func walkChain(ctx context.Context, a apiclient.Client) (*WalkedChain, error) {
 	for range walkAttempts {
 		blocks, err := readChain(ctx, a)
 		switch {
@@ -111,8 +111,8 @@ func readChain(ctx context.Context, a apiclient.Client) ([]api.BlockTxs, error) 
 }
 
 // indexChain places every tx of the blocks.
-func indexChain(blocks []api.BlockTxs) (*walkedChain, error) {
-	c := &walkedChain{blocks: blocks, txs: map[[32]byte]txPlace{}}
+func indexChain(blocks []api.BlockTxs) (*WalkedChain, error) {
+	c := &WalkedChain{Blocks: blocks, txs: map[[32]byte]txPlace{}}
 	add := func(i int, hashes []string, viaEB bool) error {
 		for _, h := range hashes {
 			var hash [32]byte
@@ -135,29 +135,29 @@ func indexChain(blocks []api.BlockTxs) (*walkedChain, error) {
 	return c, nil
 }
 
-// answered are the chains of the walks that succeeded, in node order.
-func answered(walks []chainWalk) []*walkedChain {
-	var chains []*walkedChain
+// Answered are the chains of the walks that succeeded, in node order.
+func Answered(walks []ChainWalk) []*WalkedChain {
+	var chains []*WalkedChain
 	for _, w := range walks {
-		if w.err == nil {
-			chains = append(chains, w.chain)
+		if w.Err == nil {
+			chains = append(chains, w.Chain)
 		}
 	}
 	return chains
 }
 
-// commonPrefix is the blocks every chain holds: the longest run from block
+// CommonPrefix is the blocks every chain holds: the longest run from block
 // 1 with the same hash at each number on all of them.
-func commonPrefix(chains []*walkedChain) []api.BlockTxs {
+func CommonPrefix(chains []*WalkedChain) []api.BlockTxs {
 	if len(chains) == 0 {
 		return nil
 	}
-	first := chains[0].blocks
+	first := chains[0].Blocks
 	n := len(first)
 	for _, c := range chains[1:] {
-		n = min(n, len(c.blocks))
+		n = min(n, len(c.Blocks))
 		for i := range n {
-			if c.blocks[i].Hash != first[i].Hash {
+			if c.Blocks[i].Hash != first[i].Hash {
 				n = i
 				break
 			}

@@ -1,9 +1,8 @@
-package devnet
+package load
 
 import (
 	"context"
 	"fmt"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"maps"
 	"slices"
 	"strings"
@@ -21,7 +20,7 @@ func TestFirehoseStep(t *testing.T) {
 	tests := []struct {
 		name string
 		// run makes the steps, changing the node between them.
-		run func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode)
+		run func(t *testing.T, f *Firehose, c *txChain, n *fakeAPINode)
 		// want: admitted txs, stopped (a part of the reason, "" = runs),
 		// and the stats.
 		admitted int
@@ -30,7 +29,7 @@ func TestFirehoseStep(t *testing.T) {
 	}{
 		{
 			name: "admitted one after another",
-			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+			run: func(t *testing.T, f *Firehose, c *txChain, n *fakeAPINode) {
 				for range 3 {
 					stepOnce(f, c)
 				}
@@ -40,7 +39,7 @@ func TestFirehoseStep(t *testing.T) {
 		},
 		{
 			name: "refused for now: the same tx goes again after the Retry-After",
-			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+			run: func(t *testing.T, f *Firehose, c *txChain, n *fakeAPINode) {
 				n.set(func(n *fakeAPINode) { n.refuse = 2 })
 				first, _ := c.next(f.params)
 				for range 2 {
@@ -68,7 +67,7 @@ func TestFirehoseStep(t *testing.T) {
 		},
 		{
 			name: "a passing rejection while the parent is in the mempool",
-			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+			run: func(t *testing.T, f *Firehose, c *txChain, n *fakeAPINode) {
 				stepOnce(f, c)
 				n.set(func(n *fakeAPINode) {
 					n.rejectN, n.reject = 1, fmt.Errorf("%w: fee 1, minimum 2", ledger.ErrFeeTooSmall)
@@ -81,7 +80,7 @@ func TestFirehoseStep(t *testing.T) {
 		},
 		{
 			name: "a passing rejection while the parent is on chain",
-			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+			run: func(t *testing.T, f *Firehose, c *txChain, n *fakeAPINode) {
 				stepOnce(f, c)
 				if err := forgeAll(n); err != nil {
 					t.Fatal(err)
@@ -95,7 +94,7 @@ func TestFirehoseStep(t *testing.T) {
 		},
 		{
 			name: "an admission without an answer is found in the mempool",
-			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+			run: func(t *testing.T, f *Firehose, c *txChain, n *fakeAPINode) {
 				n.set(func(n *fakeAPINode) { n.unanswered = 1 })
 				stepOnce(f, c) // admitted, but no answer
 				stepOnce(f, c) // 400 duplicate: resync finds it in
@@ -106,7 +105,7 @@ func TestFirehoseStep(t *testing.T) {
 		},
 		{
 			name: "an admission without an answer is found on chain",
-			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+			run: func(t *testing.T, f *Firehose, c *txChain, n *fakeAPINode) {
 				n.set(func(n *fakeAPINode) { n.unanswered = 1 })
 				stepOnce(f, c)
 				if err := forgeAll(n); err != nil {
@@ -120,7 +119,7 @@ func TestFirehoseStep(t *testing.T) {
 		},
 		{
 			name: "the node drops its txs: they go again, the same txs",
-			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+			run: func(t *testing.T, f *Firehose, c *txChain, n *fakeAPINode) {
 				stepOnce(f, c)
 				stepOnce(f, c)
 				sent := c.txs()
@@ -146,7 +145,7 @@ func TestFirehoseStep(t *testing.T) {
 		},
 		{
 			name: "txs missing for a moment, as after a rollback, are not dropped",
-			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+			run: func(t *testing.T, f *Firehose, c *txChain, n *fakeAPINode) {
 				stepOnce(f, c)
 				stepOnce(f, c)
 				sent := c.txs()
@@ -168,7 +167,7 @@ func TestFirehoseStep(t *testing.T) {
 		},
 		{
 			name: "a node behind the others: the chain waits, nothing dropped",
-			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+			run: func(t *testing.T, f *Firehose, c *txChain, n *fakeAPINode) {
 				stepOnce(f, c)
 				// The node rejects the next tx's input although the first is
 				// in its mempool: resync finds the parent there and goes on.
@@ -181,7 +180,7 @@ func TestFirehoseStep(t *testing.T) {
 		},
 		{
 			name: "a rejection that stays: the chain stops",
-			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+			run: func(t *testing.T, f *Firehose, c *txChain, n *fakeAPINode) {
 				n.set(func(n *fakeAPINode) {
 					n.rejectN, n.reject = 100, fmt.Errorf("%w: 20000 bytes, max 16384", ledger.ErrTxTooLarge)
 				})
@@ -194,7 +193,7 @@ func TestFirehoseStep(t *testing.T) {
 		},
 		{
 			name: "a node that cannot say where the chain stands: it goes on",
-			run: func(t *testing.T, f *txFirehose, c *txChain, n *fakeAPINode) {
+			run: func(t *testing.T, f *Firehose, c *txChain, n *fakeAPINode) {
 				stepOnce(f, c)
 				n.set(func(n *fakeAPINode) {
 					n.rejectN, n.reject, n.failQueries = 1, fmt.Errorf("%w: x#0", ledger.ErrInputNotInUTxO), true
@@ -209,7 +208,7 @@ func TestFirehoseStep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, fakes := fakeDevnet(t, 1, 1, firehoseOptions{Rate: 1, MaxRejectionsInARow: 3, DropConfirm: time.Millisecond / 2})
+			f, fakes := fakeDevnet(t, 1, 1, Options{Rate: 1, MaxRejectionsInARow: 3, DropConfirm: time.Millisecond / 2})
 			c := f.chains[0]
 			tt.run(t, f, c, fakes[0])
 			if len(c.admitted) != tt.admitted {
@@ -238,7 +237,7 @@ func TestFirehoseStep(t *testing.T) {
 }
 
 // stepOnce is one turn of a chain, as the submitter takes it.
-func stepOnce(f *txFirehose, c *txChain) {
+func stepOnce(f *Firehose, c *txChain) {
 	if c.stopped == "" {
 		f.step(context.Background(), f.apis[c.node], c)
 	}
@@ -331,7 +330,7 @@ func TestPaced(t *testing.T) {
 // of their mempools, then makes the final check: every admitted tx is on
 // chain or in a mempool, the counts match the nodes, nothing is lost.
 func TestFirehoseRun(t *testing.T) {
-	f, fakes := fakeDevnet(t, 2, 5, firehoseOptions{Rate: 200, UpPoll: 10 * time.Millisecond})
+	f, fakes := fakeDevnet(t, 2, 5, Options{Rate: 200, UpPoll: 10 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
 	defer cancel()
 	forged := make(chan error, 1)
@@ -352,7 +351,7 @@ func TestFirehoseRun(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	f.run(ctx)
+	f.Run(ctx)
 	if took := time.Since(start); took < 500*time.Millisecond || took > 5*time.Second { // generous: CI machines are loaded
 		t.Errorf("run took %v, want about 600 ms", took)
 	}
@@ -360,7 +359,7 @@ func TestFirehoseRun(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r, _ := f.settle(context.Background(), consensus.Clock{Start: start, SlotLength: time.Millisecond}, nil)
+	r, _ := f.Settle(context.Background(), consensus.Clock{Start: start, SlotLength: time.Millisecond}, nil)
 	t.Logf("report: %+v", r)
 	if r.Submitted < 20 || r.Submitted > 125 { // at most the rate allows; at least a loaded machine manages
 		t.Errorf("%d submitted in 600 ms at 200/s", r.Submitted)
@@ -389,7 +388,7 @@ func TestFirehoseRun(t *testing.T) {
 // TestSettle places admitted txs on chain, in mempools, on some chains only
 // or nowhere, and checks the final check finds each where it is.
 func TestSettle(t *testing.T) {
-	f, fakes := fakeDevnet(t, 2, 4, firehoseOptions{Rate: 1})
+	f, fakes := fakeDevnet(t, 2, 4, Options{Rate: 1})
 	// Chains 0, 2 go to node-0; 1, 3 to node-1. Three txs each, on both
 	// chains.
 	stepAll := func(times int) {
@@ -415,8 +414,8 @@ func TestSettle(t *testing.T) {
 	fakes[0].restart()
 
 	clock := consensus.Clock{Start: time.Now(), SlotLength: time.Millisecond}
-	r, _ := f.settle(context.Background(), clock, nil)
-	want := TxReport{
+	r, _ := f.Settle(context.Background(), clock, nil)
+	want := Report{
 		Rate: 1, Chains: 4, Submitted: 24, Admitted: 24, Rejected: map[string]uint64{},
 		OnChain:        12, // 3 per chain
 		InMempoolAtEnd: 6,  // chains 1, 3: 3 each in node-1's mempool
@@ -424,7 +423,7 @@ func TestSettle(t *testing.T) {
 		Lost:           2,  // chains 0, 2: 1 each, in the mempool node-0 lost
 	}
 	r.Problems, r.StoppedChains = nil, nil
-	if !equalTxReports(*r, want) {
+	if !equalReports(*r, want) {
 		t.Errorf("report\n%+v\nwant\n%+v", *r, want)
 	}
 	if r.Latency == nil || r.Latency.Txs != 12 {
@@ -435,18 +434,18 @@ func TestSettle(t *testing.T) {
 	}
 	// A measured span from before the first tx sent: all of them; one
 	// after the last: none.
-	all := measuredSpan{from: time.Now().Add(-time.Hour), to: time.Now()}
-	if r, _ := f.settle(context.Background(), clock, &all); r.LatencyInSpan == nil || r.LatencyInSpan.Txs != 12 {
+	all := Span{From: time.Now().Add(-time.Hour), To: time.Now()}
+	if r, _ := f.Settle(context.Background(), clock, &all); r.LatencyInSpan == nil || r.LatencyInSpan.Txs != 12 {
 		t.Errorf("latency in a span of the whole run %+v, want the 12 txs'", r.LatencyInSpan)
 	}
-	later := measuredSpan{from: time.Now(), to: time.Now().Add(time.Hour)}
-	if r, _ := f.settle(context.Background(), clock, &later); r.LatencyInSpan != nil {
+	later := Span{From: time.Now(), To: time.Now().Add(time.Hour)}
+	if r, _ := f.Settle(context.Background(), clock, &later); r.LatencyInSpan != nil {
 		t.Errorf("latency in a span after the txs: %+v", r.LatencyInSpan)
 	}
 
 	// A node that does not answer leaves the check to the others.
 	fakes[1].server.Close()
-	r, _ = f.settle(context.Background(), clock, nil)
+	r, _ = f.Settle(context.Background(), clock, nil)
 	if len(r.Problems) == 0 || !strings.Contains(r.Problems[0], "node-1 did not answer the final check") {
 		t.Errorf("problems %q, want node-1 not answering", r.Problems)
 	}
@@ -456,7 +455,7 @@ func TestSettle(t *testing.T) {
 	}
 }
 
-func equalTxReports(a, b TxReport) bool {
+func equalReports(a, b Report) bool {
 	sa := txStats{Submitted: a.Submitted, Admitted: a.Admitted, Rejected: a.Rejected, Refused: a.Refused, SubmitErrors: a.SubmitErrors}
 	sb := txStats{Submitted: b.Submitted, Admitted: b.Admitted, Rejected: b.Rejected, Refused: b.Refused, SubmitErrors: b.SubmitErrors}
 	a.Rejected, b.Rejected, a.Refused, b.Refused = nil, nil, nil, nil
@@ -468,12 +467,12 @@ func equalTxReports(a, b TxReport) bool {
 // TestInFlight: the wait for the last txs ends as soon as the nodes have
 // empty mempools and equal counts on chain, and after the grace otherwise.
 func TestInFlight(t *testing.T) {
-	f, fakes := fakeDevnet(t, 2, 2, firehoseOptions{Rate: 1})
+	f, fakes := fakeDevnet(t, 2, 2, Options{Rate: 1})
 	for _, c := range f.chains {
 		stepOnce(f, c)
 	}
 	start := time.Now()
-	if awaitInFlight(context.Background(), f.client, f.nodes, 300*time.Millisecond) {
+	if f.AwaitInFlight(context.Background(), 300*time.Millisecond) {
 		t.Error("settled with txs in the mempools")
 	}
 	if took := time.Since(start); took < 300*time.Millisecond || took > 2*time.Second {
@@ -483,18 +482,7 @@ func TestInFlight(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		_ = forgeAll(fakes...)
 	}()
-	if !awaitInFlight(context.Background(), f.client, f.nodes, 5*time.Second) {
+	if !f.AwaitInFlight(context.Background(), 5*time.Second) {
 		t.Error("not settled after the block")
-	}
-}
-
-func TestInFlightGrace(t *testing.T) {
-	tmpl, err := layout.LoadTemplate("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := tmpl.Genesis() // 100 ms slots, f = 0.1: a block a second
-	if got, want := inFlightGrace(g), 200*time.Millisecond+5*time.Second; got != want {
-		t.Errorf("grace %v, want %v", got, want)
 	}
 }

@@ -1,44 +1,35 @@
-package devnet
+package load
 
 import (
 	"context"
 	"fmt"
-	"math/big"
-	"net/http"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
 
 // mempoolQueries is how many GET /api/mempool the final check has in
 // flight at once.
 const mempoolQueries = 8
 
-// inFlightGrace is how long the devnet waits, after the firehose stopped,
-// for its last txs to reach every node's chain: two slots and the expected
-// time of five blocks (slot length / f each).
-func inFlightGrace(g *consensus.Genesis) time.Duration {
-	slot := g.SlotLength()
-	blocks := 5 * 10 * slot // f = 0.1 when the genesis's own cannot be read
-	if f, err := g.ActiveSlots(); err == nil && f.Sign() > 0 {
-		perBlock, _ := new(big.Rat).Inv(f).Float64() // slots per block, 1/f
-		blocks = time.Duration(5 * perBlock * float64(slot))
-	}
-	return 2*slot + blocks
+// InFlightGrace is how long to wait, after the firehose stopped, for its
+// last txs to reach every node's chain: two slots and the expected time of
+// five blocks, slotsPerBlock slots each (1/f).
+func InFlightGrace(slotLength time.Duration, slotsPerBlock float64) time.Duration {
+	return 2*slotLength + time.Duration(5*slotsPerBlock*float64(slotLength))
 }
 
-// awaitInFlight polls the nodes until every one reports an empty mempool
+// AwaitInFlight polls the nodes until every one reports an empty mempool
 // and the same number of txs on chain, and says whether they did before
 // grace had passed (or ctx ended).
-func awaitInFlight(ctx context.Context, client *http.Client, nodes []layout.Node, grace time.Duration) bool {
+func (f *Firehose) AwaitInFlight(ctx context.Context, grace time.Duration) bool {
 	ctx, cancel := context.WithTimeout(ctx, grace)
 	defer cancel()
 	for {
-		if txsSettled(pollStatuses(ctx, client, nodes)) {
+		if txsSettled(apiclient.PollStatuses(ctx, f.apis)) {
 			return true
 		}
 		select {
@@ -60,7 +51,7 @@ func txsSettled(polls []apiclient.StatusPoll) bool {
 	return true
 }
 
-// settle is the final check, made once the firehose has stopped and while
+// Settle is the final check, made once the firehose has stopped and while
 // the nodes still run: where every admitted tx ended up. It reads every
 // node's chain (a few GET /api/blocks a node) and asks the mempools only
 // about the txs not on every chain, so it takes seconds however many txs
@@ -72,27 +63,27 @@ func txsSettled(polls []apiclient.StatusPoll) bool {
 // walks of the chains: a tx that left every mempool before it was asked
 // for is on some chain by the second walk, by which the txs are placed.
 // That walk is returned, for the rest of the report.
-func (f *txFirehose) settle(ctx context.Context, clock consensus.Clock, span *measuredSpan) (*TxReport, []chainWalk) {
+func (f *Firehose) Settle(ctx context.Context, clock consensus.Clock, span *Span) (*Report, []ChainWalk) {
 	start := time.Now()
 	// A last POST without an answer may have been admitted.
 	for _, c := range f.chains {
 		_, _ = f.resolvePending(ctx, f.apis[c.node], c) // a query error leaves it pending, so not counted
 	}
 	mempools := map[[32]byte]mempoolAnswer{}
-	first := walkChains(ctx, f.apis)
-	f.askMempools(ctx, first, f.notOnEveryChain(answered(first), mempools), mempools)
-	final := walkChains(ctx, f.apis)
+	first := WalkChains(ctx, f.apis)
+	f.askMempools(ctx, first, f.notOnEveryChain(Answered(first), mempools), mempools)
+	final := WalkChains(ctx, f.apis)
 	// A tx on every chain at the first walk and not at the second was
 	// rolled back meanwhile: its mempools are asked now.
-	f.askMempools(ctx, final, f.notOnEveryChain(answered(final), mempools), mempools)
+	f.askMempools(ctx, final, f.notOnEveryChain(Answered(final), mempools), mempools)
 
-	r := f.newTxReport()
-	chains := answered(final)
+	r := f.newReport()
+	chains := Answered(final)
 	var dating string // the node whose chain dates the txs for the latency
 	for n, w := range final {
 		switch {
-		case w.err != nil:
-			r.Problems = append(r.Problems, fmt.Sprintf("%s did not answer the final check: %v", f.nodeName(n), w.err))
+		case w.Err != nil:
+			r.Problems = append(r.Problems, fmt.Sprintf("%s did not answer the final check: %v", f.nodeName(n), w.Err))
 		case dating == "":
 			dating = f.nodeName(n)
 		}
@@ -118,7 +109,7 @@ func (f *txFirehose) settle(ctx context.Context, clock consensus.Clock, span *me
 				latency := submitToChain(chains[0], clock, tx)
 				latencies = append(latencies, latency)
 				withRefusals = append(withRefusals, latency+tx.Admitted.Sub(tx.Sent))
-				if span != nil && span.contains(tx.Sent) {
+				if span != nil && span.Contains(tx.Sent) {
 					inSpan = append(inSpan, latency)
 				}
 			case txInMempool:
@@ -133,11 +124,11 @@ func (f *txFirehose) settle(ctx context.Context, clock consensus.Clock, span *me
 		}
 	}
 	if len(latencies) > 0 {
-		r.Latency = newTxLatency(latencies, latencyMeasured, dating)
-		r.LatencyWithRefusals = newTxLatency(withRefusals, latencyWithRefusalsMeasured, dating)
+		r.Latency = newLatency(latencies, latencyMeasured, dating)
+		r.LatencyWithRefusals = newLatency(withRefusals, latencyWithRefusalsMeasured, dating)
 	}
 	if len(inSpan) > 0 {
-		r.LatencyInSpan = newTxLatency(inSpan, latencyMeasured, dating)
+		r.LatencyInSpan = newLatency(inSpan, latencyMeasured, dating)
 	}
 	r.CheckMs = time.Since(start).Milliseconds()
 	return r, final
@@ -156,7 +147,7 @@ const (
 
 // placeTx says where the tx with this hash is, from the chains of the nodes
 // that answered and the mempools' answers about the txs not on all of them.
-func placeTx(chains []*walkedChain, mempools map[[32]byte]mempoolAnswer, hash [32]byte) txPlacement {
+func placeTx(chains []*WalkedChain, mempools map[[32]byte]mempoolAnswer, hash [32]byte) txPlacement {
 	if len(chains) == 0 {
 		return txUnchecked
 	}
@@ -189,7 +180,7 @@ type mempoolAnswer struct {
 
 // notOnEveryChain are the admitted txs that are not on every one of chains
 // and that the mempools were not yet asked about.
-func (f *txFirehose) notOnEveryChain(chains []*walkedChain, asked map[[32]byte]mempoolAnswer) []admittedTx {
+func (f *Firehose) notOnEveryChain(chains []*WalkedChain, asked map[[32]byte]mempoolAnswer) []admittedTx {
 	if len(chains) == 0 {
 		return nil // no node answered: none to ask
 	}
@@ -206,7 +197,7 @@ func (f *txFirehose) notOnEveryChain(chains []*walkedChain, asked map[[32]byte]m
 
 // askMempools asks the mempools of the nodes whose walk answered about
 // each tx, a few txs at once, and records the answers by tx hash.
-func (f *txFirehose) askMempools(ctx context.Context, walks []chainWalk, txs []admittedTx, answers map[[32]byte]mempoolAnswer) {
+func (f *Firehose) askMempools(ctx context.Context, walks []ChainWalk, txs []admittedTx, answers map[[32]byte]mempoolAnswer) {
 	got := make([]mempoolAnswer, len(txs))
 	var queries errgroup.Group
 	queries.SetLimit(mempoolQueries)
@@ -224,10 +215,10 @@ func (f *txFirehose) askMempools(ctx context.Context, walks []chainWalk, txs []a
 
 // inSomeMempool asks the nodes whose walk answered, one after another,
 // whether their mempool holds the tx with this tx id.
-func (f *txFirehose) inSomeMempool(ctx context.Context, walks []chainWalk, txID [32]byte) mempoolAnswer {
+func (f *Firehose) inSomeMempool(ctx context.Context, walks []ChainWalk, txID [32]byte) mempoolAnswer {
 	var answer mempoolAnswer
 	for n, w := range walks {
-		if w.err != nil {
+		if w.Err != nil {
 			continue
 		}
 		in, err := f.apis[n].InMempool(ctx, txID)
@@ -241,13 +232,13 @@ func (f *txFirehose) inSomeMempool(ctx context.Context, walks []chainWalk, txID 
 	return answer
 }
 
-// newTxReport is the report's counts of the submissions, and how fast the
+// newReport is the report's counts of the submissions, and how fast the
 // firehose went.
-func (f *txFirehose) newTxReport() *TxReport {
+func (f *Firehose) newReport() *Report {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := f.stats
-	r := &TxReport{
+	r := &Report{
 		Rate:         f.opts.Rate,
 		Chains:       len(f.chains),
 		Submitted:    s.Submitted,

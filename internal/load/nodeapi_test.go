@@ -1,4 +1,4 @@
-package devnet
+package load
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // TestSubmitToFakeNode: a tx the node's ledger accepts gets its id back,
 // and the same tx again is refused with the node's reason.
 func TestSubmitToFakeNode(t *testing.T) {
-	f, fakes := fakeDevnet(t, 1, 1, firehoseOptions{Rate: 1})
+	f, fakes := fakeDevnet(t, 1, 1, Options{Rate: 1})
 	tx, err := f.chains[0].next(f.params)
 	if err != nil {
 		t.Fatal(err)

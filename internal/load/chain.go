@@ -1,25 +1,18 @@
-package devnet
+package load
 
 import (
-	"cmp"
 	"crypto/ed25519"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
 // txChain is the firehose's chain of txs from one funded address: each tx
 // spends the single output of the one before it (the first spends the
-// address's genesis funds) and pays it all, less the minimum fee, back to
+// address's largest output when the firehose started) and pays it all, less the minimum fee, back to
 // the address. Chains of different addresses never touch the same output,
 // so they never conflict, and a chain's txs are ordered by construction.
 //
@@ -31,9 +24,8 @@ type txChain struct {
 	key     ed25519.PrivateKey
 	address []byte
 
-	// head is the output the next tx spends, worth coin: the genesis
-	// output holding the address's funds, or the output of the last
-	// admitted tx.
+	// head is the output the next tx spends, worth coin: the output the
+	// chain started from, or the output of the last admitted tx.
 	head ledger.TxIn
 	coin uint64
 	// pending is the tx built from head and not yet admitted; submitted
@@ -57,12 +49,13 @@ type txChain struct {
 	// mempool and on no chain, until it finds them again or takes them as
 	// dropped.
 	missingSince time.Time
-	// funds is the address's genesis coin, for a chain that goes back to
-	// its start.
+	// start is the output the chain started from, worth funds, for a
+	// chain that goes back to its start.
+	start ledger.TxIn
 	funds uint64
 	// floorTxs are the bytes of the chain's first admitted txs, up to
 	// floorCap, in order: the sample the CPU floor is measured on (see
-	// measureCPUFloor), which applies from the genesis funds.
+	// Firehose.FloorSample), which applies from start.
 	floorTxs [][]byte
 	floorCap int
 	// rejectedInARow counts the 400 answers since the last admission.
@@ -99,8 +92,8 @@ const resubmitWindow = 2048
 // still leave an output of the minimum coin.
 var errFundsExhausted = errors.New("funds exhausted")
 
-func newTxChain(name string, node int, key ed25519.PrivateKey, address []byte, coin uint64) *txChain {
-	return &txChain{name: name, node: node, key: key, address: address, head: ledger.GenesisTxIn(address), coin: coin, funds: coin}
+func newTxChain(name string, node int, key ed25519.PrivateKey, address []byte, start ledger.TxIn, coin uint64) *txChain {
+	return &txChain{name: name, node: node, key: key, address: address, head: start, coin: coin, start: start, funds: coin}
 }
 
 // next returns the tx to submit: the pending one, else a new one spending
@@ -152,15 +145,15 @@ func (c *txChain) record(a admittedTx) {
 	c.missingSince = time.Time{} // what was missing is back, or sent again
 }
 
-// rewind makes the chain go on from its admitted tx i (-1: from the
-// genesis funds): the txs after it are to be sent again, before those
+// rewind makes the chain go on from its admitted tx i (-1: from its
+// start): the txs after it are to be sent again, before those
 // already waiting to be. It returns them.
 func (c *txChain) rewind(i int) []admittedTx {
 	dropped := slices.Clone(c.admitted[i+1:])
 	c.admitted = c.admitted[:i+1]
 	c.resubmit = append(dropped, c.resubmit...)
 	if i < 0 {
-		c.head, c.coin = ledger.GenesisTxIn(c.address), c.funds
+		c.head, c.coin = c.start, c.funds
 	} else {
 		c.head, c.coin = c.admitted[i].out, c.admitted[i].coin
 	}
@@ -179,62 +172,4 @@ func (c *txChain) lastAdmitted() (admittedTx, bool) {
 		return admittedTx{}, false
 	}
 	return c.admitted[len(c.admitted)-1], true
-}
-
-// loadTxChains makes one chain per funded key in fundsDir (FundedKeys),
-// chain j pinned to node j mod nodes.
-func loadTxChains(fundsDir string, g *consensus.Genesis, nodes int) ([]*txChain, error) {
-	funded, err := FundedKeys(fundsDir, g)
-	if err != nil {
-		return nil, err
-	}
-	var chains []*txChain
-	for _, f := range funded {
-		chains = append(chains, newTxChain(f.Name, len(chains)%nodes, f.Key, f.Address, f.Coin))
-	}
-	return chains, nil
-}
-
-// FundedKey is a payment key of the funds directory and what genesis
-// gives its address.
-type FundedKey struct {
-	Name    string // payment-i
-	Key     ed25519.PrivateKey
-	Address []byte
-	Coin    uint64
-}
-
-// FundedKeys reads every payment key in fundsDir (payment-i.skey, as Write
-// names them), in the order of i. A key whose address genesis does not
-// fund is an error: txs from it would only collect rejections.
-func FundedKeys(fundsDir string, g *consensus.Genesis) ([]FundedKey, error) {
-	paths, err := filepath.Glob(filepath.Join(fundsDir, "payment-*.skey"))
-	if err != nil {
-		return nil, err
-	}
-	index := func(path string) int {
-		i, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "payment-"), ".skey"))
-		if err != nil {
-			return -1 // not one of Write's names: sorts first
-		}
-		return i
-	}
-	slices.SortFunc(paths, func(a, b string) int { return cmp.Compare(index(a), index(b)) })
-	var funded []FundedKey
-	for _, path := range paths {
-		key, err := keys.ReadSigningKey(path, keys.Payment)
-		if err != nil {
-			return nil, err
-		}
-		address, err := keys.EnterpriseAddress(key.Public().(ed25519.PublicKey), g.NetworkID)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		coin, ok := g.InitialFunds[hex.EncodeToString(address)] // Write spells it so
-		if !ok {
-			return nil, fmt.Errorf("%s: its address is not funded in genesis", path)
-		}
-		funded = append(funded, FundedKey{Name: strings.TrimSuffix(filepath.Base(path), ".skey"), Key: key, Address: address, Coin: coin})
-	}
-	return funded, nil
 }

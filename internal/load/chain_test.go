@@ -1,15 +1,19 @@
-package devnet
+package load
 
 import (
+	"crypto/ed25519"
 	"errors"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"fmt"
+	"net/http"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
 
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -36,7 +40,7 @@ func TestTxChainValid(t *testing.T) {
 			steps = 20
 		}
 		utxo := ledger.MapUTxO{ledger.GenesisTxIn(address): {Address: address, Coin: coin}}
-		c := newTxChain("payment-0", 0, key, address, coin)
+		c := newTxChain("payment-0", 0, key, address, ledger.GenesisTxIn(address), coin)
 		for step := range steps {
 			head, before := c.head, c.coin
 			tx, err := c.next(params)
@@ -86,9 +90,10 @@ func TestTxChainValid(t *testing.T) {
 	})
 }
 
-// TestLoadTxChains: the firehose finds one chain per funded address of a
-// generated devnet, in the order of the key files, spread over the nodes.
-func TestLoadTxChains(t *testing.T) {
+// TestFundedKeys: a generated devnet's funds are read one key per funded
+// address, in the order of the key files, each with its genesis coin; a
+// key genesis does not fund is refused.
+func TestFundedKeys(t *testing.T) {
 	tmpl, err := layout.LoadTemplate("")
 	if err != nil {
 		t.Fatal(err)
@@ -97,35 +102,87 @@ func TestLoadTxChains(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chains, err := loadTxChains(filepath.Join(d.Dir, layout.FundsDirName), d.Genesis, len(d.Nodes))
+	fundsDir := filepath.Join(d.Dir, layout.FundsDirName)
+	funded, err := FundedKeys(fundsDir, d.Genesis)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(chains) != 11 {
-		t.Fatalf("%d chains, want 11", len(chains))
+	if len(funded) != 11 {
+		t.Fatalf("%d keys, want 11", len(funded))
 	}
 	genesis, err := ledger.GenesisUTxO(d.Genesis.InitialFunds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for j, c := range chains {
-		if want := "payment-" + strconv.Itoa(j); c.name != want {
-			t.Errorf("chain %d is %s, want %s", j, c.name, want)
+	for j, k := range funded {
+		if want := "payment-" + strconv.Itoa(j); k.Name != want {
+			t.Errorf("key %d is %s, want %s", j, k.Name, want)
 		}
-		if c.node != j%3 {
-			t.Errorf("%s goes to node %d, want %d", c.name, c.node, j%3)
-		}
-		out, ok := genesis[c.head]
-		if !ok || string(out.Address) != string(c.address) || c.coin != out.Coin || c.coin != tmpl.FundsPerAddress {
-			t.Errorf("%s: head %v, coin %d; genesis has %v, %v", c.name, c.head, c.coin, out, ok)
+		out, ok := genesis[ledger.GenesisTxIn(k.Address)]
+		if !ok || k.Coin != out.Coin || k.Coin != tmpl.FundsPerAddress {
+			t.Errorf("%s: coin %d; genesis has %v, %v", k.Name, k.Coin, out, ok)
 		}
 	}
 
-	// A key genesis does not fund is refused.
-	if _, err := keys.GeneratePaymentKeyFiles(filepath.Join(d.Dir, layout.FundsDirName, "payment-99"), 0); err != nil {
+	if _, err := keys.GeneratePaymentKeyFiles(filepath.Join(fundsDir, "payment-99"), 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadTxChains(filepath.Join(d.Dir, layout.FundsDirName), d.Genesis, len(d.Nodes)); err == nil {
-		t.Error("an unfunded key was taken")
+	if _, err := FundedKeys(fundsDir, d.Genesis); err == nil || !strings.Contains(err.Error(), "payment-99") {
+		t.Errorf("an unfunded key: %v, want an error naming it", err)
+	}
+}
+
+// TestNew: the firehose reads the parameters and each key's largest
+// output from the nodes, chain j pinned to node j mod N; a key holding
+// nothing, a node that does not answer and a file that is not a payment
+// signing key are errors naming them.
+func TestNew(t *testing.T) {
+	params := ledger.DefaultParams()
+	funds := newTestFunds(t, 3, 1_000_000_000)
+	small := ledger.TxIn{TxID: [32]byte{7}, Index: 1} // a second, smaller output of key 0
+	funds.genesis[small] = ledger.TxOut{Address: funds.addresses[0], Coin: 5_000_000}
+	var nodes []Node
+	for i := range 2 {
+		nodes = append(nodes, newFakeAPINode(t, params, funds.genesis).node(fmt.Sprintf("node-%d", i)))
+	}
+	var keyFiles []string
+	for j, key := range funds.keys {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("payment-%d.skey", j))
+		if err := keys.WriteSigningKey(path, keys.Payment, key); err != nil {
+			t.Fatal(err)
+		}
+		keyFiles = append(keyFiles, path)
+	}
+	read, err := ReadKeys(keyFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(t.Context(), nodes, read, &http.Client{}, Options{Rate: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.params != params || len(f.chains) != 3 {
+		t.Fatalf("params %+v, %d chains", f.params, len(f.chains))
+	}
+	for j, c := range f.chains {
+		if c.name != fmt.Sprintf("payment-%d", j) || c.node != j%2 || c.head != ledger.GenesisTxIn(funds.addresses[j]) || c.coin != funds.coin {
+			t.Errorf("chain %d: %s to node %d from %v worth %d", j, c.name, c.node, c.head, c.coin)
+		}
+	}
+
+	poor := newTestFunds(t, 1, 0)
+	if _, err := New(t.Context(), nodes, []Key{{Name: "poor", Key: poor.keys[0]}}, &http.Client{}, Options{Rate: 10}); err == nil || !strings.Contains(err.Error(), "poor: its address") {
+		t.Errorf("a key holding nothing: %v", err)
+	}
+	down := Node{Name: "node-9", URL: "http://127.0.0.1:1"}
+	if _, err := New(t.Context(), append(nodes, down), read, &http.Client{}, Options{Rate: 10}); err == nil || !strings.Contains(err.Error(), "node-9 (http://127.0.0.1:1) does not answer") {
+		t.Errorf("a node that does not answer: %v", err)
+	}
+	vkey := filepath.Join(t.TempDir(), "payment.vkey")
+	if err := keys.WriteVerificationKey(vkey, keys.Payment, funds.keys[0].Public().(ed25519.PublicKey)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadKeys([]string{vkey}); err == nil || !strings.Contains(err.Error(), vkey) {
+		t.Errorf("a verification key read as a signing key: %v", err)
 	}
 }

@@ -1,43 +1,35 @@
-package devnet
+package load
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"maps"
 	"math"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
-// DefaultTxRate is the devnet command's --tx-rate: 500 payment txs (some
-// 100 kB) a second, a little more than RBs carry (90 kB a block, a block a
-// second on average), so that most RBs announce an EB and the certified
-// ones carry the rest: a plain devnet shows EBs announced and certified
-// within its first minute.
-const DefaultTxRate = 500
-
-// FundedFor is how many funded addresses — chains of txs, the firehose's
-// parallelism — a devnet needs to offer rate tx/s: one per 100 tx/s, at
+// FundedFor is how many funded keys — chains of txs, the firehose's
+// parallelism — it needs to offer rate tx/s: one per 100 tx/s, at
 // least 10. A chain sends one tx at a time and a loaded node takes some
 // milliseconds to answer, so one chain carries a few hundred tx/s at most;
 // a chain the node refused waits out its Retry-After, so past capacity the
 // others must keep offering.
 func FundedFor(rate float64) int { return max(10, int(math.Ceil(rate/100))) }
 
-// firehoseOptions configure the devnet's tx firehose.
-type firehoseOptions struct {
-	// Rate is the txs per second offered over all chains; 0 disables the
-	// firehose. The devnet command's default is DefaultTxRate.
+// Options configure a firehose.
+type Options struct {
+	// Rate is the txs per second offered over all chains; it must be
+	// positive.
 	Rate float64
 	// MaxRejectionsInARow stops a chain whose txs its node rejected this
 	// many times without an admission in between: the rejection is not
@@ -54,7 +46,7 @@ type firehoseOptions struct {
 	DropConfirm time.Duration
 }
 
-func (o firehoseOptions) withDefaults() firehoseOptions {
+func (o Options) withDefaults() Options {
 	if o.MaxRejectionsInARow <= 0 {
 		o.MaxRejectionsInARow = 5
 	}
@@ -67,9 +59,8 @@ func (o firehoseOptions) withDefaults() firehoseOptions {
 	return o
 }
 
-// txFirehose feeds a devnet valid signed txs from the genesis funds: one
-// chain of txs per funded address (see txChain), chain j submitted only to
-// node j mod N, so a tx never reaches a node before its parent. Each chain
+// Firehose feeds a network valid signed txs from funded keys: one chain
+// of txs per key (see txChain), chain j submitted only to node j mod N, so a tx never reaches a node before its parent. Each chain
 // has its own submitter goroutine at its share of the rate: a chain's txs
 // go one after another anyway (a tx is built only once its parent was
 // admitted), so the chains are the firehose's parallelism, and a slow
@@ -85,11 +76,10 @@ func (o firehoseOptions) withDefaults() firehoseOptions {
 // dropped sends them again, the same txs (see recoverDropped), and the
 // report counts them as dropped by the node; a tx is lost only if it is on
 // no chain and in no mempool at the end.
-type txFirehose struct {
-	opts   firehoseOptions
+type Firehose struct {
+	opts   Options
 	params ledger.Params
-	nodes  []layout.Node
-	client *http.Client       // the apis', for polling statuses
+	nodes  []Node
 	apis   []apiclient.Client // by node index
 	chains []*txChain
 
@@ -112,7 +102,7 @@ type txStats struct {
 	Dropped     map[string]uint64
 	Resubmitted uint64
 	// Drops are the drops, as they were found.
-	Drops []txDrop
+	Drops []Drop
 
 	// The firehose's own speed: the time spent building and signing the
 	// txs, the POSTs made and their round trips, and when the first and
@@ -124,34 +114,95 @@ type txStats struct {
 	FirstSent, LastSent time.Time
 }
 
-func newFirehose(params ledger.Params, nodes []layout.Node, chains []*txChain, client *http.Client, opts firehoseOptions) *txFirehose {
+// Node is a node the firehose submits to: a name for its lines and
+// reports, and the base URL of its HTTP API, e.g. http://127.0.0.1:3001.
+type Node struct {
+	Name, URL string
+}
+
+// New is the firehose of keys over nodes: chain j spends key j's largest
+// output, pinned to node j mod len(nodes). It reads the protocol
+// parameters from every node (GET /api/parameters: a node that does not
+// answer, or applies others than the first, is an error naming it) and
+// each key's outputs from its chain's node (GET /api/addresses/…/utxos: a
+// key whose address holds none is an error naming the key), so it works
+// on any network at any height, with no genesis file.
+func New(ctx context.Context, nodes []Node, keys []Key, client *http.Client, opts Options) (*Firehose, error) {
+	switch {
+	case opts.Rate <= 0:
+		return nil, fmt.Errorf("the rate must be positive, not %g", opts.Rate)
+	case len(nodes) == 0:
+		return nil, errors.New("no nodes to submit to")
+	case len(keys) == 0:
+		return nil, errors.New("no funded keys to spend")
+	}
+	var params ledger.Params
+	for i, n := range nodes {
+		p, err := apiclient.Parameters(ctx, client, n.URL)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("%s (%s) does not answer: %w", n.Name, n.URL, err)
+		case i > 0 && p != params:
+			return nil, fmt.Errorf("%s applies other protocol parameters than %s: not one network", n.Name, nodes[0].Name)
+		}
+		params = p
+	}
+	var chains []*txChain
+	for j, k := range keys {
+		node := nodes[j%len(nodes)]
+		address := ledger.EnterpriseAddress(params.NetworkID, ledger.KeyHash(k.Key.Public().(ed25519.PublicKey)))
+		start, coin, err := largestOutput(ctx, client, node.URL, address)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k.Name, err)
+		}
+		chains = append(chains, newTxChain(k.Name, j%len(nodes), k.Key, address, start, coin))
+	}
+	return newFirehose(params, nodes, chains, client, opts), nil
+}
+
+// largestOutput is the largest output address holds at the node at url:
+// the one its chain starts from.
+func largestOutput(ctx context.Context, client *http.Client, url string, address []byte) (ledger.TxIn, uint64, error) {
+	outputs, err := apiclient.AddressUTxOs(ctx, client, url, address)
+	if err != nil {
+		return ledger.TxIn{}, 0, fmt.Errorf("its outputs at %s: %w", url, err)
+	}
+	var start ledger.TxIn
+	var most uint64
+	for _, u := range outputs {
+		coin, err := u.Lovelace()
+		if err != nil {
+			return ledger.TxIn{}, 0, fmt.Errorf("%s's answer: %w", url, err)
+		}
+		if coin > most {
+			if start, err = u.TxIn(); err != nil {
+				return ledger.TxIn{}, 0, fmt.Errorf("%s's answer: %w", url, err)
+			}
+			most = coin
+		}
+	}
+	if most == 0 {
+		return ledger.TxIn{}, 0, fmt.Errorf("its address %s holds no output at %s: fund it first", ledger.FormatAddress(address), url)
+	}
+	return start, most, nil
+}
+
+func newFirehose(params ledger.Params, nodes []Node, chains []*txChain, client *http.Client, opts Options) *Firehose {
 	for _, c := range chains {
 		c.floorCap = (floorSampleTxs + len(chains) - 1) / len(chains)
 	}
-	return &txFirehose{opts: opts.withDefaults(), params: params, nodes: nodes, client: client, apis: newNodeAPIs(client, nodes), chains: chains, stats: txStats{Rejected: map[string]uint64{}, Refused: map[string]uint64{}, Dropped: map[string]uint64{}}}
+	apis := make([]apiclient.Client, len(nodes))
+	for i, n := range nodes {
+		apis[i] = apiclient.New(client, n.URL)
+	}
+	return &Firehose{opts: opts.withDefaults(), params: params, nodes: nodes, apis: apis, chains: chains, stats: txStats{Rejected: map[string]uint64{}, Refused: map[string]uint64{}, Dropped: map[string]uint64{}}}
 }
 
-// loadFirehose is the firehose of devnet d, its chains from d's funded
-// addresses. With a zero rate it has no chains and run does nothing.
-func loadFirehose(d *layout.Layout, client *http.Client, opts firehoseOptions) (*txFirehose, error) {
-	var chains []*txChain
-	if opts.Rate > 0 {
-		var err error
-		if chains, err = loadTxChains(filepath.Join(d.Dir, layout.FundsDirName), d.Genesis, len(d.Nodes)); err != nil {
-			return nil, fmt.Errorf("the firehose's funds: %w", err)
-		}
-	}
-	return newFirehose(d.Genesis.ProtocolParams, d.Nodes, chains, client, opts), nil
-}
+// Nodes are the nodes the firehose submits to.
+func (f *Firehose) Nodes() []Node { return f.nodes }
 
-// enabled says whether run submits anything.
-func (f *txFirehose) enabled() bool { return f.opts.Rate > 0 && len(f.chains) > 0 }
-
-// run submits txs until ctx ends or every chain has stopped.
-func (f *txFirehose) run(ctx context.Context) {
-	if !f.enabled() {
-		return
-	}
+// Run submits txs until ctx ends or every chain has stopped.
+func (f *Firehose) Run(ctx context.Context) {
 	// Each chain's share of the rate; the chains start spread over one
 	// interval, so that their POSTs do not come in bursts.
 	interval := time.Duration(float64(time.Second) * float64(len(f.chains)) / f.opts.Rate)
@@ -168,7 +219,7 @@ func (f *txFirehose) run(ctx context.Context) {
 
 // submitChain is chain c's submitter: once its node answers and offset has
 // passed, one step per interval until ctx ends or the chain stops.
-func (f *txFirehose) submitChain(ctx context.Context, c *txChain, offset, interval time.Duration) {
+func (f *Firehose) submitChain(ctx context.Context, c *txChain, offset, interval time.Duration) {
 	if !f.awaitUp(ctx, c.node) {
 		return
 	}
@@ -194,9 +245,9 @@ func (f *txFirehose) submitChain(ctx context.Context, c *txChain, offset, interv
 }
 
 // awaitUp waits until node n answers GET /status, or ctx ends.
-func (f *txFirehose) awaitUp(ctx context.Context, n int) bool {
+func (f *Firehose) awaitUp(ctx context.Context, n int) bool {
 	for {
-		if _, err := fetchStatus(ctx, f.client, f.nodes[n].HTTPAddr); err == nil {
+		if _, err := f.apis[n].Status(ctx); err == nil {
 			return true
 		}
 		select {
@@ -249,7 +300,7 @@ const nodeBehindPause = time.Second
 
 // step submits c's next tx to its node and acts on the answer: a tx the
 // node dropped goes again first.
-func (f *txFirehose) step(ctx context.Context, api apiclient.Client, c *txChain) {
+func (f *Firehose) step(ctx context.Context, api apiclient.Client, c *txChain) {
 	if time.Now().Before(c.retryAt) {
 		return
 	}
@@ -305,7 +356,7 @@ func (f *txFirehose) step(ctx context.Context, api apiclient.Client, c *txChain)
 
 // resubmitStep sends again the first tx c's node dropped. The tx counts
 // once in Submitted and Admitted, however often it was sent.
-func (f *txFirehose) resubmitStep(ctx context.Context, api apiclient.Client, c *txChain) {
+func (f *Firehose) resubmitStep(ctx context.Context, api apiclient.Client, c *txChain) {
 	posting := time.Now()
 	_, err := api.Submit(ctx, c.resubmit[0].tx.Bytes())
 	f.count(func(s *txStats) { s.Posts++; s.PostTime += time.Since(posting) })
@@ -348,7 +399,7 @@ func (f *txFirehose) resubmitStep(ctx context.Context, api apiclient.Client, c *
 //
 // A node that does not answer may hold the txs, so then nothing is
 // decided, and the chain asks again later.
-func (f *txFirehose) recoverDropped(ctx context.Context, c *txChain) {
+func (f *Firehose) recoverDropped(ctx context.Context, c *txChain) {
 	survivor := -1
 	for i := len(c.admitted) - 1; i >= 0; i-- {
 		held, err := f.heldAnywhere(ctx, c.admitted[i])
@@ -386,19 +437,19 @@ func (f *txFirehose) recoverDropped(ctx context.Context, c *txChain) {
 	c.rejectedInARow = 0 // explained: the node dropped its parent
 	f.count(func(s *txStats) {
 		s.Dropped[f.nodeName(c.node)] += uint64(len(dropped))
-		s.Drops = append(s.Drops, txDrop{At: time.Now(), Node: f.nodeName(c.node), Txs: uint64(len(dropped))})
+		s.Drops = append(s.Drops, Drop{At: time.Now(), Node: f.nodeName(c.node), Txs: uint64(len(dropped))})
 	})
 }
 
-// txDrop is one finding of txs a node dropped: when, which node, how many.
-type txDrop struct {
+// Drop is one finding of txs a node dropped: when, which node, how many.
+type Drop struct {
 	At   time.Time
 	Node string
 	Txs  uint64
 }
 
-// drops are the drops found so far.
-func (f *txFirehose) drops() []txDrop {
+// Drops are the drops found so far.
+func (f *Firehose) Drops() []Drop {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.stats.Drops)
@@ -406,7 +457,7 @@ func (f *txFirehose) drops() []txDrop {
 
 // heldAnywhere says whether some node holds tx: in its mempool, or on its
 // chain with its output unspent.
-func (f *txFirehose) heldAnywhere(ctx context.Context, tx admittedTx) (bool, error) {
+func (f *Firehose) heldAnywhere(ctx context.Context, tx admittedTx) (bool, error) {
 	for _, a := range f.apis {
 		in, err := a.InMempool(ctx, tx.id())
 		if err != nil {
@@ -428,11 +479,11 @@ func (f *txFirehose) heldAnywhere(ctx context.Context, tx admittedTx) (bool, err
 	return false, nil
 }
 
-// sweep is the firehose's last look at its txs once it has stopped, as a
+// Sweep is the firehose's last look at its txs once it has stopped, as a
 // wallet's: every chain whose node dropped some of its txs sends them
 // again now, so that the final check finds each where it went. A chain
 // gives up after a few answers that admit nothing.
-func (f *txFirehose) sweep(ctx context.Context) {
+func (f *Firehose) Sweep(ctx context.Context) {
 	var chains errgroup.Group
 	for _, c := range f.chains {
 		chains.Go(func() error {
@@ -473,7 +524,7 @@ func (f *txFirehose) sweep(ctx context.Context) {
 //     the node dropped and sends them again (see recoverDropped).
 //
 // A query without an answer leaves the chain as it is, to try again.
-func (f *txFirehose) resync(ctx context.Context, api apiclient.Client, c *txChain, reason string) {
+func (f *Firehose) resync(ctx context.Context, api apiclient.Client, c *txChain, reason string) {
 	c.rejectedInARow++
 	if in, err := f.resolvePending(ctx, api, c); err != nil {
 		f.count(func(s *txStats) { s.SubmitErrors++ })
@@ -510,7 +561,7 @@ func (f *txFirehose) resync(ctx context.Context, api apiclient.Client, c *txChai
 
 // resolvePending checks whether c's pending tx is in at its node after all:
 // in its mempool or, by its output, on its chain. If so it admits it.
-func (f *txFirehose) resolvePending(ctx context.Context, api apiclient.Client, c *txChain) (bool, error) {
+func (f *Firehose) resolvePending(ctx context.Context, api apiclient.Client, c *txChain) (bool, error) {
 	if c.pending == nil || !c.submitted {
 		return false, nil
 	}
@@ -528,26 +579,30 @@ func (f *txFirehose) resolvePending(ctx context.Context, api apiclient.Client, c
 	return in, nil
 }
 
-func (f *txFirehose) stopIfStuck(c *txChain, reason string) {
+func (f *Firehose) stopIfStuck(c *txChain, reason string) {
 	if c.rejectedInARow >= f.opts.MaxRejectionsInARow {
 		c.stopped = fmt.Sprintf("rejected %d times in a row: %s", c.rejectedInARow, reason)
 	}
 }
 
-func (f *txFirehose) nodeName(n int) string { return f.nodes[n].Name }
+func (f *Firehose) nodeName(n int) string { return f.nodes[n].Name }
 
 // count updates the stats under the lock.
-func (f *txFirehose) count(update func(*txStats)) {
+func (f *Firehose) count(update func(*txStats)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	update(&f.stats)
 }
 
-// floorSample is the txs the CPU floor is measured on: each chain's first
+// floorSampleTxs is the most txs FloorSample keeps.
+const floorSampleTxs = 20_000
+
+// FloorSample is the txs a CPU floor is measured on: each chain's first
 // admitted txs, chain after chain, at most floorSampleTxs in all. Each
-// chain's txs apply in order from the genesis funds, and the chains never
-// touch one another's outputs. Call it once the firehose has stopped.
-func (f *txFirehose) floorSample() [][]byte {
+// chain's txs apply in order from the output it started from (on a fresh
+// devnet, the genesis funds), and the chains never touch one another's
+// outputs. Call it once the firehose has stopped.
+func (f *Firehose) FloorSample() [][]byte {
 	var txs [][]byte
 	for _, c := range f.chains {
 		txs = append(txs, c.floorTxs...)
@@ -555,16 +610,23 @@ func (f *txFirehose) floorSample() [][]byte {
 	return txs[:min(len(txs), floorSampleTxs)]
 }
 
-// counts are the firehose's running counts, for the timeline.
-func (f *txFirehose) counts() firehoseCounts {
+// Counts are a firehose's running counts: POSTs made, distinct txs sent,
+// admitted, and 503 answers by reason.
+type Counts struct {
+	Posts, Submitted, Admitted uint64
+	Refused                    map[string]uint64
+}
+
+// Counts are the firehose's running counts so far.
+func (f *Firehose) Counts() Counts {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := f.stats
-	return firehoseCounts{posts: s.Posts, submitted: s.Submitted, admitted: s.Admitted, refused: maps.Clone(s.Refused)}
+	return Counts{Posts: s.Posts, Submitted: s.Submitted, Admitted: s.Admitted, Refused: maps.Clone(s.Refused)}
 }
 
-// submitted is the number of distinct txs sent so far.
-func (f *txFirehose) submitted() uint64 {
+// Submitted is the number of distinct txs sent so far.
+func (f *Firehose) Submitted() uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.stats.Submitted

@@ -1,4 +1,4 @@
-package devnet
+package load
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // block once, in order, each tx placed in its block, a certified closure's
 // txs as via an EB.
 func TestWalkChain(t *testing.T) {
-	f, fakes := fakeDevnet(t, 1, 2, firehoseOptions{Rate: 1})
+	f, fakes := fakeDevnet(t, 1, 2, Options{Rate: 1})
 	n := fakes[0]
 	for range 2*walkBatch + 17 {
 		if err := n.adopt(nil); err != nil {
@@ -39,15 +39,15 @@ func TestWalkChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.blocks) != 2*walkBatch+18 {
-		t.Fatalf("%d blocks, want %d", len(c.blocks), 2*walkBatch+18)
+	if len(c.Blocks) != 2*walkBatch+18 {
+		t.Fatalf("%d blocks, want %d", len(c.Blocks), 2*walkBatch+18)
 	}
-	for i, b := range c.blocks {
+	for i, b := range c.Blocks {
 		if b.Number != uint64(i+1) || b.Hash != n.blocks[i].Hash {
 			t.Fatalf("block %d is #%d %s, want #%d %s", i, b.Number, b.Hash, i+1, n.blocks[i].Hash)
 		}
 	}
-	last := len(c.blocks) - 1
+	last := len(c.Blocks) - 1
 	if p, ok := c.txs[eb[0].Hash()]; !ok || p != (txPlace{block: last, viaEB: true}) {
 		t.Errorf("the certified tx is at %+v (%v), want the last block, via its EB", p, ok)
 	}
@@ -98,8 +98,8 @@ func TestWalkChainSwitchingForks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.blocks) != len(after) || c.blocks[len(after)-1].Hash != after[len(after)-1].Hash || c.blocks[walkBatch-1].Hash != after[walkBatch-1].Hash {
-		t.Errorf("walked %d blocks, tip %s; want the %d of the fork switched to", len(c.blocks), c.blocks[len(c.blocks)-1].Hash, len(after))
+	if len(c.Blocks) != len(after) || c.Blocks[len(after)-1].Hash != after[len(after)-1].Hash || c.Blocks[walkBatch-1].Hash != after[walkBatch-1].Hash {
+		t.Errorf("walked %d blocks, tip %s; want the %d of the fork switched to", len(c.Blocks), c.Blocks[len(c.Blocks)-1].Hash, len(after))
 	}
 
 	var flapping [][]api.BlockTxs
@@ -116,7 +116,7 @@ func TestWalkChainSwitchingForks(t *testing.T) {
 func TestPlaceTx(t *testing.T) {
 	tx := func(b byte) [32]byte { return [32]byte{b} }
 	hex := func(b byte) string { return fmt.Sprintf("%02x", b) + strings.Repeat("00", 31) }
-	chain := func(blocks ...api.BlockTxs) *walkedChain {
+	chain := func(blocks ...api.BlockTxs) *WalkedChain {
 		c, err := indexChain(blocks)
 		if err != nil {
 			t.Fatal(err)
@@ -136,16 +136,16 @@ func TestPlaceTx(t *testing.T) {
 	}
 	tests := []struct {
 		tx     byte
-		chains []*walkedChain
+		chains []*WalkedChain
 		want   txPlacement
 	}{
-		{'a', []*walkedChain{x, y}, txOnEveryChain},
-		{'c', []*walkedChain{x, y}, txOnSomeChains},
-		{'c', []*walkedChain{x}, txOnEveryChain},
-		{'e', []*walkedChain{x, y}, txInMempool},
-		{'f', []*walkedChain{x, y}, txInMempool},
-		{'g', []*walkedChain{x, y}, txLost},
-		{'h', []*walkedChain{x, y}, txUnchecked},
+		{'a', []*WalkedChain{x, y}, txOnEveryChain},
+		{'c', []*WalkedChain{x, y}, txOnSomeChains},
+		{'c', []*WalkedChain{x}, txOnEveryChain},
+		{'e', []*WalkedChain{x, y}, txInMempool},
+		{'f', []*WalkedChain{x, y}, txInMempool},
+		{'g', []*WalkedChain{x, y}, txLost},
+		{'h', []*WalkedChain{x, y}, txUnchecked},
 		{'a', nil, txUnchecked},
 	}
 	for _, tt := range tests {
@@ -156,22 +156,22 @@ func TestPlaceTx(t *testing.T) {
 }
 
 func TestCommonPrefix(t *testing.T) {
-	chain := func(length, forkAt int, fork string) *walkedChain {
-		return &walkedChain{blocks: scriptedChain(length, forkAt, fork)}
+	chain := func(length, forkAt int, fork string) *WalkedChain {
+		return &WalkedChain{Blocks: scriptedChain(length, forkAt, fork)}
 	}
 	tests := []struct {
 		name   string
-		chains []*walkedChain
+		chains []*WalkedChain
 		want   int
 	}{
 		{"none", nil, 0},
-		{"one", []*walkedChain{chain(5, 0, "")}, 5},
-		{"one ahead", []*walkedChain{chain(5, 0, ""), chain(7, 0, "")}, 5},
-		{"forked", []*walkedChain{chain(5, 0, ""), chain(7, 4, "b"), chain(6, 0, "")}, 3},
-		{"forked from the first block", []*walkedChain{chain(5, 1, "a"), chain(5, 1, "b")}, 0},
+		{"one", []*WalkedChain{chain(5, 0, "")}, 5},
+		{"one ahead", []*WalkedChain{chain(5, 0, ""), chain(7, 0, "")}, 5},
+		{"forked", []*WalkedChain{chain(5, 0, ""), chain(7, 4, "b"), chain(6, 0, "")}, 3},
+		{"forked from the first block", []*WalkedChain{chain(5, 1, "a"), chain(5, 1, "b")}, 0},
 	}
 	for _, tt := range tests {
-		if got := commonPrefix(tt.chains); len(got) != tt.want {
+		if got := CommonPrefix(tt.chains); len(got) != tt.want {
 			t.Errorf("%s: %d blocks in common, want %d", tt.name, len(got), tt.want)
 		}
 	}
@@ -199,8 +199,8 @@ func BenchmarkFinalCheckWalk(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		walks := walkChains(context.Background(), apis)
-		chains := answered(walks)
+		walks := WalkChains(context.Background(), apis)
+		chains := Answered(walks)
 		for _, h := range hashes {
 			if placeTx(chains, nil, h) != txOnEveryChain {
 				b.Fatal("a tx not on every chain")
