@@ -198,9 +198,6 @@ func newFirehose(params ledger.Params, nodes []Node, chains []*txChain, client *
 	return &Firehose{opts: opts.withDefaults(), params: params, nodes: nodes, apis: apis, chains: chains, stats: txStats{Rejected: map[string]uint64{}, Refused: map[string]uint64{}, Dropped: map[string]uint64{}}}
 }
 
-// Nodes are the nodes the firehose submits to.
-func (f *Firehose) Nodes() []Node { return f.nodes }
-
 // Run submits txs until ctx ends or every chain has stopped.
 func (f *Firehose) Run(ctx context.Context) {
 	// Each chain's share of the rate; the chains start spread over one
