@@ -5,15 +5,16 @@
 //     `NodeExecutable run --config FILE` (package supervisor), prints a status line a second while the tx firehose
 //     (package load) feeds the nodes from the funded keys, then reads every node's
 //     chain, checks where every admitted tx ended up and what became of
-//     every EB, and stops the nodes. Then it measures the CPU floor of a
-//     tx on the firehose's txs, and writes a JSON Report that also sums
-//     the run up over time (a timeline of 10 s windows: EB stages, missed
+//     every EB, and stops the nodes. Then it hands what it observed to
+//     package report, which measures the CPU floor of a tx on the
+//     firehose's txs and builds the JSON Report that also sums the run up
+//     over time (a timeline of 10 s windows: EB stages, missed
 //     voting windows, rates, the nodes' CPU by work), over its measured
 //     span after the warm-up (targets) and per 1,000 txs on chain.
 //   - With a chaos.Spec, Run also kills and restarts, freezes and thaws
 //     nodes and partitions them, one fault at a time, watches the nodes
-//     recover from each (package chaos), and adds a chaos section to the
-//     report. For partitions the nodes dial one another through a TCP proxy
+//     recover from each (package chaos), and the report gets a chaos
+//     section. For partitions the nodes dial one another through a TCP proxy
 //     per link that the chaos mode runs and can cut.
 //
 // Invariants:
@@ -26,9 +27,9 @@
 //   - The firehose, likewise, submits txs only through a node's submit API
 //     and checks their fate through its chain and its lookups (package
 //     load, the same code an operator runs against any network).
-//   - The CPU floor is measured in this process, after the nodes have
-//     stopped, so that they do not share its core; the nodes' own CPU is
-//     only what their /status reports.
+//   - The report is built after the nodes have stopped, so that the CPU
+//     floor measured in this process does not share their cores; the
+//     nodes' own CPU is only what their /status reports.
 //   - When Run returns, every node process it started has exited (a frozen
 //     one is thawed first): each got SIGTERM, then SIGKILL after a
 //     timeout. On Linux the kernel also sends them SIGTERM should the

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/devnet/report"
 	"github.com/leiosnode/leiosnode/internal/devnet/supervisor"
 	"github.com/leiosnode/leiosnode/internal/load"
 )
@@ -27,6 +27,11 @@ import (
 // ones carry the rest: a plain devnet shows EBs announced and certified
 // within its first minute.
 const DefaultTxRate = 500
+
+// DefaultWarmup is the devnet command's --warmup: the part of a run left
+// out of its targets and CPU figures, while the mempools fill and the
+// first EBs diffuse.
+const DefaultWarmup = 60 * time.Second
 
 // Options say how Run runs a devnet.
 type Options struct {
@@ -86,25 +91,38 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		return err
 	}
 	defer r.procs.Stop() // an early return must not leave nodes behind
-	r.watch, r.series = newChainWatch(d.Nodes), newStatusSeries(d.Nodes, r.started)
+	var counts func() load.Counts
 	if opts.TxRate > 0 {
 		if r.firehose, err = r.openFirehose(ctx); err != nil {
 			return err
 		}
-		r.series.firehose = r.firehose.Counts
+		counts = r.firehose.Counts
 	}
+	r.watch, r.series = report.NewChainWatch(d.Nodes), report.NewStatusSeries(d.Nodes, r.started, counts)
 	if opts.Chaos != nil {
 		r.chaos, r.forks = chaos.New(d, r.procs, mesh, client, out, *opts.Chaos, opts.ChaosSeed, r.started, opts.Duration)
 	}
 
 	span := r.load(ctx)
 	txs, walks := r.settleTxs(span)
-	r.watch.observe(pollStatuses(context.Background(), client, d.Nodes))
-	leios := r.watch.leiosReport(d.Genesis.Clock(), d.Genesis.Leios.MinCertGap, pollEBLists(context.Background(), client, d.Nodes), walks)
-	slot := d.Genesis.Clock().SlotAt(time.Now())
-	exited := r.stopNodes()
-	report := r.report(slot, exited, txs, leios, walks, span)
-	return r.writeReport(report)
+	r.watch.Observe(pollStatuses(context.Background(), client, d.Nodes))
+	o := report.Observations{
+		Dir: d.Dir, Started: r.started, Genesis: d.Genesis, Warmup: opts.Warmup, Watch: r.watch, Series: r.series,
+		EBLists: pollEBLists(context.Background(), client, d.Nodes), Walks: walks, Txs: txs, Span: span,
+	}
+	o.Slot = d.Genesis.Clock().SlotAt(time.Now())
+	o.Exited = r.stopNodes()
+	o.Stopped = time.Now()
+	if r.firehose != nil {
+		o.FloorSample = r.firehose.FloorSample()
+	}
+	if r.chaos != nil {
+		o.Chaos = &report.ChaosRun{Spec: *opts.Chaos, Seed: opts.ChaosSeed, Faults: r.chaos.Faults(), Stopped: r.chaos.Stopped(), Forks: r.forks.Seen()}
+		if r.firehose != nil {
+			o.Chaos.Drops = r.firehose.Drops()
+		}
+	}
+	return r.writeReport(report.Build(o, out))
 }
 
 // devnetRun is what the phases of a running devnet share.
@@ -116,8 +134,8 @@ type devnetRun struct {
 	firehose *load.Firehose // nil without Options.TxRate
 	started  time.Time      // when the nodes were started
 	procs    *supervisor.Processes
-	watch    *chainWatch
-	series   *statusSeries
+	watch    *report.ChainWatch
+	series   *report.StatusSeries
 	chaos    *chaos.Scheduler // nil without Options.Chaos
 	forks    *chaos.ForkWatch // nil without Options.Chaos
 }
@@ -224,10 +242,10 @@ const nodeUpPoll = 250 * time.Millisecond
 // status lines, until ctx ends or the duration has passed, then stops them.
 // It returns the measured span, nil when the run ended in the warm-up.
 func (r *devnetRun) load(ctx context.Context) *load.Span {
-	onPoll := r.series.observe
+	onPoll := r.series.Observe
 	if r.chaos != nil {
 		onPoll = func(at time.Time, polls []apiclient.StatusPoll) {
-			r.series.observe(at, polls)
+			r.series.Observe(at, polls)
 			r.forks.Observe(at, polls)
 		}
 	}
@@ -309,54 +327,13 @@ func (r *devnetRun) stopNodes() []string {
 	return exited
 }
 
-// report sums the run up, and prints its summaries.
-func (r *devnetRun) report(slot uint64, exited []string, txs *load.Report, leios *LeiosReport, walks []load.ChainWalk, span *load.Span) Report {
-	report := r.watch.report(r.d.Dir, r.started, time.Now(), slot, exited)
-	report.Txs, report.Leios = txs, leios
-	run := loadRun{clock: r.d.Genesis.Clock(), names: r.series.names, samples: r.series.samples, ebs: leios.EBs, common: load.CommonPrefix(load.Answered(walks))}
-	report.Timeline = newTimeline(run, TimelineWidth)
-	if r.firehose != nil {
-		if span != nil {
-			report.Targets = newTargets(run, *span, r.opts.Warmup, txs)
-		}
-		// Measured with the nodes stopped, so that they do not share its core.
-		floor, err := measureFirehoseFloor(r.d.Genesis, r.firehose.FloorSample())
-		report.CPU = newCPUReport(run, span, floor, err, report.Timeline)
-	}
-	printAgreement(r.out, report.Agreement)
-	printLeiosSummary(r.out, leios)
-	printLoadSummary(r.out, report, r.opts.Warmup)
-	if r.chaos != nil {
-		var drops []load.Drop
-		if r.firehose != nil {
-			drops = r.firehose.Drops()
-		}
-		report.Chaos = newChaosReport(*r.opts.Chaos, r.opts.ChaosSeed, r.chaos.Faults(), r.chaos.Stopped(), r.forks.Seen(), txs, drops)
-		printChaosSummary(r.out, report.Chaos)
-	}
-	return report
-}
-
 // writeReport writes the report and its plots to Options.ReportFile, if
 // any.
-func (r *devnetRun) writeReport(report Report) error {
+func (r *devnetRun) writeReport(rep report.Report) error {
 	if r.opts.ReportFile == "" {
 		return nil
 	}
-	if err := config.WriteJSON(r.opts.ReportFile, report); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	fmt.Fprintf(r.out, "report written to %s\n", r.opts.ReportFile)
-	plotsFile := reportPlotsFile(r.opts.ReportFile)
-	if err := writeReportPlots(plotsFile, r.series, r.d.Genesis, report.Leios, r.opts.TxRate); err != nil {
-		return fmt.Errorf("writing the report's plots: %w", err)
-	}
-	loadFile := loadPlotsFile(r.opts.ReportFile)
-	if err := writeLoadPlots(loadFile, report.Timeline, report.Targets); err != nil {
-		return fmt.Errorf("writing the report's load plots: %w", err)
-	}
-	fmt.Fprintf(r.out, "plots written to %s and %s\n", plotsFile, loadFile)
-	return nil
+	return report.Write(r.opts.ReportFile, rep, r.series, r.d.Genesis, r.opts.TxRate, r.out)
 }
 
 // supervise prints a status line a second, feeding every poll to watch,
@@ -365,7 +342,7 @@ func (r *devnetRun) writeReport(report Report) error {
 // devnet keeps running (the user may restart it by hand).
 //
 // onPoll gets every round of polls too, with the time it started.
-func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supervisor.Processes, client *http.Client, watch *chainWatch, firehose *load.Firehose, duration time.Duration, onPoll func(time.Time, []apiclient.StatusPoll)) {
+func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supervisor.Processes, client *http.Client, watch *report.ChainWatch, firehose *load.Firehose, duration time.Duration, onPoll func(time.Time, []apiclient.StatusPoll)) {
 	var deadline <-chan time.Time
 	if duration > 0 {
 		timer := time.NewTimer(duration)
@@ -394,7 +371,7 @@ func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supe
 		if ctx.Err() != nil {
 			return // the polls were cut short, not the nodes
 		}
-		watch.observe(polls)
+		watch.Observe(polls)
 		onPoll(polled, polls)
 		for i, p := range procs.All() {
 			exitStates[i] = p.ExitState()
@@ -411,52 +388,6 @@ func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supe
 			txs.Submitted = firehose.Submitted()
 		}
 		fmt.Fprintln(out, statusLine(d.Genesis.Clock(), now, names, polls, exitStates, txs))
-	}
-}
-
-// printAgreement prints the report's verdict on the nodes' chains.
-func printAgreement(out io.Writer, a Agreement) {
-	if a.Agree {
-		fmt.Fprintf(out, "the nodes agree: common immutable block #%d %s, tips %d blocks apart\n",
-			a.CommonImmutable.BlockNumber, apiclient.ShortHash(a.CommonImmutable.Hash), a.TipSpread)
-		return
-	}
-	fmt.Fprintln(out, "chain agreement not confirmed:")
-	for _, p := range a.Problems {
-		fmt.Fprintln(out, "  "+p)
-	}
-}
-
-// printLeiosSummary prints the report's summary of EB diffusion and of
-// what the chain shows of Leios.
-func printLeiosSummary(out io.Writer, r *LeiosReport) {
-	s := r.Summary
-	fmt.Fprintf(out, "EBs: %d seen, %d complete on all %d nodes read", s.EBsSeen, s.CompleteOnAll, s.NodesRead)
-	if s.MedianToLastNodeMs != nil {
-		fmt.Fprintf(out, "; slot start to the last node's closure: median %d ms, max %d ms", *s.MedianToLastNodeMs, *s.MaxToLastNodeMs)
-	}
-	fmt.Fprintln(out)
-	for _, n := range r.Nodes {
-		if n.Problem != "" {
-			fmt.Fprintf(out, "  %s: %s\n", n.Name, n.Problem)
-		}
-	}
-	c := r.Chain
-	if c == nil {
-		return
-	}
-	fmt.Fprintf(out, "the common chain of %d nodes, %d blocks: %d EBs announced, %d certified", c.NodesRead, c.Blocks, c.EBsAnnounced, c.EBsCertified)
-	sep := "; not certified: "
-	for _, reason := range notCertifiedReasons {
-		if n := c.NotCertified[reason]; n > 0 {
-			fmt.Fprintf(out, "%s%d %s", sep, n, reason)
-			sep = ", "
-		}
-	}
-	fmt.Fprintf(out, "\n  through RBs %.1f tx/s, through EBs %.1f tx/s (%d and %d txs in %.1f s from the system start)\n",
-		c.RBTxPerSecond, c.EBTxPerSecond, c.TxsViaRBs, c.TxsViaEBs, c.Seconds)
-	for _, p := range c.Problems {
-		fmt.Fprintln(out, "  "+p)
 	}
 }
 

@@ -1,6 +1,7 @@
 package devnet
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
+
+var down = apiclient.StatusPoll{Err: errors.New("connection refused")}
 
 func TestStatusLine(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), SlotLength: 100 * time.Millisecond}

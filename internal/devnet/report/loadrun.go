@@ -1,4 +1,4 @@
-package devnet
+package report
 
 import (
 	"time"
@@ -10,11 +10,6 @@ import (
 
 // TimelineWidth is the width of the report's timeline windows.
 const TimelineWidth = 10 * time.Second
-
-// DefaultWarmup is the devnet command's --warmup: the part of a run left
-// out of its targets and CPU figures, while the mempools fill and the
-// first EBs diffuse.
-const DefaultWarmup = 60 * time.Second
 
 // loadRun is what the report's load sections (timeline, targets, cpu) are
 // computed from: the supervisor's polls, the EBs and the common chain, as

@@ -1,12 +1,9 @@
-package devnet
+package report
 
 import (
-	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -43,12 +40,12 @@ func blockHash(number uint64, fork string) string {
 	return fmt.Sprintf("%s%015x", fork, number) + strings.Repeat("0", 48)
 }
 
-func watchOf(n int) *chainWatch {
+func watchOf(n int) *ChainWatch {
 	nodes := make([]layout.Node, n)
 	for i := range nodes {
 		nodes[i].Name = fmt.Sprintf("node-%d", i)
 	}
-	return newChainWatch(nodes)
+	return NewChainWatch(nodes)
 }
 
 func TestAgreement(t *testing.T) {
@@ -135,7 +132,7 @@ func TestAgreement(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := watchOf(len(tt.rounds[0]))
 			for _, r := range tt.rounds {
-				w.observe(r)
+				w.Observe(r)
 			}
 			a := w.agreement()
 			if a.Agree != tt.agree {
@@ -185,7 +182,7 @@ func TestAgreementProperty(t *testing.T) {
 					reported[i][tip-10] = true
 				}
 			}
-			w.observe(polls)
+			w.Observe(polls)
 		}
 		a := w.agreement()
 		if !a.Agree {
@@ -208,7 +205,7 @@ func TestAgreementProperty(t *testing.T) {
 			polls[i] = up(number+10, "a", number, "a")
 		}
 		polls[liar] = up(number+10, "x", number, "x")
-		w.observe(polls)
+		w.Observe(polls)
 		if a := w.agreement(); a.Agree {
 			t.Fatalf("node-%d reported a forked immutable block #%d, yet the nodes agree", liar, number)
 		}
@@ -219,10 +216,10 @@ func TestAgreementProperty(t *testing.T) {
 func TestReportJSON(t *testing.T) {
 	w := watchOf(2)
 	w.nodes[0].peerID, w.nodes[1].peerID = "12D3KooA", "12D3KooB"
-	w.observe([]apiclient.StatusPoll{up(13, "a", 3, "a"), up(12, "a", 2, "a")})
+	w.Observe([]apiclient.StatusPoll{up(13, "a", 3, "a"), up(12, "a", 2, "a")})
 	last := up(13, "a", 3, "a")
 	last.Status.Mempool, last.Status.TxsOnChain = api.MempoolStatus{Txs: 3, Bytes: 690}, 250
-	w.observe([]apiclient.StatusPoll{last, down})
+	w.Observe([]apiclient.StatusPoll{last, down})
 	start := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	r := w.report("/tmp/devnet", start, start.Add(time.Minute), 600, []string{"", "exited: signal: killed"})
 
@@ -361,20 +358,15 @@ func TestReportJSON(t *testing.T) {
 	}
 }
 
-// fakeLeiosNode serves GET /status with these Leios counts and GET /api/ebs
-// with this body, as a node does.
-func fakeLeiosNode(t *testing.T, leios api.LeiosStatus, ebs string) layout.Node {
-	t.Helper()
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
-		json.NewEncoder(w).Encode(api.Status{Tip: api.TipStatus{BlockNumber: 9, Hash: blockHash(9, "a")}, Leios: leios})
-	})
-	mux.HandleFunc("GET /api/ebs", func(w http.ResponseWriter, _ *http.Request) {
-		w.Write([]byte(ebs))
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return layout.Node{HTTPAddr: strings.TrimPrefix(srv.URL, "http://")}
+// fakeLeiosNode is a node's answers to GET /status, with these Leios
+// counts, and to GET /api/ebs, with this body.
+func fakeLeiosNode(leios api.LeiosStatus, ebs string) (apiclient.StatusPoll, EBList) {
+	poll := apiclient.StatusPoll{Status: &api.Status{Tip: api.TipStatus{BlockNumber: 9, Hash: blockHash(9, "a")}, Leios: leios}}
+	var list EBList
+	if err := json.Unmarshal([]byte(ebs), &list.EBs); err != nil {
+		list.Err = fmt.Errorf("GET /api/ebs: %w", err)
+	}
+	return poll, list
 }
 
 // TestLeiosReport polls fake nodes — two answering, one down, one whose
@@ -385,7 +377,7 @@ func fakeLeiosNode(t *testing.T, leios api.LeiosStatus, ebs string) layout.Node 
 func TestLeiosReport(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), SlotLength: 100 * time.Millisecond}
 	// Times are slot starts (slot 10 = 03:04:06) plus the delay.
-	forger := fakeLeiosNode(t, api.LeiosStatus{EBsForged: 3, EBsAnnounced: 3, BodiesHeld: 3, ClosuresComplete: 3}, `[
+	forgerPoll, forger := fakeLeiosNode(api.LeiosStatus{EBsForged: 3, EBsAnnounced: 3, BodiesHeld: 3, ClosuresComplete: 3}, `[
 		{"slot": 10, "ebHash": "aa10", "txs": 120, "announced": "2025-01-02T03:04:06.001Z", "body": "2025-01-02T03:04:06.004Z", "closure": "2025-01-02T03:04:06.005Z", "vote": "voted", "votes": 2,
 		 "stageMs": {"announced": 1, "body": 4, "closure": 5, "validated": 7, "voted": 8, "deadline": 600}},
 		{"slot": 20, "ebHash": "bb20", "announced": "2025-01-02T03:04:07.001Z", "body": "2025-01-02T03:04:07.002Z", "closure": "2025-01-02T03:04:07.003Z", "vote": "closure incomplete in the voting window", "votes": 1},
@@ -393,7 +385,7 @@ func TestLeiosReport(t *testing.T) {
 	]`)
 	// The receiver lists its EBs in the order it learned of them, and one
 	// more EB (announced at slot 20 too) whose closure it lacks.
-	receiver := fakeLeiosNode(t, api.LeiosStatus{EBsAnnounced: 4, BodiesHeld: 4, ClosuresComplete: 3, MissingTxs: 12, RequestsInFlight: 1, FetchedBytes: 123456}, `[
+	receiverPoll, receiver := fakeLeiosNode(api.LeiosStatus{EBsAnnounced: 4, BodiesHeld: 4, ClosuresComplete: 3, MissingTxs: 12, RequestsInFlight: 1, FetchedBytes: 123456}, `[
 		{"slot": 10, "ebHash": "aa10", "txs": 120, "announced": "2025-01-02T03:04:06.050Z", "body": "2025-01-02T03:04:06.120Z", "closure": "2025-01-02T03:04:06.250Z", "votes": 2,
 		 "stageMs": {"announced": 50, "body": 120, "closure": 250, "deadline": 600},
 		 "certify": {"slot": 22, "at": "2025-01-02T03:04:07.201Z", "atMs": 1201, "votes": 2, "outcome": "certified"}},
@@ -401,23 +393,16 @@ func TestLeiosReport(t *testing.T) {
 		{"slot": 20, "ebHash": "cc20", "announced": "2025-01-02T03:04:07.060Z", "body": "2025-01-02T03:04:07.100Z"},
 		{"slot": 20, "ebHash": "bb20", "announced": "2025-01-02T03:04:07.050Z", "closure": "2025-01-02T03:04:07.420Z"}
 	]`)
-	// A port nobody listens on: bind one, then free it.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	downNode := layout.Node{HTTPAddr: l.Addr().String()}
-	l.Close()
-	noList := fakeLeiosNode(t, api.LeiosStatus{EBsAnnounced: 2}, `{not json`)
+	downNode := EBList{Err: errors.New("connection refused")}
+	noListPoll, noList := fakeLeiosNode(api.LeiosStatus{EBsAnnounced: 2}, `{not json`)
 
-	nodes := []layout.Node{forger, receiver, downNode, noList}
-	for i := range nodes {
-		nodes[i].Name = fmt.Sprintf("node-%d", i)
+	names := make([]layout.Node, 4)
+	for i := range names {
+		names[i].Name = fmt.Sprintf("node-%d", i)
 	}
-	w := newChainWatch(nodes)
-	client := &http.Client{}
-	w.observe(pollStatuses(context.Background(), client, nodes))
-	r := w.leiosReport(clock, 10, pollEBLists(context.Background(), client, nodes), nil)
+	w := NewChainWatch(names)
+	w.Observe([]apiclient.StatusPoll{forgerPoll, receiverPoll, down, noListPoll})
+	r := w.leiosReport(clock, 10, []EBList{forger, receiver, downNode, noList}, nil)
 
 	// node-3's problem names the decoder's error; compare it apart.
 	if p := r.Nodes[3].Problem; !strings.HasPrefix(p, "EB list not read: GET /api/ebs: ") {
@@ -618,7 +603,7 @@ func TestLeiosReport(t *testing.T) {
 	}
 
 	// In the whole report it is the "leios" field.
-	full := w.report("/tmp/devnet", clock.Start, clock.Start.Add(time.Minute), 60, make([]string, len(nodes)))
+	full := w.report("/tmp/devnet", clock.Start, clock.Start.Add(time.Minute), 60, make([]string, len(names)))
 	full.Leios = r
 	b, err := json.Marshal(full)
 	if err != nil {
@@ -636,12 +621,10 @@ func TestLeiosReport(t *testing.T) {
 // TestLeiosReportNoEBs: nodes that answer with no EBs (an empty list, or
 // null) give an empty list and a summary without times, not an error.
 func TestLeiosReportNoEBs(t *testing.T) {
-	nodes := []layout.Node{fakeLeiosNode(t, api.LeiosStatus{}, `[]`), fakeLeiosNode(t, api.LeiosStatus{}, `null`)}
-	for i := range nodes {
-		nodes[i].Name = fmt.Sprintf("node-%d", i)
-	}
-	w := newChainWatch(nodes)
-	r := w.leiosReport(consensus.Clock{SlotLength: time.Second}, 10, pollEBLists(context.Background(), &http.Client{}, nodes), nil)
+	_, empty := fakeLeiosNode(api.LeiosStatus{}, `[]`)
+	_, null := fakeLeiosNode(api.LeiosStatus{}, `null`)
+	w := NewChainWatch([]layout.Node{{Name: "node-0"}, {Name: "node-1"}})
+	r := w.leiosReport(consensus.Clock{SlotLength: time.Second}, 10, []EBList{empty, null}, nil)
 	b, err := json.Marshal(r.Summary)
 	if err != nil {
 		t.Fatal(err)
@@ -668,7 +651,7 @@ func TestLeiosReportProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		nodeCount := rapid.IntRange(1, 4).Draw(t, "nodes")
 		w := watchOf(nodeCount)
-		lists := make([]ebListPoll, nodeCount)
+		lists := make([]EBList, nodeCount)
 		for i := range lists {
 			if rapid.IntRange(0, 5).Draw(t, "down") == 0 {
 				lists[i].Err = fmt.Errorf("connection refused")

@@ -1,8 +1,9 @@
-package devnet
+package report
 
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -13,6 +14,13 @@ import (
 	"github.com/leiosnode/leiosnode/internal/load"
 	"github.com/leiosnode/leiosnode/leios"
 )
+
+// EBList is one node's answer to GET /api/ebs; Err is non-nil when it
+// did not answer.
+type EBList struct {
+	EBs []leios.EBTimes
+	Err error
+}
 
 // LeiosReport is the report's account of EB diffusion, from each node's
 // last status and its GET /api/ebs, read just before the nodes stopped.
@@ -99,7 +107,7 @@ type EBDiffusion struct {
 // statuses (in w), their EB lists and, when some node's chain was read,
 // their chains (walks), all in node order; clock dates forging, minCertGap
 // is the genesis's.
-func (w *chainWatch) leiosReport(clock consensus.Clock, minCertGap int, lists []ebListPoll, walks []load.ChainWalk) *LeiosReport {
+func (w *ChainWatch) leiosReport(clock consensus.Clock, minCertGap int, lists []EBList, walks []load.ChainWalk) *LeiosReport {
 	r := &LeiosReport{EBs: []EBDiffusion{}}
 	ebs := ebsByPoint{}
 	names := make([]string, len(w.nodes))
@@ -212,4 +220,37 @@ func medianOfSorted(xs []int64) int64 {
 		return xs[mid]
 	}
 	return (xs[mid-1] + xs[mid]) / 2
+}
+
+// printLeiosSummary prints the report's summary of EB diffusion and of
+// what the chain shows of Leios.
+func printLeiosSummary(out io.Writer, r *LeiosReport) {
+	s := r.Summary
+	fmt.Fprintf(out, "EBs: %d seen, %d complete on all %d nodes read", s.EBsSeen, s.CompleteOnAll, s.NodesRead)
+	if s.MedianToLastNodeMs != nil {
+		fmt.Fprintf(out, "; slot start to the last node's closure: median %d ms, max %d ms", *s.MedianToLastNodeMs, *s.MaxToLastNodeMs)
+	}
+	fmt.Fprintln(out)
+	for _, n := range r.Nodes {
+		if n.Problem != "" {
+			fmt.Fprintf(out, "  %s: %s\n", n.Name, n.Problem)
+		}
+	}
+	c := r.Chain
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(out, "the common chain of %d nodes, %d blocks: %d EBs announced, %d certified", c.NodesRead, c.Blocks, c.EBsAnnounced, c.EBsCertified)
+	sep := "; not certified: "
+	for _, reason := range notCertifiedReasons {
+		if n := c.NotCertified[reason]; n > 0 {
+			fmt.Fprintf(out, "%s%d %s", sep, n, reason)
+			sep = ", "
+		}
+	}
+	fmt.Fprintf(out, "\n  through RBs %.1f tx/s, through EBs %.1f tx/s (%d and %d txs in %.1f s from the system start)\n",
+		c.RBTxPerSecond, c.EBTxPerSecond, c.TxsViaRBs, c.TxsViaEBs, c.Seconds)
+	for _, p := range c.Problems {
+		fmt.Fprintln(out, "  "+p)
+	}
 }

@@ -1,4 +1,4 @@
-package devnet
+package report
 
 import (
 	"fmt"
@@ -30,7 +30,7 @@ func reportPlotsFile(reportFile string) string {
 // CDF of the EBs' closure latency per node (from their slot start, with
 // the voting deadline), txs on chain per second over time (with the rate
 // offered, when the firehose ran), and every node's mempool over time.
-func writeReportPlots(path string, s *statusSeries, g *consensus.Genesis, leios *LeiosReport, offered float64) error {
+func writeReportPlots(path string, s *StatusSeries, g *consensus.Genesis, leios *LeiosReport, offered float64) error {
 	tips := plots.New("every node's tip", "s from the devnet's start", "block number")
 	ebs := plots.New("EB closure latency", "ms from the EB's slot start to the node's complete closure", "fraction of the EBs")
 	ebs.Y.Max = 1
@@ -91,7 +91,7 @@ func writeReportPlots(path string, s *statusSeries, g *consensus.Genesis, leios 
 // onChainRate is, at each poll, the txs per second that reached the
 // chain over the last onChainRateSpan, by the most txs on any node's
 // chain.
-func (s *statusSeries) onChainRate() plotter.XYs {
+func (s *StatusSeries) onChainRate() plotter.XYs {
 	type point struct {
 		seconds float64
 		txs     uint64

@@ -1,4 +1,4 @@
-package devnet
+package report
 
 import (
 	"image/png"
@@ -20,7 +20,7 @@ import (
 // answer leaves a gap in its series, not a zero.
 func TestReportPlotsFromPolls(t *testing.T) {
 	start := time.Unix(1_700_000_000, 0)
-	s := newStatusSeries([]layout.Node{{Name: "node-0"}, {Name: "node-1"}}, start)
+	s := NewStatusSeries([]layout.Node{{Name: "node-0"}, {Name: "node-1"}}, start, nil)
 	for i := range 12 {
 		polls := []apiclient.StatusPoll{
 			{Status: &api.Status{Tip: api.TipStatus{BlockNumber: uint64(i / 3)}, TxsOnChain: uint64(100 * i), Mempool: api.MempoolStatus{Txs: 50}}},
@@ -29,7 +29,7 @@ func TestReportPlotsFromPolls(t *testing.T) {
 		if i == 5 {
 			polls[1] = apiclient.StatusPoll{}
 		}
-		s.observe(start.Add(time.Duration(i)*time.Second), polls)
+		s.Observe(start.Add(time.Duration(i)*time.Second), polls)
 	}
 	rate := s.onChainRate()
 	if len(rate) != 11 {

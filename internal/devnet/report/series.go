@@ -1,4 +1,4 @@
-package devnet
+package report
 
 import (
 	"maps"
@@ -9,15 +9,15 @@ import (
 	"github.com/leiosnode/leiosnode/internal/load"
 )
 
-// statusSeries keeps, from the supervisor's status polls, what the
+// StatusSeries keeps, from the supervisor's status polls, what the
 // report's plots and its timeline use over time: per round of polls, each
 // node's figures and the firehose's counts. It is used by the
 // supervisor's loop alone.
-type statusSeries struct {
+type StatusSeries struct {
 	start   time.Time // the devnet's start; samples' seconds count from it
 	names   []string
 	samples []statusSample
-	// firehose, when set, reads the firehose's counts at each round.
+	// firehose, when not nil, reads the firehose's counts at each round.
 	firehose func() load.Counts
 }
 
@@ -43,8 +43,10 @@ type nodeSample struct {
 	refused         map[string]uint64  // submissions its edge refused, by reason
 }
 
-func newStatusSeries(nodes []layout.Node, start time.Time) *statusSeries {
-	s := &statusSeries{start: start}
+// NewStatusSeries keeps the series of nodes from start; firehose, when
+// not nil, reads the firehose's counts at each round.
+func NewStatusSeries(nodes []layout.Node, start time.Time, firehose func() load.Counts) *StatusSeries {
+	s := &StatusSeries{start: start, firehose: firehose}
 	for _, n := range nodes {
 		s.names = append(s.names, n.Name)
 	}
@@ -52,7 +54,7 @@ func newStatusSeries(nodes []layout.Node, start time.Time) *statusSeries {
 }
 
 // observe records one round of polls, taken at at.
-func (s *statusSeries) observe(at time.Time, polls []apiclient.StatusPoll) {
+func (s *StatusSeries) Observe(at time.Time, polls []apiclient.StatusPoll) {
 	sample := statusSample{at: at, seconds: at.Sub(s.start).Seconds(), nodes: make([]*nodeSample, len(polls))}
 	for i, p := range polls {
 		st := p.Status

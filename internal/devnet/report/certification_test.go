@@ -1,4 +1,4 @@
-package devnet
+package report
 
 import (
 	"errors"
@@ -59,7 +59,7 @@ func TestCertifyEBs(t *testing.T) {
 	listed := func(slot uint64, eb, vote string, votes int) leios.EBTimes {
 		return leios.EBTimes{Slot: slot, EbHash: eb, Vote: vote, Votes: votes}
 	}
-	lists := []ebListPoll{
+	lists := []EBList{
 		{EBs: []leios.EBTimes{
 			listed(0, "0000", forge.VoteClosureIncomplete, 0), // names no EB
 			listed(10, "a", forge.VoteCast, 3),
@@ -137,7 +137,7 @@ func TestCertifyEBs(t *testing.T) {
 // TestCertifyEBsNoChain: with no chain read there is nothing to say of
 // certificates, rather than every EB "not on the chain".
 func TestCertifyEBsNoChain(t *testing.T) {
-	lists := []ebListPoll{{EBs: []leios.EBTimes{{Slot: 10, EbHash: "a", Vote: forge.VoteCast}}}}
+	lists := []EBList{{EBs: []leios.EBTimes{{Slot: 10, EbHash: "a", Vote: forge.VoteCast}}}}
 	r := watchOf(1).leiosReport(consensus.Clock{SlotLength: time.Second}, 10, lists, []load.ChainWalk{{Err: errors.New("down")}})
 	if r.Chain != nil || r.EBs[0].NotCertified != "" {
 		t.Errorf("chain %+v, EB %+v; want neither to speak of certificates", r.Chain, r.EBs[0])

@@ -1,7 +1,8 @@
-package devnet
+package report
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"time"
@@ -94,9 +95,9 @@ type Agreement struct {
 	Problems []string `json:"problems,omitempty"`
 }
 
-// chainWatch accumulates what the status polls of a run show, for the
+// ChainWatch accumulates what the status polls of a run show, for the
 // report. It is used by the supervisor's loop alone.
-type chainWatch struct {
+type ChainWatch struct {
 	nodes []nodeWatch
 }
 
@@ -114,8 +115,8 @@ type nodeWatch struct {
 	conflicts []string
 }
 
-func newChainWatch(nodes []layout.Node) *chainWatch {
-	w := &chainWatch{nodes: make([]nodeWatch, len(nodes))}
+func NewChainWatch(nodes []layout.Node) *ChainWatch {
+	w := &ChainWatch{nodes: make([]nodeWatch, len(nodes))}
 	for i, n := range nodes {
 		w.nodes[i] = nodeWatch{name: n.Name, peerID: n.PeerID.String(), immutable: map[uint64]api.TipStatus{}}
 	}
@@ -123,7 +124,7 @@ func newChainWatch(nodes []layout.Node) *chainWatch {
 }
 
 // observe records one round of polls, in node order.
-func (w *chainWatch) observe(polls []apiclient.StatusPoll) {
+func (w *ChainWatch) Observe(polls []apiclient.StatusPoll) {
 	for i, p := range polls {
 		n := &w.nodes[i]
 		n.up = p.Status != nil
@@ -146,7 +147,7 @@ func (w *chainWatch) observe(polls []apiclient.StatusPoll) {
 
 // report summarizes the run. exited[i] is how node i's process ended, when
 // it ended before the devnet stopped it, else "".
-func (w *chainWatch) report(dir string, started, stopped time.Time, slot uint64, exited []string) Report {
+func (w *ChainWatch) report(dir string, started, stopped time.Time, slot uint64, exited []string) Report {
 	r := Report{Dir: dir, Started: started, Stopped: stopped, Slot: slot}
 	for i, n := range w.nodes {
 		nr := NodeReport{Name: n.name, PeerID: n.peerID, Up: n.up, FailedPolls: n.failedPolls, Exited: exited[i]}
@@ -163,7 +164,7 @@ func (w *chainWatch) report(dir string, started, stopped time.Time, slot uint64,
 }
 
 // recentConflicts compares the nodes' recent blocks numbered up to upTo.
-func (w *chainWatch) recentConflicts(upTo uint64) []string {
+func (w *ChainWatch) recentConflicts(upTo uint64) []string {
 	var problems []string
 	first := map[uint64]string{} // number -> hash, from the first node listing it
 	firstName := map[uint64]string{}
@@ -183,7 +184,7 @@ func (w *chainWatch) recentConflicts(upTo uint64) []string {
 	return problems
 }
 
-func (w *chainWatch) agreement() Agreement {
+func (w *ChainWatch) agreement() Agreement {
 	var a Agreement
 	for _, n := range w.nodes {
 		if !n.up {
@@ -251,4 +252,17 @@ func (w *chainWatch) agreement() Agreement {
 	}
 	a.Agree = len(a.Problems) == 0
 	return a
+}
+
+// printAgreement prints the report's verdict on the nodes' chains.
+func printAgreement(out io.Writer, a Agreement) {
+	if a.Agree {
+		fmt.Fprintf(out, "the nodes agree: common immutable block #%d %s, tips %d blocks apart\n",
+			a.CommonImmutable.BlockNumber, apiclient.ShortHash(a.CommonImmutable.Hash), a.TipSpread)
+		return
+	}
+	fmt.Fprintln(out, "chain agreement not confirmed:")
+	for _, p := range a.Problems {
+		fmt.Fprintln(out, "  "+p)
+	}
 }
