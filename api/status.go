@@ -13,7 +13,11 @@ import (
 
 // Status is the node's state as GET /status returns it.
 type Status struct {
-	Slot          uint64    `json:"slot"`
+	Slot uint64 `json:"slot"`
+	// SystemStart and SlotLengthMs are the network's slot clock, so that a
+	// tool dates a slot (when a block was forged) without the genesis file.
+	SystemStart   time.Time `json:"systemStart"`
+	SlotLengthMs  int64     `json:"slotLengthMs"`
 	Tip           TipStatus `json:"tip"`
 	ImmutableTip  TipStatus `json:"immutableTip"`
 	Peers         []Peer    `json:"peers"` // connected, sorted by ID
@@ -168,6 +172,8 @@ func (s *Server) Status() Status {
 	o := s.opts
 	st := Status{
 		Slot:           o.Clock.SlotAt(time.Now()),
+		SystemStart:    o.Clock.Start,
+		SlotLengthMs:   o.Clock.SlotLength.Milliseconds(),
 		Tip:            tipStatus(o.Chain.Tip()),
 		ImmutableTip:   tipStatus(o.Chain.ImmutableTip()),
 		Peers:          []Peer{},

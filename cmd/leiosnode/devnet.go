@@ -14,6 +14,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/internal/devnet"
 	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
+	"github.com/leiosnode/leiosnode/internal/load"
 )
 
 func newDevnetCommand() *cobra.Command {
@@ -87,7 +88,7 @@ timeout).`,
 				return err
 			}
 			if !cmd.Flags().Changed("funded") {
-				spec.Funded = devnet.FundedFor(opts.TxRate)
+				spec.Funded = load.FundedFor(opts.TxRate)
 			}
 			opts.Spec = spec
 			if chaosSpec != "" {

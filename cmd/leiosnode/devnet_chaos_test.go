@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leiosnode/leiosnode/internal/devnet"
 	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
+	"github.com/leiosnode/leiosnode/internal/devnet/report"
 )
 
 // TestDevnetChaos runs a three-node devnet of real node processes (the test
@@ -46,7 +46,7 @@ func TestDevnetChaos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r devnet.Report
+	var r report.Report
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}

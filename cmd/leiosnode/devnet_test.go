@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leiosnode/leiosnode/internal/devnet"
+	"github.com/leiosnode/leiosnode/internal/devnet/report"
 )
 
 // TestDevnetEndToEnd runs a three-node devnet of real node processes (the
@@ -40,7 +40,7 @@ func TestDevnetEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r devnet.Report
+	var r report.Report
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,6 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage: true, // a failing node is not a usage error
 	}
 	root.AddCommand(newRunCommand(), newGenesisCommand(), newDevnetCommand(), newKeygenCommand(), newPeerIDCommand(),
-		newSubmitCommand(), newTxCommand(), newStatusCommand(), newDBCommand(), newVersionCommand())
+		newSubmitCommand(), newTxCommand(), newLoadCommand(), newStatusCommand(), newDBCommand(), newVersionCommand())
 	return root
 }

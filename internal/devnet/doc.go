@@ -2,18 +2,19 @@
 // as an operator would:
 //
 //   - Run writes a devnet (package layout), starts every node as
-//     `NodeExecutable run --config FILE` (package supervisor), prints a status line a second while a tx firehose
-//     feeds the nodes from the genesis funds, then reads every node's
+//     `NodeExecutable run --config FILE` (package supervisor), prints a status line a second while the tx firehose
+//     (package load) feeds the nodes from the funded keys, then reads every node's
 //     chain, checks where every admitted tx ended up and what became of
-//     every EB, and stops the nodes. Then it measures the CPU floor of a
-//     tx on the firehose's txs, and writes a JSON Report that also sums
-//     the run up over time (a timeline of 10 s windows: EB stages, missed
+//     every EB, and stops the nodes. Then it hands what it observed to
+//     package report, which measures the CPU floor of a tx on the
+//     firehose's txs and builds the JSON Report that also sums the run up
+//     over time (a timeline of 10 s windows: EB stages, missed
 //     voting windows, rates, the nodes' CPU by work), over its measured
 //     span after the warm-up (targets) and per 1,000 txs on chain.
 //   - With a chaos.Spec, Run also kills and restarts, freezes and thaws
 //     nodes and partitions them, one fault at a time, watches the nodes
-//     recover from each (package chaos), and adds a chaos section to the
-//     report. For partitions the nodes dial one another through a TCP proxy
+//     recover from each (package chaos), and the report gets a chaos
+//     section. For partitions the nodes dial one another through a TCP proxy
 //     per link that the chaos mode runs and can cut.
 //
 // Invariants:
@@ -24,14 +25,11 @@
 //     mode restarts one with that same command line). The link proxies
 //     only forward bytes: the libp2p handshake runs end to end.
 //   - The firehose, likewise, submits txs only through a node's submit API
-//     and checks their fate through its chain and its lookups. Each chain
-//     of txs goes to one node, so a tx never reaches a node before its
-//     parent. Like a wallet, it sends again the admitted txs a node dropped
-//     (a node killed with them in its mempool); lost means a tx is on no
-//     chain and in no mempool at the end.
-//   - The CPU floor is measured in this process, after the nodes have
-//     stopped, so that they do not share its core; the nodes' own CPU is
-//     only what their /status reports.
+//     and checks their fate through its chain and its lookups (package
+//     load, the same code an operator runs against any network).
+//   - The report is built after the nodes have stopped, so that the CPU
+//     floor measured in this process does not share their cores; the
+//     nodes' own CPU is only what their /status reports.
 //   - When Run returns, every node process it started has exited (a frozen
 //     one is thawed first): each got SIGTERM, then SIGKILL after a
 //     timeout. On Linux the kernel also sends them SIGTERM should the

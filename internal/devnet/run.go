@@ -4,20 +4,34 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
+	"math/big"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/config"
+	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/devnet/report"
 	"github.com/leiosnode/leiosnode/internal/devnet/supervisor"
+	"github.com/leiosnode/leiosnode/internal/load"
 )
+
+// DefaultTxRate is the devnet command's --tx-rate: 500 payment txs (some
+// 100 kB) a second, a little more than RBs carry (90 kB a block, a block a
+// second on average), so that most RBs announce an EB and the certified
+// ones carry the rest: a plain devnet shows EBs announced and certified
+// within its first minute.
+const DefaultTxRate = 500
+
+// DefaultWarmup is the devnet command's --warmup: the part of a run left
+// out of its targets and CPU figures, while the mempools fill and the
+// first EBs diffuse.
+const DefaultWarmup = 60 * time.Second
 
 // Options say how Run runs a devnet.
 type Options struct {
@@ -62,10 +76,6 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		return err
 	}
 	client := apiclient.NewHTTPClient()
-	firehose, err := loadFirehose(d, client, firehoseOptions{Rate: opts.TxRate})
-	if err != nil {
-		return err
-	}
 	exe, err := nodeExecutable(opts.NodeExecutable)
 	if err != nil {
 		return err
@@ -76,27 +86,45 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	}
 	defer mesh.Close()
 
-	r := &devnetRun{opts: opts, out: out, d: d, client: client, firehose: firehose, started: time.Now()}
+	r := &devnetRun{opts: opts, out: out, d: d, client: client, started: time.Now()}
 	if r.procs, err = startNodes(exe, d.Nodes, out); err != nil {
 		return err
 	}
 	defer r.procs.Stop() // an early return must not leave nodes behind
-	r.watch, r.series = newChainWatch(d.Nodes), newStatusSeries(d.Nodes, r.started)
-	if firehose.enabled() {
-		r.series.firehose = firehose.counts
+	var counts func() load.Counts
+	if opts.TxRate > 0 {
+		if r.firehose, err = r.openFirehose(ctx); err != nil {
+			return err
+		}
+		if r.firehose != nil {
+			counts = r.firehose.Counts
+		}
 	}
+	r.watch, r.series = report.NewChainWatch(d.Nodes), report.NewStatusSeries(d.Nodes, r.started, counts)
 	if opts.Chaos != nil {
 		r.chaos, r.forks = chaos.New(d, r.procs, mesh, client, out, *opts.Chaos, opts.ChaosSeed, r.started, opts.Duration)
 	}
 
 	span := r.load(ctx)
 	txs, walks := r.settleTxs(span)
-	r.watch.observe(pollStatuses(context.Background(), client, d.Nodes))
-	leios := r.watch.leiosReport(d.Genesis.Clock(), d.Genesis.Leios.MinCertGap, pollEBLists(context.Background(), client, d.Nodes), walks)
-	slot := d.Genesis.Clock().SlotAt(time.Now())
-	exited := r.stopNodes()
-	report := r.report(slot, exited, txs, leios, walks, span)
-	return r.writeReport(report)
+	r.watch.Observe(pollStatuses(context.Background(), client, d.Nodes))
+	o := report.Observations{
+		Dir: d.Dir, Started: r.started, Genesis: d.Genesis, Warmup: opts.Warmup, Watch: r.watch, Series: r.series,
+		EBLists: pollEBLists(context.Background(), client, d.Nodes), Walks: walks, Txs: txs, Span: span,
+	}
+	o.Slot = d.Genesis.Clock().SlotAt(time.Now())
+	o.Exited = r.stopNodes()
+	o.Stopped = time.Now()
+	if r.firehose != nil {
+		o.FloorSample = r.firehose.FloorSample()
+	}
+	if r.chaos != nil {
+		o.Chaos = &report.ChaosRun{Spec: *opts.Chaos, Seed: opts.ChaosSeed, Faults: r.chaos.Faults(), Stopped: r.chaos.Stopped(), Forks: r.forks.Seen()}
+		if r.firehose != nil {
+			o.Chaos.Drops = r.firehose.Drops()
+		}
+	}
+	return r.writeReport(report.Build(o, out))
 }
 
 // devnetRun is what the phases of a running devnet share.
@@ -105,11 +133,11 @@ type devnetRun struct {
 	out      io.Writer
 	d        *layout.Layout
 	client   *http.Client
-	firehose *txFirehose
-	started  time.Time // when the nodes were started
+	firehose *load.Firehose // nil without Options.TxRate
+	started  time.Time      // when the nodes were started
 	procs    *supervisor.Processes
-	watch    *chainWatch
-	series   *statusSeries
+	watch    *report.ChainWatch
+	series   *report.StatusSeries
 	chaos    *chaos.Scheduler // nil without Options.Chaos
 	forks    *chaos.ForkWatch // nil without Options.Chaos
 }
@@ -172,14 +200,55 @@ func startNodes(exe string, nodes []layout.Node, out io.Writer) (*supervisor.Pro
 	return procs, nil
 }
 
+// openFirehose waits until every node's API answers, then opens the
+// firehose of the devnet's funds over them: it reads the parameters and
+// the funds' outputs from the nodes, as it would on any network. A node
+// that exits first is an error naming its log; a ctx that ends first
+// leaves the run without a firehose.
+func (r *devnetRun) openFirehose(ctx context.Context) (*load.Firehose, error) {
+	keys, err := load.FundsKeys(filepath.Join(r.d.Dir, layout.FundsDirName))
+	if err != nil {
+		return nil, fmt.Errorf("the firehose's funds: %w", err)
+	}
+	apis := newNodeAPIs(r.client, r.d.Nodes)
+	for {
+		polls := apiclient.PollStatuses(ctx, apis)
+		if !slices.ContainsFunc(polls, func(p apiclient.StatusPoll) bool { return p.Status == nil }) {
+			break
+		}
+		for _, p := range r.procs.All() {
+			if state := p.ExitState(); state != "" {
+				return nil, fmt.Errorf("%s %s before its API answered; its log is %s", p.Name(), state, p.LogFile())
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil // stopped before the nodes were up: a run without txs, not an error
+		case <-time.After(nodeUpPoll):
+		}
+	}
+	nodes := make([]load.Node, len(r.d.Nodes))
+	for i, n := range r.d.Nodes {
+		nodes[i] = load.Node{Name: n.Name, URL: "http://" + n.HTTPAddr}
+	}
+	f, err := load.New(ctx, nodes, keys, r.client, load.Options{Rate: r.opts.TxRate})
+	if err != nil {
+		return nil, fmt.Errorf("the firehose: %w", err)
+	}
+	return f, nil
+}
+
+// nodeUpPoll is how often openFirehose asks the nodes whether they answer.
+const nodeUpPoll = 250 * time.Millisecond
+
 // load runs the chaos mode and the firehose while supervise prints the
 // status lines, until ctx ends or the duration has passed, then stops them.
 // It returns the measured span, nil when the run ended in the warm-up.
-func (r *devnetRun) load(ctx context.Context) *measuredSpan {
-	onPoll := r.series.observe
+func (r *devnetRun) load(ctx context.Context) *load.Span {
+	onPoll := r.series.Observe
 	if r.chaos != nil {
 		onPoll = func(at time.Time, polls []apiclient.StatusPoll) {
-			r.series.observe(at, polls)
+			r.series.Observe(at, polls)
 			r.forks.Observe(at, polls)
 		}
 	}
@@ -192,9 +261,11 @@ func (r *devnetRun) load(ctx context.Context) *measuredSpan {
 	firehoseCtx, stopFirehose := context.WithCancel(ctx)
 	defer stopFirehose()
 	var firehoseRun sync.WaitGroup
-	firehoseRun.Go(func() { r.firehose.run(firehoseCtx) })
+	if r.firehose != nil {
+		firehoseRun.Go(func() { r.firehose.Run(firehoseCtx) })
+	}
 	supervise(ctx, r.out, r.d, r.procs, r.client, r.watch, r.firehose, r.opts.Duration, onPoll)
-	span, measured := newMeasuredSpan(r.d.Genesis.SystemStart, r.opts.Warmup, time.Now())
+	span, measured := load.NewSpan(r.d.Genesis.SystemStart, r.opts.Warmup, time.Now())
 	// The chaos mode stops first, ending a fault under way, so that the
 	// firehose can still send again what a killed node dropped.
 	stopChaos()
@@ -212,18 +283,29 @@ func (r *devnetRun) load(ctx context.Context) *measuredSpan {
 // report, it is made before the nodes stop, and not cut short by the run's
 // ctx: it is what the report is for, and bounded (the devnet command ends
 // at a second Ctrl-C).
-func (r *devnetRun) settleTxs(span *measuredSpan) (*TxReport, []chainWalk) {
-	if !r.firehose.enabled() {
-		return nil, walkChains(context.Background(), newNodeAPIs(r.client, r.d.Nodes))
+func (r *devnetRun) settleTxs(span *load.Span) (*load.Report, []load.ChainWalk) {
+	if r.firehose == nil {
+		return nil, load.WalkChains(context.Background(), newNodeAPIs(r.client, r.d.Nodes))
 	}
-	r.firehose.sweep(context.Background())
+	r.firehose.Sweep(context.Background())
 	grace := inFlightGrace(r.d.Genesis)
 	fmt.Fprintf(r.out, "firehose stopped; giving its last txs up to %v to reach every chain\n", grace.Round(time.Millisecond))
-	settled := awaitInFlight(context.Background(), r.client, r.d.Nodes, grace)
-	txs, walks := r.firehose.settle(context.Background(), r.d.Genesis.Clock(), span)
+	settled := r.firehose.AwaitInFlight(context.Background(), grace)
+	txs, walks := r.firehose.Settle(context.Background(), r.d.Genesis.Clock(), span)
 	txs.Settled = settled
-	printTxReport(r.out, txs)
+	txs.Print(r.out)
 	return txs, walks
+}
+
+// inFlightGrace is how long the devnet waits, after the firehose stopped,
+// for its last txs to reach every node's chain (load.InFlightGrace), with
+// g's f (0.1 when it cannot be read).
+func inFlightGrace(g *consensus.Genesis) time.Duration {
+	slotsPerBlock := 10.0
+	if f, err := g.ActiveSlots(); err == nil && f.Sign() > 0 {
+		slotsPerBlock, _ = new(big.Rat).Inv(f).Float64()
+	}
+	return load.InFlightGrace(g.SlotLength(), slotsPerBlock)
 }
 
 // stopNodes stops every node and prints how each ended. It returns, by
@@ -248,50 +330,13 @@ func (r *devnetRun) stopNodes() []string {
 	return exited
 }
 
-// report sums the run up, and prints its summaries.
-func (r *devnetRun) report(slot uint64, exited []string, txs *TxReport, leios *LeiosReport, walks []chainWalk, span *measuredSpan) Report {
-	report := r.watch.report(r.d.Dir, r.started, time.Now(), slot, exited)
-	report.Txs, report.Leios = txs, leios
-	load := loadRun{clock: r.d.Genesis.Clock(), names: r.series.names, samples: r.series.samples, ebs: leios.EBs, common: commonPrefix(answered(walks))}
-	report.Timeline = newTimeline(load, TimelineWidth)
-	if r.firehose.enabled() {
-		if span != nil {
-			report.Targets = newTargets(load, *span, r.opts.Warmup, txs)
-		}
-		// Measured with the nodes stopped, so that they do not share its core.
-		floor, err := measureFirehoseFloor(r.d.Genesis, r.firehose)
-		report.CPU = newCPUReport(load, span, floor, err, report.Timeline)
-	}
-	printAgreement(r.out, report.Agreement)
-	printLeiosSummary(r.out, leios)
-	printLoadSummary(r.out, report, r.opts.Warmup)
-	if r.chaos != nil {
-		report.Chaos = newChaosReport(*r.opts.Chaos, r.opts.ChaosSeed, r.chaos.Faults(), r.chaos.Stopped(), r.forks.Seen(), txs, r.firehose.drops())
-		printChaosSummary(r.out, report.Chaos)
-	}
-	return report
-}
-
 // writeReport writes the report and its plots to Options.ReportFile, if
 // any.
-func (r *devnetRun) writeReport(report Report) error {
+func (r *devnetRun) writeReport(rep report.Report) error {
 	if r.opts.ReportFile == "" {
 		return nil
 	}
-	if err := config.WriteJSON(r.opts.ReportFile, report); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	fmt.Fprintf(r.out, "report written to %s\n", r.opts.ReportFile)
-	plotsFile := reportPlotsFile(r.opts.ReportFile)
-	if err := writeReportPlots(plotsFile, r.series, r.d.Genesis, report.Leios, r.opts.TxRate); err != nil {
-		return fmt.Errorf("writing the report's plots: %w", err)
-	}
-	loadFile := loadPlotsFile(r.opts.ReportFile)
-	if err := writeLoadPlots(loadFile, report.Timeline, report.Targets); err != nil {
-		return fmt.Errorf("writing the report's load plots: %w", err)
-	}
-	fmt.Fprintf(r.out, "plots written to %s and %s\n", plotsFile, loadFile)
-	return nil
+	return report.Write(r.opts.ReportFile, rep, r.series, r.d.Genesis, r.opts.TxRate, r.out)
 }
 
 // supervise prints a status line a second, feeding every poll to watch,
@@ -300,7 +345,7 @@ func (r *devnetRun) writeReport(report Report) error {
 // devnet keeps running (the user may restart it by hand).
 //
 // onPoll gets every round of polls too, with the time it started.
-func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supervisor.Processes, client *http.Client, watch *chainWatch, firehose *txFirehose, duration time.Duration, onPoll func(time.Time, []apiclient.StatusPoll)) {
+func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supervisor.Processes, client *http.Client, watch *report.ChainWatch, firehose *load.Firehose, duration time.Duration, onPoll func(time.Time, []apiclient.StatusPoll)) {
 	var deadline <-chan time.Time
 	if duration > 0 {
 		timer := time.NewTimer(duration)
@@ -329,7 +374,7 @@ func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supe
 		if ctx.Err() != nil {
 			return // the polls were cut short, not the nodes
 		}
-		watch.observe(polls)
+		watch.Observe(polls)
 		onPoll(polled, polls)
 		for i, p := range procs.All() {
 			exitStates[i] = p.ExitState()
@@ -341,102 +386,13 @@ func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supe
 		now := time.Now()
 		onChain := maxTxsOnChain(polls)
 		rate.observe(now, onChain)
-		txs := txLine{Submitted: firehose.submitted(), OnChain: onChain, PerSecond: rate.perSecond()}
+		txs := txLine{OnChain: onChain, PerSecond: rate.perSecond()}
+		if firehose != nil {
+			txs.Submitted = firehose.Submitted()
+		}
 		fmt.Fprintln(out, statusLine(d.Genesis.Clock(), now, names, polls, exitStates, txs))
 	}
 }
-
-// printAgreement prints the report's verdict on the nodes' chains.
-func printAgreement(out io.Writer, a Agreement) {
-	if a.Agree {
-		fmt.Fprintf(out, "the nodes agree: common immutable block #%d %s, tips %d blocks apart\n",
-			a.CommonImmutable.BlockNumber, apiclient.ShortHash(a.CommonImmutable.Hash), a.TipSpread)
-		return
-	}
-	fmt.Fprintln(out, "chain agreement not confirmed:")
-	for _, p := range a.Problems {
-		fmt.Fprintln(out, "  "+p)
-	}
-}
-
-// printLeiosSummary prints the report's summary of EB diffusion and of
-// what the chain shows of Leios.
-func printLeiosSummary(out io.Writer, r *LeiosReport) {
-	s := r.Summary
-	fmt.Fprintf(out, "EBs: %d seen, %d complete on all %d nodes read", s.EBsSeen, s.CompleteOnAll, s.NodesRead)
-	if s.MedianToLastNodeMs != nil {
-		fmt.Fprintf(out, "; slot start to the last node's closure: median %d ms, max %d ms", *s.MedianToLastNodeMs, *s.MaxToLastNodeMs)
-	}
-	fmt.Fprintln(out)
-	for _, n := range r.Nodes {
-		if n.Problem != "" {
-			fmt.Fprintf(out, "  %s: %s\n", n.Name, n.Problem)
-		}
-	}
-	c := r.Chain
-	if c == nil {
-		return
-	}
-	fmt.Fprintf(out, "the common chain of %d nodes, %d blocks: %d EBs announced, %d certified", c.NodesRead, c.Blocks, c.EBsAnnounced, c.EBsCertified)
-	sep := "; not certified: "
-	for _, reason := range notCertifiedReasons {
-		if n := c.NotCertified[reason]; n > 0 {
-			fmt.Fprintf(out, "%s%d %s", sep, n, reason)
-			sep = ", "
-		}
-	}
-	fmt.Fprintf(out, "\n  through RBs %.1f tx/s, through EBs %.1f tx/s (%d and %d txs in %.1f s from the system start)\n",
-		c.RBTxPerSecond, c.EBTxPerSecond, c.TxsViaRBs, c.TxsViaEBs, c.Seconds)
-	for _, p := range c.Problems {
-		fmt.Fprintln(out, "  "+p)
-	}
-}
-
-// printTxReport prints the firehose's summary.
-func printTxReport(out io.Writer, r *TxReport) {
-	var rejected uint64
-	for _, n := range r.Rejected {
-		rejected += n
-	}
-	fmt.Fprintf(out, "txs: %d submitted, %d admitted, %d rejected; %d on every chain, %d in a mempool, %d on some chains, %d lost",
-		r.Submitted, r.Admitted, rejected, r.OnChain, r.InMempoolAtEnd, r.OnSomeChains, r.Lost)
-	if r.Unchecked > 0 {
-		fmt.Fprintf(out, ", %d unchecked", r.Unchecked)
-	}
-	fmt.Fprintf(out, " (checked in %s)\n", seconds(r.CheckMs))
-	if r.DroppedByNodes > 0 {
-		fmt.Fprintf(out, "  %d admitted txs were dropped by their node (in no mempool and on no chain: %s); the firehose sent them again, %d admitted again\n",
-			r.DroppedByNodes, countsByName(r.DroppedBy), r.Resubmitted)
-	}
-	if l := r.Latency; l != nil {
-		fmt.Fprintf(out, "  admission to on chain (the admitted POST to the slot start of the block that applied it): p50 %s, p95 %s, max %s over %d txs\n",
-			seconds(l.P50Ms), seconds(l.P95Ms), seconds(l.MaxMs), l.Txs)
-	}
-	if l := r.LatencyWithRefusals; l != nil {
-		fmt.Fprintf(out, "  first POST to on chain (the refusals before admission included): p50 %s, p95 %s, max %s\n",
-			seconds(l.P50Ms), seconds(l.P95Ms), seconds(l.MaxMs))
-	}
-	fmt.Fprintf(out, "  the firehose offered %.1f tx/s of %g: %.0f µs to build and sign a tx, %.2f ms a POST\n",
-		r.OfferedPerSecond, r.Rate, r.BuildMicros, r.SubmitMillis)
-	for _, reason := range slices.Sorted(maps.Keys(r.Rejected)) {
-		fmt.Fprintf(out, "  rejected %d× %s\n", r.Rejected[reason], reason)
-	}
-	for _, line := range append(r.StoppedChains, r.Problems...) {
-		fmt.Fprintln(out, "  "+line)
-	}
-}
-
-// countsByName spells counts as "node-0 3, node-2 1", by name.
-func countsByName(counts map[string]uint64) string {
-	var parts []string
-	for _, name := range slices.Sorted(maps.Keys(counts)) {
-		parts = append(parts, fmt.Sprintf("%s %d", name, counts[name]))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// seconds spells milliseconds as seconds, e.g. 1.25 s.
-func seconds(ms int64) string { return fmt.Sprintf("%.2f s", float64(ms)/1000) }
 
 // syncWriter serializes the writes of the supervisor, the chaos scheduler
 // and the node restarts to the devnet's output, a line each.

@@ -12,6 +12,7 @@ import (
 	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/devnet/report"
 	"github.com/leiosnode/leiosnode/leios"
 )
 
@@ -29,22 +30,15 @@ func fetchStatus(ctx context.Context, client *http.Client, addr string) (*api.St
 // longer than a status to serve and decode, and it is asked once a run.
 const ebListTimeout = 5 * time.Second
 
-// ebListPoll is one node's answer to GET /api/ebs; Err is non-nil when it
-// did not answer.
-type ebListPoll struct {
-	EBs []leios.EBTimes
-	Err error
-}
-
 // pollEBLists asks every node for GET /api/ebs at once.
-func pollEBLists(ctx context.Context, client *http.Client, nodes []layout.Node) []ebListPoll {
-	polls := make([]ebListPoll, len(nodes))
+func pollEBLists(ctx context.Context, client *http.Client, nodes []layout.Node) []report.EBList {
+	polls := make([]report.EBList, len(nodes))
 	var wg sync.WaitGroup
 	for i, n := range nodes {
 		wg.Go(func() {
 			var ebs []leios.EBTimes
 			err := apiclient.New(client, "http://"+n.HTTPAddr).Fetch(ctx, "/api/ebs", ebListTimeout, &ebs)
-			polls[i] = ebListPoll{EBs: ebs, Err: err}
+			polls[i] = report.EBList{EBs: ebs, Err: err}
 		})
 	}
 	wg.Wait()

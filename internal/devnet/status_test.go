@@ -1,6 +1,7 @@
 package devnet
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -8,7 +9,10 @@ import (
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
+
+var down = apiclient.StatusPoll{Err: errors.New("connection refused")}
 
 func TestStatusLine(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), SlotLength: 100 * time.Millisecond}
@@ -79,5 +83,15 @@ func TestOnChainRate(t *testing.T) {
 				t.Errorf("perSecond = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+func TestInFlightGrace(t *testing.T) {
+	tmpl, err := layout.LoadTemplate("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := tmpl.Genesis() // 100 ms slots, f = 0.1: a block a second
+	if got, want := inFlightGrace(g), 200*time.Millisecond+5*time.Second; got != want {
+		t.Errorf("grace %v, want %v", got, want)
 	}
 }

@@ -68,10 +68,14 @@ var rank = map[string]int{
 	"node":              8,
 	// The devnet's chaos mode, on its processes, links and API client.
 	"internal/devnet/chaos": 9,
-	"internal/devnet":       10,
-	"cmd/leiosnode":         11,
-	"cmd/leiosbench":        12,
-	"internal/layers":       13,
+	// The tx firehose, an operator's tool on any network's APIs.
+	"internal/load": 9,
+	// The devnet's report, built from what Run observed; then Run itself.
+	"internal/devnet/report": 10,
+	"internal/devnet":        11,
+	"cmd/leiosnode":          12,
+	"cmd/leiosbench":         13,
+	"internal/layers":        14,
 
 	// The benchmarks' packages: what they all write and where they ran
 	// are foundations.
@@ -84,13 +88,13 @@ var rank = map[string]int{
 	// Each benchmark, beside its baselines (the throughput and sync
 	// benchmarks run devnets); cmd/leiosbench holds the commands.
 	"internal/bench/txchains":     2, // the simulated chain the mempool benchmarks load
-	"internal/bench/votes":        11,
-	"internal/bench/txcache":      11,
-	"internal/bench/mempool":      11,
-	"internal/bench/txsubmission": 11,
-	"internal/bench/diffusion":    11,
-	"internal/bench/throughput":   11,
-	"internal/bench/sync":         11,
+	"internal/bench/votes":        12,
+	"internal/bench/txcache":      12,
+	"internal/bench/mempool":      12,
+	"internal/bench/txsubmission": 12,
+	"internal/bench/diffusion":    12,
+	"internal/bench/throughput":   12,
+	"internal/bench/sync":         12,
 }
 
 var (
@@ -275,6 +279,7 @@ func TestRulesCatchPlantedViolations(t *testing.T) {
 		{imp{from: "forge", to: "mempool"}, rules[3].name},
 		{imp{from: "internal/leiosnet", to: "fetch"}, rules[4].name},
 		{imp{from: "internal/devnet", to: "node"}, rules[5].name},
+		{imp{from: "internal/load", to: "node"}, rules[5].name},
 		{imp{from: "api", to: "node"}, rules[5].name},
 	} {
 		tc.plant.file = "planted.go"

@@ -15,8 +15,8 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/internal/devnet"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/load"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/node"
@@ -280,9 +280,9 @@ type payer struct {
 }
 
 // loadPayers reads the funded addresses' payment keys, as the devnet's
-// firehose does (devnet.FundedKeys).
+// firehose does (load.FundedKeys).
 func loadPayers(fundsDir string, g *consensus.Genesis) ([]*payer, error) {
-	funded, err := devnet.FundedKeys(fundsDir, g)
+	funded, err := load.FundedKeys(fundsDir, g)
 	if err != nil {
 		return nil, err
 	}

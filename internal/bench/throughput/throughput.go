@@ -33,6 +33,8 @@ import (
 	"github.com/leiosnode/leiosnode/internal/bench/output"
 	"github.com/leiosnode/leiosnode/internal/devnet"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/devnet/report"
+	"github.com/leiosnode/leiosnode/internal/load"
 )
 
 type throughputFlags struct {
@@ -198,7 +200,7 @@ type throughputReport struct {
 }
 
 // throughputCell is one rate's run: its figures over the measured span
-// (devnet.Targets and devnet.CPUReport), lost over the whole run.
+// (report.Targets and report.CPUReport), lost over the whole run.
 type throughputCell struct {
 	Rate    float64 `json:"rate"` // asked of the firehose, tx/s
 	LoadAvg string  `json:"loadAvg,omitempty"`
@@ -258,7 +260,7 @@ func runThroughput(ctx context.Context, f throughputFlags, rates []float64, log 
 		return nil, err
 	}
 	r := &throughputReport{Nodes: f.nodes, Duration: f.duration.String(), Warmup: f.warmup.String(), Hog: f.hog,
-		Machine: machine.Describe(), Measured: throughputMeasured, Floor: devnet.FloorDefinition}
+		Machine: machine.Describe(), Measured: throughputMeasured, Floor: report.FloorDefinition}
 	for _, rate := range rates {
 		cell, err := runThroughputRate(ctx, f, exe, template, rate, log)
 		if err != nil {
@@ -295,7 +297,7 @@ func runThroughputRate(ctx context.Context, f throughputFlags, exe string, templ
 	}
 	runErr := devnet.Run(ctx, devnet.Options{
 		Spec: layout.Spec{
-			Dir: filepath.Join(dir, "devnet"), Nodes: f.nodes, Funded: devnet.FundedFor(rate),
+			Dir: filepath.Join(dir, "devnet"), Nodes: f.nodes, Funded: load.FundedFor(rate),
 			Template: template, SystemStart: time.Now().Add(3 * time.Second),
 		},
 		NodeExecutable: exe,
@@ -329,7 +331,7 @@ func readThroughputCell(path string, rate float64) (throughputCell, error) {
 	if err != nil {
 		return throughputCell{}, err
 	}
-	var rep devnet.Report
+	var rep report.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return throughputCell{}, fmt.Errorf("report %s: %w", path, err)
 	}

@@ -16,7 +16,8 @@ import (
 
 	"github.com/leiosnode/leiosnode/internal/bench/benchtest"
 	"github.com/leiosnode/leiosnode/internal/bench/machine"
-	"github.com/leiosnode/leiosnode/internal/devnet"
+	"github.com/leiosnode/leiosnode/internal/devnet/report"
+	"github.com/leiosnode/leiosnode/internal/load"
 )
 
 // orphanerEnv makes the test binary start a busy loop, print its pid and
@@ -92,21 +93,21 @@ func TestThroughputFlagsValidate(t *testing.T) {
 }
 
 // fakeRunReport is a devnet report as a run at rate would write it.
-func fakeRunReport(rate, onChain, refused float64, pinned *devnet.MempoolPinned) devnet.Report {
-	return devnet.Report{
-		Txs: &devnet.TxReport{Lost: 2, InMempoolAtEnd: 40},
-		Targets: &devnet.Targets{
+func fakeRunReport(rate, onChain, refused float64, pinned *report.MempoolPinned) report.Report {
+	return report.Report{
+		Txs: &load.Report{Lost: 2, InMempoolAtEnd: 40},
+		Targets: &report.Targets{
 			OfferedPerSecond: rate, AdmittedPerSecond: rate - refused, RefusedPerSecond: refused, OnChainPerSecond: onChain,
 			EBsAnnounced: 20, EBsCertified: 8, CertifiedShare: 0.4, CertifiedPer30s: []int{3, 1, 4},
-			Latency:        &devnet.TxLatency{P50Ms: 2100, P95Ms: 4700},
+			Latency:        &load.Latency{P50Ms: 2100, P95Ms: 4700},
 			MempoolPinned:  pinned,
 			RefusedByNodes: map[string]uint64{"queue-delay": 12},
 		},
-		CPU: &devnet.CPUReport{MeanSecondsPerKTx: 0.45, RatioToFloor: 7.5, Floor: &devnet.CPUFloor{FloorSecondsPerKTx: 0.06}},
+		CPU: &report.CPUReport{MeanSecondsPerKTx: 0.45, RatioToFloor: 7.5, Floor: &report.CPUFloor{FloorSecondsPerKTx: 0.06}},
 	}
 }
 
-func writeRunReport(t *testing.T, r devnet.Report) string {
+func writeRunReport(t *testing.T, r report.Report) string {
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +121,7 @@ func writeRunReport(t *testing.T, r devnet.Report) string {
 
 // A cell is the run's figures over its measured span, from its report.
 func TestReadThroughputCell(t *testing.T) {
-	c, err := readThroughputCell(writeRunReport(t, fakeRunReport(2000, 1100, 300, &devnet.MempoolPinned{Seconds: 12, Node: "node-1"})), 2000)
+	c, err := readThroughputCell(writeRunReport(t, fakeRunReport(2000, 1100, 300, &report.MempoolPinned{Seconds: 12, Node: "node-1"})), 2000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,11 +145,11 @@ func TestReadThroughputCell(t *testing.T) {
 // The table gives every figure of every rate, says what was measured and
 // where, and the plot is drawn.
 func TestThroughputTableAndPlot(t *testing.T) {
-	r := &throughputReport{Nodes: 3, Duration: "3m0s", Warmup: "1m0s", Hog: true, Machine: machine.Description{CPU: "test CPU", CPUs: 2}, Measured: throughputMeasured, Floor: devnet.FloorDefinition}
+	r := &throughputReport{Nodes: 3, Duration: "3m0s", Warmup: "1m0s", Hog: true, Machine: machine.Description{CPU: "test CPU", CPUs: 2}, Measured: throughputMeasured, Floor: report.FloorDefinition}
 	for _, rate := range []float64{500, 1000, 2000} {
-		var pinned *devnet.MempoolPinned
+		var pinned *report.MempoolPinned
 		if rate == 2000 {
-			pinned = &devnet.MempoolPinned{Seconds: 12}
+			pinned = &report.MempoolPinned{Seconds: 12}
 		}
 		c, err := readThroughputCell(writeRunReport(t, fakeRunReport(rate, min(rate, 1000), max(rate-1100, 0), pinned)), rate)
 		if err != nil {
@@ -167,7 +168,7 @@ func TestThroughputTableAndPlot(t *testing.T) {
 		"   500      500      500       0.0      500    40%         1   4.70     2        -",
 		"refused by the nodes: queue-delay 12; the busy loop took 0.98 cores",
 		"measured: ",
-		devnet.FloorDefinition,
+		report.FloorDefinition,
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, out.String())

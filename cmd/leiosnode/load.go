@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/url"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/config"
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/load"
+)
+
+func newLoadCommand() *cobra.Command {
+	var (
+		nodeURLs, keyFiles []string
+		rate               float64
+		duration           time.Duration
+		reportFile         string
+	)
+	cmd := &cobra.Command{
+		Use:   "load --node URL[,URL…] --skey FILE… --rate N --duration D [--report r.json]",
+		Short: "Load a network with chains of signed txs through its nodes' APIs, then say what became of them",
+		Long: `Submit --rate txs a second for --duration to the nodes at --node, from the
+funded payment keys --skey (the funds/ keys genesis and devnet write are
+such keys), as the devnet's firehose does:
+  - each key pays itself tx after tx, each tx spending the one before, the
+    first its address's largest output at its node
+    (GET /api/addresses/{address}/utxos); key j goes to node j mod the
+    number of nodes, so a tx never reaches a node before its parent;
+  - the fees follow the nodes' protocol parameters (GET /api/parameters);
+  - a 503 is sent again after its Retry-After; txs a node admitted and then
+    dropped are sent again.
+One key carries a few hundred txs a second at most: give one per 100 tx/s.
+Each second a line says what was offered, admitted and refused (by the
+nodes' reasons). At the end, the last txs get a few blocks' time to land,
+then every node's chain is read and every admitted tx placed: on every
+chain, in a mempool, or lost; with the latency from admission to the slot
+of the block that applied it. --report writes the same as JSON.
+
+Ctrl-C ends the load early and still checks the txs; a second Ctrl-C stops
+at once.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			switch {
+			case rate <= 0:
+				return fmt.Errorf("--rate must be positive, not %g", rate)
+			case duration <= 0:
+				return fmt.Errorf("--duration must be positive, not %v", duration)
+			}
+			keys, err := load.ReadKeys(keyFiles)
+			if err != nil {
+				return fmt.Errorf("--skey: %w", err)
+			}
+			nodes, err := loadNodes(nodeURLs)
+			if err != nil {
+				return fmt.Errorf("--node: %w", err)
+			}
+			client := apiclient.NewHTTPClient()
+			clock, err := slotClock(ctx, apiclient.New(client, nodes[0].URL))
+			if err != nil {
+				return fmt.Errorf("--node %s: %w", nodes[0].URL, err)
+			}
+			f, err := load.New(ctx, nodes, keys, client, load.Options{Rate: rate})
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			runLoad(ctx, f, duration, out)
+			// A second Ctrl-C from here on stops the check at once.
+			stop()
+			r := settleLoad(cmd.Context(), f, apiclient.New(client, nodes[0].URL), clock, out)
+			if reportFile == "" {
+				return nil
+			}
+			if err := config.WriteJSON(reportFile, r); err != nil {
+				return fmt.Errorf("--report: %w", err)
+			}
+			fmt.Fprintf(out, "report written to %s\n", reportFile)
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringSliceVar(&nodeURLs, "node", nil, "base URLs of the nodes' HTTP APIs, e.g. http://10.0.0.1:3001,http://10.0.0.2:3001 (required)")
+	fs.StringSliceVar(&keyFiles, "skey", nil, "funded payment signing key files, one chain of txs each; repeat the flag or separate by commas (required)")
+	fs.Float64Var(&rate, "rate", 0, "txs per second offered over all keys (required)")
+	fs.DurationVar(&duration, "duration", 0, "how long to offer them, e.g. 120s (required)")
+	fs.StringVar(&reportFile, "report", "", "write what became of the txs as JSON to this file at the end")
+	for _, name := range []string{"node", "skey", "rate", "duration"} {
+		_ = cmd.MarkFlagRequired(name) // only fails for an unknown flag
+	}
+	return cmd
+}
+
+// loadNodes are the nodes at urls, each named by its host.
+func loadNodes(urls []string) ([]load.Node, error) {
+	var nodes []load.Node
+	for _, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return nil, fmt.Errorf("%q is not a URL such as http://127.0.0.1:3001", raw)
+		}
+		nodes = append(nodes, load.Node{Name: u.Host, URL: raw})
+	}
+	return nodes, nil
+}
+
+// slotClock is the network's slot clock as the node's GET /status says it.
+func slotClock(ctx context.Context, node apiclient.Client) (consensus.Clock, error) {
+	st, err := node.Status(ctx)
+	switch {
+	case err != nil:
+		return consensus.Clock{}, fmt.Errorf("does not answer: %w", err)
+	case st.SlotLengthMs <= 0:
+		return consensus.Clock{}, errors.New("its GET /status gives no slot clock: a node older than this command")
+	}
+	return consensus.Clock{Start: st.SystemStart, SlotLength: time.Duration(st.SlotLengthMs) * time.Millisecond}, nil
+}
+
+// runLoad runs the firehose for duration, or until ctx ends, printing a
+// line a second.
+func runLoad(ctx context.Context, f *load.Firehose, duration time.Duration, out io.Writer) {
+	ctx, cancel := context.WithTimeout(ctx, duration)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.Run(ctx)
+	}()
+	ticker := time.NewTicker(time.Second)
+	defer ticker.Stop()
+	start, last := time.Now(), f.Counts()
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-ticker.C:
+			counts := f.Counts()
+			fmt.Fprintln(out, loadLine(now.Sub(start), last, counts))
+			last = counts
+		}
+	}
+}
+
+// loadLine is the line of a second of load: what was offered, admitted
+// and refused in it (by reason), and in all since the start.
+func loadLine(elapsed time.Duration, before, now load.Counts) string {
+	var b strings.Builder
+	refused := map[string]uint64{}
+	var refusedAll uint64
+	for reason, n := range now.Refused {
+		refused[reason] = n - before.Refused[reason]
+		refusedAll += n - before.Refused[reason]
+	}
+	fmt.Fprintf(&b, "%5.0fs offered %d admitted %d refused %d", elapsed.Seconds(),
+		now.Submitted-before.Submitted, now.Admitted-before.Admitted, refusedAll)
+	if refusedAll > 0 {
+		var reasons []string
+		for _, reason := range slices.Sorted(maps.Keys(refused)) {
+			if refused[reason] > 0 {
+				reasons = append(reasons, fmt.Sprintf("%s %d", reason, refused[reason]))
+			}
+		}
+		fmt.Fprintf(&b, " (%s)", strings.Join(reasons, ", "))
+	}
+	fmt.Fprintf(&b, " | in all %d offered, %d admitted", now.Submitted, now.Admitted)
+	return b.String()
+}
+
+// settleLoad gives the last txs time to land, places every admitted tx
+// and prints the report's lines. The grace is two slots and five blocks,
+// the block interval read off node's chain (slots over blocks).
+func settleLoad(ctx context.Context, f *load.Firehose, node apiclient.Client, clock consensus.Clock, out io.Writer) *load.Report {
+	f.Sweep(ctx)
+	slotsPerBlock := 20.0 // an f of 0.05 when the chain says nothing yet
+	if st, err := node.Status(ctx); err == nil && st.Tip.BlockNumber > 0 {
+		slotsPerBlock = float64(st.Tip.Slot) / float64(st.Tip.BlockNumber)
+	}
+	grace := load.InFlightGrace(clock.SlotLength, slotsPerBlock)
+	fmt.Fprintf(out, "load stopped; giving its last txs up to %v to reach every chain\n", grace.Round(time.Millisecond))
+	settled := f.AwaitInFlight(ctx, grace)
+	r, _ := f.Settle(ctx, clock, nil)
+	r.Settled = settled
+	r.Print(out)
+	return r
+}

@@ -1,0 +1,72 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/internal/load"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// TestLoadCommand loads a one-node devnet, run as its own process, from
+// two funded keys with leiosnode load, after one of them paid once with tx
+// send (so its chain starts from a change output, not the genesis funds):
+// a line a second, txs admitted, on chain, none lost, in the report file
+// too. A key that is not a payment signing key, a node that does not
+// answer and a key holding nothing are one clear error line each.
+func TestLoadCommand(t *testing.T) {
+	dir, config := devnetNode(t, "--start-delay", "1s", "--funded", "2")
+	node := startNode(t, config)
+	t.Cleanup(func() { node.stop(t) })
+	var cfg struct {
+		HTTPAddr string `json:"httpAddr"`
+	}
+	readJSON(t, config, &cfg)
+	url := "http://" + cfg.HTTPAddr
+	key0, key1 := filepath.Join(dir, "funds", "payment-0.skey"), filepath.Join(dir, "funds", "payment-1.skey")
+	alice := newPayee(t, dir, "alice")
+	id, err := sendTx(key0, filepath.Join(dir, "alice.addr"), "5000000", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitOutput(t, url, alice, id, 0, 5_000_000)
+	bob := newPayee(t, dir, "bob") // holds nothing
+
+	reportFile := filepath.Join(t.TempDir(), "r.json")
+	out, err := execute(context.Background(), "load", "--node", url, "--skey", key0, "--skey", key1,
+		"--rate", "20", "--duration", "4s", "--report", reportFile)
+	t.Logf("load output:\n%s", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"    1s offered ", " admitted ", " refused ", "in all ", "load stopped", "txs: ", " lost", "admission to on chain", "report written to"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
+	var r load.Report
+	readJSON(t, reportFile, &r)
+	if r.Chains != 2 || r.Admitted == 0 || r.OnChain == 0 || r.Lost != 0 || r.Unchecked != 0 || len(r.StoppedChains) != 0 || len(r.Problems) != 0 {
+		t.Errorf("report %+v: want txs from 2 chains admitted and on chain, none lost", r)
+	}
+	if r.Latency == nil || r.Latency.Txs != int(r.OnChain) || r.Latency.P50Ms <= 0 {
+		t.Errorf("latency %+v, want one over the %d txs on chain", r.Latency, r.OnChain)
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a verification key", []string{"--node", url, "--skey", filepath.Join(dir, "funds", "payment-0.vkey")}, "--skey: "},
+		{"a node that does not answer", []string{"--node", "http://127.0.0.1:1", "--skey", key0}, "--node http://127.0.0.1:1: does not answer"},
+		{"a key holding nothing", []string{"--node", url, "--skey", filepath.Join(dir, "bob.skey")}, "bob: its address " + ledger.FormatAddress(bob) + " holds no output"},
+	} {
+		stderr, code := runCLI(t, append([]string{"load", "--rate", "10", "--duration", "1s"}, tc.args...)...)
+		t.Run(tc.name, func(t *testing.T) { checkOneErrorLine(t, stderr, code, tc.want) })
+	}
+}

@@ -1,0 +1,18 @@
+// Package report turns what a devnet run observed from outside its nodes
+// into its JSON report, its printed summaries and its plots: the status
+// polls (ChainWatch, StatusSeries), every node's EB list and chain walk at
+// the end, the firehose's final check and txs (package load) and the
+// chaos mode's faults. Build sums a run up; Write writes it and its plots.
+//
+// Invariants:
+//   - The report is a function of the observations it is handed: the same
+//     observations give the same report, bar the CPU floor, which Build
+//     measures in this process on the firehose's txs (so only once the
+//     nodes have stopped, not to share their cores).
+//   - Every admitted tx is counted once in the txs section (load.Report);
+//     an EB's fate (certified by which block, or why not) is read off the
+//     chain every node holds.
+//
+// This package must never make HTTP calls or import node: what it knows
+// of the nodes is what Run polled and handed it.
+package report

@@ -1,0 +1,175 @@
+package load
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// txChain is the firehose's chain of txs from one funded address: each tx
+// spends the single output of the one before it (the first spends the
+// address's largest output when the firehose started) and pays it all, less the minimum fee, back to
+// the address. Chains of different addresses never touch the same output,
+// so they never conflict, and a chain's txs are ordered by construction.
+//
+// A chain is owned by one goroutine at a time: its submitter while the
+// firehose runs, then the final check.
+type txChain struct {
+	name    string // the payment key's file name, e.g. payment-3
+	node    int    // index of the node it is submitted to
+	key     ed25519.PrivateKey
+	address []byte
+
+	// head is the output the next tx spends, worth coin: the output the
+	// chain started from, or the output of the last admitted tx.
+	head ledger.TxIn
+	coin uint64
+	// pending is the tx built from head and not yet admitted; submitted
+	// says it was sent at least once, first at firstSent.
+	pending   *ledger.Tx
+	submitted bool
+	firstSent time.Time
+	// lastSent is when the pending tx's latest POST began.
+	lastSent time.Time
+	// admitted are the txs the node admitted, oldest first, less those it
+	// dropped since (see recoverDropped).
+	admitted []admittedTx
+	// resubmit are admitted txs the node dropped, oldest first, to be sent
+	// again before any new tx; retryAt holds the next POST back while the
+	// node is behind the others; nodeDown says a POST got no answer, so the
+	// submitter waits for the node to answer again.
+	resubmit []admittedTx
+	retryAt  time.Time
+	nodeDown bool
+	// missingSince is when the chain first found admitted txs in no
+	// mempool and on no chain, until it finds them again or takes them as
+	// dropped.
+	missingSince time.Time
+	// start is the output the chain started from, worth funds, for a
+	// chain that goes back to its start.
+	start ledger.TxIn
+	funds uint64
+	// floorTxs are the bytes of the chain's first admitted txs, up to
+	// floorCap, in order: the sample the CPU floor is measured on (see
+	// Firehose.FloorSample), which applies from start.
+	floorTxs [][]byte
+	floorCap int
+	// rejectedInARow counts the 400 answers since the last admission.
+	rejectedInARow int
+	// stopped says why the chain stopped; "" while it runs.
+	stopped string
+}
+
+// admittedTx is one tx of a chain that a node admitted.
+type admittedTx struct {
+	Hash [32]byte  // tx hash: Blake2b-256 of the whole tx, as GET /api/blocks names it
+	Sent time.Time // when the firehose first POSTed it
+	// Admitted is when the POST that the node admitted began: after Sent
+	// by the time the node's edge refused it (503) before.
+	Admitted time.Time
+	// out is its output, worth coin: the next tx of the chain spends it.
+	out  ledger.TxIn
+	coin uint64
+	// tx is the tx itself, kept to send it again should its node drop it,
+	// for the chain's last resubmitWindow admitted txs; nil before.
+	tx *ledger.Tx
+}
+
+// id is the tx id (Blake2b-256 of the body), as the mempool API knows it.
+func (t admittedTx) id() [32]byte { return t.out.TxID }
+
+// resubmitWindow is how many of a chain's last admitted txs it keeps, to
+// send them again should its node drop them. A node drops what its
+// mempool held when it was killed and had not passed on yet: the txs of the
+// last moments, far fewer than this.
+const resubmitWindow = 2048
+
+// errFundsExhausted: a chain's output cannot pay another minimum fee and
+// still leave an output of the minimum coin.
+var errFundsExhausted = errors.New("funds exhausted")
+
+func newTxChain(name string, node int, key ed25519.PrivateKey, address []byte, start ledger.TxIn, coin uint64) *txChain {
+	return &txChain{name: name, node: node, key: key, address: address, head: start, coin: coin, start: start, funds: coin}
+}
+
+// next returns the tx to submit: the pending one, else a new one spending
+// head. It fails with errFundsExhausted when head cannot pay for another.
+func (c *txChain) next(p ledger.Params) (*ledger.Tx, error) {
+	if c.pending != nil {
+		return c.pending, nil
+	}
+	tx, err := ledger.BuildPayment(p, []ledger.TxIn{c.head}, c.coin, nil, c.address, nil, []ed25519.PrivateKey{c.key})
+	switch {
+	case errors.Is(err, ledger.ErrCannotBalance):
+		return nil, fmt.Errorf("%w: %d lovelace left", errFundsExhausted, c.coin)
+	case err != nil:
+		return nil, err
+	}
+	c.pending, c.submitted = tx, false
+	return tx, nil
+}
+
+// admit records that the node admitted the pending tx: its output is the
+// new head.
+func (c *txChain) admit() {
+	tx := c.pending
+	c.record(admittedTx{Hash: tx.Hash(), Sent: c.firstSent, Admitted: c.lastSent, out: ledger.TxIn{TxID: tx.ID(), Index: 0}, coin: tx.Outputs[0].Coin, tx: tx})
+	c.pending, c.submitted = nil, false
+}
+
+// readmit records that the node admitted the first of the txs to resubmit
+// again.
+func (c *txChain) readmit() {
+	c.record(c.resubmit[0])
+	c.resubmit = c.resubmit[1:]
+}
+
+// record appends an admitted tx, whose output is the new head, and lets go
+// of the tx that falls out of the resubmission window.
+func (c *txChain) record(a admittedTx) {
+	c.admitted = append(c.admitted, a)
+	// A tx admitted again after its node dropped it is in the sample
+	// already, at its index: the chain sends the same txs again.
+	if i := len(c.admitted) - 1; i == len(c.floorTxs) && i < c.floorCap && a.tx != nil {
+		c.floorTxs = append(c.floorTxs, a.tx.Bytes())
+	}
+	if old := len(c.admitted) - 1 - resubmitWindow; old >= 0 {
+		c.admitted[old].tx = nil
+	}
+	c.head, c.coin = a.out, a.coin
+	c.rejectedInARow = 0
+	c.missingSince = time.Time{} // what was missing is back, or sent again
+}
+
+// rewind makes the chain go on from its admitted tx i (-1: from its
+// start): the txs after it are to be sent again, before those
+// already waiting to be. It returns them.
+func (c *txChain) rewind(i int) []admittedTx {
+	dropped := slices.Clone(c.admitted[i+1:])
+	c.admitted = c.admitted[:i+1]
+	c.resubmit = append(dropped, c.resubmit...)
+	if i < 0 {
+		c.head, c.coin = c.start, c.funds
+	} else {
+		c.head, c.coin = c.admitted[i].out, c.admitted[i].coin
+	}
+	return dropped
+}
+
+// txs are the chain's admitted txs: those its node holds as far as the
+// chain knows, then those it dropped and that are still to go again.
+func (c *txChain) txs() []admittedTx {
+	return append(slices.Clone(c.admitted), c.resubmit...)
+}
+
+// lastAdmitted is the newest admitted tx, if any.
+func (c *txChain) lastAdmitted() (admittedTx, bool) {
+	if len(c.admitted) == 0 {
+		return admittedTx{}, false
+	}
+	return c.admitted[len(c.admitted)-1], true
+}

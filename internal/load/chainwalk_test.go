@@ -1,0 +1,211 @@
+package load
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"github.com/leiosnode/leiosnode/api/apiclient"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/api"
+)
+
+// TestWalkChain reads a chain longer than a batch from a fake node: every
+// block once, in order, each tx placed in its block, a certified closure's
+// txs as via an EB.
+func TestWalkChain(t *testing.T) {
+	f, fakes := fakeDevnet(t, 1, 2, Options{Rate: 1})
+	n := fakes[0]
+	for range 2*walkBatch + 17 {
+		if err := n.adopt(nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stepOnce(f, f.chains[0])
+	stepOnce(f, f.chains[1])
+	eb, own := n.mempoolTxs()[:1], n.mempoolTxs()[1:]
+	if err := n.adoptBlock(eb, own); err != nil {
+		t.Fatal(err)
+	}
+
+	c, err := walkChain(context.Background(), f.apis[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Blocks) != 2*walkBatch+18 {
+		t.Fatalf("%d blocks, want %d", len(c.Blocks), 2*walkBatch+18)
+	}
+	for i, b := range c.Blocks {
+		if b.Number != uint64(i+1) || b.Hash != n.blocks[i].Hash {
+			t.Fatalf("block %d is #%d %s, want #%d %s", i, b.Number, b.Hash, i+1, n.blocks[i].Hash)
+		}
+	}
+	last := len(c.Blocks) - 1
+	if p, ok := c.txs[eb[0].Hash()]; !ok || p != (txPlace{block: last, viaEB: true}) {
+		t.Errorf("the certified tx is at %+v (%v), want the last block, via its EB", p, ok)
+	}
+	if p, ok := c.txs[own[0].Hash()]; !ok || p != (txPlace{block: last}) {
+		t.Errorf("the CertRB's own tx is at %+v (%v), want the last block", p, ok)
+	}
+	if len(c.txs) != 2 {
+		t.Errorf("%d txs placed, want 2", len(c.txs))
+	}
+}
+
+// scriptedChains serves GET /api/blocks from chains[i] at the i-th request
+// (the last one from then on), as a node that switches forks between
+// requests.
+func scriptedChains(t testing.TB, chains ...[]api.BlockTxs) apiclient.Client {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		chain := chains[min(int(requests.Add(1)), len(chains))-1]
+		from, _ := strconv.Atoi(r.URL.Query().Get("from"))
+		count, _ := strconv.Atoi(r.URL.Query().Get("count"))
+		writeAPIJSON(w, http.StatusOK, blocksPage(chain, from, count))
+	}))
+	t.Cleanup(srv.Close)
+	return apiclient.New(&http.Client{}, srv.URL)
+}
+
+// scriptedChain is blocks 1..length, without txs; from block forkAt on
+// their hashes name the fork.
+func scriptedChain(length, forkAt int, fork string) []api.BlockTxs {
+	var blocks []api.BlockTxs
+	for i := 1; i <= length; i++ {
+		f := ""
+		if i >= forkAt {
+			f = fork
+		}
+		blocks = append(blocks, api.BlockTxs{Number: uint64(i), Slot: uint64(10 * i), Hash: fmt.Sprintf("%s-%d", f, i)})
+	}
+	return blocks
+}
+
+// TestWalkChainSwitchingForks: a node that switches forks between two
+// batches makes the walk start over, and it returns the one chain it read
+// whole; a node that keeps switching makes it give up.
+func TestWalkChainSwitchingForks(t *testing.T) {
+	before := scriptedChain(walkBatch+50, 0, "")
+	after := scriptedChain(walkBatch+60, walkBatch-20, "b")
+	c, err := walkChain(context.Background(), scriptedChains(t, before, after))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Blocks) != len(after) || c.Blocks[len(after)-1].Hash != after[len(after)-1].Hash || c.Blocks[walkBatch-1].Hash != after[walkBatch-1].Hash {
+		t.Errorf("walked %d blocks, tip %s; want the %d of the fork switched to", len(c.Blocks), c.Blocks[len(c.Blocks)-1].Hash, len(after))
+	}
+
+	var flapping [][]api.BlockTxs
+	for i := range 2 * walkAttempts {
+		flapping = append(flapping, scriptedChain(walkBatch+10, 5, strconv.Itoa(i)))
+	}
+	if _, err := walkChain(context.Background(), scriptedChains(t, flapping...)); !errors.Is(err, errChainSwitched) {
+		t.Errorf("a node switching forks at every request: %v, want %v", err, errChainSwitched)
+	}
+}
+
+// TestPlaceTx places txs from scripted chains that forked after their
+// first block and the mempools' answers.
+func TestPlaceTx(t *testing.T) {
+	tx := func(b byte) [32]byte { return [32]byte{b} }
+	hex := func(b byte) string { return fmt.Sprintf("%02x", b) + strings.Repeat("00", 31) }
+	chain := func(blocks ...api.BlockTxs) *WalkedChain {
+		c, err := indexChain(blocks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	common := api.BlockTxs{Number: 1, Hash: "common", Txs: []string{hex('a')}}
+	// x certifies an EB with c after the common block; y, the other fork,
+	// carries e instead.
+	x := chain(common, api.BlockTxs{Number: 2, Hash: "x", Closure: []string{hex('c')}, Txs: []string{hex('d')}})
+	y := chain(common, api.BlockTxs{Number: 2, Hash: "y", Txs: []string{hex('e')}})
+	mempools := map[[32]byte]mempoolAnswer{
+		tx('e'): {held: true},                     // back in x's mempool after the fork
+		tx('f'): {held: true},                     // on neither chain yet
+		tx('g'): {},                               // nowhere
+		tx('h'): {err: errors.New("node-1: 500")}, // nowhere that answered
+	}
+	tests := []struct {
+		tx     byte
+		chains []*WalkedChain
+		want   txPlacement
+	}{
+		{'a', []*WalkedChain{x, y}, txOnEveryChain},
+		{'c', []*WalkedChain{x, y}, txOnSomeChains},
+		{'c', []*WalkedChain{x}, txOnEveryChain},
+		{'e', []*WalkedChain{x, y}, txInMempool},
+		{'f', []*WalkedChain{x, y}, txInMempool},
+		{'g', []*WalkedChain{x, y}, txLost},
+		{'h', []*WalkedChain{x, y}, txUnchecked},
+		{'a', nil, txUnchecked},
+	}
+	for _, tt := range tests {
+		if got := placeTx(tt.chains, mempools, tx(tt.tx)); got != tt.want {
+			t.Errorf("tx %c on %d chains: %d, want %d", tt.tx, len(tt.chains), got, tt.want)
+		}
+	}
+}
+
+func TestCommonPrefix(t *testing.T) {
+	chain := func(length, forkAt int, fork string) *WalkedChain {
+		return &WalkedChain{Blocks: scriptedChain(length, forkAt, fork)}
+	}
+	tests := []struct {
+		name   string
+		chains []*WalkedChain
+		want   int
+	}{
+		{"none", nil, 0},
+		{"one", []*WalkedChain{chain(5, 0, "")}, 5},
+		{"one ahead", []*WalkedChain{chain(5, 0, ""), chain(7, 0, "")}, 5},
+		{"forked", []*WalkedChain{chain(5, 0, ""), chain(7, 4, "b"), chain(6, 0, "")}, 3},
+		{"forked from the first block", []*WalkedChain{chain(5, 1, "a"), chain(5, 1, "b")}, 0},
+	}
+	for _, tt := range tests {
+		if got := CommonPrefix(tt.chains); len(got) != tt.want {
+			t.Errorf("%s: %d blocks in common, want %d", tt.name, len(got), tt.want)
+		}
+	}
+}
+
+// BenchmarkFinalCheckWalk walks three nodes' chains of 300 blocks of a
+// thousand txs each (five minutes at a thousand tx/s) and places every tx:
+// the final check's work once the mempools are empty.
+func BenchmarkFinalCheckWalk(b *testing.B) {
+	const blocks, txsPerBlock, nodes = 300, 1000, 3
+	chain := make([]api.BlockTxs, blocks)
+	var hashes [][32]byte
+	for i := range chain {
+		chain[i] = api.BlockTxs{Number: uint64(i + 1), Slot: uint64(10 * (i + 1)), Hash: fmt.Sprintf("%064x", i)}
+		for range txsPerBlock {
+			var h [32]byte
+			binary.BigEndian.PutUint64(h[:], uint64(len(hashes)))
+			hashes = append(hashes, h)
+			chain[i].Txs = append(chain[i].Txs, hex.EncodeToString(h[:]))
+		}
+	}
+	apis := make([]apiclient.Client, nodes)
+	for i := range apis {
+		apis[i] = scriptedChains(b, chain)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		walks := WalkChains(context.Background(), apis)
+		chains := Answered(walks)
+		for _, h := range hashes {
+			if placeTx(chains, nil, h) != txOnEveryChain {
+				b.Fatal("a tx not on every chain")
+			}
+		}
+	}
+	b.ReportMetric(float64(len(hashes)), "txs")
+}

@@ -1,0 +1,385 @@
+package load
+
+import (
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/ledger"
+)
+
+// fakeAPINode serves a node's local API (the submit, utxo, mempool, blocks
+// and status routes) over a real ledger: a chain (its blocks and the UTxO
+// at its tip) and a mempool of txs validated on top. Tests move txs to the
+// chain with adopt, lose the mempool with restart, and script answers with
+// the knobs.
+type fakeAPINode struct {
+	params ledger.Params
+	server *httptest.Server
+
+	// mu guards everything below; handlers and tests take it.
+	mu         sync.Mutex
+	chain      ledger.MapUTxO // the UTxO at the tip
+	blocks     []api.BlockTxs
+	txsOnChain uint64
+	mempool    []*ledger.Tx   // in admission order
+	view       ledger.MapUTxO // chain after the mempool's txs
+	// Knobs: refuse the next refuse submits with 503 (queue delay,
+	// Retry-After 2), answer the next rejectN with 400 reject, admit the
+	// next unanswered without answering (the connection is closed);
+	// failQueries answers every GET with 500.
+	refuse      int
+	rejectN     int
+	reject      error
+	unanswered  int
+	failQueries bool
+	posts       int // submits received
+}
+
+func newFakeAPINode(t *testing.T, params ledger.Params, genesis ledger.MapUTxO) *fakeAPINode {
+	n := &fakeAPINode{params: params, chain: maps.Clone(genesis), view: maps.Clone(genesis)}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/submit/tx", n.handleSubmit)
+	mux.HandleFunc("GET /api/utxo/{txid}/{index}", n.handleUTxO)
+	mux.HandleFunc("GET /api/mempool/{txid}", n.handleMempool)
+	mux.HandleFunc("GET /api/blocks", n.handleBlocks)
+	mux.HandleFunc("GET /status", n.handleStatus)
+	mux.HandleFunc("GET /api/parameters", func(w http.ResponseWriter, _ *http.Request) { writeAPIJSON(w, http.StatusOK, n.params) })
+	mux.HandleFunc("GET /api/addresses/{address}/utxos", n.handleAddressUTxOs)
+	n.server = httptest.NewServer(mux)
+	t.Cleanup(n.server.Close)
+	return n
+}
+
+// node is the fake as the firehose addresses a node.
+func (n *fakeAPINode) node(name string) Node { return Node{Name: name, URL: n.server.URL} }
+
+func (n *fakeAPINode) handleSubmit(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Content-Type") != "application/cbor" {
+		writeAPIError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/cbor")
+		return
+	}
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeAPIError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.posts++
+	switch {
+	case n.refuse > 0:
+		n.refuse--
+		w.Header().Set("Retry-After", "2")
+		writeAPIError(w, http.StatusServiceUnavailable, "refused (queue-delay): the oldest tx held has waited 12.0 s (more than 10.0 s); try again later")
+		return
+	case n.rejectN > 0:
+		n.rejectN--
+		writeAPIRejection(w, n.reject)
+		return
+	}
+	tx, err := ledger.DecodeTx(raw)
+	if err != nil {
+		writeAPIRejection(w, err)
+		return
+	}
+	if slices.ContainsFunc(n.mempool, func(m *ledger.Tx) bool { return m.Hash() == tx.Hash() }) {
+		writeAPIJSON(w, http.StatusBadRequest, map[string]string{"error": "mempool: tx already in the mempool", "rule": api.RuleInMempool})
+		return
+	}
+	diff, err := ledger.Apply(n.params, n.view, 0, tx)
+	if err != nil {
+		writeAPIRejection(w, err)
+		return
+	}
+	applyDiff(n.view, diff)
+	n.mempool = append(n.mempool, tx)
+	if n.unanswered > 0 {
+		n.unanswered--
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+		return
+	}
+	id := tx.ID()
+	writeAPIJSON(w, http.StatusAccepted, hex.EncodeToString(id[:]))
+}
+
+func (n *fakeAPINode) handleUTxO(w http.ResponseWriter, r *http.Request) {
+	id, err := block.ParseHash(r.PathValue("txid"))
+	index, errIndex := strconv.ParseUint(r.PathValue("index"), 10, 32)
+	if err != nil || errIndex != nil {
+		writeAPIError(w, http.StatusBadRequest, "bad txin")
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.failQueries {
+		writeAPIError(w, http.StatusInternalServerError, "ledger unavailable")
+		return
+	}
+	out, ok := n.chain[ledger.TxIn{TxID: id, Index: uint32(index)}]
+	if !ok {
+		writeAPIError(w, http.StatusNotFound, "not unspent at the selected tip")
+		return
+	}
+	writeAPIJSON(w, http.StatusOK, map[string]any{"address": ledger.FormatAddress(out.Address), "coin": out.Coin})
+}
+
+// handleAddressUTxOs lists the address's outputs at the tip, on one page.
+func (n *fakeAPINode) handleAddressUTxOs(w http.ResponseWriter, r *http.Request) {
+	address, err := ledger.ParseAddress(r.PathValue("address"))
+	if err != nil {
+		writeAPIError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	outputs := []api.AddressUTxO{}
+	for in, out := range n.chain {
+		if string(out.Address) == string(address) {
+			outputs = append(outputs, api.AddressUTxO{Address: ledger.FormatAddress(address), TxHash: hex.EncodeToString(in.TxID[:]), OutputIndex: in.Index,
+				Amount: []api.Amount{{Unit: "lovelace", Quantity: strconv.FormatUint(out.Coin, 10)}}})
+		}
+	}
+	writeAPIJSON(w, http.StatusOK, outputs)
+}
+
+func (n *fakeAPINode) handleMempool(w http.ResponseWriter, r *http.Request) {
+	id, err := block.ParseHash(r.PathValue("txid"))
+	if err != nil {
+		writeAPIError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.failQueries {
+		writeAPIError(w, http.StatusInternalServerError, "mempool unavailable")
+		return
+	}
+	i := slices.IndexFunc(n.mempool, func(tx *ledger.Tx) bool { return tx.ID() == id })
+	if i < 0 {
+		writeAPIError(w, http.StatusNotFound, "not in the mempool")
+		return
+	}
+	writeAPIJSON(w, http.StatusOK, map[string]any{"ticket": i})
+}
+
+func (n *fakeAPINode) handleBlocks(w http.ResponseWriter, r *http.Request) {
+	from, err := strconv.Atoi(r.URL.Query().Get("from"))
+	count, errCount := strconv.Atoi(r.URL.Query().Get("count"))
+	if err != nil || errCount != nil || from < 1 || count < 0 {
+		writeAPIError(w, http.StatusBadRequest, "bad from or count")
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.failQueries {
+		writeAPIError(w, http.StatusInternalServerError, "chain unavailable")
+		return
+	}
+	writeAPIJSON(w, http.StatusOK, blocksPage(n.blocks, from, count))
+}
+
+// blocksPage is what GET /api/blocks?from&count answers over chain: at most
+// count blocks from number from on.
+func blocksPage(chain []api.BlockTxs, from, count int) []api.BlockTxs {
+	from = min(from, len(chain)+1)
+	return chain[from-1 : min(from-1+count, len(chain))]
+}
+
+func (n *fakeAPINode) handleStatus(w http.ResponseWriter, _ *http.Request) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	writeAPIJSON(w, http.StatusOK, api.Status{Mempool: api.MempoolStatus{Txs: len(n.mempool)}, TxsOnChain: n.txsOnChain})
+}
+
+// adopt puts txs on the node's chain in a block of its own txs, and
+// revalidates the mempool on the new tip: the block's txs leave it, and so
+// does anything that no longer applies.
+func (n *fakeAPINode) adopt(txs []*ledger.Tx) error { return n.adoptBlock(nil, txs) }
+
+// adoptBlock puts a block on the node's chain that applies closure, as
+// the certified EB of a CertRB, then txs, as its own. Block k is in slot
+// 10·k, and its hash is that of its parent and its txs, so that nodes
+// adopting the same blocks hold the same chain.
+func (n *fakeAPINode) adoptBlock(closure, txs []*ledger.Tx) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	number := uint64(len(n.blocks) + 1)
+	b := api.BlockTxs{Number: number, Slot: 10 * number, Txs: []string{}}
+	id := []byte{}
+	if number > 1 {
+		id = append(id, n.blocks[number-2].Hash...)
+	}
+	for i, tx := range append(slices.Clone(closure), txs...) {
+		diff, err := ledger.Reapply(n.params, n.chain, 0, tx)
+		if err != nil {
+			return fmt.Errorf("adopting %x: %w", tx.Hash(), err)
+		}
+		applyDiff(n.chain, diff)
+		n.txsOnChain++
+		hash := block.Hash(tx.Hash()).String()
+		if i < len(closure) {
+			b.Closure = append(b.Closure, hash)
+		} else {
+			b.Txs = append(b.Txs, hash)
+		}
+		id = append(id, hash...)
+	}
+	if closure != nil {
+		b.Certifies = &api.EBRef{Slot: b.Slot - 10, EbHash: strings.Repeat("eb", 32)}
+	}
+	b.Hash = block.HashBytes(id).String()
+	n.blocks = append(n.blocks, b)
+	n.revalidate()
+	return nil
+}
+
+// restart loses the mempool, as a node restarted with an empty one.
+func (n *fakeAPINode) restart() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.mempool = nil
+	n.revalidate()
+}
+
+func (n *fakeAPINode) revalidate() {
+	n.view = maps.Clone(n.chain)
+	kept := n.mempool[:0]
+	for _, tx := range n.mempool {
+		if diff, err := ledger.Reapply(n.params, n.view, 0, tx); err == nil {
+			applyDiff(n.view, diff)
+			kept = append(kept, tx)
+		}
+	}
+	n.mempool = kept
+}
+
+// mempoolTxs is a copy of the mempool.
+func (n *fakeAPINode) mempoolTxs() []*ledger.Tx {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.mempool)
+}
+
+// set changes knobs under the lock.
+// postCount is the number of submits received.
+func (n *fakeAPINode) postCount() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.posts
+}
+
+func (n *fakeAPINode) set(change func(n *fakeAPINode)) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	change(n)
+}
+
+// forgeAll makes one block of every node's mempool and has every node
+// adopt it.
+func forgeAll(nodes ...*fakeAPINode) error {
+	var blockTxs []*ledger.Tx
+	for _, n := range nodes {
+		blockTxs = append(blockTxs, n.mempoolTxs()...)
+	}
+	for _, n := range nodes {
+		if err := n.adopt(blockTxs); err != nil {
+			return errors.Join(fmt.Errorf("%s", n.server.URL), err)
+		}
+	}
+	return nil
+}
+
+// applyDiff writes a diff into a UTxO held in a map.
+func applyDiff(utxo ledger.MapUTxO, d *ledger.Diff) {
+	maps.DeleteFunc(utxo, func(in ledger.TxIn, _ ledger.TxOut) bool { _, spent := d.Deletes[in]; return spent })
+	maps.Copy(utxo, d.Inserts)
+}
+
+func writeAPIJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeAPIError(w http.ResponseWriter, status int, message string) {
+	writeAPIJSON(w, status, map[string]string{"error": message})
+}
+
+// writeAPIRejection is the node's 400 for a tx that broke a ledger rule:
+// its message and the rule's code.
+func writeAPIRejection(w http.ResponseWriter, err error) {
+	rule, _ := ledger.RuleOf(err)
+	writeAPIJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error(), "rule": rule.Code()})
+}
+
+// testFunds are count funded addresses, their keys and the genesis UTxO
+// that funds each with coin.
+type testFunds struct {
+	keys      []ed25519.PrivateKey
+	addresses [][]byte
+	genesis   ledger.MapUTxO
+	coin      uint64
+}
+
+func newTestFunds(t testing.TB, count int, coin uint64) testFunds {
+	f := testFunds{coin: coin}
+	initial := map[string]uint64{}
+	for range count {
+		key, err := keys.GenerateSigningKey(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr, err := keys.EnterpriseAddress(key.Public().(ed25519.PublicKey), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.keys, f.addresses = append(f.keys, key), append(f.addresses, addr)
+		initial[hex.EncodeToString(addr)] = coin
+	}
+	var err error
+	if f.genesis, err = ledger.GenesisUTxO(initial); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// chains are fresh chains of the funds, chain j pinned to node j mod nodes.
+func (f testFunds) chains(nodes int) []*txChain {
+	var chains []*txChain
+	for j, key := range f.keys {
+		chains = append(chains, newTxChain(fmt.Sprintf("payment-%d", j), j%nodes, key, f.addresses[j], ledger.GenesisTxIn(f.addresses[j]), f.coin))
+	}
+	return chains
+}
+
+// fakeDevnet is a firehose over fake nodes sharing one genesis.
+func fakeDevnet(t *testing.T, nodes, funded int, opts Options) (*Firehose, []*fakeAPINode) {
+	params := ledger.DefaultParams()
+	funds := newTestFunds(t, funded, 1_000_000_000)
+	var fakes []*fakeAPINode
+	var devnetNodes []Node
+	for i := range nodes {
+		n := newFakeAPINode(t, params, funds.genesis)
+		fakes = append(fakes, n)
+		devnetNodes = append(devnetNodes, n.node(fmt.Sprintf("node-%d", i)))
+	}
+	return newFirehose(params, devnetNodes, funds.chains(nodes), &http.Client{}, opts), fakes
+}
