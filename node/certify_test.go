@@ -177,6 +177,20 @@ func TestTenNodesCertifyOnMocknet(t *testing.T) {
 		prev = blk
 	}
 	t.Logf("%d blocks, %d EBs announced, %d certified", lowest, announced, certified)
+
+	// Each vote's signature is checked once per node, however many peers
+	// relay it: duplicates are dropped while their check is in flight.
+	for i, n := range ns {
+		ls := n.leios.Stats()
+		if ls.VotesRelayed == 0 {
+			continue
+		}
+		perVote := float64(ls.VotesVerified) / float64(ls.VotesRelayed)
+		t.Logf("node %d: %d votes relayed, %d signature checks: %.2f verifications per vote", i, ls.VotesRelayed, ls.VotesVerified, perVote)
+		if perVote > 1.1 {
+			t.Errorf("node %d checked %.2f signatures per vote, want at most 1.1", i, perVote)
+		}
+	}
 }
 
 // certificateUpTo reports whether a block of n's chain up to number
