@@ -123,15 +123,8 @@ func (n *Node) build(opts Options) (err error) {
 	}
 	// The addresses too are checked before a database is created: one
 	// another program holds is refused with nothing written.
-	if opts.Libp2p == nil {
-		if err := network.ProbeListenAddrs(cfg.ListenAddrs); err != nil {
-			return fmt.Errorf("config %s: listenAddrs %s: %w", cfg.Path, strings.Join(cfg.ListenAddrs, " "), err)
-		}
-	}
-	if cfg.HTTPAddr != "" {
-		if n.httpListener, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
-			return fmt.Errorf("config %s: httpAddr %s: %w", cfg.Path, cfg.HTTPAddr, err)
-		}
+	if n.httpListener, err = bindAddrs(cfg, opts.Libp2p == nil); err != nil {
+		return err
 	}
 	if err = n.parts.open(cfg, partsOptions{
 		now:                    n.now,

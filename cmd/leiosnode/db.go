@@ -26,22 +26,33 @@ func newDBCheckCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check --config FILE",
 		Short: "Verify each of a stopped node's databases, and say what to do about one that fails",
-		Long: `Verify each of a node's databases without writing to them: Pebble's checks of
-every table and its checksums, then each store's own (the chain linked from block 1
-to its tip through the immutable tip; the LeiosDB's counts and references). The
-node must be stopped: a running node holds its databases' locks.`,
+		Long: `Check what the node checks before it opens its databases (the genesis, the
+keys and topology the config names, that its addresses are free), then verify
+each of its databases without writing to them: Pebble's checks of every table
+and its checksums, then each store's own (the chain linked from block 1 to its
+tip through the immutable tip; the LeiosDB's counts and references), and that
+the LeiosDB holds every closure the chain certifies. The node must be stopped:
+a running node holds its databases' locks and its addresses.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load(configFile)
 			if err != nil {
 				return err
 			}
+			// What the node checks before its databases: a node whose
+			// stores are sound may still be refused at start.
+			failed := 0
+			if err := node.CheckConfig(cfg); err != nil {
+				fmt.Fprintln(cmd.OutOrStdout(), err) // it names the file or setting
+				failed++
+			} else {
+				fmt.Fprintf(cmd.OutOrStdout(), "config %s: ok (genesis, keys, topology, free addresses)\n", cfg.Path)
+			}
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 			checks, err := node.CheckStores(cfg, logger)
 			if err != nil {
 				return err
 			}
-			failed := 0
 			for _, c := range checks {
 				switch e, ok := errors.AsType[*pebblestore.Error](c.Err); {
 				case c.Absent:
@@ -58,7 +69,7 @@ node must be stopped: a running node holds its databases' locks.`,
 				}
 			}
 			if failed > 0 {
-				return fmt.Errorf("%d of %d checks failed", failed, len(checks))
+				return fmt.Errorf("%d of %d checks failed", failed, 1+len(checks))
 			}
 			return nil
 		},
