@@ -24,6 +24,7 @@ var rank = map[string]int{
 	"internal/version":        0,
 	"internal/plots":          0,
 	"internal/cpuwork":        0, // which work the CPU does; the node's parts label themselves
+	"internal/simtrace":       0, // the Leios simulators' trace format, written and checked
 	"block":                   1,
 	"block/blocktest":         2,
 	"ledger":                  1,
