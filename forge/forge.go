@@ -118,6 +118,12 @@ type Options struct {
 	// must first learn its peers' chain, or it would forge a fork from a
 	// stale tip that peers more than k blocks ahead refuse. Nil: always.
 	Ready func() bool
+	// Equivocate makes this pool a faulty one, for the devnet's chaos mode
+	// only: each block it forges that announces an EB of two or more txs is
+	// followed by a second header for the same slot, announcing another EB
+	// (one tx fewer), published but never adopted. Peers must see two
+	// headers for one (slot, issuer) and certify neither EB.
+	Equivocate bool
 	// Now is the wall clock; default time.Now.
 	Now func() time.Time
 	// Logger defaults to slog.Default().
@@ -324,6 +330,9 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 			f.opts.Logger.Error("forge: publishing the EB", "slot", slot, "err", err)
 		}
 		f.ebs.Add(1)
+		if f.opts.Equivocate && len(closure) > 1 {
+			f.equivocate(blk, closure[:len(closure)-1])
+		}
 	}
 	ms := func(from, to time.Time) int64 { return to.Sub(from).Milliseconds() }
 	f.opts.Logger.Info("forged block", "slot", slot, "number", blk.Header.BlockNumber,
@@ -332,6 +341,28 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 		"selectMs", ms(certified, built), "addMs", ms(built, added), "publishMs", ms(added, f.opts.Now()),
 		"ebShare", f.EBShare())
 	return blk, nil
+}
+
+// equivocate publishes a second header for blk's slot announcing an EB of
+// closure, a part of blk's: Options.Equivocate.
+func (f *Forger) equivocate(blk *block.Block, closure []block.HashedTx) {
+	entries := make([]block.EBTx, len(closure))
+	for i, tx := range closure {
+		entries[i] = block.EBTx{TxHash: tx.Hash, Size: uint32(len(tx.Bytes))}
+	}
+	eb, err := block.NewEBBody(entries, f.opts.EBLimits)
+	if err != nil {
+		f.opts.Logger.Error("forge: equivocating", "err", err)
+		return
+	}
+	// The same body and VRF proof, another announcement: a header as
+	// valid as the first.
+	hb := blk.Header.HeaderBody
+	announcement := eb.Announcement()
+	hb.Announcement = &announcement
+	twin := block.NewHeader(hb, f.opts.IssuerKey)
+	err = f.opts.Leios.Publish(twin, eb, closure)
+	f.opts.Logger.Warn("forge: equivocated (devnet chaos)", "slot", hb.Slot, "block", blk.Hash().Short(), "twin", twin.Hash().Short(), "err", err)
 }
 
 // buildEB makes the EB body of txs; nil when there are none.

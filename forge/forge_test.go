@@ -320,6 +320,40 @@ func TestForgeAnnouncesEBOfTheNextTxs(t *testing.T) {
 	}
 }
 
+// An equivocating forger (the devnet's chaos) publishes a second header
+// for the slot of each block announcing an EB: same issuer, slot, body and
+// VRF proof, both signed, announcing another EB (one tx fewer); only the
+// first is on its chain.
+func TestEquivocateAnnouncesATwin(t *testing.T) {
+	f := newFixture(t, false, 1000, func(o *Options) {
+		o.EBLimits = block.EBLimits{MaxBodyBytes: 1000, MaxClosureBytes: 600, MaxTxs: 3}
+		o.Equivocate = true
+	})
+	f.admit(t, f.chainOfTxs(t, 12)...)
+	blk, err := f.forger.ForgeSlot(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := f.leios.published
+	if len(got) != 2 {
+		t.Fatalf("%d headers published, want the block's and its twin", len(got))
+	}
+	first, twin := got[0], got[1]
+	if first.rb.Hash() != blk.Hash() || twin.rb.Hash() == blk.Hash() {
+		t.Fatal("the first published header is not the block's, or the twin is")
+	}
+	if twin.rb.Slot != blk.Header.Slot || twin.rb.IssuerVKey != blk.Header.IssuerVKey || twin.rb.BodyHash != blk.Header.BodyHash ||
+		twin.rb.VerifySignature() != nil {
+		t.Fatal("the twin is not a signed header of the same slot, issuer and body")
+	}
+	if twin.eb.Hash() == first.eb.Hash() || len(twin.eb.Txs) != len(first.eb.Txs)-1 || twin.rb.Announcement.EbHash != twin.eb.Hash() {
+		t.Fatalf("the twin announces EB %s of %d txs; the block's is %s of %d", twin.eb.Hash().Short(), len(twin.eb.Txs), first.eb.Hash().Short(), len(first.eb.Txs))
+	}
+	if tip := f.chain.Tip(); tip.Point != blk.Point() {
+		t.Fatalf("the chain's tip is %s, want the block, not its twin", tip)
+	}
+}
+
 func (f *fixture) admit(t *testing.T, txs ...*ledger.Tx) {
 	t.Helper()
 	for _, tx := range txs {

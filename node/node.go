@@ -43,6 +43,9 @@ type Options struct {
 	// AcceptLostImmutableTip opens a chain database whose immutable-tip
 	// marker file is gone (chaindb.Options.AcceptLostImmutableTip).
 	AcceptLostImmutableTip bool
+	// Equivocate makes the node's pool equivocate (forge.Options.Equivocate):
+	// the devnet's chaos mode, never a real network.
+	Equivocate bool
 	// Now is the time the node's slot clock reads and its parts (validator,
 	// Leios pipeline, mempool, forge) stamp and time things by: a test or
 	// a benchmark may run a node on virtual time. Default time.Now.
@@ -65,6 +68,7 @@ type Node struct {
 	// httpListener is bound by New and served by Run; nil without
 	// httpAddr, and once Run has taken it.
 	httpListener net.Listener
+	equivocate   bool // Options.Equivocate
 	started      time.Time
 }
 
@@ -88,11 +92,12 @@ func New(cfg *config.Config, opts Options) (*Node, error) {
 	}
 	errCount := new(atomic.Uint64)
 	n := &Node{
-		parts:    parts{now: now, log: slog.New(countErrors(logger.Handler(), errCount))},
-		cfg:      cfg,
-		errors:   errCount,
-		registry: prometheus.NewRegistry(),
-		caughtUp: new(atomic.Bool),
+		parts:      parts{now: now, log: slog.New(countErrors(logger.Handler(), errCount))},
+		cfg:        cfg,
+		equivocate: opts.Equivocate,
+		errors:     errCount,
+		registry:   prometheus.NewRegistry(),
+		caughtUp:   new(atomic.Bool),
 	}
 	if err := n.build(opts); err != nil {
 		// n, not the nil the caller gets: it holds what was opened.
@@ -240,7 +245,7 @@ func (n *Node) buildForger(in *inputs) (err error) {
 	if in.producer.seatless {
 		n.log.Info("this pool holds no committee seat (its stake is below the committee's truncation): it forges blocks and votes on no EB", "pool", n.cfg.IssuerKeyFile)
 	}
-	n.forger, err = n.newForger(in.producer, n.readyToForge)
+	n.forger, err = n.newForger(in.producer, n.readyToForge, n.equivocate)
 	return err
 }
 

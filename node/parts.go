@@ -156,7 +156,7 @@ func readProducer(cfg *config.Config, validator *consensus.Validator) (*producer
 
 // newForger builds pr's forger on the parts' chain, mempool and pipeline.
 // ready may be nil: always ready.
-func (p *parts) newForger(pr *producer, ready func() bool) (*forge.Forger, error) {
+func (p *parts) newForger(pr *producer, ready func() bool, equivocate bool) (*forge.Forger, error) {
 	g := p.genesis
 	return forge.New(forge.Options{
 		Validator:      p.validator,
@@ -172,6 +172,7 @@ func (p *parts) newForger(pr *producer, ready func() bool) (*forge.Forger, error
 		Voter:          pr.voter,
 		Params:         &g.ProtocolParams,
 		RBMaxBodyBytes: g.Leios.RBMaxBodyBytes,
+		Equivocate:     equivocate,
 		Now:            p.now,
 		Logger:         p.log.With("component", "forge"),
 	})
