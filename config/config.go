@@ -58,6 +58,9 @@ type Config struct {
 	// HTTPAddr. Off by default: anyone who reaches HTTPAddr could have the
 	// node record a profile or a trace, which costs it while it runs.
 	Pprof bool `json:"pprof,omitempty"`
+	// TraceFile, if set, receives the node's events in the Leios
+	// simulators' trace format (JSON lines), created anew at each start.
+	TraceFile string `json:"traceFile,omitempty"`
 
 	// Path is the file Load read, for messages that name a setting.
 	Path string `json:"-"`
@@ -96,7 +99,7 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
-	for _, p := range []*string{&c.GenesisFile, &c.TopologyFile, &c.DatabasePath, &c.NodeKeyFile, &c.IssuerKeyFile, &c.VRFKeyFile, &c.BLSKeyFile} {
+	for _, p := range []*string{&c.GenesisFile, &c.TopologyFile, &c.DatabasePath, &c.NodeKeyFile, &c.IssuerKeyFile, &c.VRFKeyFile, &c.BLSKeyFile, &c.TraceFile} {
 		if *p != "" && !filepath.IsAbs(*p) {
 			*p = filepath.Join(dir, *p)
 		}

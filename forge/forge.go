@@ -15,6 +15,7 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/cpuwork"
+	"github.com/leiosnode/leiosnode/internal/simtrace"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/vrf"
 )
@@ -124,6 +125,9 @@ type Options struct {
 	// (one tx fewer), published but never adopted. Peers must see two
 	// headers for one (slot, issuer) and certify neither EB.
 	Equivocate bool
+	// Trace, if set, receives the blocks, EBs and votes this pool
+	// generates, in the Leios simulators' trace format.
+	Trace *simtrace.Writer
 	// Now is the wall clock; default time.Now.
 	Now func() time.Time
 	// Logger defaults to slog.Default().
@@ -334,6 +338,7 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 			f.equivocate(blk, closure[:len(closure)-1])
 		}
 	}
+	f.traceForged(blk, eb, added.Sub(start))
 	ms := func(from, to time.Time) int64 { return to.Sub(from).Milliseconds() }
 	f.opts.Logger.Info("forged block", "slot", slot, "number", blk.Header.BlockNumber,
 		"hash", blk.Hash().Short(), "txs", len(sel.rb), "ebTxs", len(sel.eb), "certified", cert != nil, "adopted", adopted,
@@ -341,6 +346,35 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 		"selectMs", ms(certified, built), "addMs", ms(built, added), "publishMs", ms(added, f.opts.Now()),
 		"ebShare", f.EBShare())
 	return blk, nil
+}
+
+// traceForged writes what a forged block generated: the RB, its EB, and
+// the time forging it took (certificate, tx selection, adding it to the
+// chain).
+func (f *Forger) traceForged(blk *block.Block, eb *block.EBBody, took time.Duration) {
+	t := f.opts.Trace
+	if !t.On() {
+		return
+	}
+	h := blk.Header
+	rb := simtrace.RBGenerated{ID: blk.Hash().String(), Slot: h.Slot, Producer: t.Node(), SizeBytes: len(blk.Bytes()),
+		TxPayloadBytes: len(blk.Body.Bytes())}
+	if h.PrevHash != nil {
+		rb.Parent = &simtrace.BlockRef{ID: h.PrevHash.String()}
+	}
+	if h.PrevHash != nil && blk.Body.Certificate != nil {
+		if parent, err := f.opts.Ledger.Block(*h.PrevHash); err == nil {
+			if pt, ok := consensus.CertifiedPoint(blk, parent.Header); ok {
+				rb.Endorsement = &simtrace.Endorsement{EB: simtrace.BlockRef{ID: pt.Hash.String()}}
+			}
+		}
+	}
+	t.Emit(rb)
+	t.Emit(simtrace.CPU{Node: t.Node(), CPUTimeS: took.Seconds(), TaskType: "GenRB", ID: rb.ID})
+	if eb != nil {
+		t.Emit(simtrace.EBGenerated{ID: eb.Hash().String(), Slot: h.Slot, Producer: t.Node(), SizeBytes: int(eb.Size()),
+			InputBlocks: []simtrace.BlockRef{}, EndorserBlocks: []simtrace.BlockRef{}})
+	}
 }
 
 // equivocate publishes a second header for blk's slot announcing an EB of

@@ -2,9 +2,11 @@ package forge
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/internal/cpuwork"
+	"github.com/leiosnode/leiosnode/internal/simtrace"
 )
 
 // What became of this node's vote on an EB (Leios.RecordVote).
@@ -91,11 +93,16 @@ func (f *Forger) VoteSlot(slot uint64) {
 		return
 	}
 	f.opts.Leios.RecordValidated(b.point, f.opts.Now())
-	if err := f.opts.Leios.Vote(f.opts.Voter.Vote(b.rb)); err != nil {
+	vote := f.opts.Voter.Vote(b.rb)
+	if err := f.opts.Leios.Vote(vote); err != nil {
 		f.opts.Logger.Error("vote: relaying our own vote", "eb", b.point, "err", err)
 		return
 	}
 	f.record(b, VoteCast)
+	if t := f.opts.Trace; t.On() {
+		t.Emit(simtrace.VTBundleGenerated{ID: VoteID(vote), Slot: slot, Producer: t.Node(), SizeBytes: voteSize(vote),
+			Votes: map[string]int{b.point.Hash.String(): 1}})
+	}
 }
 
 // record notes b's outcome, once.
@@ -106,3 +113,10 @@ func (f *Forger) record(b *ballot, outcome string) {
 	b.done = true
 	f.opts.Leios.RecordVote(b.point, outcome, f.opts.Now())
 }
+
+// VoteID names a vote in traces: its RB's hash and its seat, as every node
+// that sees it can tell.
+func VoteID(v block.Vote) string { return fmt.Sprintf("%s-%d", v.RbHash, v.VoterSeat) }
+
+// voteSize is a vote's size on the wire: its hash, seat and signature.
+func voteSize(v block.Vote) int { return len(v.RbHash) + 2 + len(v.Signature) }

@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
 // HostOptions configure a Host. Zero values take the documented defaults.
@@ -104,6 +107,10 @@ type HostOptions struct {
 	ServeBytesPerPeer int
 	ServeBytesTotal   int
 
+	// OnMessage, if set, sees every mini-protocol message sent to or
+	// received from a peer, with its size (for traces). It runs on the
+	// session's goroutine and must not block.
+	OnMessage func(id peer.ID, dir protocol.Direction, m protocol.Message, size int)
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Registerer, if set, receives the host's Prometheus metrics.

@@ -125,10 +125,13 @@ func (h *Host) newSession(ctx context.Context, spec *protocol.Spec, role protoco
 		OnViolation: func(err error) {
 			h.violation(id, spec.Name, err)
 		},
-		OnMessage: func(dir protocol.Direction, _ protocol.Message, size int) {
+		OnMessage: func(dir protocol.Direction, m protocol.Message, size int) {
 			label := directionLabel(dir)
 			h.metrics.messages.WithLabelValues(spec.Name, label).Inc()
 			h.metrics.bytes.WithLabelValues(spec.Name, label).Add(float64(size))
+			if h.opts.OnMessage != nil {
+				h.opts.OnMessage(id, dir, m, size)
+			}
 		},
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/chaindb"
@@ -41,6 +42,9 @@ func (c countingChain) add(blk *block.Block) (chaindb.AddResult, error) {
 type chainAdapter struct {
 	countingChain
 	leios *leios.Pipeline
+	// applied, if set, is told how long each block took to add (for
+	// traces).
+	applied func(blk *block.Block, took time.Duration)
 }
 
 func (a chainAdapter) Tip() block.Tip          { return a.db.Tip() }
@@ -63,7 +67,11 @@ func (a chainAdapter) AddBlock(blk *block.Block) error {
 			a.leios.FetchAhead(blk, parent.Header)
 		}
 	}
+	start := time.Now()
 	_, err := a.add(blk)
+	if a.applied != nil && err == nil {
+		a.applied(blk, time.Since(start))
+	}
 	return err
 }
 

@@ -43,6 +43,8 @@ type Options struct {
 	// AcceptLostImmutableTip opens a chain database whose immutable-tip
 	// marker file is gone (chaindb.Options.AcceptLostImmutableTip).
 	AcceptLostImmutableTip bool
+	// TraceFile, if set, overrides the config's traceFile.
+	TraceFile string
 	// Equivocate makes the node's pool equivocate (forge.Options.Equivocate):
 	// the devnet's chaos mode, never a real network.
 	Equivocate bool
@@ -126,6 +128,9 @@ func (n *Node) build(opts Options) (err error) {
 	if err != nil {
 		return err
 	}
+	if err = n.openTrace(cmp.Or(opts.TraceFile, cfg.TraceFile), in); err != nil {
+		return err
+	}
 	// The addresses too are checked before a database is created: one
 	// another program holds is refused with nothing written.
 	if n.httpListener, err = bindAddrs(cfg, opts.Libp2p == nil); err != nil {
@@ -176,7 +181,10 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 	if len(in.topology.Peers) == 0 {
 		n.caughtUp.Store(true) // nobody to learn a chain from
 	}
-	chain := chainAdapter{countingChain{n.chain, n.adopted}, n.leios}
+	chain := chainAdapter{countingChain{n.chain, n.adopted}, n.leios, nil}
+	if n.trace != nil {
+		chain.applied = n.traceApplied
+	}
 	var sharing network.PeerSharing // nil: the node takes no part
 	if n.cfg.SharesPeers() {
 		svc, err := peersharing.NewService(peersharing.ServiceOptions{})
@@ -229,6 +237,7 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 		TargetPeers: n.cfg.TargetPeers,
 		Logger:      n.log.With("component", "network"),
 		Registerer:  n.registry,
+		OnMessage:   n.hostMessages(),
 		// Peers see which build this is through identify.
 		AgentVersion: version.Agent(),
 	})
@@ -265,6 +274,15 @@ func (n *Node) Run(ctx context.Context) error {
 	g.Go(func() error { return n.admission.Run(ctx) })
 	if n.forger != nil {
 		g.Go(func() error { return n.forger.Run(ctx) })
+	}
+	if n.trace != nil {
+		g.Go(func() error { return n.traceSlots(ctx) })
+		g.Go(func() error {
+			if err := n.trace.Run(ctx); err != nil {
+				n.log.Error("the trace stopped; the node goes on", "err", err)
+			}
+			return nil
+		})
 	}
 	if listener := n.httpListener; listener != nil {
 		n.httpListener = nil // Serve closes it

@@ -15,6 +15,7 @@ import (
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/internal/simtrace"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/leios"
@@ -37,6 +38,7 @@ type parts struct {
 	chain     *chaindb.DB
 	adopted   *atomic.Uint64 // blocks that changed the selection when added
 	mempool   *mempool.Mempool
+	trace     *simtrace.Writer // nil: no trace
 }
 
 // partsOptions are what parts.open takes besides the config and genesis.
@@ -173,6 +175,7 @@ func (p *parts) newForger(pr *producer, ready func() bool, equivocate bool) (*fo
 		Params:         &g.ProtocolParams,
 		RBMaxBodyBytes: g.Leios.RBMaxBodyBytes,
 		Equivocate:     equivocate,
+		Trace:          p.trace,
 		Now:            p.now,
 		Logger:         p.log.With("component", "forge"),
 	})

@@ -31,6 +31,8 @@ func newRunCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&opts.AcceptLostImmutableTip, "accept-lost-immutable-tip", false,
 		"open a chain database whose immutable-tip marker file is gone, taking its stored immutable tip as final: "+
 			"final blocks past it that its write-ahead log lost stay lost")
+	cmd.Flags().StringVar(&opts.TraceFile, "trace", "",
+		"write the node's events to FILE in the Leios simulators' trace format (JSON lines; overrides the config's traceFile)")
 	// The devnet's chaos mode only: never on a network that matters.
 	cmd.Flags().BoolVar(&opts.Equivocate, "chaos-equivocate", false,
 		"devnet chaos: this pool announces a second EB for each slot it leads with one (forge.Options.Equivocate)")

@@ -60,7 +60,7 @@ type Received struct {
 	Sender    string `json:"sender,omitempty"`
 	Recipient string `json:"recipient"`
 	ID        string `json:"id"`
-	Slot      uint64 `json:"slot"`
+	Slot      uint64 `json:"slot,omitempty"` // 0: not known from the message
 }
 
 // Sent is an RB, EB or vote bundle this node sent a peer.
@@ -70,7 +70,7 @@ type Sent struct {
 	Recipient    string `json:"recipient"`
 	MsgSizeBytes int    `json:"msg_size_bytes"`
 	ID           string `json:"id"`
-	Slot         uint64 `json:"slot"`
+	Slot         uint64 `json:"slot,omitempty"` // 0: not known from the message
 }
 
 // CPU is work this node did on one item, timed as it ran: TaskType one of

@@ -59,6 +59,7 @@ func (l line) MarshalJSON() ([]byte, error) {
 
 // Writer writes events to a file from a goroutine of its own (Run).
 type Writer struct {
+	node    string // this node's name in the events
 	start   time.Time
 	now     func() time.Time
 	queue   chan line
@@ -71,22 +72,34 @@ type Writer struct {
 // second, seconds of a stalled disk.
 const queueLength = 8192
 
-// Create opens path for a trace whose clock starts at systemStart; now
-// stamps the events (nil: time.Now).
-func Create(path string, systemStart time.Time, now func() time.Time) (*Writer, error) {
+// Create opens path for the trace of the node named node (its peer ID),
+// whose clock starts at systemStart; now stamps the events (nil: time.Now).
+func Create(path, node string, systemStart time.Time, now func() time.Time) (*Writer, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("trace file: %w", err)
 	}
-	return newWriter(f, f, systemStart, now), nil
+	return newWriter(f, f, node, systemStart, now), nil
 }
 
-func newWriter(w io.Writer, c io.Closer, systemStart time.Time, now func() time.Time) *Writer {
+func newWriter(w io.Writer, c io.Closer, node string, systemStart time.Time, now func() time.Time) *Writer {
 	if now == nil {
 		now = time.Now
 	}
-	return &Writer{start: systemStart, now: now, queue: make(chan line, queueLength), out: bufio.NewWriter(w), file: c}
+	return &Writer{node: node, start: systemStart, now: now, queue: make(chan line, queueLength), out: bufio.NewWriter(w), file: c}
 }
+
+// Node is this node's name in the events: producer, sender, recipient.
+func (w *Writer) Node() string {
+	if w == nil {
+		return ""
+	}
+	return w.node
+}
+
+// On reports whether events are written: callers skip building them
+// otherwise.
+func (w *Writer) On() bool { return w != nil }
 
 // Emit queues e stamped with the time now; it never blocks. A nil Writer
 // emits nothing, so a node without a trace calls it all the same.

@@ -31,7 +31,7 @@ var every = []Event{
 func TestEveryLineHasTheFormatsFields(t *testing.T) {
 	start := time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
 	var out bytes.Buffer
-	w := newWriter(&out, io.NopCloser(nil), start, func() time.Time { return start.Add(1500 * time.Millisecond) })
+	w := newWriter(&out, io.NopCloser(nil), "node-0", start, func() time.Time { return start.Add(1500 * time.Millisecond) })
 	for _, e := range every {
 		w.Emit(e)
 	}
@@ -76,7 +76,7 @@ func TestCheckRefusesWhatIsNotTheFormat(t *testing.T) {
 // TestEmitNeverBlocks: with nobody writing, events beyond the queue are
 // dropped and counted; a nil Writer takes events and does nothing.
 func TestEmitNeverBlocks(t *testing.T) {
-	w := newWriter(io.Discard, io.NopCloser(nil), time.Now(), nil)
+	w := newWriter(io.Discard, io.NopCloser(nil), "n", time.Now(), nil)
 	for range queueLength + 10 {
 		w.Emit(Slot{Node: "n", Slot: 1})
 	}
@@ -87,7 +87,7 @@ func TestEmitNeverBlocks(t *testing.T) {
 	none.Emit(Slot{})
 	// The events marshal as the format's messages whatever their order.
 	b, err := json.Marshal(line{Time: 2, Message: Received{Kind: "RB", Recipient: "n", ID: "a"}})
-	if err != nil || string(b) != `{"time_s":2,"message":{"type":"RBReceived","recipient":"n","id":"a","slot":0}}` {
+	if err != nil || string(b) != `{"time_s":2,"message":{"type":"RBReceived","recipient":"n","id":"a"}}` {
 		t.Errorf("%s %v", b, err)
 	}
 }
