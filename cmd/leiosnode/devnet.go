@@ -113,6 +113,7 @@ timeout).`,
 	fs.StringVar(&dir, "dir", "", "directory for the devnet (default: a fresh temporary directory)")
 	fs.DurationVar(&opts.Duration, "duration", 0, "stop after this long (0 = run until Ctrl-C)")
 	fs.StringVar(&opts.ReportFile, "report", "", "write a JSON summary of the run to this file at the end")
+	fs.StringVar(&opts.TraceFile, "trace", "", "write every node's events, merged in time order, to this file in the Leios simulators' trace format (JSON lines)")
 	fs.DurationVar(&opts.Warmup, "warmup", devnet.DefaultWarmup, "leave this much of the run, from the system start, out of its targets and CPU figures")
 	fs.DurationVar(&startDelay, "start-delay", 2*time.Second, "system start = now + this")
 	fs.Float64Var(&opts.TxRate, "tx-rate", devnet.DefaultTxRate, "txs per second the firehose submits (0 = no firehose)")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/leiosnode/leiosnode/internal/devnet/report"
+	"github.com/leiosnode/leiosnode/internal/simtrace"
 )
 
 // TestDevnetEndToEnd runs a three-node devnet of real node processes (the
@@ -23,17 +25,36 @@ func TestDevnetEndToEnd(t *testing.T) {
 	}
 	t.Setenv(asCLIEnv, "cli")
 	dir := t.TempDir()
-	reportFile := filepath.Join(dir, "report.json")
+	reportFile, traceFile := filepath.Join(dir, "report.json"), filepath.Join(dir, "trace.jsonl")
 	out, err := execute(context.Background(), "devnet", "--dir", filepath.Join(dir, "devnet"),
-		"--nodes", "3", "--funded", "3", "--security-param", "3", "--duration", "12s", "--report", reportFile, "--tx-rate", "20")
+		"--nodes", "3", "--funded", "3", "--security-param", "3", "--duration", "12s", "--report", reportFile, "--tx-rate", "20",
+		"--trace", traceFile)
 	t.Logf("devnet output:\n%s", out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"node-0 (pid ", "run --config ", "slot ", " mempool ", " on chain ", "firehose stopped", "txs: ", "stopping the nodes", "report written to"} {
+	for _, want := range []string{"node-0 (pid ", "run --config ", "slot ", " mempool ", " on chain ", "firehose stopped", "txs: ", "stopping the nodes", "report written to", "trace: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q", want)
 		}
+	}
+
+	// The merged trace: every line the simulators' format, in time order,
+	// the nodes named by name.
+	trace, err := os.ReadFile(traceFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines, err := simtrace.Check(bytes.NewReader(trace)); err != nil || lines < 100 {
+		t.Errorf("the trace: %d lines, %v", lines, err)
+	}
+	for _, want := range []string{`"node":"node-0"`, `"producer":"node-1"`, `"recipient":"node-2"`, `"type":"RBReceived"`} {
+		if !bytes.Contains(trace, []byte(want)) {
+			t.Errorf("the trace lacks %s", want)
+		}
+	}
+	if bytes.Contains(trace, []byte(`"12D3Koo`)) {
+		t.Error("the trace names a node by its peer ID")
 	}
 
 	b, err := os.ReadFile(reportFile)

@@ -62,6 +62,10 @@ type Options struct {
 	// its random choices.
 	Chaos     *chaos.Spec
 	ChaosSeed uint64
+	// TraceFile, when set, receives every node's events in the Leios
+	// simulators' trace format, merged in time order, nodes named by name
+	// (each node writes its own trace while it runs; Spec.Trace).
+	TraceFile string
 }
 
 // Run generates the devnet of opts.Spec and runs each of its nodes as its
@@ -115,6 +119,13 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	o.Slot = d.Genesis.Clock().SlotAt(time.Now())
 	o.Exited = r.stopNodes()
 	o.Stopped = time.Now()
+	if opts.TraceFile != "" {
+		n, err := mergeTraces(d, opts.TraceFile)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "trace: %d events of %d nodes in %s (Leios simulators' format)\n", n, len(d.Nodes)+len(d.Relays), opts.TraceFile)
+	}
 	if r.firehose != nil {
 		o.FloorSample = r.firehose.FloorSample()
 	}
@@ -147,6 +158,7 @@ type devnetRun struct {
 // partitions) and prints where it is.
 func writeDevnet(opts Options, out io.Writer) (*layout.Layout, error) {
 	spec := opts.Spec
+	spec.Trace = spec.Trace || opts.TraceFile != ""
 	if opts.Chaos != nil {
 		if err := opts.Chaos.Check(spec.Nodes); err != nil {
 			return nil, err

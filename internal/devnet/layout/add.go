@@ -68,7 +68,7 @@ func AddRelay(dir, host string) (*Added, error) {
 		return nil, err
 	}
 	_, err = os.Stat(filepath.Join(first, genesisFileName))
-	d := &Layout{Dir: dir, Genesis: g, OnHosts: err == nil}
+	d := &Layout{Dir: dir, Genesis: g, OnHosts: err == nil, Trace: pool.TraceFile != ""}
 	r, err := writeNodeIdentity(dir, name)
 	if err != nil {
 		return nil, err

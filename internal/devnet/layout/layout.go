@@ -37,6 +37,8 @@ const (
 	blsVKeyName      = "bls.vkey"
 	databaseDirName  = "db"
 	NodeLogFileName  = "node.log"
+	// TraceFileName is each node's trace, with Spec.Trace.
+	TraceFileName = "trace.jsonl"
 )
 
 // Spec says what Write generates; the genesis and devnet commands build it
@@ -75,6 +77,9 @@ type Spec struct {
 	RelayHosts []string
 	// LogLevel goes into every node's config ("" = the node's default).
 	LogLevel string
+	// Trace has every node write its events in the Leios simulators' trace
+	// format to TraceFileName in its directory (the config's traceFile).
+	Trace bool
 	// ProxyLinks routes every link through the supervisor: node i's
 	// topology names, for each peer j, a port the supervisor forwards to
 	// j's libp2p port (see Link), so that the chaos mode can cut links.
@@ -96,6 +101,8 @@ type Layout struct {
 	// Links are the proxied links, when Spec.ProxyLinks asked for them:
 	// node From's topology names To at Addr.
 	Links []Link
+	// Trace: every node writes a trace (Spec.Trace).
+	Trace bool
 }
 
 // Link is one directed link of a devnet whose links go through the
@@ -147,7 +154,7 @@ func Write(spec Spec) (*Layout, error) {
 	g := spec.Template.Genesis()
 	g.SystemStart = spec.SystemStart.UTC().Truncate(time.Millisecond)
 	g.EpochNonce = randomNonce()
-	d := &Layout{Dir: dir, Genesis: g, OnHosts: len(spec.Hosts) > 0}
+	d := &Layout{Dir: dir, Genesis: g, OnHosts: len(spec.Hosts) > 0, Trace: spec.Trace}
 	for i, place := range poolPlaces {
 		n, pool, err := writeNodeKeys(dir, i)
 		if err != nil {
@@ -349,6 +356,9 @@ func (d *Layout) writeNodeConfig(n Node, producer bool, peers []string, logLevel
 		// On loopback nothing else reaches the API: profiles on, for the
 		// benchmarks and whoever watches the devnet.
 		Pprof: !d.OnHosts,
+	}
+	if d.Trace {
+		cfg.TraceFile = TraceFileName
 	}
 	if producer {
 		cfg.IssuerKeyFile, cfg.VRFKeyFile, cfg.BLSKeyFile = issuerSKeyName, vrfSKeyName, blsSKeyName
