@@ -17,6 +17,7 @@ const (
 	CertifyNoQuorum      = "no quorum"
 	CertifyInvalid       = "closure does not apply"
 	CertifyNotCertifying = "votes do not certify"
+	CertifyEquivocation  = "equivocating announcement"
 )
 
 // CertifyAttempt is what a leader saw of the tip's EB when it forged on
@@ -53,6 +54,12 @@ func (f *Forger) certify(view ledger.UTxO, tip block.Tip, slot uint64) (*block.C
 	defer func() { f.opts.Leios.RecordCertify(p, attempt) }()
 	if slot < h.Slot+uint64(f.opts.Validator.Leios().MinCertGap) {
 		attempt.Outcome = CertifyTooEarly
+		return nil, nil
+	}
+	if f.opts.Leios.Equivocated(h.Slot, h.IssuerVKey) {
+		// Votes cast before the second header was seen do not make it one
+		// EB: certify neither.
+		attempt.Outcome = CertifyEquivocation
 		return nil, nil
 	}
 	closure, held, err := f.opts.Leios.ClosureTxs(p)

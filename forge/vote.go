@@ -21,6 +21,7 @@ const (
 // ballot is the vote on the EB of one tip RB.
 type ballot struct {
 	rb      block.Hash
+	issuer  block.Bytes32 // the RB's
 	point   block.Point
 	from    uint64 // the window, in slots
 	through uint64
@@ -61,15 +62,18 @@ func (f *Forger) VoteSlot(slot uint64) {
 		}
 		lp := f.opts.Validator.Leios()
 		h := rb.Header
-		b.point = block.Point{Slot: h.Slot, Hash: h.Announcement.EbHash}
+		b.point, b.issuer = block.Point{Slot: h.Slot, Hash: h.Announcement.EbHash}, h.IssuerVKey
 		b.from = h.Slot + uint64(lp.LHdr)
 		b.through = b.from + uint64(lp.LVote)
-		if f.opts.Leios.Equivocated(h.Slot, h.IssuerVKey) {
-			f.record(b, VoteEquivocation)
-			return
-		}
 	}
 	if b.done || slot < b.from {
+		return
+	}
+	// Checked once the header diffusion period (LHdr) has passed, at every
+	// try: a second header for the slot may come after the RB itself, and
+	// a vote cast cannot be taken back.
+	if f.opts.Leios.Equivocated(b.point.Slot, b.issuer) {
+		f.record(b, VoteEquivocation)
 		return
 	}
 	if slot > b.through {

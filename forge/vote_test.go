@@ -157,6 +157,31 @@ func TestNoVote(t *testing.T) {
 	})
 }
 
+// A second header seen after the RB became the tip, but before the vote
+// (the header diffusion period, LHdr), still stops the vote; one seen
+// after the votes stops the leader's certificate.
+func TestLateEquivocation(t *testing.T) {
+	f := newEBFixture(t)
+	lp := f.genesis.Leios
+	f.forger.VoteSlot(1) // the ballot opens on the RB, no twin seen yet
+	f.leios.equivocated[1] = true
+	f.forger.VoteSlot(1 + uint64(lp.LHdr))
+	if got := f.leios.votes[f.rb.Hash()]; len(got) != 0 || f.leios.outcomes[f.eb] != VoteEquivocation {
+		t.Fatalf("votes %v, outcome %q: want none, and the equivocation recorded", got, f.leios.outcomes[f.eb])
+	}
+
+	f2 := newEBFixture(t)
+	f2.forger.VoteSlot(1 + uint64(lp.LHdr)) // voted: no twin yet
+	f2.leios.equivocated[1] = true
+	blk, err := f2.forger.ForgeSlot(f2.minCertSlot())
+	if err != nil || blk == nil || blk.Body.Certificate != nil {
+		t.Fatalf("a certificate for an equivocated EB: %v %v", blk, err)
+	}
+	if a := f2.leios.attempts[f2.eb]; len(a) != 1 || a[0].Outcome != CertifyEquivocation || a[0].Votes != 1 {
+		t.Fatalf("the leader's attempt: %+v", a)
+	}
+}
+
 // At origin there is nothing to vote on, and nothing is recorded.
 func TestNoBallotAtOrigin(t *testing.T) {
 	f := newFixture(t, false, 1000)

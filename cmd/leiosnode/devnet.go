@@ -68,6 +68,9 @@ comma-separated list of:
                            through link proxies of the devnet, which it cuts
   KIND@AT[:LENGTH]         one fault, AT after the system start
   quiet=DURATION           no repeating fault in the run's last DURATION (30s)
+  equivocate               the last pool equivocates all along: a second EB
+                           for each slot it leads with one; the report shows
+                           the others never certify those
 Intervals are drawn from EVERY/2 to 3·EVERY/2; --chaos-seed repeats the
 choices of a run (its seed is printed).
 
@@ -117,7 +120,7 @@ timeout).`,
 	fs.DurationVar(&opts.Warmup, "warmup", devnet.DefaultWarmup, "leave this much of the run, from the system start, out of its targets and CPU figures")
 	fs.DurationVar(&startDelay, "start-delay", 2*time.Second, "system start = now + this")
 	fs.Float64Var(&opts.TxRate, "tx-rate", devnet.DefaultTxRate, "txs per second the firehose submits (0 = no firehose)")
-	fs.StringVar(&chaosSpec, "chaos", "", `inject faults: kills, freezes, partitions ("default", or a SPEC: see above)`)
+	fs.StringVar(&chaosSpec, "chaos", "", `inject faults: kills, freezes, partitions, an equivocating pool ("default", or a SPEC: see above)`)
 	fs.Uint64Var(&opts.ChaosSeed, "chaos-seed", 0, "seed of the chaos mode's random choices (default: a random one, printed)")
 	return cmd
 }

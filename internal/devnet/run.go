@@ -91,7 +91,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	defer mesh.Close()
 
 	r := &devnetRun{opts: opts, out: out, d: d, client: client, started: time.Now()}
-	if r.procs, err = startNodes(exe, d.Nodes, out); err != nil {
+	if r.procs, err = startNodes(exe, d.Nodes, runArgs(opts, d), out); err != nil {
 		return err
 	}
 	defer r.procs.Stop() // an early return must not leave nodes behind
@@ -200,9 +200,18 @@ func startLinks(d *layout.Layout) (*chaos.LinkMesh, error) {
 	return chaos.StartLinkMesh(d)
 }
 
+// runArgs are the nodes' run arguments beyond their config: the chaos
+// mode's equivocating pool, the last one.
+func runArgs(opts Options, d *layout.Layout) map[string][]string {
+	if opts.Chaos == nil || !opts.Chaos.Equivocate {
+		return nil
+	}
+	return map[string][]string{d.Nodes[len(d.Nodes)-1].Name: {"--chaos-equivocate"}}
+}
+
 // startNodes starts every node's process and prints its command line.
-func startNodes(exe string, nodes []layout.Node, out io.Writer) (*supervisor.Processes, error) {
-	procs, err := supervisor.Start(exe, nodes, supervisor.StopTimeout)
+func startNodes(exe string, nodes []layout.Node, args map[string][]string, out io.Writer) (*supervisor.Processes, error) {
+	procs, err := supervisor.Start(exe, nodes, args, supervisor.StopTimeout)
 	if err != nil {
 		return nil, err
 	}

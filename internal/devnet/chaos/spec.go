@@ -57,6 +57,7 @@ const defaultQuiet = 30 * time.Second
 //	KIND@AT[:LENGTH]      the fault strikes once, AT after the system start
 //	quiet=DURATION        no repeating fault starts in the run's last
 //	                      DURATION (default 30s; needs --duration)
+//	equivocate            the last pool equivocates, all along
 //
 // KIND is kill, freeze or partition; durations are Go's (500ms, 10s, 2m).
 // LENGTH is how long a killed node stays down before its restart (default
@@ -66,6 +67,10 @@ type Spec struct {
 	Faults []FaultSpec
 	// Quiet is the run's final span in which no repeating fault starts.
 	Quiet time.Duration
+	// Equivocate: the last pool equivocates all along, announcing a second
+	// EB in each slot it leads with one (leiosnode run
+	// --chaos-equivocate); the others must never certify those.
+	Equivocate bool
 }
 
 // FaultSpec is one item of a Spec: a repeating fault (Every > 0)
@@ -89,6 +94,10 @@ func ParseSpec(s string) (Spec, error) {
 	}
 	for item := range strings.SplitSeq(s, ",") {
 		item = strings.TrimSpace(item)
+		if item == "equivocate" {
+			spec.Equivocate = true
+			continue
+		}
 		if q, ok := strings.CutPrefix(item, "quiet="); ok {
 			d, err := time.ParseDuration(q)
 			if err != nil || d < 0 {
@@ -103,7 +112,7 @@ func ParseSpec(s string) (Spec, error) {
 		}
 		spec.Faults = append(spec.Faults, f)
 	}
-	if len(spec.Faults) == 0 {
+	if len(spec.Faults) == 0 && !spec.Equivocate {
 		return Spec{}, errors.New("chaos: the spec names no fault")
 	}
 	return spec, nil
@@ -113,7 +122,7 @@ func ParseSpec(s string) (Spec, error) {
 func parseChaosFault(item string) (FaultSpec, error) {
 	i := strings.IndexAny(item, "=@")
 	if i < 0 {
-		return FaultSpec{}, errors.New("want KIND=EVERY[:LENGTH] or KIND@AT[:LENGTH], KIND one of kill, freeze, partition")
+		return FaultSpec{}, errors.New("want KIND=EVERY[:LENGTH], KIND@AT[:LENGTH] (KIND one of kill, freeze, partition) or equivocate")
 	}
 	f := FaultSpec{Kind: Kind(item[:i])}
 	if !slices.Contains(Kinds, f.Kind) {
@@ -157,6 +166,9 @@ func (s Spec) String() string {
 			items = append(items, fmt.Sprintf("%s@%v:%v", f.Kind, f.At, f.Length))
 		}
 	}
+	if s.Equivocate {
+		items = append(items, "equivocate")
+	}
 	return strings.Join(append(items, fmt.Sprintf("quiet=%v", s.Quiet)), ",")
 }
 
@@ -169,6 +181,9 @@ func (s Spec) Has(kind Kind) bool {
 func (s Spec) Check(nodes int) error {
 	if s.Has(Partition) && nodes < 2 {
 		return fmt.Errorf("chaos: a partition needs at least 2 nodes, the devnet has %d", nodes)
+	}
+	if s.Equivocate && nodes < 2 {
+		return fmt.Errorf("chaos: equivocate needs an honest pool beside the equivocating one, the devnet has %d", nodes)
 	}
 	return nil
 }

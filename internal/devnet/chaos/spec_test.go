@@ -19,6 +19,8 @@ func TestParseChaosSpec(t *testing.T) {
 		{spec: " kill@5s:1s , freeze@10s, partition@15s:3s,quiet=0s ", want: "kill@5s:1s,freeze@10s:5s,partition@15s:3s,quiet=0s"},
 		{spec: "kill=10s,kill@3s:500ms", want: "kill=10s:2s,kill@3s:500ms,quiet=30s"},
 		{spec: "partition@0s", want: "partition@0s:5s,quiet=30s"},
+		{spec: "equivocate", want: "equivocate,quiet=30s"},
+		{spec: "kill=30s,equivocate", want: "kill=30s:2s,equivocate,quiet=30s"},
 
 		{spec: "", want: "empty spec", err: true},
 		{spec: "quiet=10s", want: "names no fault", err: true},

@@ -14,17 +14,19 @@ import (
 // notCertifiedReasons are why an EB was not certified
 // (EBDiffusion.NotCertified), in the order they are told apart.
 var notCertifiedReasons = [...]string{
-	notCertifiedOffChain, notCertifiedNotYet, notCertifiedTooEarly,
+	notCertifiedOffChain, notCertifiedNotYet, notCertifiedEquivocation, notCertifiedTooEarly,
 	notCertifiedInvalid, notCertifiedIncomplete, notCertifiedNoQuorum,
 }
 
 const (
-	notCertifiedOffChain   = "announcing RB not on the chain"
-	notCertifiedNotYet     = "not yet"
-	notCertifiedTooEarly   = "next RB came too early"
-	notCertifiedInvalid    = "invalid closure"
-	notCertifiedIncomplete = "closure incomplete"
-	notCertifiedNoQuorum   = "no quorum in the window"
+	notCertifiedOffChain = "announcing RB not on the chain"
+	notCertifiedNotYet   = "not yet"
+	notCertifiedTooEarly = "next RB came too early"
+	// Its pool announced two EBs in its slot: nodes refuse to vote.
+	notCertifiedEquivocation = "equivocating announcement"
+	notCertifiedInvalid      = "invalid closure"
+	notCertifiedIncomplete   = "closure incomplete"
+	notCertifiedNoQuorum     = "no quorum in the window"
 )
 
 // LeiosChain is what the common chain (the blocks every node's chain
@@ -38,6 +40,9 @@ type LeiosChain struct {
 	EBsAnnounced int            `json:"ebsAnnounced"`
 	EBsCertified int            `json:"ebsCertified"`
 	NotCertified map[string]int `json:"notCertified"`
+	// EquivocationsCertified counts the EBs certified although some node
+	// refused to vote for them as equivocations: never more than 0.
+	EquivocationsCertified int `json:"equivocationsCertified"`
 	// TxsViaRBs are the txs its blocks carried, TxsViaEBs those of the
 	// closures its CertRBs certified. Their rates are over Seconds, from
 	// the system start to the start of the slot of its last block.
@@ -83,6 +88,9 @@ func certifyEBs(walks []load.ChainWalk, names []string, clock consensus.Clock, m
 		if by, ok := certifiedBy(common, i); ok {
 			d.CertifiedBy = by
 			c.EBsCertified++
+			if slices.Contains(slices.Collect(maps.Values(d.Votes)), forge.VoteEquivocation) {
+				c.EquivocationsCertified++
+			}
 		} else {
 			d.NotCertified = whyNotCertified(common, i, minCertGap, d.Votes)
 		}
@@ -145,6 +153,8 @@ func whyNotCertified(common []api.BlockTxs, i, minCertGap int, votes map[string]
 	switch {
 	case i+1 == len(common):
 		return notCertifiedNotYet
+	case outcome(forge.VoteEquivocation):
+		return notCertifiedEquivocation
 	case common[i+1].Slot-common[i].Slot < uint64(minCertGap):
 		return notCertifiedTooEarly
 	case outcome(forge.VoteInvalidClosure):

@@ -248,6 +248,9 @@ func printLeiosSummary(out io.Writer, r *LeiosReport) {
 			sep = ", "
 		}
 	}
+	if c.EquivocationsCertified > 0 {
+		fmt.Fprintf(out, "; CERTIFIED ALTHOUGH EQUIVOCATED: %d", c.EquivocationsCertified)
+	}
 	fmt.Fprintf(out, "\n  through RBs %.1f tx/s, through EBs %.1f tx/s (%d and %d txs in %.1f s from the system start)\n",
 		c.RBTxPerSecond, c.EBTxPerSecond, c.TxsViaRBs, c.TxsViaEBs, c.Seconds)
 	for _, p := range c.Problems {

@@ -27,6 +27,7 @@ const StopTimeout = 15 * time.Second
 type Processes struct {
 	exe         string
 	nodes       []layout.Node
+	args        map[string][]string // more arguments of run, by node name
 	stopTimeout time.Duration
 	// mu guards procs (a restart replaces a node's process) and stopped.
 	mu      sync.Mutex
@@ -71,12 +72,12 @@ func (p *Process) Unexpected() bool { return p.ExitState() != "" && p.unexpected
 // Killed reports whether Kill killed it on purpose.
 func (p *Process) Killed() bool { return p.killed.Load() }
 
-// Start starts `exe run --config …` for every node, its output
-// appended to the node's node.log. On an error the processes already
-// started are stopped.
-func Start(exe string, nodes []layout.Node, stopTimeout time.Duration) (*Processes, error) {
+// Start starts `exe run --config …` for every node, with the node's args
+// after them (the chaos mode's), its output appended to the node's
+// node.log. On an error the processes already started are stopped.
+func Start(exe string, nodes []layout.Node, args map[string][]string, stopTimeout time.Duration) (*Processes, error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	ps := &Processes{exe: exe, nodes: nodes, stopTimeout: stopTimeout, ctx: ctx, cancel: cancel}
+	ps := &Processes{exe: exe, nodes: nodes, args: args, stopTimeout: stopTimeout, ctx: ctx, cancel: cancel}
 	for _, n := range nodes {
 		p, err := ps.start(exe, n)
 		if err != nil {
@@ -94,7 +95,7 @@ func (ps *Processes) start(exe string, n layout.Node) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ps.ctx, exe, "run", "--config", n.ConfigFile)
+	cmd := exec.CommandContext(ps.ctx, exe, append([]string{"run", "--config", n.ConfigFile}, ps.args[n.Name]...)...)
 	cmd.Dir = n.Dir
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = ChildProcAttr()

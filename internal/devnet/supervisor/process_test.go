@@ -30,7 +30,7 @@ func TestNodeProcesses(t *testing.T) {
 	}
 	// Long enough for the polite node to exit on a loaded machine.
 	const stopTimeout = 3 * time.Second
-	ps, err := Start(exe, nodes, stopTimeout)
+	ps, err := Start(exe, nodes, nil, stopTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
