@@ -231,6 +231,10 @@ func (r *devnetRun) openFirehose(ctx context.Context) (*load.Firehose, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the firehose's funds: %w", err)
 	}
+	if len(keys) == 0 {
+		fmt.Fprintln(r.out, "no funded addresses (--funded 0): the devnet runs without txs")
+		return nil, nil
+	}
 	apis := newNodeAPIs(r.client, r.d.Nodes)
 	for {
 		polls := apiclient.PollStatuses(ctx, apis)
