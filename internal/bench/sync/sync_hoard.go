@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -93,7 +94,7 @@ func runHoard(ctx context.Context, spec hoardSpec, chain *syncChain, sources *sy
 		return nil, err
 	}
 	r.summarize()
-	if need := int(servedShare * float64(r.Streams)); r.PeakServedStreams < need {
+	if need := int(math.Ceil(servedShare * float64(r.Streams))); r.PeakServedStreams < need {
 		return nil, fmt.Errorf("hoarders: node-0 served at most %d block-fetch streams of the %d opened (at least %d needed); its log is %s",
 			r.PeakServedStreams, r.Streams, need, node.logFile)
 	}
@@ -257,9 +258,9 @@ func pullChain(ctx context.Context, target peer.AddrInfo, from, to block.Point, 
 			return nil, err
 		}
 	}
+	started := time.Now()
 	pullCtx, stop := context.WithTimeout(ctx, readerSpan)
 	defer stop()
-	started := time.Now()
 	g, gctx := errgroup.WithContext(pullCtx)
 	for i, c := range hosts {
 		count := func(dir protocol.Direction, _ protocol.Message, size int) {
