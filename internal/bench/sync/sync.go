@@ -1,12 +1,15 @@
 // Package sync is leiosbench sync: a fresh node syncs a forged devnet
 // chain from 1 and 3 peers (leiosnode processes on loopback), beside the
-// node's own single-core validation of the same blocks.
+// node's own single-core validation of the same blocks; before the syncs,
+// identities that ask a source for the whole chain and never read hold
+// its heap to a stated bound (the hoarders phase).
 //
 // Invariants: the chain is forged once, on a virtual clock, and every
 // measurement reads copies of it; the node processes start as the
 // devnet's do (their own process group, killed with the bench on Linux);
 // every figure of the tables is in the JSON report.
-// It never leaves a node process running after it returns.
+// It never leaves a node process or a libp2p host of its own running
+// after it returns.
 package sync
 
 import (

@@ -3,8 +3,8 @@ package sync
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
-	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -23,27 +23,13 @@ type nodeMetrics struct {
 
 // metrics reads the node's /metrics once.
 func (p *nodeProcess) metrics(ctx context.Context, client *http.Client) (*nodeMetrics, error) {
-	select {
-	case <-p.exited:
-		return nil, fmt.Errorf("%s exited (%v); its log is %s", p.name, p.err, p.logFile)
-	default:
-	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+p.httpAddr+"/metrics", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s: GET /metrics: %w", p.name, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: GET /metrics: %s", p.name, resp.Status)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	var families map[string]*dto.MetricFamily
+	err := p.get(ctx, client, "/metrics", func(body io.Reader) error {
+		parser := expfmt.NewTextParser(model.UTF8Validation)
+		var err error
+		families, err = parser.TextToMetricFamilies(body)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: /metrics: %w", p.name, err)
 	}
