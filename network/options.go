@@ -117,6 +117,13 @@ type HostOptions struct {
 	Registerer prometheus.Registerer
 }
 
+// The serve budget's defaults (HostOptions.ServeBytesPerPeer,
+// ServeBytesTotal), which the node runs with.
+const (
+	DefaultServeBytesPerPeer = 32 << 20
+	DefaultServeBytesTotal   = 128 << 20
+)
+
 func (o *HostOptions) setDefaults() {
 	if o.MaxViolations <= 0 {
 		o.MaxViolations = 3
@@ -147,10 +154,10 @@ func (o *HostOptions) setDefaults() {
 		o.MaxStreamsPerPeer = 64
 	}
 	if o.ServeBytesPerPeer <= 0 {
-		o.ServeBytesPerPeer = 32 << 20
+		o.ServeBytesPerPeer = DefaultServeBytesPerPeer
 	}
 	if o.ServeBytesTotal <= 0 {
-		o.ServeBytesTotal = 128 << 20
+		o.ServeBytesTotal = DefaultServeBytesTotal
 	}
 	if o.MaxUnknownPeers <= 0 {
 		o.MaxUnknownPeers = 32

@@ -1,12 +1,15 @@
 // Package sync is leiosbench sync: a fresh node syncs a forged devnet
 // chain from 1 and 3 peers (leiosnode processes on loopback), beside the
-// node's own single-core validation of the same blocks.
+// node's own single-core validation of the same blocks; before the syncs,
+// identities that ask a source for the whole chain and never read hold
+// its heap to a stated bound (the hoarders phase).
 //
 // Invariants: the chain is forged once, on a virtual clock, and every
 // measurement reads copies of it; the node processes start as the
 // devnet's do (their own process group, killed with the bench on Linux);
 // every figure of the tables is in the JSON report.
-// It never leaves a node process running after it returns.
+// It never leaves a node process or a libp2p host of its own running
+// after it returns.
 package sync
 
 import (
@@ -34,6 +37,8 @@ type syncFlags struct {
 	Funded    int     `json:"funded"`
 	Peers     []int   `json:"peers"`
 	Quick     bool    `json:"quick"`
+	Hoarders  int     `json:"hoarders"`
+	hoardFor  time.Duration
 	leiosnode string
 	timeout   time.Duration
 	profile   bool
@@ -43,7 +48,7 @@ type syncFlags struct {
 
 // NewCommand is the sync command.
 func NewCommand() *cobra.Command {
-	var f syncFlags
+	f := syncFlags{hoardFor: 30 * time.Second} // --quick shortens the hoard
 	cmd := &cobra.Command{
 		Use:   "sync",
 		Short: "A fresh node syncs a forged devnet chain from 1 and 3 peers, against the node's own single-core validation rate",
@@ -62,6 +67,15 @@ Then it measures, in the same run:
     in this process, by one goroutine with GOMAXPROCS 1, through the node's
     ApplyBlock (headers, certificates, every tx with its witnesses); the
     certified closures come from a copy of the LeiosDB;
+  - hoarders: once the three nodes serve the chain as relays (below),
+    --hoarders fresh identities each open two block-fetch streams to
+    node-0, ask for the whole chain and read nothing for 30 s, while
+    node-0's heap in use and RSS are read from its /metrics once a second
+    before, during and after; the peak heap is held to a bound that grows
+    with the streams and the largest block, not the chain (stated in the
+    output: the benchmark fails above it). Then one client reads the
+    chain again and again on four streams (two identities: block fetch
+    serves a peer two) for 10 s, its rate beside the node's serve budget;
   - sync: the three nodes restarted as relays (leiosnode processes) on
     copies of the chain; for each --peers count a fresh leiosnode whose
     topology is that many of them syncs over libp2p on loopback (TCP,
@@ -70,7 +84,9 @@ Then it measures, in the same run:
 
 Printed: the chain; blocks/s, txs/s and MB/s (blocks, and the certified
 EBs' bodies and closures) of the validation and of each sync; each sync's
-rate as a share of the validation rate; the target: from 3 peers ≥ 80 %.
+rate as a share of the validation rate; the target: from 3 peers ≥ 80 %;
+the hoarders' figures: node-0's heap and RSS before, at the peak and
+after, its bound, the streams served, the reading client's rate.
 Plot: sync.png in --plots, the slot of the tip against time (as the
 consensus team plots sync progress) and txs on chain against time. With
 --cpu-profile, a CPU profile of the sync from the most peers is saved
@@ -78,7 +94,7 @@ beside it (go tool pprof -top FILE).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.Quick {
-				f.Blocks, f.TxRate, f.Funded = 8, 800, 4
+				f.Blocks, f.TxRate, f.Funded, f.hoardFor = 8, 800, 4, 10*time.Second
 			}
 			if err := f.validate(); err != nil {
 				return err
@@ -92,9 +108,15 @@ beside it (go tool pprof -top FILE).`,
 			if err != nil {
 				return err
 			}
-			return f.out.Emit(cmd, report, map[string]func(string) error{
+			if err := f.out.Emit(cmd, report, map[string]func(string) error{
 				"sync.png": func(path string) error { return plotSync(report, path) },
-			})
+			}); err != nil {
+				return err
+			}
+			if h := report.Hoard; h != nil && !h.Held {
+				return fmt.Errorf("hoarders: node-0's heap peaked at %.1f MiB, above its bound of %.1f MiB", h.PeakHeapBytes/(1<<20), h.BoundBytes/(1<<20))
+			}
+			return nil
 		},
 	}
 	fs := cmd.Flags()
@@ -106,7 +128,8 @@ beside it (go tool pprof -top FILE).`,
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "give up on a sync after this long")
 	fs.BoolVar(&f.profile, "cpu-profile", false, "save a CPU profile of the sync from the most peers into --plots")
 	fs.BoolVar(&f.keep, "keep", false, "keep the benchmark's directory (devnet, node logs)")
-	fs.BoolVar(&f.Quick, "quick", false, "a smoke run of seconds: 8 blocks at 800 tx/s")
+	fs.IntVar(&f.Hoarders, "hoarders", 32, "identities that ask node-0 for the whole chain on 2 streams each and never read, before the syncs (0: none)")
+	fs.BoolVar(&f.Quick, "quick", false, "a smoke run of seconds: 8 blocks at 800 tx/s, hoarders for 10 s")
 	f.out.Register(fs)
 	return cmd
 }
@@ -128,6 +151,9 @@ func (f *syncFlags) validate() error {
 		if p < 1 || p > 3 {
 			return fmt.Errorf("--peers %d: the chain has 3 sources", p)
 		}
+	}
+	if f.Hoarders < 0 {
+		return errors.New("--hoarders must not be negative")
 	}
 	if f.profile && f.out.Plots == "" {
 		return errors.New("--cpu-profile needs --plots, the directory it goes to")
@@ -180,6 +206,12 @@ func runSyncBench(ctx context.Context, f syncFlags, progress io.Writer) (_ *sync
 		return nil, err
 	}
 	defer sources.stop()
+	if f.Hoarders > 0 {
+		spec := hoardSpec{identities: f.Hoarders, window: f.hoardFor}
+		if report.Hoard, err = runHoard(ctx, spec, chain, sources, client, progress); err != nil {
+			return nil, err
+		}
+	}
 	most := slices.Max(f.Peers)
 	for _, peers := range f.Peers {
 		fmt.Fprintf(progress, "sync: a fresh node from %d peer(s)...\n", peers)

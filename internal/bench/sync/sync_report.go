@@ -13,6 +13,7 @@ type syncReport struct {
 	Chain      syncChainStats `json:"chain"`
 	Validation *syncRun       `json:"validation"`
 	Runs       []*syncRun     `json:"syncs"`
+	Hoard      *hoardReport   `json:"hoarders,omitempty"`
 	Target     *syncTarget    `json:"target,omitempty"`
 	Profile    string         `json:"cpu_profile,omitempty"`
 	Cores      int            `json:"cores"`
@@ -94,6 +95,9 @@ func (r *syncReport) Write(w io.Writer) {
 	line("validation, in-process, one core", r.Validation)
 	for _, run := range r.Runs {
 		line(fmt.Sprintf("sync from %d peer(s), libp2p loopback", run.Peers), run)
+	}
+	if r.Hoard != nil {
+		r.Hoard.Write(w)
 	}
 	if t := r.Target; t != nil {
 		fmt.Fprintf(w, "\ntarget: from 3 peers ≥ 80 %% of the single-core validation rate: %.0f %%: %s\n", 100*t.OfValidation, output.MetOrMissed(t.Met))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -71,30 +72,37 @@ func (p *nodeProcess) stop() {
 // status is one GET /status of the node, or an error if it did not
 // answer (or has exited).
 func (p *nodeProcess) status(ctx context.Context, client *http.Client) (*api.Status, error) {
+	var st api.Status
+	if err := p.get(ctx, client, "/status", func(body io.Reader) error { return json.NewDecoder(body).Decode(&st) }); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// get is one GET of path from the node's HTTP API, its body handed to
+// read; an error if the node did not answer 200 within 2 s (or has
+// exited).
+func (p *nodeProcess) get(ctx context.Context, client *http.Client, path string, read func(body io.Reader) error) error {
 	select {
 	case <-p.exited:
-		return nil, fmt.Errorf("%s exited (%v); its log is %s", p.name, p.err, p.logFile)
+		return fmt.Errorf("%s exited (%v); its log is %s", p.name, p.err, p.logFile)
 	default:
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+p.httpAddr+"/status", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+p.httpAddr+path, nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: GET /status: %s", p.name, resp.Status)
+		return fmt.Errorf("%s: GET %s: %s", p.name, path, resp.Status)
 	}
-	var st api.Status
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return nil, err
-	}
-	return &st, nil
+	return read(resp.Body)
 }
 
 // freeAddrs returns n loopback host:port addresses free when asked.

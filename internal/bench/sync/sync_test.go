@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/leiosnode/leiosnode/internal/bench/benchtest"
@@ -12,7 +13,8 @@ import (
 
 // TestSyncQuick runs `leiosbench sync --quick` (a leiosnode built from
 // this module; the nodes are its processes): the chain holds certified
-// EBs, the validation and every sync reach its tip with every tx, and the
+// EBs, the validation and every sync reach its tip with every tx, the
+// hoarders were served and node-0's heap stayed within its bound, and the
 // plot and the profile are written.
 func TestSyncQuick(t *testing.T) {
 	if testing.Short() {
@@ -52,14 +54,55 @@ func TestSyncQuick(t *testing.T) {
 	if r.Target == nil || r.Target.Peers != 3 {
 		t.Errorf("target %+v", r.Target)
 	}
+	checkHoard(t, r.Hoard)
 	benchtest.CheckPNG(t, filepath.Join(dir, "sync.png"))
 	checkFileNotEmpty(t, r.Profile)
 	var table bytes.Buffer
 	r.Write(&table)
-	for _, want := range []string{"validation, in-process, one core", "sync from 3 peer(s)", "target: from 3 peers"} {
+	for _, want := range []string{"validation, in-process, one core", "sync from 3 peer(s)", "target: from 3 peers", "hoarders: 32 identities", "bound on the heap in use", "reading client"} {
 		if !bytes.Contains(table.Bytes(), []byte(want)) {
 			t.Errorf("the table lacks %q:\n%s", want, table.String())
 		}
+	}
+}
+
+// checkHoard checks the hoarders phase of a --quick run: 32 identities on
+// 64 streams for 10 s, node-0 sampled in each phase, most streams served,
+// the peak heap within its bound, and the reading client within the serve
+// budget (a peer's limiter holds a second's worth: in s seconds it is
+// served at most s + 1 seconds' worth).
+func checkHoard(t *testing.T, h *hoardReport) {
+	t.Helper()
+	if h == nil {
+		t.Fatal("the report has no hoarders")
+	}
+	if h.Identities != 32 || h.Streams != 64 || h.WindowSeconds != 10 || h.LargestBlockBytes <= 0 {
+		t.Errorf("hoarders: %d identities, %d streams, %.0f s, largest block %d", h.Identities, h.Streams, h.WindowSeconds, h.LargestBlockBytes)
+	}
+	for _, phase := range []string{"before", "during", "after"} {
+		if !slices.ContainsFunc(h.Samples, func(s hoardSample) bool { return s.Phase == phase && s.HeapBytes > 0 && s.RSSBytes > 0 }) {
+			t.Errorf("hoarders: no sample of node-0 %s the hoard", phase)
+		}
+	}
+	if h.BaselineHeapBytes <= 0 || h.BaselineLiveBytes <= 0 || h.PeakRSSBytes <= 0 || h.GOGCPercent <= 0 || h.Bound == "" {
+		t.Errorf("hoarders: baseline heap %.0f, live %.0f, peak RSS %.0f, GOGC %g, bound %q",
+			h.BaselineHeapBytes, h.BaselineLiveBytes, h.PeakRSSBytes, h.GOGCPercent, h.Bound)
+	}
+	if !h.Held || h.PeakHeapBytes <= 0 || h.PeakHeapBytes > h.BoundBytes {
+		t.Errorf("hoarders: peak heap %.0f bytes, bound %.0f (%s)", h.PeakHeapBytes, h.BoundBytes, h.Bound)
+	}
+	if h.PeakServedStreams < 58 {
+		t.Errorf("hoarders: node-0 served at most %d of the %d streams", h.PeakServedStreams, h.Streams)
+	}
+	rd := h.Reader
+	if rd == nil {
+		t.Fatal("hoarders: no reading client")
+	}
+	if rd.Streams != 4 || rd.Bytes == 0 || rd.Seconds < 10 || rd.BudgetPerPeer <= 0 {
+		t.Errorf("reading client: %+v", rd)
+	}
+	if served := rd.MaxIdentityBytesPerSecond * rd.Seconds; served > float64(rd.BudgetPerPeer)*(rd.Seconds+1) {
+		t.Errorf("reading client: an identity was served %.0f bytes in %.1f s, over its budget of %d a second", served, rd.Seconds, rd.BudgetPerPeer)
 	}
 }
 
