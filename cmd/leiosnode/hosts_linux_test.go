@@ -20,6 +20,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/internal/load"
 )
 
 // TestNetworkOnHosts lays out a network with genesis --hosts for three
@@ -101,6 +102,70 @@ func TestNetworkOnHosts(t *testing.T) {
 		}
 	}
 	t.Logf("the five agree on block #%d, then on #%d %s; the relay's status:\n%s", first.BlockNumber, last.BlockNumber, last.Hash, printStatuses(statuses[3:]))
+}
+
+// TestLoadOnHosts: on four hosts made with genesis --hosts (three pools
+// and a relay added with genesis add), leiosnode load — from the lab's
+// switch, as an operator's machine — sends txs through two pools' APIs
+// beyond what RBs carry: EBs are certified, and its report says every tx
+// is on chain, none lost.
+func TestLoadOnHosts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads four nodes in network namespaces for about a minute")
+	}
+	lab := newNetnsLab(t, 4)
+	dir := t.TempDir()
+	network := filepath.Join(dir, "network")
+	pools := []string{lab.addr(0) + ":3001", lab.addr(1) + ":3001", lab.addr(2) + ":3001"}
+	if out, err := execute(context.Background(), "genesis", "--dir", network, "--funded", "4", "--start-delay", "2s",
+		"--hosts", strings.Join(pools, ",")); err != nil {
+		t.Fatalf("genesis: %v\n%s", err, out)
+	}
+	if out, err := execute(context.Background(), "genesis", "add", "--dir", network, "--host", lab.addr(3)+":3001"); err != nil {
+		t.Fatalf("genesis add: %v\n%s", err, out)
+	}
+	for i, name := range []string{"node-0", "node-1", "node-2", "relay-0"} {
+		host := filepath.Join(dir, fmt.Sprintf("host-%d", i))
+		if err := os.CopyFS(host, os.DirFS(filepath.Join(network, name))); err != nil {
+			t.Fatal(err)
+		}
+		node := startNodeCommand(t, lab.command(t, i, "run", "--config", filepath.Join(host, "config.json")))
+		defer node.stop(t)
+	}
+	keys, err := filepath.Glob(filepath.Join(network, "funds", "payment-*.skey"))
+	if err != nil || len(keys) != 4 {
+		t.Fatalf("funded keys %v, %v", keys, err)
+	}
+	reportFile := filepath.Join(dir, "load.json")
+	args := []string{"load", "--node", fmt.Sprintf("http://%s:3002,http://%s:3002", lab.addr(0), lab.addr(1)),
+		"--rate", "600", "--duration", "40s", "--report", reportFile}
+	for _, k := range keys {
+		args = append(args, "--skey", k)
+	}
+	out, err := lab.switchCommand(t, args...).CombinedOutput()
+	t.Logf("load:\n%s", lastLines(string(out), 15))
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	var r load.Report
+	readJSON(t, reportFile, &r)
+	if r.Admitted == 0 || r.OnChain == 0 || r.Lost != 0 || len(r.Problems) != 0 {
+		t.Errorf("load report: %d admitted, %d on chain, %d lost, problems %q", r.Admitted, r.OnChain, r.Lost, r.Problems)
+	}
+	var relay nodeStatus
+	if err := apiclient.GetStatus(context.Background(), lab.httpClient(), fmt.Sprintf("http://%s:3002", lab.addr(3)), &relay); err != nil {
+		t.Fatal(err)
+	}
+	if relay.CertRBsOnChain == 0 || relay.TxsOnChain < r.OnChain {
+		t.Errorf("the relay's chain holds %d certified EBs and %d txs; the load put %d on chain", relay.CertRBsOnChain, relay.TxsOnChain, r.OnChain)
+	}
+	t.Logf("the relay: %d txs on chain, %d EBs certified", relay.TxsOnChain, relay.CertRBsOnChain)
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // commonBlock is the highest block that every node lists among its recent
@@ -219,12 +284,23 @@ func (lab *netnsLab) addr(i int) string { return fmt.Sprintf("10.77.0.%d", i+1) 
 
 // command is the CLI with args, to run on host i.
 func (lab *netnsLab) command(t *testing.T, i int, args ...string) *exec.Cmd {
+	return lab.cli(t, lab.hosts[i], args...)
+}
+
+// switchCommand is the CLI with args, run in the switch's namespace: an
+// operator's machine on the hosts' LAN.
+func (lab *netnsLab) switchCommand(t *testing.T, args ...string) *exec.Cmd {
+	return lab.cli(t, lab.sw, args...)
+}
+
+// cli is the CLI with args, to run in the namespace ns.
+func (lab *netnsLab) cli(t *testing.T, ns string, args ...string) *exec.Cmd {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// ip netns exec execs the command itself: its process is the node's.
-	cmd := exec.Command("ip", append([]string{"netns", "exec", lab.hosts[i], exe}, args...)...)
+	// ip netns exec execs the command itself: its process is the CLI's.
+	cmd := exec.Command("ip", append([]string{"netns", "exec", ns, exe}, args...)...)
 	cmd.Env = append(os.Environ(), asCLIEnv+"=cli")
 	return cmd
 }
