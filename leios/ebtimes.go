@@ -50,6 +50,9 @@ type EBTimes struct {
 	// Certify is what this node saw when it led a slot on the announcing
 	// RB: the votes it held and whether it certified the EB.
 	Certify *CertifyAttempt `json:"certify,omitempty"`
+	// Fate is what became of it on this node's selected chain (fate.go),
+	// worked out when the list is asked for.
+	Fate *EBFate `json:"fate,omitempty"`
 
 	rb block.Hash // RbHash, for counting votes
 }

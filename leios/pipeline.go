@@ -293,9 +293,13 @@ func (p *Pipeline) Stats() Stats {
 }
 
 // EBTimes lists, for the most recent EBs, when this node first held each
-// one's announcement, body and whole closure, its vote on it, and the votes
-// relayed for it.
-func (p *Pipeline) EBTimes() []EBTimes { return p.ebs.list() }
+// one's announcement, body and whole closure, its vote on it, the votes
+// relayed for it, and what became of it on the selected chain (Fate).
+func (p *Pipeline) EBTimes() []EBTimes {
+	ebs := p.ebs.list()
+	p.settleFates(ebs)
+	return ebs
+}
 
 // MissedWindows counts this node's latest EBs, newest first, whose voting
 // window closed before it held and checked their closures: how far behind

@@ -160,6 +160,18 @@ func TestLoadOnHosts(t *testing.T) {
 		t.Errorf("the relay's chain holds %d certified EBs and %d txs; the load put %d on chain", relay.CertRBsOnChain, relay.TxsOnChain, r.OnChain)
 	}
 	t.Logf("the relay: %d txs on chain, %d EBs certified", relay.TxsOnChain, relay.CertRBsOnChain)
+
+	// The relay lists each EB's fate: certified by which block, or why not.
+	ebs, err := lab.switchCommand(t, "status", "--ebs", "--node", fmt.Sprintf("http://%s:3002", lab.addr(3))).CombinedOutput()
+	t.Logf("status --ebs on the relay:\n%s", lastLines(string(ebs), 12))
+	if err != nil || !strings.Contains(string(ebs), "certified by #") {
+		t.Errorf("status --ebs: %v", err)
+	}
+	for _, row := range strings.Split(strings.TrimSpace(string(ebs)), "\n")[1:] {
+		if strings.HasSuffix(row, " -") {
+			t.Errorf("an EB without a fate: %s", row)
+		}
+	}
 }
 
 // lastLines is the last n lines of s.

@@ -12,12 +12,19 @@ import (
 
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/leios"
 )
 
+// ebListTimeout bounds GET /api/ebs: a node lists thousands of EBs.
+const ebListTimeout = 10 * time.Second
+
 func newStatusCommand() *cobra.Command {
-	var nodeURL string
+	var (
+		nodeURL string
+		ebs     bool
+	)
 	cmd := &cobra.Command{
-		Use:   "status --node URL",
+		Use:   "status --node URL [--ebs]",
 		Short: "Print a node's state for a person: slot, tips, peers, mempool, EBs, votes, errors, forks",
 		Long: `Print what GET URL/status says, one line a topic: the node's peer ID and
 role, the slot, its tip and immutable tip, its peers (with their address,
@@ -30,6 +37,14 @@ blocks and votes, the errors it logged, and the forks deeper than k it sees
 			if !strings.Contains(url, "://") {
 				url = "http://" + url
 			}
+			if ebs {
+				var list []leios.EBTimes
+				if err := apiclient.New(&http.Client{}, url).Fetch(cmd.Context(), "/api/ebs", ebListTimeout, &list); err != nil {
+					return fmt.Errorf("node %s: %w", url, err)
+				}
+				printEBs(cmd.OutOrStdout(), list)
+				return nil
+			}
 			var st nodeStatus
 			if err := apiclient.GetStatus(cmd.Context(), &http.Client{}, url, &st); err != nil {
 				return fmt.Errorf("node %s: %w", url, err)
@@ -39,6 +54,7 @@ blocks and votes, the errors it logged, and the forks deeper than k it sees
 		},
 	}
 	cmd.Flags().StringVar(&nodeURL, "node", "", "the node's HTTP API (its config's httpAddr), e.g. http://10.0.0.1:3002 (required)")
+	cmd.Flags().BoolVar(&ebs, "ebs", false, "list the node's recent EBs instead: stages, votes, and each one's fate on its chain (certified by which block, or why not)")
 	_ = cmd.MarkFlagRequired("node") // only fails for an unknown flag
 	return cmd
 }

@@ -1,0 +1,129 @@
+package leios
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/chaindb"
+	"github.com/leiosnode/leiosnode/forge"
+)
+
+// header is a signed header of number n at slot, after prev, announcing
+// ann, with the certified flag cert.
+func header(t *testing.T, prev *block.Header, slot uint64, ann *block.Announcement, cert bool) *block.Header {
+	t.Helper()
+	key := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
+	hb := block.HeaderBody{BlockNumber: 1, Slot: slot, Announcement: ann, LeiosCertified: cert}
+	if prev != nil {
+		ph := prev.Hash()
+		hb.BlockNumber, hb.PrevHash = prev.BlockNumber+1, &ph
+	}
+	return block.NewHeader(hb, key)
+}
+
+// TestFateAfter: an EB's fate once the next block follows its RB, one row
+// per reason.
+func TestFateAfter(t *testing.T) {
+	const gap = 14
+	eb := block.Announcement{EbHash: block.Hash{0xeb}, EbSize: 100}
+	rb := header(t, nil, 10, &eb, false)
+	held := time.Now()
+	for _, tc := range []struct {
+		name     string
+		next     *block.Header
+		vote     string
+		complete bool
+		want     EBFate
+	}{
+		{"certified", header(t, rb, 10+gap, nil, true), forge.VoteCast, true, EBFate{Fate: FateCertified}},
+		{"equivocation", header(t, rb, 10+gap, nil, false), forge.VoteEquivocation, true, EBFate{Fate: FateNotCertified, Reason: ReasonEquivocation}},
+		{"too early", header(t, rb, 10+gap-1, nil, false), forge.VoteCast, true, EBFate{Fate: FateNotCertified, Reason: ReasonTooEarly}},
+		{"invalid closure", header(t, rb, 10+gap, nil, false), forge.VoteInvalidClosure, true, EBFate{Fate: FateNotCertified, Reason: ReasonInvalid}},
+		{"closure incomplete", header(t, rb, 10+gap, nil, false), "", false, EBFate{Fate: FateNotCertified, Reason: ReasonIncomplete}},
+		{"no quorum", header(t, rb, 10+gap, nil, false), forge.VoteCast, true, EBFate{Fate: FateNotCertified, Reason: ReasonNoQuorum}},
+	} {
+		e := &EBTimes{Slot: rb.Slot, EbHash: eb.EbHash.String(), Vote: tc.vote}
+		if tc.complete {
+			e.Closure = &held
+		}
+		got := fateAfter(e, rb, tc.next, gap)
+		if got.Fate != tc.want.Fate || got.Reason != tc.want.Reason {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+		if (got.Fate == FateCertified) != (got.CertifiedBy != nil && got.CertifiedBy.Hash == tc.next.Hash().String()) {
+			t.Errorf("%s: certified by %+v", tc.name, got.CertifiedBy)
+		}
+	}
+}
+
+// headerChain is a selected chain of headers, as the pipeline reads it.
+type headerChain struct{ headers []*block.Header }
+
+func (c *headerChain) Tip() block.Tip {
+	h := c.headers[len(c.headers)-1]
+	return block.Tip{Point: h.Point(), BlockNumber: h.BlockNumber}
+}
+func (c *headerChain) ImmutableTip() block.Tip     { return block.Tip{Point: block.Origin} }
+func (c *headerChain) TipChanged() <-chan struct{} { return nil }
+func (c *headerChain) BlockByNumber(uint64) (*block.Block, error) {
+	return nil, errors.New("headers only")
+}
+func (c *headerChain) Reselect() (chaindb.AddResult, error) { return chaindb.AddResult{}, nil }
+func (c *headerChain) HeaderByNumber(n uint64) (*block.Header, error) {
+	if n < 1 || n > uint64(len(c.headers)) {
+		return nil, errors.New("no such block")
+	}
+	return c.headers[n-1], nil
+}
+
+// TestFatesFollowTheChain: an EB is pending while its RB is the tip,
+// certified once a CertRB follows, and not certified — its RB off the
+// chain — after a rollback to a fork without it; an EB of a newer slot
+// than the tip is pending.
+func TestFatesFollowTheChain(t *testing.T) {
+	opts := testOptions(t)
+	p := openPipeline(t, opts)
+	gap := uint64(opts.Validator.Leios().MinCertGap)
+	eb := block.Announcement{EbHash: block.Hash{0xeb}, EbSize: 100}
+	genesis := header(t, nil, 1, nil, false)
+	rb := header(t, genesis, 5, &eb, false)
+	pt := block.Point{Slot: rb.Slot, Hash: eb.EbHash}
+	p.ebs.recordAnnounced(pt, rb.Hash(), time.Now())
+	later := block.Point{Slot: 900, Hash: block.Hash{0xee}}
+	p.ebs.recordAnnounced(later, block.Hash{0x99}, time.Now())
+	fate := func(pt block.Point) EBFate {
+		for _, e := range p.EBTimes() {
+			if e.Slot == pt.Slot && e.EbHash == pt.Hash.String() {
+				return *e.Fate
+			}
+		}
+		t.Fatalf("EB %s not listed", pt)
+		return EBFate{}
+	}
+
+	chain := &headerChain{headers: []*block.Header{genesis, rb}}
+	p.Attach(chain, nil)
+	if f := fate(pt); f.Fate != FatePending {
+		t.Errorf("RB at the tip: %+v", f)
+	}
+	certRB := header(t, rb, rb.Slot+gap, nil, true)
+	chain.headers = append(chain.headers, certRB)
+	if f := fate(pt); f.Fate != FateCertified || f.CertifiedBy == nil || f.CertifiedBy.Number != certRB.BlockNumber {
+		t.Errorf("after the CertRB: %+v", f)
+	}
+	// A rollback to a longer fork off the genesis block.
+	fork := []*block.Header{genesis}
+	for slot := uint64(6); slot < 9; slot++ {
+		fork = append(fork, header(t, fork[len(fork)-1], slot, nil, false))
+	}
+	chain.headers = fork
+	if f := fate(pt); f.Fate != FateNotCertified || f.Reason != ReasonOffChain {
+		t.Errorf("after the rollback: %+v", f)
+	}
+	if f := fate(later); f.Fate != FatePending {
+		t.Errorf("an EB newer than the tip: %+v", f)
+	}
+}
