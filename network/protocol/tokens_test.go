@@ -17,7 +17,7 @@ type grant struct {
 	N uint64
 }
 
-func (*grant) Tag() uint64  { return 0 }
+func (*grant) Tag() uint64   { return 0 }
 func (g *grant) Grants() int { return int(g.N) }
 
 // tokenSpec is a request-N stream: Idle --grant(N)--> Busy, N items back
