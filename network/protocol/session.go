@@ -131,6 +131,9 @@ func NewSession(ctx context.Context, cfg Config) *Session {
 // Context ends when the session does.
 func (s *Session) Context() context.Context { return s.ctx }
 
+// Spec is the protocol the session runs.
+func (s *Session) Spec() *Spec { return s.cfg.Spec }
+
 // State is the current state.
 func (s *Session) State() State {
 	s.mu.Lock()
