@@ -37,7 +37,8 @@ import (
 //     other point. A certified point whose body is wanted goes first of
 //     all to the peers that speak /leios/fetch/2, in multi-block requests
 //     of up to MaxBlocksPerRequest EBs, one in flight per peer: the body
-//     and every tx at once, as a syncing node needs them.
+//     and every tx at once, as a syncing node needs them. While any live
+//     peer speaks it, no certified body is asked for point by point.
 type decisions struct {
 	budgets budgets
 	syncing func() bool
@@ -483,8 +484,11 @@ func (d *decisions) prune(slot uint64, keep map[block.Point]bool) {
 func (d *decisions) plan(now time.Time) ([]*Request, time.Time) {
 	order := d.workOrder()
 	out := d.planBlocks(order, now, nil)
+	// While a peer speaks /leios/fetch/2, certified bodies wait for its
+	// next multi-block request rather than go point by point.
+	batched := slices.ContainsFunc(d.livePeers(), func(id peer.ID) bool { return d.peers[id].multiBlock })
 	for _, ps := range order {
-		if ps.wanted() && len(d.offers(ps, false)) > 0 && !d.wholeInFlight(ps) {
+		if ps.wanted() && len(d.offers(ps, false)) > 0 && !d.wholeInFlight(ps) && !(ps.certified && batched) {
 			out = d.planBody(ps, now, out)
 		}
 	}

@@ -9,9 +9,8 @@ import (
 
 // Certified points whose bodies are wanted go whole, in multi-block
 // requests of up to MaxBlocksPerRequest EBs, one in flight per peer that
-// speaks /leios/fetch/2, oldest first; a peer that speaks only
-// /leios/fetch/1 gets per-point body requests, and neither path asks for
-// what the other has in flight. The multi-block reply completes the EBs.
+// speaks /leios/fetch/2, and none point by point meanwhile; without such a
+// peer they go point by point to the others.
 func TestPlanMultiBlock(t *testing.T) {
 	d := newDecisions(Options{Syncing: func() bool { return true }})
 	cip, cip2, proto := peerID("cip"), peerID("cip2"), peerID("proto")
@@ -51,8 +50,8 @@ func TestPlanMultiBlock(t *testing.T) {
 			t.Fatalf("%v asked %d times", p, asked[p.Hash])
 		}
 	}
-	if bodies == 0 {
-		t.Fatal("the /leios/fetch/1 peer was given no body to fetch")
+	if bodies != 0 {
+		t.Fatalf("%d certified bodies asked for point by point while peers speak /leios/fetch/2", bodies)
 	}
 	if err := d.check(); err != nil {
 		t.Fatal(err)
@@ -69,5 +68,10 @@ func TestPlanMultiBlock(t *testing.T) {
 	}
 	if err := d.check(); err != nil {
 		t.Fatal(err)
+	}
+	d.peerDown(cip)
+	d.peerDown(cip2)
+	if fallback, _ := d.plan(time.Unix(20, 0)); len(fallback) == 0 || fallback[0].Kind != RequestBody || fallback[0].Peer != proto {
+		t.Fatalf("with /leios/fetch/1 peers only: %v, want body requests", fallback)
 	}
 }
