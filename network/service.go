@@ -13,6 +13,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	libp2pprotocol "github.com/libp2p/go-libp2p/core/protocol"
 	"github.com/libp2p/go-libp2p/p2p/protocol/identify"
+	"github.com/multiformats/go-multistream"
 
 	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -89,31 +90,41 @@ func (p *Peer) Open(ctx context.Context, spec *protocol.Spec) (*protocol.Session
 	return s, nil
 }
 
-// Speaks returns the first of specs the peer serves, by the protocol list
-// its identify sent (waited for on each of its connections): how a
-// service with several versions of its protocols chooses per peer. It
-// fails with ErrNoCommonProtocol if the peer serves none of them.
+// Speaks returns the first of specs the peer serves: how a service with
+// several versions of its protocols chooses per peer. It reads the
+// protocol list the peer's identify sent (waited for on each of its
+// connections), and if that names none of specs — identify not heard, or
+// a host that does not run it — negotiates a stream in specs' order and
+// resets it. It fails with ErrNoCommonProtocol if the peer serves none.
 func (p *Peer) Speaks(ctx context.Context, specs ...*protocol.Spec) (*protocol.Spec, error) {
-	if ids, ok := p.h.host.(interface{ IDService() identify.IDService }); ok {
+	ids := make([]libp2pprotocol.ID, len(specs))
+	for i, spec := range specs {
+		ids[i] = libp2pprotocol.ID(spec.ID())
+	}
+	if idService, ok := p.h.host.(interface{ IDService() identify.IDService }); ok {
 		for _, c := range p.h.host.Network().ConnsToPeer(p.ID) {
 			select {
-			case <-ids.IDService().IdentifyWait(c):
+			case <-idService.IDService().IdentifyWait(c):
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
 		}
 	}
-	for _, spec := range specs {
-		ok, err := p.h.host.Peerstore().SupportsProtocols(p.ID, libp2pprotocol.ID(spec.ID()))
-		if err == nil && len(ok) > 0 {
-			return spec, nil
-		}
+	if listed, err := p.h.host.Peerstore().SupportsProtocols(p.ID, ids...); err == nil && len(listed) > 0 {
+		return specs[slices.Index(ids, listed[0])], nil
 	}
-	names := make([]string, len(specs))
-	for i, spec := range specs {
-		names[i] = spec.ID()
+	st, err := p.h.host.NewStream(ctx, p.ID, ids...)
+	if _, none := errors.AsType[multistream.ErrNotSupported[libp2pprotocol.ID]](err); none {
+		return nil, fmt.Errorf("%w: %s serves none of %v", ErrNoCommonProtocol, p.ID, ids)
+	} else if err != nil {
+		return nil, fmt.Errorf("network: negotiating %v with %s: %w", ids, p.ID, err)
 	}
-	return nil, fmt.Errorf("%w: %s serves none of %v", ErrNoCommonProtocol, p.ID, names)
+	_ = st.Reset()
+	i := slices.Index(ids, st.Protocol())
+	if i < 0 {
+		return nil, fmt.Errorf("network: %s negotiated %s, not one of %v", p.ID, st.Protocol(), ids)
+	}
+	return specs[i], nil
 }
 
 // ErrNoCommonProtocol: the peer serves none of the versions a client
