@@ -61,6 +61,11 @@ type Config struct {
 	// TraceFile, if set, receives the node's events in the Leios
 	// simulators' trace format (JSON lines), created anew at each start.
 	TraceFile string `json:"traceFile,omitempty"`
+	// LeiosProtocols is the Leios mini-protocol set the node serves and
+	// speaks: "cip" (CIP-0164's), "prototype" (the Haskell prototype's) or
+	// "both" (the default: the CIP's with the peers that serve them, the
+	// prototype's with the others).
+	LeiosProtocols string `json:"leiosProtocols,omitempty"`
 
 	// Path is the file Load read, for messages that name a setting.
 	Path string `json:"-"`
@@ -125,6 +130,11 @@ func Load(path string) (*Config, error) {
 	}
 	if c.TargetPeers < 0 {
 		return nil, fmt.Errorf("config %s: targetPeers is %d: it must not be negative", path, c.TargetPeers)
+	}
+	switch c.LeiosProtocols {
+	case "", "both", "cip", "prototype":
+	default:
+		return nil, fmt.Errorf("config %s: leiosProtocols is %q: it must be cip, prototype or both", path, c.LeiosProtocols)
 	}
 	if c.BLSKeyFile != "" && c.IssuerKeyFile == "" {
 		return nil, fmt.Errorf("config %s: blsSigningKeyFile is a block producer's: it needs issuerSigningKeyFile and vrfSigningKeyFile", path)

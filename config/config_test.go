@@ -122,3 +122,24 @@ func TestPeerSharing(t *testing.T) {
 		t.Errorf("a negative targetPeers: %v", err)
 	}
 }
+
+// TestLeiosProtocols: cip, prototype and both are read as they are; any
+// other set is refused, naming the setting.
+func TestLeiosProtocols(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	const relay = `"genesisFile": "g", "databasePath": "db", "nodeKeyFile": "n"`
+	for _, set := range []string{"cip", "prototype", "both"} {
+		if err := os.WriteFile(path, []byte(`{`+relay+`, "leiosProtocols": "`+set+`"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if c, err := Load(path); err != nil || c.LeiosProtocols != set {
+			t.Errorf("leiosProtocols %q: %v", set, err)
+		}
+	}
+	if err := os.WriteFile(path, []byte(`{`+relay+`, "leiosProtocols": "cip,prototype"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "leiosProtocols") {
+		t.Errorf("an unknown set: %v", err)
+	}
+}

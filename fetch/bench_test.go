@@ -49,7 +49,7 @@ func BenchmarkDecideFullEB(b *testing.B) {
 				b.StopTimer()
 				d := newDecisions(Options{})
 				for _, id := range peers {
-					d.peerUp(peerID(id))
+					d.peerUp(peerID(id), false)
 				}
 				d.announce(p, eb.Body.Size())
 				for _, id := range peers {

@@ -140,9 +140,10 @@ func (bm *Bitmaps) UnmarshalCBOR(data []byte) error {
 // CBOR major types used by the hand-written codecs, and the break byte
 // that ends an indefinite-length item.
 const (
-	majorUint = 0
-	majorMap  = 5
-	breakByte = 0xff
+	majorUint  = 0
+	majorBytes = 2
+	majorMap   = 5
+	breakByte  = 0xff
 )
 
 // cborReader reads the few CBOR heads the bitmaps codec needs, strictly:

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -9,21 +10,32 @@ import (
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
-// Reply is a checked answer to a Request: the body (Kind RequestBody) or
+// Reply is a checked answer to a Request: the body (Kind RequestBody),
 // the txs in the request's offset order (RequestTxs), each with the hash
-// the check computed.
+// the check computed, or the EBs whole (RequestBlocks).
 type Reply struct {
-	Body *block.EBBody
-	Txs  []block.HashedTx
+	Body   *block.EBBody
+	Txs    []block.HashedTx
+	Blocks []BlockReply
 }
 
-// Client runs the client side of one LeiosFetch session with pipelining:
-// Send may run ahead of Next by up to MaxPipelined requests. Send and Next
-// may be called from different goroutines (one each); replies come in
-// request order.
+// BlockReply is one EB of a multi-block reply, checked: its body hashes to
+// the EB hash asked for, and its txs to what the body names.
+type BlockReply struct {
+	Point block.Point
+	Body  *block.EBBody
+	Txs   []block.HashedTx
+}
+
+// Client runs the client side of one LeiosFetch session, /leios/fetch/1
+// or /leios/fetch/2 as its session's Spec says, with pipelining: Send may
+// run ahead of Next by up to MaxPipelined requests. Send and Next may be
+// called from different goroutines (one each); replies come in request
+// order.
 type Client struct {
 	s      *protocol.Session
 	limits block.EBLimits
+	v2     bool // the session speaks /leios/fetch/2
 
 	mu   sync.Mutex // guards sent
 	sent []*Request // sent, not yet answered, oldest first
@@ -31,24 +43,15 @@ type Client struct {
 
 // NewClient returns a client on s checking bodies against limits.
 func NewClient(s *protocol.Session, limits block.EBLimits) *Client {
-	return &Client{s: s, limits: limits}
+	return &Client{s: s, limits: limits, v2: s.Spec().Version >= 2}
 }
 
 // Send sends r. It fails if more than MaxPipelined requests are already
 // waiting behind the first, or if the session ended.
 func (c *Client) Send(r *Request) error {
-	var msg protocol.Message
-	switch r.Kind {
-	case RequestBody:
-		msg = &MsgBlockRequest{Point: r.Point}
-	case RequestTxs:
-		bm, err := BitmapsOf(r.Offsets)
-		if err != nil {
-			return fmt.Errorf("fetch: request %d: %w", r.ID, err)
-		}
-		msg = &MsgBlockTxsRequest{Point: r.Point, Bitmaps: bm}
-	default:
-		return fmt.Errorf("fetch: request %d has no kind", r.ID)
+	msg, err := c.message(r)
+	if err != nil {
+		return fmt.Errorf("fetch: request %d: %w", r.ID, err)
 	}
 	// Queued before the send: the reply may be read the moment it is out.
 	c.mu.Lock()
@@ -61,6 +64,26 @@ func (c *Client) Send(r *Request) error {
 		return err
 	}
 	return nil
+}
+
+// message is r in the session's version.
+func (c *Client) message(r *Request) (protocol.Message, error) {
+	if c.v2 {
+		return message2(r)
+	}
+	switch r.Kind {
+	case RequestBody:
+		return &MsgBlockRequest{Point: r.Point}, nil
+	case RequestTxs:
+		bm, err := BitmapsOf(r.Offsets)
+		if err != nil {
+			return nil, err
+		}
+		return &MsgBlockTxsRequest{Point: r.Point, Bitmaps: bm}, nil
+	case RequestBlocks:
+		return nil, errors.New("a multi-block request on /leios/fetch/1, which has none")
+	}
+	return nil, errors.New("a request of no kind")
 }
 
 // Next waits for the reply to the oldest outstanding request and checks it
@@ -87,6 +110,10 @@ func (c *Client) Next(ctx context.Context) (*Request, Reply, error) {
 		reply.Body, err = c.checkBody(r, m)
 	case *MsgBlockTxs:
 		reply.Txs, err = checkTxs(r, m)
+	case *MsgTxs2:
+		reply, err = c.checkTxs2(r, m)
+	case *MsgMultiBlock, *MsgNoMoreBlocks:
+		reply.Blocks, err = c.recvBlocks(ctx, r, m)
 	default:
 		err = fmt.Errorf("fetch: client got %T", msg) // the Spec rules it out
 	}
@@ -104,7 +131,12 @@ func (c *Client) Outstanding() int {
 }
 
 // Done ends the protocol; call it only with nothing outstanding.
-func (c *Client) Done() error { return c.s.Send(&MsgDone{}) }
+func (c *Client) Done() error {
+	if c.v2 {
+		return c.s.Send(&MsgDone2{})
+	}
+	return c.s.Send(&MsgDone{})
+}
 
 // checkBody checks a body against a body request: its size is the
 // announced one, it hashes to the point's hash, it is a valid EB body.
@@ -138,11 +170,5 @@ func checkTxs(r *Request, m *MsgBlockTxs) ([]block.HashedTx, error) {
 	if want, _ := BitmapsOf(r.Offsets); !m.Bitmaps.Equal(want) {
 		return nil, fmt.Errorf("%w: %s: bitmaps differ from the request", ErrBadTxs, r.Point)
 	}
-	txs := make([]block.HashedTx, len(m.Txs))
-	for i, tx := range m.Txs {
-		if txs[i] = block.HashTx(tx); txs[i].Hash != r.TxHashes[i] {
-			return nil, fmt.Errorf("%w: %s: tx at offset %d has the wrong hash", ErrBadTxs, r.Point, r.Offsets[i])
-		}
-	}
-	return txs, nil
+	return hashedAs(r.Point, r.TxHashes, r.Offsets, m.Txs)
 }

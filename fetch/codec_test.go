@@ -260,4 +260,7 @@ func TestSpecValidates(t *testing.T) {
 	if err := Spec(testLimits).Validate(); err != nil {
 		t.Fatal(err)
 	}
+	if err := Spec2(testLimits).Validate(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -34,7 +34,11 @@ import (
 //     A certified point — its EB certified on a chain this node is taking
 //     up — is the exception: every peer that has that chain holds its
 //     closure, so any live peer may be asked, and it comes before every
-//     other point.
+//     other point. A certified point whose body is wanted goes first of
+//     all to the peers that speak /leios/fetch/2, in multi-block requests
+//     of up to MaxBlocksPerRequest EBs, one in flight per peer: the body
+//     and every tx at once, as a syncing node needs them. While any live
+//     peer speaks it, no certified body is asked for point by point.
 type decisions struct {
 	budgets budgets
 	syncing func() bool
@@ -48,8 +52,12 @@ type decisions struct {
 	peers       map[peer.ID]*peerState
 	requests    map[uint64]*Request // in flight
 	bodyFetches map[block.Hash][]fetchRef
-	inFlight    uint64
-	nextID      uint64
+	// wholeFetches are the EBs a multi-block request in flight asks for,
+	// by the request: neither their bodies nor their txs are asked of
+	// anyone else meanwhile.
+	wholeFetches map[block.Hash]uint64
+	inFlight     uint64
+	nextID       uint64
 }
 
 type budgets struct {
@@ -134,11 +142,15 @@ type fetchRef struct {
 	issued int64 // Unix nanoseconds: a third of a time.Time, kept per tx
 }
 
-// peerState is a peer's budget use; sessions counts its live fetch clients.
+// peerState is a peer's budget use; sessions counts its live fetch
+// clients, multiBlock says they speak /leios/fetch/2, wholeRequests counts
+// its multi-block requests in flight.
 type peerState struct {
-	sessions int
-	inFlight uint64
-	requests int
+	sessions      int
+	inFlight      uint64
+	requests      int
+	multiBlock    bool
+	wholeRequests int
 }
 
 func newDecisions(o Options) *decisions {
@@ -158,10 +170,11 @@ func newDecisions(o Options) *decisions {
 		bodies:  make(map[block.Hash]*bodyState),
 		// Sized for a full EB, so that filing the first one does not rehash
 		// on the way to its first requests.
-		txs:         make(map[block.Hash]*txState, o.Limits.MaxTxs),
-		peers:       make(map[peer.ID]*peerState),
-		requests:    make(map[uint64]*Request),
-		bodyFetches: make(map[block.Hash][]fetchRef),
+		txs:          make(map[block.Hash]*txState, o.Limits.MaxTxs),
+		peers:        make(map[peer.ID]*peerState),
+		requests:     make(map[uint64]*Request),
+		bodyFetches:  make(map[block.Hash][]fetchRef),
+		wholeFetches: make(map[block.Hash]uint64),
 	}
 }
 
@@ -341,8 +354,13 @@ func removePeer(ids []peer.ID, id peer.ID) []peer.ID {
 	return slices.DeleteFunc(ids, func(x peer.ID) bool { return x == id })
 }
 
-// peerUp records a live fetch client to id: requests may go to it.
-func (d *decisions) peerUp(id peer.ID) { d.peer(id).sessions++ }
+// peerUp records a live fetch client to id: requests may go to it, and
+// multi-block requests if multiBlock.
+func (d *decisions) peerUp(id peer.ID, multiBlock bool) {
+	p := d.peer(id)
+	p.sessions++
+	p.multiBlock = p.multiBlock || multiBlock
+}
 
 // peerDown records that a fetch client to id ended. With none left, its
 // requests fail: their budget is released and their items re-planned.
@@ -385,14 +403,25 @@ func (d *decisions) complete(id uint64, ok bool) {
 	if p := d.peers[r.Peer]; p != nil {
 		p.inFlight -= r.Bytes
 		p.requests--
+		if r.Kind == RequestBlocks {
+			p.wholeRequests--
+		}
 	}
 	thisRequest := func(f fetchRef) bool { return f.req == id }
+	endBody := func(h block.Hash) {
+		if fs := slices.DeleteFunc(d.bodyFetches[h], thisRequest); len(fs) > 0 {
+			d.bodyFetches[h] = fs
+		} else {
+			delete(d.bodyFetches, h)
+		}
+	}
 	switch r.Kind {
 	case RequestBody:
-		if fs := slices.DeleteFunc(d.bodyFetches[r.Point.Hash], thisRequest); len(fs) > 0 {
-			d.bodyFetches[r.Point.Hash] = fs
-		} else {
-			delete(d.bodyFetches, r.Point.Hash)
+		endBody(r.Point.Hash)
+	case RequestBlocks:
+		for _, b := range r.Blocks {
+			endBody(b.Point.Hash)
+			delete(d.wholeFetches, b.Point.Hash)
 		}
 	case RequestTxs:
 		for _, h := range r.TxHashes {
@@ -453,15 +482,18 @@ func (d *decisions) prune(slot uint64, keep map[block.Point]bool) {
 // the next time a hedge may become due (zero if none), so the caller can
 // wake then.
 func (d *decisions) plan(now time.Time) ([]*Request, time.Time) {
-	var out []*Request
 	order := d.workOrder()
+	out := d.planBlocks(order, now, nil)
+	// While a peer speaks /leios/fetch/2, certified bodies wait for its
+	// next multi-block request rather than go point by point.
+	batched := slices.ContainsFunc(d.livePeers(), func(id peer.ID) bool { return d.peers[id].multiBlock })
 	for _, ps := range order {
-		if ps.wanted() && len(d.offers(ps, false)) > 0 {
+		if ps.wanted() && len(d.offers(ps, false)) > 0 && !d.wholeInFlight(ps) && !(ps.certified && batched) {
 			out = d.planBody(ps, now, out)
 		}
 	}
 	for _, ps := range order {
-		if ps.body != nil && !ps.body.complete() && len(d.offers(ps, true)) > 0 {
+		if ps.body != nil && !ps.body.complete() && len(d.offers(ps, true)) > 0 && !d.wholeInFlight(ps) {
 			out = d.planTxs(ps, now, out)
 		}
 	}
@@ -495,6 +527,60 @@ func (d *decisions) workOrder() []*pointState {
 		return bytes.Compare(a.point.Hash[:], b.point.Hash[:])
 	})
 	return order
+}
+
+// wholeInFlight reports whether a multi-block request in flight asks for
+// ps's EB.
+func (d *decisions) wholeInFlight(ps *pointState) bool {
+	_, ok := d.wholeFetches[ps.point.Hash]
+	return ok
+}
+
+// planBlocks packs the certified points whose bodies are wanted (order
+// lists them first) into multi-block requests of up to
+// MaxBlocksPerRequest EBs, each to a live peer that speaks
+// /leios/fetch/2 and has no other in flight, least loaded first, within
+// the byte and request budgets (a request counts its bodies' announced
+// sizes).
+func (d *decisions) planBlocks(order []*pointState, now time.Time, out []*Request) []*Request {
+	var peers []peer.ID
+	for _, id := range d.byLoad(d.livePeers()) {
+		if p := d.peers[id]; p.multiBlock && p.wholeRequests == 0 {
+			peers = append(peers, id)
+		}
+	}
+	var r *Request
+	for _, ps := range order {
+		if !ps.certified || len(peers) == 0 && r == nil {
+			break
+		}
+		if !ps.wanted() || len(d.bodyFetches[ps.point.Hash]) > 0 {
+			continue
+		}
+		if r != nil && !d.room(d.peers[r.Peer], r.Bytes+ps.size) {
+			out, r = append(out, d.issue(r, now)), nil
+		}
+		for r == nil && len(peers) > 0 {
+			if id := peers[0]; d.room(d.peers[id], ps.size) {
+				r = &Request{ID: d.newID(), Peer: id, Kind: RequestBlocks, Point: ps.point}
+			}
+			peers = peers[1:]
+		}
+		if r == nil {
+			break
+		}
+		r.Blocks = append(r.Blocks, BlockRef{Point: ps.point, EbSize: ps.size})
+		r.Bytes += ps.size
+		d.bodyFetches[ps.point.Hash] = append(d.bodyFetches[ps.point.Hash], fetchRef{peer: r.Peer, req: r.ID, issued: now.UnixNano()})
+		d.wholeFetches[ps.point.Hash] = r.ID
+		if len(r.Blocks) == MaxBlocksPerRequest {
+			out, r = append(out, d.issue(r, now)), nil
+		}
+	}
+	if r != nil {
+		out = append(out, d.issue(r, now))
+	}
+	return out
 }
 
 func (d *decisions) planBody(ps *pointState, now time.Time, out []*Request) []*Request {
@@ -640,6 +726,9 @@ func (d *decisions) issue(r *Request, now time.Time) *Request {
 	p := d.peers[r.Peer]
 	p.inFlight += r.Bytes
 	p.requests++
+	if r.Kind == RequestBlocks {
+		p.wholeRequests++
+	}
 	return r
 }
 
@@ -665,6 +754,11 @@ type Stats struct {
 	Requests      int    // in flight
 	InFlightBytes uint64 // in flight
 	FetchedBytes  uint64 // received and ingested since start
+	// BodiesByPoint counts the bodies fetched one by one (a body request);
+	// BlocksWhole the EBs fetched whole, body and closure, by multi-block
+	// requests (/leios/fetch/2): which path a syncing node took.
+	BodiesByPoint uint64
+	BlocksWhole   uint64
 }
 
 func (d *decisions) stats() Stats {

@@ -29,6 +29,25 @@
 // DecodeEBBody) and every tx hash against its request; a mismatch is a
 // violation (ErrBadBody, ErrBadTxs).
 //
+// # Protocol /leios/fetch/2
+//
+// CIP-0164's LeiosFetch, served beside /leios/fetch/1 and spoken to the
+// peers that serve it (Service, network.Peer.Speaks):
+//
+//	0 multi-block request [0, [+ eb_hash]]                ≤ MaxBlocksPerRequest, distinct
+//	1 block               [1, eb_body, [* bytes tx]]       one per EB asked for, in order
+//	2 no more blocks      [2]
+//	3 block txs request   [3, eb_hash, bytes tx_bitmap]    empty bitmap: the body
+//	4 block txs           [4, [* bytes tx]]                or [bytes eb_body]
+//	5 done                [5]
+//
+// The tx bitmap is the CIP's byte string of 9-octet chunks (TxBitmap):
+// chunk index, then the 64-bit mask, bits from the MSB as Bitmaps'. No
+// item is indefinite or tagged. A multi-block answer's EBs are checked
+// like bodies, and their txs against what each body names (ErrBadBody,
+// ErrBadTxs); the decision logic sends certified EBs it wants whole by
+// it, which is how a syncing node takes the closures its chain certifies.
+//
 // # Decision logic
 //
 // A plain state machine (decision.go) keyed by point: bodies wanted, and

@@ -6,6 +6,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/leiosdb"
 )
 
@@ -15,9 +16,15 @@ import (
 // client's replies).
 
 // PeerUp counts a live fetch client of id: requests may go to it.
-func (f *Fetcher) PeerUp(id peer.ID) {
+func (f *Fetcher) PeerUp(id peer.ID) { f.peerUp(id, false) }
+
+// PeerUpMultiBlock is PeerUp for a client that speaks /leios/fetch/2:
+// multi-block requests may go to it too.
+func (f *Fetcher) PeerUpMultiBlock(id peer.ID) { f.peerUp(id, true) }
+
+func (f *Fetcher) peerUp(id peer.ID, multiBlock bool) {
 	f.mu.Lock()
-	f.dec.peerUp(id)
+	f.dec.peerUp(id, multiBlock)
 	f.mu.Unlock()
 	f.poke()
 }
@@ -48,6 +55,12 @@ func (f *Fetcher) Deliver(r *Request, reply Reply) error {
 	err := f.ingest(r, reply)
 	if err == nil {
 		f.fetched.Add(r.Bytes) // before r ends: no request in flight means all counted
+		switch r.Kind {
+		case RequestBody:
+			f.bodiesByPoint.Add(1)
+		case RequestBlocks:
+			f.blocksWhole.Add(uint64(len(reply.Blocks)))
+		}
 	}
 	f.mu.Lock()
 	f.dec.complete(r.ID, err == nil)
@@ -65,22 +78,43 @@ func (f *Fetcher) Abandon(r *Request) {
 	f.poke()
 }
 
-// ingest hands a checked reply to the handlers.
+// ingest hands a checked reply to the handlers. An EB of a multi-block
+// reply goes in as a body and then its whole closure.
 func (f *Fetcher) ingest(r *Request, reply Reply) error {
 	switch r.Kind {
-	case RequestBody:
-		err := f.opts.Ingest.Body(r.Point, reply.Body)
-		switch {
-		case errors.Is(err, leiosdb.ErrUnknownPoint):
-			return nil // pruned while in flight: nothing to keep
-		case errors.Is(err, leiosdb.ErrTxSizeMismatch):
-			// The EB itself is invalid; the handler rejected its points.
-			f.log.Warn("EB body declares a wrong tx size", "point", r.Point, "peer", r.Peer, "err", err)
-			return nil
+	case RequestBlocks:
+		for _, b := range reply.Blocks {
+			if stored, err := f.ingestBody(r.Peer, b.Point, b.Body); err != nil || !stored {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			if err := f.opts.Ingest.Txs(b.Point, b.Txs); err != nil && !errors.Is(err, leiosdb.ErrUnknownPoint) {
+				return err
+			}
 		}
+		return nil
+	case RequestBody:
+		_, err := f.ingestBody(r.Peer, r.Point, reply.Body)
 		return err
 	case RequestTxs:
 		return f.opts.Ingest.Txs(r.Point, reply.Txs)
 	}
 	return nil
+}
+
+// ingestBody hands a checked body of p to the handlers; stored is false
+// when there is nothing to keep (p was pruned, or the EB is invalid).
+func (f *Fetcher) ingestBody(from peer.ID, p block.Point, body *block.EBBody) (stored bool, err error) {
+	err = f.opts.Ingest.Body(p, body)
+	switch {
+	case errors.Is(err, leiosdb.ErrUnknownPoint):
+		return false, nil // pruned while in flight: nothing to keep
+	case errors.Is(err, leiosdb.ErrTxSizeMismatch):
+		// The EB itself is invalid; the handler rejected its points.
+		f.log.Warn("EB body declares a wrong tx size", "point", p, "peer", from, "err", err)
+		return false, nil
+	}
+	return err == nil, err
 }

@@ -34,6 +34,10 @@ type Fetcher struct {
 
 	wake    chan struct{} // cap 1: the state changed, plan again
 	fetched atomic.Uint64 // bytes of bodies and txs received and ingested
+	// bodiesByPoint counts the bodies fetched one by one, blocksWhole the
+	// EBs fetched whole by multi-block requests: which path a sync took.
+	bodiesByPoint atomic.Uint64
+	blocksWhole   atomic.Uint64
 }
 
 // peerClient is the queue of a live fetch client: requests planned for its
@@ -55,7 +59,7 @@ func New(opts Options) (*Fetcher, error) {
 		clients: make(map[peer.ID]*peerClient),
 		wake:    make(chan struct{}, 1),
 	}
-	f.server = &Server{Store: opts.Store, Logger: f.log}
+	f.server = &Server{Store: opts.Store, Limits: opts.Limits, Logger: f.log}
 	return f, nil
 }
 
@@ -116,11 +120,17 @@ func (f *Fetcher) poke() {
 // open when it has a request to send, and ends it (done) once it has had
 // nothing to ask for KeepAlive; the peer stays up meanwhile.
 func (f *Fetcher) RunPeer(ctx context.Context, id peer.ID, open func(context.Context) (*protocol.Session, error)) error {
+	return f.runPeer(ctx, id, false, open)
+}
+
+// runPeer is RunPeer toward a peer whose sessions speak /leios/fetch/2 if
+// multiBlock.
+func (f *Fetcher) runPeer(ctx context.Context, id peer.ID, multiBlock bool, open func(context.Context) (*protocol.Session, error)) error {
 	pc := &peerClient{queue: make(chan *Request, f.opts.MaxRequestsPerPeer)}
 	f.mu.Lock()
 	f.clients[id] = pc
 	f.mu.Unlock()
-	f.PeerUp(id)
+	f.peerUp(id, multiBlock)
 	defer func() {
 		f.mu.Lock()
 		if f.clients[id] == pc {
@@ -211,6 +221,8 @@ func (f *Fetcher) Stats() Stats {
 	s := f.dec.stats()
 	f.mu.Unlock()
 	s.FetchedBytes = f.fetched.Load()
+	s.BodiesByPoint = f.bodiesByPoint.Load()
+	s.BlocksWhole = f.blocksWhole.Load()
 	return s
 }
 

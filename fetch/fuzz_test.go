@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/leiosnode/leiosnode/block/blocktest"
@@ -71,6 +72,48 @@ func FuzzBitmaps(f *testing.F) {
 		var again Bitmaps
 		if err := again.UnmarshalCBOR(appendBitmaps(nil, bm)); err != nil || !again.Equal(bm) {
 			t.Fatalf("re-encoding of %v: %v", bm, err)
+		}
+	})
+}
+
+// FuzzDecode2: any bytes decode to a /leios/fetch/2 message or fail with a
+// violation, and a decoded message's encoding is stable.
+func FuzzDecode2(f *testing.F) {
+	for _, data := range goldenFile(f, "testdata/fetch2.golden") {
+		f.Add(data)
+	}
+	f.Add(unhex(f, "82 04 9f 41 04 ff"))
+	f.Add(unhex(f, "83 03 5820"+strings.Repeat("11", 32)+"48 0000000000000001"))
+	spec := Spec2(testLimits)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m := protocoltest.DecodeStable(t, spec, data)
+		if b, ok := m.(*MsgMultiBlock); ok && !bytes.Contains(data, b.Body) {
+			t.Fatal("a decoded body is not the bytes received")
+		}
+	})
+}
+
+// FuzzTxBitmap: any bytes decode to a valid tx bitmap whose offsets
+// round-trip, or fail with ErrBitmaps.
+func FuzzTxBitmap(f *testing.F) {
+	for _, seed := range []string{"40", "49 00 8000000000000001", "52 00 01 00 00 00 00 00 00 00 01 00 00 00 00 00 00 00 01", "48 00", "a0"} {
+		f.Add(unhex(f, seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var bm TxBitmap
+		if err := bm.UnmarshalCBOR(data); err != nil {
+			if !errors.Is(err, ErrBitmaps) {
+				t.Fatalf("error %v does not wrap ErrBitmaps", err)
+			}
+			return
+		}
+		back, err := txBitmapOf(Bitmaps(bm).Offsets())
+		if err != nil || !Bitmaps(back).Equal(Bitmaps(bm)) {
+			t.Fatalf("offsets of %v do not round-trip: %v", bm, err)
+		}
+		enc, err := bm.MarshalCBOR()
+		if err != nil || !bytes.Equal(enc, data) {
+			t.Fatalf("re-encoding %x of %x: %v", enc, data, err)
 		}
 	})
 }

@@ -30,9 +30,13 @@ type Store interface {
 // ErrNotHeld, which is logged and is not a violation. The client sees the
 // stream close and re-plans elsewhere. Offsets beyond the body are the
 // client's violation (ErrBadRequest).
+//
+// It answers /leios/fetch/1 and /leios/fetch/2 alike: their messages
+// differ, what they ask of the store does not.
 type Server struct {
 	Store  Store
-	Logger *slog.Logger // default slog.Default()
+	Limits block.EBLimits // of the bodies a multi-block request reads
+	Logger *slog.Logger   // default slog.Default()
 }
 
 // Serve answers one client until it sends done or the session ends.
@@ -47,7 +51,11 @@ func (srv *Server) Serve(ctx context.Context, s *protocol.Session) error {
 			err = srv.serveBody(s, m.Point)
 		case *MsgBlockTxsRequest:
 			err = srv.serveTxs(s, m.Point, m.Bitmaps)
-		case *MsgDone:
+		case *MsgMultiBlockRequest:
+			err = srv.serveBlocks(s, m.EbHashes)
+		case *MsgTxsRequest2:
+			err = srv.serveTxs2(s, m.EbHash, Bitmaps(m.Bitmap))
+		case *MsgDone, *MsgDone2:
 			return nil
 		default:
 			err = fmt.Errorf("fetch: server got %T", msg) // the Spec rules it out
@@ -79,16 +87,78 @@ func (srv *Server) serveTxs(s *protocol.Session, p block.Point, bm Bitmaps) erro
 	if err := srv.holds(p); err != nil {
 		return err
 	}
-	txs, err := srv.Store.TxsByOffsets(p.Hash, bm.Offsets())
-	switch {
-	case errors.Is(err, leiosdb.ErrOffset):
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
-	case errors.Is(err, leiosdb.ErrNoBody), errors.Is(err, leiosdb.ErrTxMissing):
-		return fmt.Errorf("%w: %w", ErrNotHeld, err)
-	case err != nil:
+	txs, err := srv.txs(p.Hash, bm.Offsets())
+	if err != nil {
 		return err
 	}
 	return s.Send(&MsgBlockTxs{Point: p, Bitmaps: bm, Txs: txs})
+}
+
+// serveBlocks answers a multi-block request: each EB with all its txs,
+// in the request's order, then no more blocks.
+func (srv *Server) serveBlocks(s *protocol.Session, hashes []block.Hash) error {
+	for _, h := range hashes {
+		body, ok, err := srv.Store.Body(h)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: body of EB %s", ErrNotHeld, h.Short())
+		}
+		eb, err := block.DecodeEBBody(body, srv.Limits)
+		if err != nil {
+			return fmt.Errorf("fetch: the stored body of EB %s: %w", h.Short(), err)
+		}
+		txs, err := srv.txs(h, allOffsets(len(eb.Txs)))
+		if err != nil {
+			return err
+		}
+		if err := s.Send(&MsgMultiBlock{Body: body, Txs: txs}); err != nil {
+			return err
+		}
+	}
+	return s.Send(&MsgNoMoreBlocks{})
+}
+
+// serveTxs2 answers a /leios/fetch/2 txs request; an empty bitmap asks for
+// the body.
+func (srv *Server) serveTxs2(s *protocol.Session, h block.Hash, bm Bitmaps) error {
+	if len(bm) == 0 {
+		body, ok, err := srv.Store.Body(h)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: body of EB %s", ErrNotHeld, h.Short())
+		}
+		return s.Send(&MsgTxs2{Txs: TxList{body}})
+	}
+	txs, err := srv.txs(h, bm.Offsets())
+	if err != nil {
+		return err
+	}
+	return s.Send(&MsgTxs2{Txs: txs})
+}
+
+// txs reads the txs of EB h at offsets: offsets beyond the body are the
+// client's violation, a body or tx not held ends the session.
+func (srv *Server) txs(h block.Hash, offsets []int) ([][]byte, error) {
+	txs, err := srv.Store.TxsByOffsets(h, offsets)
+	switch {
+	case errors.Is(err, leiosdb.ErrOffset):
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	case errors.Is(err, leiosdb.ErrNoBody), errors.Is(err, leiosdb.ErrTxMissing):
+		return nil, fmt.Errorf("%w: %w", ErrNotHeld, err)
+	}
+	return txs, err
+}
+
+func allOffsets(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // holds checks that p is a known point holding its body.

@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -10,10 +11,11 @@ import (
 
 // Service is LeiosFetch as the host runs it: the server on every stream
 // peers open, and toward every connected peer a client that carries out
-// the requests the decision logic assigns to that peer.
+// the requests the decision logic assigns to that peer, in /leios/fetch/2
+// if the peer serves it (and the options allow), else /leios/fetch/1.
 type Service struct {
-	f    *Fetcher
-	spec *protocol.Spec
+	f     *Fetcher
+	specs []*protocol.Spec // served and spoken, preferred first
 }
 
 var _ network.Service = (*Service)(nil)
@@ -22,9 +24,12 @@ var _ network.Service = (*Service)(nil)
 type ServiceOptions struct {
 	// Fetcher serves the peers and carries out its decisions' requests.
 	Fetcher *Fetcher
-	// Timeouts override Spec's per-state timeouts, by state (for tests);
-	// nil keeps Spec's.
+	// Timeouts override Spec's and Spec2's per-state timeouts, by state
+	// (for tests); nil keeps theirs.
 	Timeouts protocol.Timeouts
+	// Protocols chooses the versions: /leios/fetch/2 with the CIP's set,
+	// /leios/fetch/1 with the prototype's. Default both.
+	Protocols network.LeiosProtocols
 }
 
 // NewService runs LeiosFetch through opts.Fetcher, with the Spec of its
@@ -33,20 +38,39 @@ func NewService(opts ServiceOptions) (*Service, error) {
 	if opts.Fetcher == nil {
 		return nil, errors.New("fetch: ServiceOptions.Fetcher is required")
 	}
-	return &Service{f: opts.Fetcher, spec: Spec(opts.Fetcher.opts.Limits).WithTimeouts(opts.Timeouts)}, nil
+	svc := &Service{f: opts.Fetcher}
+	limits := opts.Fetcher.opts.Limits
+	if opts.Protocols.CIP() {
+		svc.specs = append(svc.specs, Spec2(limits).WithTimeouts(opts.Timeouts))
+	}
+	if opts.Protocols.Prototype() {
+		svc.specs = append(svc.specs, Spec(limits).WithTimeouts(opts.Timeouts))
+	}
+	return svc, nil
 }
 
 // Name is the service's name in the host's logs.
 func (*Service) Name() string { return "leiosfetch" }
 
-// Servers is the fetch server.
+// Servers is the fetch server, on each version.
 func (svc *Service) Servers() []network.Server {
-	return []network.Server{{Spec: svc.spec, Serve: svc.f.server.Serve}}
+	servers := make([]network.Server, len(svc.specs))
+	for i, spec := range svc.specs {
+		servers[i] = network.Server{Spec: spec, Serve: svc.f.server.Serve}
+	}
+	return servers
 }
 
-// RunClient carries out the requests assigned to p (Fetcher.RunPeer).
+// RunClient carries out the requests assigned to p (Fetcher.RunPeer), in
+// the first version p serves; none is ErrNoClient for this peer.
 func (svc *Service) RunClient(ctx context.Context, p *network.Peer) error {
-	return svc.f.RunPeer(ctx, p.ID, func(ctx context.Context) (*protocol.Session, error) {
-		return p.Open(ctx, svc.spec)
+	spec, err := p.Speaks(ctx, svc.specs...)
+	if errors.Is(err, network.ErrNoCommonProtocol) {
+		return fmt.Errorf("%w: %w", network.ErrNoClient, err)
+	} else if err != nil {
+		return err
+	}
+	return svc.f.runPeer(ctx, p.ID, spec.Version >= 2, func(ctx context.Context) (*protocol.Session, error) {
+		return p.Open(ctx, spec)
 	})
 }

@@ -1,9 +1,11 @@
 package fetch
 
 import (
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
@@ -18,6 +20,28 @@ func TestNewService(t *testing.T) {
 		{Name: "fetcher", Opts: ServiceOptions{Fetcher: fetcher}},
 		{Name: "fetcher and a timeout", Opts: ServiceOptions{Fetcher: fetcher, Timeouts: protocol.Timeouts{StIdle: time.Second}}},
 	}, NewService,
-		func(svc *Service) *protocol.Spec { return svc.Servers()[0].Spec },
+		func(svc *Service) *protocol.Spec { s := svc.Servers(); return s[len(s)-1].Spec },
 		func(o ServiceOptions) *protocol.Spec { return Spec(testLimits).WithTimeouts(o.Timeouts) })
+
+	// Protocols chooses the versions served, preferred first.
+	for _, tc := range []struct {
+		set  network.LeiosProtocols
+		want []string
+	}{
+		{network.LeiosBoth, []string{"/leios/fetch/2", "/leios/fetch/1"}},
+		{network.LeiosCIP, []string{"/leios/fetch/2"}},
+		{network.LeiosPrototype, []string{"/leios/fetch/1"}},
+	} {
+		svc, err := NewService(ServiceOptions{Fetcher: fetcher, Protocols: tc.set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, srv := range svc.Servers() {
+			got = append(got, srv.Spec.ID())
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: serves %v, want %v", tc.set, got, tc.want)
+		}
+	}
 }

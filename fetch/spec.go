@@ -83,3 +83,56 @@ func Spec(limits block.EBLimits) *protocol.Spec {
 		ForbidTags:        true,
 	}
 }
+
+// StMultiBlock is /leios/fetch/2's state in which the server streams the
+// EBs of a multi-block request.
+const StMultiBlock protocol.State = "MultiBlock"
+
+// Spec2 declares /leios/fetch/2, CIP-0164's LeiosFetch: Idle, then either
+// MultiBlock (one MsgLeiosBlock per EB asked for, then
+// MsgLeiosNoMoreBlocks) or BlockTxs. Pipelining and timeouts as Spec's:
+// each EB of a multi-block answer must come within LongWait of the one
+// before. No item is indefinite-length (the engine's default) or tagged.
+func Spec2(limits block.EBLimits) *protocol.Spec {
+	return &protocol.Spec{
+		Work:    cpuwork.Fetch,
+		Name:    "fetch",
+		Version: 2,
+		Initial: StIdle,
+		States: map[protocol.State]protocol.StateSpec{
+			StIdle: {
+				Agency: protocol.Client,
+				Next: map[uint64]protocol.State{
+					TagMultiBlockRequest: StMultiBlock,
+					TagTxsRequest2:       StBlockTxs,
+					TagDone2:             StDone,
+				},
+				MaxSize: maxRequestSize,
+				Timeout: protocol.HeldWait,
+			},
+			StMultiBlock: {
+				Agency:  protocol.Server,
+				Next:    map[uint64]protocol.State{TagMultiBlock: StMultiBlock, TagNoMoreBlocks: StIdle},
+				MaxSize: limits.MaxBodyBytes + limits.MaxClosureBytes + replyOverhead,
+				Timeout: protocol.LongWait,
+			},
+			StBlockTxs: {
+				Agency:  protocol.Server,
+				Next:    map[uint64]protocol.State{TagTxs2: StIdle},
+				MaxSize: max(limits.MaxBodyBytes, limits.MaxClosureBytes) + replyOverhead,
+				Timeout: protocol.LongWait,
+			},
+			StDone: {Agency: protocol.Nobody},
+		},
+		Messages: map[uint64]func() protocol.Message{
+			TagMultiBlockRequest: func() protocol.Message { return new(MsgMultiBlockRequest) },
+			TagMultiBlock:        func() protocol.Message { return new(MsgMultiBlock) },
+			TagNoMoreBlocks:      func() protocol.Message { return new(MsgNoMoreBlocks) },
+			TagTxsRequest2:       func() protocol.Message { return new(MsgTxsRequest2) },
+			TagTxs2:              func() protocol.Message { return new(MsgTxs2) },
+			TagDone2:             func() protocol.Message { return new(MsgDone2) },
+		},
+		MaxPipelined: MaxPipelined,
+		ForbidTags:   true,
+	}
+}

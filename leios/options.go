@@ -15,6 +15,7 @@ import (
 	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
+	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/txcache"
 )
 
@@ -74,6 +75,9 @@ type Options struct {
 	// defaults. The pipeline sets its Store, Ingest, Limits, Now and Logger,
 	// and its Syncing unless set here.
 	Fetch fetch.Options
+	// Protocols chooses the Leios mini-protocol sets Services serves and
+	// speaks. Default both.
+	Protocols network.LeiosProtocols
 
 	// Validator holds the genesis rules: it checks the headers peers
 	// announce (issuer, VRF, signature), the votes they relay (against its

@@ -152,13 +152,13 @@ func (p *Pipeline) immutableSlot() uint64 {
 func (p *Pipeline) Close() error { return p.db.Close() }
 
 // Services are LeiosNotify and LeiosFetch, for the host to run with every
-// peer.
+// peer, in the sets Options.Protocols chooses.
 func (p *Pipeline) Services() ([]network.Service, error) {
 	relay, err := notify.NewService(notify.ServiceOptions{Relay: p.relay})
 	if err != nil {
 		return nil, err
 	}
-	fetcher, err := fetch.NewService(fetch.ServiceOptions{Fetcher: p.fetcher})
+	fetcher, err := fetch.NewService(fetch.ServiceOptions{Fetcher: p.fetcher, Protocols: p.opts.Protocols})
 	if err != nil {
 		return nil, err
 	}

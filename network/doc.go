@@ -14,10 +14,12 @@
 //     logged with the address.
 //   - Listening: each listen address is bound by NewHost, alone, without
 //     SO_REUSEPORT: an address in use is an error, never a shared port.
-//   - Streams: one libp2p protocol ID per mini-protocol, /leios/<name>/1. A
-//     client opens one long-lived stream per protocol (Peer.Open), so two
-//     peers run each protocol both ways; the host answers the streams peers
-//     open with the Service's Server for that protocol.
+//   - Streams: one libp2p protocol ID per mini-protocol and version,
+//     /leios/<name>/<version>. A client opens one long-lived stream per
+//     protocol (Peer.Open), in the first version the peer's identify lists
+//     (Peer.Speaks), so two peers run each protocol both ways; the host
+//     answers the streams peers open with the Service's Server for that
+//     protocol.
 //   - The engine: every stream is a protocol.Session, which enforces the
 //     mini-protocol's state machine (sub-package protocol).
 //   - Peer scoring: every violation closes its stream, is logged with the

@@ -12,6 +12,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	libp2pprotocol "github.com/libp2p/go-libp2p/core/protocol"
+	"github.com/libp2p/go-libp2p/p2p/protocol/identify"
+	"github.com/multiformats/go-multistream"
 
 	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -76,7 +78,7 @@ type Peer struct {
 func (p *Peer) Open(ctx context.Context, spec *protocol.Spec) (*protocol.Session, error) {
 	st, err := p.h.host.NewStream(ctx, p.ID, libp2pprotocol.ID(spec.ID()))
 	if err != nil {
-		return nil, fmt.Errorf("network: open %s to %s: %w", spec.Name, p.ID, err)
+		return nil, fmt.Errorf("network: open %s to %s: %w", spec.Label(), p.ID, err)
 	}
 	s := p.h.newSession(ctx, spec, protocol.Client, p.ID, st, nil)
 	p.mu.Lock()
@@ -87,6 +89,47 @@ func (p *Peer) Open(ctx context.Context, spec *protocol.Spec) (*protocol.Session
 	p.mu.Unlock()
 	return s, nil
 }
+
+// Speaks returns the first of specs the peer serves: how a service with
+// several versions of its protocols chooses per peer. It reads the
+// protocol list the peer's identify sent (waited for on each of its
+// connections), and if that names none of specs — identify not heard, or
+// a host that does not run it — negotiates a stream in specs' order and
+// resets it. It fails with ErrNoCommonProtocol if the peer serves none.
+func (p *Peer) Speaks(ctx context.Context, specs ...*protocol.Spec) (*protocol.Spec, error) {
+	ids := make([]libp2pprotocol.ID, len(specs))
+	for i, spec := range specs {
+		ids[i] = libp2pprotocol.ID(spec.ID())
+	}
+	if idService, ok := p.h.host.(interface{ IDService() identify.IDService }); ok {
+		for _, c := range p.h.host.Network().ConnsToPeer(p.ID) {
+			select {
+			case <-idService.IDService().IdentifyWait(c):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+	}
+	if listed, err := p.h.host.Peerstore().SupportsProtocols(p.ID, ids...); err == nil && len(listed) > 0 {
+		return specs[slices.Index(ids, listed[0])], nil
+	}
+	st, err := p.h.host.NewStream(ctx, p.ID, ids...)
+	if _, none := errors.AsType[multistream.ErrNotSupported[libp2pprotocol.ID]](err); none {
+		return nil, fmt.Errorf("%w: %s serves none of %v", ErrNoCommonProtocol, p.ID, ids)
+	} else if err != nil {
+		return nil, fmt.Errorf("network: negotiating %v with %s: %w", ids, p.ID, err)
+	}
+	_ = st.Reset()
+	i := slices.Index(ids, st.Protocol())
+	if i < 0 {
+		return nil, fmt.Errorf("network: %s negotiated %s, not one of %v", p.ID, st.Protocol(), ids)
+	}
+	return specs[i], nil
+}
+
+// ErrNoCommonProtocol: the peer serves none of the versions a client
+// speaks (Peer.Speaks).
+var ErrNoCommonProtocol = errors.New("network: no protocol in common")
 
 // PeersToShare are up to amount peers the host shares with p, by peer
 // sharing (share.go).
@@ -123,12 +166,12 @@ func (h *Host) newSession(ctx context.Context, spec *protocol.Spec, role protoco
 		FrameRate:    h.opts.FrameRate,
 		Pace:         pace,
 		OnViolation: func(err error) {
-			h.violation(id, spec.Name, err)
+			h.violation(id, spec.Label(), err)
 		},
 		OnMessage: func(dir protocol.Direction, m protocol.Message, size int) {
 			label := directionLabel(dir)
-			h.metrics.messages.WithLabelValues(spec.Name, label).Inc()
-			h.metrics.bytes.WithLabelValues(spec.Name, label).Add(float64(size))
+			h.metrics.messages.WithLabelValues(spec.Label(), label).Inc()
+			h.metrics.bytes.WithLabelValues(spec.Label(), label).Add(float64(size))
 			if h.opts.OnMessage != nil {
 				h.opts.OnMessage(id, dir, m, size)
 			}
@@ -185,14 +228,14 @@ func (h *Host) handler(srv Server) network.StreamHandler {
 		defer h.handlers.Done()
 		id := st.Conn().RemotePeer()
 		limit := cmp.Or(srv.MaxStreams, DefaultMaxStreams)
-		release, ok := h.streams.acquire(id, srv.Spec.Name, limit)
+		release, ok := h.streams.acquire(id, srv.Spec.Label(), limit)
 		if !ok {
 			_ = st.Reset()
-			h.overLimit(id, limitProtocolStream, fmt.Sprintf("more than %d %s streams", limit, srv.Spec.Name))
+			h.overLimit(id, limitProtocolStream, fmt.Sprintf("more than %d %s streams", limit, srv.Spec.Label()))
 			return
 		}
 		defer release()
-		pace, unbudget := h.budget.acquire(id, srv.Spec.Name)
+		pace, unbudget := h.budget.acquire(id, srv.Spec.Label())
 		defer unbudget()
 		ctx = context.WithValue(ctx, remotePeerKey{}, &Peer{ID: id, h: h})
 		// Labelled before the session starts its reader, which inherits the
@@ -202,7 +245,7 @@ func (h *Host) handler(srv Server) network.StreamHandler {
 			defer s.Close()
 			if err := srv.Serve(s.Context(), s); err != nil {
 				s.Fail(err) // a violation Serve found is counted; others just end it
-				h.log.Debug("server ended", "protocol", srv.Spec.Name, "peer", id, "err", err)
+				h.log.Debug("server ended", "protocol", srv.Spec.Label(), "peer", id, "err", err)
 			}
 		})
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/mempool"
+	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/txcache"
 	"github.com/leiosnode/leiosnode/vrf"
 )
@@ -47,6 +48,7 @@ type partsOptions struct {
 	log                    *slog.Logger
 	registerer             prometheus.Registerer
 	acceptLostImmutableTip bool
+	leiosProtocols         string // the config's leiosProtocols, or the option's
 }
 
 // open opens the parts in their order into p, whose genesis and validator
@@ -54,7 +56,12 @@ type partsOptions struct {
 func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 	p.now, p.log, p.adopted = opts.now, opts.log, new(atomic.Uint64)
 	g := p.genesis
+	protocols, err := network.ParseLeiosProtocols(opts.leiosProtocols)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", cfg.Path, err)
+	}
 	if p.leios, err = leios.Open(leios.Options{
+		Protocols:  protocols,
 		Dir:        leiosDir(cfg),
 		Network:    networkOf(cfg, g),
 		Limits:     g.Leios.EBLimits(),

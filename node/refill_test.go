@@ -18,9 +18,17 @@ import (
 
 // A node whose LeiosDB was deleted while its chain kept the CertRBs that
 // applied certified closures, below its immutable tip, fetches those
-// closures again from its peers at restart, and serves every block of its
-// chain again (/api/blocks).
+// closures again from its peers at restart — which no longer offer them —
+// and serves every block of its chain again (/api/blocks). Restarted with
+// the CIP's protocols it takes every closure whole by MsgLeiosMultiBlockRequest;
+// with the prototype's alone, point by point.
 func TestDeletedLeiosDBIsRefilled(t *testing.T) {
+	for _, protocols := range []string{"cip", "prototype"} {
+		t.Run(protocols, func(t *testing.T) { testRefill(t, protocols) })
+	}
+}
+
+func testRefill(t *testing.T, restartWith string) {
 	configs := testNet(t, 3, 100*time.Millisecond, func(g *consensus.Genesis) {
 		g.ActiveSlotsCoeff = "0.2"
 		g.Leios.RBMaxBodyBytes = 700              // three of the test's txs
@@ -99,6 +107,7 @@ func TestDeletedLeiosDBIsRefilled(t *testing.T) {
 		t.Fatalf("db check of the node without its LeiosDB: %+v", checks)
 	}
 
+	configs[2].LeiosProtocols = restartWith
 	ran2 = start(2, gctx)
 	defer func() { cancel(); <-ran2 }()
 	deadline = time.Now().Add(time.Minute)
@@ -113,6 +122,18 @@ func TestDeletedLeiosDBIsRefilled(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	// The counters say which path the closures took.
+	switch st := nodes[2].leios.FetchStats(); restartWith {
+	case "cip":
+		if st.BlocksWhole < certRBs {
+			t.Errorf("%d EBs fetched whole by multi-block requests for %d certified closures (%d bodies point by point)", st.BlocksWhole, certRBs, st.BodiesByPoint)
+		}
+	case "prototype":
+		if st.BlocksWhole != 0 || st.BodiesByPoint < certRBs {
+			t.Errorf("over /leios/fetch/1: %d EBs whole, %d bodies point by point, for %d certified closures", st.BlocksWhole, st.BodiesByPoint, certRBs)
+		}
+	}
+	t.Logf("%s: %d certified closures refilled; %d EBs whole, %d bodies point by point", restartWith, certRBs, nodes[2].leios.FetchStats().BlocksWhole, nodes[2].leios.FetchStats().BodiesByPoint)
 	// What the chain certifies is counted from the chain: a restart keeps
 	// it, where the process's own count starts again.
 	if s, err := getStatus(configs[2].HTTPAddr); err != nil || s.CertRBsOnChain < certRBs || certRBs == 0 {

@@ -87,6 +87,7 @@ type Session struct {
 	// mu guards every field below. It is never held across I/O.
 	mu         sync.Mutex
 	state      State
+	tokens     int       // left in a counted state (StateSpec.Tokens)
 	inbox      []Message // received and applied, waiting for Recv
 	pendingIn  []Message // sent ahead by the peer; applied when it regains agency
 	pendingOut []Message // sent ahead by us; applied when we regain agency
@@ -129,6 +130,9 @@ func NewSession(ctx context.Context, cfg Config) *Session {
 
 // Context ends when the session does.
 func (s *Session) Context() context.Context { return s.ctx }
+
+// Spec is the protocol the session runs.
+func (s *Session) Spec() *Spec { return s.cfg.Spec }
 
 // State is the current state.
 func (s *Session) State() State {
@@ -286,7 +290,27 @@ func (s *Session) applySent(m Message) error {
 		s.pendingOut = append(s.pendingOut, m)
 		return nil
 	}
-	return s.enter(st.Next[m.Tag()])
+	next, _ := s.step(st, m)
+	return s.enter(next)
+}
+
+// step is the state m leads to from the current state, st: a counted
+// state spends a token and is left with the last one, and a state entered
+// by a Granter gets its tokens. mu is held.
+func (s *Session) step(st StateSpec, m Message) (State, bool) {
+	next, ok := st.Next[m.Tag()]
+	if !ok {
+		return "", false
+	}
+	if st.Tokens {
+		if s.tokens--; s.tokens > 0 {
+			return s.state, true
+		}
+	}
+	if g, grants := m.(Granter); grants && s.cfg.Spec.States[next].Tokens {
+		s.tokens = max(1, g.Grants())
+	}
+	return next, true
 }
 
 // receive applies a message from the peer. behind counts the frames the
@@ -300,7 +324,7 @@ func (s *Session) receive(m Message, behind int) error {
 	peer := s.cfg.Role.other()
 	switch {
 	case st.Agency == peer:
-		next, ok := st.Next[m.Tag()]
+		next, ok := s.step(st, m)
 		if !ok {
 			return fmt.Errorf("%w: %s sent %T in state %s", ErrUnexpectedMessage, peer, m, s.state)
 		}
@@ -333,7 +357,7 @@ func (s *Session) enter(next State) error {
 		case st.Agency == s.cfg.Role.other() && len(s.pendingIn) > 0:
 			m := s.pendingIn[0]
 			s.pendingIn = s.pendingIn[1:]
-			nx, ok := st.Next[m.Tag()]
+			nx, ok := s.step(st, m)
 			if !ok {
 				return fmt.Errorf("%w: pipelined %T not allowed in state %s", ErrUnexpectedMessage, m, s.state)
 			}
@@ -342,7 +366,7 @@ func (s *Session) enter(next State) error {
 		case st.Agency == s.cfg.Role && len(s.pendingOut) > 0:
 			m := s.pendingOut[0]
 			s.pendingOut = s.pendingOut[1:]
-			nx, ok := st.Next[m.Tag()]
+			nx, ok := s.step(st, m)
 			if !ok {
 				// Our own pipelined message turned out wrong: a local bug,
 				// but the peer has it, so the session cannot go on.

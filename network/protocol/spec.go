@@ -56,12 +56,25 @@ type StateSpec struct {
 	// message; past it the session ends with ErrTimeout. Required for
 	// states with agency: no wait is endless (see timeouts.go).
 	Timeout time.Duration
+	// Tokens makes this a counted state, as CIP-0164's request-N streams:
+	// the message entering it grants N tokens (Granter), each message sent
+	// in it spends one, and the state's Next is taken with the last one;
+	// until then the session stays here.
+	Tokens bool
 }
 
 // Message is one protocol message. Its CBOR encoding (a toarray struct) is
 // the payload; the engine adds the tag in front.
 type Message interface {
 	Tag() uint64
+}
+
+// Granter is a message that enters a counted state (StateSpec.Tokens)
+// and grants how many messages the other side may send in it. Its
+// Validate must refuse a grant below 1.
+type Granter interface {
+	Message
+	Grants() int
 }
 
 // Validator is implemented by messages with rules beyond their CBOR shape
@@ -74,8 +87,10 @@ type Validator interface {
 // share it.
 type Spec struct {
 	// Name is the protocol's short name; its libp2p protocol ID is
-	// /leios/<Name>/1.
-	Name    string
+	// /leios/<Name>/<Version>.
+	Name string
+	// Version is the protocol's version in its ID; 0 is version 1.
+	Version int
 	Initial State
 	States  map[State]StateSpec
 	// Messages returns a new, empty message for each tag the protocol knows.
@@ -101,7 +116,17 @@ type Spec struct {
 }
 
 // ID is the libp2p protocol ID.
-func (sp *Spec) ID() string { return "/leios/" + sp.Name + "/1" }
+func (sp *Spec) ID() string { return fmt.Sprintf("/leios/%s/%d", sp.Name, max(sp.Version, 1)) }
+
+// Label names the protocol in metrics, logs and limits: Name, with the
+// version appended from version 2 on (fetch2), so two versions of one
+// protocol are told apart.
+func (sp *Spec) Label() string {
+	if sp.Version <= 1 {
+		return sp.Name
+	}
+	return fmt.Sprintf("%s%d", sp.Name, sp.Version)
+}
 
 // Validate checks that the Spec is complete: every state it names exists,
 // every tag has a constructor whose message reports that tag, and states
@@ -112,7 +137,7 @@ func (sp *Spec) Validate() error {
 	}
 	for name, st := range sp.States {
 		if st.Agency == Nobody {
-			if len(st.Next) != 0 {
+			if len(st.Next) != 0 || st.Tokens {
 				return fmt.Errorf("protocol %s: terminal state %q has transitions", sp.Name, name)
 			}
 			continue
@@ -133,6 +158,9 @@ func (sp *Spec) Validate() error {
 			}
 			if got := newMsg().Tag(); got != tag {
 				return fmt.Errorf("protocol %s: message for tag %d reports tag %d", sp.Name, tag, got)
+			}
+			if _, grants := newMsg().(Granter); sp.States[next].Tokens && !grants && next != name {
+				return fmt.Errorf("protocol %s: tag %d enters counted state %q without granting tokens", sp.Name, tag, next)
 			}
 		}
 	}

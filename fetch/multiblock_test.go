@@ -1,0 +1,77 @@
+package fetch
+
+import (
+	"testing"
+	"time"
+
+	"github.com/leiosnode/leiosnode/block"
+)
+
+// Certified points whose bodies are wanted go whole, in multi-block
+// requests of up to MaxBlocksPerRequest EBs, one in flight per peer that
+// speaks /leios/fetch/2, and none point by point meanwhile; without such a
+// peer they go point by point to the others.
+func TestPlanMultiBlock(t *testing.T) {
+	d := newDecisions(Options{Syncing: func() bool { return true }})
+	cip, cip2, proto := peerID("cip"), peerID("cip2"), peerID("proto")
+	d.peerUp(cip, true)
+	d.peerUp(cip2, true)
+	d.peerUp(proto, false)
+	var points []block.Point
+	for i := range 2*MaxBlocksPerRequest + 3 {
+		p := block.Point{Slot: uint64(100 + i), Hash: fill(byte(i + 1))}
+		d.announce(p, 1000)
+		d.certify(p)
+		points = append(points, p)
+	}
+	reqs, _ := d.plan(time.Unix(0, 0))
+	var whole, bodies int
+	asked := make(map[block.Hash]int)
+	for _, r := range reqs {
+		switch r.Kind {
+		case RequestBlocks:
+			whole++
+			if r.Peer == proto || len(r.Blocks) > MaxBlocksPerRequest {
+				t.Fatalf("multi-block request %v", r)
+			}
+			for _, b := range r.Blocks {
+				asked[b.Point.Hash]++
+			}
+		case RequestBody:
+			bodies++
+			asked[r.Point.Hash]++
+		}
+	}
+	if whole != 2 {
+		t.Fatalf("%d multi-block requests, want one per /leios/fetch/2 peer", whole)
+	}
+	for _, p := range points[:2*MaxBlocksPerRequest] {
+		if asked[p.Hash] != 1 {
+			t.Fatalf("%v asked %d times", p, asked[p.Hash])
+		}
+	}
+	if bodies != 0 {
+		t.Fatalf("%d certified bodies asked for point by point while peers speak /leios/fetch/2", bodies)
+	}
+	if err := d.check(); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing more to a peer with a multi-block request in flight.
+	more, _ := d.plan(time.Unix(10, 0))
+	for _, r := range more {
+		if r.Kind == RequestBlocks {
+			t.Fatalf("a second multi-block request in flight: %v", r)
+		}
+	}
+	for _, r := range append(reqs, more...) {
+		d.complete(r.ID, true)
+	}
+	if err := d.check(); err != nil {
+		t.Fatal(err)
+	}
+	d.peerDown(cip)
+	d.peerDown(cip2)
+	if fallback, _ := d.plan(time.Unix(20, 0)); len(fallback) == 0 || fallback[0].Kind != RequestBody || fallback[0].Peer != proto {
+		t.Fatalf("with /leios/fetch/1 peers only: %v, want body requests", fallback)
+	}
+}
