@@ -41,6 +41,10 @@ func (n *Node) openTrace(path string, in *inputs) error {
 	return nil
 }
 
+// cborMap is CBOR's major type of a map, in a data item's first byte's
+// top three bits.
+const cborMap = 5
+
 // hostMessages is the host's OnMessage: traceMessage with a trace, nil
 // without.
 func (n *Node) hostMessages() func(peer.ID, protocol.Direction, protocol.Message, int) {
@@ -60,6 +64,15 @@ func (n *Node) traceMessage(id peer.ID, dir protocol.Direction, m protocol.Messa
 		kind, itemID, slot = "RB", m.Block.Hash().String(), m.Block.Header.Slot
 	case *fetch.MsgBlock:
 		kind, itemID = "EB", block.HashBytes(m.Body).String()
+	case *fetch.MsgMultiBlock: // LeiosFetch v2: an EB with its txs
+		kind, itemID = "EB", block.HashBytes(m.Body).String()
+	case *fetch.MsgTxs2:
+		// LeiosFetch v2 answers a body request with the body as its one
+		// item: a CBOR map, where a tx is an array.
+		if len(m.Txs) != 1 || len(m.Txs[0]) == 0 || m.Txs[0][0]>>5 != cborMap {
+			return
+		}
+		kind, itemID = "EB", block.HashBytes(m.Txs[0]).String()
 	case *notify.MsgVotes:
 		for _, v := range m.Votes {
 			n.traceItem(id, dir, "VTBundle", forge.VoteID(v), 0, size/len(m.Votes))
