@@ -90,6 +90,9 @@ type Peer struct {
 	Direction string `json:"direction"`
 	// Since is when it connected, in UTC to the second (RFC 3339).
 	Since time.Time `json:"since"`
+	// Leios are the Leios mini-protocols both nodes serve (/leios/fetch/2,
+	// /leios/notify/1, …): the set they speak, the newest of each.
+	Leios []string `json:"leios,omitempty"`
 }
 
 // ForksStatus is what chain sync knows of the peers' chains against this
@@ -225,7 +228,7 @@ func (s *Server) Status() Status {
 		st.WriteStalls[name] = WriteStallStatus{Count: n, Seconds: d.Seconds()}
 	}
 	for _, p := range o.Host.Peers() {
-		st.Peers = append(st.Peers, Peer{ID: p.ID.String(), Addr: p.Addr, Direction: p.Direction, Since: p.Since.UTC().Truncate(time.Second)})
+		st.Peers = append(st.Peers, Peer{ID: p.ID.String(), Addr: p.Addr, Direction: p.Direction, Since: p.Since.UTC().Truncate(time.Second), Leios: p.Leios})
 	}
 	st.Forks = forksStatus(o.Forks())
 	if o.Admission != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -81,6 +82,9 @@ type PeerInfo struct {
 	Direction string
 	// Since is when it connected.
 	Since time.Time
+	// Leios are the Leios mini-protocols (/leios/…) both this node and the
+	// peer serve, as identify told: the versions they can speak, sorted.
+	Leios []string
 }
 
 // PeerInfo.Direction's values.
@@ -268,10 +272,31 @@ func (h *Host) Peers() []PeerInfo {
 		if info.Since.IsZero() { // not running yet
 			info.Since = c.Stat().Opened
 		}
+		info.Leios = h.sharedLeios(id)
 		infos = append(infos, info)
 	}
 	slices.SortFunc(infos, func(a, b PeerInfo) int { return cmp.Compare(a.ID, b.ID) })
 	return infos
+}
+
+// sharedLeios are the Leios protocols this host serves that id serves too.
+func (h *Host) sharedLeios(id peer.ID) []string {
+	var ours []libp2pprotocol.ID
+	for _, srv := range h.servers {
+		if spec := srv.Spec.ID(); strings.HasPrefix(spec, "/leios/") {
+			ours = append(ours, libp2pprotocol.ID(spec))
+		}
+	}
+	both, err := h.host.Peerstore().SupportsProtocols(id, ours...)
+	if err != nil {
+		return nil
+	}
+	shared := make([]string, len(both))
+	for i, p := range both {
+		shared[i] = string(p)
+	}
+	slices.Sort(shared)
+	return shared
 }
 
 // Run serves the services' protocols, keeps the topology connected (and,

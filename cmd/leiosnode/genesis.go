@@ -20,6 +20,7 @@ type devnetFlags struct {
 	templateFile string
 	basePort     int
 	logLevel     string
+	protocols    string
 	// Overrides of the template, applied only when given.
 	slotLengthMs     int64
 	activeSlotsCoeff string
@@ -33,6 +34,7 @@ func (f *devnetFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.templateFile, "template", "", "genesis template (default: the built-in configs/devnet.json)")
 	fs.IntVar(&f.basePort, "base-port", 0, "node i listens on BASE+2i (libp2p) and BASE+2i+1 (HTTP); 0 = free ports")
 	fs.StringVar(&f.logLevel, "log-level", "", "log level written into each node's config: debug, info, warn, error")
+	fs.StringVar(&f.protocols, "protocols", "both", "the Leios mini-protocols the pools speak: cip (CIP-0164's), prototype (the Haskell prototype's), both, or mixed (pool i: cip, prototype, both in turn)")
 	fs.Int64Var(&f.slotLengthMs, "slot-length-ms", 0, "slot length in ms (overrides the template)")
 	fs.StringVar(&f.activeSlotsCoeff, "active-slots-coeff", "", "active slot coefficient f, a decimal (overrides the template)")
 	fs.IntVar(&f.securityParam, "security-param", 0, "security parameter k in blocks (overrides the template)")
@@ -63,6 +65,7 @@ func (f *devnetFlags) spec(cmd *cobra.Command, dir string, systemStart time.Time
 		SystemStart: systemStart,
 		BasePort:    f.basePort,
 		LogLevel:    f.logLevel,
+		Protocols:   f.protocols,
 	}, nil
 }
 

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -77,6 +78,12 @@ type Spec struct {
 	RelayHosts []string
 	// LogLevel goes into every node's config ("" = the node's default).
 	LogLevel string
+	// Protocols are the Leios mini-protocol sets the pools serve and speak
+	// (their configs' leiosProtocols): "cip", "prototype", "both" (or ""),
+	// or "mixed" — pool i speaks cip, prototype and both in turn, so that
+	// the pools of the two sets reach each other through the third kind.
+	// Relays speak both.
+	Protocols string
 	// Trace has every node write its events in the Leios simulators' trace
 	// format to TraceFileName in its directory (the config's traceFile).
 	Trace bool
@@ -103,6 +110,8 @@ type Layout struct {
 	Links []Link
 	// Trace: every node writes a trace (Spec.Trace).
 	Trace bool
+	// Protocols: Spec.Protocols.
+	Protocols string
 }
 
 // Link is one directed link of a devnet whose links go through the
@@ -154,7 +163,7 @@ func Write(spec Spec) (*Layout, error) {
 	g := spec.Template.Genesis()
 	g.SystemStart = spec.SystemStart.UTC().Truncate(time.Millisecond)
 	g.EpochNonce = randomNonce()
-	d := &Layout{Dir: dir, Genesis: g, OnHosts: len(spec.Hosts) > 0, Trace: spec.Trace}
+	d := &Layout{Dir: dir, Genesis: g, OnHosts: len(spec.Hosts) > 0, Trace: spec.Trace, Protocols: spec.Protocols}
 	for i, place := range poolPlaces {
 		n, pool, err := writeNodeKeys(dir, i)
 		if err != nil {
@@ -196,12 +205,12 @@ func Write(spec Spec) (*Layout, error) {
 		return nil, err
 	}
 	for i, n := range d.Nodes {
-		if err := d.writeNodeConfig(n, true, d.poolTopology(i), spec.LogLevel); err != nil {
+		if err := d.writeNodeConfig(n, d.protocolsOf(i), d.poolTopology(i), spec.LogLevel); err != nil {
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
 		}
 	}
 	for j, r := range d.Relays {
-		if err := d.writeNodeConfig(r, false, d.relayTopology(j), spec.LogLevel); err != nil {
+		if err := d.writeNodeConfig(r, "", d.relayTopology(j), spec.LogLevel); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Name, err)
 		}
 	}
@@ -215,6 +224,8 @@ func (spec Spec) check() error {
 		return fmt.Errorf("a devnet needs at least one node, not %d", spec.Nodes)
 	case spec.Funded < 0:
 		return fmt.Errorf("funded addresses: %d is negative", spec.Funded)
+	case !slices.Contains([]string{"", "both", "cip", "prototype", "mixed"}, spec.Protocols):
+		return fmt.Errorf("protocols %q: want cip, prototype, both or mixed", spec.Protocols)
 	case spec.Relays < 0:
 		return fmt.Errorf("relays: %d is negative", spec.Relays)
 	case spec.ProxyLinks && (spec.Relays > 0 || len(spec.Hosts) > 0):
@@ -331,10 +342,20 @@ func writeNodeIdentity(dir, name string) (Node, error) {
 	return n, nil
 }
 
+// protocolsOf is pool i's Leios protocol sets: Spec.Protocols.
+func (d *Layout) protocolsOf(i int) string {
+	if d.Protocols == "mixed" {
+		return []string{"cip", "prototype", "both"}[i%3]
+	}
+	return cmp.Or(d.Protocols, "both")
+}
+
 // writeNodeConfig writes a node's config.json (a producer's with its pool
-// keys, a relay's without) and its topology.json of peers. On several
-// hosts the node's directory gets its own copy of the genesis.
-func (d *Layout) writeNodeConfig(n Node, producer bool, peers []string, logLevel string) error {
+// keys and the Leios protocols it speaks; a relay's, protocols "", without)
+// and its topology.json of peers. On several hosts the node's directory
+// gets its own copy of the genesis.
+func (d *Layout) writeNodeConfig(n Node, protocols string, peers []string, logLevel string) error {
+	producer := protocols != ""
 	genesisFile, err := filepath.Rel(n.Dir, filepath.Join(d.Dir, genesisFileName))
 	if err != nil {
 		return err
@@ -359,6 +380,9 @@ func (d *Layout) writeNodeConfig(n Node, producer bool, peers []string, logLevel
 	}
 	if d.Trace {
 		cfg.TraceFile = TraceFileName
+	}
+	if protocols != "both" {
+		cfg.LeiosProtocols = protocols
 	}
 	if producer {
 		cfg.IssuerKeyFile, cfg.VRFKeyFile, cfg.BLSKeyFile = issuerSKeyName, vrfSKeyName, blsSKeyName

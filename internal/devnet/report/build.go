@@ -65,6 +65,7 @@ func Build(o Observations, out io.Writer) Report {
 		report.CPU = newCPUReport(run, o.Span, floor, err, report.Timeline)
 	}
 	printAgreement(out, report.Agreement)
+	printProtocols(out, report.Nodes)
 	printLeiosSummary(out, leios)
 	printLoadSummary(out, report, o.Warmup)
 	if c := o.Chaos; c != nil {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
@@ -58,7 +59,10 @@ type NodeReport struct {
 	BlocksForged  uint64        `json:"blocksForged"`
 	BlocksAdopted uint64        `json:"blocksAdopted"`
 	Peers         int           `json:"peers"`
-	Errors        uint64        `json:"errors"`
+	// Leios are, per peer of the devnet (by name), the Leios
+	// mini-protocols both serve: what the pair speaks.
+	Leios  map[string][]string `json:"leios,omitempty"`
+	Errors uint64              `json:"errors"`
 	// Mempool and TxsOnChain are as the node's last status gave them.
 	Mempool    api.MempoolStatus `json:"mempool"`
 	TxsOnChain uint64            `json:"txsOnChain"`
@@ -149,12 +153,24 @@ func (w *ChainWatch) Observe(polls []apiclient.StatusPoll) {
 // it ended before the devnet stopped it, else "".
 func (w *ChainWatch) report(dir string, started, stopped time.Time, slot uint64, exited []string) Report {
 	r := Report{Dir: dir, Started: started, Stopped: stopped, Slot: slot}
+	names := map[string]string{} // peer ID → name
+	for _, n := range w.nodes {
+		names[n.peerID] = n.name
+	}
 	for i, n := range w.nodes {
 		nr := NodeReport{Name: n.name, PeerID: n.peerID, Up: n.up, FailedPolls: n.failedPolls, Exited: exited[i]}
 		if st := n.last; st != nil {
 			nr.Tip, nr.ImmutableTip = st.Tip, st.ImmutableTip
 			nr.BlocksForged, nr.BlocksAdopted, nr.Errors = st.BlocksForged, st.BlocksAdopted, st.Errors
 			nr.Peers = len(st.Peers)
+			for _, p := range st.Peers {
+				if name, ok := names[p.ID]; ok && len(p.Leios) > 0 {
+					if nr.Leios == nil {
+						nr.Leios = map[string][]string{}
+					}
+					nr.Leios[name] = p.Leios
+				}
+			}
 			nr.Mempool, nr.TxsOnChain = st.Mempool, st.TxsOnChain
 		}
 		r.Nodes = append(r.Nodes, nr)
@@ -252,6 +268,27 @@ func (w *ChainWatch) agreement() Agreement {
 	}
 	a.Agree = len(a.Problems) == 0
 	return a
+}
+
+// printProtocols prints which Leios mini-protocols each pair of nodes
+// speaks, when they do not all speak the same: a devnet of mixed sets.
+func printProtocols(out io.Writer, nodes []NodeReport) {
+	pairs := map[string][]string{} // the protocols → the pairs speaking them
+	for i, n := range nodes {
+		for _, m := range nodes[i+1:] {
+			if shared, ok := n.Leios[m.Name]; ok {
+				set := strings.Join(shared, " ")
+				pairs[set] = append(pairs[set], n.Name+"–"+m.Name)
+			}
+		}
+	}
+	if len(pairs) < 2 {
+		return
+	}
+	fmt.Fprintln(out, "Leios protocols each pair speaks:")
+	for _, set := range slices.Sorted(maps.Keys(pairs)) {
+		fmt.Fprintf(out, "  %s: %s\n", strings.Join(pairs[set], ", "), set)
+	}
 }
 
 // printAgreement prints the report's verdict on the nodes' chains.
