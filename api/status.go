@@ -146,7 +146,11 @@ type LeiosStatus struct {
 	MissingTxs       int    `json:"missingTxs"`
 	RequestsInFlight int    `json:"requestsInFlight"`
 	FetchedBytes     uint64 `json:"fetchedBytes"`
-	TxsFromMempool   uint64 `json:"txsFromMempool"`
+	// EBsFetchedWhole came by LeiosFetch v2's multi-block request (a
+	// syncing node's catch-up), BodiesFetchedByPoint one body at a time.
+	EBsFetchedWhole      uint64 `json:"ebsFetchedWhole"`
+	BodiesFetchedByPoint uint64 `json:"bodiesFetchedByPoint"`
+	TxsFromMempool       uint64 `json:"txsFromMempool"`
 	// Votes: this node's own, and those new to it from peers.
 	VotesCast     uint64 `json:"votesCast"`
 	VotesReceived uint64 `json:"votesReceived"`
@@ -191,21 +195,23 @@ func (s *Server) Status() Status {
 	st.Mempool = MempoolStatus{Txs: snapshot.Len(), Bytes: snapshot.Bytes(), CapacityBytes: o.Mempool.CapacityBytes()}
 	ls := o.Leios.Stats()
 	st.Leios = LeiosStatus{
-		EBsAnnounced:     ls.EBsAnnounced,
-		BodiesHeld:       ls.BodiesHeld,
-		ClosuresComplete: ls.ClosuresComplete,
-		EBsCertified:     ls.CertsApplied,
-		MissingTxs:       ls.MissingTxs,
-		RequestsInFlight: ls.RequestsInFlight,
-		FetchedBytes:     ls.FetchedBytes,
-		TxsFromMempool:   ls.TxsFromMempool,
-		VotesCast:        ls.VotesCast,
-		VotesReceived:    ls.VotesReceived,
-		VotesInvalid:     ls.VotesInvalid,
-		VotesVerified:    ls.VotesVerified,
-		VotesRepeated:    ls.VotesRepeated,
-		VotesShed:        ls.VotesShed,
-		Equivocations:    ls.Equivocations,
+		EBsAnnounced:         ls.EBsAnnounced,
+		BodiesHeld:           ls.BodiesHeld,
+		ClosuresComplete:     ls.ClosuresComplete,
+		EBsCertified:         ls.CertsApplied,
+		MissingTxs:           ls.MissingTxs,
+		RequestsInFlight:     ls.RequestsInFlight,
+		FetchedBytes:         ls.FetchedBytes,
+		EBsFetchedWhole:      ls.EBsFetchedWhole,
+		BodiesFetchedByPoint: ls.BodiesFetchedByPoint,
+		TxsFromMempool:       ls.TxsFromMempool,
+		VotesCast:            ls.VotesCast,
+		VotesReceived:        ls.VotesReceived,
+		VotesInvalid:         ls.VotesInvalid,
+		VotesVerified:        ls.VotesVerified,
+		VotesRepeated:        ls.VotesRepeated,
+		VotesShed:            ls.VotesShed,
+		Equivocations:        ls.Equivocations,
 	}
 	if ls.VotesRelayed > 0 {
 		st.Leios.VerificationsPerVote = float64(ls.VotesVerified) / float64(ls.VotesRelayed)

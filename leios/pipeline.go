@@ -243,7 +243,11 @@ type Stats struct {
 	MissingTxs       int    // txs of held bodies still to fetch
 	RequestsInFlight int
 	FetchedBytes     uint64 // body and tx bytes fetched from peers
-	TxsFromMempool   uint64 // closure txs taken from the mempool instead
+	// EBsFetchedWhole came by LeiosFetch v2's multi-block request, body
+	// and closure at once; BodiesFetchedByPoint one body request each.
+	EBsFetchedWhole      uint64
+	BodiesFetchedByPoint uint64
+	TxsFromMempool       uint64 // closure txs taken from the mempool instead
 
 	VotesCast     uint64 // this node's own votes
 	VotesReceived uint64 // valid votes new to this node, from peers
@@ -271,24 +275,26 @@ func (p *Pipeline) Stats() Stats {
 	fs := p.fetcher.Stats()
 	vs := p.relay.VoteStats()
 	return Stats{
-		EBsAnnounced:     p.announced.Load(),
-		BodiesHeld:       bodies,
-		ClosuresComplete: closures,
-		MissingTxs:       fs.MissingTxs,
-		RequestsInFlight: fs.Requests,
-		FetchedBytes:     fs.FetchedBytes,
-		TxsFromMempool:   p.fromMempool.Load(),
-		VotesCast:        p.votesCast.Load(),
-		VotesReceived:    p.votesReceived.Load(),
-		VotesRelayed:     vs.Relayed,
-		VotesInvalid:     vs.Invalid,
-		VotesDelivered:   vs.Received,
-		VotesVerified:    vs.Verified,
-		VotesRepeated:    vs.Repeated,
-		VotesShed:        vs.Shed,
-		Equivocations:    vs.Equivocations,
-		CertsVerified:    p.certsVerified.Load(),
-		CertsApplied:     p.certsApplied.Load(),
+		EBsAnnounced:         p.announced.Load(),
+		BodiesHeld:           bodies,
+		ClosuresComplete:     closures,
+		MissingTxs:           fs.MissingTxs,
+		RequestsInFlight:     fs.Requests,
+		FetchedBytes:         fs.FetchedBytes,
+		EBsFetchedWhole:      fs.BlocksWhole,
+		BodiesFetchedByPoint: fs.BodiesByPoint,
+		TxsFromMempool:       p.fromMempool.Load(),
+		VotesCast:            p.votesCast.Load(),
+		VotesReceived:        p.votesReceived.Load(),
+		VotesRelayed:         vs.Relayed,
+		VotesInvalid:         vs.Invalid,
+		VotesDelivered:       vs.Received,
+		VotesVerified:        vs.Verified,
+		VotesRepeated:        vs.Repeated,
+		VotesShed:            vs.Shed,
+		Equivocations:        vs.Equivocations,
+		CertsVerified:        p.certsVerified.Load(),
+		CertsApplied:         p.certsApplied.Load(),
 	}
 }
 

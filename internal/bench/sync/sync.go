@@ -32,12 +32,13 @@ import (
 )
 
 type syncFlags struct {
-	Blocks    int     `json:"blocks"`
-	TxRate    float64 `json:"tx_rate"`
-	Funded    int     `json:"funded"`
-	Peers     []int   `json:"peers"`
-	Quick     bool    `json:"quick"`
-	Hoarders  int     `json:"hoarders"`
+	Blocks    int      `json:"blocks"`
+	TxRate    float64  `json:"tx_rate"`
+	Funded    int      `json:"funded"`
+	Peers     []int    `json:"peers"`
+	Protocols []string `json:"protocols"`
+	Quick     bool     `json:"quick"`
+	Hoarders  int      `json:"hoarders"`
 	hoardFor  time.Duration
 	leiosnode string
 	timeout   time.Duration
@@ -124,6 +125,7 @@ beside it (go tool pprof -top FILE).`,
 	fs.Float64Var(&f.TxRate, "tx-rate", 2000, "txs offered per second of chain time while forging")
 	fs.IntVar(&f.Funded, "funded", 40, "funded addresses, each a chain of txs")
 	fs.IntSliceVar(&f.Peers, "peers", []int{1, 3}, "peers of the syncing node, one sync each (at most 3)")
+	fs.StringSliceVar(&f.Protocols, "protocols", []string{"cip", "prototype"}, "the syncing node's Leios protocols, one sync each per peer count: cip fetches certified closures by multi-block requests, prototype one point at a time")
 	fs.StringVar(&f.leiosnode, "leiosnode", "", "the leiosnode binary the nodes run (default: built from this module into a temporary directory)")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "give up on a sync after this long")
 	fs.BoolVar(&f.profile, "cpu-profile", false, "save a CPU profile of the sync from the most peers into --plots")
@@ -150,6 +152,14 @@ func (f *syncFlags) validate() error {
 	for _, p := range f.Peers {
 		if p < 1 || p > 3 {
 			return fmt.Errorf("--peers %d: the chain has 3 sources", p)
+		}
+	}
+	if len(f.Protocols) == 0 {
+		return errors.New("--protocols: at least one set")
+	}
+	for _, p := range f.Protocols {
+		if p != "cip" && p != "prototype" && p != "both" {
+			return fmt.Errorf("--protocols %s: want cip, prototype or both", p)
 		}
 	}
 	if f.Hoarders < 0 {
@@ -213,20 +223,23 @@ func runSyncBench(ctx context.Context, f syncFlags, progress io.Writer) (_ *sync
 		}
 	}
 	most := slices.Max(f.Peers)
-	for _, peers := range f.Peers {
-		fmt.Fprintf(progress, "sync: a fresh node from %d peer(s)...\n", peers)
-		profile := ""
-		if f.profile && peers == most {
-			profile = filepath.Join(f.out.Plots, fmt.Sprintf("sync-%dpeers.pprof", peers))
-			report.Profile = profile
+	for _, protocols := range f.Protocols {
+		for _, peers := range f.Peers {
+			fmt.Fprintf(progress, "sync: a fresh node from %d peer(s), Leios protocols %s...\n", peers, protocols)
+			profile := ""
+			if f.profile && peers == most && protocols == f.Protocols[0] {
+				profile = filepath.Join(f.out.Plots, fmt.Sprintf("sync-%dpeers.pprof", peers))
+				report.Profile = profile
+			}
+			profileFor := time.Duration(report.Validation.Seconds * float64(time.Second))
+			name := fmt.Sprintf("sync-%s-%d", protocols, peers)
+			run, err := syncFrom(ctx, exe, chain, sources, peers, protocols, filepath.Join(dir, name), client, f.timeout, profileFor, profile)
+			if err != nil {
+				return nil, err
+			}
+			run.OfValidation = report.Validation.Seconds / run.Seconds
+			report.Runs = append(report.Runs, run)
 		}
-		profileFor := time.Duration(report.Validation.Seconds * float64(time.Second))
-		run, err := syncFrom(ctx, exe, chain, sources, peers, filepath.Join(dir, fmt.Sprintf("sync-%d", peers)), client, f.timeout, profileFor, profile)
-		if err != nil {
-			return nil, err
-		}
-		run.OfValidation = report.Validation.Seconds / run.Seconds
-		report.Runs = append(report.Runs, run)
 	}
 	report.LoadAfter = machine.LoadAverage()
 	report.Target = report.target()

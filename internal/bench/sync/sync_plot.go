@@ -27,7 +27,7 @@ func plotSync(r *syncReport, path string) error {
 			name string
 			run  *syncRun
 			s    plots.Style
-		}{fmt.Sprintf("sync from %d peer(s)", run.Peers), run, plots.Style{Color: i, Steps: true}})
+		}{fmt.Sprintf("sync from %d peer(s), %s", run.Peers, run.Protocols), run, plots.Style{Color: i, Steps: true}})
 	}
 	for _, s := range series {
 		var bySlot, byTxs plotter.XYs

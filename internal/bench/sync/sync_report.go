@@ -25,7 +25,13 @@ type syncReport struct {
 // syncing node's first /status answer (the validation's first block)
 // until its tip is the chain's.
 type syncRun struct {
-	Peers           int     `json:"peers"`
+	Peers int `json:"peers"`
+	// Protocols are the syncing node's Leios protocols: "cip" fetches the
+	// certified closures by multi-block requests, "prototype" one point at
+	// a time; EBsWhole and BodiesByPoint count what each path fetched.
+	Protocols       string  `json:"protocols"`
+	EBsWhole        uint64  `json:"ebs_fetched_whole"`
+	BodiesByPoint   uint64  `json:"bodies_fetched_by_point"`
 	StartupSeconds  float64 `json:"startup_seconds,omitempty"` // process start to the first /status answer
 	Seconds         float64 `json:"seconds"`
 	BlocksPerSecond float64 `json:"blocks_per_second"`
@@ -61,6 +67,7 @@ func (r *syncRun) rates(c syncChainStats) {
 // rate.
 type syncTarget struct {
 	Peers        int     `json:"peers"`
+	Protocols    string  `json:"protocols"` // the faster path's
 	OfValidation float64 `json:"of_validation"`
 	Bound        float64 `json:"bound"`
 	Met          bool    `json:"met"`
@@ -68,12 +75,13 @@ type syncTarget struct {
 
 func (r *syncReport) target() *syncTarget {
 	r.Cores = runtime.NumCPU()
+	var best *syncTarget // the faster path's
 	for _, run := range r.Runs {
-		if run.Peers == 3 {
-			return &syncTarget{Peers: 3, OfValidation: run.OfValidation, Bound: 0.8, Met: run.OfValidation >= 0.8}
+		if run.Peers == 3 && (best == nil || run.OfValidation > best.OfValidation) {
+			best = &syncTarget{Peers: 3, Protocols: run.Protocols, OfValidation: run.OfValidation, Bound: 0.8, Met: run.OfValidation >= 0.8}
 		}
 	}
-	return nil
+	return best
 }
 
 func (r *syncReport) Write(w io.Writer) {
@@ -82,25 +90,27 @@ func (r *syncReport) Write(w io.Writer) {
 		c.Blocks, c.Slots, c.ChainSeconds, c.SlotLengthMs, c.ActiveSlots, c.SecurityParam, c.ForgeSeconds, c.TxRate)
 	fmt.Fprintf(w, "  %d txs (%d through RBs, %d through certified EBs), %d EBs announced, %d certified; %.1f MB: %.1f MB of blocks, %.1f MB of certified EBs (bodies and closures)\n",
 		c.Txs, c.TxsViaRBs, c.TxsViaEBs, c.EBsAnnounced, c.EBsCertified, float64(c.Bytes)/1e6, float64(c.Bytes-c.EBBytes)/1e6, float64(c.EBBytes)/1e6)
-	fmt.Fprintf(w, "\n%-37s %8s %9s %9s %7s %8s %13s %11s %14s\n", "", "s", "blocks/s", "txs/s", "MB/s", "startup", "of validation", "EBs fetched", "certified kept")
+	fmt.Fprintf(w, "\n%-44s %8s %9s %9s %7s %8s %13s %11s %10s %14s\n", "", "s", "blocks/s", "txs/s", "MB/s", "startup", "of validation", "EBs fetched", "whole/one", "certified kept")
 	line := func(name string, run *syncRun) {
-		startup, share, fetched, kept := "", "", "", ""
+		startup, share, fetched, paths, kept := "", "", "", "", ""
 		if run.Peers > 0 {
 			startup, share = fmt.Sprintf("%.2f s", run.StartupSeconds), fmt.Sprintf("%.0f %%", 100*run.OfValidation)
 			fetched = fmt.Sprintf("%.1f MB", run.LeiosFetchedMB)
+			paths = fmt.Sprintf("%d/%d", run.EBsWhole, run.BodiesByPoint)
 			kept = fmt.Sprintf("%d of %d", run.CertifiedKept, c.EBsCertified)
 		}
-		fmt.Fprintf(w, "%-37s %8.2f %9.1f %9.0f %7.2f %8s %13s %11s %14s\n", name, run.Seconds, run.BlocksPerSecond, run.TxsPerSecond, run.MBPerSecond, startup, share, fetched, kept)
+		fmt.Fprintf(w, "%-44s %8.2f %9.1f %9.0f %7.2f %8s %13s %11s %10s %14s\n", name, run.Seconds, run.BlocksPerSecond, run.TxsPerSecond, run.MBPerSecond, startup, share, fetched, paths, kept)
 	}
 	line("validation, in-process, one core", r.Validation)
 	for _, run := range r.Runs {
-		line(fmt.Sprintf("sync from %d peer(s), libp2p loopback", run.Peers), run)
+		line(fmt.Sprintf("sync from %d peer(s), %s, libp2p loopback", run.Peers, run.Protocols), run)
 	}
+	fmt.Fprintln(w, "whole/one: certified EBs fetched whole by multi-block requests (cip) / bodies fetched one point at a time")
 	if r.Hoard != nil {
 		r.Hoard.Write(w)
 	}
 	if t := r.Target; t != nil {
-		fmt.Fprintf(w, "\ntarget: from 3 peers ≥ 80 %% of the single-core validation rate: %.0f %%: %s\n", 100*t.OfValidation, output.MetOrMissed(t.Met))
+		fmt.Fprintf(w, "\ntarget: from 3 peers ≥ 80 %% of the single-core validation rate: %.0f %% (%s): %s\n", 100*t.OfValidation, t.Protocols, output.MetOrMissed(t.Met))
 	}
 	fmt.Fprintf(w, "load average before %s, after %s on %d cores (the sources and the syncing node share them with everything else)\n", r.LoadBefore, r.LoadAfter, r.Cores)
 	if r.Profile != "" {

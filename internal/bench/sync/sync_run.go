@@ -222,7 +222,7 @@ func awaitTip(ctx context.Context, p *nodeProcess, client *http.Client, chain *s
 // chain's; then it stops the node and counts the certified closures it
 // kept. The curve is its tip over time from the first answer; the
 // optional CPU profile covers the first profileFor of the sync.
-func syncFrom(ctx context.Context, exe string, chain *syncChain, sources *syncSources, peers int, dir string, client *http.Client, timeout, profileFor time.Duration, profileFile string) (*syncRun, error) {
+func syncFrom(ctx context.Context, exe string, chain *syncChain, sources *syncSources, peers int, protocols, dir string, client *http.Client, timeout, profileFor time.Duration, profileFile string) (*syncRun, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -246,7 +246,8 @@ func syncFrom(ctx context.Context, exe string, chain *syncChain, sources *syncSo
 	if err := config.WriteJSON(cfgFile, config.Config{
 		GenesisFile: cfg0.GenesisFile, TopologyFile: topology, DatabasePath: filepath.Join(dir, "db"),
 		ListenAddrs: []string{multiaddr(addrs[0])}, HTTPAddr: addrs[1], NodeKeyFile: nodeKey,
-		Pprof: true, // its CPU profile is what --cpu-profile keeps
+		Pprof:          true, // its CPU profile is what --cpu-profile keeps
+		LeiosProtocols: protocols,
 	}); err != nil {
 		return nil, err
 	}
@@ -256,7 +257,7 @@ func syncFrom(ctx context.Context, exe string, chain *syncChain, sources *syncSo
 	}
 	defer p.stop()
 
-	run := &syncRun{Peers: peers}
+	run := &syncRun{Peers: peers, Protocols: protocols}
 	var up time.Time
 	profiled := make(chan error, 1)
 	deadline := time.Now().Add(timeout)
@@ -290,6 +291,7 @@ func syncFrom(ctx context.Context, exe string, chain *syncChain, sources *syncSo
 			if st.Tip.Hash == chain.tip.Point.Hash.String() {
 				run.Seconds = now.Sub(up).Seconds()
 				run.LeiosFetchedMB = float64(st.Leios.FetchedBytes) / 1e6
+				run.EBsWhole, run.BodiesByPoint = st.Leios.EBsFetchedWhole, st.Leios.BodiesFetchedByPoint
 				if st.TxsOnChain != chain.stats.Txs {
 					return nil, fmt.Errorf("%s synced %d txs, the chain holds %d", p.name, st.TxsOnChain, chain.stats.Txs)
 				}

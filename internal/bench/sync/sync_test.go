@@ -34,14 +34,19 @@ func TestSyncQuick(t *testing.T) {
 	if v := r.Validation; v.Seconds <= 0 || len(v.Curve) != c.Blocks || v.Curve[len(v.Curve)-1].Txs != c.Txs {
 		t.Errorf("validation: %.2f s, %d samples", v.Seconds, len(v.Curve))
 	}
-	if len(r.Runs) != 2 {
-		t.Fatalf("%d syncs, want 2", len(r.Runs))
+	if len(r.Runs) != 4 {
+		t.Fatalf("%d syncs, want 4: from 1 and 3 peers by each path", len(r.Runs))
 	}
 	for _, run := range r.Runs {
 		last := run.Curve[len(run.Curve)-1]
 		if run.Seconds <= 0 || last.Block != uint64(c.Blocks) || last.Txs != c.Txs || run.OfValidation <= 0 {
 			t.Errorf("sync from %d peers: %.2f s, ended at block %d with %d txs (chain: %d, %d)",
 				run.Peers, run.Seconds, last.Block, last.Txs, c.Blocks, c.Txs)
+		}
+		// The prototype's path never fetches an EB whole; either path
+		// fetched every certified body, one way or the other.
+		if run.Protocols == "prototype" && run.EBsWhole != 0 || run.EBsWhole+run.BodiesByPoint < uint64(c.EBsCertified) {
+			t.Errorf("sync from %d peers by %s: %d EBs whole, %d bodies one at a time, %d certified", run.Peers, run.Protocols, run.EBsWhole, run.BodiesByPoint, c.EBsCertified)
 		}
 		// Certified closures are fetched at least once, and kept.
 		if run.CertifiedKept != c.EBsCertified {
@@ -59,7 +64,7 @@ func TestSyncQuick(t *testing.T) {
 	checkFileNotEmpty(t, r.Profile)
 	var table bytes.Buffer
 	r.Write(&table)
-	for _, want := range []string{"validation, in-process, one core", "sync from 3 peer(s)", "target: from 3 peers", "hoarders: 32 identities", "bound on the heap in use", "reading client"} {
+	for _, want := range []string{"validation, in-process, one core", "sync from 3 peer(s), cip", "sync from 3 peer(s), prototype", "target: from 3 peers", "hoarders: 32 identities", "bound on the heap in use", "reading client"} {
 		if !bytes.Contains(table.Bytes(), []byte(want)) {
 			t.Errorf("the table lacks %q:\n%s", want, table.String())
 		}
