@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 )
 
@@ -24,10 +26,26 @@ func (v *View) Handler() http.Handler {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		w.Write(pageHTML)
+		w.Write(v.page())
 	})
 	mux.HandleFunc("GET /events", v.serveEvents)
 	return mux
+}
+
+// firstFrame is where the page takes the latest frame in.
+var firstFrame = []byte("const first = null;")
+
+// page is the page with the latest frame in it, so that it shows the
+// devnet at once. A frame is JSON, which is a script's expression, and
+// json.Marshal escapes '<', so it cannot end the script early.
+func (v *View) page() []byte {
+	v.mu.Lock()
+	latest := v.latest
+	v.mu.Unlock()
+	if latest == nil {
+		return pageHTML
+	}
+	return bytes.Replace(pageHTML, firstFrame, slices.Concat([]byte("const first = "), latest, []byte(";")), 1)
 }
 
 // serveEvents streams the frames to one page until it goes or the server

@@ -80,6 +80,37 @@ func TestPageServed(t *testing.T) {
 	}
 }
 
+// TestPageHoldsLatestFrame: the page comes with the latest frame in it,
+// so it shows the devnet before its first event, and what the nodes said
+// cannot end its script.
+func TestPageHoldsLatestFrame(t *testing.T) {
+	v := newView(t)
+	srv := httptest.NewServer(v.Handler())
+	defer srv.Close()
+	get := func() string {
+		resp, err := http.Get(srv.URL + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return string(body)
+	}
+	if page := get(); !strings.Contains(page, "const first = null;") {
+		t.Error("the page before any frame holds one")
+	}
+	o := observation(1)
+	o.Nodes[3].Down = "</script><script>alert(1)</script>"
+	v.Observe(o)
+	page := get()
+	if !strings.Contains(page, `const first = {"seq":1,`) || !strings.Contains(page, `"name":"node-2"`) {
+		t.Error("the page lacks the latest frame")
+	}
+	if strings.Count(page, "</script>") != strings.Count(string(pageHTML), "</script>") {
+		t.Error("a frame ends the page's script")
+	}
+}
+
 // readFrame reads the next event of an event stream as a frame.
 func readFrame(t *testing.T, r *bufio.Reader) frame {
 	t.Helper()
