@@ -49,6 +49,25 @@ func observation(n int) Observation {
 	return o
 }
 
+// serve serves v while the test runs.
+func serve(t *testing.T, v *View) *httptest.Server {
+	srv := httptest.NewServer(v.Handler())
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// get is GET url; the body is closed when the test ends, before the
+// server.
+func get(t *testing.T, url string) *http.Response {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
 func TestQuorumVotes(t *testing.T) {
 	if v := newView(t); v.seats != 4 || v.quorumVotes != 3 {
 		t.Errorf("%d seats, quorum %d votes; want 4 and 3", v.seats, v.quorumVotes)
@@ -56,13 +75,7 @@ func TestQuorumVotes(t *testing.T) {
 }
 
 func TestPageServed(t *testing.T) {
-	srv := httptest.NewServer(newView(t).Handler())
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := get(t, serve(t, newView(t)).URL+"/")
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
 		t.Fatalf("GET /: %s, %s", resp.Status, resp.Header.Get("Content-Type"))
@@ -85,28 +98,20 @@ func TestPageServed(t *testing.T) {
 // cannot end its script.
 func TestPageHoldsLatestFrame(t *testing.T) {
 	v := newView(t)
-	srv := httptest.NewServer(v.Handler())
-	defer srv.Close()
-	get := func() string {
-		resp, err := http.Get(srv.URL + "/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
+	srv := serve(t, v)
+	page := func() string {
+		body, _ := io.ReadAll(get(t, srv.URL+"/").Body)
 		return string(body)
 	}
-	if page := get(); !strings.Contains(page, "const first = null;") {
+	if page := page(); !strings.Contains(page, "const first = null;") {
 		t.Error("the page before any frame holds one")
 	}
 	o := observation(1)
 	o.Nodes[3].Down = "</script><script>alert(1)</script>"
 	v.Observe(o)
-	page := get()
-	if !strings.Contains(page, `const first = {"seq":1,`) || !strings.Contains(page, `"name":"node-2"`) {
+	if page := page(); !strings.Contains(page, `const first = {"seq":1,`) || !strings.Contains(page, `"name":"node-2"`) {
 		t.Error("the page lacks the latest frame")
-	}
-	if strings.Count(page, "</script>") != strings.Count(string(pageHTML), "</script>") {
+	} else if strings.Count(page, "</script>") != strings.Count(string(pageHTML), "</script>") {
 		t.Error("a frame ends the page's script")
 	}
 }
@@ -133,14 +138,9 @@ func readFrame(t *testing.T, r *bufio.Reader) frame {
 // every observation in the order it was handed over.
 func TestEventsInOrder(t *testing.T) {
 	v := newView(t)
-	srv := httptest.NewServer(v.Handler())
-	defer srv.Close()
+	srv := serve(t, v)
 	v.Observe(observation(1))
-	resp, err := http.Get(srv.URL + "/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := get(t, srv.URL+"/events")
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("Content-Type %q", ct)
 	}
@@ -192,8 +192,7 @@ func TestSlowPageDropsFrames(t *testing.T) {
 // frames are dropped.
 func TestStalledBrowser(t *testing.T) {
 	v := newView(t)
-	srv := httptest.NewServer(v.Handler())
-	defer srv.Close()
+	srv := serve(t, v)
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -212,13 +211,9 @@ func TestStalledBrowser(t *testing.T) {
 // TestGoneBrowser: a page that goes is forgotten.
 func TestGoneBrowser(t *testing.T) {
 	v := newView(t)
-	srv := httptest.NewServer(v.Handler())
-	defer srv.Close()
+	srv := serve(t, v)
 	v.Observe(observation(1))
-	resp, err := http.Get(srv.URL + "/events")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := get(t, srv.URL+"/events")
 	readFrame(t, bufio.NewReader(resp.Body))
 	resp.Body.Close()
 	deadline := time.Now().Add(10 * time.Second)
