@@ -43,9 +43,9 @@ const maxEBs = 16
 // maxRates is how many rounds of the on-chain rate a frame carries.
 const maxRates = 120
 
-// Stages are an EB's stages in the order the page draws them; a frame's
+// stages are an EB's stages in the order the page draws them; a frame's
 // stages follow it.
-var Stages = []string{"announced", "body", "closure", "validated", "voted", "certified"}
+var stages = [...]string{"announced", "body", "closure", "validated", "voted", "certified"}
 
 // frame is what the page draws of one observation.
 type frame struct {
@@ -57,11 +57,11 @@ type frame struct {
 	Dropped uint64 `json:"dropped"`
 	// Seats is the committee's size and QuorumVotes the fewest of its
 	// votes that reach the quorum (the largest seats first).
-	Seats       int         `json:"seats"`
-	QuorumVotes int         `json:"quorumVotes"`
-	Stages      []string    `json:"stages"`
-	Nodes       []nodeFrame `json:"nodes"`
-	Txs         Txs         `json:"txs"`
+	Seats       int                 `json:"seats"`
+	QuorumVotes int                 `json:"quorumVotes"`
+	Stages      [len(stages)]string `json:"stages"`
+	Nodes       []nodeFrame         `json:"nodes"`
+	Txs         Txs                 `json:"txs"`
 	// Rates are the on-chain rates of the latest rounds, oldest first.
 	Rates []float64 `json:"rates"`
 	// EBs are the latest EBs any node listed, newest first.
@@ -91,7 +91,7 @@ type ebFrame struct {
 	// DeadlineMs is the end of its voting window, after its slot start.
 	DeadlineMs int64 `json:"deadlineMs"`
 	// Stages follow frame.Stages.
-	Stages []stageFrame `json:"stages"`
+	Stages [len(stages)]stageFrame `json:"stages"`
 	// Votes is the most votes any node had relayed for its RB.
 	Votes int `json:"votes"`
 	// Outcome is what the leaders saw when they forged on its RB: the
@@ -164,7 +164,7 @@ func ebFrames(nodes []NodeObservation) []ebFrame {
 			p := ebPoint{e.Slot, e.EbHash}
 			eb := ebs[p]
 			if eb == nil {
-				eb = &ebFrame{Slot: e.Slot, Hash: e.EbHash[:min(8, len(e.EbHash))], DeadlineMs: e.StageMs.Deadline, Stages: make([]stageFrame, len(Stages))}
+				eb = &ebFrame{Slot: e.Slot, Hash: e.EbHash[:min(8, len(e.EbHash))], DeadlineMs: e.StageMs.Deadline}
 				ebs[p] = eb
 			}
 			eb.Nodes++
@@ -176,7 +176,7 @@ func ebFrames(nodes []NodeObservation) []ebFrame {
 			if a := e.Certify; a != nil {
 				switch {
 				case a.Outcome == forge.CertifyCertified:
-					eb.Stages[len(Stages)-1].reach(&a.AtMs)
+					eb.Stages[len(stages)-1].reach(&a.AtMs)
 					eb.Outcome, certified[p] = a.Outcome, true
 				case !certified[p] && !a.At.Before(latestAttempt[p]):
 					eb.Outcome, latestAttempt[p] = a.Outcome, a.At

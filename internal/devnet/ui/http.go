@@ -33,7 +33,7 @@ func (v *View) Handler() http.Handler {
 }
 
 // firstFrame is where the page takes the latest frame in.
-var firstFrame = []byte("const first = null;")
+const firstFrame = "const first = null;"
 
 // page is the page with the latest frame in it, so that it shows the
 // devnet at once. A frame is JSON, which is a script's expression, and
@@ -45,7 +45,7 @@ func (v *View) page() []byte {
 	if latest == nil {
 		return pageHTML
 	}
-	return bytes.Replace(pageHTML, firstFrame, slices.Concat([]byte("const first = "), latest, []byte(";")), 1)
+	return bytes.Replace(pageHTML, []byte(firstFrame), slices.Concat([]byte("const first = "), latest, []byte(";")), 1)
 }
 
 // serveEvents streams the frames to one page until it goes or the server

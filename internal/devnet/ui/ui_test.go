@@ -281,7 +281,7 @@ func TestEBFrames(t *testing.T) {
 	for i, w := range want {
 		s := eb.Stages[i]
 		if s.Nodes != w.nodes || s.FirstMs == nil || *s.FirstMs != w.first || *s.LastMs != w.last {
-			t.Errorf("%s: %d nodes, %v–%v; want %d, %d–%d", Stages[i], s.Nodes, s.FirstMs, s.LastMs, w.nodes, w.first, w.last)
+			t.Errorf("%s: %d nodes, %v–%v; want %d, %d–%d", stages[i], s.Nodes, s.FirstMs, s.LastMs, w.nodes, w.first, w.last)
 		}
 	}
 	if s := got[0].Stages[1]; s.Nodes != 0 || s.FirstMs != nil {

@@ -81,7 +81,7 @@ func (v *View) Observe(o Observation) {
 	v.rates = v.rates[max(0, len(v.rates)-maxRates):]
 	f := frame{
 		Seq: v.seq, At: o.At, Slot: v.clock.SlotAt(o.At), Started: !o.At.Before(v.clock.Start), Dropped: v.dropped,
-		Seats: v.seats, QuorumVotes: v.quorumVotes, Stages: Stages,
+		Seats: v.seats, QuorumVotes: v.quorumVotes, Stages: stages,
 		Nodes: nodeFrames(v.names, o), Txs: o.Txs, Rates: v.rates, EBs: ebFrames(o.Nodes),
 	}
 	b, err := json.Marshal(f)
