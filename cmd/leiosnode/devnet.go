@@ -74,6 +74,12 @@ comma-separated list of:
 Intervals are drawn from EVERY/2 to 3·EVERY/2; --chaos-seed repeats the
 choices of a run (its seed is printed).
 
+--ui ADDR serves a live view of the devnet at http://ADDR/ (host:port; port
+0 picks a free one, printed): one page, updated each second from the same
+polls, with each node's tip, immutable tip and mempool, the latest EBs'
+stages at the nodes as a timeline, their votes against the quorum, and the
+txs reaching the chain.
+
 Ctrl-C, SIGTERM or --duration stop the nodes (SIGTERM, then SIGKILL after a
 timeout).`,
 		Args: cobra.NoArgs,
@@ -117,6 +123,7 @@ timeout).`,
 	fs.DurationVar(&opts.Duration, "duration", 0, "stop after this long (0 = run until Ctrl-C)")
 	fs.StringVar(&opts.ReportFile, "report", "", "write a JSON summary of the run to this file at the end")
 	fs.StringVar(&opts.TraceFile, "trace", "", "write every node's events, merged in time order, to this file in the Leios simulators' trace format (JSON lines)")
+	fs.StringVar(&opts.UIAddr, "ui", "", "serve a live view of the devnet at this host:port (e.g. 127.0.0.1:8080)")
 	fs.DurationVar(&opts.Warmup, "warmup", devnet.DefaultWarmup, "leave this much of the run, from the system start, out of its targets and CPU figures")
 	fs.DurationVar(&startDelay, "start-delay", 2*time.Second, "system start = now + this")
 	fs.Float64Var(&opts.TxRate, "tx-rate", devnet.DefaultTxRate, "txs per second the firehose submits (0 = no firehose)")

@@ -11,6 +11,9 @@
 //     over time (a timeline of 10 s windows: EB stages, missed
 //     voting windows, rates, the nodes' CPU by work), over its measured
 //     span after the warm-up (targets) and per 1,000 txs on chain.
+//   - With Options.UIAddr, Run serves a live view of the devnet (package
+//     ui) and hands it every round of its polls, each node's EB list
+//     included.
 //   - With a chaos.Spec, Run also kills and restarts, freezes and thaws
 //     nodes and partitions them, one fault at a time, watches the nodes
 //     recover from each (package chaos), and the report gets a chaos

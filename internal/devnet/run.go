@@ -18,6 +18,7 @@ import (
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"github.com/leiosnode/leiosnode/internal/devnet/report"
 	"github.com/leiosnode/leiosnode/internal/devnet/supervisor"
+	"github.com/leiosnode/leiosnode/internal/devnet/ui"
 	"github.com/leiosnode/leiosnode/internal/load"
 )
 
@@ -66,6 +67,9 @@ type Options struct {
 	// simulators' trace format, merged in time order, nodes named by name
 	// (each node writes its own trace while it runs; Spec.Trace).
 	TraceFile string
+	// UIAddr, when set, is the host:port where the live view of the
+	// devnet is served while it runs (package ui).
+	UIAddr string
 }
 
 // Run generates the devnet of opts.Spec and runs each of its nodes as its
@@ -84,13 +88,21 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var view *ui.View
+	if opts.UIAddr != "" {
+		var stopView func()
+		if view, stopView, err = startLiveView(opts.UIAddr, d, out); err != nil {
+			return err
+		}
+		defer stopView()
+	}
 	mesh, err := startLinks(d)
 	if err != nil {
 		return err
 	}
 	defer mesh.Close()
 
-	r := &devnetRun{opts: opts, out: out, d: d, client: client, started: time.Now()}
+	r := &devnetRun{opts: opts, out: out, d: d, client: client, view: view, started: time.Now()}
 	if r.procs, err = startNodes(exe, d.Nodes, runArgs(opts, d), out); err != nil {
 		return err
 	}
@@ -114,7 +126,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	r.watch.Observe(pollStatuses(context.Background(), client, d.Nodes))
 	o := report.Observations{
 		Dir: d.Dir, Started: r.started, Genesis: d.Genesis, Warmup: opts.Warmup, Watch: r.watch, Series: r.series,
-		EBLists: pollEBLists(context.Background(), client, d.Nodes), Walks: walks, Txs: txs, Span: span,
+		EBLists: pollEBLists(context.Background(), client, d.Nodes, ebListTimeout), Walks: walks, Txs: txs, Span: span,
 	}
 	o.Slot = d.Genesis.Clock().SlotAt(time.Now())
 	o.Exited = r.stopNodes()
@@ -145,6 +157,7 @@ type devnetRun struct {
 	d        *layout.Layout
 	client   *http.Client
 	firehose *load.Firehose // nil without Options.TxRate
+	view     *ui.View       // nil without Options.UIAddr
 	started  time.Time      // when the nodes were started
 	procs    *supervisor.Processes
 	watch    *report.ChainWatch
@@ -289,7 +302,7 @@ func (r *devnetRun) load(ctx context.Context) *load.Span {
 	if r.firehose != nil {
 		firehoseRun.Go(func() { r.firehose.Run(firehoseCtx) })
 	}
-	supervise(ctx, r.out, r.d, r.procs, r.client, r.watch, r.firehose, r.opts.Duration, onPoll)
+	r.supervise(ctx, onPoll)
 	span, measured := load.NewSpan(r.d.Genesis.SystemStart, r.opts.Warmup, time.Now())
 	// The chaos mode stops first, ending a fault under way, so that the
 	// firehose can still send again what a killed node dropped.
@@ -364,16 +377,18 @@ func (r *devnetRun) writeReport(rep report.Report) error {
 	return report.Write(r.opts.ReportFile, rep, r.series, r.d.Genesis, r.opts.TxRate, r.out)
 }
 
-// supervise prints a status line a second, feeding every poll to watch,
-// until ctx is cancelled or duration (when non-zero) has passed. A node
-// process that exits on its own is announced once and shown as down; the
-// devnet keeps running (the user may restart it by hand).
+// supervise prints a status line a second, feeding every poll to the
+// chain watch and the live view, until ctx is cancelled or the duration
+// (when non-zero) has passed. A node process that exits on its own is
+// announced once and shown as down; the devnet keeps running (the user may
+// restart it by hand).
 //
 // onPoll gets every round of polls too, with the time it started.
-func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supervisor.Processes, client *http.Client, watch *report.ChainWatch, firehose *load.Firehose, duration time.Duration, onPoll func(time.Time, []apiclient.StatusPoll)) {
+func (r *devnetRun) supervise(ctx context.Context, onPoll func(time.Time, []apiclient.StatusPoll)) {
+	out, d := r.out, r.d
 	var deadline <-chan time.Time
-	if duration > 0 {
-		timer := time.NewTimer(duration)
+	if r.opts.Duration > 0 {
+		timer := time.NewTimer(r.opts.Duration)
 		defer timer.Stop()
 		deadline = timer.C
 	}
@@ -395,13 +410,13 @@ func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supe
 		case <-ticker.C:
 		}
 		polled := time.Now()
-		polls := pollStatuses(ctx, client, d.Nodes)
+		polls, ebLists := pollRound(ctx, r.client, d.Nodes, r.view)
 		if ctx.Err() != nil {
 			return // the polls were cut short, not the nodes
 		}
-		watch.Observe(polls)
+		r.watch.Observe(polls)
 		onPoll(polled, polls)
-		for i, p := range procs.All() {
+		for i, p := range r.procs.All() {
 			exitStates[i] = p.ExitState()
 			if exitStates[i] != "" && announced[i] != p {
 				announced[i] = p
@@ -412,10 +427,13 @@ func supervise(ctx context.Context, out io.Writer, d *layout.Layout, procs *supe
 		onChain := maxTxsOnChain(polls)
 		rate.observe(now, onChain)
 		txs := txLine{OnChain: onChain, PerSecond: rate.perSecond()}
-		if firehose != nil {
-			txs.Submitted = firehose.Submitted()
+		if r.firehose != nil {
+			txs.Submitted = r.firehose.Submitted()
 		}
 		fmt.Fprintln(out, statusLine(d.Genesis.Clock(), now, names, polls, exitStates, txs))
+		if r.view != nil {
+			r.view.Observe(liveObservation(polled, polls, ebLists, exitStates, txs))
+		}
 	}
 }
 

@@ -26,18 +26,20 @@ func fetchStatus(ctx context.Context, client *http.Client, addr string) (*api.St
 	return apiclient.New(client, "http://"+addr).Status(ctx)
 }
 
-// ebListTimeout bounds one GET /api/ebs: a list of thousands of EBs takes
-// longer than a status to serve and decode, and it is asked once a run.
+// ebListTimeout bounds the report's GET /api/ebs: a list of thousands of
+// EBs takes longer than a status to serve and decode, and the report asks
+// once a run.
 const ebListTimeout = 5 * time.Second
 
-// pollEBLists asks every node for GET /api/ebs at once.
-func pollEBLists(ctx context.Context, client *http.Client, nodes []layout.Node) []report.EBList {
+// pollEBLists asks every node for GET /api/ebs at once, each within
+// timeout.
+func pollEBLists(ctx context.Context, client *http.Client, nodes []layout.Node, timeout time.Duration) []report.EBList {
 	polls := make([]report.EBList, len(nodes))
 	var wg sync.WaitGroup
 	for i, n := range nodes {
 		wg.Go(func() {
 			var ebs []leios.EBTimes
-			err := apiclient.New(client, "http://"+n.HTTPAddr).Fetch(ctx, "/api/ebs", ebListTimeout, &ebs)
+			err := apiclient.New(client, "http://"+n.HTTPAddr).Fetch(ctx, "/api/ebs", timeout, &ebs)
 			polls[i] = report.EBList{EBs: ebs, Err: err}
 		})
 	}

@@ -71,8 +71,10 @@ var rank = map[string]int{
 	"internal/devnet/chaos": 9,
 	// The tx firehose, an operator's tool on any network's APIs.
 	"internal/load": 9,
-	// The devnet's report, built from what Run observed; then Run itself.
+	// The devnet's report and its live view, built from what Run
+	// observed; then Run itself.
 	"internal/devnet/report": 10,
+	"internal/devnet/ui":     10,
 	"internal/devnet":        11,
 	"cmd/leiosnode":          12,
 	"cmd/leiosbench":         13,
@@ -152,6 +154,12 @@ var rules = []rule{
 		name: "nothing imports node but the binaries and the benchmarks (they serve txs through its adapters)",
 		applies: func(from, to string) bool {
 			return to == "node" && from != "cmd/leiosnode" && from != "cmd/leiosbench" && !strings.HasPrefix(from, "internal/bench/")
+		},
+	},
+	{
+		name: "the devnet's live view is handed what Run polled and never dials a node",
+		applies: func(from, to string) bool {
+			return from == "internal/devnet/ui" && slices.Contains([]string{"api/apiclient", "internal/load"}, to)
 		},
 	},
 }
@@ -282,6 +290,8 @@ func TestRulesCatchPlantedViolations(t *testing.T) {
 		{imp{from: "internal/devnet", to: "node"}, rules[5].name},
 		{imp{from: "internal/load", to: "node"}, rules[5].name},
 		{imp{from: "api", to: "node"}, rules[5].name},
+		{imp{from: "internal/devnet/ui", to: "api/apiclient"}, rules[6].name},
+		{imp{from: "internal/devnet/ui", to: "internal/load"}, rules[6].name},
 	} {
 		tc.plant.file = "planted.go"
 		breaches := check(append(slices.Clone(real), tc.plant))

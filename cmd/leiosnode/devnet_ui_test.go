@@ -1,0 +1,208 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"image/png"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// chromiumPath is where the Debian package puts the browser.
+const chromiumPath = "/usr/bin/chromium"
+
+// TestDevnetLiveViewInBrowser runs a devnet under load with its live view
+// on a free port, waits until the view's own event stream shows every node
+// with blocks and an EB, then loads the page in headless Chromium and
+// checks what it shows: every node by name, a tip past block 0 and the EB
+// timeline's rows; and that the page renders to a screenshot.
+func TestDevnetLiveViewInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a devnet and a browser for about half a minute")
+	}
+	chromium := installChromium(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	devnet := exec.Command(exe, "devnet", "--dir", filepath.Join(dir, "devnet"), "--nodes", "3", "--security-param", "3",
+		"--tx-rate", "300", "--duration", "60s", "--ui", "127.0.0.1:0")
+	devnet.Env = append(os.Environ(), asCLIEnv+"=cli")
+	stdout, err := devnet.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	devnet.Stderr = devnet.Stdout
+	if err := devnet.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer devnet.Process.Kill() // only matters when the test fails half-way
+
+	// The output is drained to the end, so that the devnet never waits on
+	// it; the live view's address is handed over.
+	urls, output := make(chan string, 1), make(chan string, 1)
+	go func() {
+		var all strings.Builder
+		scanner := bufio.NewScanner(stdout)
+		for scanner.Scan() {
+			line := scanner.Text()
+			all.WriteString(line + "\n")
+			if url, ok := strings.CutPrefix(line, "live view: "); ok {
+				urls <- url
+			}
+		}
+		output <- all.String()
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no 'live view: ' line in 30 s")
+	}
+	if !regexp.MustCompile(`^http://127\.0\.0\.1:\d+/$`).MatchString(url) {
+		t.Fatalf("live view at %q", url)
+	}
+	awaitFrame(t, url, func(f liveFrame) bool {
+		for _, n := range f.Nodes {
+			if n.Tip == nil || n.Tip.BlockNumber == 0 {
+				return false
+			}
+		}
+		return len(f.Nodes) == 3 && len(f.EBs) > 0
+	})
+
+	page := runChromium(t, chromium, "--dump-dom", url)
+	for _, name := range []string{"node-0", "node-1", "node-2"} {
+		if !strings.Contains(page, `data-node="`+name+`"`) {
+			t.Errorf("the page shows no row of %s", name)
+		}
+	}
+	if tip := regexp.MustCompile(`class="tip">#(\d+)`).FindStringSubmatch(page); tip == nil || tip[1] == "0" {
+		t.Errorf("the page shows no tip past block 0 (%q)", tip)
+	}
+	if !strings.Contains(page, `class="eb" data-slot="`) {
+		t.Error("the page shows no EB row")
+	}
+
+	shot := filepath.Join(dir, "devnet-ui.png")
+	runChromium(t, chromium, "--screenshot="+shot, "--window-size=1400,1000", url)
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if img, err := png.DecodeConfig(f); err != nil || img.Width != 1400 || img.Height != 1000 {
+		t.Errorf("the screenshot: %+v, %v", img, err)
+	}
+
+	if err := devnet.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	out := <-output
+	if err := devnet.Wait(); err != nil {
+		t.Errorf("devnet after SIGINT: %v\n%s", err, out)
+	}
+	if t.Failed() {
+		t.Logf("devnet output:\n%s\npage:\n%s", out, page)
+	}
+}
+
+// liveFrame is the part of a live view's frame this test reads.
+type liveFrame struct {
+	Nodes []struct {
+		Tip *struct {
+			BlockNumber uint64 `json:"blockNumber"`
+		} `json:"tip"`
+	} `json:"nodes"`
+	EBs []json.RawMessage `json:"ebs"`
+}
+
+// awaitFrame reads the live view's event stream until a frame satisfies
+// done, for at most 40 s.
+func awaitFrame(t *testing.T, url string, done func(liveFrame) bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := bufio.NewScanner(resp.Body)
+	events.Buffer(nil, 1<<20)
+	var last string
+	for events.Scan() {
+		data, ok := strings.CutPrefix(events.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		last = data
+		var f liveFrame
+		if err := json.Unmarshal([]byte(data), &f); err != nil {
+			t.Fatal(err)
+		}
+		if done(f) {
+			return
+		}
+	}
+	t.Fatalf("no frame of every node with blocks and an EB in 40 s (%v); the last:\n%s", events.Err(), last)
+}
+
+// runChromium loads url in headless Chromium with args and returns what
+// it printed. --timeout, not --virtual-time-budget, ends the load: virtual
+// time waits for the network to go idle, which an event stream never does.
+func runChromium(t *testing.T, chromium string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	userData, err := os.MkdirTemp("", "leiosnode-ui-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(userData)
+	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + userData, "--timeout=5000"}
+	cmd := exec.CommandContext(ctx, chromium, append(base, args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return string(out)
+}
+
+// installChromium returns the path of Chromium, installing the Debian
+// package first when it is missing; it skips the test when it cannot.
+func installChromium(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err == nil {
+		return chromiumPath
+	}
+	if _, err := exec.LookPath("apt-get"); err != nil || os.Geteuid() != 0 {
+		t.Skipf("no %s, and no apt-get run as root to install it: install the chromium package to run this test", chromiumPath)
+	}
+	for _, args := range [][]string{{"update"}, {"install", "-y", "chromium"}} {
+		cmd := exec.Command("apt-get", args...)
+		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("apt-get %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return chromiumPath
+}
