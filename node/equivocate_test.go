@@ -1,12 +1,9 @@
 package node
 
 import (
-	"context"
 	"crypto/ed25519"
 	"testing"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
@@ -29,19 +26,7 @@ func TestEquivocatingPoolIsNeverCertified(t *testing.T) {
 	must(t, err)
 	liar := block.Bytes32(issuer.Public().(ed25519.PublicKey))
 
-	ctx, cancel := context.WithCancel(context.Background())
-	g, gctx := errgroup.WithContext(ctx)
-	nodes := make([]*Node, len(configs))
-	for i, cfg := range configs {
-		n, err := New(cfg, Options{Logger: quietLogger(), Equivocate: i == 0})
-		must(t, err)
-		nodes[i] = n
-		g.Go(func() error { return n.Run(gctx) })
-	}
-	defer func() {
-		cancel()
-		must(t, g.Wait())
-	}()
+	nodes, _ := runNodes(t, configs, func(i int, o *Options) { o.Equivocate = i == 0 })
 
 	// Txs beyond what RBs carry, to every node, paced by node 1's chain,
 	// until node 1 saw the liar equivocate twice and certified an EB of an

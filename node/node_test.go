@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -123,19 +124,29 @@ func testNet(t *testing.T, nodes int, slotLength time.Duration, configure ...fun
 
 // runNodes builds a node of each config and runs them until the test ends;
 // a node that ends with an error fails the test.
-func runNodes(t *testing.T, configs []*config.Config) {
+func runNodes(t *testing.T, configs []*config.Config, options ...func(i int, o *Options)) (nodes []*Node, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	g, gctx := errgroup.WithContext(ctx)
-	for _, cfg := range configs {
-		n, err := New(cfg, Options{Logger: quietLogger()})
+	for i, cfg := range configs {
+		opts := Options{Logger: quietLogger()}
+		for _, o := range options {
+			o(i, &opts)
+		}
+		n, err := New(cfg, opts)
 		must(t, err)
+		nodes = append(nodes, n)
 		g.Go(func() error { return n.Run(gctx) })
 	}
-	t.Cleanup(func() {
-		cancel()
-		must(t, g.Wait())
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			must(t, g.Wait())
+		})
+	}
+	t.Cleanup(stop)
+	return nodes, stop
 }
 
 func mustKey(t *testing.T, path string, role keys.Role) ed25519.PrivateKey {

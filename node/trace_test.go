@@ -2,14 +2,11 @@ package node
 
 import (
 	"bytes"
-	"context"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/simtrace"
@@ -26,13 +23,7 @@ func TestTracesInTheSimulatorsFormat(t *testing.T) {
 	for _, cfg := range configs {
 		cfg.TraceFile = filepath.Join(filepath.Dir(cfg.NodeKeyFile), "trace.jsonl")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	g, gctx := errgroup.WithContext(ctx)
-	for _, cfg := range configs {
-		n, err := New(cfg, Options{Logger: quietLogger()})
-		must(t, err)
-		g.Go(func() error { return n.Run(gctx) })
-	}
+	_, stop := runNodes(t, configs)
 	waitHTTP(t, configs[0].HTTPAddr)
 	for _, tx := range payments(t, 30) {
 		if status, reply := post(t, configs[0].HTTPAddr, "application/cbor", tx.Bytes()); status != http.StatusAccepted {
@@ -54,8 +45,7 @@ func TestTracesInTheSimulatorsFormat(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	cancel()
-	must(t, g.Wait()) // the traces are written out as the nodes stop
+	stop() // the traces are written out as the nodes stop
 
 	seen := map[string]int{}
 	for _, cfg := range configs {
