@@ -1,23 +1,33 @@
 package node
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/simtrace"
 	"github.com/leiosnode/leiosnode/leios"
 )
 
 // With more txs than an RB carries, a leader announces an EB; every node
 // learns of it, fetches its body and closure from a peer that offers them,
-// and reports when each became complete.
+// and reports when each became complete. Each node writes a trace: every
+// line of it in the Leios simulators' format, and together they hold the
+// slots, the RBs and EBs generated, sent and received, and the time a
+// block took to apply.
 func TestEBsDiffuseToEveryNode(t *testing.T) {
 	configs := testNet(t, 3, 100*time.Millisecond, func(g *consensus.Genesis) {
 		g.Leios.RBMaxBodyBytes = 700 // three of the test's txs
 	})
-	runNodes(t, configs)
+	for _, cfg := range configs {
+		cfg.TraceFile = filepath.Join(filepath.Dir(cfg.NodeKeyFile), "trace.jsonl")
+	}
+	_, stop := runNodes(t, configs)
 
 	// A chain of 30 txs, all submitted to node 0 (each spends the last).
 	waitHTTP(t, configs[0].HTTPAddr)
@@ -73,4 +83,24 @@ func TestEBsDiffuseToEveryNode(t *testing.T) {
 	if complete == 0 {
 		t.Fatal("/api/ebs lists no complete EB")
 	}
+
+	stop() // the traces are written out as the nodes stop
+	seen := map[string]int{}
+	for _, cfg := range configs {
+		b, err := os.ReadFile(cfg.TraceFile)
+		must(t, err)
+		lines, err := simtrace.Check(bytes.NewReader(b))
+		if err != nil || lines == 0 {
+			t.Fatalf("%s: %d lines, %v", cfg.TraceFile, lines, err)
+		}
+		for _, typ := range []string{"Slot", "RBGenerated", "RBReceived", "RBSent", "EBGenerated", "EBReceived", "EBSent", "Cpu"} {
+			seen[typ] += bytes.Count(b, []byte(`"type":"`+typ+`"`))
+		}
+	}
+	for typ, n := range seen {
+		if n == 0 {
+			t.Errorf("no %s event in any trace", typ)
+		}
+	}
+	t.Logf("events of the three traces by type: %v", seen)
 }
