@@ -8,6 +8,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block/blocktest"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
 
 // sessions2 is sessions in /leios/fetch/2.
@@ -16,8 +17,8 @@ func sessions2(t *testing.T) (client, server *protocol.Session, cv <-chan error)
 	a, b := net.Pipe()
 	cvc := make(chan error, 1)
 	spec := Spec2(testLimits)
-	client = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Client, Stream: pipeStream{a}, OnViolation: func(err error) { cvc <- err }})
-	server = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Server, Stream: pipeStream{b}})
+	client = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Client, Stream: protocoltest.PipeStream{Conn: a}, OnViolation: func(err error) { cvc <- err }})
+	server = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Server, Stream: protocoltest.PipeStream{Conn: b}})
 	t.Cleanup(func() { client.Close(); server.Close() })
 	return client, server, cvc
 }

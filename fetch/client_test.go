@@ -3,30 +3,20 @@ package fetch
 import (
 	"context"
 	"errors"
-	"net"
 	"slices"
 	"testing"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/block/blocktest"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
 
-type pipeStream struct{ net.Conn }
-
-func (p pipeStream) Reset() error { return p.Conn.Close() }
-
 // sessions returns a client and a server session of LeiosFetch over a
-// pipe; each side's violations are sent on its channel.
+// pipe, and each side's violation.
 func sessions(t *testing.T) (client, server *protocol.Session, cv, sv <-chan error) {
 	t.Helper()
-	a, b := net.Pipe()
-	cvc, svc := make(chan error, 1), make(chan error, 1)
-	spec := Spec(testLimits)
-	client = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Client, Stream: pipeStream{a}, OnViolation: func(err error) { cvc <- err }})
-	server = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Server, Stream: pipeStream{b}, OnViolation: func(err error) { svc <- err }})
-	t.Cleanup(func() { client.Close(); server.Close() })
-	return client, server, cvc, svc
+	return protocoltest.Sessions(t, context.Background(), Spec(testLimits))
 }
 
 func bodyRequest(id uint64, eb *blocktest.EB, slot uint64) *Request {

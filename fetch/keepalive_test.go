@@ -10,6 +10,7 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/block/blocktest"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
 
 // bodyIngest takes fetched bodies as held, and reports each point.
@@ -58,8 +59,8 @@ func TestIdleStreamSaysDone(t *testing.T) {
 	open := func(context.Context) (*protocol.Session, error) {
 		a, b := net.Pipe()
 		onViolation := func(err error) { violation <- err }
-		client := protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Client, Stream: pipeStream{a}, OnViolation: onViolation})
-		server := protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Server, Stream: pipeStream{b}, OnViolation: onViolation})
+		client := protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Client, Stream: protocoltest.PipeStream{Conn: a}, OnViolation: onViolation})
+		server := protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Server, Stream: protocoltest.PipeStream{Conn: b}, OnViolation: onViolation})
 		wg.Go(func() {
 			served <- (&Server{Store: db, Logger: quietLogger()}).Serve(server.Context(), server)
 			server.Close()

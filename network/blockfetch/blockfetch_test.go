@@ -17,25 +17,17 @@ import (
 	"github.com/leiosnode/leiosnode/network/blockfetch"
 	"github.com/leiosnode/leiosnode/network/internal/chaintest"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-type pipeStream struct{ net.Conn }
-
-func (p pipeStream) Reset() error { return p.Conn.Close() }
-
-// sessions returns a client and a server session over a pipe; the client's
-// violations are sent on the channel.
+// sessions returns a client and a server session over a pipe, and the
+// client's violation.
 func sessions(t *testing.T) (client, server *protocol.Session, violations <-chan error) {
 	t.Helper()
-	a, b := net.Pipe()
-	v := make(chan error, 1)
-	ctx := context.Background()
-	client = protocol.NewSession(ctx, protocol.Config{Spec: blockfetch.Spec(), Role: protocol.Client, Stream: pipeStream{a}, OnViolation: func(err error) { v <- err }})
-	server = protocol.NewSession(ctx, protocol.Config{Spec: blockfetch.Spec(), Role: protocol.Server, Stream: pipeStream{b}})
-	t.Cleanup(func() { client.Close(); server.Close() })
-	return client, server, v
+	client, server, violations, _ = protocoltest.Sessions(t, context.Background(), blockfetch.Spec())
+	return client, server, violations
 }
 
 func TestSpecValidates(t *testing.T) {
@@ -165,7 +157,7 @@ func TestUnreadRangeHoldsOneBlock(t *testing.T) {
 	a, b := net.Pipe() // unbuffered: a write waits for its reader
 	defer a.Close()
 	server := protocol.NewSession(context.Background(), protocol.Config{
-		Spec: blockfetch.Spec(), Role: protocol.Server, Stream: pipeStream{b}, FrameTimeout: 100 * time.Millisecond,
+		Spec: blockfetch.Spec(), Role: protocol.Server, Stream: protocoltest.PipeStream{Conn: b}, FrameTimeout: 100 * time.Millisecond,
 	})
 	defer server.Close()
 	var read atomic.Int64 // blocks the server took from the store

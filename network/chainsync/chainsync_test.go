@@ -3,7 +3,6 @@ package chainsync_test
 import (
 	"context"
 	"errors"
-	"net"
 	"slices"
 	"sync"
 	"testing"
@@ -16,24 +15,17 @@ import (
 	"github.com/leiosnode/leiosnode/network/chainsync"
 	"github.com/leiosnode/leiosnode/network/internal/chaintest"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-type pipeStream struct{ net.Conn }
-
-func (p pipeStream) Reset() error { return p.Conn.Close() }
-
-// sessions returns a client and a server session of spec over a pipe; the
-// client's violations are sent on the returned channel.
+// sessions returns a client and a server session of spec over a pipe, and
+// the client's violation.
 func sessions(t *testing.T, ctx context.Context, spec *protocol.Spec) (client, server *protocol.Session, violations <-chan error) {
 	t.Helper()
-	a, b := net.Pipe()
-	v := make(chan error, 1)
-	client = protocol.NewSession(ctx, protocol.Config{Spec: spec, Role: protocol.Client, Stream: pipeStream{a}, OnViolation: func(err error) { v <- err }})
-	server = protocol.NewSession(ctx, protocol.Config{Spec: spec, Role: protocol.Server, Stream: pipeStream{b}})
-	t.Cleanup(func() { client.Close(); server.Close() })
-	return client, server, v
+	client, server, violations, _ = protocoltest.Sessions(t, ctx, spec)
+	return client, server, violations
 }
 
 // syncer runs a chain-sync client of local against a server of remote,

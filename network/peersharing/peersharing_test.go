@@ -24,21 +24,12 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-type pipeStream struct{ net.Conn }
-
-func (p pipeStream) Reset() error { return p.Conn.Close() }
-
-// sessions returns a client and a server session over a pipe; the
-// client's violations are sent on the channel.
+// sessions returns a client and a server session over a pipe, and the
+// client's violation.
 func sessions(t *testing.T) (client, server *protocol.Session, violations <-chan error) {
 	t.Helper()
-	a, b := net.Pipe()
-	v := make(chan error, 1)
-	ctx := context.Background()
-	client = protocol.NewSession(ctx, protocol.Config{Spec: peersharing.Spec(), Role: protocol.Client, Stream: pipeStream{a}, OnViolation: func(err error) { v <- err }})
-	server = protocol.NewSession(ctx, protocol.Config{Spec: peersharing.Spec(), Role: protocol.Server, Stream: pipeStream{b}})
-	t.Cleanup(func() { client.Close(); server.Close() })
-	return client, server, v
+	client, server, violations, _ = protocoltest.Sessions(t, context.Background(), peersharing.Spec())
+	return client, server, violations
 }
 
 // testPeer is peer n, its ID from hosttest's keys, at a loopback address.
@@ -175,7 +166,7 @@ func rawPeer(t *testing.T, role protocol.Agency) (*protocol.Session, net.Conn, <
 	t.Helper()
 	a, b := net.Pipe()
 	v := make(chan error, 1)
-	s := protocol.NewSession(context.Background(), protocol.Config{Spec: peersharing.Spec(), Role: role, Stream: pipeStream{a}, OnViolation: func(err error) { v <- err }})
+	s := protocol.NewSession(context.Background(), protocol.Config{Spec: peersharing.Spec(), Role: role, Stream: protocoltest.PipeStream{Conn: a}, OnViolation: func(err error) { v <- err }})
 	t.Cleanup(func() { s.Close(); b.Close() })
 	return s, b, v
 }
