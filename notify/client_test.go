@@ -13,6 +13,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 	"github.com/leiosnode/leiosnode/notify"
 )
 
@@ -48,7 +49,7 @@ type upstreamPeer struct {
 	server   *protocol.Session
 	client   *protocol.Session
 	followed chan error
-	cv       *violations
+	cv       *protocoltest.Violations
 }
 
 func follow(t *testing.T, r *notify.Relay) *upstreamPeer {
@@ -79,7 +80,7 @@ func TestClientKeepsMaxInFlight(t *testing.T) {
 	n := newTestNet(t, 1)
 	r := n.relay(t)
 	a, b := net.Pipe()
-	client := protocol.NewSession(context.Background(), protocol.Config{Spec: notify.Spec(), Role: protocol.Client, Stream: pipeStream{a}})
+	client := protocol.NewSession(context.Background(), protocol.Config{Spec: notify.Spec(), Role: protocol.Client, Stream: protocoltest.PipeStream{Conn: a}})
 	followed := make(chan error, 1)
 	go func() { followed <- r.Follow(context.Background(), upstream, client) }()
 	defer func() { client.Close(); <-followed }()
@@ -126,8 +127,8 @@ func TestServerRefusesOverPipelining(t *testing.T) {
 	n := newTestNet(t, 1)
 	r := n.relay(t)
 	a, b := net.Pipe()
-	sv := new(violations)
-	server := protocol.NewSession(context.Background(), protocol.Config{Spec: notify.Spec(), Role: protocol.Server, Stream: pipeStream{b}, OnViolation: sv.add})
+	sv := new(protocoltest.Violations)
+	server := protocol.NewSession(context.Background(), protocol.Config{Spec: notify.Spec(), Role: protocol.Server, Stream: protocoltest.PipeStream{Conn: b}, OnViolation: sv.Add})
 	defer server.Close()
 	served := make(chan error, 1)
 	go func() { served <- r.Serve(server.Context(), server) }()
@@ -143,7 +144,7 @@ func TestServerRefusesOverPipelining(t *testing.T) {
 	}
 	// The session reports its violation once it has torn down, which may
 	// be after Serve saw the session end.
-	eventually(t, "the violation reported", func() bool { return isViolation(sv.list(), protocol.ErrAgency) })
+	eventually(t, "the violation reported", func() bool { return isViolation(sv.List(), protocol.ErrAgency) })
 	_ = a.Close()
 }
 
@@ -180,7 +181,7 @@ func TestClientCallbacks(t *testing.T) {
 			t.Fatalf("callbacks %v, want %v", got, want)
 		}
 	}
-	if errs := u.cv.list(); len(errs) != 0 {
+	if errs := u.cv.List(); len(errs) != 0 {
 		t.Fatalf("violations %v", errs)
 	}
 }
@@ -264,14 +265,14 @@ func TestClientViolations(t *testing.T) {
 				t.Fatalf("Follow goes on; want %v", tc.want)
 			}
 			u.followed <- nil // for the cleanup
-			if !isViolation(u.cv.list(), tc.want) {
-				t.Fatalf("violations %v, want %v", u.cv.list(), tc.want)
+			if !isViolation(u.cv.List(), tc.want) {
+				t.Fatalf("violations %v, want %v", u.cv.List(), tc.want)
 			}
 			if got := len(s.list()); got != tc.reported {
 				t.Fatalf("%d callbacks (%v), want %d", got, s.list(), tc.reported)
 			}
-			if tc.disconnect != isViolation(u.cv.list(), protocol.ErrDisconnect) {
-				t.Fatalf("violations %v: disconnect %v", u.cv.list(), !tc.disconnect)
+			if tc.disconnect != isViolation(u.cv.List(), protocol.ErrDisconnect) {
+				t.Fatalf("violations %v: disconnect %v", u.cv.List(), !tc.disconnect)
 			}
 		})
 	}
@@ -293,7 +294,7 @@ func TestClientIgnoresImmutable(t *testing.T) {
 	if got := s.list(); got[0] != "ann("+fresh.Point().String()+")" {
 		t.Fatalf("callbacks %v", got)
 	}
-	if errs := u.cv.list(); len(errs) != 0 {
+	if errs := u.cv.List(); len(errs) != 0 {
 		t.Fatalf("violations %v", errs)
 	}
 }
@@ -332,7 +333,7 @@ func TestPeerMayRelayAnotherPair(t *testing.T) {
 	if got := s.list(); got[0] != "offer("+p.String()+")" {
 		t.Fatalf("callbacks %v", got)
 	}
-	if errs := u.cv.list(); len(errs) != 0 {
+	if errs := u.cv.List(); len(errs) != 0 {
 		t.Fatalf("violations %v", errs)
 	}
 	u.send(t, ann(h(2)))
@@ -345,7 +346,7 @@ func TestPeerMayRelayAnotherPair(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the peer's own third header was accepted")
 	}
-	if !isViolation(u.cv.list(), protocol.ErrDisconnect) {
-		t.Fatalf("violations %v: the peer is not disconnected", u.cv.list())
+	if !isViolation(u.cv.List(), protocol.ErrDisconnect) {
+		t.Fatalf("violations %v: the peer is not disconnected", u.cv.List())
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/leiosnode/leiosnode/consensus/consensustest"
 	"github.com/leiosnode/leiosnode/leiosdb"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 	"github.com/leiosnode/leiosnode/notify"
 )
 
@@ -146,37 +147,14 @@ func newEB(t testingT, seeds ...uint64) eb {
 	return e
 }
 
-// pipeStream is a synchronous in-memory stream; Reset closes both ends.
-type pipeStream struct{ net.Conn }
-
-func (p pipeStream) Reset() error { return p.Conn.Close() }
-
-// violations records what a session reports.
-type violations struct {
-	mu   sync.Mutex
-	errs []error
-}
-
-func (v *violations) add(err error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.errs = append(v.errs, err)
-}
-
-func (v *violations) list() []error {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return append([]error(nil), v.errs...)
-}
-
 // pair runs a client and a server notify session over a pipe.
-func pair(t testingT) (client, server *protocol.Session, cv, sv *violations) {
+func pair(t testingT) (client, server *protocol.Session, cv, sv *protocoltest.Violations) {
 	t.Helper()
 	a, b := net.Pipe()
-	cv, sv = new(violations), new(violations)
+	cv, sv = new(protocoltest.Violations), new(protocoltest.Violations)
 	spec := notify.Spec()
-	client = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Client, Stream: pipeStream{a}, OnViolation: cv.add})
-	server = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Server, Stream: pipeStream{b}, OnViolation: sv.add})
+	client = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Client, Stream: protocoltest.PipeStream{Conn: a}, OnViolation: cv.Add})
+	server = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Server, Stream: protocoltest.PipeStream{Conn: b}, OnViolation: sv.Add})
 	t.Cleanup(func() { client.Close(); server.Close() })
 	return client, server, cv, sv
 }

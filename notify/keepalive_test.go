@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 	"github.com/leiosnode/leiosnode/notify"
 )
 
@@ -21,9 +22,9 @@ func TestQuietServerIsNotTimedOut(t *testing.T) {
 	client := n.relay(t, func(o *notify.Options) { o.KeepAlive = busy / 3 })
 	spec := notify.Spec().WithTimeouts(protocol.Timeouts{notify.StBusy: busy})
 	a, b := net.Pipe()
-	cv, sv := new(violations), new(violations)
-	cs := protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Client, Stream: pipeStream{a}, OnViolation: cv.add})
-	ss := protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Server, Stream: pipeStream{b}, OnViolation: sv.add})
+	cv, sv := new(protocoltest.Violations), new(protocoltest.Violations)
+	cs := protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Client, Stream: protocoltest.PipeStream{Conn: a}, OnViolation: cv.Add})
+	ss := protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Server, Stream: protocoltest.PipeStream{Conn: b}, OnViolation: sv.Add})
 	served := make(chan error, 1)
 	go func() { served <- server.Serve(ss.Context(), ss) }()
 
@@ -35,7 +36,7 @@ func TestQuietServerIsNotTimedOut(t *testing.T) {
 		t.Fatalf("Serve ended with %v, want the stream closed", err)
 	}
 	ss.Close()
-	if len(cv.list())+len(sv.list()) != 0 {
-		t.Fatalf("violations: client %v, server %v", cv.list(), sv.list())
+	if len(cv.List())+len(sv.List()) != 0 {
+		t.Fatalf("violations: client %v, server %v", cv.List(), sv.List())
 	}
 }

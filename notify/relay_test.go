@@ -221,7 +221,7 @@ func TestSlowPeerIsDropped(t *testing.T) {
 	if !errors.Is(err, notify.ErrSlowPeer) {
 		t.Fatalf("slow peer's Serve: %v", err)
 	}
-	if errs := sv.list(); len(errs) != 0 {
+	if errs := sv.List(); len(errs) != 0 {
 		t.Fatalf("a slow peer counted as a violation: %v", errs)
 	}
 	tp.waitFor(t, announced)

@@ -53,10 +53,10 @@ func FuzzSession(f *testing.F) {
 	f.Add([]byte{0x41})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		local, remote := net.Pipe()
-		var v violations
+		var v protocoltest.Violations
 		s := protocol.NewSession(context.Background(), protocol.Config{
 			Spec: ping.Spec(time.Second, 2), Role: protocol.Server,
-			Stream: pipeStream{local}, OnViolation: v.add,
+			Stream: protocoltest.PipeStream{Conn: local}, OnViolation: v.Add,
 		})
 		serving := make(chan error, 1)
 		go func() { serving <- ping.Serve(s.Context(), s) }()
@@ -65,7 +65,7 @@ func FuzzSession(f *testing.F) {
 		_ = remote.Close()
 		served := <-serving
 		s.Close()
-		reported, end := v.list(), s.Err()
+		reported, end := v.List(), s.Err()
 		switch {
 		case served != nil && !errors.Is(served, protocol.ErrViolation) && !errors.Is(served, protocol.ErrClosed):
 			t.Fatalf("server ended with %v", served)

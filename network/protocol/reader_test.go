@@ -33,10 +33,10 @@ func TestStartedFrameMustComplete(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			local, remote := net.Pipe()
 			defer remote.Close()
-			var v violations
+			var v protocoltest.Violations
 			s := protocol.NewSession(context.Background(), protocol.Config{
 				Spec: ping.Spec(time.Hour, tc.pipelined), Role: protocol.Server,
-				Stream: pipeStream{local}, OnViolation: v.add,
+				Stream: protocoltest.PipeStream{Conn: local}, OnViolation: v.Add,
 				FrameTimeout: 100 * time.Millisecond,
 			})
 			defer s.Close()
@@ -56,10 +56,10 @@ func TestStartedFrameMustComplete(t *testing.T) {
 func TestUnreadFrameFailsTheSender(t *testing.T) {
 	local, remote := net.Pipe() // unbuffered: a write waits for its reader
 	defer remote.Close()
-	var v violations
+	var v protocoltest.Violations
 	s := protocol.NewSession(context.Background(), protocol.Config{
 		Spec: ping.Spec(time.Hour, 0), Role: protocol.Client,
-		Stream: pipeStream{local}, OnViolation: v.add,
+		Stream: protocoltest.PipeStream{Conn: local}, OnViolation: v.Add,
 		FrameTimeout: 100 * time.Millisecond,
 	})
 	defer s.Close()
@@ -71,12 +71,12 @@ func TestUnreadFrameFailsTheSender(t *testing.T) {
 	}
 	// The violation is reported once the stream is reset, which may be
 	// after the blocked write returned.
-	for deadline := time.Now().Add(10 * time.Second); len(v.list()) == 0; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); len(v.List()) == 0; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the slow reader was not reported")
 		}
 	}
-	if got := v.list(); len(got) != 1 || !errors.Is(got[0], protocol.ErrSlowReader) {
+	if got := v.List(); len(got) != 1 || !errors.Is(got[0], protocol.ErrSlowReader) {
 		t.Fatalf("violations %v, want one ErrSlowReader", got)
 	}
 }
@@ -86,10 +86,10 @@ func TestUnreadFrameFailsTheSender(t *testing.T) {
 func TestFrameInPiecesIsNotTimedOut(t *testing.T) {
 	local, remote := net.Pipe()
 	defer remote.Close()
-	var v violations
+	var v protocoltest.Violations
 	s := protocol.NewSession(context.Background(), protocol.Config{
 		Spec: ping.Spec(time.Hour, 0), Role: protocol.Server,
-		Stream: pipeStream{local}, OnViolation: v.add,
+		Stream: protocoltest.PipeStream{Conn: local}, OnViolation: v.Add,
 		FrameTimeout: 5 * time.Second,
 	})
 	defer s.Close()
@@ -109,8 +109,8 @@ func TestFrameInPiecesIsNotTimedOut(t *testing.T) {
 	if p, ok := m.(*ping.MsgPing); !ok || p.N != 7 {
 		t.Fatalf("got %#v, want ping 7", m)
 	}
-	if len(v.list()) != 0 {
-		t.Fatalf("violations %v", v.list())
+	if len(v.List()) != 0 {
+		t.Fatalf("violations %v", v.List())
 	}
 }
 
@@ -137,7 +137,7 @@ func TestSentBeforeTheAnswerIsAViolationEveryTime(t *testing.T) {
 			wire := protocoltest.Frames(t, msgs...)
 			for run := range 20 {
 				local, remote := net.Pipe()
-				var v violations
+				var v protocoltest.Violations
 				// The reader goes on past the first ping only once its pong
 				// is out: the order in which judging messages by when they
 				// are read lets them through.
@@ -145,7 +145,7 @@ func TestSentBeforeTheAnswerIsAViolationEveryTime(t *testing.T) {
 				var once sync.Once
 				s := protocol.NewSession(context.Background(), protocol.Config{
 					Spec: ping.Spec(time.Hour, tc.pipelined), Role: protocol.Server,
-					Stream: pipeStream{local}, OnViolation: v.add,
+					Stream: protocoltest.PipeStream{Conn: local}, OnViolation: v.Add,
 					OnMessage: func(dir protocol.Direction, m protocol.Message, _ int) {
 						if p, ok := m.(*ping.MsgPing); ok && dir == protocol.Received && p.N == 0 {
 							<-answered

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -20,36 +19,13 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// pipeStream is a synchronous in-memory stream; Reset closes both ends.
-type pipeStream struct{ net.Conn }
-
-func (p pipeStream) Reset() error { return p.Conn.Close() }
-
-// violations records what a session reports.
-type violations struct {
-	mu   sync.Mutex
-	errs []error
-}
-
-func (v *violations) add(err error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.errs = append(v.errs, err)
-}
-
-func (v *violations) list() []error {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return append([]error(nil), v.errs...)
-}
-
 // pair runs a client and a server session of spec over a pipe.
-func pair(t *testing.T, spec *protocol.Spec) (client, server *protocol.Session, cv, sv *violations) {
+func pair(t *testing.T, spec *protocol.Spec) (client, server *protocol.Session, cv, sv *protocoltest.Violations) {
 	t.Helper()
 	a, b := net.Pipe()
-	cv, sv = new(violations), new(violations)
-	client = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Client, Stream: pipeStream{a}, OnViolation: cv.add})
-	server = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Server, Stream: pipeStream{b}, OnViolation: sv.add})
+	cv, sv = new(protocoltest.Violations), new(protocoltest.Violations)
+	client = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Client, Stream: protocoltest.PipeStream{Conn: a}, OnViolation: cv.Add})
+	server = protocol.NewSession(context.Background(), protocol.Config{Spec: spec, Role: protocol.Server, Stream: protocoltest.PipeStream{Conn: b}, OnViolation: sv.Add})
 	t.Cleanup(func() { client.Close(); server.Close() })
 	return client, server, cv, sv
 }
@@ -97,8 +73,8 @@ func TestPingPong(t *testing.T) {
 			if client.State() != ping.StDone || server.State() != ping.StDone {
 				t.Fatalf("states %s / %s, want Done", client.State(), server.State())
 			}
-			if len(cv.list())+len(sv.list()) != 0 {
-				t.Fatalf("violations: %v %v", cv.list(), sv.list())
+			if len(cv.List())+len(sv.List()) != 0 {
+				t.Fatalf("violations: %v %v", cv.List(), sv.List())
 			}
 		})
 	}
@@ -117,8 +93,8 @@ func TestSendWithoutAgencyIsLocalError(t *testing.T) {
 	if err := ping.Exchange(context.Background(), client, 7, 1, 1); err != nil {
 		t.Fatal(err)
 	}
-	if len(sv.list()) != 0 {
-		t.Fatalf("violations %v", sv.list())
+	if len(sv.List()) != 0 {
+		t.Fatalf("violations %v", sv.List())
 	}
 }
 
@@ -167,10 +143,10 @@ func TestViolations(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			local, remote := net.Pipe()
 			defer remote.Close()
-			var v violations
+			var v protocoltest.Violations
 			s := protocol.NewSession(context.Background(), protocol.Config{
 				Spec: ping.Spec(50*time.Millisecond, tc.pipelined), Role: tc.role,
-				Stream: pipeStream{local}, OnViolation: v.add,
+				Stream: protocoltest.PipeStream{Conn: local}, OnViolation: v.Add,
 			})
 			defer s.Close()
 			go func() { _, _ = remote.Write(tc.wire(t)) }()
@@ -184,10 +160,10 @@ func TestViolations(t *testing.T) {
 			// The report follows the end: the session tears the stream down
 			// first, so a callback that touches the peer cannot block it.
 			deadline := time.Now().Add(5 * time.Second)
-			for len(v.list()) == 0 && time.Now().Before(deadline) {
+			for len(v.List()) == 0 && time.Now().Before(deadline) {
 				time.Sleep(time.Millisecond)
 			}
-			if got := v.list(); len(got) != 1 || !errors.Is(got[0], tc.want) {
+			if got := v.List(); len(got) != 1 || !errors.Is(got[0], tc.want) {
 				t.Fatalf("reported %v, want one %v", got, tc.want)
 			}
 			_ = remote.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -243,8 +219,8 @@ func TestSlowConsumerIsNotATimeout(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Fatal(err)
 	}
-	if len(cv.list())+len(sv.list()) != 0 {
-		t.Fatalf("violations: %v %v", cv.list(), sv.list())
+	if len(cv.List())+len(sv.List()) != 0 {
+		t.Fatalf("violations: %v %v", cv.List(), sv.List())
 	}
 }
 
@@ -280,8 +256,8 @@ func TestTimeoutStartsWhenTheReplyIsTaken(t *testing.T) {
 		if err := <-served; err != nil {
 			t.Fatal(err)
 		}
-		if len(cv.list())+len(sv.list()) != 0 {
-			t.Fatalf("violations: %v %v", cv.list(), sv.list())
+		if len(cv.List())+len(sv.List()) != 0 {
+			t.Fatalf("violations: %v %v", cv.List(), sv.List())
 		}
 		client.Close()
 		server.Close()
@@ -337,8 +313,8 @@ func TestCloseIsNotAViolation(t *testing.T) {
 	if _, err := server.Recv(context.Background()); !errors.Is(err, protocol.ErrClosed) {
 		t.Fatalf("server Recv after peer close: %v", err)
 	}
-	if len(cv.list())+len(sv.list()) != 0 {
-		t.Fatalf("violations: %v %v", cv.list(), sv.list())
+	if len(cv.List())+len(sv.List()) != 0 {
+		t.Fatalf("violations: %v %v", cv.List(), sv.List())
 	}
 }
 
@@ -346,7 +322,7 @@ func TestContextEndsSession(t *testing.T) {
 	a, b := net.Pipe()
 	defer b.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := protocol.NewSession(ctx, protocol.Config{Spec: ping.Spec(time.Second, 0), Role: protocol.Server, Stream: pipeStream{a}})
+	s := protocol.NewSession(ctx, protocol.Config{Spec: ping.Spec(time.Second, 0), Role: protocol.Server, Stream: protocoltest.PipeStream{Conn: a}})
 	defer s.Close()
 	cancel()
 	if _, err := s.Recv(context.Background()); !errors.Is(err, protocol.ErrClosed) || !errors.Is(err, context.Canceled) {

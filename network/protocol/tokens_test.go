@@ -81,15 +81,15 @@ func TestTokens(t *testing.T) {
 	if client.State() != "Idle" || server.State() != "Idle" {
 		t.Fatalf("states %s/%s after the grants were spent, want Idle", client.State(), server.State())
 	}
-	if len(cv.list())+len(sv.list()) > 0 {
-		t.Fatalf("violations: %v %v", cv.list(), sv.list())
+	if len(cv.List())+len(sv.List()) > 0 {
+		t.Fatalf("violations: %v %v", cv.List(), sv.List())
 	}
 
 	// A peer that sends more items than granted and than it may send
 	// ahead of the next grant (MaxPipelined).
 	a, b := net.Pipe()
-	v := new(violations)
-	c := protocol.NewSession(ctx, protocol.Config{Spec: tokenSpec(), Role: protocol.Client, Stream: pipeStream{a}, OnViolation: v.add})
+	v := new(protocoltest.Violations)
+	c := protocol.NewSession(ctx, protocol.Config{Spec: tokenSpec(), Role: protocol.Client, Stream: protocoltest.PipeStream{Conn: a}, OnViolation: v.Add})
 	defer c.Close()
 	go func() {
 		buf := make([]byte, 16)
@@ -107,8 +107,8 @@ func TestTokens(t *testing.T) {
 			break
 		}
 	}
-	if len(v.list()) != 1 {
-		t.Fatalf("violations %v, want the extra item's", v.list())
+	if len(v.List()) != 1 {
+		t.Fatalf("violations %v, want the extra item's", v.List())
 	}
 }
 

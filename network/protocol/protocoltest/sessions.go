@@ -3,6 +3,7 @@ package protocoltest
 import (
 	"context"
 	"net"
+	"sync"
 	"testing"
 
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -26,4 +27,25 @@ func Sessions(t testing.TB, ctx context.Context, spec *protocol.Spec) (client, s
 	server = protocol.NewSession(ctx, protocol.Config{Spec: spec, Role: protocol.Server, Stream: PipeStream{b}, OnViolation: func(err error) { sv <- err }})
 	t.Cleanup(func() { client.Close(); server.Close() })
 	return client, server, cv, sv
+}
+
+// Violations records the violations a session reports (Config.OnViolation:
+// Add), for a test to read (List).
+type Violations struct {
+	mu   sync.Mutex // guards errs
+	errs []error
+}
+
+// Add records err.
+func (v *Violations) Add(err error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.errs = append(v.errs, err)
+}
+
+// List returns what was recorded, in order.
+func (v *Violations) List() []error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return append([]error(nil), v.errs...)
 }
