@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"image/png"
 	"net/http"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -174,17 +176,26 @@ func runChromium(t *testing.T, chromium string, args ...string) string {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(userData)
+	// --disable-dev-shm-usage: a container's small /dev/shm crashes
+	// Chromium under load.
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
 		"--user-data-dir=" + userData, "--timeout=5000"}
-	cmd := exec.CommandContext(ctx, chromium, append(base, args...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
+	for attempt := 1; ; attempt++ {
+		cmd := exec.CommandContext(ctx, chromium, append(base, args...)...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err == nil {
+			return string(out)
+		}
+		// The browser crashing is not the page failing: once more.
+		if exit, ok := errors.AsType[*exec.ExitError](err); ok && exit.ProcessState.Sys().(syscall.WaitStatus).Signaled() && attempt == 1 {
+			t.Logf("chromium %s crashed (%v); again", strings.Join(args, " "), err)
+			continue
+		}
 		t.Fatalf("chromium %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
-	return string(out)
 }
 
 // installChromium returns the path of Chromium, installing the Debian
