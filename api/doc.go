@@ -11,6 +11,16 @@
 //	GET  /api/blocks                the selected chain's blocks and the txs each applied
 //	GET  /debug/pprof/              Go's profiles of the running node, if Options.Pprof
 //
+// An EB's fate in /api/ebs is "certified" with certifiedBy, the CertRB's
+// {number, slot, hash}; "pending" while its RB is the tip or newer; or "not
+// certified" with a reason, one of the leios.Reason* strings: "announcing
+// RB not on the chain", "equivocating announcement", "next RB came too
+// early", "invalid closure", "closure incomplete here", "no quorum at the
+// next leader". In /api/blocks a block that announces an EB names it in
+// announces ({slot, ebHash}), and a CertRB names the EB it certifies in
+// certifies and lists the txs of its closure, in the order applied, in
+// closure.
+//
 // Its types are also the JSON that tools such as the devnet supervisor read.
 // It reads the node's parts and submits to the mempool; it never writes a
 // store itself, and a request never waits on a lock longer than its own

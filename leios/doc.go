@@ -46,6 +46,26 @@
 // each EB's body and closure were first held, and the reselection of a
 // parked CertRB.
 //
+// # What became of an EB
+//
+// The EB log (EBTimes, GET /api/ebs) gives each EB its fate on this node's
+// selected chain (fate.go), worked out from the chain's headers each time
+// the list is asked for, so a rollback changes it back. Only the block
+// right after the announcing RB may certify the EB, so the fate is settled
+// once that block is on the chain:
+//
+//   - certified: that block certifies it (consensus.CertifiedByHeader);
+//     CertifiedBy names the CertRB.
+//   - pending: the announcing RB is the tip, or newer than the tip.
+//   - not certified, with one reason (the Reason* constants): the
+//     announcing RB is not on the chain (ReasonOffChain), its pool
+//     announced two EBs in the slot (ReasonEquivocation), the next block
+//     came within MinCertGap slots (ReasonTooEarly), the closure did not
+//     apply (ReasonInvalid), the closure was not all here in the voting
+//     window (ReasonIncomplete), or the next block's leader held no quorum
+//     of votes (ReasonNoQuorum). When this node forged the next block,
+//     what it found then decides.
+//
 // # Invariants
 //
 //   - The ordering contract of the tx cache (the hit-prune hazard): the

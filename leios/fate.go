@@ -14,7 +14,9 @@ const (
 )
 
 // Why an EB was not certified (EBFate.Reason), from what this node saw.
-// Only the block right after the announcing RB may certify its EB.
+// Only the block right after the announcing RB may certify its EB. When
+// this node forged that block, what it found then (CertifyAttempt) is the
+// reason; otherwise the reason is read from this node's own view of the EB.
 const (
 	// The announcing RB is not on this node's selected chain: a fork that
 	// lost, or a block this node never adopted.
@@ -26,10 +28,11 @@ const (
 	// The closure does not apply on the ledger after the RB (this node's
 	// check before its vote).
 	ReasonInvalid = "invalid closure"
-	// This node never held the whole closure in the voting window.
+	// This node never held the whole closure in the voting window, or,
+	// when it forged the next block, did not hold it then.
 	ReasonIncomplete = "closure incomplete here"
-	// The next block's leader did not hold a quorum of votes (this node's
-	// own attempt says so when it led; otherwise it is what is left).
+	// The next block's leader did not hold votes that certify the EB (this
+	// node's own attempt says so when it led; otherwise it is what is left).
 	ReasonNoQuorum = "no quorum at the next leader"
 )
 
@@ -66,10 +69,12 @@ func (p *Pipeline) settleFates(ebs []EBTimes) {
 	byHash := map[block.Hash]onChain{}
 	tip := p.chain.Tip()
 	var next *block.Header
+	walked := true // back to the oldest EB's slot, or to the first block
 	for n := tip.BlockNumber; n >= 1; n-- {
 		h, err := p.chain.HeaderByNumber(n)
 		if err != nil {
-			break // pruned or rolled back meanwhile: the fates say pending
+			walked = false // rolled back meanwhile: an RB not met may yet be on the chain
+			break
 		}
 		byHash[h.Hash()] = onChain{h, next}
 		if h.Slot < oldest {
@@ -82,7 +87,7 @@ func (p *Pipeline) settleFates(ebs []EBTimes) {
 		e := &ebs[i]
 		rb, ok := byHash[e.rb]
 		switch {
-		case !ok && e.Slot >= tip.Point.Slot:
+		case !ok && (e.Slot >= tip.Point.Slot || !walked):
 			e.Fate = &EBFate{Fate: FatePending}
 		case !ok:
 			e.Fate = &EBFate{Fate: FateNotCertified, Reason: ReasonOffChain}
@@ -100,16 +105,36 @@ func fateAfter(e *EBTimes, rb, next *block.Header, gap uint64) *EBFate {
 	if pt, ok := consensus.CertifiedByHeader(next, rb); ok && pt.Hash.String() == e.EbHash {
 		return &EBFate{Fate: FateCertified, CertifiedBy: &BlockRef{Number: next.BlockNumber, Slot: next.Slot, Hash: next.Hash().String()}}
 	}
-	reason := ReasonNoQuorum
+	return &EBFate{Fate: FateNotCertified, Reason: whyNot(e, rb, next, gap)}
+}
+
+// whyNot is why next did not certify e: what this node found when it
+// forged next, if it did, else what its own view of e tells.
+func whyNot(e *EBTimes, rb, next *block.Header, gap uint64) string {
+	if a := e.Certify; a != nil && a.Slot == next.Slot {
+		switch a.Outcome {
+		case forge.CertifyEquivocation:
+			return ReasonEquivocation
+		case forge.CertifyTooEarly:
+			return ReasonTooEarly
+		case forge.CertifyInvalid:
+			return ReasonInvalid
+		case forge.CertifyNoClosure:
+			return ReasonIncomplete
+		case forge.CertifyNoQuorum, forge.CertifyNotCertifying:
+			return ReasonNoQuorum
+		}
+		// It certified, yet another block of that slot is on the chain.
+	}
 	switch {
 	case e.Vote == forge.VoteEquivocation:
-		reason = ReasonEquivocation
+		return ReasonEquivocation
 	case next.Slot-rb.Slot < gap:
-		reason = ReasonTooEarly
+		return ReasonTooEarly
 	case e.Vote == forge.VoteInvalidClosure:
-		reason = ReasonInvalid
+		return ReasonInvalid
 	case e.Closure == nil || e.Vote == forge.VoteClosureIncomplete:
-		reason = ReasonIncomplete
+		return ReasonIncomplete
 	}
-	return &EBFate{Fate: FateNotCertified, Reason: reason}
+	return ReasonNoQuorum
 }

@@ -25,27 +25,42 @@ func header(t *testing.T, prev *block.Header, slot uint64, ann *block.Announceme
 }
 
 // TestFateAfter: an EB's fate once the next block follows its RB, one row
-// per reason.
+// per reason: from this node's own view of the EB, and from what it found
+// when it forged the next block itself.
 func TestFateAfter(t *testing.T) {
 	const gap = 14
 	eb := block.Announcement{EbHash: block.Hash{0xeb}, EbSize: 100}
 	rb := header(t, nil, 10, &eb, false)
+	next := header(t, rb, 10+gap, nil, false)
 	held := time.Now()
+	led := func(outcome string) *CertifyAttempt { return &CertifyAttempt{Slot: next.Slot, Outcome: outcome} }
 	for _, tc := range []struct {
 		name     string
 		next     *block.Header
 		vote     string
 		complete bool
+		certify  *CertifyAttempt
 		want     EBFate
 	}{
-		{"certified", header(t, rb, 10+gap, nil, true), forge.VoteCast, true, EBFate{Fate: FateCertified}},
-		{"equivocation", header(t, rb, 10+gap, nil, false), forge.VoteEquivocation, true, EBFate{Fate: FateNotCertified, Reason: ReasonEquivocation}},
-		{"too early", header(t, rb, 10+gap-1, nil, false), forge.VoteCast, true, EBFate{Fate: FateNotCertified, Reason: ReasonTooEarly}},
-		{"invalid closure", header(t, rb, 10+gap, nil, false), forge.VoteInvalidClosure, true, EBFate{Fate: FateNotCertified, Reason: ReasonInvalid}},
-		{"closure incomplete", header(t, rb, 10+gap, nil, false), "", false, EBFate{Fate: FateNotCertified, Reason: ReasonIncomplete}},
-		{"no quorum", header(t, rb, 10+gap, nil, false), forge.VoteCast, true, EBFate{Fate: FateNotCertified, Reason: ReasonNoQuorum}},
+		{"certified", header(t, rb, 10+gap, nil, true), forge.VoteCast, true, nil, EBFate{Fate: FateCertified}},
+		{"equivocation", next, forge.VoteEquivocation, true, nil, EBFate{Fate: FateNotCertified, Reason: ReasonEquivocation}},
+		{"too early", header(t, rb, 10+gap-1, nil, false), forge.VoteCast, true, nil, EBFate{Fate: FateNotCertified, Reason: ReasonTooEarly}},
+		{"invalid closure", next, forge.VoteInvalidClosure, true, nil, EBFate{Fate: FateNotCertified, Reason: ReasonInvalid}},
+		{"closure incomplete", next, "", false, nil, EBFate{Fate: FateNotCertified, Reason: ReasonIncomplete}},
+		{"no quorum", next, forge.VoteCast, true, nil, EBFate{Fate: FateNotCertified, Reason: ReasonNoQuorum}},
+		// This node forged next: what it found then is the reason.
+		{"led: no quorum", next, "", false, led(forge.CertifyNoQuorum), EBFate{Fate: FateNotCertified, Reason: ReasonNoQuorum}},
+		{"led: votes do not certify", next, forge.VoteCast, true, led(forge.CertifyNotCertifying), EBFate{Fate: FateNotCertified, Reason: ReasonNoQuorum}},
+		{"led: closure not held", next, forge.VoteCast, true, led(forge.CertifyNoClosure), EBFate{Fate: FateNotCertified, Reason: ReasonIncomplete}},
+		{"led: closure does not apply", next, forge.VoteCast, true, led(forge.CertifyInvalid), EBFate{Fate: FateNotCertified, Reason: ReasonInvalid}},
+		{"led: equivocation", next, forge.VoteCast, true, led(forge.CertifyEquivocation), EBFate{Fate: FateNotCertified, Reason: ReasonEquivocation}},
+		{"led: too early", next, forge.VoteCast, true, led(forge.CertifyTooEarly), EBFate{Fate: FateNotCertified, Reason: ReasonTooEarly}},
+		// It certified in a block of the same slot that lost, or led
+		// another slot: its own view of the EB tells.
+		{"led: a block that lost", next, "", false, led(forge.CertifyCertified), EBFate{Fate: FateNotCertified, Reason: ReasonIncomplete}},
+		{"led another slot", next, forge.VoteCast, true, &CertifyAttempt{Slot: next.Slot + 1, Outcome: forge.CertifyNoClosure}, EBFate{Fate: FateNotCertified, Reason: ReasonNoQuorum}},
 	} {
-		e := &EBTimes{Slot: rb.Slot, EbHash: eb.EbHash.String(), Vote: tc.vote}
+		e := &EBTimes{Slot: rb.Slot, EbHash: eb.EbHash.String(), Vote: tc.vote, Certify: tc.certify}
 		if tc.complete {
 			e.Closure = &held
 		}
@@ -59,8 +74,12 @@ func TestFateAfter(t *testing.T) {
 	}
 }
 
-// headerChain is a selected chain of headers, as the pipeline reads it.
-type headerChain struct{ headers []*block.Header }
+// headerChain is a selected chain of headers, as the pipeline reads it;
+// the header of number gone, if set, is rolled back as it is read.
+type headerChain struct {
+	headers []*block.Header
+	gone    uint64
+}
 
 func (c *headerChain) Tip() block.Tip {
 	h := c.headers[len(c.headers)-1]
@@ -73,7 +92,7 @@ func (c *headerChain) BlockByNumber(uint64) (*block.Block, error) {
 }
 func (c *headerChain) Reselect() (chaindb.AddResult, error) { return chaindb.AddResult{}, nil }
 func (c *headerChain) HeaderByNumber(n uint64) (*block.Header, error) {
-	if n < 1 || n > uint64(len(c.headers)) {
+	if n < 1 || n > uint64(len(c.headers)) || n == c.gone {
 		return nil, errors.New("no such block")
 	}
 	return c.headers[n-1], nil
@@ -82,7 +101,8 @@ func (c *headerChain) HeaderByNumber(n uint64) (*block.Header, error) {
 // TestFatesFollowTheChain: an EB is pending while its RB is the tip,
 // certified once a CertRB follows, and not certified — its RB off the
 // chain — after a rollback to a fork without it; an EB of a newer slot
-// than the tip is pending.
+// than the tip is pending, and so is one whose RB a rollback hid while the
+// chain was read.
 func TestFatesFollowTheChain(t *testing.T) {
 	opts := testOptions(t)
 	p := openPipeline(t, opts)
@@ -125,5 +145,10 @@ func TestFatesFollowTheChain(t *testing.T) {
 	}
 	if f := fate(later); f.Fate != FatePending {
 		t.Errorf("an EB newer than the tip: %+v", f)
+	}
+	// A rollback while the chain is read: what was not met says pending.
+	chain.headers, chain.gone = []*block.Header{genesis, rb, certRB}, certRB.BlockNumber
+	if f := fate(pt); f.Fate != FatePending {
+		t.Errorf("a rollback while read: %+v", f)
 	}
 }
