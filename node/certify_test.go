@@ -17,14 +17,17 @@ import (
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/leios"
 )
 
 // Ten producers on mocknet links (20 ms, a random graph of degree about
 // four), every one a committee member with a tenth of the stake, fed txs
 // beyond what an RB carries: EBs are announced, voted on and certified.
 // Every EB whose next block came after the certification gap, forged by a
-// node that held a quorum of votes for it, is certified by that block, and
-// every node's chain holds the same CertRBs.
+// node that held a quorum of votes for it, is certified by that block,
+// every node's chain holds the same CertRBs, and every node gives each EB
+// of the immutable chain its settled fate — certified by that block, or
+// not with a reason — and any other EB whose window passed one too.
 func TestTenNodesCertifyOnMocknet(t *testing.T) {
 	const nodes = 10
 	configs := testNet(t, nodes, 100*time.Millisecond, func(g *consensus.Genesis) {
@@ -150,19 +153,32 @@ func TestTenNodesCertifyOnMocknet(t *testing.T) {
 			announced++
 			eb := block.Point{Slot: prev.Header.Slot, Hash: prev.Header.Announcement.EbHash}
 			leader := forgedBy[blk.Header.IssuerVKey]
-			outcomes, relayed := map[string]int{}, make([]int, nodes)
+			p, ok := consensus.CertifiedPoint(blk, prev.Header)
+			outcomes, relayed, fates := map[string]int{}, make([]int, nodes), map[string]int{}
 			for i, n := range ns {
+				fate := leios.EBFate{Fate: "not listed"}
 				for _, e := range n.leios.EBTimes() {
 					if e.Slot == eb.Slot && e.EbHash == eb.Hash.String() {
 						outcomes[e.Vote]++
 						relayed[i] = e.Votes
+						fate = *e.Fate
 					}
+				}
+				fates[fate.Fate+" "+fate.Reason]++
+				// Its next block is immutable: every node's fate is settled,
+				// and certified exactly when that block certifies it.
+				switch {
+				case ok && p == eb:
+					if fate.Fate != leios.FateCertified || fate.CertifiedBy == nil || fate.CertifiedBy.Hash != blk.Hash().String() || fate.CertifiedBy.Number != number {
+						t.Errorf("EB %s, certified by block %d: node %d says %+v", eb, number, i, fate)
+					}
+				case fate.Fate != leios.FateNotCertified || fate.Reason == "":
+					t.Errorf("EB %s, not certified by block %d: node %d says %+v", eb, number, i, fate)
 				}
 			}
 			gap := blk.Header.Slot - prev.Header.Slot
-			t.Logf("EB at slot %d: next block %d slots later by node %d; the nodes' votes: %v; votes relayed per node: %v",
-				eb.Slot, gap, leader, outcomes, relayed)
-			p, ok := consensus.CertifiedPoint(blk, prev.Header)
+			t.Logf("EB at slot %d: next block %d slots later by node %d; the nodes' votes: %v; votes relayed per node: %v; fates: %v",
+				eb.Slot, gap, leader, outcomes, relayed, fates)
 			switch {
 			case ok && p == eb:
 				certified++
@@ -177,6 +193,23 @@ func TestTenNodesCertifyOnMocknet(t *testing.T) {
 		prev = blk
 	}
 	t.Logf("%d blocks, %d EBs announced, %d certified", lowest, announced, certified)
+	if certified == 0 {
+		t.Error("no EB certified up to the immutable tip")
+	}
+	// On each node, every EB whose voting window passed has a settled fate,
+	// unless its RB is still the tip: the next block may yet certify it.
+	for i, n := range ns {
+		tip, ebs := n.chain.Tip(), n.leios.EBTimes()
+		for n.chain.Tip() != tip { // the fates were read on another tip
+			tip, ebs = n.chain.Tip(), n.leios.EBTimes()
+		}
+		for _, e := range ebs {
+			if e.Fate.Fate == leios.FatePending && time.Now().After(e.Deadline) &&
+				e.RbHash != tip.Point.Hash.String() && e.Slot < tip.Point.Slot {
+				t.Errorf("node %d: EB %d/%s pending after its window, its RB %s below the tip %s", i, e.Slot, e.EbHash, e.RbHash, tip.Point)
+			}
+		}
+	}
 
 	// Each vote's signature is checked once per node, however many peers
 	// relay it: duplicates are dropped while their check is in flight.
