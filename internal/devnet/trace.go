@@ -2,7 +2,6 @@ package devnet
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
@@ -26,10 +26,11 @@ type tracedLine struct {
 // its name, as the simulators name nodes. It returns the events merged.
 func mergeTraces(d *layout.Layout, path string) (int, error) {
 	nodes := append(append([]layout.Node{}, d.Nodes...), d.Relays...)
-	var names []string // peer ID, name, … for strings.Replacer-like use
+	var pairs []string // "peer ID", "name", …
 	for _, n := range nodes {
-		names = append(names, n.PeerID.String(), n.Name)
+		pairs = append(pairs, `"`+n.PeerID.String()+`"`, `"`+n.Name+`"`)
 	}
+	names := strings.NewReplacer(pairs...)
 	var lines []tracedLine
 	for _, n := range nodes {
 		f, err := os.Open(filepath.Join(n.Dir, layout.TraceFileName))
@@ -62,22 +63,18 @@ func mergeTraces(d *layout.Layout, path string) (int, error) {
 
 // readTrace reads a node's trace, naming the nodes by name. A last line cut
 // short (a node killed while writing) is left out.
-func readTrace(r io.Reader, names []string) ([]tracedLine, error) {
+func readTrace(r io.Reader, names *strings.Replacer) ([]tracedLine, error) {
 	var lines []tracedLine
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	for sc.Scan() {
-		raw := slices.Clone(sc.Bytes())
 		var l struct {
 			Time float64 `json:"time_s"`
 		}
-		if err := json.Unmarshal(raw, &l); err != nil {
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			continue
 		}
-		for i := 0; i < len(names); i += 2 {
-			raw = bytes.ReplaceAll(raw, []byte(`"`+names[i]+`"`), []byte(`"`+names[i+1]+`"`))
-		}
-		lines = append(lines, tracedLine{time: l.Time, raw: raw})
+		lines = append(lines, tracedLine{time: l.Time, raw: []byte(names.Replace(sc.Text()))})
 	}
 	return lines, sc.Err()
 }
