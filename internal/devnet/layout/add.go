@@ -74,7 +74,7 @@ func AddRelay(dir, host string) (*Added, error) {
 		return nil, err
 	}
 	r.ListenAddr, r.DialAddr, r.HTTPAddr = place.listen, place.dial, place.http
-	if err := d.writeNodeConfig(r, "", []string{bootstrap}, pool.LogLevel); err != nil {
+	if err := d.writeNodeConfig(r, false, "both", []string{bootstrap}, pool.LogLevel); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &Added{Node: r, Bootstrap: bootstrap, PoolsShare: pool.SharesPeers(), OnHosts: d.OnHosts}, nil

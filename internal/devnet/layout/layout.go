@@ -205,12 +205,12 @@ func Write(spec Spec) (*Layout, error) {
 		return nil, err
 	}
 	for i, n := range d.Nodes {
-		if err := d.writeNodeConfig(n, d.protocolsOf(i), d.poolTopology(i), spec.LogLevel); err != nil {
+		if err := d.writeNodeConfig(n, true, d.protocolsOf(i), d.poolTopology(i), spec.LogLevel); err != nil {
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
 		}
 	}
 	for j, r := range d.Relays {
-		if err := d.writeNodeConfig(r, "", d.relayTopology(j), spec.LogLevel); err != nil {
+		if err := d.writeNodeConfig(r, false, "both", d.relayTopology(j), spec.LogLevel); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Name, err)
 		}
 	}
@@ -351,11 +351,10 @@ func (d *Layout) protocolsOf(i int) string {
 }
 
 // writeNodeConfig writes a node's config.json (a producer's with its pool
-// keys and the Leios protocols it speaks; a relay's, protocols "", without)
-// and its topology.json of peers. On several hosts the node's directory
-// gets its own copy of the genesis.
-func (d *Layout) writeNodeConfig(n Node, protocols string, peers []string, logLevel string) error {
-	producer := protocols != ""
+// keys, a relay's without; either with the Leios protocols it speaks) and
+// its topology.json of peers. On several hosts the node's directory gets
+// its own copy of the genesis.
+func (d *Layout) writeNodeConfig(n Node, producer bool, protocols string, peers []string, logLevel string) error {
 	genesisFile, err := filepath.Rel(n.Dir, filepath.Join(d.Dir, genesisFileName))
 	if err != nil {
 		return err
