@@ -102,9 +102,17 @@ func (p *Peer) Speaks(ctx context.Context, specs ...*protocol.Spec) (*protocol.S
 		ids[i] = libp2pprotocol.ID(spec.ID())
 	}
 	if idService, ok := p.h.host.(interface{ IDService() identify.IDService }); ok {
+		// Bounded: a connection identify never gets to (a host that runs
+		// no identify, a loaded machine) must not hold the client for
+		// ever; negotiating below answers as well.
+		wait := time.NewTimer(identifyWait)
+		defer wait.Stop()
+	conns:
 		for _, c := range p.h.host.Network().ConnsToPeer(p.ID) {
 			select {
 			case <-idService.IDService().IdentifyWait(c):
+			case <-wait.C:
+				break conns
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
@@ -126,6 +134,9 @@ func (p *Peer) Speaks(ctx context.Context, specs ...*protocol.Spec) (*protocol.S
 	}
 	return specs[i], nil
 }
+
+// identifyWait bounds how long Speaks waits for a peer's identify.
+const identifyWait = 5 * time.Second
 
 // ErrNoCommonProtocol: the peer serves none of the versions a client
 // speaks (Peer.Speaks).

@@ -10,6 +10,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
+	"github.com/libp2p/go-libp2p/p2p/protocol/identify"
 )
 
 // The link model. Mocknet's own links are not used for timing: its rate
@@ -290,6 +291,14 @@ func (s *shapedStream) ResetWithError(code network.StreamErrorCode) error {
 type shapedHost struct {
 	host.Host
 	shaper *shaper
+}
+
+// IDService is the mocknet host's identify, which the wrapper would hide:
+// the network's clients wait for a peer's identify to choose a protocol
+// version (network.Peer.Speaks) as a node's do, instead of probing with a
+// stream the peer counts against its stream limit.
+func (h *shapedHost) IDService() identify.IDService {
+	return h.Host.(interface{ IDService() identify.IDService }).IDService()
 }
 
 func newShapedHost(h host.Host, rate float64, latency time.Duration, stop <-chan struct{}) *shapedHost {
