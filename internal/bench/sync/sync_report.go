@@ -90,7 +90,7 @@ func (r *syncReport) Write(w io.Writer) {
 		c.Blocks, c.Slots, c.ChainSeconds, c.SlotLengthMs, c.ActiveSlots, c.SecurityParam, c.ForgeSeconds, c.TxRate)
 	fmt.Fprintf(w, "  %d txs (%d through RBs, %d through certified EBs), %d EBs announced, %d certified; %.1f MB: %.1f MB of blocks, %.1f MB of certified EBs (bodies and closures)\n",
 		c.Txs, c.TxsViaRBs, c.TxsViaEBs, c.EBsAnnounced, c.EBsCertified, float64(c.Bytes)/1e6, float64(c.Bytes-c.EBBytes)/1e6, float64(c.EBBytes)/1e6)
-	fmt.Fprintf(w, "\n%-44s %8s %9s %9s %7s %8s %13s %11s %10s %14s\n", "", "s", "blocks/s", "txs/s", "MB/s", "startup", "of validation", "EBs fetched", "whole/one", "certified kept")
+	fmt.Fprintf(w, "\n%-48s %8s %9s %9s %7s %8s %13s %11s %10s %14s\n", "", "s", "blocks/s", "txs/s", "MB/s", "startup", "of validation", "EBs fetched", "whole/one", "certified kept")
 	line := func(name string, run *syncRun) {
 		startup, share, fetched, paths, kept := "", "", "", "", ""
 		if run.Peers > 0 {
@@ -99,7 +99,7 @@ func (r *syncReport) Write(w io.Writer) {
 			paths = fmt.Sprintf("%d/%d", run.EBsWhole, run.BodiesByPoint)
 			kept = fmt.Sprintf("%d of %d", run.CertifiedKept, c.EBsCertified)
 		}
-		fmt.Fprintf(w, "%-44s %8.2f %9.1f %9.0f %7.2f %8s %13s %11s %10s %14s\n", name, run.Seconds, run.BlocksPerSecond, run.TxsPerSecond, run.MBPerSecond, startup, share, fetched, paths, kept)
+		fmt.Fprintf(w, "%-48s %8.2f %9.1f %9.0f %7.2f %8s %13s %11s %10s %14s\n", name, run.Seconds, run.BlocksPerSecond, run.TxsPerSecond, run.MBPerSecond, startup, share, fetched, paths, kept)
 	}
 	line("validation, in-process, one core", r.Validation)
 	for _, run := range r.Runs {
