@@ -27,6 +27,7 @@ import (
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/consensus/consensustest"
+	"github.com/leiosnode/leiosnode/internal/freeport"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -79,6 +80,8 @@ func testNet(t *testing.T, nodes int, slotLength time.Duration, configure ...fun
 	g.InitialFunds[hex.EncodeToString(payerAddr)] = 50_000_000_000
 	var addrs []string
 	var configs []*config.Config
+	free, err := freeport.Addrs(2 * nodes) // an HTTP and a libp2p address each
+	must(t, err)
 	for i := range nodes {
 		nodeDir := filepath.Join(dir, fmt.Sprintf("node-%d", i))
 		must(t, os.MkdirAll(nodeDir, 0o755))
@@ -86,7 +89,7 @@ func testNet(t *testing.T, nodes int, slotLength time.Duration, configure ...fun
 			GenesisFile:   filepath.Join(dir, "genesis.json"),
 			TopologyFile:  filepath.Join(nodeDir, "topology.json"),
 			DatabasePath:  filepath.Join(nodeDir, "db"),
-			HTTPAddr:      freeAddr(t),
+			HTTPAddr:      free[2*i],
 			NodeKeyFile:   filepath.Join(nodeDir, "node.skey"),
 			IssuerKeyFile: filepath.Join(nodeDir, "issuer.skey"),
 			VRFKeyFile:    filepath.Join(nodeDir, "vrf.skey"),
@@ -100,7 +103,7 @@ func testNet(t *testing.T, nodes int, slotLength time.Duration, configure ...fun
 		must(t, keys.WriteVRFSigningKey(cfg.VRFKeyFile, pool.VRF))
 		must(t, keys.WriteBLSSigningKey(cfg.BLSKeyFile, pool.Voting))
 		g.Pools = append(g.Pools, pool.Entry(1))
-		_, port, _ := net.SplitHostPort(freeAddr(t))
+		_, port, _ := net.SplitHostPort(free[2*i+1])
 		cfg.ListenAddrs = []string{"/ip4/127.0.0.1/tcp/" + port}
 		pub, err := p2pcrypto.UnmarshalEd25519PublicKey(nodeKey.Public().(ed25519.PublicKey))
 		must(t, err)
@@ -128,6 +131,14 @@ func runNodes(t *testing.T, configs []*config.Config, options ...func(i int, o *
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	g, gctx := errgroup.WithContext(ctx)
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			must(t, g.Wait())
+		})
+	}
+	t.Cleanup(stop) // before New: a node that fails to build stops those already running
 	for i, cfg := range configs {
 		opts := Options{Logger: quietLogger()}
 		for _, o := range options {
@@ -138,14 +149,6 @@ func runNodes(t *testing.T, configs []*config.Config, options ...func(i int, o *
 		nodes = append(nodes, n)
 		g.Go(func() error { return n.Run(gctx) })
 	}
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			must(t, g.Wait())
-		})
-	}
-	t.Cleanup(stop)
 	return nodes, stop
 }
 
@@ -155,14 +158,6 @@ func mustKey(t *testing.T, path string, role keys.Role) ed25519.PrivateKey {
 	must(t, err)
 	must(t, keys.WriteSigningKey(path, role, k))
 	return k
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	defer l.Close()
-	return l.Addr().String()
 }
 
 func must(t *testing.T, err error) {

@@ -25,6 +25,7 @@ var rank = map[string]int{
 	"internal/plots":          0,
 	"internal/cpuwork":        0, // which work the CPU does; the node's parts label themselves
 	"internal/simtrace":       0, // the Leios simulators' trace format, written and checked
+	"internal/freeport":       0, // loopback ports no outgoing connection takes
 	"block":                   1,
 	"block/blocktest":         2,
 	"ledger":                  1,

@@ -3,7 +3,6 @@ package peersharing_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	libp2pprotocol "github.com/libp2p/go-libp2p/core/protocol"
 
+	"github.com/leiosnode/leiosnode/internal/freeport"
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/internal/hosttest"
 	"github.com/leiosnode/leiosnode/network/peersharing"
@@ -185,12 +185,11 @@ func TestAboveTargetPrunesDialedPeers(t *testing.T) {
 	hosttest.Eventually(t, "C connects to B", func() bool { return connected(b, c.ID()) })
 
 	// X is in the topology but not up yet: its port is free for now.
-	free, err := net.Listen("tcp", "127.0.0.1:0")
+	free, err := freeport.Ports(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	xListen := fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", free.Addr().(*net.TCPAddr).Port)
-	free.Close()
+	xListen := fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", free[0])
 	xID := peerIDOf(t, 3)
 	r := hosttest.Start(t, 4, append(b.P2PAddrs(), xListen+"/p2p/"+xID.String()), sharing, quick,
 		func(o *network.HostOptions) { o.TargetPeers = 2 })

@@ -17,6 +17,7 @@ import (
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/internal/devnet/supervisor"
+	"github.com/leiosnode/leiosnode/internal/freeport"
 	"github.com/leiosnode/leiosnode/keys"
 )
 
@@ -103,26 +104,6 @@ func (p *nodeProcess) get(ctx context.Context, client *http.Client, path string,
 		return fmt.Errorf("%s: GET %s: %s", p.name, path, resp.Status)
 	}
 	return read(resp.Body)
-}
-
-// freeAddrs returns n loopback host:port addresses free when asked.
-func freeAddrs(n int) ([]string, error) {
-	var addrs []string
-	var listeners []net.Listener
-	defer func() {
-		for _, l := range listeners {
-			_ = l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		listeners = append(listeners, l)
-		addrs = append(addrs, l.Addr().String())
-	}
-	return addrs, nil
 }
 
 // multiaddr spells a loopback host:port as /ip4/127.0.0.1/tcp/PORT.
@@ -230,7 +211,7 @@ func syncFrom(ctx context.Context, exe string, chain *syncChain, sources *syncSo
 	if _, err := keys.GenerateKeyFiles(keys.Node, nodeKey, ""); err != nil {
 		return nil, err
 	}
-	addrs, err := freeAddrs(2)
+	addrs, err := freeport.Addrs(2)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/freeport"
 	"github.com/leiosnode/leiosnode/keys"
 )
 
@@ -467,8 +468,9 @@ func TCPHostPort(addr string) (string, error) {
 }
 
 // devnetPorts returns count loopback ports: base, base+1, … when base is
-// non-zero, else ports the OS reports free. The OS's ports are only free
-// when asked, which is good enough for a devnet started right after.
+// non-zero, else ports free when asked and outside the range the kernel
+// gives outgoing connections, so that none of the nodes' dials takes one
+// before its node binds it.
 func devnetPorts(base, count int) ([]int, error) {
 	ports := make([]int, count)
 	if base != 0 {
@@ -480,20 +482,9 @@ func devnetPorts(base, count int) ([]int, error) {
 		}
 		return ports, nil
 	}
-	// Hold every listener until all ports are known, so they are distinct.
-	var listeners []net.Listener
-	defer func() {
-		for _, l := range listeners {
-			l.Close()
-		}
-	}()
-	for i := range ports {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("finding a free port: %w", err)
-		}
-		listeners = append(listeners, l)
-		ports[i] = l.Addr().(*net.TCPAddr).Port
+	ports, err := freeport.Ports(count)
+	if err != nil {
+		return nil, err
 	}
 	return ports, nil
 }
