@@ -1,48 +1,18 @@
 package fetch
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
-
-// goldenFile reads name: hex lines, skipping ; comments.
-func goldenFile(t testing.TB, path string) map[string][]byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out := make(map[string][]byte)
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, ";") {
-			continue
-		}
-		name, hex, ok := strings.Cut(line, ":")
-		if !ok {
-			t.Fatalf("%s: line %q", path, line)
-		}
-		out[name] = unhex(t, strings.TrimSpace(hex))
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // The /leios/fetch/2 messages encode to the vectors derived from the CDDL
 // in testdata/fetch2.golden, and decode back to the same bytes.
 func TestGoldenMessages2(t *testing.T) {
-	golden := goldenFile(t, "testdata/fetch2.golden")
 	body := unhex(t, "a1 5820"+strings.Repeat("22", 32)+" 03")
 	msgs := map[string]protocol.Message{
 		"multi-block request": &MsgMultiBlockRequest{EbHashes: []block.Hash{fill(0x11), fill(0x33)}},
@@ -53,31 +23,7 @@ func TestGoldenMessages2(t *testing.T) {
 		"block txs":           &MsgTxs2{Txs: TxList{{1, 2, 3}, {4}}},
 		"done":                &MsgDone2{},
 	}
-	if len(golden) != len(msgs) {
-		t.Fatalf("%d golden vectors for %d messages", len(golden), len(msgs))
-	}
-	for name, msg := range msgs {
-		t.Run(name, func(t *testing.T) {
-			want, ok := golden[name]
-			if !ok {
-				t.Fatal("no golden vector")
-			}
-			got, err := protocol.Encode(msg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("encoding\n got %x\nwant %x", got, want)
-			}
-			back, err := Spec2(testLimits).Decode(want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if again, err := protocol.Encode(back); err != nil || !bytes.Equal(again, want) {
-				t.Fatalf("decode/encode round trip: %x, %v", again, err)
-			}
-		})
-	}
+	protocoltest.CheckGolden(t, "testdata/fetch2.golden", msgs, func(string) *protocol.Spec { return Spec2(testLimits) })
 }
 
 // Malformed /leios/fetch/2 messages are refused as violations.

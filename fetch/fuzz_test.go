@@ -79,7 +79,7 @@ func FuzzBitmaps(f *testing.F) {
 // FuzzDecode2: any bytes decode to a /leios/fetch/2 message or fail with a
 // violation, and a decoded message's encoding is stable.
 func FuzzDecode2(f *testing.F) {
-	for _, data := range goldenFile(f, "testdata/fetch2.golden") {
+	for _, data := range protocoltest.Golden(f, "testdata/fetch2.golden") {
 		f.Add(data)
 	}
 	f.Add(unhex(f, "82 04 9f 41 04 ff"))

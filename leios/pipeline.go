@@ -154,7 +154,7 @@ func (p *Pipeline) Close() error { return p.db.Close() }
 // Services are LeiosNotify and LeiosFetch, for the host to run with every
 // peer, in the sets Options.Protocols chooses.
 func (p *Pipeline) Services() ([]network.Service, error) {
-	relay, err := notify.NewService(notify.ServiceOptions{Relay: p.relay})
+	relay, err := notify.NewService(notify.ServiceOptions{Relay: p.relay, Protocols: p.opts.Protocols})
 	if err != nil {
 		return nil, err
 	}

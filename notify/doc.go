@@ -1,6 +1,8 @@
-// Package notify is LeiosNotify (/leios/notify/1): how a node tells its
-// peers what it knows of Leios endorser blocks — the RB headers that
-// announce them, offers of the EB bodies and closures it holds, and votes.
+// Package notify is LeiosNotify (/leios/notify/1) and CIP-0164's three
+// streams that replace it (/leios/announce/1, /leios/votes/1,
+// /leios/blocknotify/1): how a node tells its peers what it knows of Leios
+// endorser blocks — the RB headers that announce them, offers of the EB
+// bodies and closures it holds, and votes. One relay serves both sets.
 //
 // # Protocol
 //
@@ -69,7 +71,22 @@
 // its relay guarantees the order. Announcements and offers below the
 // immutable tip are ignored: a peer behind us may still send them.
 //
-// The host runs it through Service (service.go).
+// # The CIP's streams
+//
+// Each carries one kind — announcements, votes, offers — as a request-N
+// token stream (cip_spec.go): the client grants GrantSize at a time with
+// GrantsAhead grants outstanding, and the server sends from a FIFO of its
+// own kind while it holds tokens (cip_server.go). A vote travels as the
+// CIP's [slot, eb_hash, voter_id, signature] and an offer as (slot,
+// eb_hash, block_height); the relay keeps its one currency — RB hashes and
+// points — and converts at the stream's edge. The streams are not ordered
+// against each other, so the client (FollowCIP, cip_client.go) holds an
+// offer or vote until its announcement has come, and hands what the three
+// carry to one follower per peer: every rule above holds across them.
+//
+// The host runs it through Service (service.go), which serves the sets
+// ServiceOptions.Protocols chooses and follows each peer over the CIP's
+// streams if it serves them, else the prototype's.
 //
 // This package never reads or writes the LeiosDB, never imports fetch or
 // the pipeline (the pipeline wires the callbacks), and never makes one

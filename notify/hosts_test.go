@@ -40,7 +40,7 @@ func (p *peerDBs) get(id peer.ID) *leiosdb.DB {
 	return p.dbs[id]
 }
 
-func startHostNode(t *testing.T, n *testNet, seed byte, dbs *peerDBs, topology []string) *hostNode {
+func startHostNode(t *testing.T, n *testNet, seed byte, dbs *peerDBs, topology []string, sets ...network.LeiosProtocols) *hostNode {
 	t.Helper()
 	hn := &hostNode{db: openTestDB(t)}
 	record := func(from peer.ID, e string) {
@@ -89,7 +89,11 @@ func startHostNode(t *testing.T, n *testNet, seed byte, dbs *peerDBs, topology [
 	})
 	s := make([]byte, ed25519.SeedSize)
 	s[0], s[1] = seed, 0x99
-	svc, err := notify.NewService(notify.ServiceOptions{Relay: hn.relay})
+	var set network.LeiosProtocols // both
+	if len(sets) > 0 {
+		set = sets[0]
+	}
+	svc, err := notify.NewService(notify.ServiceOptions{Relay: hn.relay, Protocols: set})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,13 +144,27 @@ func (hn *hostNode) eventsFrom(id peer.ID) []string {
 // TestThreeHosts: A forges an EB (announce, then body, then closure into
 // its LeiosDB, as the forge does); B hears announcement → block offer →
 // block-txs offer from A in that order, fetches, and relays to C, which
-// hears the same from B.
+// hears the same from B — over the CIP's streams, the prototype's, and a
+// chain of both: A speaks only the CIP's, C only the prototype's, B both.
 func TestThreeHosts(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		a, b, c network.LeiosProtocols
+	}{
+		{"cip", network.LeiosCIP, network.LeiosCIP, network.LeiosCIP},
+		{"prototype", network.LeiosPrototype, network.LeiosPrototype, network.LeiosPrototype},
+		{"cip, both, prototype", network.LeiosCIP, network.LeiosBoth, network.LeiosPrototype},
+	} {
+		t.Run(tc.name, func(t *testing.T) { threeHosts(t, tc.a, tc.b, tc.c) })
+	}
+}
+
+func threeHosts(t *testing.T, setA, setB, setC network.LeiosProtocols) {
 	n := newTestNet(t, 1)
 	dbs := &peerDBs{dbs: make(map[peer.ID]*leiosdb.DB)}
-	a := startHostNode(t, n, 1, dbs, nil)
-	b := startHostNode(t, n, 2, dbs, a.host.P2PAddrs())
-	c := startHostNode(t, n, 3, dbs, b.host.P2PAddrs())
+	a := startHostNode(t, n, 1, dbs, nil, setA)
+	b := startHostNode(t, n, 2, dbs, a.host.P2PAddrs(), setB)
+	c := startHostNode(t, n, 3, dbs, b.host.P2PAddrs(), setC)
 	eventually(t, "A–B and B–C connected", func() bool {
 		return len(a.host.Peers()) == 1 && len(b.host.Peers()) == 2 && len(c.host.Peers()) == 1
 	})

@@ -7,35 +7,64 @@ import (
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
-// peerQueue is the FIFO of one served peer. items is guarded by the
+// peerQueue is the FIFO of one served stream. items is guarded by the
 // relay's mu.
 type peerQueue struct {
+	kind  streamKind
 	items []protocol.Message
 	ready chan struct{}           // cap 1: items grew
 	stop  context.CancelCauseFunc // ends the peer's Serve; cheap, never blocks
 }
 
-// register adds a served peer whose FIFO starts with the current state, in
-// slot order: each recent announcement, followed by the offers of its point
-// at its first announcement, then the recent votes.
-// stop ends the peer's Serve if the relay drops it.
-func (r *Relay) register(stop context.CancelCauseFunc) *peerQueue {
-	q := &peerQueue{ready: make(chan struct{}, 1), stop: stop}
+// streamKind is what a served stream carries: every notification (the
+// prototype's one stream) or one kind of them (each of the CIP's three).
+type streamKind uint8
+
+const (
+	allNotifications streamKind = iota
+	announcementsOnly
+	offersOnly
+	votesOnly
+)
+
+// takes reports whether a stream of kind k carries m.
+func (k streamKind) takes(m protocol.Message) bool {
+	switch m.(type) {
+	case *MsgBlockAnnouncement:
+		return k == allNotifications || k == announcementsOnly
+	case *MsgBlockOffer, *MsgBlockTxsOffer:
+		return k == allNotifications || k == offersOnly
+	case *MsgVotes:
+		return k == allNotifications || k == votesOnly
+	}
+	return false
+}
+
+// register adds a served stream whose FIFO starts with the current state
+// of its kind, in slot order: each recent announcement, followed by the
+// offers of its point at its first announcement, then the recent votes.
+// stop ends the stream's Serve if the relay drops it.
+func (r *Relay) register(stop context.CancelCauseFunc, kind streamKind) *peerQueue {
+	q := &peerQueue{kind: kind, ready: make(chan struct{}, 1), stop: stop}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	offered := make(map[block.Point]bool)
 	for _, h := range r.recent {
-		q.items = append(q.items, &MsgBlockAnnouncement{Header: h})
+		if m := (&MsgBlockAnnouncement{Header: h}); kind.takes(m) {
+			q.items = append(q.items, m)
+		}
 		p, ok := pointOf(h)
 		if !ok || offered[p] {
 			continue
 		}
 		offered[p] = true
-		if st := r.offers[p]; st != nil {
+		if st := r.offers[p]; st != nil && kind.takes(&MsgBlockOffer{}) {
 			q.items = append(q.items, offerMessages(p, st)...)
 		}
 	}
-	r.appendVotes(q, r.sortedVotes())
+	if kind.takes(&MsgVotes{}) {
+		r.appendVotes(q, r.sortedVotes())
+	}
 	r.queues[q] = struct{}{}
 	if len(q.items) > 0 {
 		poke(q.ready)
@@ -71,10 +100,12 @@ func (r *Relay) next(ctx context.Context, q *peerQueue) (protocol.Message, error
 	}
 }
 
-// broadcast appends m to every FIFO. mu is held.
+// broadcast appends m to every FIFO that carries its kind. mu is held.
 func (r *Relay) broadcast(m protocol.Message) {
 	for q := range r.queues {
-		r.push(q, m)
+		if q.kind.takes(m) {
+			r.push(q, m)
+		}
 	}
 }
 
@@ -91,7 +122,7 @@ func (r *Relay) push(q *peerQueue, m protocol.Message) {
 // pushVotes appends votes to q, filling the vote batch at its tail first.
 // mu is held.
 func (r *Relay) pushVotes(q *peerQueue, votes []block.Vote) {
-	if len(votes) == 0 {
+	if len(votes) == 0 || !q.kind.takes(&MsgVotes{}) {
 		return
 	}
 	if len(q.items)+len(votes)/MaxVotesPerMessage >= r.opts.MaxQueue {

@@ -37,7 +37,7 @@ type Relay struct {
 	headers      map[block.Hash]*block.Header // accepted headers
 	recent       []*block.Header              // the same, in (slot, acceptance) order
 	bySlotIssuer map[slotIssuer][]block.Hash  // at most two each
-	points       map[block.Point]struct{}     // announced by some accepted header
+	points       map[block.Point][]block.Hash // the accepted headers announcing each, in acceptance order
 	offers       map[block.Point]*offerState  // held by the LeiosDB; sent once announced
 	votes        map[block.Hash]*rbVotes      // for accepted headers only
 	verifying    map[voteKey]chan struct{}    // votes some batch is verifying now; closed when done
@@ -85,7 +85,7 @@ func NewRelay(opts Options) (*Relay, error) {
 		log:          opts.Logger.With("component", "notify"),
 		headers:      make(map[block.Hash]*block.Header),
 		bySlotIssuer: make(map[slotIssuer][]block.Hash),
-		points:       make(map[block.Point]struct{}),
+		points:       make(map[block.Point][]block.Hash),
 		offers:       make(map[block.Point]*offerState),
 		votes:        make(map[block.Hash]*rbVotes),
 		verifying:    make(map[voteKey]chan struct{}),
@@ -199,10 +199,10 @@ func (r *Relay) accept(h *block.Header) {
 	if !ok {
 		return
 	}
-	if _, seen := r.points[p]; seen {
+	r.points[p] = append(r.points[p], h.Hash())
+	if len(r.points[p]) > 1 {
 		return // its offers already followed the first header announcing it
 	}
-	r.points[p] = struct{}{}
 	if st := r.offers[p]; st != nil {
 		for _, m := range offerMessages(p, st) {
 			r.broadcast(m)
@@ -435,4 +435,22 @@ func (r *Relay) sortedVotes() []block.Vote {
 		votes = append(votes, r.votes[h].sorted()...)
 	}
 	return votes
+}
+
+// heightLocked is the block height of the first accepted header that
+// announced p. mu is held.
+func (r *Relay) heightLocked(p block.Point) (uint64, bool) {
+	rbs := r.points[p]
+	if len(rbs) == 0 {
+		return 0, false
+	}
+	return r.headers[rbs[0]].BlockNumber, true
+}
+
+// announcersOf are the accepted headers that announce p, first accepted
+// first: the RBs a CIP vote naming p's slot and EB may be for.
+func (r *Relay) announcersOf(p block.Point) []block.Hash {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.points[p])
 }

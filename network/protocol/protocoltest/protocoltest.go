@@ -4,6 +4,8 @@ package protocoltest
 
 import (
 	"bytes"
+	"encoding/hex"
+	"os"
 	"strings"
 	"testing"
 
@@ -83,6 +85,66 @@ func CheckNewService[O, S any](t *testing.T, cases []ServiceCase[O], newService 
 				if got.States[state].Timeout != st.Timeout {
 					t.Errorf("%s: timeout %v, want %v", state, got.States[state].Timeout, st.Timeout)
 				}
+			}
+		})
+	}
+}
+
+// Golden reads a file of golden vectors: "name: hex" lines (spaces in the
+// hex ignored), blank lines and ; comments skipped.
+func Golden(t testing.TB, path string) map[string][]byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(map[string][]byte)
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, ";") {
+			continue
+		}
+		name, hexText, ok := strings.Cut(line, ":")
+		if !ok {
+			t.Fatalf("%s: line %q is not name: hex", path, line)
+		}
+		b, err := hex.DecodeString(strings.ReplaceAll(strings.TrimSpace(hexText), " ", ""))
+		if err != nil {
+			t.Fatalf("%s: %s: %v", path, name, err)
+		}
+		out[name] = b
+	}
+	return out
+}
+
+// CheckGolden checks that each of msgs encodes to its vector in the golden
+// file at path, that the file holds no vector without a message, and that
+// each vector decodes, under the spec specOf names for it, to a message
+// that encodes to the same bytes.
+func CheckGolden(t *testing.T, path string, msgs map[string]protocol.Message, specOf func(name string) *protocol.Spec) {
+	golden := Golden(t, path)
+	if len(golden) != len(msgs) {
+		t.Fatalf("%s: %d golden vectors for %d messages", path, len(golden), len(msgs))
+	}
+	for name, msg := range msgs {
+		t.Run(name, func(t *testing.T) {
+			want, ok := golden[name]
+			if !ok {
+				t.Fatal("no golden vector")
+			}
+			got, err := protocol.Encode(msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("encoding\n got %x\nwant %x", got, want)
+			}
+			back, err := specOf(name).Decode(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again, err := protocol.Encode(back); err != nil || !bytes.Equal(again, want) {
+				t.Fatalf("decode/encode round trip: %x, %v", again, err)
 			}
 		})
 	}
