@@ -132,7 +132,7 @@ func FuzzDecodeCIP(f *testing.F) {
 type cipUpstream struct {
 	mu       sync.Mutex
 	servers  map[string]chan *protocol.Session // per stream name, each opened stream's server side
-	cv       *protocoltest.Violations           // the follower's violations
+	cv       *protocoltest.Violations          // the follower's violations
 	followed chan error
 	once     sync.Once
 	err      error // what FollowCIP returned, once wait has seen it
