@@ -39,6 +39,8 @@ import (
 //     of up to MaxBlocksPerRequest EBs, one in flight per peer: the body
 //     and every tx at once, as a syncing node needs them. While any live
 //     peer speaks it, no certified body is asked for point by point.
+//   - A late point (announced after its voting window, to a node catching
+//     up) has its body asked for only once it is certified.
 type decisions struct {
 	budgets budgets
 	syncing func() bool
@@ -77,6 +79,7 @@ type pointState struct {
 	bodyOffers    []peer.ID // peers that offered the body (or the closure)
 	closureOffers []peer.ID // peers that offered the whole closure
 	certified     bool      // certified on a candidate chain: fetched first, from any peer
+	late          bool      // announced after its voting window: its body waits for certified
 }
 
 // offers are the peers that may be asked for ps's body (closure false) or
@@ -206,6 +209,13 @@ func (d *decisions) certify(p block.Point) bool {
 	}
 	ps.certified = true
 	return true
+}
+
+// markLate marks the known point p late: its body waits for certify.
+func (d *decisions) markLate(p block.Point) {
+	if ps := d.points[p]; ps != nil {
+		ps.late = true
+	}
 }
 
 // knowsBody reports whether the body of p's hash is held here.
@@ -488,7 +498,7 @@ func (d *decisions) plan(now time.Time) ([]*Request, time.Time) {
 	// next multi-block request rather than go point by point.
 	batched := slices.ContainsFunc(d.livePeers(), func(id peer.ID) bool { return d.peers[id].multiBlock })
 	for _, ps := range order {
-		if ps.wanted() && len(d.offers(ps, false)) > 0 && !d.wholeInFlight(ps) && !(ps.certified && batched) {
+		if ps.wanted() && !(ps.late && !ps.certified) && len(d.offers(ps, false)) > 0 && !d.wholeInFlight(ps) && !(ps.certified && batched) {
 			out = d.planBody(ps, now, out)
 		}
 	}

@@ -99,6 +99,17 @@ func (f *Fetcher) Certified(p block.Point) bool {
 	return known
 }
 
+// Late marks the known point p as announced after its voting window had
+// closed, to a node catching up: no vote can certify it any more but those
+// already cast, so its body is wanted only once a chain certifies it
+// (Certified) — and then, from a peer that speaks /leios/fetch/2, whole.
+// A syncing node thus fetches the certified EBs alone.
+func (f *Fetcher) Late(p block.Point) {
+	f.mu.Lock()
+	f.dec.markLate(p)
+	f.mu.Unlock()
+}
+
 // BlockOffer handles a peer's offer of the body of p (notify's block
 // offer): the body may now be requested from it. An offer of an unknown
 // point (not announced, or pruned) or of a size other than the announced

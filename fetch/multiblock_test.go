@@ -75,3 +75,34 @@ func TestPlanMultiBlock(t *testing.T) {
 		t.Fatalf("with /leios/fetch/1 peers only: %v, want body requests", fallback)
 	}
 }
+
+// A late point — announced after its voting window, to a node catching up
+// — is not fetched on its offers; once certified it is, whole from a peer
+// that speaks /leios/fetch/2, else point by point.
+func TestLatePointWaitsForItsCertificate(t *testing.T) {
+	for _, multiBlock := range []bool{true, false} {
+		d := newDecisions(Options{Syncing: func() bool { return true }})
+		src := peerID("source")
+		d.peerUp(src, multiBlock)
+		p := block.Point{Slot: 100, Hash: fill(1)}
+		d.announce(p, 1000)
+		d.markLate(p)
+		d.offer(src, p, 1000, false)
+		d.offer(src, p, 0, true)
+		if reqs, _ := d.plan(time.Unix(0, 0)); len(reqs) != 0 {
+			t.Fatalf("multi-block %v: a late, uncertified point fetched: %v", multiBlock, reqs)
+		}
+		d.certify(p)
+		reqs, _ := d.plan(time.Unix(1, 0))
+		want := RequestBody
+		if multiBlock {
+			want = RequestBlocks
+		}
+		if len(reqs) != 1 || reqs[0].Kind != want {
+			t.Fatalf("multi-block %v: once certified %v, want one %v", multiBlock, reqs, want)
+		}
+		if err := d.check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

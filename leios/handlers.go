@@ -83,10 +83,26 @@ func (p *Pipeline) insertAnnouncement(slot uint64, rbHash block.Hash, ann block.
 	if err != nil {
 		return err
 	}
-	if known, bodyKnown := p.fetcher.Announced(pt, ann.EbSize); known && info.HasBody && !bodyKnown {
+	known, bodyKnown := p.fetcher.Announced(pt, ann.EbSize)
+	if known && p.late(slot) {
+		p.fetcher.Late(pt)
+	}
+	if known && info.HasBody && !bodyKnown {
 		return p.loadBody(pt)
 	}
 	return nil
+}
+
+// late reports whether an EB announced at slot reaches a node that is
+// catching up after the EB's votes stopped diffusing: only a certificate
+// can make it count now, so its body waits for one (fetch.Fetcher.Late).
+func (p *Pipeline) late(slot uint64) bool {
+	if !p.syncing() {
+		return false
+	}
+	params := p.opts.Validator.Leios()
+	windowEnd := slot + uint64(params.LHdr+params.LVote+params.LDiff)
+	return windowEnd < p.clock.SlotAt(p.opts.Now())
 }
 
 // loadBody tells the fetch logic of a body the LeiosDB already holds but
