@@ -10,6 +10,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
 
 func unhex(t testing.TB, s string) []byte {
@@ -52,24 +53,7 @@ func TestGoldenMessages(t *testing.T) {
 			"84 03" + goldenPointHex + "bf 00 1bc000000000000000 ff 82 43010203 4104"},
 		{"done", &MsgDone{}, "81 09"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			want := unhex(t, tc.hex)
-			got, err := protocol.Encode(tc.msg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("encoding\n got %x\nwant %x", got, want)
-			}
-			back, err := Spec(testLimits).Decode(want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			again, err := protocol.Encode(back)
-			if err != nil || !bytes.Equal(again, want) {
-				t.Fatalf("decode/encode round trip: %x, %v", again, err)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { protocoltest.CheckEncoding(t, Spec(testLimits), tc.msg, unhex(t, tc.hex)) })
 	}
 }
 

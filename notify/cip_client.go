@@ -40,11 +40,11 @@ func (r *Relay) FollowCIP(ctx context.Context, from peer.ID, open func(context.C
 		handle func(protocol.Message) error
 		reset  func()
 	}{
-		{AnnounceSpec(), c.announcement, func() {}},
+		{AnnounceSpec(), handles(c.announcement), func() {}},
 		{BlockNotifySpec(), c.offer, func() {}},
 		// A reopened stream starts with the server's recent votes again:
 		// they are not repeats.
-		{VotesSpec(), c.vote, c.forgetVotesSent},
+		{VotesSpec(), handles(c.vote), c.forgetVotesSent},
 	} {
 		g.Go(func() error {
 			for {
@@ -110,14 +110,21 @@ type cipOffer struct {
 	txs    bool
 }
 
-func (c *cipFollower) announcement(msg protocol.Message) error {
-	m, ok := msg.(*MsgBlockAnnouncement)
-	if !ok {
-		return fmt.Errorf("notify: announce client got %T", msg) // the Spec rules it out
+// handles is handle for any message of the stream, whose Spec allows the
+// server M alone.
+func handles[M protocol.Message](handle func(M) error) func(protocol.Message) error {
+	return func(msg protocol.Message) error {
+		m, ok := msg.(M)
+		if !ok {
+			return fmt.Errorf("notify: client got %T", msg) // the Spec rules it out
+		}
+		return handle(m)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.prune()
+}
+
+func (c *cipFollower) announcement(m *MsgBlockAnnouncement) error {
+	unlock := c.lock()
+	defer unlock()
 	if err := c.f.handle(m); err != nil {
 		return err
 	}
@@ -168,9 +175,8 @@ func (c *cipFollower) offer(msg protocol.Message) error {
 	default:
 		return fmt.Errorf("notify: block-notify client got %T", msg) // the Spec rules it out
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.prune()
+	unlock := c.lock()
+	defer unlock()
 	return c.offerLocked(o)
 }
 
@@ -200,14 +206,9 @@ func (c *cipFollower) offerLocked(o cipOffer) error {
 	return c.f.handle(&MsgBlockOffer{Point: o.point, EbSize: uint32(heads[i].Announcement.EbSize)})
 }
 
-func (c *cipFollower) vote(msg protocol.Message) error {
-	m, ok := msg.(*MsgLeiosVote)
-	if !ok {
-		return fmt.Errorf("notify: votes client got %T", msg) // the Spec rules it out
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.prune()
+func (c *cipFollower) vote(m *MsgLeiosVote) error {
+	unlock := c.lock()
+	defer unlock()
 	return c.voteLocked(m.Vote)
 }
 
@@ -244,6 +245,14 @@ func (c *cipFollower) forgetVotesSent() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	clear(c.f.votes)
+}
+
+// lock takes mu for one message's handling, first dropping what fell below
+// the relay's pruned slot, and returns its release.
+func (c *cipFollower) lock() (unlock func()) {
+	c.mu.Lock()
+	c.prune()
+	return c.mu.Unlock
 }
 
 // prune drops heads and held items below the relay's pruned slot. mu is

@@ -9,19 +9,23 @@ import (
 
 // Message tags of CIP-0164's three notification streams. The CIP gives
 // their messages, not their tags: these are its table's order within each
-// stream, done last. The request (tag 0) is the same message in all three.
+// stream, done last.
+
+// TagLeiosRequestNext is the request of all three streams: one message.
+const TagLeiosRequestNext uint64 = 0
+
+// /leios/announce/1: its announcement is the prototype's
+// MsgBlockAnnouncement, tag 1 in both.
+const TagLeiosAnnounceDone uint64 = 2
+
+// /leios/votes/1.
 const (
-	TagLeiosRequestNext uint64 = 0
-
-	// /leios/announce/1: the announcement is MsgBlockAnnouncement, the
-	// prototype's, tag 1 in both.
-	TagLeiosAnnounceDone uint64 = 2
-
-	// /leios/votes/1
 	TagLeiosVote      uint64 = 1
 	TagLeiosVotesDone uint64 = 2
+)
 
-	// /leios/blocknotify/1
+// /leios/blocknotify/1.
+const (
 	TagLeiosBlockOffer      uint64 = 1
 	TagLeiosBlockTxsOffer   uint64 = 2
 	TagLeiosBlockNotifyDone uint64 = 3
@@ -70,12 +74,7 @@ type MsgLeiosBlockOffer struct {
 
 // MsgLeiosBlockTxsOffer `[2, slot, eb_hash, block_height]`: the server
 // holds every tx of that EB.
-type MsgLeiosBlockTxsOffer struct {
-	_           struct{} `cbor:",toarray"`
-	Slot        uint64
-	EbHash      block.Hash
-	BlockHeight uint64
-}
+type MsgLeiosBlockTxsOffer MsgLeiosBlockOffer
 
 // MsgLeiosDone `[2]` ends /leios/announce/1 or /leios/votes/1.
 type MsgLeiosDone struct {
@@ -108,7 +107,7 @@ func (m *MsgLeiosRequestNext) Validate() error {
 
 // point is the EB point an offer names.
 func (m *MsgLeiosBlockOffer) point() block.Point    { return block.Point{Slot: m.Slot, Hash: m.EbHash} }
-func (m *MsgLeiosBlockTxsOffer) point() block.Point { return block.Point{Slot: m.Slot, Hash: m.EbHash} }
+func (m *MsgLeiosBlockTxsOffer) point() block.Point { return (*MsgLeiosBlockOffer)(m).point() }
 
 // Validate rejects an offer of the origin.
 func (m *MsgLeiosBlockOffer) Validate() error {
@@ -119,12 +118,7 @@ func (m *MsgLeiosBlockOffer) Validate() error {
 }
 
 // Validate rejects an offer of the origin.
-func (m *MsgLeiosBlockTxsOffer) Validate() error {
-	if m.point().IsOrigin() {
-		return errOriginPoint
-	}
-	return nil
-}
+func (m *MsgLeiosBlockTxsOffer) Validate() error { return (*MsgLeiosBlockOffer)(m).Validate() }
 
 var (
 	_ protocol.Granter   = (*MsgLeiosRequestNext)(nil)

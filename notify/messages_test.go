@@ -1,7 +1,6 @@
 package notify_test
 
 import (
-	"bytes"
 	"encoding/hex"
 	"errors"
 	"math"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 	"github.com/leiosnode/leiosnode/notify"
 )
 
@@ -75,22 +75,11 @@ func TestGoldenBytes(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := protocol.Encode(tc.msg)
+			want, err := hex.DecodeString(tc.want)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if hex.EncodeToString(got) != tc.want {
-				t.Fatalf("encoding\n got %x\nwant %s", got, tc.want)
-			}
-			want, _ := hex.DecodeString(tc.want)
-			m, err := notify.Spec().Decode(want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			again, err := protocol.Encode(m)
-			if err != nil || !bytes.Equal(again, want) {
-				t.Fatalf("decoded %T re-encodes to %x (%v)", m, again, err)
-			}
+			protocoltest.CheckEncoding(t, notify.Spec(), tc.msg, want)
 		})
 	}
 }

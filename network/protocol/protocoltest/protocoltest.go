@@ -118,9 +118,8 @@ func Golden(t testing.TB, path string) map[string][]byte {
 }
 
 // CheckGolden checks that each of msgs encodes to its vector in the golden
-// file at path, that the file holds no vector without a message, and that
-// each vector decodes, under the spec specOf names for it, to a message
-// that encodes to the same bytes.
+// file at path (CheckEncoding, under the spec specOf names for it), and
+// that the file holds no vector without a message.
 func CheckGolden(t *testing.T, path string, msgs map[string]protocol.Message, specOf func(name string) *protocol.Spec) {
 	golden := Golden(t, path)
 	if len(golden) != len(msgs) {
@@ -132,20 +131,27 @@ func CheckGolden(t *testing.T, path string, msgs map[string]protocol.Message, sp
 			if !ok {
 				t.Fatal("no golden vector")
 			}
-			got, err := protocol.Encode(msg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("encoding\n got %x\nwant %x", got, want)
-			}
-			back, err := specOf(name).Decode(want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if again, err := protocol.Encode(back); err != nil || !bytes.Equal(again, want) {
-				t.Fatalf("decode/encode round trip: %x, %v", again, err)
-			}
+			CheckEncoding(t, specOf(name), msg, want)
 		})
+	}
+}
+
+// CheckEncoding checks that msg encodes to want, and that want decodes
+// under spec to a message that encodes to the same bytes.
+func CheckEncoding(t *testing.T, spec *protocol.Spec, msg protocol.Message, want []byte) {
+	t.Helper()
+	got, err := protocol.Encode(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("encoding\n got %x\nwant %x", got, want)
+	}
+	back, err := spec.Decode(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := protocol.Encode(back); err != nil || !bytes.Equal(again, want) {
+		t.Fatalf("decode/encode round trip: %x, %v", again, err)
 	}
 }
