@@ -90,26 +90,7 @@ func (n *testNet) certify(tb fataler, rb *block.Block) *block.Certificate {
 // chain reselects and adopts it, with the closure on its ledger.
 func TestCertRBParkedUntilItsClosure(t *testing.T) {
 	net := newTestNet(t)
-	f := newFunds(t)
-	opts := testOptions(t)
-	opts.Validator = net.validator
-	p := openPipeline(t, opts)
-	chain, err := chaindb.Open(t.TempDir(), chaindb.Options{K: 10, GenesisUTxO: f.utxo, ApplyBlock: p.ApplyBlock, Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { chain.Close() })
-	p.Attach(chain, nil)
-	runPipeline(t, p)
-
-	txs := f.payments(t, 5, 1_000_000)
-	eb := blocktest.EBOf(t, txs).Body
-	ann := eb.Announcement()
-	announcing := net.rb(nil, 1, nil, &ann, nil)
-	if _, err := chain.AddBlock(announcing); err != nil {
-		t.Fatal(err)
-	}
-	p.Announce(announcing.Header) // as chain sync does
+	p, chain, eb, txs, announcing := announcedOnChain(t, net, newFunds(t), 10)
 	minGap := uint64(net.validator.Leios().MinCertGap)
 	early := net.rb(announcing.Header, 1+minGap-1, nil, nil, net.certify(t, announcing))
 	if _, err := chain.AddBlock(early); !errors.Is(err, chaindb.ErrInvalidBlock) {
@@ -122,13 +103,7 @@ func TestCertRBParkedUntilItsClosure(t *testing.T) {
 	if chain.Tip().Point != announcing.Point() {
 		t.Fatal("a CertRB was selected without its closure")
 	}
-	pt := block.Point{Slot: 1, Hash: eb.Hash()}
-	if err := p.insertBody(pt, eb, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.insertTxs(pt, block.HashTxs(txs), false); err != nil {
-		t.Fatal(err)
-	}
+	deliverClosure(t, p, eb, txs)
 	deadline := time.Now().Add(10 * time.Second)
 	for chain.Tip().Point != certRB.Point() {
 		if time.Now().After(deadline) {
@@ -196,4 +171,44 @@ func TestCertRBAppliesItsClosure(t *testing.T) {
 			rt.Fatalf("the CertRB's ledger differs from its txs applied one by one (%d txs counted)", got.Txs)
 		}
 	})
+}
+
+// announcedOnChain is a running pipeline over a chain of k whose first
+// block announces an EB of five payments from f, as chain sync brings it:
+// the pipeline, the chain, the EB's body and txs, its announcing block.
+func announcedOnChain(t *testing.T, net *testNet, f funds, k int) (*Pipeline, *chaindb.DB, *block.EBBody, [][]byte, *block.Block) {
+	t.Helper()
+	opts := testOptions(t)
+	opts.Validator = net.validator
+	p := openPipeline(t, opts)
+	chain, err := chaindb.Open(t.TempDir(), chaindb.Options{K: k, GenesisUTxO: f.utxo, ApplyBlock: p.ApplyBlock, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { chain.Close() })
+	p.Attach(chain, nil)
+	runPipeline(t, p)
+
+	txs := f.payments(t, 5, 1_000_000)
+	eb := blocktest.EBOf(t, txs).Body
+	ann := eb.Announcement()
+	announcing := net.rb(nil, 1, nil, &ann, nil)
+	if _, err := chain.AddBlock(announcing); err != nil {
+		t.Fatal(err)
+	}
+	p.Announce(announcing.Header) // as chain sync does
+	return p, chain, eb, txs, announcing
+}
+
+// deliverClosure stores the body and txs of the EB announcedOnChain
+// announced, as a fetch from a peer would (not validated).
+func deliverClosure(t *testing.T, p *Pipeline, eb *block.EBBody, txs [][]byte) {
+	t.Helper()
+	pt := block.Point{Slot: 1, Hash: eb.Hash()}
+	if err := p.insertBody(pt, eb, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.insertTxs(pt, block.HashTxs(txs), false); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
-	"github.com/leiosnode/leiosnode/block/blocktest"
-	"github.com/leiosnode/leiosnode/chaindb"
 )
 
 // A syncing node's parked CertRB, once its closure arrives, is adopted with
@@ -16,26 +14,7 @@ import (
 func TestCertifiedEBKeptWhenImmutableTipJumpsPastItsCertRB(t *testing.T) {
 	const k = 10
 	net := newTestNet(t)
-	f := newFunds(t)
-	opts := testOptions(t)
-	opts.Validator = net.validator
-	p := openPipeline(t, opts)
-	chain, err := chaindb.Open(t.TempDir(), chaindb.Options{K: k, GenesisUTxO: f.utxo, ApplyBlock: p.ApplyBlock, Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { chain.Close() })
-	p.Attach(chain, nil)
-	runPipeline(t, p)
-
-	txs := f.payments(t, 5, 1_000_000)
-	eb := blocktest.EBOf(t, txs).Body
-	ann := eb.Announcement()
-	announcing := net.rb(nil, 1, nil, &ann, nil)
-	if _, err := chain.AddBlock(announcing); err != nil {
-		t.Fatal(err)
-	}
-	p.Announce(announcing.Header)
+	p, chain, eb, txs, announcing := announcedOnChain(t, net, newFunds(t), k)
 	slot := 1 + uint64(net.validator.Leios().MinCertGap)
 	certRB := net.rb(announcing.Header, slot, nil, nil, net.certify(t, announcing))
 	if _, err := chain.AddBlock(certRB); err != nil {
@@ -54,13 +33,7 @@ func TestCertifiedEBKeptWhenImmutableTipJumpsPastItsCertRB(t *testing.T) {
 	if chain.Tip().Point != announcing.Point() {
 		t.Fatal("blocks after a parked CertRB were selected")
 	}
-	pt := block.Point{Slot: 1, Hash: eb.Hash()}
-	if err := p.insertBody(pt, eb, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.insertTxs(pt, block.HashTxs(txs), false); err != nil {
-		t.Fatal(err)
-	}
+	deliverClosure(t, p, eb, txs)
 	// The reselection adopts all of them: the immutable tip jumps past
 	// the CertRB, and the pipeline prunes below it.
 	deadline := time.Now().Add(10 * time.Second)
@@ -73,6 +46,7 @@ func TestCertifiedEBKeptWhenImmutableTipJumpsPastItsCertRB(t *testing.T) {
 	if chain.ImmutableTip().BlockNumber <= certRB.Header.BlockNumber {
 		t.Fatalf("immutable tip %v: not past the CertRB", chain.ImmutableTip())
 	}
+	pt := block.Point{Slot: 1, Hash: eb.Hash()}
 	info, known, err := p.DB().PointInfo(pt)
 	if err != nil || !known || !info.Promoted {
 		t.Fatalf("the certified EB: known %v, %+v, %v; want it kept for good", known, info, err)

@@ -32,13 +32,11 @@ func Check(dir string, opts Options) error {
 // package doc). It reads everything, so it is for tests, for operators after
 // a crash, and never for the hot path. Failures wrap ErrCorrupt.
 func (db *DB) CheckConsistency() error {
-	done, err := db.beginRead()
+	snap, done, err := db.beginSnapshot()
 	if err != nil {
 		return err
 	}
 	defer done()
-	snap := db.store.NewSnapshot()
-	defer snap.Close()
 
 	c := checker{
 		points:   make(map[block.Point]pointRecord),

@@ -153,6 +153,18 @@ func (db *DB) beginRead() (func(), error) {
 	return db.closeMu.RUnlock, nil
 }
 
+// beginSnapshot is beginRead with one snapshot of the store: every read
+// of a call sees one state (GC cannot take a body's txs between its
+// reads). The caller must call done when finished.
+func (db *DB) beginSnapshot() (snap *pebble.Snapshot, done func(), err error) {
+	release, err := db.beginRead()
+	if err != nil {
+		return nil, nil, err
+	}
+	snap = db.store.NewSnapshot()
+	return snap, func() { snap.Close(); release() }, nil
+}
+
 // beginWrite is beginRead plus the writer lock.
 func (db *DB) beginWrite() (func(), error) {
 	done, err := db.beginRead()

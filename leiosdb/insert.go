@@ -24,16 +24,11 @@ func (c Completion) Complete() bool { return c.Missing == 0 }
 // (ErrSizeMismatch), and p holds it at once: subscribers get BodyStored(p),
 // and ClosureComplete(p) if the closure is complete.
 func (db *DB) InsertPoint(p block.Point, ebSize uint64) error {
-	done, err := db.beginWrite()
+	rec, known, done, err := db.beginPointWrite(p)
 	if err != nil {
 		return err
 	}
 	defer done()
-
-	rec, known, err := readPoint(db.store, p)
-	if err != nil {
-		return err
-	}
 	if known {
 		if rec.EbSize != ebSize {
 			return fmt.Errorf("%w: %s has %d bytes, announced again with %d", ErrConflictingPoint, p, rec.EbSize, ebSize)
@@ -77,16 +72,11 @@ func (db *DB) InsertPoint(p block.Point, ebSize uint64) error {
 // and ClosureComplete if nothing is missing, for every point of p.Hash with
 // the body's size.
 func (db *DB) InsertBody(p block.Point, body []byte) (Completion, error) {
-	done, err := db.beginWrite()
+	rec, known, done, err := db.beginPointWrite(p)
 	if err != nil {
 		return Completion{}, err
 	}
 	defer done()
-
-	rec, known, err := readPoint(db.store, p)
-	if err != nil {
-		return Completion{}, err
-	}
 	if !known {
 		return Completion{}, fmt.Errorf("%w: %s", ErrUnknownPoint, p)
 	}
@@ -154,16 +144,11 @@ func (db *DB) InsertBody(p block.Point, body []byte) (Completion, error) {
 // chain, and a syncing node needs its closure. GC never drops a promoted
 // point, so its body and txs stay. Promoting twice is a no-op.
 func (db *DB) Promote(p block.Point) error {
-	done, err := db.beginWrite()
+	rec, known, done, err := db.beginPointWrite(p)
 	if err != nil {
 		return err
 	}
 	defer done()
-
-	rec, known, err := readPoint(db.store, p)
-	if err != nil {
-		return err
-	}
 	if !known {
 		return fmt.Errorf("%w: %s", ErrUnknownPoint, p)
 	}
@@ -221,22 +206,36 @@ func dropBody(r reader, w *pebble.Batch, ebHash block.Hash) (freed int, err erro
 	return freed, nil
 }
 
-func readPoint(r reader, p block.Point) (pointRecord, bool, error) {
-	v, ok, err := getCopy(r, pointKey(prefixPoint, p))
-	if err != nil || !ok {
-		return pointRecord{}, false, err
+// beginPointWrite is beginWrite, then the record of p as it stands. The
+// caller must call done when finished, unless err is set.
+func (db *DB) beginPointWrite(p block.Point) (rec pointRecord, known bool, done func(), err error) {
+	if done, err = db.beginWrite(); err != nil {
+		return rec, false, nil, err
 	}
-	rec, err := decodePointRecord(v)
-	return rec, err == nil, err
+	if rec, known, err = readPoint(db.store, p); err != nil {
+		done()
+		return rec, false, nil, err
+	}
+	return rec, known, done, nil
+}
+
+func readPoint(r reader, p block.Point) (pointRecord, bool, error) {
+	return readRecord(r, pointKey(prefixPoint, p), decodePointRecord)
 }
 
 func readBodyState(r reader, ebHash block.Hash) (bodyState, bool, error) {
-	v, ok, err := getCopy(r, hashKey(prefixBodyState, ebHash))
+	return readRecord(r, hashKey(prefixBodyState, ebHash), decodeBodyState)
+}
+
+// readRecord reads and decodes the record at key; ok is false if there is
+// none.
+func readRecord[T any](r reader, key []byte, decode func([]byte) (T, error)) (rec T, ok bool, err error) {
+	v, ok, err := getCopy(r, key)
 	if err != nil || !ok {
-		return bodyState{}, false, err
+		return rec, false, err
 	}
-	s, err := decodeBodyState(v)
-	return s, err == nil, err
+	rec, err = decode(v)
+	return rec, err == nil, err
 }
 
 // holdingPoints lists the points of ebHash whose announced size is bodySize,

@@ -20,13 +20,11 @@ func (i PointInfo) Complete() bool { return i.HasBody && i.Missing == 0 }
 
 // PointInfo returns what is known of p; ok is false for an unknown point.
 func (db *DB) PointInfo(p block.Point) (info PointInfo, ok bool, err error) {
-	done, err := db.beginRead()
+	snap, done, err := db.beginSnapshot()
 	if err != nil {
 		return PointInfo{}, false, err
 	}
 	defer done()
-	snap := db.store.NewSnapshot()
-	defer snap.Close()
 	return pointInfo(snap, p)
 }
 
@@ -50,13 +48,11 @@ func pointInfo(r reader, p block.Point) (PointInfo, bool, error) {
 // Points lists the known points with slot ≥ fromSlot, in slot order: what a
 // subscriber that was cut off reads to catch up.
 func (db *DB) Points(fromSlot uint64) ([]PointInfo, error) {
-	done, err := db.beginRead()
+	snap, done, err := db.beginSnapshot()
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	snap := db.store.NewSnapshot()
-	defer snap.Close()
 	var infos []PointInfo
 	err = scanRange(snap, slotBound(prefixPoint, fromSlot), []byte{prefixPoint + 1}, func(k, _ []byte) (bool, error) {
 		info, _, err := pointInfo(snap, parsePointKey(k))
@@ -68,22 +64,20 @@ func (db *DB) Points(fromSlot uint64) ([]PointInfo, error) {
 
 // Body returns the body bytes of ebHash, as received.
 func (db *DB) Body(ebHash block.Hash) ([]byte, bool, error) {
-	done, err := db.beginRead()
-	if err != nil {
-		return nil, false, err
-	}
-	defer done()
-	return getCopy(db.store, hashKey(prefixBody, ebHash))
+	return db.get(hashKey(prefixBody, ebHash))
 }
 
 // Tx returns the bytes of a stored tx.
-func (db *DB) Tx(txHash block.Hash) ([]byte, bool, error) {
+func (db *DB) Tx(txHash block.Hash) ([]byte, bool, error) { return db.get(hashKey(prefixTx, txHash)) }
+
+// get returns a copy of key's value, guarded against Close.
+func (db *DB) get(key []byte) ([]byte, bool, error) {
 	done, err := db.beginRead()
 	if err != nil {
 		return nil, false, err
 	}
 	defer done()
-	return getCopy(db.store, hashKey(prefixTx, txHash))
+	return getCopy(db.store, key)
 }
 
 // TxsByOffsets returns the txs at the given offsets of the body of ebHash,
@@ -101,14 +95,11 @@ func (db *DB) Closure(ebHash block.Hash) ([][]byte, error) { return db.txsOf(ebH
 // txsOf reads the txs at offsets of the body of ebHash, or with all the
 // whole closure in order.
 func (db *DB) txsOf(ebHash block.Hash, offsets []int, all bool) ([][]byte, error) {
-	done, err := db.beginRead()
+	snap, done, err := db.beginSnapshot()
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	// One snapshot, so GC cannot take the body's txs between the reads.
-	snap := db.store.NewSnapshot()
-	defer snap.Close()
 	entries, err := bodyEntries(snap, ebHash)
 	if err != nil {
 		return nil, err
@@ -140,13 +131,11 @@ func (db *DB) txsOf(ebHash block.Hash, offsets []int, all bool) ([][]byte, error
 // not stored: what the fetch client still has to ask for. It fails with
 // ErrUnknownPoint or ErrNoBody.
 func (db *DB) Missing(p block.Point) ([]int, error) {
-	done, err := db.beginRead()
+	snap, done, err := db.beginSnapshot()
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	snap := db.store.NewSnapshot()
-	defer snap.Close()
 	info, ok, err := pointInfo(snap, p)
 	if err != nil {
 		return nil, err

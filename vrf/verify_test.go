@@ -87,13 +87,14 @@ func TestVerifyRejects(t *testing.T) {
 		edit(&p)
 		return p
 	}
-	cases := []struct {
+	type refusal struct {
 		name   string
 		pk     PublicKey
 		alpha  []byte
 		proof  [ProofSize]byte
 		reason string
-	}{
+	}
+	cases := []refusal{
 		{"wrong alpha", sk.Public(), []byte("another slot"), proof, "challenge"},
 		{"empty alpha", sk.Public(), nil, proof, "challenge"},
 		{"wrong key", other.Public(), alpha, proof, "challenge"},
@@ -111,23 +112,11 @@ func TestVerifyRejects(t *testing.T) {
 	for _, enc := range smallOrderEncodings {
 		var pk PublicKey
 		copy(pk[:], unhex(t, enc))
-		cases = append(cases, struct {
-			name   string
-			pk     PublicKey
-			alpha  []byte
-			proof  [ProofSize]byte
-			reason string
-		}{"small-order key " + enc[:8], pk, alpha, proof, "small order"})
+		cases = append(cases, refusal{"small-order key " + enc[:8], pk, alpha, proof, "small order"})
 	}
 	var lenientPK PublicKey
 	copy(lenientPK[:], lenientGamma[:])
-	cases = append(cases, struct {
-		name   string
-		pk     PublicKey
-		alpha  []byte
-		proof  [ProofSize]byte
-		reason string
-	}{"non-canonical key", lenientPK, alpha, proof, "non-canonical"})
+	cases = append(cases, refusal{"non-canonical key", lenientPK, alpha, proof, "non-canonical"})
 
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

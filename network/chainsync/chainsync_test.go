@@ -41,6 +41,18 @@ func (sy *syncer) sizes() []int {
 	return slices.Clone(sy.fetches)
 }
 
+// syncToTip syncs local from remote, as run does, until the test ends or
+// stop, and waits until local holds remote's tip.
+func syncToTip(t *testing.T, local, remote *chaintest.Chain) (sy *syncer, done <-chan error, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	sy = new(syncer)
+	done = sy.run(t, ctx, local, remote, 100)
+	t.Cleanup(cancel) // first: the client stops before the sessions close
+	waitTip(t, local, remote.Tip(), done)
+	return sy, done, cancel
+}
+
 func (sy *syncer) run(t *testing.T, ctx context.Context, local, remote *chaintest.Chain, batch int) <-chan error {
 	t.Helper()
 	var wg sync.WaitGroup
@@ -97,11 +109,7 @@ func TestCatchUpInBatchesThenFollow(t *testing.T) {
 	if err := chaintest.AddAll(remote, blocks); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var sy syncer
-	done := sy.run(t, ctx, local, remote, 100)
-	waitTip(t, local, remote.Tip(), done)
+	sy, done, stop := syncToTip(t, local, remote)
 	if got := sy.sizes(); !slices.Equal(got, []int{100, 100, 50}) {
 		t.Fatalf("fetches while behind: %v, want [100 100 50]", got)
 	}
@@ -117,7 +125,7 @@ func TestCatchUpInBatchesThenFollow(t *testing.T) {
 	if got := sy.sizes(); !slices.Equal(got[3:], []int{1, 1, 1}) {
 		t.Fatalf("fetches at the tip: %v, want [1 1 1]", got[3:])
 	}
-	cancel()
+	stop()
 	if err := <-done; !errors.Is(err, context.Canceled) && !errors.Is(err, protocol.ErrClosed) {
 		t.Fatalf("client ended with %v", err)
 	}
@@ -137,11 +145,7 @@ func TestForkSwitchesToLongerChain(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var sy syncer
-	done := sy.run(t, ctx, local, remote, 100)
-	waitTip(t, local, remote.Tip(), done)
+	sy, _, _ := syncToTip(t, local, remote)
 	// The client offers blocks 8, 7, 6, 4 and origin: the intersection is
 	// block 4; block 5 it holds, so it fetches the other branch's 6 blocks.
 	if got := sy.sizes(); !slices.Equal(got, []int{6}) {
@@ -156,11 +160,7 @@ func TestFollowAcrossServerRollback(t *testing.T) {
 	if err := chaintest.AddAll(remote, main); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var sy syncer
-	done := sy.run(t, ctx, local, remote, 100)
-	waitTip(t, local, remote.Tip(), done)
+	_, done, _ := syncToTip(t, local, remote)
 
 	// The server switches to a longer fork from block 7: its follower rolls
 	// the client back, then forward on the fork.

@@ -2,7 +2,6 @@ package txsubmission_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -10,51 +9,9 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
-	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
 )
 
-// handServer plays the server by hand against a real client.
-type handServer struct {
-	t *testing.T
-	s *protocol.Session
-}
-
-// startClient runs a real client of mempool on a link and returns the
-// hand-played server (init already received) and the client's result.
-func startClient(t *testing.T, mempool *memMempool, opts txsubmission.Options) (*link, *handServer, <-chan error) {
-	t.Helper()
-	l := newLink(t, context.Background())
-	done, finished := make(chan error, 1), make(chan struct{})
-	go func() {
-		defer close(finished)
-		done <- txsubmission.NewClient(mempool, opts).Run(l.client.Context(), l.client)
-	}()
-	t.Cleanup(func() { l.client.Close(); <-finished })
-	hs := &handServer{t: t, s: l.server}
-	if _, ok := hs.recv().(*txsubmission.MsgInit); !ok {
-		t.Fatal("client did not send init first")
-	}
-	return l, hs, done
-}
-
-func (hs *handServer) recv() protocol.Message {
-	hs.t.Helper()
-	m, err := hs.s.Recv(context.Background())
-	if err != nil {
-		hs.t.Fatalf("hand server: %v", err)
-	}
-	return m
-}
-
-func (hs *handServer) send(m protocol.Message) {
-	hs.t.Helper()
-	if err := hs.s.Send(m); err != nil {
-		hs.t.Fatalf("hand server: send %T: %v", m, err)
-	}
-}
-
-// txIds requests ids and returns the reply.
 func (hs *handServer) txIds(blocking bool, ack, req uint16) []txsubmission.TxIDAndSize {
 	hs.t.Helper()
 	hs.send(&txsubmission.MsgRequestTxIds{Blocking: blocking, Ack: ack, Req: req})

@@ -51,7 +51,7 @@ func TestServerGivesUpOnAFullMempool(t *testing.T) {
 	go func() {
 		_ = txsubmission.NewServer(fullMempool{newMempool(w.genesis())}, txsubmission.Options{MaxAddWait: 50 * time.Millisecond}).Serve(l.server.Context(), l.server)
 	}()
-	hc := &handClient{t: t, s: l.client}
+	hc := &handClient{hand{t: t, s: l.client, who: "hand client"}}
 	hc.send(&txsubmission.MsgInit{})
 	wantRequest(t, hc.requestTxIds(), true, 0, 100)
 	hc.announce(announced(tx)...)

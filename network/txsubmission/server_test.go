@@ -10,46 +10,13 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
-	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/network/txsubmission"
 )
-
-// handClient plays the client by hand against a real server.
-type handClient struct {
-	t *testing.T
-	s *protocol.Session
-}
-
-// startServer runs a real server into mempool on a link and returns the
-// hand-played client (init already sent) and the server's result.
-func startServer(t *testing.T, mempool *memMempool, opts txsubmission.Options) (*link, *handClient, <-chan error) {
-	t.Helper()
-	l := newLink(t, context.Background())
-	done, finished := make(chan error, 1), make(chan struct{})
-	go func() {
-		defer close(finished)
-		done <- txsubmission.NewServer(mempool, opts).Serve(l.server.Context(), l.server)
-	}()
-	t.Cleanup(func() { l.server.Close(); <-finished })
-	hc := &handClient{t: t, s: l.client}
-	hc.send(&txsubmission.MsgInit{})
-	return l, hc, done
-}
-
-func (hc *handClient) send(m protocol.Message) {
-	hc.t.Helper()
-	if err := hc.s.Send(m); err != nil {
-		hc.t.Fatalf("hand client: send %T: %v", m, err)
-	}
-}
 
 // requestTxIds receives the server's next request, which must ask for ids.
 func (hc *handClient) requestTxIds() *txsubmission.MsgRequestTxIds {
 	hc.t.Helper()
-	m, err := hc.s.Recv(context.Background())
-	if err != nil {
-		hc.t.Fatalf("hand client: %v", err)
-	}
+	m := hc.recv()
 	req, ok := m.(*txsubmission.MsgRequestTxIds)
 	if !ok {
 		hc.t.Fatalf("hand client: got %T, want request tx ids", m)
@@ -60,10 +27,7 @@ func (hc *handClient) requestTxIds() *txsubmission.MsgRequestTxIds {
 // requestTxs receives the server's next request, which must ask for txs.
 func (hc *handClient) requestTxs() []block.Hash {
 	hc.t.Helper()
-	m, err := hc.s.Recv(context.Background())
-	if err != nil {
-		hc.t.Fatalf("hand client: %v", err)
-	}
+	m := hc.recv()
 	req, ok := m.(*txsubmission.MsgRequestTxs)
 	if !ok {
 		hc.t.Fatalf("hand client: got %T, want request txs", m)

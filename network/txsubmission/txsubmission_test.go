@@ -35,6 +35,70 @@ func newLink(t *testing.T, ctx context.Context) *link {
 	return l
 }
 
+// runSide runs one side of a link, on s, until the test ends; its result
+// arrives on the channel.
+func runSide(t *testing.T, s *protocol.Session, run func(context.Context, *protocol.Session) error) <-chan error {
+	done, finished := make(chan error, 1), make(chan struct{})
+	go func() {
+		defer close(finished)
+		done <- run(s.Context(), s)
+	}()
+	t.Cleanup(func() { s.Close(); <-finished })
+	return done
+}
+
+// handServer plays the server by hand against a real client.
+type handServer struct{ hand }
+
+// startClient runs a real client of mempool on a link and returns the
+// hand-played server (init already received) and the client's result.
+func startClient(t *testing.T, mempool *memMempool, opts txsubmission.Options) (*link, *handServer, <-chan error) {
+	t.Helper()
+	l := newLink(t, context.Background())
+	done := runSide(t, l.client, txsubmission.NewClient(mempool, opts).Run)
+	hs := &handServer{hand{t: t, s: l.server, who: "hand server"}}
+	if _, ok := hs.recv().(*txsubmission.MsgInit); !ok {
+		t.Fatal("client did not send init first")
+	}
+	return l, hs, done
+}
+
+// handClient plays the client by hand against a real server.
+type handClient struct{ hand }
+
+// startServer runs a real server into mempool on a link and returns the
+// hand-played client (init already sent) and the server's result.
+func startServer(t *testing.T, mempool *memMempool, opts txsubmission.Options) (*link, *handClient, <-chan error) {
+	t.Helper()
+	l := newLink(t, context.Background())
+	hc := &handClient{hand{t: t, s: l.client, who: "hand client"}}
+	hc.send(&txsubmission.MsgInit{}) // the session reads it ahead of the server
+	return l, hc, runSide(t, l.server, txsubmission.NewServer(mempool, opts).Serve)
+}
+
+// hand plays one side of a link by hand; who names it in failures.
+type hand struct {
+	t   *testing.T
+	s   *protocol.Session
+	who string
+}
+
+func (h *hand) recv() protocol.Message {
+	h.t.Helper()
+	m, err := h.s.Recv(context.Background())
+	if err != nil {
+		h.t.Fatalf("%s: %v", h.who, err)
+	}
+	return m
+}
+
+func (h *hand) send(m protocol.Message) {
+	h.t.Helper()
+	if err := h.s.Send(m); err != nil {
+		h.t.Fatalf("%s: send %T: %v", h.who, m, err)
+	}
+}
+
 func openLink(ctx context.Context) *link {
 	a, b := net.Pipe()
 	l := &link{clientViolation: make(chan error, 1), serverViolation: make(chan error, 1)}
