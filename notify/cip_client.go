@@ -37,14 +37,15 @@ func (r *Relay) FollowCIP(ctx context.Context, from peer.ID, open func(context.C
 	g, ctx := errgroup.WithContext(ctx)
 	for _, stream := range []struct {
 		spec   *protocol.Spec
-		handle func(protocol.Message) error
+		handle func([]protocol.Message) error
 		reset  func()
 	}{
-		{AnnounceSpec(), handles(c.announcement), func() {}},
-		{BlockNotifySpec(), c.offer, func() {}},
-		// A reopened stream starts with the server's recent votes again:
-		// they are not repeats.
-		{VotesSpec(), handles(c.vote), c.forgetVotesSent},
+		{AnnounceSpec(), handles(oneByOne(c.announcement)), func() {}},
+		{BlockNotifySpec(), oneByOne(c.offer), func() {}},
+		// Votes that arrived together are checked together: one batch
+		// verification. A reopened stream starts with the server's recent
+		// votes again: they are not repeats.
+		{VotesSpec(), handles(c.votes), c.forgetVotesSent},
 	} {
 		g.Go(func() error {
 			for {
@@ -65,27 +66,50 @@ func (r *Relay) FollowCIP(ctx context.Context, from peer.ID, open func(context.C
 }
 
 // followTokens keeps GrantsAhead grants of GrantSize outstanding on s and
-// hands each message to handle; a handle error fails the session.
-func (r *Relay) followTokens(ctx context.Context, s *protocol.Session, handle func(protocol.Message) error) error {
+// hands what arrives to handle: all that arrived while handle was busy, up
+// to MaxVotesPerMessage, at once. It grants again as handle takes the
+// messages, so what is granted and not yet handled stays within the
+// grants. A handle error fails the session.
+func (r *Relay) followTokens(ctx context.Context, s *protocol.Session, handle func([]protocol.Message) error) error {
 	for range GrantsAhead {
 		if err := s.Send(&MsgLeiosRequestNext{N: GrantSize}); err != nil {
 			return err
 		}
 	}
-	for received := 1; ; received++ {
-		msg, err := r.recv(ctx, s)
-		if err != nil {
-			return err
-		}
-		if err := handle(msg); err != nil {
-			return s.Fail(err)
-		}
-		if received%GrantSize == 0 {
-			if err := s.Send(&MsgLeiosRequestNext{N: GrantSize}); err != nil {
+	arrived := make(chan protocol.Message, GrantSize*GrantsAhead) // never full: no more is granted
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(arrived)
+		for {
+			msg, err := r.recv(ctx, s)
+			if err != nil {
 				return err
 			}
+			arrived <- msg
 		}
-	}
+	})
+	g.Go(func() error {
+		handled := 0
+		for msg := range arrived {
+			// What is queued stays queued until taken: this is the only
+			// receiver.
+			batch := []protocol.Message{msg}
+			for range min(len(arrived), MaxVotesPerMessage-1) {
+				batch = append(batch, <-arrived)
+			}
+			if err := handle(batch); err != nil {
+				return s.Fail(err)
+			}
+			for range (handled+len(batch))/GrantSize - handled/GrantSize {
+				if err := s.Send(&MsgLeiosRequestNext{N: GrantSize}); err != nil {
+					return err
+				}
+			}
+			handled += len(batch)
+		}
+		return nil
+	})
+	return g.Wait()
 }
 
 // cipFollower is the client state of one peer's three CIP streams.
@@ -110,15 +134,31 @@ type cipOffer struct {
 	txs    bool
 }
 
-// handles is handle for any message of the stream, whose Spec allows the
+// handles is handle for the messages of a stream whose Spec allows the
 // server M alone.
-func handles[M protocol.Message](handle func(M) error) func(protocol.Message) error {
-	return func(msg protocol.Message) error {
-		m, ok := msg.(M)
-		if !ok {
-			return fmt.Errorf("notify: client got %T", msg) // the Spec rules it out
+func handles[M protocol.Message](handle func([]M) error) func([]protocol.Message) error {
+	return func(msgs []protocol.Message) error {
+		typed := make([]M, len(msgs))
+		for i, msg := range msgs {
+			m, ok := msg.(M)
+			if !ok {
+				return fmt.Errorf("notify: client got %T", msg) // the Spec rules it out
+			}
+			typed[i] = m
 		}
-		return handle(m)
+		return handle(typed)
+	}
+}
+
+// oneByOne is handle for each message in turn.
+func oneByOne[M any](handle func(M) error) func([]M) error {
+	return func(msgs []M) error {
+		for _, m := range msgs {
+			if err := handle(m); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 }
 
@@ -157,12 +197,7 @@ func (c *cipFollower) announcement(m *MsgBlockAnnouncement) error {
 			return err
 		}
 	}
-	for _, v := range votes {
-		if err := c.voteLocked(v); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.votesLocked(votes)
 }
 
 func (c *cipFollower) offer(msg protocol.Message) error {
@@ -206,29 +241,48 @@ func (c *cipFollower) offerLocked(o cipOffer) error {
 	return c.f.handle(&MsgBlockOffer{Point: o.point, EbSize: uint32(heads[i].Announcement.EbSize)})
 }
 
-func (c *cipFollower) vote(m *MsgLeiosVote) error {
+func (c *cipFollower) votes(msgs []*MsgLeiosVote) error {
 	unlock := c.lock()
 	defer unlock()
-	return c.voteLocked(m.Vote)
+	votes := make([]LeiosVote, len(msgs))
+	for i, m := range msgs {
+		votes[i] = m.Vote
+	}
+	return c.votesLocked(votes)
 }
 
-// voteLocked hands v to the follower as a vote for the RB that announced
-// its EB at its slot — any accepted header that did, from any peer; holds
-// it if there is none yet. Should two RBs of one slot announce the same EB,
-// the vote is tried for each in the order they were accepted. mu is held.
-func (c *cipFollower) voteLocked(v LeiosVote) error {
-	p := block.Point{Slot: v.Slot, Hash: v.EbHash}
-	rbs := c.f.r.announcersOf(p)
-	if len(rbs) == 0 {
-		if v.Slot < c.f.r.floor() {
-			return nil
-		}
-		if len(c.heldVotes) >= maxHeld {
+// votesLocked hands votes to the follower, together, as votes for the RBs
+// that announced their EBs at their slots — any accepted header that did,
+// from any peer — and holds those with none yet. Should two RBs of one
+// slot announce the same EB, such a vote is tried for each in the order
+// they were accepted, alone. mu is held.
+func (c *cipFollower) votesLocked(votes []LeiosVote) error {
+	var batch []block.Vote
+	for _, v := range votes {
+		p := block.Point{Slot: v.Slot, Hash: v.EbHash}
+		switch rbs := c.f.r.announcersOf(p); {
+		case len(rbs) == 1:
+			batch = append(batch, block.Vote{RbHash: rbs[0], VoterSeat: v.VoterID, Signature: v.Signature})
+		case len(rbs) > 1:
+			if err := c.ambiguousVote(v, rbs); err != nil {
+				return err
+			}
+		case v.Slot < c.f.r.floor():
+		case len(c.heldVotes) >= maxHeld:
 			return fmt.Errorf("%w: slot %d EB %s, and %d other votes wait for their announcement", ErrUnknownRB, v.Slot, v.EbHash.Short(), maxHeld)
+		default:
+			c.heldVotes = append(c.heldVotes, v)
 		}
-		c.heldVotes = append(c.heldVotes, v)
+	}
+	if len(batch) == 0 {
 		return nil
 	}
+	return c.f.handle(&MsgVotes{Votes: batch})
+}
+
+// ambiguousVote tries v for each of rbs in turn, until one takes it. mu is
+// held.
+func (c *cipFollower) ambiguousVote(v LeiosVote, rbs []block.Hash) error {
 	var err error
 	for _, rb := range rbs {
 		err = c.f.handle(&MsgVotes{Votes: []block.Vote{{RbHash: rb, VoterSeat: v.VoterID, Signature: v.Signature}}})
