@@ -32,9 +32,9 @@ func blocksRequest(id uint64, slot uint64, ebs ...*blocktest.EB) *Request {
 	return r
 }
 
-// In /leios/fetch/2 the server answers a multi-block request with each EB
-// whole, a body request (empty bitmap) and a txs request (chunk bitmap),
-// pipelined; the client checks each EB against its hash and its txs
+// In /leios/fetch/2 the server answers two multi-block requests with each
+// EB whole, a body request (empty bitmap) and a txs request (chunk bitmap),
+// all pipelined; the client checks each EB against its hash and its txs
 // against the body.
 func TestClientServer2(t *testing.T) {
 	db := openDB(t, t.TempDir())
@@ -52,7 +52,7 @@ func TestClientServer2(t *testing.T) {
 		served <- (&Server{Store: db, Limits: testLimits, Logger: quietLogger()}).Serve(context.Background(), server)
 	}()
 	c := NewClient(client, testLimits)
-	reqs := []*Request{blocksRequest(1, 10, ebs...), bodyRequest(2, ebs[0], 10), txsRequest(3, ebs[0], 10, 0, 63, 64, 69)}
+	reqs := []*Request{blocksRequest(1, 10, ebs...), blocksRequest(4, 11, ebs[1:]...), bodyRequest(2, ebs[0], 10), txsRequest(3, ebs[0], 10, 0, 63, 64, 69)}
 	for _, r := range reqs {
 		if err := c.Send(r); err != nil {
 			t.Fatal(err)
@@ -69,6 +69,9 @@ func TestClientServer2(t *testing.T) {
 		if b.Point != ebs[i].Point(10+uint64(i)) || b.Body.Hash() != ebs[i].Body.Hash() || len(b.Txs) != len(ebs[i].Txs) {
 			t.Fatalf("EB %d: %v, %d txs", i, b.Point, len(b.Txs))
 		}
+	}
+	if r, reply, err = c.Next(context.Background()); err != nil || r != reqs[1] || len(reply.Blocks) != 2 || reply.Blocks[1].Body.Hash() != ebs[2].Body.Hash() {
+		t.Fatalf("the second multi-block request, pipelined: %v, %v", r, err)
 	}
 	if _, reply, err = c.Next(context.Background()); err != nil || reply.Body.Hash() != ebs[0].Body.Hash() {
 		t.Fatalf("body: %v", err)

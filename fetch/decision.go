@@ -36,7 +36,7 @@ import (
 //     closure, so any live peer may be asked, and it comes before every
 //     other point. A certified point whose body is wanted goes first of
 //     all to the peers that speak /leios/fetch/2, in multi-block requests
-//     of up to MaxBlocksPerRequest EBs, one in flight per peer: the body
+//     of up to MaxBlocksPerRequest EBs, MaxWholeInFlight per peer: the body
 //     and every tx at once, as a syncing node needs them. While any live
 //     peer speaks it, no certified body is asked for point by point.
 //   - A late point (announced after its voting window, to a node catching
@@ -549,13 +549,13 @@ func (d *decisions) wholeInFlight(ps *pointState) bool {
 // planBlocks packs the certified points whose bodies are wanted (order
 // lists them first) into multi-block requests of up to
 // MaxBlocksPerRequest EBs, each to a live peer that speaks
-// /leios/fetch/2 and has no other in flight, least loaded first, within
+// /leios/fetch/2 and has fewer than MaxWholeInFlight in flight, least loaded first, within
 // the byte and request budgets (a request counts its bodies' announced
 // sizes).
 func (d *decisions) planBlocks(order []*pointState, now time.Time, out []*Request) []*Request {
 	var peers []peer.ID
 	for _, id := range d.byLoad(d.livePeers()) {
-		if p := d.peers[id]; p.multiBlock && p.wholeRequests == 0 {
+		if p := d.peers[id]; p.multiBlock && p.wholeRequests < MaxWholeInFlight {
 			peers = append(peers, id)
 		}
 	}

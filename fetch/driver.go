@@ -54,12 +54,16 @@ func (f *Fetcher) Plan() (reqs []*Request, nextHedge time.Time) {
 func (f *Fetcher) Deliver(r *Request, reply Reply) error {
 	err := f.ingest(r, reply)
 	if err == nil {
-		f.fetched.Add(r.Bytes) // before r ends: no request in flight means all counted
+		// Counted before r ends: no request in flight means all counted.
 		switch r.Kind {
 		case RequestBody:
+			f.fetched.Add(r.Bytes)
 			f.bodiesByPoint.Add(1)
 		case RequestBlocks:
+			f.fetched.Add(wholeBytes(reply.Blocks)) // r.Bytes counts the bodies alone
 			f.blocksWhole.Add(uint64(len(reply.Blocks)))
+		default:
+			f.fetched.Add(r.Bytes)
 		}
 	}
 	f.mu.Lock()
@@ -117,4 +121,16 @@ func (f *Fetcher) ingestBody(from peer.ID, p block.Point, body *block.EBBody) (s
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// wholeBytes is what a multi-block reply carried: each body and its txs.
+func wholeBytes(blocks []BlockReply) uint64 {
+	var n uint64
+	for _, b := range blocks {
+		n += b.Body.Size()
+		for _, tx := range b.Txs {
+			n += uint64(len(tx.Bytes))
+		}
+	}
+	return n
 }

@@ -24,6 +24,11 @@ const (
 // MaxBlocksPerRequest bounds the EB hashes of one MsgLeiosMultiBlockRequest.
 const MaxBlocksPerRequest = 8
 
+// MaxWholeInFlight is how many multi-block requests the decision logic
+// keeps in flight to one peer: the next is asked for while the last is
+// still arriving, so the peer's link never waits on a round trip.
+const MaxWholeInFlight = 2
+
 // MsgMultiBlockRequest `[0, [+ eb_hash]]` (MsgLeiosMultiBlockRequest) asks
 // for EBs whole: each body and every tx it names.
 type MsgMultiBlockRequest struct {

@@ -8,8 +8,8 @@ import (
 )
 
 // Certified points whose bodies are wanted go whole, in multi-block
-// requests of up to MaxBlocksPerRequest EBs, one in flight per peer that
-// speaks /leios/fetch/2, and none point by point meanwhile; without such a
+// requests of up to MaxBlocksPerRequest EBs, MaxWholeInFlight in flight per
+// peer that speaks /leios/fetch/2, and none point by point meanwhile; without such a
 // peer they go point by point to the others.
 func TestPlanMultiBlock(t *testing.T) {
 	d := newDecisions(Options{Syncing: func() bool { return true }})
@@ -56,13 +56,23 @@ func TestPlanMultiBlock(t *testing.T) {
 	if err := d.check(); err != nil {
 		t.Fatal(err)
 	}
-	// Nothing more to a peer with a multi-block request in flight.
+	// A peer takes a second request while its first is in flight, and no
+	// third: the rest go to the other.
 	more, _ := d.plan(time.Unix(10, 0))
-	for _, r := range more {
-		if r.Kind == RequestBlocks {
-			t.Fatalf("a second multi-block request in flight: %v", r)
-		}
+	if len(more) != 1 || more[0].Kind != RequestBlocks || len(more[0].Blocks) != 3 {
+		t.Fatalf("the three left: %v, want one multi-block request", more)
 	}
+	busy := more[0].Peer
+	for i := range MaxBlocksPerRequest {
+		p := block.Point{Slot: uint64(200 + i), Hash: fill(byte(100 + i))}
+		d.announce(p, 1000)
+		d.certify(p)
+	}
+	third, _ := d.plan(time.Unix(20, 0))
+	if len(third) != 1 || third[0].Kind != RequestBlocks || third[0].Peer == busy {
+		t.Fatalf("with %s at %d requests in flight: %v, want one to the other peer", busy, MaxWholeInFlight, third)
+	}
+	more = append(more, third...)
 	for _, r := range append(reqs, more...) {
 		d.complete(r.ID, true)
 	}
