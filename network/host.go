@@ -145,6 +145,20 @@ func NewHost(opts HostOptions) (*Host, error) {
 	} else if err := h.buildLibp2p(); err != nil {
 		return nil, err
 	}
+	// The protocols are served from before the host listens: a peer that
+	// connects before Run must see them in identify and in negotiation,
+	// or its clients take this host for one that speaks none and give up
+	// on it for good (ErrNoClient). Until Run, a stream is reset, which a
+	// client retries.
+	for _, srv := range h.servers {
+		h.host.SetStreamHandler(libp2pprotocol.ID(srv.Spec.ID()), h.handler(srv))
+	}
+	if opts.Libp2p == nil {
+		if err := h.listen(); err != nil {
+			_ = h.host.Close()
+			return nil, err
+		}
+	}
 	if opts.Registerer != nil {
 		if err := h.metrics.register(opts.Registerer, func() int { return len(h.host.Network().Peers()) }); err != nil {
 			_ = h.host.Close()
@@ -155,7 +169,7 @@ func NewHost(opts HostOptions) (*Host, error) {
 }
 
 // buildLibp2p builds the libp2p host: TCP, Noise, Yamux, the gater and the
-// resource manager of the host's limits; then it listens.
+// resource manager of the host's limits. NewHost listens.
 func (h *Host) buildLibp2p() error {
 	key, err := crypto.UnmarshalEd25519PrivateKey(h.opts.Key)
 	if err != nil {
@@ -168,8 +182,9 @@ func (h *Host) buildLibp2p() error {
 	gater := newGater(h.scorer, h.inTopology, h.opts.MaxUnknownPeers, h.metrics)
 	options := []libp2p.Option{
 		libp2p.Identity(key),
-		// listen does, once the host is built: a host that fails to start
-		// leaves goroutines behind, one that is closed does not.
+		// NewHost listens once the host is built and serves its protocols:
+		// a host that fails to start leaves goroutines behind, one that is
+		// closed does not.
 		libp2p.NoListenAddrs,
 		// Without SO_REUSEPORT, a port another process (or node) listens on
 		// is an error rather than a listener that shares it.
@@ -194,11 +209,7 @@ func (h *Host) buildLibp2p() error {
 	}
 	net := h.host.Network()
 	gater.net.Store(&net)
-	if err := h.listen(); err != nil {
-		_ = h.host.Close()
-		return err
-	}
-	return nil
+	return nil // NewHost listens, once the protocols are served
 }
 
 // listen listens on each of ListenAddrs, one at a time: libp2p would
@@ -318,9 +329,6 @@ func (h *Host) Run(ctx context.Context) error {
 		return errors.Join(fmt.Errorf("network: identify events: %w", err), h.host.Close())
 	}
 	defer identified.Close()
-	for _, srv := range h.servers {
-		h.host.SetStreamHandler(libp2pprotocol.ID(srv.Spec.ID()), h.handler(srv))
-	}
 	notifiee := &network.NotifyBundle{
 		ConnectedF:    func(_ network.Network, c network.Conn) { h.reconcile(c) },
 		DisconnectedF: func(_ network.Network, c network.Conn) { h.reconcile(c) },
