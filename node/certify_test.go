@@ -219,7 +219,7 @@ func TestTenNodesCertifyOnMocknet(t *testing.T) {
 			continue
 		}
 		perVote := float64(ls.VotesVerified) / float64(ls.VotesRelayed)
-		t.Logf("node %d: %d votes relayed, %d signature checks: %.2f verifications per vote", i, ls.VotesRelayed, ls.VotesVerified, perVote)
+		t.Logf("node %d: %d votes relayed, %d signature checks: %.2f verifications per vote (%d invalid)", i, ls.VotesRelayed, ls.VotesVerified, perVote, ls.VotesInvalid)
 		if perVote > 1.1 {
 			t.Errorf("node %d checked %.2f signatures per vote, want at most 1.1", i, perVote)
 		}

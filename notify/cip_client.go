@@ -280,9 +280,13 @@ func (c *cipFollower) votesLocked(votes []LeiosVote) error {
 	return c.f.handle(&MsgVotes{Votes: batch})
 }
 
-// ambiguousVote tries v for each of rbs in turn, until one takes it. mu is
-// held.
+// ambiguousVote tries v for each of rbs in turn, until one takes it —
+// first the one this relay already holds or checks the same vote for, so
+// each copy from another peer costs no check that fails. mu is held.
 func (c *cipFollower) ambiguousVote(v LeiosVote, rbs []block.Hash) error {
+	if rb, ok := c.f.r.voteFor(rbs, v.VoterID, v.Signature); ok {
+		rbs = []block.Hash{rb}
+	}
 	var err error
 	for _, rb := range rbs {
 		err = c.f.handle(&MsgVotes{Votes: []block.Vote{{RbHash: rb, VoterSeat: v.VoterID, Signature: v.Signature}}})

@@ -428,3 +428,57 @@ func TestCIPVotesArrivedTogetherAreVerifiedTogether(t *testing.T) {
 		}
 	})
 }
+
+// Two RBs of one slot announce the same EB: a CIP vote names only the slot
+// and the EB, so the follower tries it for each RB. The first copy may
+// cost a check that fails; a copy from another peer goes straight to the
+// RB the relay already holds the vote for.
+func TestCIPVoteForOneOfTwoRBsOfASlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := newTestNet(t, 2)
+		e := newEB(t, 5)
+		first := n.header(slotsPast-5, 0, e.announcement(), 0)
+		second := n.header(slotsPast-5, 1, e.announcement(), 0)
+		var mu sync.Mutex
+		checks := 0
+		r := n.relay(t, func(o *notify.Options) {
+			o.ValidateVotes = func(votes []block.Vote) error {
+				mu.Lock()
+				defer mu.Unlock()
+				checks += len(votes)
+				for _, v := range votes {
+					if v.RbHash != second.Hash() { // the voter voted for the second
+						return errors.New("signature does not verify")
+					}
+				}
+				return nil
+			}
+		})
+		for _, h := range []*block.Header{first, second} {
+			if err := r.Announce(h); err != nil {
+				t.Fatal(err)
+			}
+		}
+		vote := &notify.MsgLeiosVote{Vote: notify.LeiosVote{Slot: first.Slot, EbHash: e.body.Hash(), VoterID: 2, Signature: fillSig(9)}}
+		for range 2 { // two peers relay the same vote
+			u := followCIP(t, r)
+			announce, votes := u.stream(t, "announce"), u.stream(t, "votes")
+			var at, vt int
+			sendAll(t, announce, &at, &notify.MsgBlockAnnouncement{Header: first}, &notify.MsgBlockAnnouncement{Header: second})
+			synctest.Wait()
+			sendAll(t, votes, &vt, vote)
+			synctest.Wait()
+			if errs := u.cv.List(); len(errs) > 0 {
+				t.Fatalf("violations: %v", errs)
+			}
+		}
+		if got := r.VotesFor(second.Hash()); len(got) != 1 || got[0].VoterSeat != 2 {
+			t.Fatalf("votes for the second RB: %+v", got)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if checks != 2 {
+			t.Fatalf("%d signature checks for two copies of one vote, want 2 (the first RB, then the second)", checks)
+		}
+	})
+}

@@ -454,3 +454,21 @@ func (r *Relay) announcersOf(p block.Point) []block.Hash {
 	defer r.mu.Unlock()
 	return slices.Clone(r.points[p])
 }
+
+// voteFor is the one of rbs for which this relay holds, or is checking,
+// seat's vote with signature sig.
+func (r *Relay) voteFor(rbs []block.Hash, seat uint16, sig block.Bytes48) (block.Hash, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rb := range rbs {
+		if rv := r.votes[rb]; rv != nil {
+			if held, ok := rv.bySeat[seat]; ok && held.Signature == sig {
+				return rb, true
+			}
+		}
+		if _, checking := r.verifying[voteKey{rb, seat, sig}]; checking {
+			return rb, true
+		}
+	}
+	return block.Hash{}, false
+}
