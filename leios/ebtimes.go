@@ -89,6 +89,7 @@ const missedLookback = 64
 type ebLog struct {
 	clock     consensus.Clock
 	window    uint64               // slots from an EB's slot to the end of its voting window
+	horizon   time.Duration        // how long a verdict speaks for the node's lag (consensus.Timing.VerdictHorizon)
 	diffusion prometheus.Histogram // slot start to complete closure
 
 	mu               sync.Mutex // guards the fields below
@@ -99,10 +100,11 @@ type ebLog struct {
 	changed          chan struct{} // closed and replaced when a body or a closure is recorded
 }
 
-func newEBLog(clock consensus.Clock, lp consensus.LeiosParams, reg prometheus.Registerer) (*ebLog, error) {
+func newEBLog(t consensus.Timing, clock consensus.Clock, reg prometheus.Registerer) (*ebLog, error) {
 	l := &ebLog{
-		clock:  clock,
-		window: uint64(lp.LHdr + lp.LVote + 1),
+		clock:   clock,
+		window:  uint64(t.Leios.LHdr + t.Leios.LVote + 1),
+		horizon: t.VerdictHorizon(),
 		diffusion: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: "leiosnode", Name: "eb_diffusion_seconds",
 			Help:    "Time from an EB's slot start (when it was forged) to its complete closure here.",
@@ -257,8 +259,8 @@ type windowVerdict struct {
 	missed bool
 }
 
-// verdicts judges the latest EBs whose voting window closed before now,
-// newest first: missed if this node did not hold and check their closures
+// verdicts judges the latest EBs whose voting window closed before now
+// and within the verdict horizon, newest first: missed if this node did not hold and check their closures
 // before the window closed. An EB it voted on was in time; one whose vote
 // failed for a reason of the EB's own (an invalid closure, an
 // equivocation, its RB no longer the tip) says nothing of the node's lag
@@ -275,6 +277,11 @@ func (l *ebLog) verdicts(now time.Time) []windowVerdict {
 		e := l.byPoint[p]
 		if !e.Deadline.Before(now) {
 			continue // its window is still open
+		}
+		if now.Sub(e.Deadline) > l.horizon {
+			// Too old to say the node is behind now: with no EB since,
+			// there is no work it could be behind on.
+			continue
 		}
 		switch e.Vote {
 		case forge.VoteCast:

@@ -13,10 +13,12 @@ import (
 // The EBs whose voting windows this node missed, counted from the newest
 // back: a vote cast or a closure held in time ends the run; outcomes that
 // say nothing of the node's lag are passed over; a window still open is
-// not judged yet.
+// not judged yet; a verdict older than the horizon (four mean RB
+// intervals: 400 slots at f 0.01) no longer counts, so a node that missed
+// windows and then saw no EB is not judged behind for good.
 func TestMissedInARow(t *testing.T) {
-	clock := consensus.Clock{Start: time.Unix(1_000_000, 0), SlotLength: 100 * time.Millisecond}
-	lp := consensus.LeiosParams{LHdr: 1, LVote: 4}
+	timing := consensus.Timing{SlotLength: 100 * time.Millisecond, F: 0.01, Leios: consensus.LeiosParams{LHdr: 1, LVote: 4}}
+	clock := consensus.Clock{Start: time.Unix(1_000_000, 0), SlotLength: timing.SlotLength}
 	at := func(slot uint64, ms int) time.Time {
 		return clock.SlotStart(slot).Add(time.Duration(ms) * time.Millisecond)
 	}
@@ -39,9 +41,11 @@ func TestMissedInARow(t *testing.T) {
 		{"relay: closure against the window", []eb{{10, "", 700}, {20, "", 599}, {30, "", 600}, {40, "", -1}}, at(100, 0), 1},
 		{"window still open", []eb{{10, forge.VoteClosureIncomplete, -1}, {95, forge.VoteClosureIncomplete, -1}}, at(100, 0), 1},
 		{"window closed", []eb{{10, forge.VoteClosureIncomplete, -1}, {94, forge.VoteClosureIncomplete, -1}}, at(100, 1), 2},
+		{"an old miss expires", []eb{{10, forge.VoteClosureIncomplete, -1}, {20, forge.VoteClosureIncomplete, -1}}, at(425, 0), 1},
+		{"every old miss expires", []eb{{10, forge.VoteClosureIncomplete, -1}, {20, forge.VoteClosureIncomplete, -1}}, at(427, 0), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l, err := newEBLog(clock, lp, nil)
+			l, err := newEBLog(timing, clock, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

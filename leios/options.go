@@ -19,10 +19,6 @@ import (
 	"github.com/leiosnode/leiosnode/txcache"
 )
 
-// SyncingSlots is how far behind the wall clock the selected tip must be for
-// the node to count as syncing: then EBs are fetched oldest first.
-const SyncingSlots = 100
-
 // Chain is the selected chain as the pipeline follows it (Attach);
 // *chaindb.DB implements it.
 type Chain interface {

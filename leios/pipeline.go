@@ -32,8 +32,11 @@ type Pipeline struct {
 	relay    *notify.Relay
 	follower *leiosdb.Follower // subscribed at Open, so Run misses nothing
 	clock    consensus.Clock
-	chain    Chain   // set by Attach before Run; nil without a chain
-	mempool  Mempool // set by Attach before Run; nil without a mempool
+	// syncLagSlots is how far the tip may lag the clock before the node
+	// counts as syncing (consensus.Timing.SyncLagSlots).
+	syncLagSlots uint64
+	chain        Chain   // set by Attach before Run; nil without a chain
+	mempool      Mempool // set by Attach before Run; nil without a mempool
 
 	// ingestMu serializes the handlers (handlers.go): each one's
 	// LeiosDB-then-cache sequence runs whole, so the tx cache has one writer
@@ -62,13 +65,14 @@ func Open(opts Options) (p *Pipeline, err error) {
 		return nil, err
 	}
 	p = &Pipeline{
-		opts:   opts,
-		log:    opts.Logger.With("component", "leios"),
-		clock:  opts.Validator.Clock(),
-		parked: make(map[block.Point]struct{}),
-		ahead:  newFetchAhead(),
+		opts:         opts,
+		log:          opts.Logger.With("component", "leios"),
+		clock:        opts.Validator.Clock(),
+		syncLagSlots: opts.Validator.Timing().SyncLagSlots(),
+		parked:       make(map[block.Point]struct{}),
+		ahead:        newFetchAhead(),
 	}
-	if p.ebs, err = newEBLog(p.clock, opts.Validator.Leios(), opts.Registerer); err != nil {
+	if p.ebs, err = newEBLog(opts.Validator.Timing(), p.clock, opts.Registerer); err != nil {
 		return nil, err
 	}
 	if p.db, err = leiosdb.Open(opts.Dir, leiosdb.Options{
@@ -90,6 +94,9 @@ func Open(opts Options) (p *Pipeline, err error) {
 	fetchOpts := opts.Fetch
 	fetchOpts.Store, fetchOpts.Ingest, fetchOpts.Limits = p.db, fetchIngest{p}, opts.Limits
 	fetchOpts.Now, fetchOpts.Logger = opts.Now, p.log.With("part", "fetch")
+	if fetchOpts.HedgeAfter == 0 {
+		fetchOpts.HedgeAfter = opts.Validator.Timing().HedgeAfter()
+	}
 	if fetchOpts.Syncing == nil {
 		fetchOpts.Syncing = p.syncing
 	}
@@ -132,7 +139,7 @@ func Open(opts Options) (p *Pipeline, err error) {
 // they are open (the chain opens after the pipeline: replaying a CertRB
 // reads its closure; the mempool after the chain). With a chain, the
 // pipeline re-announces its volatile EBs when Run starts, fetches oldest
-// first while the tip is SyncingSlots behind the clock, prunes as its
+// first while the tip lags the clock by more than the sync lag, prunes as its
 // immutable tip advances, promotes the EBs it certifies, and has it
 // reselect when a parked CertRB's closure completes. With a mempool, an
 // EB's txs the mempool holds are taken from it instead of fetched, when
@@ -227,12 +234,13 @@ func (p *Pipeline) followed(ev leiosdb.Followed) error {
 	return nil
 }
 
-// syncing reports whether the selected tip is far behind the clock.
+// syncing reports whether the selected tip is far behind the clock: more
+// than the genesis's sync lag (consensus.Timing.SyncLagSlots).
 func (p *Pipeline) syncing() bool {
 	if p.chain == nil {
 		return false
 	}
-	return p.chain.Tip().Point.Slot+SyncingSlots < p.clock.SlotAt(p.opts.Now())
+	return p.chain.Tip().Point.Slot+p.syncLagSlots < p.clock.SlotAt(p.opts.Now())
 }
 
 // Stats counts what the pipeline did since Open.

@@ -148,7 +148,7 @@ func (n *Node) build(opts Options) (err error) {
 	}); err != nil {
 		return err
 	}
-	if n.admission, err = admission.NewGate(admission.Options{}, n.admissionFigures, n.registry); err != nil {
+	if n.admission, err = admission.NewGate(edgeOptions(n.validator.Timing()), n.admissionFigures, n.registry); err != nil {
 		return err
 	}
 	if err = n.buildHost(opts.Libp2p, in); err != nil {
@@ -169,6 +169,9 @@ func (n *Node) build(opts Options) (err error) {
 		Clock:          n.validator.Clock(),
 		MaxTxSize:      int(n.genesis.ProtocolParams.MaxTxSize),
 		Params:         n.genesis.ProtocolParams,
+		// Served with Params, so a tool derives the network's capacity.
+		ActiveSlotsCoeff: n.genesis.ActiveSlotsCoeff,
+		LeiosParams:      n.genesis.Leios,
 		Registry:       n.registry,
 		BlocksAdopted:  n.adopted.Load,
 		Errors:         n.errors.Load,
@@ -355,6 +358,19 @@ func (n *Node) wait(g *errgroup.Group) error {
 	case <-time.After(faultGrace):
 		n.log.Warn("stopping without the loops still running after a database failed")
 		return nil
+	}
+}
+
+// edgeOptions are the edge's bounds at the network's timing: a backlog is
+// judged against how long the chain takes to include a tx, a lag against
+// how long a healthy chain goes without a block, and a refused submitter is
+// asked back when the next block may have changed the answer.
+func edgeOptions(t consensus.Timing) admission.Options {
+	return admission.Options{
+		MaxQueueDelay:  t.InclusionBound(),
+		SyncLagSlots:   t.SyncLagSlots(),
+		RetryAfter:     t.MeanRBInterval(),
+		SyncRetryAfter: 5 * t.MeanRBInterval(),
 	}
 }
 

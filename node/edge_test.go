@@ -1,0 +1,77 @@
+package node
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/leiosnode/leiosnode/admission"
+	"github.com/leiosnode/leiosnode/consensus"
+)
+
+// templateTiming reads the protocol time of a genesis template in configs/.
+func templateTiming(t *testing.T, file string) consensus.Timing {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g consensus.Genesis
+	if err := json.Unmarshal(raw, &g); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return g.Timing()
+}
+
+// The edge at the CIP's timing (configs/testnet.json: 1 s slots, f 0.05,
+// an RB every 20 s) takes in txs when the node carries what the chain can
+// take: its oldest tx waits for the next RB and then for an EB that is
+// certified (the model's p50 and p95: 47 and 107 s), and the tip lags the
+// clock by an ordinary gap between blocks. Bounds tuned to 100 ms slots
+// (oldest tx 10 s, lag 100 slots) refused all of these. At the devnet's
+// timing the same waits do say the backlog grows.
+func TestEdgeAtTestnetTimingAdmitsANodeAtCapacity(t *testing.T) {
+	testnet := edgeOptions(templateTiming(t, "../configs/testnet.json"))
+	devnet := edgeOptions(templateTiming(t, "../configs/devnet.json"))
+	now := time.Unix(1_800_000_000, 0)
+	atCapacity := func(oldestWait time.Duration, lagSlots uint64) admission.Figures {
+		return admission.Figures{
+			Now: now, ClockSlot: 100_000, TipSlot: 100_000 - lagSlots,
+			OldestAdmitted: now.Add(-oldestWait),
+			// One full EB of 200 B txs held, of a 24 MB mempool.
+			MempoolBytes: 13_888 * 200, MempoolCapacity: 2 * (90_112 + 12_000_000),
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		figures admission.Figures
+	}{
+		{"a tx that waits for the next RB", atCapacity(20*time.Second, 20)},
+		{"a wait at the model's p50", atCapacity(47*time.Second, 20)},
+		{"a wait at the model's p95", atCapacity(107*time.Second, 20)},
+		{"a wait of one more uncertified EB", atCapacity(127*time.Second, 20)},
+		{"a tip 100 slots behind: five RB intervals without a block", atCapacity(20*time.Second, 100)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := admission.Decide(testnet, tc.figures, admission.Local); !d.Admits() {
+				t.Errorf("refused at testnet timing: %s (%s)", d.Reason, d.Detail)
+			}
+			if d := admission.Decide(devnet, tc.figures, admission.Local); d.Admits() {
+				t.Errorf("admitted at devnet timing")
+			}
+		})
+	}
+	// A backlog the chain does not take is refused at any timing.
+	if d := admission.Decide(testnet, atCapacity(160*time.Second, 20), admission.Local); d.Reason != admission.QueueDelay {
+		t.Errorf("a 160 s wait at testnet timing: %s, want %s", d.Reason, admission.QueueDelay)
+	}
+	if d := admission.Decide(testnet, atCapacity(20*time.Second, 200), admission.Local); d.Reason != admission.Syncing {
+		t.Errorf("a tip 200 slots behind at testnet timing: %s, want %s", d.Reason, admission.Syncing)
+	}
+	// A refused submitter is asked back when the next RB may have changed
+	// the answer.
+	if testnet.RetryAfter != 20*time.Second || devnet.RetryAfter != time.Second {
+		t.Errorf("retry after %v (testnet), %v (devnet)", testnet.RetryAfter, devnet.RetryAfter)
+	}
+}
