@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // TxBody is the content of a tx for the builder: tests, the devnet firehose
@@ -14,6 +15,9 @@ type TxBody struct {
 	Fee           uint64
 	TTL           *uint64 // nil: no upper bound
 	ValidityStart *uint64 // nil: no lower bound
+	// AuxData is the tx's auxiliary data (see EncodeMetadata), nil for
+	// none; the body's key 7 is its hash.
+	AuxData []byte
 }
 
 // bodyWire is the builder's body encoding: a definite map with keys in
@@ -24,6 +28,7 @@ type bodyWire struct {
 	Outputs       []outputArray `cbor:"1,keyasint"`
 	Fee           uint64        `cbor:"2,keyasint"`
 	TTL           *uint64       `cbor:"3,keyasint,omitempty"`
+	AuxDataHash   []byte        `cbor:"7,keyasint,omitempty"`
 	ValidityStart *uint64       `cbor:"8,keyasint,omitempty"`
 }
 
@@ -52,20 +57,28 @@ func (b TxBody) encode() ([]byte, error) {
 	for i, o := range b.Outputs {
 		w.Outputs[i] = outputArray{Address: o.Address, Coin: o.Coin}
 	}
+	if b.AuxData != nil {
+		h := AuxDataHash(b.AuxData)
+		w.AuxDataHash = h[:]
+	}
 	return encMode.Marshal(w)
 }
 
-// assemble encodes `[body, witness_set, true, null]`.
-func assemble(body []byte, ws witnessSetWire) ([]byte, error) {
+// assemble encodes `[body, witness_set, true, auxData / null]`.
+func assemble(body []byte, ws witnessSetWire, auxData []byte) ([]byte, error) {
 	wits, err := encMode.Marshal(ws)
 	if err != nil {
 		return nil, err
 	}
-	raw := make([]byte, 0, 1+len(body)+len(wits)+2)
+	raw := make([]byte, 0, 1+len(body)+len(wits)+1+max(1, len(auxData)))
 	raw = append(raw, 0x84) // array of 4
 	raw = append(raw, body...)
 	raw = append(raw, wits...)
-	return append(raw, cborTrue, cborNull), nil
+	raw = append(raw, cborTrue)
+	if auxData == nil {
+		return append(raw, cborNull), nil
+	}
+	return append(raw, auxData...), nil
 }
 
 // Build encodes the body canonically, signs its id with every signer and
@@ -83,7 +96,7 @@ func (b TxBody) Build(signers []ed25519.PrivateKey) (*Tx, error) {
 		}
 		ws.VKeys = append(ws.VKeys, witnessArray{VKey: key.Public().(ed25519.PublicKey), Signature: ed25519.Sign(key, id[:])})
 	}
-	raw, err := assemble(body, ws)
+	raw, err := assemble(body, ws, b.AuxData)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: encoding tx: %w", err)
 	}
@@ -106,7 +119,7 @@ func (b TxBody) SizeWith(witnesses int) (int, error) {
 	for i := range ws.VKeys {
 		ws.VKeys[i] = witnessArray{VKey: make([]byte, ed25519.PublicKeySize), Signature: make([]byte, ed25519.SignatureSize)}
 	}
-	raw, err := assemble(body, ws)
+	raw, err := assemble(body, ws, b.AuxData)
 	return len(raw), err
 }
 
@@ -136,27 +149,40 @@ var ErrCannotBalance = errors.New("ledger: inputs cannot cover outputs, fee and 
 
 // BuildPayment builds and signs a balanced tx: it spends inputs (worth
 // inputTotal together) to outputs, pays the minimum fee, and sends the rest
-// to a change output at changeAddress, appended last. The change output's
-// coin changes the tx size and so the fee; the fee is iterated upward to a
-// fixed point, and the change takes whatever the fee leaves.
+// to a change output at changeAddress, appended last (see TxBody.Balance).
 func BuildPayment(p Params, inputs []TxIn, inputTotal uint64, outputs []TxOut, changeAddress []byte, ttl *uint64, signers []ed25519.PrivateKey) (*Tx, error) {
+	b, err := TxBody{Inputs: inputs, Outputs: outputs, TTL: ttl}.Balance(p, inputTotal, changeAddress, len(signers))
+	if err != nil {
+		return nil, err
+	}
+	return b.Build(signers)
+}
+
+// Balance is b with the minimum fee for that many witnesses and a change
+// output at changeAddress, appended last, taking the rest of inputTotal
+// (what b's inputs are worth together). The change output's coin changes
+// the tx size and so the fee; the fee is iterated upward to a fixed point,
+// and the change takes whatever the fee leaves. b's fee is ignored and its
+// outputs are not modified.
+func (b TxBody) Balance(p Params, inputTotal uint64, changeAddress []byte, witnesses int) (TxBody, error) {
 	var paid uint64
-	for _, o := range outputs {
+	for _, o := range b.Outputs {
 		if paid+o.Coin < paid {
-			return nil, fmt.Errorf("%w: outputs overflow", ErrCannotBalance)
+			return TxBody{}, fmt.Errorf("%w: outputs overflow", ErrCannotBalance)
 		}
 		paid += o.Coin
 	}
-	b := TxBody{Inputs: inputs, Outputs: append(append([]TxOut(nil), outputs...), TxOut{Address: changeAddress}), TTL: ttl}
+	b.Outputs = append(slices.Clip(b.Outputs), TxOut{Address: changeAddress})
+	b.Fee = 0
 	change := &b.Outputs[len(b.Outputs)-1]
 	for {
 		if inputTotal < paid || inputTotal-paid < b.Fee {
-			return nil, fmt.Errorf("%w: inputs %d, outputs %d, fee %d", ErrCannotBalance, inputTotal, paid, b.Fee)
+			return TxBody{}, fmt.Errorf("%w: inputs %d, outputs %d, fee %d", ErrCannotBalance, inputTotal, paid, b.Fee)
 		}
 		change.Coin = inputTotal - paid - b.Fee
-		size, err := b.SizeWith(len(signers))
+		size, err := b.SizeWith(witnesses)
 		if err != nil {
-			return nil, err
+			return TxBody{}, err
 		}
 		need := p.MinFee(size)
 		if need <= b.Fee {
@@ -166,9 +192,9 @@ func BuildPayment(p Params, inputs []TxIn, inputTotal uint64, outputs []TxOut, c
 	}
 	changeSize := len(mustEncode(outputArray{Address: change.Address, Coin: change.Coin}))
 	if least := p.MinOutputCoin(changeSize); change.Coin < least {
-		return nil, fmt.Errorf("%w: change %d below the output minimum %d", ErrCannotBalance, change.Coin, least)
+		return TxBody{}, fmt.Errorf("%w: change %d below the output minimum %d", ErrCannotBalance, change.Coin, least)
 	}
-	return b.Build(signers)
+	return b, nil
 }
 
 // MinOutputCoin is the least coin an output to address can carry in the

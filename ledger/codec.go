@@ -89,7 +89,6 @@ var unsupportedBodyKeys = map[uint64]string{
 	4:  "certificates",
 	5:  "withdrawals",
 	6:  "protocol parameter update",
-	7:  "auxiliary data hash",
 	9:  "mint (multi-assets)",
 	11: "script data hash (Plutus)",
 	13: "collateral inputs (Plutus)",
@@ -115,12 +114,16 @@ var unsupportedWitnessKeys = map[uint64]string{
 	7: "Plutus V3 scripts",
 }
 
-// DecodeTx decodes `[body, witness_set, true, null]`, keeping the bytes: the
-// tx id is the hash of the body exactly as it appears in raw. It checks the
-// shape of the tx and the kind of every output address; it checks no rule
+// DecodeTx decodes `[body, witness_set, true, auxiliary_data / null]`,
+// keeping the bytes: the tx id is the hash of the body exactly as it
+// appears in raw, the auxiliary data hash the hash of the auxiliary data
+// so. It checks the shape of the tx, the kind of every output address and
+// the auxiliary data rules (they need nothing else); it checks no rule
 // that needs the UTxO, the slot or the parameters (see Apply).
 //
-// Errors wrap ErrMalformed or ErrUnsupported (naming the feature).
+// Errors wrap ErrMalformed, ErrUnsupported (naming the feature), or one
+// of the auxiliary data rules (ErrAuxDataHashMissing, ErrAuxDataMissing,
+// ErrAuxDataHashMismatch, ErrMetadataInvalid).
 func DecodeTx(raw []byte) (*Tx, error) {
 	tx, err := decodeTx(raw)
 	if err != nil {
@@ -159,7 +162,8 @@ func decodeTx(raw []byte) (*Tx, error) {
 	}
 	tx.body = parts[0]
 
-	if err := decodeBody(parts[0], tx); err != nil {
+	auxDataHash, err := decodeBody(parts[0], tx)
+	if err != nil {
 		return nil, err
 	}
 	if err := decodeWitnesses(parts[1], tx); err != nil {
@@ -172,63 +176,99 @@ func decodeTx(raw []byte) (*Tx, error) {
 	default:
 		return nil, fmt.Errorf("%w: is_valid is not a bool", ErrMalformed)
 	}
-	if len(parts[3]) != 1 || parts[3][0] != cborNull {
-		return nil, fmt.Errorf("%w: auxiliary data (metadata)", ErrUnsupported)
+	if err := decodeAuxData(parts[3], auxDataHash, tx); err != nil {
+		return nil, err
 	}
 	tx.id = blake2b.Sum256(tx.body)
 	return tx, nil
 }
 
-func decodeBody(item []byte, tx *Tx) error {
-	fields, err := decodeKeyedMap(item, "body")
-	if err != nil {
+// decodeAuxData checks the tx's auxiliary data (null or metadata) against
+// the body's key 7, auxDataHash (nil: absent), and keeps its bytes.
+func decodeAuxData(item []byte, auxDataHash *[32]byte, tx *Tx) error {
+	if len(item) == 1 && item[0] == cborNull {
+		if auxDataHash != nil {
+			return fmt.Errorf("%w: key 7 is %x, the auxiliary data null", ErrAuxDataMissing, auxDataHash[:])
+		}
+		return nil
+	}
+	if err := checkAuxData(item); err != nil {
 		return err
 	}
-	if k, found := leastRefusedKey(fields, func(k wireUint) bool { return k <= 3 || k == 8 }); found {
+	got := hash256(item)
+	switch {
+	case auxDataHash == nil:
+		return fmt.Errorf("%w: auxiliary data of %d bytes hashes to %x", ErrAuxDataHashMissing, len(item), got[:])
+	case *auxDataHash != got:
+		return fmt.Errorf("%w: key 7 is %x, the auxiliary data's %d bytes hash to %x", ErrAuxDataHashMismatch, auxDataHash[:], len(item), got[:])
+	}
+	tx.auxData = item
+	return nil
+}
+
+// decodeBody decodes the body into tx and returns its key 7, the
+// auxiliary data hash (nil: absent).
+func decodeBody(item []byte, tx *Tx) (*[32]byte, error) {
+	fields, err := decodeKeyedMap(item, "body")
+	if err != nil {
+		return nil, err
+	}
+	if k, found := leastRefusedKey(fields, func(k wireUint) bool { return k <= 3 || k == 7 || k == 8 }); found {
 		if name, ok := unsupportedBodyKeys[uint64(k)]; ok {
-			return fmt.Errorf("%w: %s (body key %d)", ErrUnsupported, name, k)
+			return nil, fmt.Errorf("%w: %s (body key %d)", ErrUnsupported, name, k)
 		}
-		return fmt.Errorf("%w: unknown body key %d", ErrMalformed, k)
+		return nil, fmt.Errorf("%w: unknown body key %d", ErrMalformed, k)
 	}
 	for _, k := range []wireUint{0, 1, 2} {
 		if _, ok := fields[k]; !ok {
-			return fmt.Errorf("%w: body lacks key %d (%s)", ErrMalformed, k, [...]string{"inputs", "outputs", "fee"}[k])
+			return nil, fmt.Errorf("%w: body lacks key %d (%s)", ErrMalformed, k, [...]string{"inputs", "outputs", "fee"}[k])
 		}
 	}
 
 	var inputs []inputWire
 	if err := strictMode.Unmarshal(untagSet(fields[0]), &inputs); err != nil {
-		return fmt.Errorf("%w: inputs: %w", ErrMalformed, err)
+		return nil, fmt.Errorf("%w: inputs: %w", ErrMalformed, err)
 	}
 	tx.Inputs = make([]TxIn, len(inputs))
 	for i, in := range inputs {
 		if in.Index > math.MaxUint16 {
-			return fmt.Errorf("%w: input %d: index %d exceeds 16 bits", ErrMalformed, i, in.Index)
+			return nil, fmt.Errorf("%w: input %d: index %d exceeds 16 bits", ErrMalformed, i, in.Index)
 		}
 		tx.Inputs[i] = TxIn{TxID: in.TxID, Index: uint32(in.Index)}
 	}
 
 	if err := decodeOutputs(fields[1], tx); err != nil {
-		return err
+		return nil, err
 	}
 	if tx.Fee, err = decodeUint(fields[2], "fee"); err != nil {
-		return err
+		return nil, err
 	}
 	if v, ok := fields[3]; ok {
 		ttl, err := decodeUint(v, "ttl")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		tx.TTL = &ttl
 	}
 	if v, ok := fields[8]; ok {
 		start, err := decodeUint(v, "validity start")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		tx.ValidityStart = &start
 	}
-	return nil
+	v, ok := fields[7]
+	if !ok {
+		return nil, nil
+	}
+	var auxDataHash bytes32
+	if majorType(v) != majorBytes {
+		return nil, fmt.Errorf("%w: auxiliary data hash is not a byte string", ErrMalformed)
+	}
+	if err := strictMode.Unmarshal(v, &auxDataHash); err != nil {
+		return nil, fmt.Errorf("%w: auxiliary data hash: %w", ErrMalformed, err)
+	}
+	return (*[32]byte)(&auxDataHash), nil
 }
 
 func decodeOutputs(item []byte, tx *Tx) error {

@@ -220,7 +220,7 @@ func TestDecodeTxRejects(t *testing.T) {
 	}{
 		{"certificates", withKey("04" + "80"), ErrUnsupported, "certificates"},
 		{"withdrawals", withKey("05" + "a0"), ErrUnsupported, "withdrawals"},
-		{"aux data hash", withKey("07" + "5820" + hexT11), ErrUnsupported, "auxiliary data hash"},
+		{"aux data hash without aux data", withKey("07" + "5820" + hexT11), ErrAuxDataMissing, "key 7 is 1111"},
 		{"mint", withKey("09" + "a0"), ErrUnsupported, "mint"},
 		{"collateral", withKey("0d" + "80"), ErrUnsupported, "collateral"},
 		{"required signers", withKey("0e" + "80"), ErrUnsupported, "required signers"},
@@ -233,7 +233,7 @@ func TestDecodeTxRejects(t *testing.T) {
 		{"duplicate body key", withKey("02" + "00"), ErrMalformed, ""},
 		{"is_valid false", "84" + body3 + "a0" + "f4f6", ErrUnsupported, "is_valid"},
 		{"is_valid not bool", "84" + body3 + "a0" + "01f6", ErrMalformed, "is_valid"},
-		{"aux data", "84" + body3 + "a0" + "f5" + "a0", ErrUnsupported, "auxiliary data"},
+		{"aux data without its hash", "84" + body3 + "a0" + "f5" + "a0", ErrAuxDataHashMissing, "auxiliary data of 1 bytes"},
 		{"multi-asset", withOutput("82" + hexEnt + "82" + "1a000f4240" + "a0"), ErrUnsupported, "multi-asset"},
 		{"deep multi-asset", withOutput("82" + hexEnt + "82" + "1a000f4240" + "a1" + "581c" + hexA22 + "a1" + "43414243" + "01"), ErrUnsupported, "multi-asset"},
 		{"deep inline datum", withOutput("a3" + "00" + hexEnt + "01" + "1a000f4240" + "02" + "8201" + "d818" + "4c" + "81818181818181818181" + "8100"), ErrUnsupported, "datum"},

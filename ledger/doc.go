@@ -1,9 +1,9 @@
 // Package ledger owns transactions and the UTxO rules of ARCHITECTURE.md, "Wire formats": the tx
-// codec (a subset of the Conway CDDL, original bytes kept for hashing), the
-// rules that admit a tx (apply: all rules including signatures; reapply:
-// everything but signatures, for revalidating an already-admitted tx), the
-// genesis UTxO, and the UTxO view types (Diff, Overlay) the LedgerDB and the
-// mempool are built from.
+// codec (a subset of the Conway CDDL, metadata included, original bytes
+// kept for hashing), the rules that admit a tx (apply: all rules including
+// signatures; reapply: everything but signatures, for revalidating an
+// already-admitted tx), the genesis UTxO, and the UTxO view types (Diff,
+// Overlay) the LedgerDB and the mempool are built from.
 //
 // Invariants:
 //   - A Tx keeps the bytes it was decoded from; its ID (Blake2b-256 of the

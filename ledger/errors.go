@@ -2,7 +2,8 @@ package ledger
 
 import "errors"
 
-// Decoding errors. DecodeTx wraps exactly one of these.
+// Decoding errors. DecodeTx wraps exactly one of these, or of the
+// auxiliary data rules below.
 var (
 	// ErrMalformed: the bytes are not a well-formed transaction of the
 	// supported shape (bad CBOR, wrong types, wrong lengths, missing keys).
@@ -28,6 +29,18 @@ var (
 	ErrValueNotConserved = errors.New("ledger: inputs ≠ outputs + fee")
 	ErrBadWitness        = errors.New("ledger: witness signature does not verify")
 	ErrMissingWitness    = errors.New("ledger: input's payment key has no witness")
+)
+
+// Auxiliary data rules (ARCHITECTURE.md, "Wire formats"). They need
+// nothing but the tx's bytes, so DecodeTx checks them, where it has the
+// auxiliary data's original bytes at hand, and wraps exactly one of these
+// with the detail; Cardano's UTXOW rule names them MissingTxBodyMetadataHash,
+// MissingTxMetadata, ConflictingMetadataHash and InvalidMetadata.
+var (
+	ErrAuxDataHashMissing  = errors.New("ledger: auxiliary data without its hash in the body (key 7)")
+	ErrAuxDataMissing      = errors.New("ledger: auxiliary data hash in the body (key 7) without auxiliary data")
+	ErrAuxDataHashMismatch = errors.New("ledger: auxiliary data hash (body key 7) is not the hash of the auxiliary data")
+	ErrMetadataInvalid     = errors.New("ledger: metadata invalid (bytes or text over 64 bytes, or nested too deep)")
 )
 
 // Rule is one way a tx fails the ledger: a decoding failure or a rule
@@ -69,6 +82,11 @@ var rules = [...]struct {
 	{ErrValueNotConserved, "value-not-conserved", Stateless},
 	{ErrBadWitness, "bad-witness", Stateless},
 	{ErrMissingWitness, "missing-witness", Stateless},
+	// Added after the rules above, so that their indices stay.
+	{ErrAuxDataHashMissing, "aux-data-hash-missing", Stateless},
+	{ErrAuxDataMissing, "aux-data-missing", Stateless},
+	{ErrAuxDataHashMismatch, "aux-data-hash-mismatch", Stateless},
+	{ErrMetadataInvalid, "metadata-invalid", Stateless},
 }
 
 // NumRules is the number of Rules; Rule.Index is below it.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -22,6 +23,15 @@ func FuzzDecodeTx(f *testing.F) {
 		"84" + "a3" + in + out + "02" + "00" + "a0" + "f4f6",                                              // is_valid false
 		"84" + "a3" + in + "01" + "81" + "82" + hexEnt + "82" + "00" + "a0" + "02" + "00" + "a0" + "f5f6", // multi-asset
 		"",
+		// Auxiliary data: the Shelley, Allegra–Mary and Alonzo forms, a
+		// hash that is not the data's, bytes over 64, a script.
+		txWithAux(f, "a1"+"1902a2"+"a1"+"636d7367"+"82"+"6568656c6c6f"+"a1"+"20"+"43010203"),
+		txWithAux(f, "82"+"a1"+"00"+"80"+"80"),
+		txWithAux(f, "d90103"+"a1"+"00"+"a1"+"01"+"3903e7"),
+		"84" + "a4" + in + out + "02" + "00" + "07" + "5820" + hexT11 + "a0" + "f5" + "a0",
+		txWithAux(f, "a1"+"00"+"5841"+strings.Repeat("00", 65)),
+		txWithAux(f, "d90103"+"a1"+"01"+"80"),
+		cardanoMainnetMetadataTx,
 	}
 	for _, s := range seeds {
 		f.Add(unhex(f, s))
@@ -56,7 +66,12 @@ func FuzzDecodeTx(f *testing.F) {
 			}
 		}
 		// Canonical re-encoding of the same content decodes to the same content.
-		body, err := TxBody{Inputs: tx.Inputs, Outputs: tx.Outputs, Fee: tx.Fee, TTL: tx.TTL, ValidityStart: tx.ValidityStart}.encode()
+		if aux := tx.AuxData(); aux != nil {
+			if bytes.Index(raw, aux) < 1 || checkAuxData(aux) != nil {
+				t.Fatal("accepted auxiliary data is not part of the tx, or breaks the rules")
+			}
+		}
+		body, err := TxBody{Inputs: tx.Inputs, Outputs: tx.Outputs, Fee: tx.Fee, TTL: tx.TTL, ValidityStart: tx.ValidityStart, AuxData: tx.AuxData()}.encode()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +79,7 @@ func FuzzDecodeTx(f *testing.F) {
 		for _, w := range tx.Witnesses {
 			ws.VKeys = append(ws.VKeys, witnessArray{VKey: w.VKey[:], Signature: w.Signature[:]})
 		}
-		again, err := assemble(body, ws)
+		again, err := assemble(body, ws, tx.AuxData())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,5 +97,5 @@ func sameContent(a, b *Tx) bool {
 	return slices.Equal(a.Inputs, b.Inputs) &&
 		slices.EqualFunc(a.Outputs, b.Outputs, equalTxOut) &&
 		a.Fee == b.Fee && equalOpt(a.TTL, b.TTL) && equalOpt(a.ValidityStart, b.ValidityStart) &&
-		slices.Equal(a.Witnesses, b.Witnesses)
+		slices.Equal(a.Witnesses, b.Witnesses) && bytes.Equal(a.AuxData(), b.AuxData())
 }

@@ -75,7 +75,7 @@ func withExtraWitness(t *testing.T, tx *Tx, key ed25519.PrivateKey) *Tx {
 		ws.VKeys = append(ws.VKeys, witnessArray{VKey: w.VKey[:], Signature: w.Signature[:]})
 	}
 	ws.VKeys = append(ws.VKeys, witnessArray{VKey: key.Public().(ed25519.PublicKey), Signature: ed25519.Sign(key, []byte("not the tx id"))})
-	raw, err := assemble(tx.BodyBytes(), ws)
+	raw, err := assemble(tx.BodyBytes(), ws, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ type Tx struct {
 
 	raw         []byte // the whole tx as it came off the wire
 	body        []byte // a sub-slice of raw: the body as it came off the wire
+	auxData     []byte // a sub-slice of raw: the auxiliary data as it came off the wire; nil for null
 	outputSizes []int  // the encoded size of each output, as it appears in raw
 	id, hash    [32]byte
 }
@@ -45,6 +46,11 @@ func (tx *Tx) Bytes() []byte { return tx.raw }
 
 // BodyBytes is the serialized body as decoded. Callers must not modify it.
 func (tx *Tx) BodyBytes() []byte { return tx.body }
+
+// AuxData is the tx's auxiliary data (its metadata) as decoded, whose hash
+// the body's key 7 carries; nil when the tx has none. Callers must not
+// modify it.
+func (tx *Tx) AuxData() []byte { return tx.auxData }
 
 // OutputSize is the encoded size of output i as it appears in the tx: the
 // size the output minimum is computed from.
