@@ -6,7 +6,7 @@
 //	GET  /api/utxo/{txid}/{index}   an output unspent at the selected tip
 //	GET  /api/mempool/{txid}        whether a tx is in the mempool
 //	GET  /api/addresses/{address}/utxos  an address's outputs at the selected tip, as Blockfrost lists them
-//	GET  /api/parameters            the protocol parameters, for wallets
+//	GET  /api/parameters            the protocol parameters, for wallets, with the slot length, f and the Leios limits
 //	GET  /api/ebs                   each recent EB's stages here (announced, held, validated, voted) and its fate on the chain (leios.EBFate)
 //	GET  /api/blocks                the selected chain's blocks and the txs each applied
 //	GET  /debug/pprof/              Go's profiles of the running node, if Options.Pprof

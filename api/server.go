@@ -40,6 +40,11 @@ type Options struct {
 	// Params are the ledger's protocol parameters, served to wallets; their
 	// network id is the one the address queries accept.
 	Params ledger.Params
+	// ActiveSlotsCoeff (f, the genesis' decimal text) and LeiosParams are
+	// the network's, served with Params and the slot length; an empty
+	// ActiveSlotsCoeff serves Params alone.
+	ActiveSlotsCoeff json.Number
+	LeiosParams      consensus.LeiosParams
 	// CPU counts the node's CPU by kind of work (package cpuwork): /status
 	// gives its totals, and /debug/pprof/profile is served from its
 	// windows, since it holds Go's one CPU profiler. Nil: neither.

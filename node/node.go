@@ -169,15 +169,16 @@ func (n *Node) build(opts Options) (err error) {
 		Clock:          n.validator.Clock(),
 		MaxTxSize:      int(n.genesis.ProtocolParams.MaxTxSize),
 		Params:         n.genesis.ProtocolParams,
-		// Served with Params, so a tool derives the network's capacity.
-		ActiveSlotsCoeff: n.genesis.ActiveSlotsCoeff,
-		LeiosParams:      n.genesis.Leios,
 		Registry:       n.registry,
 		BlocksAdopted:  n.adopted.Load,
 		Errors:         n.errors.Load,
 		TxsOnChain:     n.chain.TxsOnChain,
 		CertRBsOnChain: n.chain.CertRBsOnChain,
 		Forks:          n.chainsync.Forks,
+
+		// Served with Params, so a tool derives the network's capacity.
+		ActiveSlotsCoeff: n.genesis.ActiveSlotsCoeff,
+		LeiosParams:      n.genesis.Leios,
 	}); err != nil {
 		return err
 	}

@@ -275,6 +275,16 @@ func Parameters(ctx context.Context, client *http.Client, nodeURL string) (ledge
 	return p, err
 }
 
+// NetworkParameters is GET /api/parameters of the node at nodeURL whole:
+// the protocol parameters, and the slot length, f and Leios limits of its
+// network when it gives them (a node older than this client does not:
+// their fields are then zero).
+func NetworkParameters(ctx context.Context, client *http.Client, nodeURL string) (api.Parameters, error) {
+	var p api.Parameters
+	err := New(client, nodeURL).Fetch(ctx, "/api/parameters", queryTimeout, &p)
+	return p, err
+}
+
 // maxUTxOPages bounds the pages AddressUTxOs reads: 10,000 outputs, far
 // more inputs than a tx can hold.
 const maxUTxOPages = 100

@@ -1,9 +1,17 @@
 package apiclient
 
 import (
+	"context"
+	"net/http/httptest"
+	"reflect"
 	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/ledger"
 )
 
 // TestRejectionRuleName: a rejection groups by the wording of the rule its
@@ -23,5 +31,35 @@ func TestRejectionRuleName(t *testing.T) {
 		if got := tt.rejection.RuleName(); got != tt.want {
 			t.Errorf("ruleName of %+v = %q, want %q", tt.rejection, got, tt.want)
 		}
+	}
+}
+
+// TestNetworkParameters: the client reads the network's timing and Leios
+// limits from a node's GET /api/parameters, and from an older node's
+// answer the protocol parameters alone.
+func TestNetworkParameters(t *testing.T) {
+	leios := consensus.DefaultLeiosParams()
+	for _, tc := range []struct {
+		name string
+		opts api.Options
+		want api.Parameters
+	}{
+		{"a node that gives them", api.Options{Params: ledger.DefaultParams(), Clock: consensus.Clock{SlotLength: 100 * time.Millisecond}, ActiveSlotsCoeff: "0.1", LeiosParams: leios},
+			api.Parameters{Params: ledger.DefaultParams(), SlotLengthMs: 100, ActiveSlotsCoeff: "0.1", Leios: &leios}},
+		{"a node that does not", api.Options{Params: ledger.DefaultParams()}, api.Parameters{Params: ledger.DefaultParams()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.Registry = prometheus.NewRegistry()
+			s, err := api.New(tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(s.Handler())
+			defer srv.Close()
+			got, err := NetworkParameters(context.Background(), srv.Client(), srv.URL)
+			if err != nil || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v (%v), want %+v", got, err, tc.want)
+			}
+		})
 	}
 }
