@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -19,6 +20,7 @@ import (
 	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/capacity"
 	"github.com/leiosnode/leiosnode/internal/load"
 )
 
@@ -26,7 +28,7 @@ func newLoadCommand() *cobra.Command {
 	var (
 		nodeURLs, keyFiles []string
 		rate               float64
-		duration           time.Duration
+		duration, warmup   time.Duration
 		reportFile         string
 	)
 	cmd := &cobra.Command{
@@ -47,7 +49,11 @@ Each second a line says what was offered, admitted and refused (by the
 nodes' reasons). At the end, the last txs get a few blocks' time to land,
 then every node's chain is read and every admitted tx placed: on every
 chain, in a mempool, or lost; with the latency from admission to the slot
-of the block that applied it. --report writes the same as JSON.
+of the block that applied it. Then the network's structural capacity, from
+its slot length, f and Leios limits (GET /api/parameters) at the admitted
+txs' mean size, beside what the chain carried after the --warmup: its rate,
+the EBs certified against p_cert, and the latency against the model's.
+--report writes the same as JSON.
 
 Ctrl-C ends the load early and still checks the txs; a second Ctrl-C stops
 at once.`,
@@ -79,10 +85,17 @@ at once.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
+			network := loadedNetwork{clock: clock}
+			network.capacity, network.noCapacity = capacityParams(ctx, client, nodes[0].URL)
+			if network.warmup, err = loadWarmup(network.capacity, warmup, cmd.Flags().Changed("warmup")); err != nil {
+				return err
+			}
+			started := time.Now()
 			runLoad(ctx, f, duration, out)
+			network.span, network.measured = load.NewSpan(started, network.warmup, time.Now())
 			// A second Ctrl-C from here on stops the check at once.
 			stop()
-			r := settleLoad(cmd.Context(), f, apiclient.New(client, nodes[0].URL), clock, out)
+			r := settleLoad(cmd.Context(), f, apiclient.New(client, nodes[0].URL), network, out)
 			if reportFile == "" {
 				return nil
 			}
@@ -98,6 +111,8 @@ at once.`,
 	fs.StringSliceVar(&keyFiles, "skey", nil, "funded payment signing key files, one chain of txs each; repeat the flag or separate by commas (required)")
 	fs.Float64Var(&rate, "rate", 0, "txs per second offered over all keys (required)")
 	fs.DurationVar(&duration, "duration", 0, "how long to offer them, e.g. 120s (required)")
+	fs.DurationVar(&warmup, "warmup", 0, "leave this much of the load, from its start, out of the figures against the network's capacity "+
+		"(default: the latency model's p95, the time a tx takes to reach the chain at capacity, so that the chain carries the load from the span's start)")
 	fs.StringVar(&reportFile, "report", "", "write what became of the txs as JSON to this file at the end")
 	for _, name := range []string{"node", "skey", "rate", "duration"} {
 		_ = cmd.MarkFlagRequired(name) // only fails for an unknown flag
@@ -180,20 +195,87 @@ func loadLine(elapsed time.Duration, before, now load.Counts) string {
 	return b.String()
 }
 
-// settleLoad gives the last txs time to land, places every admitted tx
-// and prints the report's lines. The grace is two slots and five blocks,
-// the block interval read off node's chain (slots over blocks).
-func settleLoad(ctx context.Context, f *load.Firehose, node apiclient.Client, clock consensus.Clock, out io.Writer) *load.Report {
+// loadedNetwork is what the load command knows of the network it loads,
+// from its first node: its slot clock (GET /status), the capacity model's
+// inputs (GET /api/parameters) or why there are none, and the load's
+// measured span after its warm-up.
+type loadedNetwork struct {
+	clock      consensus.Clock
+	capacity   *capacity.Params
+	noCapacity string
+	warmup     time.Duration
+	span       load.Span
+	measured   bool // the load outlasted its warm-up: span holds
+}
+
+// capacityParams are the capacity model's inputs from the node at url's
+// GET /api/parameters, or why there are none.
+func capacityParams(ctx context.Context, client *http.Client, url string) (*capacity.Params, string) {
+	p, err := apiclient.NetworkParameters(ctx, client, url)
+	switch {
+	case err != nil:
+		return nil, fmt.Sprintf("GET /api/parameters of %s: %v", url, err)
+	case p.SlotLengthMs <= 0 || p.ActiveSlotsCoeff == "" || p.Leios == nil:
+		return nil, fmt.Sprintf("the GET /api/parameters of %s gives no slot length, f and Leios limits: a node older than this command", url)
+	}
+	f, err := p.ActiveSlotsCoeff.Float64()
+	if err != nil {
+		return nil, fmt.Sprintf("the activeSlotsCoeff %q of %s: %v", p.ActiveSlotsCoeff, url, err)
+	}
+	params := capacity.NewParams(time.Duration(p.SlotLengthMs)*time.Millisecond, f, *p.Leios)
+	return &params, ""
+}
+
+// loadWarmup is the load's warm-up: the one given, else the latency
+// model's p95 rounded up to a second (none without a model).
+func loadWarmup(params *capacity.Params, given time.Duration, isGiven bool) (time.Duration, error) {
+	switch {
+	case isGiven && given < 0:
+		return 0, fmt.Errorf("--warmup %v: must not be negative", given)
+	case isGiven || params == nil:
+		return given, nil
+	}
+	l, err := capacity.NewLatencyModel(*params)
+	if err != nil {
+		return 0, nil // the capacity check says why, at the end
+	}
+	return (time.Duration(l.P95Ms)*time.Millisecond + time.Second - 1).Truncate(time.Second), nil
+}
+
+// settleLoad gives the last txs time to land, places every admitted tx,
+// checks the run against the network's capacity and prints the report's
+// lines. The grace is two slots and five blocks, the block interval 1/f
+// slots (read off node's chain when the node does not give f).
+func settleLoad(ctx context.Context, f *load.Firehose, node apiclient.Client, network loadedNetwork, out io.Writer) *load.Report {
 	f.Sweep(ctx)
-	slotsPerBlock := 20.0 // an f of 0.05 when the chain says nothing yet
-	if st, err := node.Status(ctx); err == nil && st.Tip.BlockNumber > 0 {
+	slotsPerBlock := 20.0 // an f of 0.05 when neither the node nor its chain says
+	if p := network.capacity; p != nil {
+		slotsPerBlock = 1 / p.ActiveSlotsCoeff
+	} else if st, err := node.Status(ctx); err == nil && st.Tip.BlockNumber > 0 {
 		slotsPerBlock = float64(st.Tip.Slot) / float64(st.Tip.BlockNumber)
 	}
-	grace := load.InFlightGrace(clock.SlotLength, slotsPerBlock)
+	grace := load.InFlightGrace(network.clock.SlotLength, slotsPerBlock)
 	fmt.Fprintf(out, "load stopped; giving its last txs up to %v to reach every chain\n", grace.Round(time.Millisecond))
 	settled := f.AwaitInFlight(ctx, grace)
-	r, _ := f.Settle(ctx, clock, nil)
+	var span *load.Span
+	if network.measured {
+		span = &network.span
+	}
+	r, walks := f.Settle(ctx, network.clock, span)
 	r.Settled = settled
+	noCapacity := network.noCapacity
+	if p := network.capacity; p != nil {
+		m, err := capacity.New(*p, r.MeanTxBytes)
+		if err != nil {
+			noCapacity = err.Error()
+		} else {
+			spanIs := fmt.Sprintf("from the load's start plus its warm-up of %v to its stop", network.warmup)
+			r.Capacity = load.CheckCapacity(m, load.CommonPrefix(load.Answered(walks)), network.clock, span, spanIs, r.LatencyInSpan)
+		}
+	}
 	r.Print(out)
+	if noCapacity != "" {
+		fmt.Fprintf(out, "the network's capacity not modelled: %s\n", noCapacity)
+	}
 	return r
 }

@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/capacity"
 	"github.com/leiosnode/leiosnode/internal/load"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -38,12 +41,12 @@ func TestLoadCommand(t *testing.T) {
 
 	reportFile := filepath.Join(t.TempDir(), "r.json")
 	out, err := execute(context.Background(), "load", "--node", url, "--skey", key0, "--skey", key1,
-		"--rate", "20", "--duration", "4s", "--report", reportFile)
+		"--rate", "20", "--duration", "4s", "--warmup", "1s", "--report", reportFile)
 	t.Logf("load output:\n%s", out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"    1s offered ", " admitted ", " refused ", "in all ", "load stopped", "txs: ", " lost", "admission to on chain", "report written to"} {
+	for _, want := range []string{"    1s offered ", " admitted ", " refused ", "in all ", "load stopped", "txs: ", " lost", "admission to on chain", "structural capacity ", "  measured ", "report written to"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q", want)
 		}
@@ -55,6 +58,12 @@ func TestLoadCommand(t *testing.T) {
 	}
 	if r.Latency == nil || r.Latency.Txs != int(r.OnChain) || r.Latency.P50Ms <= 0 {
 		t.Errorf("latency %+v, want one over the %d txs on chain", r.Latency, r.OnChain)
+	}
+	// The network's capacity, from the node's parameters (the devnet
+	// template's), at the txs' mean size, beside the chain after 1 s.
+	if c := r.Capacity; c == nil || c.Model.Params.SlotLengthMs != 100 || c.Model.Params.ActiveSlotsCoeff != 0.1 ||
+		c.Model.MeanTxBytes != r.MeanTxBytes || r.MeanTxBytes <= 0 || c.Chain == nil || c.Chain.OnChainTxPerSecond <= 0 {
+		t.Errorf("capacity %+v at %v B a tx, want the devnet's model and the chain measured", c, r.MeanTxBytes)
 	}
 
 	for _, tc := range []struct {
@@ -68,5 +77,31 @@ func TestLoadCommand(t *testing.T) {
 	} {
 		stderr, code := runCLI(t, append([]string{"load", "--rate", "10", "--duration", "1s"}, tc.args...)...)
 		t.Run(tc.name, func(t *testing.T) { checkOneErrorLine(t, stderr, code, tc.want) })
+	}
+}
+
+// TestLoadWarmup: the load's warm-up is the one given, else the network's
+// latency model's p95 rounded up to a second (7 s for the devnet
+// template's 6.6 s), else none without a model.
+func TestLoadWarmup(t *testing.T) {
+	devnet := capacity.NewParams(100*time.Millisecond, 0.1, consensus.DefaultLeiosParams())
+	for _, tc := range []struct {
+		name    string
+		params  *capacity.Params
+		given   time.Duration
+		isGiven bool
+		want    time.Duration
+		err     bool
+	}{
+		{"the model's p95", &devnet, 0, false, 7 * time.Second, false},
+		{"given", &devnet, 2 * time.Second, true, 2 * time.Second, false},
+		{"given as none", &devnet, 0, true, 0, false},
+		{"no model", nil, 0, false, 0, false},
+		{"negative", &devnet, -time.Second, true, 0, true},
+	} {
+		got, err := loadWarmup(tc.params, tc.given, tc.isGiven)
+		if got != tc.want || (err != nil) != tc.err {
+			t.Errorf("%s: %v (%v), want %v (error %v)", tc.name, got, err, tc.want, tc.err)
+		}
 	}
 }

@@ -71,6 +71,8 @@ type admittedTx struct {
 	// Admitted is when the POST that the node admitted began: after Sent
 	// by the time the node's edge refused it (503) before.
 	Admitted time.Time
+	// Size is its bytes.
+	Size int
 	// out is its output, worth coin: the next tx of the chain spends it.
 	out  ledger.TxIn
 	coin uint64
@@ -117,7 +119,7 @@ func (c *txChain) next(p ledger.Params) (*ledger.Tx, error) {
 // new head.
 func (c *txChain) admit() {
 	tx := c.pending
-	c.record(admittedTx{Hash: tx.Hash(), Sent: c.firstSent, Admitted: c.lastSent, out: ledger.TxIn{TxID: tx.ID(), Index: 0}, coin: tx.Outputs[0].Coin, tx: tx})
+	c.record(admittedTx{Hash: tx.Hash(), Sent: c.firstSent, Admitted: c.lastSent, Size: tx.Size(), out: ledger.TxIn{TxID: tx.ID(), Index: 0}, coin: tx.Outputs[0].Coin, tx: tx})
 	c.pending, c.submitted = nil, false
 }
 

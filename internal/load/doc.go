@@ -11,7 +11,10 @@
 //   - Sweep, AwaitInFlight and Settle end a run: the txs a node dropped go
 //     again, the last ones get time to reach the chains, then every node's
 //     chain is walked and its mempool asked, and the Report says where
-//     every admitted tx is, the latencies and the loss.
+//     every admitted tx is, the latencies and the loss; CheckCapacity
+//     puts what the chain carried beside the network's structural
+//     capacity (package capacity), which the load command models from the
+//     network's GET /api/parameters.
 //
 // Invariants:
 //   - A tx is built only once its parent was admitted, and every tx of a

@@ -432,6 +432,15 @@ func TestSettle(t *testing.T) {
 	if r.LatencyInSpan != nil {
 		t.Errorf("latency in a span without one: %+v", r.LatencyInSpan)
 	}
+	var txs, bytes int // the admitted txs, lost ones included
+	for _, c := range f.chains {
+		for _, tx := range c.txs() {
+			txs, bytes = txs+1, bytes+len(tx.tx.Bytes())
+		}
+	}
+	if want := float64(bytes) / float64(txs); txs != 24 || r.MeanTxBytes != want {
+		t.Errorf("mean tx size %v bytes, want %v over the %d admitted", r.MeanTxBytes, want, txs)
+	}
 	// A measured span from before the first tx sent: all of them; one
 	// after the last: none.
 	all := Span{From: time.Now().Add(-time.Hour), To: time.Now()}

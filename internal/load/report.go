@@ -61,6 +61,12 @@ type Report struct {
 	// LatencyInSpan is the same over the txs first sent in the measured
 	// span Settle was given; absent without one, or when there are none.
 	LatencyInSpan *Latency `json:"latencyInSpan,omitempty"`
+	// MeanTxBytes is the mean size of the admitted txs.
+	MeanTxBytes float64 `json:"meanTxBytes,omitempty"`
+	// Capacity is the run beside its network's structural capacity; absent
+	// when whoever ran it did not measure it (the devnet's report has its
+	// own).
+	Capacity *CapacityCheck `json:"capacity,omitempty"`
 	// OfferedPerSecond is the distinct txs sent per second, from the first
 	// to the last: below Rate when the firehose could not keep up, mostly
 	// because the nodes' answers came too slowly (BenchmarkFirehoseCeiling
@@ -81,7 +87,8 @@ type Report struct {
 }
 
 // Print writes the report's lines: what became of the txs (the loss),
-// the latencies, the firehose's speed, the rejections and what went wrong.
+// the latencies, the firehose's speed, the rejections, what went wrong,
+// and the run beside the network's capacity when it was measured.
 func (r *Report) Print(out io.Writer) {
 	var rejected uint64
 	for _, n := range r.Rejected {
@@ -112,6 +119,9 @@ func (r *Report) Print(out io.Writer) {
 	}
 	for _, line := range append(r.StoppedChains, r.Problems...) {
 		fmt.Fprintln(out, "  "+line)
+	}
+	if c := r.Capacity; c != nil {
+		c.Print(out)
 	}
 }
 

@@ -98,11 +98,13 @@ func (f *Firehose) Settle(ctx context.Context, clock consensus.Clock, span *Span
 		r.Problems = append(r.Problems, fmt.Sprintf("%d txs' mempool queries failed, e.g. %v", len(failed), failed[0]))
 	}
 	var latencies, withRefusals, inSpan []time.Duration
+	var txs, bytes int
 	for _, c := range f.chains {
 		if c.stopped != "" {
 			r.StoppedChains = append(r.StoppedChains, fmt.Sprintf("%s (to %s) stopped: %s", c.name, f.nodeName(c.node), c.stopped))
 		}
 		for _, tx := range c.txs() {
+			txs, bytes = txs+1, bytes+tx.Size
 			switch placeTx(chains, mempools, tx.Hash) {
 			case txOnEveryChain:
 				r.OnChain++
@@ -122,6 +124,9 @@ func (f *Firehose) Settle(ctx context.Context, clock consensus.Clock, span *Span
 				r.Lost++
 			}
 		}
+	}
+	if txs > 0 {
+		r.MeanTxBytes = float64(bytes) / float64(txs)
 	}
 	if len(latencies) > 0 {
 		r.Latency = newLatency(latencies, latencyMeasured, dating)

@@ -55,11 +55,14 @@ func Build(o Observations, out io.Writer) Report {
 	report := o.Watch.report(o.Dir, o.Started, o.Stopped, o.Slot, o.Exited)
 	leios := o.Watch.leiosReport(g.Clock(), g.Leios.MinCertGap, o.EBLists, o.Walks)
 	report.Txs, report.Leios = o.Txs, leios
-	run := loadRun{clock: g.Clock(), names: o.Series.names, samples: o.Series.samples, ebs: leios.EBs, common: load.CommonPrefix(load.Answered(o.Walks))}
-	report.Timeline = newTimeline(run, TimelineWidth)
+	run := loadRun{clock: g.Clock(), rbInterval: g.Timing().MeanRBInterval(), names: o.Series.names, samples: o.Series.samples, ebs: leios.EBs, common: load.CommonPrefix(load.Answered(o.Walks))}
+	report.Timeline = newTimeline(run, timelineWidth(run.rbInterval))
 	if o.Txs != nil {
 		if o.Span != nil {
 			report.Targets = newTargets(run, *o.Span, o.Warmup, o.Txs)
+		}
+		if o.Txs.MeanTxBytes > 0 {
+			report.Capacity = newCapacityReport(g, run, o.Span, o.Txs)
 		}
 		floor, err := measureFirehoseFloor(g, o.FloorSample)
 		report.CPU = newCPUReport(run, o.Span, floor, err, report.Timeline)

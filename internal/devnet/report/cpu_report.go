@@ -51,6 +51,8 @@ type NodeCPU struct {
 // windows in which most (EB, voting node) pairs missed their voting
 // windows, and in the other windows with votes.
 type CPUWhenMissed struct {
+	// WindowSeconds is the timeline's window.
+	WindowSeconds float64 `json:"windowSeconds"`
 	MissedWindows int     `json:"missedWindows"`
 	OtherWindows  int     `json:"otherWindows"`
 	MissedCores   float64 `json:"missedCores"` // mean over the windows
@@ -122,7 +124,7 @@ const missedMost = 0.5
 // whenMissed sums the timeline's windows with votes into those in which
 // most voters missed their windows and the others.
 func whenMissed(t *Timeline) CPUWhenMissed {
-	var m CPUWhenMissed
+	m := CPUWhenMissed{WindowSeconds: t.WindowSeconds}
 	missed, other := map[string]float64{}, map[string]float64{}
 	byWork := false
 	for _, w := range t.Windows {

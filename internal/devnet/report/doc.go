@@ -2,7 +2,11 @@
 // into its JSON report, its printed summaries and its plots: the status
 // polls (ChainWatch, StatusSeries), every node's EB list and chain walk at
 // the end, the firehose's final check and txs (package load) and the
-// chaos mode's faults. Build sums a run up; Write writes it and its plots.
+// chaos mode's faults. Build sums a run up — beside the network's
+// structural capacity (package capacity) at the firehose's mean tx size —
+// and Write writes it and its plots. Its windows of protocol time (the
+// timeline's, the certified EBs', the plotted on-chain rate's) are so many
+// mean RB intervals of the genesis, never fixed durations.
 //
 // Invariants:
 //   - The report is a function of the observations it is handed: the same

@@ -29,7 +29,7 @@ func loadPlotsFile(reportFile string) string {
 // the EBs' size with the fullest mempool; and the share of voters that
 // missed their voting window.
 func writeLoadPlots(path string, t *Timeline, targets *Targets) error {
-	const xLabel = "s from the system start (windows of 10 s)"
+	xLabel := fmt.Sprintf("s from the system start (windows of %v)", seconds(t.WindowSeconds))
 	rates := plots.New("txs", xLabel, "tx/s")
 	stages := plots.New("EB stages (p50 solid, p95 dashed)", xLabel, "ms after the EB's slot start")
 	cores := plots.New("the nodes' CPU, summed", xLabel, "cores")

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/leiosnode/leiosnode/internal/capacity"
 	"github.com/leiosnode/leiosnode/internal/load"
 	"io"
 	"maps"
@@ -11,14 +12,17 @@ import (
 )
 
 // printLoadSummary prints the report's load sections at a glance: the
-// targets over the measured span, the nodes' CPU per 1,000 txs against the
-// floor, what took the CPU when voters missed their windows, and the
-// timeline's table.
+// targets over the measured span, the run beside the network's capacity,
+// the nodes' CPU per 1,000 txs against the floor, what took the CPU when
+// voters missed their windows, and the timeline's table.
 func printLoadSummary(out io.Writer, r Report, warmup time.Duration) {
 	if t := r.Targets; t != nil {
 		printTargets(out, t)
 	} else if r.Txs != nil {
 		fmt.Fprintf(out, "no measured span: the run did not outlast its warm-up of %v (--warmup) after the system start, so no targets and no CPU per tx\n", warmup)
+	}
+	if c := r.Capacity; c != nil {
+		printCapacity(out, c)
 	}
 	if c := r.CPU; c != nil {
 		printCPU(out, c)
@@ -36,8 +40,8 @@ func printTargets(out io.Writer, t *Targets) {
 	if !t.EveryWindowCertified {
 		every = "NOT every window has one"
 	}
-	fmt.Fprintf(out, "  EBs certified %d of %d announced (%.0f %%); per 30 s: %s — %s\n",
-		t.EBsCertified, t.EBsAnnounced, 100*t.CertifiedShare, spaced(t.CertifiedPer30s), every)
+	fmt.Fprintf(out, "  EBs certified %d of %d announced (%.0f %%); per %s (%d mean RB intervals): %s — %s\n",
+		t.EBsCertified, t.EBsAnnounced, 100*t.CertifiedShare, capacity.Seconds(t.CertifiedWindowS), certifiedWindowRBs, spaced(t.CertifiedPer30s), every)
 	if l := t.Latency; l != nil {
 		fmt.Fprintf(out, "  submit to chain p95 %s, p50 %s over %d txs first sent in the span; lost %d (whole run)\n", load.Seconds(l.P95Ms), load.Seconds(l.P50Ms), l.Txs, t.Lost)
 	} else {
@@ -92,26 +96,30 @@ func printWhenMissed(out io.Writer, m CPUWhenMissed) {
 	}
 	if m.MissedShares == nil && m.OtherShares == nil {
 		fmt.Fprintf(out, "  cores (summed over the nodes) where most voters missed their window: %s; elsewhere: %s; CPU by work not measured (no cpuSeconds in /status)\n",
-			windowCores(m.MissedWindows, m.MissedCores), windowCores(m.OtherWindows, m.OtherCores))
+			windowCores(m.MissedWindows, m.WindowSeconds, m.MissedCores), windowCores(m.OtherWindows, m.WindowSeconds, m.OtherCores))
 		return
 	}
 	if m.MissedWindows == 0 {
 		fmt.Fprintln(out, "  no window where most voters missed their voting window")
 	} else {
-		fmt.Fprintf(out, "  CPU by work where most voters missed their window (%s): %s\n", windowCores(m.MissedWindows, m.MissedCores), topShares(m.MissedShares, 5))
+		fmt.Fprintf(out, "  CPU by work where most voters missed their window (%s): %s\n", windowCores(m.MissedWindows, m.WindowSeconds, m.MissedCores), topShares(m.MissedShares, 5))
 	}
 	if m.OtherWindows > 0 {
-		fmt.Fprintf(out, "  CPU by work in the other windows with votes (%s): %s\n", windowCores(m.OtherWindows, m.OtherCores), topShares(m.OtherShares, 5))
+		fmt.Fprintf(out, "  CPU by work in the other windows with votes (%s): %s\n", windowCores(m.OtherWindows, m.WindowSeconds, m.OtherCores), topShares(m.OtherShares, 5))
 	}
 }
 
-// windowCores spells how many timeline windows, and their mean cores.
-func windowCores(windows int, cores float64) string {
+// windowCores spells how many timeline windows of width (in seconds),
+// and their mean cores.
+func windowCores(windows int, width, cores float64) string {
 	if windows == 0 {
 		return "no window"
 	}
-	return fmt.Sprintf("%d × %v at %.2f cores", windows, TimelineWidth, cores)
+	return fmt.Sprintf("%d × %v at %.2f cores", windows, seconds(width), cores)
 }
+
+// seconds is s seconds as a duration, which spells itself: 10s, 1m30s.
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 func printTimeline(out io.Writer, t *Timeline) {
 	fmt.Fprintf(out, "per %.0f s: EBs by slot start, stages in ms after it (p50/p95 over EB × node; voting deadline %d ms); rates per s\n", t.WindowSeconds, t.DeadlineMs)

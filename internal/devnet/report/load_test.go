@@ -36,7 +36,7 @@ func ms(v int64) *int64 { return &v }
 // and 46 s (a closure of 200).
 func fakeLoadRun() loadRun {
 	clock := consensus.Clock{Start: loadStart, SlotLength: 100 * time.Millisecond}
-	r := loadRun{clock: clock, names: []string{"node-0", "node-1"}}
+	r := loadRun{clock: clock, rbInterval: time.Second, names: []string{"node-0", "node-1"}}
 	for t := range 71 {
 		sec := float64(t)
 		n0 := &nodeSample{
@@ -262,7 +262,7 @@ func TestLoadSummaryPrinted(t *testing.T) {
 	for _, want := range []string{
 		"measured span 10–70 s after the system start (warm-up 10 s)",
 		"on chain 4.0 tx/s; offered 100.0 tx/s",
-		"per 30 s: 0 1 — NOT every window has one",
+		"per 30 s (30 mean RB intervals): 0 1 — NOT every window has one",
 		"longest 6 s (node-1)",
 		"refused by the nodes' edges: mempool-full 5, queue-delay 30; 503s to the firehose: queue-delay 600",
 		"node-0 5.000 s (0.50 cores, 69.4× the floor)",

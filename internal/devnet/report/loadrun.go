@@ -8,18 +8,57 @@ import (
 	"github.com/leiosnode/leiosnode/internal/load"
 )
 
-// TimelineWidth is the width of the report's timeline windows.
-const TimelineWidth = 10 * time.Second
+// The report's windows of protocol time are so many mean RB intervals
+// (slot length / f), so that each holds as many RBs, and EBs, whatever the
+// genesis: at the devnet template's 1 s interval, its old fixed widths.
+const (
+	// timelineRBs is the timeline's window: 10 s on the devnet.
+	timelineRBs = 10
+	// certifiedWindowRBs is the window in which an EB must be certified
+	// (Targets.EveryWindowCertified): 30 s on the devnet. At p_cert 0.39
+	// (f 0.1) and 0.63 (f 0.05) a window without one by chance alone has
+	// a probability of 4·10⁻⁷ and 10⁻¹³.
+	certifiedWindowRBs = 30
+	// onChainRateRBs is the span of the plotted on-chain rate: 5 s on the
+	// devnet, about five blocks with their EBs' txs.
+	onChainRateRBs = 5
+)
+
+// The least widths of the windows above, a presentation choice: the
+// status polls come a second apart, and a window holds several.
+const (
+	minTimelineWidth   = 10 * time.Second
+	minOnChainRateSpan = 5 * time.Second
+)
+
+// rbWindow is rbs mean RB intervals, in whole seconds, at least least.
+func rbWindow(rbs int, rbInterval, least time.Duration) time.Duration {
+	return max(least, (time.Duration(rbs) * rbInterval).Round(time.Second))
+}
+
+// timelineWidth is the width of the timeline's windows at a mean RB
+// interval.
+func timelineWidth(rbInterval time.Duration) time.Duration {
+	return rbWindow(timelineRBs, rbInterval, minTimelineWidth)
+}
+
+// certifiedWindow is the width of the windows in which EBs must be
+// certified.
+func (r loadRun) certifiedWindow() time.Duration {
+	return rbWindow(certifiedWindowRBs, r.rbInterval, time.Second)
+}
 
 // loadRun is what the report's load sections (timeline, targets, cpu) are
 // computed from: the supervisor's polls, the EBs and the common chain, as
 // gathered at the end of a run.
 type loadRun struct {
-	clock   consensus.Clock // its Start is the system start
-	names   []string        // the nodes', in node order
-	samples []statusSample
-	ebs     []EBDiffusion
-	common  []api.BlockTxs // the blocks every node's chain holds; nil when none was read
+	clock consensus.Clock // its Start is the system start
+	// rbInterval is the network's mean RB interval (slot length / f).
+	rbInterval time.Duration
+	names      []string // the nodes', in node order
+	samples    []statusSample
+	ebs        []EBDiffusion
+	common     []api.BlockTxs // the blocks every node's chain holds; nil when none was read
 }
 
 // onChainTxs counts the txs the common chain applied in blocks whose slot

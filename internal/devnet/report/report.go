@@ -34,13 +34,18 @@ type Report struct {
 	// Chaos is what the chaos mode did and how the nodes recovered; absent
 	// without --chaos.
 	Chaos *ChaosReport `json:"chaos,omitempty"`
-	// Timeline is the run in windows of 10 s: the EBs' stages, the missed
-	// voting windows, the rates and the nodes' CPU by work.
+	// Timeline is the run in windows of ten mean RB intervals (10 s on the
+	// devnet template, at least 10 s): the EBs' stages, the missed voting
+	// windows, the rates and the nodes' CPU by work.
 	Timeline *Timeline `json:"timeline,omitempty"`
 	// Targets are the figures over the measured span (after the warm-up);
 	// absent without a firehose, or when the run did not outlast its
 	// warm-up.
 	Targets *Targets `json:"targets,omitempty"`
+	// Capacity is the run beside its network's structural capacity at the
+	// mean size of the firehose's admitted txs; absent without a firehose
+	// or an admitted tx.
+	Capacity *CapacityReport `json:"capacity,omitempty"`
 	// CPU is the nodes' CPU per 1,000 txs on chain over the measured span,
 	// beside the floor measured in the same run; absent without a
 	// firehose.

@@ -15,11 +15,6 @@ import (
 	"github.com/leiosnode/leiosnode/internal/plots"
 )
 
-// onChainRateSpan is the span over which the plotted rate of txs reaching
-// the chain is taken: the status polls come a second apart, and blocks
-// (with their EBs' txs) every few seconds.
-const onChainRateSpan = 5 * time.Second
-
 // reportPlotsFile is the PNG written beside the report file: r.json gives
 // r.png.
 func reportPlotsFile(reportFile string) string {
@@ -34,7 +29,10 @@ func writeReportPlots(path string, s *StatusSeries, g *consensus.Genesis, leios 
 	tips := plots.New("every node's tip", "s from the devnet's start", "block number")
 	ebs := plots.New("EB closure latency", "ms from the EB's slot start to the node's complete closure", "fraction of the EBs")
 	ebs.Y.Max = 1
-	rate := plots.New("txs reaching the chain", "s from the devnet's start", fmt.Sprintf("tx/s on chain (over %v)", onChainRateSpan))
+	// The rate is taken over a few blocks with their EBs' txs, and several
+	// status polls.
+	rateSpan := rbWindow(onChainRateRBs, g.Timing().MeanRBInterval(), minOnChainRateSpan)
+	rate := plots.New("txs reaching the chain", "s from the devnet's start", fmt.Sprintf("tx/s on chain (over %v)", rateSpan))
 	pools := plots.New("mempools", "s from the devnet's start", "txs in the mempool")
 	latest, fullest := 0.0, 0.0 // the longest closure latency, the fullest mempool
 	for i, name := range s.names {
@@ -76,7 +74,7 @@ func writeReportPlots(path string, s *StatusSeries, g *consensus.Genesis, leios 
 	ebs.Legend.Top, ebs.Legend.Left = false, false // a CDF leaves the lower right empty
 	ebs.X.Max = max(deadline, latest) * 1.4        // room for the legend past the deadline
 	pools.Y.Max = fullest * 1.3                    // room for the legend
-	onChain := s.onChainRate()
+	onChain := s.onChainRate(rateSpan)
 	if err := plots.Line(rate, "on chain", onChain, plots.Style{Color: 0}); err != nil {
 		return err
 	}
@@ -89,9 +87,8 @@ func writeReportPlots(path string, s *StatusSeries, g *consensus.Genesis, leios 
 }
 
 // onChainRate is, at each poll, the txs per second that reached the
-// chain over the last onChainRateSpan, by the most txs on any node's
-// chain.
-func (s *StatusSeries) onChainRate() plotter.XYs {
+// chain over the last span, by the most txs on any node's chain.
+func (s *StatusSeries) onChainRate(span time.Duration) plotter.XYs {
 	type point struct {
 		seconds float64
 		txs     uint64
@@ -109,10 +106,9 @@ func (s *StatusSeries) onChainRate() plotter.XYs {
 		}
 	}
 	var xys plotter.XYs
-	span := onChainRateSpan.Seconds()
 	for i, p := range onChain {
 		// The earliest poll within the span before this one.
-		j := slices.IndexFunc(onChain[:i+1], func(q point) bool { return p.seconds-q.seconds <= span })
+		j := slices.IndexFunc(onChain[:i+1], func(q point) bool { return p.seconds-q.seconds <= span.Seconds() })
 		if first := onChain[j]; p.seconds > first.seconds && p.txs >= first.txs {
 			xys = append(xys, plotter.XY{X: p.seconds, Y: float64(p.txs-first.txs) / (p.seconds - first.seconds)})
 		}

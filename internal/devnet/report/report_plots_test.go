@@ -31,7 +31,7 @@ func TestReportPlotsFromPolls(t *testing.T) {
 		}
 		s.Observe(start.Add(time.Duration(i)*time.Second), polls)
 	}
-	rate := s.onChainRate()
+	rate := s.onChainRate(5 * time.Second)
 	if len(rate) != 11 {
 		t.Fatalf("%d rate points, want 11 (every poll after the first)", len(rate))
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/leiosnode/leiosnode/leios"
 )
 
-// Timeline is the run in windows of TimelineWidth from the system start:
+// Timeline is the run in windows of timelineWidth from the system start:
 // how late each stage of the EBs came, how many voters missed their
 // voting windows, what the firehose offered and the chain carried, and
 // where the nodes' CPU went. An engineer reads the cause of a collapse off
