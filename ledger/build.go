@@ -50,16 +50,23 @@ type witnessArray struct {
 
 // encode returns the canonical body bytes.
 func (b TxBody) encode() ([]byte, error) {
-	w := bodyWire{Inputs: b.Inputs, Outputs: make([]outputArray, len(b.Outputs)), Fee: b.Fee, TTL: b.TTL, ValidityStart: b.ValidityStart}
+	var auxDataHash []byte
+	if b.AuxData != nil {
+		h := AuxDataHash(b.AuxData)
+		auxDataHash = h[:]
+	}
+	return b.encodeWith(auxDataHash)
+}
+
+// encodeWith returns the canonical body bytes with auxDataHash as key 7
+// (none when nil).
+func (b TxBody) encodeWith(auxDataHash []byte) ([]byte, error) {
+	w := bodyWire{Inputs: b.Inputs, Outputs: make([]outputArray, len(b.Outputs)), Fee: b.Fee, TTL: b.TTL, ValidityStart: b.ValidityStart, AuxDataHash: auxDataHash}
 	if w.Inputs == nil {
 		w.Inputs = []TxIn{}
 	}
 	for i, o := range b.Outputs {
 		w.Outputs[i] = outputArray{Address: o.Address, Coin: o.Coin}
-	}
-	if b.AuxData != nil {
-		h := AuxDataHash(b.AuxData)
-		w.AuxDataHash = h[:]
 	}
 	return encMode.Marshal(w)
 }
@@ -109,9 +116,15 @@ func BuildTx(inputs []TxIn, outputs []TxOut, fee uint64, ttl *uint64, signers []
 }
 
 // SizeWith is the size of the tx Build returns when given that many
-// signers, whoever they are: keys and signatures have fixed sizes.
+// signers, whoever they are: keys and signatures have fixed sizes, and so
+// has the auxiliary data hash, which it therefore does not compute (the
+// padding of a tx to a size asks for many sizes).
 func (b TxBody) SizeWith(witnesses int) (int, error) {
-	body, err := b.encode()
+	var auxDataHash []byte
+	if b.AuxData != nil {
+		auxDataHash = make([]byte, 32)
+	}
+	body, err := b.encodeWith(auxDataHash)
 	if err != nil {
 		return 0, fmt.Errorf("ledger: encoding tx body: %w", err)
 	}
@@ -119,8 +132,13 @@ func (b TxBody) SizeWith(witnesses int) (int, error) {
 	for i := range ws.VKeys {
 		ws.VKeys[i] = witnessArray{VKey: make([]byte, ed25519.PublicKeySize), Signature: make([]byte, ed25519.SignatureSize)}
 	}
-	raw, err := assemble(body, ws, b.AuxData)
-	return len(raw), err
+	wits, err := encMode.Marshal(ws)
+	if err != nil {
+		return 0, fmt.Errorf("ledger: encoding tx: %w", err)
+	}
+	// As assemble lays them out: the array's head, body, witnesses,
+	// is_valid, the auxiliary data or null.
+	return 1 + len(body) + len(wits) + 1 + max(1, len(b.AuxData)), nil
 }
 
 // MinFee is the least fee this body can carry with that many witnesses:

@@ -162,6 +162,9 @@ func TestBuildWithMetadata(t *testing.T) {
 	if !bytes.Contains(tx.BodyBytes(), append([]byte{0x07, 0x58, 0x20}, h[:]...)) {
 		t.Fatal("the body does not carry the auxiliary data hash in key 7")
 	}
+	if size, err := body.SizeWith(1); err != nil || size != tx.Size() {
+		t.Fatalf("SizeWith = %d, %v; the tx is %d bytes", size, err, tx.Size())
+	}
 	if tx.Fee != p.MinFee(tx.Size()) {
 		t.Fatalf("fee %d, want the minimum %d for %d bytes", tx.Fee, p.MinFee(tx.Size()), tx.Size())
 	}
