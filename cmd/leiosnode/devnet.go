@@ -20,6 +20,7 @@ import (
 func newDevnetCommand() *cobra.Command {
 	var (
 		flags      devnetFlags
+		links      linkFlags
 		dir        string
 		startDelay time.Duration
 		opts       devnet.Options
@@ -74,6 +75,22 @@ comma-separated list of:
 Intervals are drawn from EVERY/2 to 3·EVERY/2; --chaos-seed repeats the
 choices of a run (its seed is printed).
 
+--topology FILE runs the devnet on an emulated wide-area network, in user
+space (no root, no netem): FILE is a topology in the Leios simulators'
+format (YAML or JSON: nodes: {NAME: {stake, location, producers: {PEER:
+{latency-ms, bandwidth-bytes-per-second}}}}, e.g. configs/topology-10.yaml).
+The devnet runs its nodes of most stake (all of them, or --nodes N), each
+pool's stake in the file's proportions (scaled to the template's poolStake
+per node in all), and only its links: each pair dials through a proxy of the
+devnet that delays each chunk by the link's one-way latency after
+serialising it at its bandwidth, each way. --link-latency and
+--link-bandwidth (100Mbit, 12.5MB, bytes/s) give every link of a full mesh
+one shape instead, or replace the file's. At the end (and in the report's
+"links") the devnet compares, per node, the bytes its links carried with the
+message bytes the node counted and checks that every connection its /status
+lists goes through the lab: "every connection through the lab" says no byte
+went around the emulation.
+
 --ui ADDR serves a live view of the devnet at http://ADDR/ (host:port; port
 0 picks a free one, printed): one page, updated each second from the same
 polls, with each node's tip, immutable tip and mempool, the latest EBs'
@@ -96,6 +113,9 @@ timeout).`,
 			if err != nil {
 				return err
 			}
+			if err := links.apply(cmd, &spec); err != nil {
+				return err
+			}
 			if !cmd.Flags().Changed("funded") {
 				spec.Funded = load.FundedFor(opts.TxRate)
 			}
@@ -114,6 +134,7 @@ timeout).`,
 		},
 	}
 	flags.register(cmd)
+	links.register(cmd)
 	// The firehose needs a chain of txs per 100 tx/s it offers.
 	funded := cmd.Flags().Lookup("funded")
 	funded.Usage = "number of funded addresses, each a chain of the firehose's txs; their payment keys go to DIR/funds/ (default: one per 100 tx/s of --tx-rate, at least 10)"

@@ -19,6 +19,7 @@ import (
 	"github.com/leiosnode/leiosnode/internal/devnet/report"
 	"github.com/leiosnode/leiosnode/internal/devnet/supervisor"
 	"github.com/leiosnode/leiosnode/internal/devnet/ui"
+	"github.com/leiosnode/leiosnode/internal/devnet/wan"
 	"github.com/leiosnode/leiosnode/internal/load"
 )
 
@@ -107,6 +108,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 		return err
 	}
 	defer r.procs.Stop() // an early return must not leave nodes behind
+	firstProcs := r.procs.All()
 	var counts func() load.Counts
 	if opts.TxRate > 0 {
 		if r.firehose, err = r.openFirehose(ctx); err != nil {
@@ -124,6 +126,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	span := r.load(ctx)
 	txs, walks := r.settleTxs(span)
 	r.watch.Observe(pollStatuses(context.Background(), client, d.Nodes))
+	links := accountLinks(context.Background(), client, d, mesh, firstProcs, r.procs, out)
 	o := report.Observations{
 		Dir: d.Dir, Started: r.started, Genesis: d.Genesis, Warmup: opts.Warmup, Watch: r.watch, Series: r.series,
 		EBLists: pollEBLists(context.Background(), client, d.Nodes, ebListTimeout), Walks: walks, Txs: txs, Span: span,
@@ -147,7 +150,9 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 			o.Chaos.Drops = r.firehose.Drops()
 		}
 	}
-	return r.writeReport(report.Build(o, out))
+	rep := report.Build(o, out)
+	rep.Links = links
+	return r.writeReport(rep)
 }
 
 // devnetRun is what the phases of a running devnet share.
@@ -167,16 +172,18 @@ type devnetRun struct {
 }
 
 // writeDevnet writes the devnet of opts (in a fresh temporary directory
-// when opts.Spec.Dir is empty; with a proxy per link for the chaos mode's
+// when opts.Spec.Dir is empty; with a proxy per link when a topology or a
+// link's latency or bandwidth is to be emulated, or for the chaos mode's
 // partitions) and prints where it is.
 func writeDevnet(opts Options, out io.Writer) (*layout.Layout, error) {
 	spec := opts.Spec
 	spec.Trace = spec.Trace || opts.TraceFile != ""
+	spec.ProxyLinks = spec.ProxyLinks || spec.Topology != nil || !spec.LinkShape.IsZero()
 	if opts.Chaos != nil {
 		if err := opts.Chaos.Check(spec.Nodes); err != nil {
 			return nil, err
 		}
-		spec.ProxyLinks = opts.Chaos.Has(chaos.Partition)
+		spec.ProxyLinks = spec.ProxyLinks || opts.Chaos.Has(chaos.Partition)
 	}
 	if spec.Dir == "" {
 		dir, err := os.MkdirTemp("", "leiosnode-devnet-")
@@ -206,11 +213,11 @@ func nodeExecutable(exe string) (string, error) {
 }
 
 // startLinks starts the proxy of every link of d; nil when d has none.
-func startLinks(d *layout.Layout) (*chaos.LinkMesh, error) {
+func startLinks(d *layout.Layout) (*wan.Mesh, error) {
 	if len(d.Links) == 0 {
 		return nil, nil
 	}
-	return chaos.StartLinkMesh(d)
+	return wan.Start(d)
 }
 
 // runArgs are the nodes' run arguments beyond their config: the chaos

@@ -39,6 +39,7 @@ var rank = map[string]int{
 	// nodes run as OS processes.
 	"internal/devnet/layout":     3,
 	"internal/devnet/supervisor": 4,
+	"internal/devnet/wan":        4, // the devnet's emulated links, on its layout
 	// What both Pebble stores share: opening, the network stamp, faults.
 	"internal/pebblestore":           2,
 	"internal/pebblestore/faulttest": 2,

@@ -14,6 +14,7 @@ import (
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"github.com/leiosnode/leiosnode/internal/devnet/supervisor"
+	"github.com/leiosnode/leiosnode/internal/devnet/wan"
 )
 
 // devnetChaos is the chaos scheduler's target on a running devnet: its
@@ -22,7 +23,7 @@ import (
 type devnetChaos struct {
 	d     *layout.Layout
 	procs *supervisor.Processes
-	mesh  *LinkMesh
+	mesh  *wan.Mesh
 	apis  []apiclient.Client // by node index
 	forks *ForkWatch
 	say   func(format string, args ...any)
@@ -46,13 +47,13 @@ func (c *devnetChaos) partition(side []int) error {
 	if c.mesh == nil {
 		return errors.New("the devnet's links do not go through its proxies")
 	}
-	c.mesh.partition(side)
+	c.mesh.Partition(side)
 	return nil
 }
 
 func (c *devnetChaos) heal() error {
 	if c.mesh != nil {
-		c.mesh.heal()
+		c.mesh.Heal()
 	}
 	return nil
 }
@@ -98,7 +99,7 @@ func expectedBlocks(g *consensus.Genesis, share, of int, d time.Duration) float6
 // New is the chaos scheduler of a running devnet, its links through mesh
 // (nil without partitions), and the fork watch it and the supervisor feed.
 // It prints what the spec's partitions are likely to do, and the seed.
-func New(d *layout.Layout, procs *supervisor.Processes, mesh *LinkMesh, client *http.Client, out io.Writer, spec Spec, seed uint64, started time.Time, duration time.Duration) (*Scheduler, *ForkWatch) {
+func New(d *layout.Layout, procs *supervisor.Processes, mesh *wan.Mesh, client *http.Client, out io.Writer, spec Spec, seed uint64, started time.Time, duration time.Duration) (*Scheduler, *ForkWatch) {
 	names, peers := make([]string, len(d.Nodes)), make([]string, len(d.Nodes))
 	apis := make([]apiclient.Client, len(d.Nodes))
 	for i, n := range d.Nodes {

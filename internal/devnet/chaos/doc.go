@@ -1,7 +1,7 @@
 // Package chaos is a devnet's chaos mode: a Spec of faults (kills,
 // freezes, partitions), a Scheduler that injects them one at a time into
-// the running nodes and watches them recover, the TCP proxies of a devnet's
-// links that a partition cuts (LinkMesh), and the watch of the forks the
+// the running nodes and watches them recover (a partition cuts the
+// devnet's link proxies, package wan), and the watch of the forks the
 // nodes' statuses show (ForkWatch).
 //
 // Invariants:
@@ -13,8 +13,8 @@
 //     order.
 //   - When Run's ctx ends, a fault under way ends at once (the killed node
 //     restarted, the frozen one thawed, the links restored).
-//   - The link proxies only forward bytes: the libp2p handshake runs end to
-//     end through them, and a cut closes every connection a link carries.
+//   - A partition cuts exactly the links across it (package wan's cut
+//     closes every connection a link carries) and a heal restores them all.
 //
 // This package must never reach into a node: it acts on the nodes' OS
 // processes (package supervisor) and links, and watches them only through

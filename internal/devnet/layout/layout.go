@@ -94,6 +94,15 @@ type Spec struct {
 	// The ports follow the nodes' (from BasePort+2·Nodes when BasePort is
 	// set).
 	ProxyLinks bool
+	// Topology, when set, is the network to lay out (the Leios simulators'
+	// format, see ReadTopology): its Nodes nodes of most stake (Top), the
+	// pools' stakes in its proportions (Topology.Stakes), and each pool's
+	// peers only the nodes it shares a link with; with ProxyLinks, the
+	// proxies of those links only, shaped as the file says.
+	Topology *Topology
+	// LinkShape shapes every proxied link (ProxyLinks), both ways; with a
+	// Topology, its non-zero latency or bandwidth replaces the file's.
+	LinkShape LinkShape
 }
 
 // Layout is the devnet Write wrote: where its files are, its genesis and
@@ -107,8 +116,12 @@ type Layout struct {
 	// directory with its own copy of the genesis.
 	OnHosts bool
 	// Links are the proxied links, when Spec.ProxyLinks asked for them:
-	// node From's topology names To at Addr.
+	// node From's topology names To at Addr. Every link has its reverse
+	// (To dials From through a proxy of its own).
 	Links []Link
+	// Topology is the topology the devnet was laid out from (its kept
+	// nodes, in the devnet's order), nil without Spec.Topology.
+	Topology *Topology
 	// Trace: every node writes a trace (Spec.Trace).
 	Trace bool
 	// Protocols: Spec.Protocols.
@@ -119,18 +132,25 @@ type Layout struct {
 // supervisor: node From dials node To at Addr, a TCP proxy the supervisor
 // runs, which forwards to To's libp2p port. The libp2p handshake runs end
 // to end through it, so the peer IDs are those of the real nodes.
+//
+// Shape is what the link does to the bytes From sends To, whichever of
+// the pair dialed the connection that carries them: the reverse Link's
+// Shape is that of the bytes back.
 type Link struct {
 	From, To int
 	Addr     string // host:port the proxy listens on
+	Shape    LinkShape
 }
 
 // Node is one node of a devnet.
 type Node struct {
-	Name       string // node-i, also its pool's name; relay-j for a relay
-	Dir        string // absolute
-	ConfigFile string // absolute
-	PeerID     peer.ID
-	ListenAddr string // libp2p multiaddr, without /p2p
+	Name string // node-i, also its pool's name; relay-j for a relay
+	// TopologyName is its node's name in Spec.Topology, "" without one.
+	TopologyName string
+	Dir          string // absolute
+	ConfigFile   string // absolute
+	PeerID       peer.ID
+	ListenAddr   string // libp2p multiaddr, without /p2p
 	// DialAddr is where the other nodes dial it, without /p2p: ListenAddr,
 	// or its host's name when the node listens on all of its addresses.
 	DialAddr string
@@ -153,7 +173,14 @@ func Write(spec Spec) (*Layout, error) {
 	if _, err := os.Stat(filepath.Join(dir, genesisFileName)); err == nil {
 		return nil, fmt.Errorf("%s already holds a devnet (genesis.json exists)", dir)
 	}
-	poolPlaces, relayPlaces, proxyPorts, err := spec.places()
+	var topology *Topology
+	if spec.Topology != nil {
+		if topology, err = spec.Topology.Top(spec.Nodes); err != nil {
+			return nil, err
+		}
+	}
+	links := spec.links(topology)
+	poolPlaces, relayPlaces, proxyPorts, err := spec.places(len(links))
 	if err != nil {
 		return nil, err
 	}
@@ -164,13 +191,20 @@ func Write(spec Spec) (*Layout, error) {
 	g := spec.Template.Genesis()
 	g.SystemStart = spec.SystemStart.UTC().Truncate(time.Millisecond)
 	g.EpochNonce = randomNonce()
-	d := &Layout{Dir: dir, Genesis: g, OnHosts: len(spec.Hosts) > 0, Trace: spec.Trace, Protocols: spec.Protocols}
+	d := &Layout{Dir: dir, Genesis: g, OnHosts: len(spec.Hosts) > 0, Trace: spec.Trace, Protocols: spec.Protocols, Topology: topology}
+	var stakes []uint64
+	if topology != nil {
+		stakes = topology.Stakes(spec.Template.PoolStake)
+	}
 	for i, place := range poolPlaces {
 		n, pool, err := writeNodeKeys(dir, i)
 		if err != nil {
 			return nil, err
 		}
 		pool.Stake = spec.Template.PoolStake
+		if topology != nil {
+			pool.Stake, n.TopologyName = stakes[i], topology.Nodes[i].Name
+		}
 		n.ListenAddr, n.DialAddr, n.HTTPAddr = place.listen, place.dial, place.http
 		g.Pools = append(g.Pools, pool)
 		d.Nodes = append(d.Nodes, n)
@@ -183,14 +217,9 @@ func Write(spec Spec) (*Layout, error) {
 		r.ListenAddr, r.DialAddr, r.HTTPAddr = place.listen, place.dial, place.http
 		d.Relays = append(d.Relays, r)
 	}
-	if spec.ProxyLinks {
-		for from := range spec.Nodes {
-			for to := range spec.Nodes {
-				if to != from {
-					d.Links = append(d.Links, Link{From: from, To: to, Addr: fmt.Sprintf("127.0.0.1:%d", proxyPorts[len(d.Links)])})
-				}
-			}
-		}
+	for i, l := range links {
+		l.Addr = fmt.Sprintf("127.0.0.1:%d", proxyPorts[i])
+		d.Links = append(d.Links, l)
 	}
 	for i := range spec.Funded {
 		addr, err := keys.GeneratePaymentKeyFiles(filepath.Join(dir, FundsDirName, fmt.Sprintf("payment-%d", i)), g.NetworkID)
@@ -231,6 +260,12 @@ func (spec Spec) check() error {
 		return fmt.Errorf("relays: %d is negative", spec.Relays)
 	case spec.ProxyLinks && (spec.Relays > 0 || len(spec.Hosts) > 0):
 		return errors.New("link proxies are the local devnet's: not with relays or hosts")
+	case !spec.LinkShape.IsZero() && !spec.ProxyLinks:
+		return errors.New("a link's latency or bandwidth is emulated by the link proxies: lay them out too (ProxyLinks)")
+	case spec.LinkShape.Latency < 0 || spec.LinkShape.BytesPerSecond < 0:
+		return fmt.Errorf("link shape %v: latency and bandwidth must not be negative", spec.LinkShape)
+	case spec.Topology != nil && (spec.Relays > 0 || len(spec.Hosts) > 0):
+		return errors.New("a topology file lays out the local devnet's pools: not with relays or hosts")
 	case len(spec.Hosts) == 0 && len(spec.RelayHosts) > 0:
 		return errors.New("relay hosts need the pools' hosts too (--hosts)")
 	case len(spec.Hosts) == 0:
@@ -245,18 +280,53 @@ func (spec Spec) check() error {
 	return nil
 }
 
+// links are the proxied links (without their addresses), when
+// Spec.ProxyLinks asks for them: both ways of every pair of the topology,
+// or of every pair of pools without one. A pair is dialed both ways, each
+// side through its own proxy, so that either side redials a dropped
+// connection through the lab; the bytes each way are shaped alike
+// whichever proxy carries them (Link).
+func (spec Spec) links(topology *Topology) []Link {
+	if !spec.ProxyLinks {
+		return nil
+	}
+	var links []Link
+	add := func(a, b int, forward, back LinkShape) {
+		links = append(links, Link{From: a, To: b, Shape: spec.LinkShape.over(forward)}, Link{From: b, To: a, Shape: spec.LinkShape.over(back)})
+	}
+	if topology != nil {
+		for _, p := range topology.pairs() {
+			add(p.a, p.b, p.forward, p.back)
+		}
+		return links
+	}
+	for a := range spec.Nodes {
+		for b := a + 1; b < spec.Nodes; b++ {
+			add(a, b, LinkShape{}, LinkShape{})
+		}
+	}
+	return links
+}
+
+// over is s's non-zero latency and bandwidth over base's.
+func (s LinkShape) over(base LinkShape) LinkShape {
+	if s.Latency > 0 {
+		base.Latency = s.Latency
+	}
+	if s.BytesPerSecond > 0 {
+		base.BytesPerSecond = s.BytesPerSecond
+	}
+	return base
+}
+
 // places are where the pools and the relays listen, on their hosts or on
-// loopback ports, and the loopback ports of the link proxies.
-func (spec Spec) places() (pools, relays []nodePlace, proxyPorts []int, err error) {
+// loopback ports, and the loopback ports of the proxies of so many links.
+func (spec Spec) places(proxies int) (pools, relays []nodePlace, proxyPorts []int, err error) {
 	if len(spec.Hosts) > 0 {
 		pools, relays, err = placeOnHosts(spec.Hosts, spec.RelayHosts)
 		return pools, relays, nil, err
 	}
 	nodes := spec.Nodes + spec.Relays
-	proxies := 0
-	if spec.ProxyLinks {
-		proxies = spec.Nodes * (spec.Nodes - 1)
-	}
 	// One call, so that the free ports the OS gives are all distinct.
 	ports, err := devnetPorts(spec.BasePort, 2*nodes+proxies)
 	if err != nil {
@@ -290,9 +360,16 @@ func (d *Layout) Print(w io.Writer) {
 	for _, n := range append(slices.Clip(d.Nodes), d.Relays...) {
 		fmt.Fprintf(w, "  %-8s %s  %s\n", n.Name, n.P2PAddr(), n.APIURL())
 	}
+	if d.Topology != nil {
+		names := make([]string, len(d.Nodes))
+		for i, n := range d.Nodes {
+			names[i] = n.Name + "=" + n.TopologyName
+		}
+		fmt.Fprintf(w, "  the pools are the %d nodes of most stake of %s, with its stakes' proportions: %s\n", len(d.Nodes), d.Topology.File, strings.Join(names, " "))
+	}
 	if len(d.Links) > 0 {
-		fmt.Fprintf(w, "  the nodes dial one another through %d link proxies of this devnet (e.g. %s dials %s at %s), which can cut them\n",
-			len(d.Links), d.Nodes[d.Links[0].From].Name, d.Nodes[d.Links[0].To].Name, d.Links[0].Addr)
+		fmt.Fprintf(w, "  the nodes dial one another through %d link proxies of this devnet (e.g. %s dials %s at %s), which can cut them%s\n",
+			len(d.Links), d.Nodes[d.Links[0].From].Name, d.Nodes[d.Links[0].To].Name, d.Links[0].Addr, d.linkShapes())
 	}
 	if d.OnHosts {
 		fmt.Fprintf(w, "copy each node's directory (%s/node-0, …) whole to its host, and there run: leiosnode run --config config.json\n", d.Dir)
@@ -400,16 +477,28 @@ func (d *Layout) writeNodeConfig(n Node, producer bool, protocols string, peers 
 	return config.WriteJSON(filepath.Join(n.Dir, topologyFileName), config.Topology{Peers: peers})
 }
 
-// poolTopology is pool i's peers: every other pool, at its own address or
-// its link's proxy. The pools do not know the relays: a relay dials them.
+// poolTopology is pool i's peers: every other pool, or with a topology
+// those it shares a link with, at its own address or its link's proxy.
+// The pools do not know the relays: a relay dials them.
 func (d *Layout) poolTopology(i int) []string {
 	peers := []string{}
 	for j, p := range d.Nodes {
-		if j != i {
+		if j != i && d.linked(i, j) {
 			peers = append(peers, d.peerAddr(i, j)+"/p2p/"+p.PeerID.String())
 		}
 	}
 	return peers
+}
+
+// linked says pools i and j are peers: always, unless the topology has no
+// link between them.
+func (d *Layout) linked(i, j int) bool {
+	if d.Topology == nil {
+		return true
+	}
+	_, ij := d.Topology.Nodes[j].Producers[d.Topology.Nodes[i].Name]
+	_, ji := d.Topology.Nodes[i].Producers[d.Topology.Nodes[j].Name]
+	return ij || ji
 }
 
 // relayTopology is relay j's peers: one bootstrap address, the first
@@ -495,3 +584,39 @@ func randomNonce() string {
 	rand.Read(nonce[:])
 	return hex.EncodeToString(nonce[:])
 }
+
+// linkShapes says how the proxies shape the links, "" when they do not.
+func (d *Layout) linkShapes() string {
+	var shapes []LinkShape
+	for _, l := range d.Links {
+		if !l.Shape.IsZero() {
+			shapes = append(shapes, l.Shape)
+		}
+	}
+	if len(shapes) == 0 {
+		return ""
+	}
+	lat := func(s LinkShape) time.Duration { return s.Latency }
+	bw := func(s LinkShape) int64 { return s.BytesPerSecond }
+	lo, hi := slices.MinFunc(shapes, byFunc(lat)), slices.MaxFunc(shapes, byFunc(lat))
+	slow, fast := slices.MinFunc(shapes, byFunc(bw)), slices.MaxFunc(shapes, byFunc(bw))
+	if lo.Latency == hi.Latency && slow.BytesPerSecond == fast.BytesPerSecond {
+		return fmt.Sprintf(", and emulate each one way as %v", lo)
+	}
+	return fmt.Sprintf(", and emulate them one way: latency %v–%v, bandwidth %s–%s", lo.Latency, hi.Latency, rateString(slow.BytesPerSecond), rateString(fast.BytesPerSecond))
+}
+
+func byFunc[T any, K cmp.Ordered](key func(T) K) func(a, b T) int {
+	return func(a, b T) int { return cmp.Compare(key(a), key(b)) }
+}
+
+// rateString is bytes/s in Mbit/s, or "unlimited".
+func rateString(bytesPerSecond int64) string {
+	if bytesPerSecond == 0 {
+		return "unlimited"
+	}
+	return fmt.Sprintf("%.3g Mbit/s", float64(bytesPerSecond)*8/1e6)
+}
+
+// String names the link and its shape, for messages.
+func (l Link) String() string { return fmt.Sprintf("%d→%d %v", l.From, l.To, l.Shape) }

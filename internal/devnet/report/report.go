@@ -50,6 +50,9 @@ type Report struct {
 	// beside the floor measured in the same run; absent without a
 	// firehose.
 	CPU *CPUReport `json:"cpu,omitempty"`
+	// Links is the account of the emulated links; absent when the nodes
+	// dialed one another directly.
+	Links *LinksReport `json:"links,omitempty"`
 }
 
 // NodeReport is one node's part of the report, from its last status poll.

@@ -1,4 +1,4 @@
-package chaos
+package wan
 
 import (
 	"bufio"
@@ -10,7 +10,7 @@ import (
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 )
 
-// echoServer answers every line with itself, until the test ends.
+// echoServer answers every byte with itself, until the test ends.
 func echoServer(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -40,26 +40,34 @@ func roundTrip(c net.Conn) bool {
 	return err == nil && line == "ping\n"
 }
 
-// TestLinkProxy: a link forwards both ways; a cut closes what it carries
-// and refuses new connections; restored, it forwards again.
-func TestLinkProxy(t *testing.T) {
-	target := echoServer(t)
-	p, err := startLinkProxy(layout.Link{From: 0, To: 1, Addr: "127.0.0.1:0"}, target)
+// dial connects to addr, closed when the test ends.
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.close()
-	addr := p.ln.Addr().String()
-	dial := func() net.Conn {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
 
-	before := dial()
+// startTestProxy is a proxy of one link 0 → 1 to target, shaped alike
+// both ways.
+func startTestProxy(t *testing.T, target string, shape layout.LinkShape) *proxy {
+	t.Helper()
+	p, err := startProxy(layout.Link{From: 0, To: 1, Addr: "127.0.0.1:0", Shape: shape}, target, &wire{shape: shape}, &wire{shape: shape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.close)
+	return p
+}
+
+// TestLinkProxy: a link forwards both ways; a cut closes what it carries
+// and refuses new connections; restored, it forwards again.
+func TestLinkProxy(t *testing.T) {
+	p := startTestProxy(t, echoServer(t), layout.LinkShape{})
+	before := dial(t, p.addr())
 	if !roundTrip(before) {
 		t.Fatal("no echo through the link")
 	}
@@ -70,17 +78,21 @@ func TestLinkProxy(t *testing.T) {
 	if roundTrip(before) {
 		t.Error("a connection carried before the cut still works")
 	}
-	if roundTrip(dial()) {
+	if roundTrip(dial(t, p.addr())) {
 		t.Error("a new connection works through a cut link")
 	}
 	p.setCut(false)
-	if !roundTrip(dial()) {
+	if !roundTrip(dial(t, p.addr())) {
 		t.Error("no echo through the restored link")
+	}
+	if n := p.accepted.Load(); n != 2 {
+		t.Errorf("%d connections counted, want 2 (the refused one is not carried)", n)
 	}
 }
 
-// TestLinkMeshPartition: a partition cuts exactly the links across it.
-func TestLinkMeshPartition(t *testing.T) {
+// TestMeshPartition: a partition cuts exactly the links across it, and
+// the connections one side makes are told apart from the other's.
+func TestMeshPartition(t *testing.T) {
 	d := &layout.Layout{}
 	for i := range 4 {
 		host, port, _ := net.SplitHostPort(echoServer(t))
@@ -89,27 +101,27 @@ func TestLinkMeshPartition(t *testing.T) {
 			d.Links = append(d.Links, layout.Link{From: i, To: j, Addr: "127.0.0.1:0"}, layout.Link{From: j, To: i, Addr: "127.0.0.1:0"})
 		}
 	}
-	m, err := StartLinkMesh(d)
+	m, err := Start(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	works := func(p *linkProxy) bool {
-		c, err := net.Dial("tcp", p.ln.Addr().String())
+	works := func(p *proxy) bool {
+		c, err := net.Dial("tcp", p.addr())
 		if err != nil {
 			return false
 		}
 		defer c.Close()
 		return roundTrip(c)
 	}
-	m.partition([]int{1, 3})
+	m.Partition([]int{1, 3})
 	for _, p := range m.proxies {
 		across := (p.link.From == 1 || p.link.From == 3) != (p.link.To == 1 || p.link.To == 3)
 		if works(p) == across {
 			t.Errorf("link %d→%d: works %v during a partition of 1 and 3", p.link.From, p.link.To, !across)
 		}
 	}
-	m.heal()
+	m.Heal()
 	for _, p := range m.proxies {
 		if !works(p) {
 			t.Errorf("link %d→%d does not work after the heal", p.link.From, p.link.To)

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/leiosnode/leiosnode/internal/devnet/report"
+)
+
+// labTopology is a line of three pools in the simulators' format: a and
+// c have no link, so b relays between them; every link at 2 MB/s.
+const labTopology = `nodes:
+  a:
+    stake: 300
+    location: [0.1, 0.1]
+    producers:
+      b: {latency-ms: 30, bandwidth-bytes-per-second: 2000000}
+  b:
+    stake: 200
+    location: [0.2, 0.2]
+    producers:
+      a: {latency-ms: 30, bandwidth-bytes-per-second: 2000000}
+      c: {latency-ms: 60, bandwidth-bytes-per-second: 2000000}
+  c:
+    stake: 100
+    location: [0.3, 0.3]
+    producers:
+      b: {latency-ms: 60, bandwidth-bytes-per-second: 2000000}
+`
+
+// TestDevnetWAN runs three node processes (the test binary standing in
+// for leiosnode) for about 20 s on an emulated WAN: a topology file of 30
+// and 60 ms links, the devnet template's 100 ms slots, the firehose. What
+// holds on any machine: blocks on every node's chain; the lab carried
+// bytes each way of every link of the file and none between a and c; and
+// its account finds every connection of every node through the lab.
+func TestDevnetWAN(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a devnet for about 20 seconds")
+	}
+	t.Setenv(asCLIEnv, "cli")
+	dir := t.TempDir()
+	topology, reportFile := filepath.Join(dir, "topology.yaml"), filepath.Join(dir, "report.json")
+	if err := os.WriteFile(topology, []byte(labTopology), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := execute(context.Background(), "devnet", "--dir", filepath.Join(dir, "devnet"), "--topology", topology,
+		"--funded", "3", "--security-param", "3", "--duration", "20s", "--report", reportFile, "--tx-rate", "20")
+	t.Logf("devnet output:\n%s", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"the pools are the 3 nodes of most stake of " + topology + ", with its stakes' proportions: node-0=a node-1=b node-2=c",
+		"through 4 link proxies", "latency 30ms–60ms", "links: node-1: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
+
+	b, err := os.ReadFile(reportFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r report.Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	wantPeers := map[string]int{"node-0": 1, "node-1": 2, "node-2": 1}
+	for _, n := range r.Nodes {
+		if n.Tip.BlockNumber == 0 || !n.Up || n.Peers != wantPeers[n.Name] {
+			t.Errorf("%s: up %v, tip %d, %d peers; want blocks and %d peers", n.Name, n.Up, n.Tip.BlockNumber, n.Peers, wantPeers[n.Name])
+		}
+	}
+	links := r.Links
+	if links == nil {
+		t.Fatal("the report has no links section")
+	}
+	if !links.ThroughLab {
+		t.Errorf("the lab's account finds bytes around it")
+	}
+	for _, v := range links.Nodes {
+		if !v.ThroughLab || v.Connections == 0 || len(v.Bypassing) > 0 || v.NodeReceivedBytes == 0 {
+			t.Errorf("%s: %+v", v.Name, v)
+		}
+		if !strings.Contains(out, "links: "+v.Line) {
+			t.Errorf("the output lacks %s's verdict %q", v.Name, v.Line)
+		}
+		t.Logf("%s: the lab carried %d bytes out and %d in, the node counted %d and %d (×%.2f)", v.Name, v.LabSentBytes, v.LabReceivedBytes,
+			v.NodeSentBytes, v.NodeReceivedBytes, float64(v.LabSentBytes+v.LabReceivedBytes)/float64(v.NodeSentBytes+v.NodeReceivedBytes))
+	}
+	directions := map[string]float64{}
+	for _, l := range links.Links {
+		directions[l.From+"→"+l.To] = l.LatencyMs
+		if l.Bytes == 0 || l.BandwidthBytes != 2_000_000 {
+			t.Errorf("link %s→%s: %d bytes at %d B/s; want bytes, at 2 MB/s", l.From, l.To, l.Bytes, l.BandwidthBytes)
+		}
+	}
+	if want := map[string]float64{"node-0→node-1": 30, "node-1→node-0": 30, "node-1→node-2": 60, "node-2→node-1": 60}; len(directions) != len(want) {
+		t.Errorf("links %v, want %v", directions, want)
+	} else {
+		for k, ms := range want {
+			if directions[k] != ms {
+				t.Errorf("link %s: %v ms, want %v", k, directions[k], ms)
+			}
+		}
+	}
+	if t.Failed() {
+		for _, n := range r.Nodes {
+			log, _ := os.ReadFile(filepath.Join(dir, "devnet", n.Name, "node.log"))
+			t.Logf("%s log:\n%s", n.Name, log)
+		}
+	}
+}
