@@ -63,17 +63,22 @@ func FromGenesis(g *consensus.Genesis) (Params, error) {
 // SlotLength is the slot's duration.
 func (p Params) SlotLength() time.Duration { return time.Duration(p.SlotLengthMs) * time.Millisecond }
 
-// MeanRBInterval is the mean time between RBs: slot length / f.
-func (p Params) MeanRBInterval() time.Duration {
-	return time.Duration(float64(p.SlotLength()) / p.ActiveSlotsCoeff)
+// Timing is the protocol time of these parameters, which derives the RB
+// interval and p_cert as the node derives them.
+func (p Params) Timing() consensus.Timing {
+	return consensus.Timing{SlotLength: p.SlotLength(), F: p.ActiveSlotsCoeff, Leios: consensus.LeiosParams{
+		RBMaxBodyBytes: p.RBMaxBodyBytes, EBMaxBodyBytes: p.EBMaxBodyBytes, EBMaxClosureBytes: p.EBMaxClosureBytes, EBMaxTxs: p.EBMaxTxs,
+		LHdr: p.LHdr, LVote: p.LVote, LDiff: p.LDiff, MinCertGap: p.MinCertGap,
+	}}
 }
+
+// MeanRBInterval is the mean time between RBs: slot length / f.
+func (p Params) MeanRBInterval() time.Duration { return p.Timing().MeanRBInterval() }
 
 // PCert is the probability that the RB after an RB comes late enough to
 // certify the EB it announced: (1 − f)^(g − 1) for a gap of g ≥ 1 slots
 // (the g − 1 slots after it have no leader); 1 for a gap of 0.
-func (p Params) PCert() float64 {
-	return math.Pow(1-p.ActiveSlotsCoeff, float64(max(p.MinCertGap, 1)-1))
-}
+func (p Params) PCert() float64 { return p.Timing().CertProbability() }
 
 // ClosureBudget is L_hdr + L_vote slots: the time from an EB's slot start
 // within which a voter must hold its closure. The node's voting window

@@ -27,6 +27,9 @@ type devnetChaos struct {
 	apis  []apiclient.Client // by node index
 	forks *ForkWatch
 	say   func(format string, args ...any)
+	// starving is the starve fault's duty cycle while it lasts; only the
+	// scheduler's goroutine touches it.
+	starving *starvation
 }
 
 func (c *devnetChaos) kill(i int) error   { return c.procs.Kill(i) }

@@ -30,6 +30,9 @@ type chaosTarget interface {
 	restart(node int) error // start it again with its command line
 	freeze(node int) error  // SIGSTOP
 	thaw(node int) error    // SIGCONT
+	// starve runs the nodes a tenth of the time until feed.
+	starve(nodes []int) error
+	feed() error
 	// partition cuts every link between side and the other nodes; heal
 	// restores them all.
 	partition(side []int) error
@@ -232,9 +235,14 @@ func (s *Scheduler) sleepUntil(ctx context.Context, t time.Time) bool {
 // stop: ctx ended, or the nodes did not recover.
 func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) bool {
 	var victims []int
-	if item.Kind == Partition {
+	switch item.Kind {
+	case Partition:
 		victims = minoritySide(rng, len(s.names))
-	} else {
+	case Starve:
+		for i := range s.names {
+			victims = append(victims, i)
+		}
+	default:
 		victims = []int{rng.IntN(len(s.names))}
 	}
 	now := s.clock.Now()
@@ -257,6 +265,9 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 	case Partition:
 		s.say("chaos %+.1fs: partition: %s cut off from the other nodes for %v", f.AtSeconds, who, item.Length)
 		err = s.target.partition(victims)
+	case Starve:
+		s.say("chaos %+.1fs: starving every node (SIGSTOP 0.9 s, SIGCONT 0.1 s, over and over) for %v", f.AtSeconds, item.Length)
+		err = s.target.starve(victims)
 	}
 	if err != nil {
 		f.Problem = "could not inject it: " + err.Error()
@@ -280,6 +291,8 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 		err = s.target.thaw(victims[0])
 	case Partition:
 		err = s.target.heal()
+	case Starve:
+		err = s.target.feed()
 	}
 	ended := s.clock.Now()
 	f.LengthMs = ended.Sub(now).Milliseconds()
@@ -297,6 +310,8 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 		s.say("chaos: %s thawed (SIGCONT) after %.1fs", who, float64(f.LengthMs)/1000)
 	case Partition:
 		s.say("chaos: partition healed after %.1fs", float64(f.LengthMs)/1000)
+	case Starve:
+		s.say("chaos: every node runs again after %.1fs starved", float64(f.LengthMs)/1000)
 	}
 	if f.CutShort {
 		f.Problem = "the run ended during the fault"
@@ -313,7 +328,12 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 			}
 		}
 		var ok bool
-		if ok, why = inAgreement(s.names, polls); ok {
+		ok, why = inAgreement(s.names, polls)
+		if ok && item.Kind == Starve {
+			// Starved nodes must also take txs in again by themselves.
+			ok, why = edgesOpen(s.names, polls)
+		}
+		if ok {
 			rejoin := s.clock.Now().Sub(ended).Milliseconds()
 			f.RejoinMs = &rejoin
 		}
@@ -321,7 +341,11 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 	switch end {
 	case watchDone:
 		f.Recovered = true
-		s.say("chaos: every node connected and on one chain %.1fs after the %s of %s ended", float64(*f.RejoinMs)/1000, item.Kind, who)
+		state := "connected and on one chain"
+		if item.Kind == Starve {
+			state = "connected, on one chain and taking txs in"
+		}
+		s.say("chaos: every node %s %.1fs after the %s of %s ended", state, float64(*f.RejoinMs)/1000, item.Kind, who)
 		s.faults = append(s.faults, f)
 		return true
 	case watchCancelled:
@@ -378,6 +402,17 @@ func (s *Scheduler) watch(ctx context.Context, until time.Time, each func([]apic
 		s.observe(at, polls)
 		each(polls)
 	}
+}
+
+// edgesOpen says whether every node takes txs in through its API, and if
+// not which one refuses and why.
+func edgesOpen(names []string, polls []apiclient.StatusPoll) (bool, string) {
+	for i, p := range polls {
+		if a := p.Status.Admission; a != nil && !a.Admitting {
+			return false, fmt.Sprintf("%s refuses txs (%s): %s", names[i], a.Reason, a.Detail)
+		}
+	}
+	return true, ""
 }
 
 // crossings are the connections polls show between side and the others.

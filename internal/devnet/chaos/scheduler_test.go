@@ -46,6 +46,10 @@ type fakeChaosTarget struct {
 	side      []int // the partition's side, nil when none
 	recovered time.Time
 	onAction  func(action string)
+	// edgesShutFor: after a starvation, the nodes refuse txs this much
+	// longer than they take to rejoin.
+	edgesShutFor time.Duration
+	edgesOpenAt  time.Time
 }
 
 func newFakeChaosTarget(t *testing.T, n int, clock *fakeClock) *fakeChaosTarget {
@@ -78,6 +82,14 @@ func (f *fakeChaosTarget) thaw(i int) error {
 }
 func (f *fakeChaosTarget) heal() error { f.act("heal"); f.side = nil; f.ended(); return nil }
 
+func (f *fakeChaosTarget) starve(nodes []int) error { f.act("starve %v", nodes); return nil }
+func (f *fakeChaosTarget) feed() error {
+	f.act("feed")
+	f.ended()
+	f.edgesOpenAt = f.recovered.Add(f.edgesShutFor)
+	return nil
+}
+
 func (f *fakeChaosTarget) partition(side []int) error {
 	f.act("partition %v", side)
 	f.side = side
@@ -107,6 +119,10 @@ func (f *fakeChaosTarget) poll(context.Context) []apiclient.StatusPoll {
 		if !healthy && i == 0 { // on a fork of its own
 			st.Tip = api.TipStatus{BlockNumber: 20, Hash: blockHash(20, "b")}
 			st.RecentBlocks[0] = st.Tip
+		}
+		st.Admission = &api.AdmissionStatus{Admitting: true}
+		if f.clock.now.Before(f.edgesOpenAt) {
+			st.Admission = &api.AdmissionStatus{Reason: "leios-behind", Detail: "the voting windows of the last 2 EBs closed first"}
 		}
 		polls[i] = apiclient.StatusPoll{Status: st}
 	}
@@ -173,6 +189,24 @@ func TestChaosSchedulerSingleFaults(t *testing.T) {
 	}
 	if f := s.faults[2]; f.Kind != Partition || len(f.Nodes) != 1 || f.LengthMs != 4000 {
 		t.Errorf("the partition: %+v", f)
+	}
+}
+
+// TestChaosSchedulerStarve: a starvation stops every node, and the nodes
+// have recovered only once they are on one chain and every edge takes txs
+// in again: here 5 s after they rejoined.
+func TestChaosSchedulerStarve(t *testing.T) {
+	s, target := fakeScheduler(t, "starve@10s:30s", 3, 7, 0)
+	target.edgesShutFor = 5 * time.Second
+	s.Run(context.Background())
+	if want := []string{"+10.0s starve [0 1 2]", "+40.0s feed"}; !slices.Equal(target.actions, want) {
+		t.Errorf("actions %q, want %q", target.actions, want)
+	}
+	if len(s.faults) != 1 || s.stopped != "" {
+		t.Fatalf("%d faults, stopped %q", len(s.faults), s.stopped)
+	}
+	if f := s.faults[0]; f.Kind != Starve || len(f.Nodes) != 3 || !f.Recovered || f.RejoinMs == nil || *f.RejoinMs != 5600 {
+		t.Errorf("the starvation: %+v, want recovered 5.6 s after its end", f)
 	}
 }
 

@@ -20,10 +20,15 @@ const (
 	// Partition: sever every link between a minority of the nodes and
 	// the rest, then restore them after a while.
 	Partition Kind = "partition"
+	// Starve: every node runs a tenth of the time (SIGSTOP for 0.9 s,
+	// SIGCONT for 0.1 s, over and over) while the fault lasts: a machine
+	// far too slow for the load, after which the nodes must take txs in
+	// again by themselves.
+	Starve Kind = "starve"
 )
 
 // Kinds are the kinds in the order the spec and the report list them.
-var Kinds = []Kind{Kill, Freeze, Partition}
+var Kinds = []Kind{Kill, Freeze, Partition, Starve}
 
 // defaultFaultLength is a fault's length when the spec gives none: how long
 // a killed node stays down before its restart, a freeze or a partition
@@ -32,6 +37,7 @@ var defaultFaultLength = map[Kind]time.Duration{
 	Kill:      2 * time.Second,
 	Freeze:    5 * time.Second,
 	Partition: 5 * time.Second,
+	Starve:    30 * time.Second,
 }
 
 // Default is the spec --chaos default stands for: a kill every 40 s or
@@ -59,9 +65,10 @@ const defaultQuiet = 30 * time.Second
 //	                      DURATION (default 30s; needs --duration)
 //	equivocate            the last pool equivocates, all along
 //
-// KIND is kill, freeze or partition; durations are Go's (500ms, 10s, 2m).
-// LENGTH is how long a killed node stays down before its restart (default
-// 2s), a freeze lasts (5s) or a partition lasts (5s). "default" is
+// KIND is kill, freeze, partition or starve; durations are Go's (500ms,
+// 10s, 2m). LENGTH is how long a killed node stays down before its restart
+// (default 2s), a freeze lasts (5s), a partition lasts (5s) or the nodes
+// are starved (30s). "default" is
 // Default. A kind may be given more than once.
 type Spec struct {
 	Faults []FaultSpec
@@ -122,11 +129,11 @@ func ParseSpec(s string) (Spec, error) {
 func parseChaosFault(item string) (FaultSpec, error) {
 	i := strings.IndexAny(item, "=@")
 	if i < 0 {
-		return FaultSpec{}, errors.New("want KIND=EVERY[:LENGTH], KIND@AT[:LENGTH] (KIND one of kill, freeze, partition) or equivocate")
+		return FaultSpec{}, errors.New("want KIND=EVERY[:LENGTH], KIND@AT[:LENGTH] (KIND one of kill, freeze, partition, starve) or equivocate")
 	}
 	f := FaultSpec{Kind: Kind(item[:i])}
 	if !slices.Contains(Kinds, f.Kind) {
-		return FaultSpec{}, fmt.Errorf("unknown fault %q: want kill, freeze or partition", item[:i])
+		return FaultSpec{}, fmt.Errorf("unknown fault %q: want kill, freeze, partition or starve", item[:i])
 	}
 	when, length, hasLength := strings.Cut(item[i+1:], ":")
 	d, err := time.ParseDuration(when)
