@@ -30,9 +30,10 @@ func newLoadCommand() *cobra.Command {
 		rate               float64
 		duration, warmup   time.Duration
 		reportFile         string
+		txSize             string
 	)
 	cmd := &cobra.Command{
-		Use:   "load --node URL[,URL…] --skey FILE… --rate N --duration D [--report r.json]",
+		Use:   "load --node URL[,URL…] --skey FILE… --rate N --duration D [--tx-size DIST] [--report r.json]",
 		Short: "Load a network with chains of signed txs through its nodes' APIs, then say what became of them",
 		Long: `Submit --rate txs a second for --duration to the nodes at --node, from the
 funded payment keys --skey (the funds/ keys genesis and devnet write are
@@ -45,6 +46,12 @@ such keys), as the devnet's firehose does:
   - a 503 is sent again after its Retry-After; txs a node admitted and then
     dropped are sent again.
 One key carries a few hundred txs a second at most: give one per 100 tx/s.
+--tx-size pads each tx with metadata (a CIP-20 message) to a size drawn
+from DIST, per key from a seed of its own: N bytes each, MIN-MAX
+log-uniform between (e.g. 200-16384), or large (200-16384, a mean of
+3,673 B); a tx is never below its plain payment (some 191 B), and one
+padded at all is 44 B more at least. Without it every tx is a plain
+payment. The lines and the report give the bytes too, in TxkB/s.
 Each second a line says what was offered, admitted and refused (by the
 nodes' reasons). At the end, the last txs get a few blocks' time to land,
 then every node's chain is read and every admitted tx placed: on every
@@ -67,6 +74,10 @@ at once.`,
 			case duration <= 0:
 				return fmt.Errorf("--duration must be positive, not %v", duration)
 			}
+			sizes, err := txSizeFlag(cmd, txSize)
+			if err != nil {
+				return err
+			}
 			keys, err := load.ReadKeys(keyFiles)
 			if err != nil {
 				return fmt.Errorf("--skey: %w", err)
@@ -80,7 +91,7 @@ at once.`,
 			if err != nil {
 				return fmt.Errorf("--node %s: %w", nodes[0].URL, err)
 			}
-			f, err := load.New(ctx, nodes, keys, client, load.Options{Rate: rate})
+			f, err := load.New(ctx, nodes, keys, client, load.Options{Rate: rate, TxSize: sizes})
 			if err != nil {
 				return err
 			}
@@ -114,6 +125,7 @@ at once.`,
 	fs.DurationVar(&warmup, "warmup", 0, "leave this much of the load, from its start, out of the figures against the network's capacity "+
 		"(default: the latency model's p95, the time a tx takes to reach the chain at capacity, so that the chain carries the load from the span's start)")
 	fs.StringVar(&reportFile, "report", "", "write what became of the txs as JSON to this file at the end")
+	fs.StringVar(&txSize, "tx-size", "", txSizeUsage)
 	for _, name := range []string{"node", "skey", "rate", "duration"} {
 		_ = cmd.MarkFlagRequired(name) // only fails for an unknown flag
 	}
@@ -180,8 +192,8 @@ func loadLine(elapsed time.Duration, before, now load.Counts) string {
 		refused[reason] = n - before.Refused[reason]
 		refusedAll += n - before.Refused[reason]
 	}
-	fmt.Fprintf(&b, "%5.0fs offered %d admitted %d refused %d", elapsed.Seconds(),
-		now.Submitted-before.Submitted, now.Admitted-before.Admitted, refusedAll)
+	fmt.Fprintf(&b, "%5.0fs offered %d (%.1f TxkB) admitted %d refused %d", elapsed.Seconds(),
+		now.Submitted-before.Submitted, float64(now.SubmittedBytes-before.SubmittedBytes)/1000, now.Admitted-before.Admitted, refusedAll)
 	if refusedAll > 0 {
 		var reasons []string
 		for _, reason := range slices.Sorted(maps.Keys(refused)) {

@@ -58,6 +58,14 @@ type txChain struct {
 	// Firehose.FloorSample), which applies from start.
 	floorTxs [][]byte
 	floorCap int
+	// floorBytes are the bytes of floorTxs, up to floorCapBytes.
+	floorBytes, floorCapBytes int
+	// window is how many of its last admitted txs the chain keeps to send
+	// again (see resubmitWindow).
+	window int
+	// targets draws the size each new tx is padded to; nil: plain
+	// payments (see TxSize).
+	targets *txTargets
 	// rejectedInARow counts the 400 answers since the last admission.
 	rejectedInARow int
 	// stopped says why the chain stopped; "" while it runs.
@@ -77,7 +85,7 @@ type admittedTx struct {
 	out  ledger.TxIn
 	coin uint64
 	// tx is the tx itself, kept to send it again should its node drop it,
-	// for the chain's last resubmitWindow admitted txs; nil before.
+	// for the chain's last window admitted txs; nil before.
 	tx *ledger.Tx
 }
 
@@ -90,21 +98,38 @@ func (t admittedTx) id() [32]byte { return t.out.TxID }
 // last moments, far fewer than this.
 const resubmitWindow = 2048
 
+// resubmitBytes bounds the bytes of the txs a chain keeps to send again,
+// so that a chain of large txs (TxSize) keeps fewer: 2,048 plain payments
+// are 0.4 MB, as many txs of 16 kB 32 MB a chain.
+const resubmitBytes = 8 << 20
+
+// windowFor is how many admitted txs a chain whose txs are of size on
+// average keeps to send again: resubmitWindow, or fewer when they would
+// exceed resubmitBytes.
+func windowFor(size float64) int {
+	return max(1, min(resubmitWindow, int(resubmitBytes/max(1, size))))
+}
+
 // errFundsExhausted: a chain's output cannot pay another minimum fee and
 // still leave an output of the minimum coin.
 var errFundsExhausted = errors.New("funds exhausted")
 
 func newTxChain(name string, node int, key ed25519.PrivateKey, address []byte, start ledger.TxIn, coin uint64) *txChain {
-	return &txChain{name: name, node: node, key: key, address: address, head: start, coin: coin, start: start, funds: coin}
+	return &txChain{name: name, node: node, key: key, address: address, head: start, coin: coin, start: start, funds: coin, window: resubmitWindow}
 }
 
 // next returns the tx to submit: the pending one, else a new one spending
-// head. It fails with errFundsExhausted when head cannot pay for another.
+// head, padded to the next target size if the chain has targets. It fails
+// with errFundsExhausted when head cannot pay for another.
 func (c *txChain) next(p ledger.Params) (*ledger.Tx, error) {
 	if c.pending != nil {
 		return c.pending, nil
 	}
-	tx, err := ledger.BuildPayment(p, []ledger.TxIn{c.head}, c.coin, nil, c.address, nil, []ed25519.PrivateKey{c.key})
+	target := 0
+	if c.targets != nil {
+		target = c.targets.next()
+	}
+	tx, err := c.build(p, target)
 	switch {
 	case errors.Is(err, ledger.ErrCannotBalance):
 		return nil, fmt.Errorf("%w: %d lovelace left", errFundsExhausted, c.coin)
@@ -114,6 +139,54 @@ func (c *txChain) next(p ledger.Params) (*ledger.Tx, error) {
 	c.pending, c.submitted = tx, false
 	return tx, nil
 }
+
+// build builds and signs the tx spending head, padded with a CIP-20
+// message (see padding) to target bytes: a plain payment when that is
+// target or more, else the smallest padded tx of target bytes or more.
+// The fee is the minimum for the final size, and the size depends on the
+// fee (and on the change it leaves), so the padding is adjusted until the
+// size is the target: once, but at the step where the change's encoding
+// shrinks.
+func (c *txChain) build(p ledger.Params, target int) (*ledger.Tx, error) {
+	signers := []ed25519.PrivateKey{c.key}
+	body, err := ledger.TxBody{Inputs: []ledger.TxIn{c.head}}.Balance(p, c.coin, c.address, len(signers))
+	if err != nil {
+		return nil, err
+	}
+	size := 0
+	if target > 0 {
+		if size, err = body.SizeWith(len(signers)); err != nil {
+			return nil, err
+		}
+	}
+	if size >= target {
+		return body.Build(signers)
+	}
+	// Padding adds body key 7 (35 bytes) and replaces the null (1 byte).
+	auxSize := max(minPadding, target-size-34)
+	for range maxPaddingRounds {
+		aux, err := padding(auxSize)
+		if err != nil {
+			return nil, err
+		}
+		body, err = ledger.TxBody{Inputs: []ledger.TxIn{c.head}, AuxData: aux}.Balance(p, c.coin, c.address, len(signers))
+		if err != nil {
+			return nil, err
+		}
+		if size, err = body.SizeWith(len(signers)); err != nil {
+			return nil, err
+		}
+		if size == target || (size > target && auxSize == minPadding) {
+			return body.Build(signers)
+		}
+		auxSize = max(minPadding, auxSize+target-size)
+	}
+	return nil, fmt.Errorf("padding a tx to %d bytes: %d bytes after %d rounds", target, size, maxPaddingRounds)
+}
+
+// maxPaddingRounds bounds the rounds of build's padding: two suffice, but
+// where the change's encoding shrinks by 4 bytes as the fee grows, a few.
+const maxPaddingRounds = 8
 
 // admit records that the node admitted the pending tx: its output is the
 // new head.
@@ -136,10 +209,11 @@ func (c *txChain) record(a admittedTx) {
 	c.admitted = append(c.admitted, a)
 	// A tx admitted again after its node dropped it is in the sample
 	// already, at its index: the chain sends the same txs again.
-	if i := len(c.admitted) - 1; i == len(c.floorTxs) && i < c.floorCap && a.tx != nil {
+	if i := len(c.admitted) - 1; i == len(c.floorTxs) && i < c.floorCap && a.tx != nil && (c.floorCapBytes == 0 || c.floorBytes+a.tx.Size() <= c.floorCapBytes) {
 		c.floorTxs = append(c.floorTxs, a.tx.Bytes())
+		c.floorBytes += a.tx.Size()
 	}
-	if old := len(c.admitted) - 1 - resubmitWindow; old >= 0 {
+	if old := len(c.admitted) - 1 - c.window; old >= 0 {
 		c.admitted[old].tx = nil
 	}
 	c.head, c.coin = a.out, a.coin

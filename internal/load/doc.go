@@ -6,8 +6,9 @@
 //     signing keys, the protocol parameters (GET /api/parameters) and each
 //     key's outputs (GET /api/addresses/{addr}/utxos) — never a genesis
 //     file. Run then submits chains of real signed txs, one chain per key,
-//     each pinned to one node, paced to the rate; Counts says what was
-//     offered, admitted and refused so far.
+//     each pinned to one node, paced to the rate: plain payments, or padded
+//     with metadata to sizes drawn from a distribution (TxSize); Counts
+//     says what was offered, admitted and refused so far, in txs and bytes.
 //   - Sweep, AwaitInFlight and Settle end a run: the txs a node dropped go
 //     again, the last ones get time to reach the chains, then every node's
 //     chain is walked and its mempool asked, and the Report says where

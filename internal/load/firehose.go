@@ -44,6 +44,10 @@ type Options struct {
 	// mempool once it has synced to the new chain, and they are nowhere
 	// meanwhile. Default 2 s.
 	DropConfirm time.Duration
+	// TxSize is the distribution of the txs' sizes: each is padded with
+	// metadata to a size drawn from it, per chain from a seed of its own
+	// (see TxSize). Default: plain payments of some 191 B.
+	TxSize TxSize
 }
 
 func (o Options) withDefaults() Options {
@@ -93,6 +97,8 @@ type Firehose struct {
 type txStats struct {
 	Submitted    uint64            // distinct txs sent
 	Admitted     uint64            // 202 answers (and txs found in after an unanswered POST)
+	// SubmittedBytes and AdmittedBytes are the sizes of those txs.
+	SubmittedBytes, AdmittedBytes uint64
 	Rejected     map[string]uint64 // 400 answers by reason
 	Refused      map[string]uint64 // 503 answers by reason; the tx went again after its Retry-After
 	SubmitErrors uint64            // POSTs and resync queries without an answer
@@ -135,6 +141,8 @@ func New(ctx context.Context, nodes []Node, keys []Key, client *http.Client, opt
 		return nil, errors.New("no nodes to submit to")
 	case len(keys) == 0:
 		return nil, errors.New("no funded keys to spend")
+	case opts.TxSize.Padded() && (opts.TxSize.Min < 1 || opts.TxSize.Min > opts.TxSize.Max):
+		return nil, fmt.Errorf("tx size %d-%d: %w", opts.TxSize.Min, opts.TxSize.Max, ErrTxSizeSyntax)
 	}
 	var params ledger.Params
 	for i, n := range nodes {
@@ -146,6 +154,9 @@ func New(ctx context.Context, nodes []Node, keys []Key, client *http.Client, opt
 			return nil, fmt.Errorf("%s applies other protocol parameters than %s: not one network", n.Name, nodes[0].Name)
 		}
 		params = p
+	}
+	if uint64(opts.TxSize.Max) > params.MaxTxSize {
+		return nil, fmt.Errorf("tx size %s: the network's max tx size is %d bytes", opts.TxSize, params.MaxTxSize)
 	}
 	var chains []*txChain
 	for j, k := range keys {
@@ -190,6 +201,11 @@ func largestOutput(ctx context.Context, client *http.Client, url string, address
 func newFirehose(params ledger.Params, nodes []Node, chains []*txChain, client *http.Client, opts Options) *Firehose {
 	for _, c := range chains {
 		c.floorCap = (floorSampleTxs + len(chains) - 1) / len(chains)
+		c.floorCapBytes = (floorSampleBytes + len(chains) - 1) / len(chains)
+		if opts.TxSize.Padded() {
+			c.targets = newTxTargets(opts.TxSize, c.name)
+			c.window = windowFor(opts.TxSize.Mean())
+		}
 	}
 	apis := make([]apiclient.Client, len(nodes))
 	for i, n := range nodes {
@@ -317,6 +333,7 @@ func (f *Firehose) step(ctx context.Context, api apiclient.Client, c *txChain) {
 		c.submitted, c.firstSent = true, posting
 		f.count(func(s *txStats) {
 			s.Submitted++
+			s.SubmittedBytes += uint64(tx.Size())
 			if s.FirstSent.IsZero() {
 				s.FirstSent = posting
 			}
@@ -335,7 +352,7 @@ func (f *Firehose) step(ctx context.Context, api apiclient.Client, c *txChain) {
 	switch {
 	case err == nil:
 		c.admit()
-		f.count(func(s *txStats) { s.Admitted++ })
+		f.count(func(s *txStats) { s.Admitted++; s.AdmittedBytes += uint64(tx.Size()) })
 	case errors.As(err, &refusal):
 		// As a wallet does: come back when the node said to.
 		c.retryAt = time.Now().Add(refusal.RetryAfter)
@@ -427,7 +444,7 @@ func (f *Firehose) recoverDropped(ctx context.Context, c *txChain) {
 	c.missingSince = time.Time{}
 	if first := c.admitted[survivor+1]; first.tx == nil {
 		c.stopped = fmt.Sprintf("%s dropped %d of its txs, more than the last %d it keeps to send again",
-			f.nodeName(c.node), len(c.admitted)-1-survivor, resubmitWindow)
+			f.nodeName(c.node), len(c.admitted)-1-survivor, c.window)
 		return
 	}
 	dropped := c.rewind(survivor)
@@ -570,8 +587,9 @@ func (f *Firehose) resolvePending(ctx context.Context, api apiclient.Client, c *
 		return false, err
 	}
 	if in {
+		size := c.pending.Size()
 		c.admit()
-		f.count(func(s *txStats) { s.Admitted++ })
+		f.count(func(s *txStats) { s.Admitted++; s.AdmittedBytes += uint64(size) })
 	}
 	return in, nil
 }
@@ -591,11 +609,17 @@ func (f *Firehose) count(update func(*txStats)) {
 	update(&f.stats)
 }
 
-// floorSampleTxs is the most txs FloorSample keeps.
-const floorSampleTxs = 20_000
+// floorSampleTxs is the most txs FloorSample keeps, and floorSampleBytes
+// the most bytes: 20,000 plain payments are 4 MB, as many large txs
+// (TxSize) would be 70 MB held for the whole run.
+const (
+	floorSampleTxs   = 20_000
+	floorSampleBytes = 8 << 20
+)
 
 // FloorSample is the txs a CPU floor is measured on: each chain's first
-// admitted txs, chain after chain, at most floorSampleTxs in all. Each
+// admitted txs, chain after chain, at most floorSampleTxs and about
+// floorSampleBytes in all. Each
 // chain's txs apply in order from the output it started from (on a fresh
 // devnet, the genesis funds), and the chains never touch one another's
 // outputs. Call it once the firehose has stopped.
@@ -608,10 +632,12 @@ func (f *Firehose) FloorSample() [][]byte {
 }
 
 // Counts are a firehose's running counts: POSTs made, distinct txs sent,
-// admitted, and 503 answers by reason.
+// admitted, and 503 answers by reason; the bytes of the txs sent and
+// admitted.
 type Counts struct {
-	Posts, Submitted, Admitted uint64
-	Refused                    map[string]uint64
+	Posts, Submitted, Admitted    uint64
+	Refused                       map[string]uint64
+	SubmittedBytes, AdmittedBytes uint64
 }
 
 // Counts are the firehose's running counts so far.
@@ -619,7 +645,8 @@ func (f *Firehose) Counts() Counts {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s := f.stats
-	return Counts{Posts: s.Posts, Submitted: s.Submitted, Admitted: s.Admitted, Refused: maps.Clone(s.Refused)}
+	return Counts{Posts: s.Posts, Submitted: s.Submitted, Admitted: s.Admitted, Refused: maps.Clone(s.Refused),
+		SubmittedBytes: s.SubmittedBytes, AdmittedBytes: s.AdmittedBytes}
 }
 
 // Submitted is the number of distinct txs sent so far.

@@ -76,6 +76,17 @@ type Report struct {
 	OfferedPerSecond float64 `json:"offeredPerSecond"`
 	BuildMicros      float64 `json:"buildMicros"`
 	SubmitMillis     float64 `json:"submitMillis"`
+	// TxSize is the distribution of the txs' sizes (Options.TxSize); ""
+	// for plain payments. OfferedBytes are the bytes of the distinct txs
+	// sent, OnChainBytes of those OnChain.
+	TxSize       string `json:"txSize,omitempty"`
+	OfferedBytes uint64 `json:"offeredBytes"`
+	OnChainBytes uint64 `json:"onChainBytes"`
+	// OfferedTxkBPerSecond is OfferedPerSecond in kB (1,000 bytes) of txs,
+	// CIP-0164's TxkB/s; OnChainTxkBPerSecond its share that reached every
+	// chain (by OnChainBytes over OfferedBytes).
+	OfferedTxkBPerSecond float64 `json:"offeredTxkBPerSecond"`
+	OnChainTxkBPerSecond float64 `json:"onChainTxkBPerSecond"`
 	// Settled says the nodes reported empty mempools and equal tx counts on
 	// chain before the final check, within the grace after the firehose
 	// stopped.
@@ -112,8 +123,12 @@ func (r *Report) Print(out io.Writer) {
 		fmt.Fprintf(out, "  first POST to on chain (the refusals before admission included): p50 %s, p95 %s, max %s\n",
 			Seconds(l.P50Ms), Seconds(l.P95Ms), Seconds(l.MaxMs))
 	}
-	fmt.Fprintf(out, "  the firehose offered %.1f tx/s of %g: %.0f µs to build and sign a tx, %.2f ms a POST\n",
-		r.OfferedPerSecond, r.Rate, r.BuildMicros, r.SubmitMillis)
+	sizes := "plain payments"
+	if r.TxSize != "" {
+		sizes = "tx size " + r.TxSize
+	}
+	fmt.Fprintf(out, "  the firehose offered %.1f tx/s of %g, %.1f TxkB/s (%s), %.1f TxkB/s of it on every chain: %.0f µs to build and sign a tx, %.2f ms a POST\n",
+		r.OfferedPerSecond, r.Rate, r.OfferedTxkBPerSecond, sizes, r.OnChainTxkBPerSecond, r.BuildMicros, r.SubmitMillis)
 	for _, reason := range slices.Sorted(maps.Keys(r.Rejected)) {
 		fmt.Fprintf(out, "  rejected %d× %s\n", r.Rejected[reason], reason)
 	}

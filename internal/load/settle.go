@@ -108,6 +108,7 @@ func (f *Firehose) Settle(ctx context.Context, clock consensus.Clock, span *Span
 			switch placeTx(chains, mempools, tx.Hash) {
 			case txOnEveryChain:
 				r.OnChain++
+				r.OnChainBytes += uint64(tx.Size)
 				latency := submitToChain(chains[0], clock, tx)
 				latencies = append(latencies, latency)
 				withRefusals = append(withRefusals, latency+tx.Admitted.Sub(tx.Sent))
@@ -127,6 +128,9 @@ func (f *Firehose) Settle(ctx context.Context, clock consensus.Clock, span *Span
 	}
 	if txs > 0 {
 		r.MeanTxBytes = float64(bytes) / float64(txs)
+	}
+	if r.OfferedBytes > 0 {
+		r.OnChainTxkBPerSecond = r.OfferedTxkBPerSecond * float64(r.OnChainBytes) / float64(r.OfferedBytes)
 	}
 	if len(latencies) > 0 {
 		r.Latency = newLatency(latencies, latencyMeasured, dating)
@@ -268,6 +272,10 @@ func (f *Firehose) newReport() *Report {
 	}
 	if span := s.LastSent.Sub(s.FirstSent).Seconds(); span > 0 {
 		r.OfferedPerSecond = float64(s.Submitted-1) / span
+	}
+	r.TxSize, r.OfferedBytes = f.opts.TxSize.String(), s.SubmittedBytes
+	if s.Submitted > 0 {
+		r.OfferedTxkBPerSecond = r.OfferedPerSecond * float64(s.SubmittedBytes) / float64(s.Submitted) / 1000
 	}
 	if s.Built > 0 {
 		r.BuildMicros = float64(s.BuildTime.Microseconds()) / float64(s.Built)
