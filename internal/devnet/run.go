@@ -52,6 +52,9 @@ type Options struct {
 	// Default 0 is no firehose; the devnet command's default is
 	// DefaultTxRate.
 	TxRate float64
+	// TxSize is the distribution of the firehose's tx sizes (load.TxSize).
+	// Default: plain payments.
+	TxSize load.TxSize
 	// Warmup is the part of the run, from the system start, that its
 	// targets and CPU figures leave out (see Targets). Default 0 leaves
 	// out nothing; the devnet command's default is DefaultWarmup.
@@ -276,7 +279,7 @@ func (r *devnetRun) openFirehose(ctx context.Context) (*load.Firehose, error) {
 	for i, n := range r.d.Nodes {
 		nodes[i] = load.Node{Name: n.Name, URL: "http://" + n.HTTPAddr}
 	}
-	f, err := load.New(ctx, nodes, keys, r.client, load.Options{Rate: r.opts.TxRate})
+	f, err := load.New(ctx, nodes, keys, r.client, load.Options{Rate: r.opts.TxRate, TxSize: r.opts.TxSize})
 	if err != nil {
 		return nil, fmt.Errorf("the firehose: %w", err)
 	}
