@@ -54,7 +54,7 @@ func TestDevnetWAN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"the pools are the 3 nodes of most stake of " + topology + ", with its stakes' proportions: node-0=a node-1=b node-2=c",
+	for _, want := range []string{"the pools are the 3 nodes of most stake of " + topology + ", with its stakes' proportions: node-0=a node-1=b node-2=c\n",
 		"through 4 link proxies", "latency 30ms–60ms", "links: node-1: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q", want)
@@ -112,6 +112,39 @@ func TestDevnetWAN(t *testing.T) {
 		for _, n := range r.Nodes {
 			log, _ := os.ReadFile(filepath.Join(dir, "devnet", n.Name, "node.log"))
 			t.Logf("%s log:\n%s", n.Name, log)
+		}
+	}
+}
+
+// TestDevnetLinkFlags: a bad link flag or topology file is one clear error
+// before anything is written.
+func TestDevnetLinkFlags(t *testing.T) {
+	dir := t.TempDir()
+	badTopology := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(badTopology, []byte("nodes:\n  a: {stake: 1, producers: {b: {latency: 3}}}\n  b: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	goodTopology := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(goodTopology, []byte(labTopology), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--link-bandwidth", "100Mbps"}, `--link-bandwidth: bandwidth "100Mbps": want bytes per second`},
+		{[]string{"--link-latency", "-4ms"}, "--link-latency -4ms: must not be negative"},
+		{[]string{"--topology", badTopology}, "topology " + badTopology + ": line 2: field latency not found"},
+		{[]string{"--topology", filepath.Join(dir, "missing.yaml")}, "topology: open "},
+		{[]string{"--topology", goodTopology, "--nodes", "4"}, "has 3 nodes: cannot keep 4"},
+	} {
+		devnetDir := filepath.Join(dir, "devnet")
+		_, err := execute(context.Background(), append([]string{"devnet", "--dir", devnetDir, "--duration", "1s"}, tt.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v; want one line saying %q", tt.args, err, tt.want)
+		}
+		if _, err := os.Stat(devnetDir); err == nil {
+			t.Errorf("%q: the devnet was written", tt.args)
 		}
 	}
 }

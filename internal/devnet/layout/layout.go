@@ -361,11 +361,17 @@ func (d *Layout) Print(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s  %s\n", n.Name, n.P2PAddr(), n.APIURL())
 	}
 	if d.Topology != nil {
-		names := make([]string, len(d.Nodes))
-		for i, n := range d.Nodes {
-			names[i] = n.Name + "=" + n.TopologyName
+		var renamed []string
+		for _, n := range d.Nodes {
+			if n.Name != n.TopologyName {
+				renamed = append(renamed, n.Name+"="+n.TopologyName)
+			}
 		}
-		fmt.Fprintf(w, "  the pools are the %d nodes of most stake of %s, with its stakes' proportions: %s\n", len(d.Nodes), d.Topology.File, strings.Join(names, " "))
+		names := "under the file's names"
+		if len(renamed) > 0 {
+			names = strings.Join(renamed, " ")
+		}
+		fmt.Fprintf(w, "  the pools are the %d nodes of most stake of %s, with its stakes' proportions: %s\n", len(d.Nodes), d.Topology.File, names)
 	}
 	if len(d.Links) > 0 {
 		fmt.Fprintf(w, "  the nodes dial one another through %d link proxies of this devnet (e.g. %s dials %s at %s), which can cut them%s\n",

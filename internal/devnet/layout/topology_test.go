@@ -197,3 +197,25 @@ func TestShippedTopologies(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteUniformLinks: without a topology, a link shape proxies the
+// full mesh, every link both ways shaped alike.
+func TestWriteUniformLinks(t *testing.T) {
+	tmpl, _ := LoadTemplate("")
+	shape := LinkShape{Latency: 40 * time.Millisecond, BytesPerSecond: 12_500_000}
+	d, err := Write(Spec{Dir: t.TempDir(), Nodes: 3, Template: tmpl, SystemStart: time.Now(), ProxyLinks: true, LinkShape: shape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Links) != 6 {
+		t.Fatalf("%d links for 3 nodes, want 6", len(d.Links))
+	}
+	for _, l := range d.Links {
+		if l.Shape != shape {
+			t.Errorf("link %v, want %v", l, shape)
+		}
+	}
+	if _, err := Write(Spec{Dir: t.TempDir(), Nodes: 3, Template: tmpl, SystemStart: time.Now(), LinkShape: shape}); err == nil {
+		t.Error("a link shape without the proxies to emulate it was laid out")
+	}
+}
