@@ -18,7 +18,12 @@
 //     nodes and partitions them, one fault at a time, watches the nodes
 //     recover from each (package chaos), and the report gets a chaos
 //     section. For partitions the nodes dial one another through a TCP proxy
-//     per link that the chaos mode runs and can cut.
+//     per link (package wan) that the chaos mode can cut.
+//   - With a topology (layout.Spec.Topology) or a link shape
+//     (layout.Spec.LinkShape) the same proxies emulate each link's latency
+//     and bandwidth, and before the nodes stop Run accounts for every
+//     node's connections and bytes against what the links carried (the
+//     report's links section).
 //
 // Invariants:
 //   - The supervisor watches its nodes only through their processes and

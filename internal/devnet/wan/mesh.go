@@ -3,7 +3,6 @@ package wan
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -141,9 +140,4 @@ func (m *Mesh) carries(node, peer int, remote string, outbound bool) bool {
 		}
 	}
 	return false
-}
-
-// String names a link direction for messages.
-func (s LinkStats) String() string {
-	return fmt.Sprintf("%d→%d", s.From, s.To)
 }
