@@ -70,6 +70,9 @@ comma-separated list of:
   partition=EVERY[:FOR]    cut a random minority of the nodes off from the
                            rest for FOR (5s); the nodes then dial one another
                            through link proxies of the devnet, which it cuts
+  starve=EVERY[:FOR]       run every node a tenth of the time (SIGSTOP 0.9 s,
+                           SIGCONT 0.1 s) for FOR (30s); the nodes must then
+                           take txs in again by themselves
   KIND@AT[:LENGTH]         one fault, AT after the system start
   quiet=DURATION           no repeating fault in the run's last DURATION (30s)
   equivocate               the last pool equivocates all along: a second EB
