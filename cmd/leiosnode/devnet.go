@@ -130,6 +130,9 @@ timeout).`,
 			if !cmd.Flags().Changed("funded") {
 				spec.Funded = load.FundedFor(opts.TxRate)
 			}
+			if !cmd.Flags().Changed("warmup") {
+				opts.Warmup = devnet.Warmup(spec.Template.Genesis())
+			}
 			opts.Spec = spec
 			if chaosSpec != "" {
 				c, err := chaos.ParseSpec(chaosSpec)
@@ -156,7 +159,7 @@ timeout).`,
 	fs.StringVar(&opts.ReportFile, "report", "", "write a JSON summary of the run to this file at the end")
 	fs.StringVar(&opts.TraceFile, "trace", "", "write every node's events, merged in time order, to this file in the Leios simulators' trace format (JSON lines)")
 	fs.StringVar(&opts.UIAddr, "ui", "", "serve a live view of the devnet at this host:port (e.g. 127.0.0.1:8080)")
-	fs.DurationVar(&opts.Warmup, "warmup", devnet.DefaultWarmup, "leave this much of the run, from the system start, out of its targets and CPU figures")
+	fs.DurationVar(&opts.Warmup, "warmup", devnet.DefaultWarmup, "leave this much of the run, from the system start, out of its targets and CPU figures (default: a minute, or twice the latency model's p95 if longer)")
 	fs.DurationVar(&startDelay, "start-delay", 2*time.Second, "system start = now + this")
 	fs.Float64Var(&opts.TxRate, "tx-rate", devnet.DefaultTxRate, "txs per second the firehose submits (0 = no firehose)")
 	fs.StringVar(&txSize, "tx-size", "", txSizeUsage)

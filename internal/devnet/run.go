@@ -14,6 +14,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/capacity"
 	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"github.com/leiosnode/leiosnode/internal/devnet/report"
@@ -30,10 +31,26 @@ import (
 // within its first minute.
 const DefaultTxRate = 500
 
-// DefaultWarmup is the devnet command's --warmup: the part of a run left
-// out of its targets and CPU figures, while the mempools fill and the
-// first EBs diffuse.
+// DefaultWarmup is the shortest default --warmup of the devnet command:
+// the part of a run left out of its targets and CPU figures, while the
+// mempools fill and the first EBs diffuse (see Warmup).
 const DefaultWarmup = 60 * time.Second
+
+// Warmup is the devnet command's default --warmup for a network of genesis
+// g: DefaultWarmup, or twice the latency model's p95 if longer, so that
+// the first EBs' txs have reached the chain before the figures count
+// (a minute at the devnet's timing, 3.5 at the CIP's).
+func Warmup(g *consensus.Genesis) time.Duration {
+	p, err := capacity.FromGenesis(g)
+	if err != nil {
+		return DefaultWarmup
+	}
+	m, err := capacity.NewLatencyModel(p)
+	if err != nil {
+		return DefaultWarmup
+	}
+	return max(DefaultWarmup, 2*time.Duration(m.P95Ms)*time.Millisecond).Round(time.Second)
+}
 
 // Options say how Run runs a devnet.
 type Options struct {
@@ -133,6 +150,7 @@ func Run(ctx context.Context, opts Options, out io.Writer) error {
 	o := report.Observations{
 		Dir: d.Dir, Started: r.started, Genesis: d.Genesis, Warmup: opts.Warmup, Watch: r.watch, Series: r.series,
 		EBLists: pollEBLists(context.Background(), client, d.Nodes, ebListTimeout), Walks: walks, Txs: txs, Span: span,
+		Hops: d.Hops(),
 	}
 	o.Slot = d.Genesis.Clock().SlotAt(time.Now())
 	o.Exited = r.stopNodes()
@@ -408,7 +426,7 @@ func (r *devnetRun) supervise(ctx context.Context, onPoll func(time.Time, []apic
 	for i, n := range d.Nodes {
 		names[i] = n.Name
 	}
-	rate := newOnChainRate(onChainRateWindow)
+	rate := newOnChainRate(onChainRateWindow(d.Genesis))
 	announced := make([]*supervisor.Process, len(d.Nodes)) // the last exit announced, by node
 	exitStates := make([]string, len(d.Nodes))
 	for {

@@ -84,8 +84,12 @@ func statusLine(clock consensus.Clock, now time.Time, names []string, polls []ap
 }
 
 // onChainRateWindow is the span over which the status line measures the
-// txs per second reaching the chain.
-const onChainRateWindow = 10 * time.Second
+// txs per second reaching the chain: five mean RB intervals, at least
+// 10 s (10 s at the devnet's timing, 100 s at the CIP's), so the rate is
+// not a blur of single blocks.
+func onChainRateWindow(g *consensus.Genesis) time.Duration {
+	return max(10*time.Second, 5*g.Timing().MeanRBInterval())
+}
 
 // maxTxsOnChain is the most txs on chain any node that answered reports.
 func maxTxsOnChain(polls []apiclient.StatusPoll) uint64 {

@@ -281,3 +281,38 @@ type topologyPair struct {
 	a, b          int
 	forward, back LinkShape
 }
+
+// Hops are the fewest links between the devnet's pools, by breadth-first
+// search over its links in either direction: Hops()[i][j] from node i to
+// node j, -1 without a path. nil when the links are not laid out.
+func (d *Layout) Hops() [][]int {
+	if len(d.Links) == 0 {
+		return nil
+	}
+	peers := make([][]int, len(d.Nodes))
+	for _, l := range d.Links {
+		peers[l.From] = append(peers[l.From], l.To)
+		peers[l.To] = append(peers[l.To], l.From)
+	}
+	hops := make([][]int, len(d.Nodes))
+	for from := range hops {
+		dist := make([]int, len(d.Nodes))
+		for i := range dist {
+			dist[i] = -1
+		}
+		dist[from] = 0
+		queue := []int{from}
+		for len(queue) > 0 {
+			n := queue[0]
+			queue = queue[1:]
+			for _, p := range peers[n] {
+				if dist[p] < 0 {
+					dist[p] = dist[n] + 1
+					queue = append(queue, p)
+				}
+			}
+		}
+		hops[from] = dist
+	}
+	return hops
+}

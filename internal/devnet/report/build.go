@@ -34,6 +34,10 @@ type Observations struct {
 	FloorSample [][]byte
 	// Chaos is what the chaos mode did; nil without it.
 	Chaos *ChaosRun
+	// Hops, on a devnet whose links follow a topology, are the fewest
+	// links between its nodes: Hops[i][j] from node i to node j, -1 without
+	// a path; nil for a full mesh.
+	Hops [][]int
 }
 
 // ChaosRun is what the chaos mode did in a run, and the txs the nodes
@@ -55,7 +59,7 @@ func Build(o Observations, out io.Writer) Report {
 	report := o.Watch.report(o.Dir, o.Started, o.Stopped, o.Slot, o.Exited)
 	leios := o.Watch.leiosReport(g.Clock(), g.Leios.MinCertGap, o.EBLists, o.Walks)
 	report.Txs, report.Leios = o.Txs, leios
-	run := loadRun{clock: g.Clock(), rbInterval: g.Timing().MeanRBInterval(), names: o.Series.names, samples: o.Series.samples, ebs: leios.EBs, common: load.CommonPrefix(load.Answered(o.Walks))}
+	run := loadRun{clock: g.Clock(), rbInterval: g.Timing().MeanRBInterval(), names: o.Series.names, samples: o.Series.samples, ebs: leios.EBs, common: load.CommonPrefix(load.Answered(o.Walks)), hops: o.Hops}
 	report.Timeline = newTimeline(run, timelineWidth(run.rbInterval))
 	if o.Txs != nil {
 		if o.Span != nil {

@@ -45,6 +45,10 @@ type ClosureTimes struct {
 	// without any.
 	P50Ms *int64 `json:"p50Ms,omitempty"`
 	P95Ms *int64 `json:"p95Ms,omitempty"`
+	// ByHops are the same closures at every node, by its distance in links
+	// from the EB's producer, when the devnet's links follow a topology.
+	ByHopsMeasured string        `json:"byHopsMeasured,omitempty"`
+	ByHops         []HopClosures `json:"byHops,omitempty"`
 }
 
 // closuresMeasured is ClosureTimes.Measured.
@@ -70,6 +74,9 @@ func newCapacityReport(g *consensus.Genesis, r loadRun, span *load.Span, txs *lo
 	c := &CapacityReport{CapacityCheck: *load.CheckCapacity(model, r.common, r.clock, span, capacitySpanIs, txs.LatencyInSpan)}
 	if span != nil {
 		c.Closures = r.closureTimes(*span, params.ClosureBudget())
+		if c.Closures.ByHops = r.closuresByHops(*span, c.Closures.BudgetMs); c.Closures.ByHops != nil {
+			c.Closures.ByHopsMeasured = hopsMeasured
+		}
 	}
 	return c
 }
@@ -125,5 +132,9 @@ func printCapacity(out io.Writer, c *CapacityReport) {
 	default:
 		fmt.Fprintf(out, "  EB closures within L_hdr + L_vote = %d ms of the slot start: %.0f %% of %d (EB, voting node) pairs of the span; of the %d held, p50 %d ms, p95 %d ms\n",
 			cl.BudgetMs, 100*cl.WithinShare, cl.Pairs, cl.Held, *cl.P50Ms, *cl.P95Ms)
+	}
+	if cl != nil && len(cl.ByHops) > 0 {
+		fmt.Fprintln(out, "  EB closures by links from the EB's producer, at every node:")
+		printHops(out, cl.BudgetMs, cl.ByHops)
 	}
 }

@@ -59,6 +59,7 @@ type loadRun struct {
 	samples    []statusSample
 	ebs        []EBDiffusion
 	common     []api.BlockTxs // the blocks every node's chain holds; nil when none was read
+	hops       [][]int        // Observations.Hops
 }
 
 // onChainTxs counts the txs the common chain applied in blocks whose slot
