@@ -3,17 +3,11 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
-	"github.com/leiosnode/leiosnode/internal/devnet/report"
 )
 
 // TestDevnetChaos runs a three-node devnet of real node processes (the test
@@ -25,36 +19,16 @@ func TestDevnetChaos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a devnet for about 40 seconds")
 	}
-	t.Setenv(asCLIEnv, "cli")
-	dir := t.TempDir()
-	reportFile := filepath.Join(dir, "report.json")
-	out, err := execute(context.Background(), "devnet", "--dir", filepath.Join(dir, "devnet"),
-		"--nodes", "3", "--funded", "6", "--duration", "30s", "--report", reportFile, "--tx-rate", "30",
+	run := runDevnet(t, []string{"link proxies", "chaos: kill@5s:1s,freeze@11s:2s,partition@17s:3s,quiet=30s, seed 1",
+		"restarted after", "freezing node-", "thawed (SIGCONT)",
+		"partition: node-", "partition healed", "every node connected and on one chain", "chaos (kill@5s:1s"},
+		"--nodes", "3", "--funded", "6", "--duration", "30s", "--tx-rate", "30",
 		"--chaos", "kill@5s:1s,freeze@11s:2s,partition@17s:3s", "--chaos-seed", "1")
-	t.Logf("devnet output:\n%s", out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A fault strikes at its time or, on a busy machine, a little after.
-	if !regexp.MustCompile(`chaos \+[0-9.]+s: killing node-`).MatchString(out) {
+	if !regexp.MustCompile(`chaos \+[0-9.]+s: killing node-`).MatchString(run.out) {
 		t.Error("the output lacks the kill")
 	}
-	for _, want := range []string{"link proxies", "chaos: kill@5s:1s,freeze@11s:2s,partition@17s:3s,quiet=30s, seed 1",
-		"restarted after", "freezing node-", "thawed (SIGCONT)",
-		"partition: node-", "partition healed", "every node connected and on one chain", "chaos (kill@5s:1s"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the output lacks %q", want)
-		}
-	}
-
-	b, err := os.ReadFile(reportFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r report.Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := run.report
 	c := r.Chaos
 	if c == nil {
 		t.Fatal("the report has no chaos section")
@@ -95,12 +69,6 @@ func TestDevnetChaos(t *testing.T) {
 		}
 		if c.TxsLost == nil || *c.TxsLost != 0 || c.TxsDroppedByNodes == nil || *c.TxsDroppedByNodes != txs.DroppedByNodes {
 			t.Errorf("chaos txs: lost %v, dropped %v; the firehose's: %d dropped", c.TxsLost, c.TxsDroppedByNodes, txs.DroppedByNodes)
-		}
-	}
-	if t.Failed() {
-		for _, n := range r.Nodes {
-			log, _ := os.ReadFile(filepath.Join(dir, "devnet", n.Name, "node.log"))
-			t.Logf("%s log:\n%s", n.Name, log)
 		}
 	}
 }

@@ -3,15 +3,9 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
-	"github.com/leiosnode/leiosnode/internal/devnet/report"
 )
 
 // TestDevnetEdgesReopenAfterStarvation starves a three-node devnet of real
@@ -26,29 +20,9 @@ func TestDevnetEdgesReopenAfterStarvation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a devnet for about 150 seconds")
 	}
-	t.Setenv(asCLIEnv, "cli")
-	dir := t.TempDir()
-	reportFile := filepath.Join(dir, "report.json")
-	out, err := execute(context.Background(), "devnet", "--dir", filepath.Join(dir, "devnet"),
-		"--nodes", "3", "--funded", "10", "--duration", "150s", "--warmup", "0s", "--report", reportFile,
-		"--tx-rate", "300", "--chaos", "starve@10s:60s,quiet=0s", "--chaos-seed", "1")
-	t.Logf("devnet output:\n%s", out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"starving every node", "every node runs again after", "taking txs in"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the output lacks %q", want)
-		}
-	}
-	b, err := os.ReadFile(reportFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r report.Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := runDevnet(t, []string{"starving every node", "every node runs again after", "taking txs in"},
+		"--nodes", "3", "--funded", "10", "--duration", "150s", "--warmup", "0s",
+		"--tx-rate", "300", "--chaos", "starve@10s:60s,quiet=0s", "--chaos-seed", "1").report
 	if r.Chaos == nil || len(r.Chaos.Faults) != 1 {
 		t.Fatalf("chaos section %+v: want the one starvation", r.Chaos)
 	}

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/leiosnode/leiosnode/internal/devnet/report"
 )
 
 // labTopology is a line of three pools in the simulators' format: a and
@@ -42,33 +39,14 @@ func TestDevnetWAN(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a devnet for about 20 seconds")
 	}
-	t.Setenv(asCLIEnv, "cli")
-	dir := t.TempDir()
-	topology, reportFile := filepath.Join(dir, "topology.yaml"), filepath.Join(dir, "report.json")
+	topology := filepath.Join(t.TempDir(), "topology.yaml")
 	if err := os.WriteFile(topology, []byte(labTopology), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := execute(context.Background(), "devnet", "--dir", filepath.Join(dir, "devnet"), "--topology", topology,
-		"--funded", "3", "--security-param", "3", "--duration", "20s", "--report", reportFile, "--tx-rate", "20")
-	t.Logf("devnet output:\n%s", out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"the pools are the 3 nodes of most stake of " + topology + ", with its stakes' proportions: node-0=a node-1=b node-2=c\n",
-		"through 4 link proxies", "latency 30ms–60ms", "links: node-1: "} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the output lacks %q", want)
-		}
-	}
-
-	b, err := os.ReadFile(reportFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r report.Report
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	run := runDevnet(t, []string{"the pools are the 3 nodes of most stake of " + topology + ", with its stakes' proportions: node-0=a node-1=b node-2=c\n",
+		"through 4 link proxies", "latency 30ms–60ms", "links: node-1: "},
+		"--topology", topology, "--funded", "3", "--security-param", "3", "--duration", "20s", "--tx-rate", "20")
+	out, r := run.out, run.report
 	wantPeers := map[string]int{"node-0": 1, "node-1": 2, "node-2": 1}
 	for _, n := range r.Nodes {
 		if n.Tip.BlockNumber == 0 || !n.Up || n.Peers != wantPeers[n.Name] {
@@ -106,12 +84,6 @@ func TestDevnetWAN(t *testing.T) {
 			if directions[k] != ms {
 				t.Errorf("link %s: %v ms, want %v", k, directions[k], ms)
 			}
-		}
-	}
-	if t.Failed() {
-		for _, n := range r.Nodes {
-			log, _ := os.ReadFile(filepath.Join(dir, "devnet", n.Name, "node.log"))
-			t.Logf("%s log:\n%s", n.Name, log)
 		}
 	}
 }

@@ -347,6 +347,10 @@ func TestReportJSON(t *testing.T) {
     "offeredPerSecond": 19.9,
     "buildMicros": 41.5,
     "submitMillis": 1.25,
+    "offeredBytes": 0,
+    "onChainBytes": 0,
+    "offeredTxkBPerSecond": 0,
+    "onChainTxkBPerSecond": 0,
     "settled": true,
     "stoppedChains": [
       "payment-3 (to node-0) stopped: rejected 5 times in a row: ledger: tx expired (slot ≥ ttl)"
