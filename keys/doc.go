@@ -27,6 +27,10 @@
 //     also decode (a scalar in [1, r), a subgroup point not the identity).
 //   - Secret key files are created with mode 0600, public ones with 0644,
 //     and written atomically (a reader never sees half a key).
+//   - CheckPrivate refuses a signing key file its group or others may read
+//     (on unix); the node checks every signing key it runs with by it.
+//     Reading a key does not, so tools that only derive from a key (a peer
+//     ID, a payment) still read one an operator left readable.
 //
 // This package must never log or print a secret key, and never read
 // randomness except when asked to generate a key.

@@ -25,7 +25,9 @@ func (n *Node) readInputs() (*inputs, error) {
 	cfg := n.cfg
 	in := &inputs{}
 	var err error
-	if in.nodeKey, err = keys.ReadSigningKey(cfg.NodeKeyFile, keys.Node); err != nil {
+	if in.nodeKey, err = readPrivate(cfg.NodeKeyFile, func(path string) (ed25519.PrivateKey, error) {
+		return keys.ReadSigningKey(path, keys.Node)
+	}); err != nil {
 		return nil, fmt.Errorf("config %s: nodeKeyFile: %w", cfg.Path, err)
 	}
 	if in.topology, err = config.ReadTopology(cfg.TopologyFile); err != nil {
@@ -35,6 +37,21 @@ func (n *Node) readInputs() (*inputs, error) {
 		return nil, err
 	}
 	return in, nil
+}
+
+// readPrivate reads a signing key file with read, then refuses it if its
+// group or others may read it (keys.CheckPrivate): a key others can copy
+// lets them sign as this node, so it never starts on one.
+func readPrivate[K any](path string, read func(string) (K, error)) (K, error) {
+	key, err := read(path)
+	if err == nil {
+		err = keys.CheckPrivate(path)
+	}
+	if err != nil {
+		var none K
+		return none, err
+	}
+	return key, nil
 }
 
 // bindAddrs checks the config's libp2p listen addresses (when the node

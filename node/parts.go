@@ -128,10 +128,12 @@ func readProducer(cfg *config.Config, validator *consensus.Validator) (*producer
 	}
 	pr := &producer{}
 	var err error
-	if pr.issuer, err = keys.ReadSigningKey(cfg.IssuerKeyFile, keys.StakePool); err != nil {
+	if pr.issuer, err = readPrivate(cfg.IssuerKeyFile, func(path string) (ed25519.PrivateKey, error) {
+		return keys.ReadSigningKey(path, keys.StakePool)
+	}); err != nil {
 		return nil, fmt.Errorf("config %s: issuerSigningKeyFile: %w", cfg.Path, err)
 	}
-	if pr.vrfKey, err = keys.ReadVRFSigningKey(cfg.VRFKeyFile); err != nil {
+	if pr.vrfKey, err = readPrivate(cfg.VRFKeyFile, keys.ReadVRFSigningKey); err != nil {
 		return nil, fmt.Errorf("config %s: vrfSigningKeyFile: %w", cfg.Path, err)
 	}
 	var issuerVKey block.Bytes32
@@ -148,7 +150,7 @@ func readProducer(cfg *config.Config, validator *consensus.Validator) (*producer
 	if cfg.BLSKeyFile == "" {
 		return pr, nil
 	}
-	votingKey, err := keys.ReadBLSSigningKey(cfg.BLSKeyFile)
+	votingKey, err := readPrivate(cfg.BLSKeyFile, keys.ReadBLSSigningKey)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: blsSigningKeyFile: %w", cfg.Path, err)
 	}

@@ -68,3 +68,37 @@ func TestDBCheck(t *testing.T) {
 		t.Errorf("a LeiosDB without its manifest marker: %v\n%s", err, out)
 	}
 }
+
+// TestDBCheckRefusesSigningKeyReadableByOthers: db check fails a node whose
+// signing key group or others may read with the line the node would refuse
+// to start with, and passes its config check once the key is 0600 again
+// (the stores of a node that never ran are judged apart).
+func TestDBCheckRefusesSigningKeyReadableByOthers(t *testing.T) {
+	dir, cfg := devnetNode(t)
+	for _, k := range []struct{ setting, file string }{
+		{"nodeKeyFile", "node.skey"},
+		{"issuerSigningKeyFile", "issuer.skey"},
+		{"vrfSigningKeyFile", "vrf.skey"},
+		{"blsSigningKeyFile", "bls.skey"},
+	} {
+		t.Run(k.file, func(t *testing.T) {
+			key := filepath.Join(dir, "node-0", k.file)
+			if err := os.Chmod(key, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := execute(context.Background(), "db", "check", "--config", cfg)
+			want := "config " + cfg + ": " + k.setting + ": " + key +
+				": readable by group or others (mode 0644): a signing key must be private; run chmod 600 " + key + "\n"
+			if err == nil || !strings.HasPrefix(out, want) {
+				t.Errorf("db check with %s at 0644: %v\n%s\nwant it to begin with: %s", k.file, err, out, want)
+			}
+			if err := os.Chmod(key, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out, _ = execute(context.Background(), "db", "check", "--config", cfg)
+			if !strings.HasPrefix(out, "config "+cfg+": ok") {
+				t.Errorf("db check with %s at 0600:\n%s", k.file, out)
+			}
+		})
+	}
+}

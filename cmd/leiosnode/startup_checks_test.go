@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,6 +83,61 @@ func TestRunRefusedBeforeDatabases(t *testing.T) {
 			checkOneErrorLine(t, stderr, code, r.want)
 			if _, line, ok := strings.Cut(stderr, "Error: "); ok {
 				t.Logf("the operator reads: %s", line)
+			}
+			if _, err := os.Stat(db); !os.IsNotExist(err) {
+				t.Errorf("databasePath %s exists after the refused start (%v)", db, err)
+			}
+		})
+	}
+}
+
+// TestRunRefusesSigningKeyReadableByOthers: each signing key file the node
+// runs with — its node (libp2p), issuer (cold), VRF and BLS key — is refused
+// at 0644, group and others may read it, in the one line that names the
+// setting, the file, its mode and the chmod that fixes it, before anything
+// is created on disk; at 0600, as genesis writes it, the node starts.
+func TestRunRefusesSigningKeyReadableByOthers(t *testing.T) {
+	_, cfgPath := devnetNode(t)
+	nodeDir := filepath.Dir(cfgPath)
+	var base map[string]any
+	readJSON(t, cfgPath, &base)
+	for _, r := range []struct {
+		setting, file string
+		mode          os.FileMode
+		refused       bool
+	}{
+		{"nodeKeyFile", "node.skey", 0o644, true},
+		{"nodeKeyFile", "node.skey", 0o600, false},
+		{"issuerSigningKeyFile", "issuer.skey", 0o644, true},
+		{"issuerSigningKeyFile", "issuer.skey", 0o600, false},
+		{"vrfSigningKeyFile", "vrf.skey", 0o644, true},
+		{"vrfSigningKeyFile", "vrf.skey", 0o600, false},
+		{"blsSigningKeyFile", "bls.skey", 0o644, true},
+		{"blsSigningKeyFile", "bls.skey", 0o600, false},
+	} {
+		t.Run(fmt.Sprintf("%s %04o", r.file, r.mode), func(t *testing.T) {
+			key := filepath.Join(nodeDir, r.file)
+			if err := os.Chmod(key, r.mode); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Chmod(key, 0o600) })
+			c := clone(t, base)
+			db := filepath.Join(t.TempDir(), "db")
+			c["databasePath"] = db
+			cfg := filepath.Join(nodeDir, "keymode.json")
+			writeJSON(t, cfg, c)
+			stderr, code := runUnlessStarted(t, "run", "--config", cfg)
+			if !r.refused {
+				if !strings.Contains(stderr, "node running") {
+					t.Errorf("%s at %04o: the node did not start (exit %d); stderr:\n%s", r.file, r.mode, code, stderr)
+				}
+				return
+			}
+			want := "Error: starting the node: config " + cfg + ": " + r.setting + ": " + key +
+				": readable by group or others (mode 0644): a signing key must be private; run chmod 600 " + key
+			checkOneErrorLine(t, stderr, code, want)
+			if !strings.Contains("\n"+stderr, "\n"+want+"\n") {
+				t.Errorf("the error line is not exactly\n%s\nstderr:\n%s", want, stderr)
 			}
 			if _, err := os.Stat(db); !os.IsNotExist(err) {
 				t.Errorf("databasePath %s exists after the refused start (%v)", db, err)

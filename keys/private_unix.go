@@ -1,0 +1,6 @@
+//go:build unix
+
+package keys
+
+// permissionBitsApply: a file's mode says who may read it.
+const permissionBitsApply = true
