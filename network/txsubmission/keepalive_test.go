@@ -53,10 +53,10 @@ func TestServerGivesUpOnAFullMempool(t *testing.T) {
 	}()
 	hc := &handClient{hand{t: t, s: l.client, who: "hand client"}}
 	hc.send(&txsubmission.MsgInit{})
-	wantRequest(t, hc.requestTxIds(), true, 0, 100)
+	wantRequest(t, hc.requestTxIds(), true, 0, txsubmission.MaxUnackedLimit)
 	hc.announce(announced(tx)...)
 	hc.requestTxs()
 	hc.serve(tx.Bytes())
-	wantRequest(t, hc.requestTxIds(), true, 1, 100)
+	wantRequest(t, hc.requestTxIds(), true, 1, txsubmission.MaxUnackedLimit)
 	noViolation(t, l)
 }

@@ -69,13 +69,13 @@ func TestServerFetchesOnlyWhatItLacks(t *testing.T) {
 	fresh := w.txs(t, 1, 2)
 	l, hc, _ := startServer(t, mp, txsubmission.Options{})
 
-	wantRequest(t, hc.requestTxIds(), true, 0, 100)
+	wantRequest(t, hc.requestTxIds(), true, 0, txsubmission.MaxUnackedLimit)
 	hc.announce(announced(held, rejected, fresh[0], fresh[0], fresh[1])...)
 	if got := hc.requestTxs(); !slices.Equal(got, hashes(fresh)) {
 		t.Fatalf("server asked for %v, want only the fresh txs %v", got, hashes(fresh))
 	}
 	hc.serve(raws(fresh...)...)
-	wantRequest(t, hc.requestTxIds(), true, 5, 100)
+	wantRequest(t, hc.requestTxIds(), true, 5, txsubmission.MaxUnackedLimit)
 	if !mp.holdsAll(fresh) {
 		t.Fatal("fetched txs not in the mempool")
 	}
@@ -267,14 +267,14 @@ func TestInvalidTxThreshold(t *testing.T) {
 				if i > 0 {
 					time.Sleep(tc.pause)
 				}
-				wantRequest(t, hc.requestTxIds(), true, ack, 100)
+				wantRequest(t, hc.requestTxIds(), true, ack, txsubmission.MaxUnackedLimit)
 				hc.announce(announced(round...)...)
 				hc.requestTxs()
 				hc.serve(raws(round...)...)
 				ack = uint16(len(round))
 			}
 			if tc.want == nil {
-				wantRequest(t, hc.requestTxIds(), true, ack, 100)
+				wantRequest(t, hc.requestTxIds(), true, ack, txsubmission.MaxUnackedLimit)
 				noViolation(t, l)
 				return
 			}
@@ -308,7 +308,7 @@ func TestServerWaitsForAdmission(t *testing.T) {
 			return ctx.Err()
 		}
 	}})
-	wantRequest(t, hc.requestTxIds(), true, 0, 100)
+	wantRequest(t, hc.requestTxIds(), true, 0, txsubmission.MaxUnackedLimit)
 	hc.announce(announced(txs...)...)
 	<-asked // the server is waiting to be let in, before any request
 	received := make(chan []block.Hash)
@@ -323,7 +323,7 @@ func TestServerWaitsForAdmission(t *testing.T) {
 		t.Fatalf("server asked for %v, want %v", got, hashes(txs))
 	}
 	hc.serve(raws(txs...)...)
-	wantRequest(t, hc.requestTxIds(), true, 2, 100)
+	wantRequest(t, hc.requestTxIds(), true, 2, txsubmission.MaxUnackedLimit)
 	if !mp.holdsAll(txs) {
 		t.Fatal("the txs were not added once the edge opened")
 	}
