@@ -55,6 +55,7 @@ func TestCheckCapacity(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			check := CheckCapacity(m, tc.common, clock, &span, "the test's", latency)
+			checkFormatted(t, &Report{Capacity: check})
 			c := check.Chain
 			if !strings.Contains(check.Measured, "(the test's)") {
 				t.Errorf("measured %q", check.Measured)

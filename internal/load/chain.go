@@ -29,10 +29,15 @@ type txChain struct {
 	head ledger.TxIn
 	coin uint64
 	// pending is the tx built from head and not yet admitted; submitted
-	// says it was sent at least once, first at firstSent.
+	// says it was sent at least once, first at firstSent, and answer is
+	// what its latest POST got.
 	pending   *ledger.Tx
 	submitted bool
 	firstSent time.Time
+	answer    pendingAnswer
+	// givenUp counts the txs the chain sent, was refused for good (400)
+	// and built anew: never admitted, no longer pending.
+	givenUp uint64
 	// lastSent is when the pending tx's latest POST began.
 	lastSent time.Time
 	// admitted are the txs the node admitted, oldest first, less those it
@@ -71,6 +76,21 @@ type txChain struct {
 	// stopped says why the chain stopped; "" while it runs.
 	stopped string
 }
+
+// pendingAnswer is what the latest POST of a chain's pending tx got: at
+// the end, why a tx sent was not admitted.
+type pendingAnswer int
+
+const (
+	// answerRefused: a 503, refused for now (the node is behind or full);
+	// it goes again after the Retry-After.
+	answerRefused pendingAnswer = iota + 1
+	// answerRejected: a 400, a rule the tx broke at that node.
+	answerRejected
+	// answerNone: no answer; the node may have admitted it, which the next
+	// POST or the final check finds out.
+	answerNone
+)
 
 // admittedTx is one tx of a chain that a node admitted.
 type admittedTx struct {
@@ -136,7 +156,7 @@ func (c *txChain) next(p ledger.Params) (*ledger.Tx, error) {
 	case err != nil:
 		return nil, err
 	}
-	c.pending, c.submitted = tx, false
+	c.pending, c.submitted, c.answer = tx, false, 0
 	return tx, nil
 }
 

@@ -40,12 +40,14 @@ type fakeAPINode struct {
 	view       ledger.MapUTxO // chain after the mempool's txs
 	// Knobs: refuse the next refuse submits with 503 (queue delay,
 	// Retry-After 2), answer the next rejectN with 400 reject, admit the
-	// next unanswered without answering (the connection is closed);
-	// failQueries answers every GET with 500.
+	// next unanswered without answering (the connection is closed), lose
+	// the next lose unread (the connection is closed: a POST lost on its
+	// way); failQueries answers every GET with 500.
 	refuse      int
 	rejectN     int
 	reject      error
 	unanswered  int
+	lose        int
 	failQueries bool
 	posts       int // submits received
 }
@@ -82,6 +84,12 @@ func (n *fakeAPINode) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	defer n.mu.Unlock()
 	n.posts++
 	switch {
+	case n.lose > 0:
+		n.lose--
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close()
+		}
+		return
 	case n.refuse > 0:
 		n.refuse--
 		w.Header().Set("Retry-After", "2")

@@ -95,13 +95,13 @@ type Firehose struct {
 
 // txStats count the submissions' outcomes.
 type txStats struct {
-	Submitted    uint64            // distinct txs sent
-	Admitted     uint64            // 202 answers (and txs found in after an unanswered POST)
+	Submitted uint64 // distinct txs sent
+	Admitted  uint64 // 202 answers (and txs found in after an unanswered POST)
 	// SubmittedBytes and AdmittedBytes are the sizes of those txs.
 	SubmittedBytes, AdmittedBytes uint64
-	Rejected     map[string]uint64 // 400 answers by reason
-	Refused      map[string]uint64 // 503 answers by reason; the tx went again after its Retry-After
-	SubmitErrors uint64            // POSTs and resync queries without an answer
+	Rejected                      map[string]uint64 // 400 answers by reason
+	Refused                       map[string]uint64 // 503 answers by reason; the tx went again after its Retry-After
+	SubmitErrors                  uint64            // POSTs and resync queries without an answer
 	// Dropped counts the admitted txs found later in no mempool and on no
 	// chain (their node dropped them), by the node that admitted them;
 	// Resubmitted those admitted again when sent again.
@@ -355,14 +355,16 @@ func (f *Firehose) step(ctx context.Context, api apiclient.Client, c *txChain) {
 		f.count(func(s *txStats) { s.Admitted++; s.AdmittedBytes += uint64(tx.Size()) })
 	case errors.As(err, &refusal):
 		// As a wallet does: come back when the node said to.
-		c.retryAt = time.Now().Add(refusal.RetryAfter)
+		c.retryAt, c.answer = time.Now().Add(refusal.RetryAfter), answerRefused
 		f.count(func(s *txStats) { s.Refused[refusal.Reason]++ })
 	case errors.As(err, &rejection):
+		c.answer = answerRejected
 		f.count(func(s *txStats) { s.Rejected[rejection.RuleName()]++ })
 		f.resync(ctx, api, c, rejection.Reason)
 	default:
 		// No answer: the node may have admitted it. The next submission of
 		// the same tx, or the final check, finds out.
+		c.answer = answerNone
 		f.count(func(s *txStats) { s.SubmitErrors++ })
 		c.nodeDown = true
 	}
@@ -568,6 +570,7 @@ func (f *Firehose) resync(ctx context.Context, api apiclient.Client, c *txChain,
 	default:
 		if out.Coin != c.coin { // cannot happen: an output never changes
 			c.coin, c.pending = out.Coin, nil
+			c.givenUp++ // the rejected tx is built anew: it stays counted
 		}
 		f.stopIfStuck(c, reason)
 	}

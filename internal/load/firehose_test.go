@@ -361,6 +361,7 @@ func TestFirehoseRun(t *testing.T) {
 
 	r, _ := f.Settle(context.Background(), consensus.Clock{Start: start, SlotLength: time.Millisecond}, nil)
 	t.Logf("report: %+v", r)
+	checkFormatted(t, r)
 	if r.Submitted < 20 || r.Submitted > 125 { // at most the rate allows; at least a loaded machine manages
 		t.Errorf("%d submitted in 600 ms at 200/s", r.Submitted)
 	}
@@ -422,6 +423,7 @@ func TestSettle(t *testing.T) {
 		OnSomeChains:   4,  // chains 0, 2: 2 each on node-0's chain only
 		Lost:           2,  // chains 0, 2: 1 each, in the mempool node-0 lost
 	}
+	checkFormatted(t, r)
 	r.Problems, r.StoppedChains = nil, nil
 	if !equalReports(*r, want) {
 		t.Errorf("report\n%+v\nwant\n%+v", *r, want)

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -15,11 +16,11 @@ func TestTxLatency(t *testing.T) {
 	for i := 100; i >= 1; i-- { // in any order
 		ms = append(ms, time.Duration(i)*time.Millisecond)
 	}
-	l := newLatency(ms, latencyMeasured, "node-2")
+	l := newLatency(ms, fmt.Sprintf(latencyMeasured, "node-2"))
 	if l.Txs != 100 || l.P50Ms != 50 || l.P95Ms != 95 || l.MaxMs != 100 || !strings.Contains(l.Measured, "on node-2's chain") {
 		t.Errorf("latency of 1..100 ms: %+v", l)
 	}
-	if l := newLatency([]time.Duration{-20 * time.Millisecond}, latencyMeasured, "node-0"); l.P50Ms != -20 || l.P95Ms != -20 || l.MaxMs != -20 {
+	if l := newLatency([]time.Duration{-20 * time.Millisecond}, ""); l.P50Ms != -20 || l.P95Ms != -20 || l.MaxMs != -20 {
 		t.Errorf("latency of one tx: %+v", l)
 	}
 }

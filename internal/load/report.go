@@ -8,10 +8,12 @@ import (
 	"strings"
 )
 
-// Report is what became of a firehose's txs. Every admitted tx is
-// counted once in OnChain, InMempoolAtEnd, OnSomeChains, Lost or
-// Unchecked, which add up to Admitted — a tx its node dropped and the
-// firehose sent again included, once.
+// Report is what became of a firehose's txs. Every tx submitted is
+// counted once in Admitted, RejectedTxs, RefusedAtStop or
+// UnansweredAtStop, which add up to Submitted; every admitted tx once in
+// OnChain, InMempoolAtEnd, OnSomeChains, Lost or Unchecked, which add up to
+// Admitted — a tx its node dropped and the firehose sent again included,
+// once.
 type Report struct {
 	Rate   float64 `json:"rate"`   // offered, tx/s
 	Chains int     `json:"chains"` // one per funded address
@@ -19,7 +21,17 @@ type Report struct {
 	// refusal or a POST without an answer counts once.
 	Submitted uint64 `json:"submitted"`
 	Admitted  uint64 `json:"admitted"`
-	// Rejected counts the 400 answers by the ledger rule they name.
+	// RejectedTxs, RefusedAtStop and UnansweredAtStop are the txs sent and
+	// never admitted, by the answer to their last POST: a 400 (a ledger
+	// rule: their chain stopped on it, or the load stopped before they went
+	// again); a 503 (refused for now, not rejected: the load stopped within
+	// their Retry-After); none, and the final check found them at no node.
+	RejectedTxs      uint64 `json:"rejectedTxs"`
+	RefusedAtStop    uint64 `json:"refusedAtStop"`
+	UnansweredAtStop uint64 `json:"unansweredAtStop"`
+	// Rejected counts the 400 answers by the ledger rule they name: answers,
+	// not txs (a tx may be rejected and admitted later, as when its node
+	// was behind).
 	Rejected map[string]uint64 `json:"rejected"`
 	// Refused counts the 503 answers by the reason the node gave (its edge
 	// refusing txs while it is behind, a full mempool); each tx was sent
@@ -101,14 +113,11 @@ type Report struct {
 // the latencies, the firehose's speed, the rejections, what went wrong,
 // and the run beside the network's capacity when it was measured.
 func (r *Report) Print(out io.Writer) {
-	var rejected uint64
-	for _, n := range r.Rejected {
-		rejected += n
-	}
-	fmt.Fprintf(out, "txs: %d submitted, %d admitted, %d rejected; %d on every chain, %d in a mempool, %d on some chains, %d lost",
-		r.Submitted, r.Admitted, rejected, r.OnChain, r.InMempoolAtEnd, r.OnSomeChains, r.Lost)
+	fmt.Fprintf(out, "txs: %d submitted = %d admitted + %d rejected + %d refused (503) when the load stopped + %d unanswered; "+
+		"admitted = %d on every chain + %d in a mempool + %d on some chains + %d lost",
+		r.Submitted, r.Admitted, r.RejectedTxs, r.RefusedAtStop, r.UnansweredAtStop, r.OnChain, r.InMempoolAtEnd, r.OnSomeChains, r.Lost)
 	if r.Unchecked > 0 {
-		fmt.Fprintf(out, ", %d unchecked", r.Unchecked)
+		fmt.Fprintf(out, " + %d unchecked", r.Unchecked)
 	}
 	fmt.Fprintf(out, " (checked in %s)\n", Seconds(r.CheckMs))
 	if r.DroppedByNodes > 0 {
@@ -130,7 +139,7 @@ func (r *Report) Print(out io.Writer) {
 	fmt.Fprintf(out, "  the firehose offered %.1f tx/s of %g, %.1f TxkB/s (%s), %.1f TxkB/s of it on every chain: %.0f µs to build and sign a tx, %.2f ms a POST\n",
 		r.OfferedPerSecond, r.Rate, r.OfferedTxkBPerSecond, sizes, r.OnChainTxkBPerSecond, r.BuildMicros, r.SubmitMillis)
 	for _, reason := range slices.Sorted(maps.Keys(r.Rejected)) {
-		fmt.Fprintf(out, "  rejected %d× %s\n", r.Rejected[reason], reason)
+		fmt.Fprintf(out, "  400 answers: %d× %s\n", r.Rejected[reason], reason)
 	}
 	for _, line := range append(r.StoppedChains, r.Problems...) {
 		fmt.Fprintln(out, "  "+line)

@@ -103,6 +103,17 @@ func (f *Firehose) Settle(ctx context.Context, clock consensus.Clock, span *Span
 		if c.stopped != "" {
 			r.StoppedChains = append(r.StoppedChains, fmt.Sprintf("%s (to %s) stopped: %s", c.name, f.nodeName(c.node), c.stopped))
 		}
+		r.RejectedTxs += c.givenUp
+		if c.pending != nil && c.submitted { // sent, not admitted: its last answer says why
+			switch c.answer {
+			case answerRefused:
+				r.RefusedAtStop++
+			case answerRejected:
+				r.RejectedTxs++
+			default:
+				r.UnansweredAtStop++
+			}
+		}
 		for _, tx := range c.txs() {
 			txs, bytes = txs+1, bytes+tx.Size
 			switch placeTx(chains, mempools, tx.Hash) {
@@ -126,6 +137,10 @@ func (f *Firehose) Settle(ctx context.Context, clock consensus.Clock, span *Span
 			}
 		}
 	}
+	if sum := r.Admitted + r.RejectedTxs + r.RefusedAtStop + r.UnansweredAtStop; sum != r.Submitted {
+		// A tx the accounting above lost track of: say so, never hide it.
+		r.Problems = append(r.Problems, fmt.Sprintf("%d txs submitted, but %d admitted, rejected, refused or unanswered", r.Submitted, sum))
+	}
 	if txs > 0 {
 		r.MeanTxBytes = float64(bytes) / float64(txs)
 	}
@@ -133,11 +148,11 @@ func (f *Firehose) Settle(ctx context.Context, clock consensus.Clock, span *Span
 		r.OnChainTxkBPerSecond = r.OfferedTxkBPerSecond * float64(r.OnChainBytes) / float64(r.OfferedBytes)
 	}
 	if len(latencies) > 0 {
-		r.Latency = newLatency(latencies, latencyMeasured, dating)
-		r.LatencyWithRefusals = newLatency(withRefusals, latencyWithRefusalsMeasured, dating)
+		r.Latency = newLatency(latencies, fmt.Sprintf(latencyMeasured, dating))
+		r.LatencyWithRefusals = newLatency(withRefusals, latencyWithRefusalsMeasured)
 	}
 	if len(inSpan) > 0 {
-		r.LatencyInSpan = newLatency(inSpan, latencyMeasured, dating)
+		r.LatencyInSpan = newLatency(inSpan, fmt.Sprintf(latencyMeasured, dating))
 	}
 	r.CheckMs = time.Since(start).Milliseconds()
 	return r, final

@@ -73,6 +73,8 @@ func TestCapacityReport(t *testing.T) {
 		}
 	}
 
+	checkFormatted(t, c, out.String())
+
 	if c := newCapacityReport(g, r, nil, txs); c.Chain != nil || c.Closures != nil || c.Problem != "" {
 		t.Errorf("without a span: %+v", c)
 	}

@@ -72,6 +72,8 @@ func TestChaosReport(t *testing.T) {
 		}
 	}
 
+	checkFormatted(t, r, out.String())
+
 	// Without a firehose, no txs; without faults, empty lists, not null.
 	b, err := json.Marshal(newChaosReport(spec, 1, nil, "", nil, nil, nil))
 	if err != nil {

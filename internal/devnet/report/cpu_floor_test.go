@@ -60,6 +60,7 @@ func TestCPUFloor(t *testing.T) {
 	if !strings.Contains(f.Measured, FloorDefinition) {
 		t.Errorf("measured %q does not define the floor", f.Measured)
 	}
+	checkFormatted(t, f, "")
 
 	slices.Reverse(sample)
 	if _, err := measureCPUFloor(params, genesis, sample); err == nil || !strings.Contains(err.Error(), "apply") {

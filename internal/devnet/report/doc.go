@@ -13,7 +13,8 @@
 //     observations give the same report, bar the CPU floor, which Build
 //     measures in this process on the firehose's txs (so only once the
 //     nodes have stopped, not to share their cores).
-//   - Every admitted tx is counted once in the txs section (load.Report);
+//   - Every tx submitted is counted once in the txs section (load.Report),
+//     as admitted or by why not, and every admitted tx once by where it is;
 //     an EB's fate (certified by which block, or why not) is read off the
 //     chain every node holds.
 //

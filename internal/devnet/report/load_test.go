@@ -277,6 +277,7 @@ func TestLoadSummaryPrinted(t *testing.T) {
 			t.Errorf("the summary lacks %q:\n%s", want, out.String())
 		}
 	}
+	checkFormatted(t, report, out.String())
 
 	// No window where most voters missed theirs: nothing to show there,
 	// and not "not measured".

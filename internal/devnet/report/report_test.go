@@ -234,7 +234,7 @@ func TestReportJSON(t *testing.T) {
 		t.Errorf("report without a firehose has txs: %s", txs)
 	}
 	r.Txs = &load.Report{
-		Rate: 20, Chains: 10, Submitted: 1200, Admitted: 1195,
+		Rate: 20, Chains: 10, Submitted: 1200, Admitted: 1195, RejectedTxs: 1, RefusedAtStop: 3, UnansweredAtStop: 1,
 		Rejected: map[string]uint64{"ledger: input not in UTxO": 2},
 		Refused:  map[string]uint64{"queue-delay": 3}, OnChain: 1180, InMempoolAtEnd: 14, OnSomeChains: 0, Lost: 1, Settled: true,
 		DroppedByNodes: 4, DroppedBy: map[string]uint64{"node-1": 4}, Resubmitted: 4,
@@ -320,6 +320,9 @@ func TestReportJSON(t *testing.T) {
     "chains": 10,
     "submitted": 1200,
     "admitted": 1195,
+    "rejectedTxs": 1,
+    "refusedAtStop": 3,
+    "unansweredAtStop": 1,
     "rejected": {
       "ledger: input not in UTxO": 2
     },
@@ -359,6 +362,23 @@ func TestReportJSON(t *testing.T) {
 }`
 	if string(got) != want {
 		t.Errorf("report JSON:\n%s\nwant:\n%s", got, want)
+	}
+	checkFormatted(t, r, "")
+}
+
+// checkFormatted: no text of v's JSON, nor printed, holds a fmt error
+// ("%!d(string=…)", "%!(EXTRA …)"): a format and its arguments that do not
+// match, which go vet misses when the format is a variable.
+func checkFormatted(t *testing.T, v any, printed string) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, text := range map[string]string{"JSON": string(b), "printed text": printed} {
+		if i := strings.Index(text, "%!"); i >= 0 {
+			t.Errorf("the %s holds a fmt error: …%s…", what, text[max(0, i-80):min(len(text), i+80)])
+		}
 	}
 }
 
@@ -626,6 +646,7 @@ func TestLeiosReport(t *testing.T) {
 	if _, ok := fields["leios"]; !ok {
 		t.Errorf("the report lacks leios: %s", b)
 	}
+	checkFormatted(t, full, "")
 }
 
 // TestLeiosReportNoEBs: nodes that answer with no EBs (an empty list, or
