@@ -66,8 +66,10 @@ type Figures struct {
 	// OldestAdmitted is when the oldest tx the mempool holds was admitted;
 	// zero when it holds none.
 	OldestAdmitted time.Time
-	// MempoolBytes is the byte total of the txs held, of MempoolCapacity.
+	// MempoolBytes is the byte total of the txs held, of MempoolCapacity;
+	// MempoolTxs their count.
 	MempoolBytes, MempoolCapacity int
+	MempoolTxs                    int
 	// MissedInARow counts this node's latest EBs, newest first, whose
 	// voting window closed before it held and checked their closures; 0
 	// when the latest one was in time (or there is none).
@@ -103,6 +105,10 @@ func Decide(o Options, f Figures, path Path) Decision {
 	if f.MissedInARow >= o.MissedDeadlines {
 		return Decision{Reason: LeiosBehind, RetryAfter: o.RetryAfter,
 			Detail: fmt.Sprintf("the voting windows of the last %d EBs closed before their closures were held and checked", f.MissedInARow)}
+	}
+	if o.MaxBacklogTxs > 0 && f.MempoolTxs > o.MaxBacklogTxs {
+		return Decision{Reason: QueueDelay, RetryAfter: o.RetryAfter,
+			Detail: fmt.Sprintf("the mempool holds %d txs, more than the %d the chain takes within the inclusion bound", f.MempoolTxs, o.MaxBacklogTxs)}
 	}
 	if !f.OldestAdmitted.IsZero() {
 		if wait := f.Now.Sub(f.OldestAdmitted); wait > o.MaxQueueDelay {

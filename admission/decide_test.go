@@ -77,4 +77,19 @@ func TestDecideOptions(t *testing.T) {
 	if d := Decide(o, f, Peers); d.Reason != MempoolFull {
 		t.Fatalf("%s, want mempool-full at half", d.Reason)
 	}
+	// A backlog bound refuses local txs past it, however short their wait;
+	// peers' txs are not refused for it.
+	o = Options{MaxBacklogTxs: 1000}
+	f = calm()
+	f.MempoolTxs = 1000
+	if d := Decide(o, f, Local); !d.Admits() {
+		t.Fatalf("refused at the backlog bound: %s", d.Detail)
+	}
+	f.MempoolTxs = 1001
+	if d := Decide(o, f, Local); d.Reason != QueueDelay || !strings.Contains(d.Detail, "holds 1001 txs, more than the 1000") {
+		t.Fatalf("%s (%s), want queue-delay past the backlog bound", d.Reason, d.Detail)
+	}
+	if d := Decide(o, f, Peers); !d.Admits() {
+		t.Fatalf("peers refused for the backlog: %s", d.Detail)
+	}
 }

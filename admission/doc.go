@@ -8,14 +8,16 @@
 //   - Leios work: the node missed the voting window of its latest EBs (the
 //     closure was not held and checked before the window closed). New txs
 //     would make the next EBs bigger and the node later still; the edge
-//     stays closed until an EB is checked in time again. Leios work comes
-//     first.
+//     stays closed until an EB is checked in time again, or until no EB
+//     has come for a while to judge. Leios work comes first.
 //   - The mempool's queue delay: the oldest tx held was admitted longer ago
-//     than MaxQueueDelay. The chain is not taking txs as fast as they come;
-//     the backlog, and every tx's wait, would only grow. Measured in time,
-//     not bytes, it adapts to whatever rate the chain carries (a queue
-//     kept at a target delay, as active queue management keeps a router's
-//     buffer short).
+//     than MaxQueueDelay, or the mempool holds more txs than MaxBacklogTxs,
+//     what the chain takes within that delay. The chain is not taking txs
+//     as fast as they come; the backlog, and every tx's wait, would only
+//     grow. The wait measured adapts to whatever rate the chain carries (a
+//     queue kept at a target delay, as active queue management keeps a
+//     router's buffer short); the count foresees it, so that a surge is
+//     refused at once rather than once its first txs have waited.
 //   - Sync: the selected tip is far behind the clock; txs validated against
 //     it would be validated against a stale ledger.
 //

@@ -29,7 +29,13 @@ const (
 // Options bound how far behind the node may be and still take txs in.
 // Zero fields take the defaults above.
 type Options struct {
+	// MaxQueueDelay bounds the oldest tx's wait, MaxBacklogTxs the txs
+	// held (0: no bound): the backlog judged by what it has waited and by
+	// what it will wait. The first needs the wait to have happened; the
+	// second refuses a surge at once, before it has queued a backlog the
+	// chain takes minutes to clear.
 	MaxQueueDelay   time.Duration
+	MaxBacklogTxs   int
 	MissedDeadlines int
 	SyncLagSlots    uint64
 	HighWater       float64

@@ -40,7 +40,7 @@ func TestEdgeAtTestnetTimingAdmitsANodeAtCapacity(t *testing.T) {
 			Now: now, ClockSlot: 100_000, TipSlot: 100_000 - lagSlots,
 			OldestAdmitted: now.Add(-oldestWait),
 			// One full EB of 200 B txs held, of a 24 MB mempool.
-			MempoolBytes: 13_888 * 200, MempoolCapacity: 2 * (90_112 + 12_000_000),
+			MempoolTxs: 13_443, MempoolBytes: 13_443 * 200, MempoolCapacity: 2 * (90_112 + 12_000_000),
 		}
 	}
 	for _, tc := range []struct {
@@ -68,6 +68,13 @@ func TestEdgeAtTestnetTimingAdmitsANodeAtCapacity(t *testing.T) {
 	}
 	if d := admission.Decide(testnet, atCapacity(20*time.Second, 200), admission.Local); d.Reason != admission.Syncing {
 		t.Errorf("a tip 200 slots behind at testnet timing: %s, want %s", d.Reason, admission.Syncing)
+	}
+	// A surge is refused at once, before its first txs have waited: more
+	// than four full EBs held.
+	surge := atCapacity(5*time.Second, 20)
+	surge.MempoolTxs, surge.MempoolBytes = 60_000, 60_000*200
+	if d := admission.Decide(testnet, surge, admission.Local); d.Reason != admission.QueueDelay {
+		t.Errorf("60,000 txs held at testnet timing: %s, want %s", d.Reason, admission.QueueDelay)
 	}
 	// A refused submitter is asked back when the next RB may have changed
 	// the answer.

@@ -21,6 +21,7 @@ import (
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/internal/capacity"
 	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/internal/version"
@@ -369,11 +370,19 @@ func (n *Node) wait(g *errgroup.Group) error {
 func edgeOptions(t consensus.Timing) admission.Options {
 	return admission.Options{
 		MaxQueueDelay:  t.InclusionBound(),
+		MaxBacklogTxs:  backlogEBs * capacity.NewParams(t.SlotLength, t.F, t.Leios).MaxEBTxs(),
 		SyncLagSlots:   t.SyncLagSlots(),
 		RetryAfter:     t.MeanRBInterval(),
 		SyncRetryAfter: 5 * t.MeanRBInterval(),
 	}
 }
+
+// backlogEBs is how many full EBs of txs the edge lets the mempool hold:
+// the chain clears one per certified RB, so a tx behind four waits about
+// 4/p_cert RB intervals for its own EB to come up — the inclusion bound
+// (53,772 txs with the prototype's EB limits). Large txs meet the
+// mempool's byte bound, two EB closures, first.
+const backlogEBs = 4
 
 // admissionFigures are how far behind the node is, for its edge.
 func (n *Node) admissionFigures() admission.Figures {
@@ -386,6 +395,7 @@ func (n *Node) admissionFigures() admission.Figures {
 		ClockSlot:       n.validator.Clock().SlotAt(now),
 		TipSlot:         n.chain.Tip().Point.Slot,
 		MempoolBytes:    snapshot.Bytes(),
+		MempoolTxs:      snapshot.Len(),
 		MempoolCapacity: n.mempool.CapacityBytes(),
 		MissedInARow:    n.leios.MissedWindows(now),
 	}

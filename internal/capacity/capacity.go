@@ -115,6 +115,17 @@ type Model struct {
 	Latency         LatencyModel `json:"latency"`
 }
 
+// MaxEBTxs is the most txs an EB holds, whatever their size: ebMaxTxs, or
+// the entries its body has room for if fewer (13,443 with the prototype's
+// limits).
+func (p Params) MaxEBTxs() int { return min(p.EBMaxTxs, p.maxBodyEntries()) }
+
+// maxBodyEntries is how many (tx hash, size) entries the forge fits in an
+// EB body.
+func (p Params) maxBodyEntries() int {
+	return max(p.EBMaxBodyBytes-ebBodyHeadBytes, 0) / ebBodyEntryBytes
+}
+
 // New is the model of p at a mean tx size of meanTxBytes.
 func New(p Params, meanTxBytes float64) (Model, error) {
 	if err := p.check(); err != nil {
@@ -133,7 +144,7 @@ func New(p Params, meanTxBytes float64) (Model, error) {
 	if n := int(float64(p.EBMaxClosureBytes) / meanTxBytes); n < m.EBTxs {
 		m.EBTxs, m.EBBoundBy = n, "ebMaxClosureBytes"
 	}
-	if n := max(p.EBMaxBodyBytes-ebBodyHeadBytes, 0) / ebBodyEntryBytes; n < m.EBTxs {
+	if n := p.maxBodyEntries(); n < m.EBTxs {
 		m.EBTxs, m.EBBoundBy = n, "ebMaxBodyBytes"
 	}
 	m.TxsPerRB = m.PCert*float64(m.EBTxs) + (1-m.PCert)*float64(m.RBTxs)
