@@ -54,7 +54,8 @@ type DB struct {
 // the genesis UTxO, only if dir is missing or empty; a database that
 // cannot be opened as it was written, that belongs to another network
 // than Options.Network, or whose immutable tip went back is an error (a
-// *pebblestore.Error that says what to do).
+// *pebblestore.Error that says what to do), found with the database
+// opened read-only (checkStored): a refused database is left as it was.
 func Open(dir string, opts Options) (*DB, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -117,7 +118,8 @@ func (db *DB) Close() error {
 }
 
 // openStore opens the Pebble store in dir, a new one with the genesis UTxO
-// and the origin markers.
+// and the origin markers; a stored one is checked read-only first
+// (checkStored).
 func openStore(dir string, opts Options, readOnly bool) (*pebblestore.DB, error) {
 	cache := pebble.NewCache(cacheBytes)
 	defer cache.Unref() // Pebble holds its own reference.
@@ -127,9 +129,31 @@ func openStore(dir string, opts Options, readOnly bool) (*pebblestore.DB, error)
 		Network:    opts.Network,
 		NetworkKey: keyNetwork,
 		Init:       func(b *pebble.Batch) error { writeGenesis(b, opts.GenesisUTxO); return nil },
-		ReadOnly:   readOnly,
-		Logger:     opts.Logger,
+		Check: func(s *pebblestore.DB) error {
+			return (&DB{opts: opts, log: opts.Logger, store: s}).checkStored()
+		},
+		ReadOnly: readOnly,
+		Logger:   opts.Logger,
 	})
+}
+
+// CheckOpen reports what Open would refuse the database in dir for, without
+// writing to it: nil if Open would open it, or create it (dir missing or
+// empty). The node calls it before it opens its LeiosDB for writing, so a
+// refused chain leaves both stores as they were.
+func CheckOpen(dir string, opts Options) error {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return err
+	}
+	if absent, err := pebblestore.Absent(opts.fs, dir); err != nil || absent {
+		return err
+	}
+	store, err := openStore(dir, opts, true)
+	if err != nil {
+		return err
+	}
+	return store.Close()
 }
 
 func (db *DB) closeStore() error {

@@ -3,6 +3,7 @@ package chaindb
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/internal/pebblestore/faulttest"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -19,7 +21,8 @@ import (
 // directory — fill the disk, flip a table's bytes, cut its MANIFEST,
 // delete the marker naming it, lose the tail of its write-ahead log —
 // ends, in a child process, in one error line that names the store, what
-// happened and what to do, never in a panic or a chain silently shorter.
+// happened and what to do, never in a panic or a chain silently shorter,
+// and a database refused at open is left as it was.
 // A database whose disk filled reopens, once there is space, with every
 // block it adopted and a ledger equal to a replay.
 func TestFaults(t *testing.T) {
@@ -55,8 +58,10 @@ func TestFaults(t *testing.T) {
 	t.Run("WAL tail lost", func(t *testing.T) {
 		dir := written(t)
 		faulttest.TruncateWAL(t, dir)
+		before := faulttest.Files(t, dir)
 		faulttest.Run(t, "read "+dir).Failed(t, "chain database "+dir+": corrupt",
 			"its immutable tip went back from #37", "the end of its write-ahead log was lost", "delete "+dir)
+		faulttest.Unchanged(t, dir, before)
 		if err := Check(dir, crashOptions()); err == nil || strings.Count(err.Error(), "chain database") != 1 ||
 			!strings.Contains(err.Error(), "immutable tip went back") {
 			t.Errorf("Check: %v", err)
@@ -72,8 +77,10 @@ func TestFaults(t *testing.T) {
 			os.Remove(m)
 		}
 		faulttest.TruncateWAL(t, dir)
+		before := faulttest.Files(t, dir)
 		faulttest.Run(t, "read "+dir).Failed(t, "chain database "+dir+": corrupt",
 			"immutable-tip marker", "--accept-lost-immutable-tip", "delete "+dir)
+		faulttest.Unchanged(t, dir, before)
 		if err := Check(dir, crashOptions()); err == nil || !strings.Contains(err.Error(), "immutable-tip marker") {
 			t.Errorf("Check: %v", err)
 		}
@@ -88,6 +95,24 @@ func TestFaults(t *testing.T) {
 		if err := Check(dir, crashOptions()); err != nil || imm.Point.IsOrigin() {
 			t.Errorf("accepted at %s, then Check: %v", imm, err)
 		}
+	})
+	t.Run("another network", func(t *testing.T) {
+		dir := written(t)
+		before := faulttest.Files(t, dir)
+		other := crashOptions()
+		other.Network = pebblestore.Network{Genesis: [32]byte{9}, About: "another genesis"}
+		if err := CheckOpen(dir, other); !errors.Is(err, pebblestore.ErrOtherNetwork) {
+			t.Errorf("CheckOpen: %v", err)
+		}
+		db, err := Open(dir, other)
+		if err == nil {
+			db.Close()
+			t.Fatal("opened under another genesis")
+		}
+		if want := "delete " + dir + " (this store only)"; !errors.Is(err, pebblestore.ErrOtherNetwork) || !strings.Contains(err.Error(), want) {
+			t.Errorf("refused with %v, want %q", err, want)
+		}
+		faulttest.Unchanged(t, dir, before)
 	})
 	faulttest.Damaged(t, "chain database", written, func(dir string) error { return Check(dir, crashOptions()) })
 }

@@ -21,13 +21,31 @@ import (
 const immutableMarker = "immutable-tip"
 
 // openImmutableMarker opens the marker and checks imm, the immutable tip
-// read from Pebble, against it, before anything is written.
+// read from Pebble, against it (checkImmutableMark). Only a marker lost
+// and accepted (Options.AcceptLostImmutableTip) is written: moved to imm.
 func (db *DB) openImmutableMarker(imm block.Tip) error {
 	m, value, err := db.store.Marker(immutableMarker)
 	if err != nil {
 		return err
 	}
 	db.immutable = m
+	if err := db.checkImmutableMark(imm, value); err != nil {
+		return err
+	}
+	if value == "" && !imm.Point.IsOrigin() {
+		db.log.Warn("immutable-tip marker file missing: taking the stored immutable tip as final, as accepted", "immutableTip", imm)
+		if err := m.Move(encodeMark(imm)); err != nil {
+			return fmt.Errorf("chaindb: immutable-tip marker: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkImmutableMark refuses imm, the immutable tip read from Pebble, if it
+// is behind value, the marker's, or off the selected chain at the marked
+// block, or if the marker is gone (value "") while imm is past origin,
+// unless that loss is accepted.
+func (db *DB) checkImmutableMark(imm block.Tip, value string) error {
 	switch {
 	case value == "" && imm.Point.IsOrigin():
 		return nil // it never advanced
@@ -37,11 +55,7 @@ func (db *DB) openImmutableMarker(imm block.Tip) error {
 			"(to keep it and take #%d as final, losing any final blocks past it, start the node with --accept-lost-immutable-tip)",
 			imm.BlockNumber, imm.Point.Hash.Short(), imm.BlockNumber))
 	case value == "":
-		db.log.Warn("immutable-tip marker file missing: taking the stored immutable tip as final, as accepted", "immutableTip", imm)
-		if err := m.Move(encodeMark(imm)); err != nil {
-			return fmt.Errorf("chaindb: immutable-tip marker: %w", err)
-		}
-		return nil
+		return nil // accepted: openImmutableMarker marks imm
 	}
 	marked, err := decodeMark(value)
 	if err != nil {

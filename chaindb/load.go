@@ -138,6 +138,39 @@ func (db *DB) load() error {
 	return nil
 }
 
+// checkStored is what Open refuses a stored database for, checked on the
+// store opened read-only before it is opened for writing (Open's
+// pebblestore.Options.Check): its markers and count, the immutable tip
+// against its marker file, the immutable tip's block. What load repairs
+// or upgrades is not refused.
+func (db *DB) checkStored() error {
+	imm, err := db.readTip(keyImmutable)
+	if err != nil {
+		return err
+	}
+	if _, err := db.readCount(keyImmutableTxs); err != nil {
+		return err
+	}
+	if _, err := db.readTip(keyTip); err != nil {
+		return err
+	}
+	m, value, err := db.store.Marker(immutableMarker)
+	if err != nil {
+		return err
+	}
+	err = db.checkImmutableMark(imm, value)
+	m.Close()
+	if err != nil {
+		return err
+	}
+	if !imm.Point.IsOrigin() {
+		if _, err := db.readBlock(imm.Point.Hash); err != nil {
+			return fmt.Errorf("chaindb: immutable tip %s: %w", imm, err)
+		}
+	}
+	return nil
+}
+
 // loadForks attaches the stored volatile blocks off the selected chain. The
 // volatile index is in block-number order, so parents come before children;
 // entries that no longer descend from the root are deleted.

@@ -1,7 +1,6 @@
 package leiosdb
 
 import (
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -48,7 +47,8 @@ type reader interface {
 // Open opens the LeiosDB in dir. It creates one only if dir is missing or
 // empty; a store that cannot be opened as it was written, or that
 // belongs to another network than Options.Network, is an error (a
-// *pebblestore.Error that says what to do).
+// *pebblestore.Error that says what to do), found with the store opened
+// read-only: a refused store is left as it was.
 func Open(dir string, opts Options) (*DB, error) {
 	return open(dir, opts, false)
 }
@@ -64,6 +64,7 @@ func open(dir string, opts Options, readOnly bool) (*DB, error) {
 		Init: func(b *pebble.Batch) error {
 			return b.Set(schemaKey, binary.AppendUvarint(nil, schemaVersion), nil)
 		},
+		Check:    checkSchema,
 		ReadOnly: readOnly,
 		Logger:   opts.Logger,
 	})
@@ -82,23 +83,33 @@ func open(dir string, opts Options, readOnly bool) (*DB, error) {
 	if opts.SyncWrites {
 		db.writeOpts = pebble.Sync
 	}
-	if err := db.checkSchema(); err != nil {
-		_ = store.Close()
-		cache.Unref()
-		return nil, cmp.Or(store.Err(), err) // a corrupt read says which file
-	}
 	return db, nil
 }
 
-// checkSchema refuses a store written with another layout. A new store
-// was stamped with the version in its first batch.
-func (db *DB) checkSchema() error {
-	v, ok, err := getCopy(db.store, schemaKey)
+// CheckOpen reports what Open would refuse the store in dir for, without
+// writing to it: nil if Open would open it, or create it (dir missing or
+// empty).
+func CheckOpen(dir string, opts Options) error {
+	if absent, err := pebblestore.Absent(nil, dir); err != nil || absent {
+		return err
+	}
+	db, err := open(dir, opts, true)
+	if err != nil {
+		return err
+	}
+	return db.Close()
+}
+
+// checkSchema refuses a store written with another layout, before Open
+// writes to it (pebblestore.Options.Check). A new store was stamped with
+// the version in its first batch.
+func checkSchema(s *pebblestore.DB) error {
+	v, ok, err := getCopy(s, schemaKey)
 	if err != nil {
 		return fmt.Errorf("leiosdb: read schema: %w", err)
 	}
 	if got, n := binary.Uvarint(v); !ok || n != len(v) || got != schemaVersion {
-		return db.store.Corrupt(fmt.Errorf("%w: schema %x, want version %d", ErrCorrupt, v, schemaVersion))
+		return s.Corrupt(fmt.Errorf("%w: schema %x, want version %d", ErrCorrupt, v, schemaVersion))
 	}
 	return nil
 }

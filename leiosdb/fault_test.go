@@ -2,6 +2,7 @@ package leiosdb
 
 import (
 	"cmp"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,14 +12,16 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/block/blocktest"
+	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/internal/pebblestore/faulttest"
 )
 
 // TestFaults: what a disk or a person can do to a LeiosDB's directory —
 // fill the disk, flip a table's bytes, cut its MANIFEST, delete the marker
 // naming it — ends, in a child process, in one error line that names the
-// store, what happened and what to do, never in a panic; a store whose
-// disk filled is consistent once there is space again.
+// store, what happened and what to do, never in a panic, and a store
+// refused at open is left as it was; a store whose disk filled is
+// consistent once there is space again.
 func TestFaults(t *testing.T) {
 	for _, memtable := range []string{"32m", "1m"} {
 		// A 32 MiB memtable is never flushed on an 8 MiB disk: the WAL
@@ -47,6 +50,23 @@ func TestFaults(t *testing.T) {
 		}
 		return dir
 	}
+	t.Run("another network", func(t *testing.T) {
+		dir := written(t)
+		before := faulttest.Files(t, dir)
+		other := Options{Network: pebblestore.Network{Genesis: [32]byte{9}, About: "another genesis"}, Logger: quietLogger()}
+		if err := CheckOpen(dir, other); !errors.Is(err, pebblestore.ErrOtherNetwork) {
+			t.Errorf("CheckOpen: %v", err)
+		}
+		db, err := Open(dir, other)
+		if err == nil {
+			db.Close()
+			t.Fatal("opened under another genesis")
+		}
+		if want := "delete " + dir + " (this store only)"; !errors.Is(err, pebblestore.ErrOtherNetwork) || !strings.Contains(err.Error(), want) {
+			t.Errorf("refused with %v, want %q", err, want)
+		}
+		faulttest.Unchanged(t, dir, before)
+	})
 	faulttest.Damaged(t, "LeiosDB", written, func(dir string) error { return Check(dir, Options{Logger: quietLogger()}) })
 }
 

@@ -15,10 +15,12 @@ import (
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/internal/simtrace"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/leios"
+	"github.com/leiosnode/leiosnode/leiosdb"
 	"github.com/leiosnode/leiosnode/mempool"
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/txcache"
@@ -60,6 +62,25 @@ func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 	if err != nil {
 		return fmt.Errorf("config %s: %w", cfg.Path, err)
 	}
+	genesisUTxO, err := ledger.GenesisUTxO(g.InitialFunds)
+	if err != nil {
+		return fmt.Errorf("genesis %s: %w", cfg.GenesisFile, err)
+	}
+	chainOpts := chaindb.Options{
+		K:             g.SecurityParam,
+		GenesisUTxO:   genesisUTxO,
+		Network:       networkOf(cfg, g),
+		ValidateBlock: p.validator.ValidateBlock,
+		Logger:        p.log.With("component", "chaindb"),
+
+		AcceptLostImmutableTip: opts.acceptLostImmutableTip,
+	}
+	// The chain is checked read-only before the LeiosDB is opened for
+	// writing (each store checks itself read-only before it writes): a
+	// start refused for either leaves both as they were.
+	if err := chaindb.CheckOpen(chainDir(cfg), chainOpts); err != nil {
+		return bothOfAnotherNetwork(cfg, g, err)
+	}
 	if p.leios, err = leios.Open(leios.Options{
 		Protocols:  protocols,
 		Dir:        leiosDir(cfg),
@@ -74,20 +95,8 @@ func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 	}); err != nil {
 		return err
 	}
-	genesisUTxO, err := ledger.GenesisUTxO(g.InitialFunds)
-	if err != nil {
-		return fmt.Errorf("genesis %s: %w", cfg.GenesisFile, err)
-	}
-	if p.chain, err = chaindb.Open(chainDir(cfg), chaindb.Options{
-		K:             g.SecurityParam,
-		GenesisUTxO:   genesisUTxO,
-		Network:       networkOf(cfg, g),
-		ApplyBlock:    p.leios.ApplyBlock,
-		ValidateBlock: p.validator.ValidateBlock,
-		Logger:        p.log.With("component", "chaindb"),
-
-		AcceptLostImmutableTip: opts.acceptLostImmutableTip,
-	}); err != nil {
+	chainOpts.ApplyBlock = p.leios.ApplyBlock
+	if p.chain, err = chaindb.Open(chainDir(cfg), chainOpts); err != nil {
 		return err
 	}
 	clock := p.validator.Clock()
@@ -108,6 +117,23 @@ func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 	}
 	p.leios.Attach(p.chain, p.mempool)
 	return nil
+}
+
+// bothOfAnotherNetwork is chainErr, the chain's refusal, unless it is
+// that the chain belongs to another network and the LeiosDB does too: then
+// the advice is to delete the whole databasePath, not the chain alone.
+func bothOfAnotherNetwork(cfg *config.Config, g *consensus.Genesis, chainErr error) error {
+	e, ok := errors.AsType[*pebblestore.Error](chainErr)
+	if !ok || !errors.Is(chainErr, pebblestore.ErrOtherNetwork) {
+		return chainErr
+	}
+	leiosErr := leiosdb.CheckOpen(leiosDir(cfg), leiosdb.Options{Limits: g.Leios.EBLimits(), Network: networkOf(cfg, g)})
+	if !errors.Is(leiosErr, pebblestore.ErrOtherNetwork) {
+		return chainErr
+	}
+	both := *e
+	both.Do = fmt.Sprintf("start it with that genesis, or delete the node's databasePath %s (its LeiosDB is of that network too) to join this network from its peers", cfg.DatabasePath)
+	return &both
 }
 
 // producer is a stake pool's keys, read from the files its config names.

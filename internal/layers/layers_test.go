@@ -42,7 +42,7 @@ var rank = map[string]int{
 	"internal/devnet/wan":        4, // the devnet's emulated links, on its layout
 	// What both Pebble stores share: opening, the network stamp, faults.
 	"internal/pebblestore":           2,
-	"internal/pebblestore/faulttest": 2,
+	"internal/pebblestore/faulttest": 1, // imports no package of ours: the store's own tests use it
 	// The mini-protocol engine, and the host that runs it.
 	"network/protocol":              2,
 	"network/protocol/protocoltest": 3,

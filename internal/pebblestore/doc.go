@@ -2,12 +2,17 @@
 // stores (chaindb, leiosdb) needs it, and turns the ways Pebble reports a
 // failure into one error that names the store, the file and what to do.
 //
-// It owns four things:
+// It owns five things:
 //   - Creation: a store is created only in a new or empty directory, with
 //     its first batch (the store's own initial records and the stamp of
 //     its network) written whole. An existing directory is opened with
 //     pebble.Options.ErrorIfNotExists and must carry the stamp, so a lost
 //     MANIFEST or marker file is an error, never a new empty store.
+//   - Refusing before writing: an existing store is opened read-only and
+//     checked (Pebble's open, the stamp, the store's own Options.Check)
+//     before it is opened for writing. It must never open for writing a
+//     store it may still refuse: Pebble would flush its logs and delete
+//     what its MANIFEST does not name.
 //   - The network stamp: the hash of the genesis file the store was
 //     created under, checked at every open.
 //   - Faults: Pebble panics on a write-ahead-log write it cannot complete,

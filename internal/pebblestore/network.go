@@ -55,7 +55,7 @@ func (s *DB) checkNetwork(want Network, key []byte) error {
 	if got.Genesis != want.Genesis {
 		return &Error{Store: s.name, Dir: s.dir,
 			Err: fmt.Errorf("%w: it was created under %s, this node runs %s", ErrOtherNetwork, got, want),
-			Do:  "start it with that genesis, or delete the node's databasePath to join this network from its peers"}
+			Do:  fmt.Sprintf("start it with that genesis, or delete %s (this store only) to join this network from its peers", s.dir)}
 	}
 	return nil
 }

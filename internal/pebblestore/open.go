@@ -1,6 +1,7 @@
 package pebblestore
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,12 @@ type Options struct {
 	// Init adds a new store's initial records to its first batch, which
 	// also carries the stamp. May be nil.
 	Init func(b *pebble.Batch) error
+	// Check is the store's own checks of an existing store, run on it
+	// opened read-only before it is opened for writing: what the store
+	// refuses to open for (a missing record, a marker behind it) is found
+	// before anything is written. Its error is returned as it is. May be
+	// nil.
+	Check func(s *DB) error
 	// ReadOnly opens an existing store without writing to it (leiosnode db
 	// check); a missing store is then an error.
 	ReadOnly bool
@@ -62,6 +69,14 @@ type DB struct {
 // Open opens the store in dir, creating it only if dir does not exist or
 // is empty: a directory that holds anything is opened as an existing store
 // and must carry a stamp of opts.Network.
+//
+// An existing store is first opened read-only, and checked there — its
+// OPTIONS file, what Pebble checks at open, the stamp, opts.Check — before
+// it is opened for writing: a store Open refuses is left byte for byte as
+// it was. Pebble opened for writing flushes the write-ahead logs it
+// replays into new tables, writes a new MANIFEST and OPTIONS file, and
+// deletes every file its MANIFEST does not name: a MANIFEST cut short
+// names none, and the refusal would come after the data was gone.
 func Open(dir string, opts Options) (*DB, error) {
 	po := opts.Pebble.Clone()
 	if po.FS == nil {
@@ -70,61 +85,107 @@ func Open(dir string, opts Options) (*DB, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	s := &DB{name: opts.Name, dir: dir, fs: po.FS, readOnly: opts.ReadOnly, failed: make(chan struct{})}
+	named := &DB{name: opts.Name, dir: dir, fs: po.FS, readOnly: opts.ReadOnly} // names the store in errors
 	fresh, err := isFresh(po.FS, dir)
 	if err != nil {
-		return nil, s.errorOf(err)
+		return nil, named.errorOf(err)
 	}
 	if fresh && opts.ReadOnly {
-		return nil, &Error{Store: s.name, Dir: dir, Err: errors.New("no store in the directory"),
+		return nil, &Error{Store: named.name, Dir: dir, Err: errors.New("no store in the directory"),
 			Do: "check databasePath in the node's config"}
 	}
 	if err := po.FS.MkdirAll(dir, 0o755); err != nil {
-		return nil, s.errorOf(err)
+		return nil, named.errorOf(err)
 	}
-	if s.lock, err = pebble.LockDirectory(dir, po.FS); err != nil {
+	lock, err := pebble.LockDirectory(dir, po.FS)
+	if err != nil {
 		// A lock held elsewhere is the lock call's bare errno; a LOCK file
 		// the node may not open is a *fs.PathError, a permission fault.
 		var pathErr *fs.PathError
 		if !errors.As(err, &pathErr) && (errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES)) {
-			return nil, &Error{Store: s.name, Dir: dir, Err: fmt.Errorf("%w: %w", ErrInUse, err),
+			return nil, &Error{Store: named.name, Dir: dir, Err: fmt.Errorf("%w: %w", ErrInUse, err),
 				Do: "another process holds its LOCK file: stop the leiosnode that runs on it, or give this one another databasePath"}
 		}
-		return nil, s.errorOf(err)
+		return nil, named.errorOf(err)
 	}
-	po.Lock = s.lock
+	if !fresh {
+		ro, err := openExisting(dir, opts, po, lock)
+		if err != nil {
+			lock.Close()
+			return nil, err
+		}
+		if opts.ReadOnly {
+			ro.lock = lock
+			return ro, nil
+		}
+		if err := ro.DB.Close(); err != nil {
+			lock.Close()
+			return nil, ro.errorOf(err)
+		}
+	}
+	s, err := openPebble(dir, opts, po, lock, false, fresh)
+	if err == nil && fresh {
+		if err = s.create(opts); err != nil {
+			s.lock = lock
+			s.Close()
+			return nil, s.unreadable(err)
+		}
+	}
+	if err != nil {
+		if !s.Abandoned() {
+			lock.Close()
+		} // else the process exits holding it: Pebble may be stuck in the write
+		return nil, err
+	}
+	s.lock = lock
+	return s, nil
+}
+
+// openExisting opens the existing store in dir read-only and checks it:
+// everything Open can refuse a store for, found with nothing written.
+func openExisting(dir string, opts Options, po *pebble.Options, lock *pebble.Lock) (*DB, error) {
+	s := &DB{name: opts.Name, dir: dir, fs: po.FS, readOnly: true, failed: make(chan struct{})}
+	if err := s.checkOptionsFile(); err != nil {
+		return nil, err
+	}
+	s, err := openPebble(dir, opts, po, lock, true, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkNetwork(opts.Network, opts.NetworkKey); err != nil {
+		s.DB.Close()
+		return nil, s.unreadable(err)
+	}
+	if opts.Check != nil {
+		if err := opts.Check(s); err != nil {
+			s.DB.Close()
+			return nil, cmp.Or(s.Err(), err) // a read that found a table corrupt names the file
+		}
+	}
+	return s, nil
+}
+
+// openPebble opens Pebble on dir, whose lock the caller holds: read-only,
+// or for writing (ErrorIfNotExists unless fresh). A failure is returned as
+// the store's *Error.
+func openPebble(dir string, opts Options, po *pebble.Options, lock *pebble.Lock, readOnly, fresh bool) (*DB, error) {
+	s := &DB{name: opts.Name, dir: dir, fs: po.FS, readOnly: readOnly, failed: make(chan struct{})}
+	po = po.Clone()
+	po.Lock = lock
 	po.ErrorIfNotExists = !fresh
-	po.ReadOnly = opts.ReadOnly
+	po.ReadOnly = readOnly
 	po.Logger = logger{s, opts.Logger.With("component", "pebble", "store", s.name)}
 	po.EventListener = s.events(opts.Logger)
 	po.FS = failedFS{po.FS, s}
-	if !fresh {
-		if err := s.checkOptionsFile(); err != nil {
-			s.lock.Close()
-			return nil, err
-		}
-	}
-
-	err = s.guardOpen(func() (err error) {
+	err := s.guardOpen(func() (err error) {
 		s.DB, err = pebble.Open(dir, po)
 		return err
 	})
-	if err == nil {
-		if fresh {
-			err = s.create(opts)
-		} else {
-			err = s.checkNetwork(opts.Network, opts.NetworkKey)
-		}
-		if err != nil {
-			s.Close()
-		}
-	} else if s.Err() == nil {
-		s.lock.Close()
-	} else {
-		s.removeUnfinished()
-	}
 	if err != nil {
-		return nil, s.unreadable(err)
+		if s.Err() != nil {
+			s.removeUnfinished()
+		}
+		return s, s.unreadable(err)
 	}
 	return s, nil
 }
@@ -226,5 +287,17 @@ func (s *DB) Close() error {
 	}
 	s.closed = true
 	err := s.DB.Close()
-	return errors.Join(err, s.lock.Close())
+	if s.lock != nil {
+		err = errors.Join(err, s.lock.Close())
+	}
+	return err
+}
+
+// Absent reports whether dir, on fsys (nil: vfs.Default), holds no store:
+// it is missing, or empty but for a LOCK file. Open creates a store there.
+func Absent(fsys vfs.FS, dir string) (bool, error) {
+	if fsys == nil {
+		fsys = vfs.Default
+	}
+	return isFresh(fsys, dir)
 }

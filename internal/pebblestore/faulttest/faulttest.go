@@ -123,6 +123,44 @@ func RemoveManifestMarker(t *testing.T, dir string) {
 	}
 }
 
+// Files returns what dir holds: each file's name and bytes.
+func Files(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := make(map[string]string, len(entries))
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[e.Name()] = string(b)
+	}
+	return files
+}
+
+// Unchanged fails the test if dir does not hold exactly before (Files): a
+// file added, removed or rewritten by a start that was refused.
+func Unchanged(t *testing.T, dir string, before map[string]string) {
+	t.Helper()
+	after := Files(t, dir)
+	for name, b := range before {
+		switch a, ok := after[name]; {
+		case !ok:
+			t.Errorf("%s: removed", filepath.Join(dir, name))
+		case a != b:
+			t.Errorf("%s: rewritten (%d bytes, were %d)", filepath.Join(dir, name), len(a), len(b))
+		}
+	}
+	for name := range after {
+		if _, ok := before[name]; !ok {
+			t.Errorf("%s: added", filepath.Join(dir, name))
+		}
+	}
+}
+
 // NoEmptyTables fails the test if the store in dir holds a table file of
 // no bytes: what a flush that found the disk full leaves unless it is
 // removed.
@@ -219,21 +257,29 @@ func (c Child) Failed(t *testing.T, want ...string) {
 // cut in half, a deleted manifest marker. For each, the child job
 // "read DIR" must end in one line that says the store (named store) is
 // corrupt, names the table where there is one, and says to delete the
-// directory; check, the store's own Check, must name the table too.
+// directory, leaving a store refused at open as it was; check, the
+// store's own Check, must name the table too.
 func Damaged(t *testing.T, store string, written func(t *testing.T) string, check func(dir string) error) {
 	for _, fault := range []struct {
 		name   string
 		damage func(t *testing.T, dir string) string // what the line must name
+		// atOpen: the store is refused when it opens, and must be left as
+		// it was; a flipped byte may be found only by a later read.
+		atOpen bool
 	}{
-		{"corrupted table", CorruptTable},
-		{"truncated MANIFEST", func(t *testing.T, dir string) string { TruncateManifest(t, dir); return "" }},
-		{"deleted manifest marker", func(t *testing.T, dir string) string { RemoveManifestMarker(t, dir); return "marker.manifest" }},
+		{"corrupted table", CorruptTable, false},
+		{"truncated MANIFEST", func(t *testing.T, dir string) string { TruncateManifest(t, dir); return "" }, true},
+		{"deleted manifest marker", func(t *testing.T, dir string) string { RemoveManifestMarker(t, dir); return "marker.manifest" }, true},
 	} {
 		t.Run(fault.name, func(t *testing.T) {
 			dir := written(t)
 			Flush(t, dir)
 			named := fault.damage(t, dir)
+			before := Files(t, dir)
 			Run(t, "read "+dir).Failed(t, store+" "+dir+": corrupt", named, "delete "+dir+" and start the node again")
+			if fault.atOpen {
+				Unchanged(t, dir, before)
+			}
 			if err := check(dir); err == nil || !strings.Contains(err.Error(), named) {
 				t.Errorf("Check: %v", err)
 			}
