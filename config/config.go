@@ -1,16 +1,16 @@
 package config
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 
 	"github.com/multiformats/go-multiaddr"
+
+	"github.com/leiosnode/leiosnode/internal/strictjson"
 )
 
 // Config is one node's configuration file (config.json). Relative paths are
@@ -86,9 +86,10 @@ type Topology struct {
 	Peers []string `json:"peers"`
 }
 
-// Load reads a config file and resolves its paths. A field the config
-// does not have is an error: a misspelt setting must not leave the node
-// running without it.
+// Load reads a config file, resolves its paths and checks its settings. A
+// field the config does not have, or a key given twice, is an error: a
+// misspelt or repeated setting must not leave the node running without
+// the value its operator meant.
 func Load(path string) (*Config, error) {
 	// Absolute, so that messages name the files wherever the node runs.
 	path, err := filepath.Abs(path)
@@ -100,7 +101,7 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	c := Config{Path: path}
-	if err := decodeStrict(b, &c); err != nil {
+	if err := strictjson.Decode(b, &c); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
@@ -139,11 +140,31 @@ func Load(path string) (*Config, error) {
 	if c.BLSKeyFile != "" && c.IssuerKeyFile == "" {
 		return nil, fmt.Errorf("config %s: blsSigningKeyFile is a block producer's: it needs issuerSigningKeyFile and vrfSigningKeyFile", path)
 	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		return nil, fmt.Errorf("config %s: logLevel is %q: it must be debug, info, warn or error", path, c.LogLevel)
+	}
 	return &c, nil
 }
 
+// Level is LogLevel as a slog.Level: info when unset. Load refuses a
+// config whose LogLevel is not one, so everything that loads the config
+// (leiosnode run, db check) refuses it alike.
+func (c *Config) Level() slog.Level {
+	level, _ := parseLevel(c.LogLevel)
+	return level
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var level slog.Level // the zero Level is info
+	if s == "" {
+		return level, nil
+	}
+	err := level.UnmarshalText([]byte(s))
+	return level, err
+}
+
 // ReadTopology reads a topology file; an empty path is no peers. Like
-// Load, it refuses fields a topology does not have.
+// Load, it refuses fields a topology does not have and keys given twice.
 func ReadTopology(path string) (*Topology, error) {
 	if path == "" {
 		return &Topology{}, nil
@@ -153,7 +174,7 @@ func ReadTopology(path string) (*Topology, error) {
 		return nil, fmt.Errorf("topology: %w", err)
 	}
 	var t Topology
-	if err := decodeStrict(b, &t); err != nil {
+	if err := strictjson.Decode(b, &t); err != nil {
 		return nil, fmt.Errorf("topology %s: %w", path, err)
 	}
 	for _, p := range t.Peers {
@@ -166,20 +187,6 @@ func ReadTopology(path string) (*Topology, error) {
 		}
 	}
 	return &t, nil
-}
-
-// decodeStrict decodes the one JSON value of b into v, refusing fields v
-// does not have and anything after the value, as json.Unmarshal does.
-func decodeStrict(b []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("more data after the JSON value")
-	}
-	return nil
 }
 
 // WriteJSON writes v as indented JSON, for the tools that generate configs.

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,5 +143,68 @@ func TestLeiosProtocols(t *testing.T) {
 	}
 	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "leiosProtocols") {
 		t.Errorf("an unknown set: %v", err)
+	}
+}
+
+// TestLogLevel: debug, info, warn and error (in any case) are levels, unset
+// is info; anything else is refused by Load, naming the file and the
+// setting, so every command that loads the config refuses it alike.
+func TestLogLevel(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	const relay = `"genesisFile": "g", "databasePath": "db", "nodeKeyFile": "n"`
+	for _, tt := range []struct {
+		level string
+		want  slog.Level
+		err   string
+	}{
+		{"", slog.LevelInfo, ""},
+		{"debug", slog.LevelDebug, ""},
+		{"info", slog.LevelInfo, ""},
+		{"WARN", slog.LevelWarn, ""},
+		{"error", slog.LevelError, ""},
+		{"loud", 0, "config " + path + `: logLevel is "loud": it must be debug, info, warn or error`},
+	} {
+		if err := os.WriteFile(path, []byte(`{`+relay+`, "logLevel": "`+tt.level+`"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(path)
+		switch {
+		case tt.err != "" && (err == nil || err.Error() != tt.err):
+			t.Errorf("logLevel %q: %v, want %s", tt.level, err, tt.err)
+		case tt.err == "" && err != nil:
+			t.Errorf("logLevel %q: %v", tt.level, err)
+		case tt.err == "" && c.Level() != tt.want:
+			t.Errorf("logLevel %q is %v, want %v", tt.level, c.Level(), tt.want)
+		}
+	}
+}
+
+// TestDuplicateKeys: a setting given twice in config.json or
+// topology.json is refused in one line naming the file and the key, not
+// read as its last value.
+func TestDuplicateKeys(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name, json string
+		read       func(path string) error
+		want       string
+	}{
+		{"config.json", `{"genesisFile": "g", "databasePath": "db", "nodeKeyFile": "n", "databasePath": "/srv/other"}`,
+			func(p string) error { _, err := Load(p); return err },
+			`config %s: duplicate key "databasePath": it appears twice, and only the last would count; keep one`},
+		{"topology.json", `{"peers": [], "peers": ["/ip4/127.0.0.1/tcp/1/p2p/12D3KooWJWoaqZhDaoEFshF7Rh1bpY9ohihFhzcW6d69Lr2NASuq"]}`,
+			func(p string) error { _, err := ReadTopology(p); return err },
+			`topology %s: duplicate key "peers": it appears twice, and only the last would count; keep one`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, tt.name)
+			if err := os.WriteFile(path, []byte(tt.json), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf(tt.want, path)
+			if err := tt.read(path); err == nil || err.Error() != want {
+				t.Errorf("got %v\nwant %s", err, want)
+			}
+		})
 	}
 }

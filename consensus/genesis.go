@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/big"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/bls"
+	"github.com/leiosnode/leiosnode/internal/strictjson"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -162,20 +162,16 @@ func (p LeiosParams) EBLimits() block.EBLimits {
 }
 
 // ReadGenesis reads and checks a genesis file. A field the genesis does
-// not have is an error: a misspelt parameter must not take its default.
+// not have, or a key given twice, is an error: a misspelt parameter must
+// not take its default, nor a repeated one its last value.
 func ReadGenesis(path string) (*Genesis, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("genesis: %w", err)
 	}
 	g := Genesis{FileHash: block.HashBytes(b)}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&g); err != nil {
+	if err := strictjson.Decode(b, &g); err != nil {
 		return nil, fmt.Errorf("genesis %s: %w", path, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("genesis %s: more data after the JSON value", path)
 	}
 	if err := g.Check(); err != nil {
 		return nil, fmt.Errorf("genesis %s: %w", path, err)

@@ -153,3 +153,35 @@ func TestReadGenesisLeiosFields(t *testing.T) {
 		}
 	}
 }
+
+// TestReadGenesisDuplicateKeys: a parameter given twice, at any depth, is
+// refused in one line naming the file and the key, not read as its last
+// value.
+func TestReadGenesisDuplicateKeys(t *testing.T) {
+	g, _ := testGenesis(t, "0.9", "0.6", 5, 3, 2)
+	path := filepath.Join(t.TempDir(), "genesis.json")
+	if err := WriteGenesis(path, g); err != nil {
+		t.Fatal(err)
+	}
+	written, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ from, to, key string }{
+		{`"securityParam": `, `"securityParam": 1, "securityParam": `, "securityParam"},
+		{`"lVote": `, `"lVote": 1, "lVote": `, "leios.lVote"},
+		{`"stake": `, `"stake": 0, "stake": `, "pools[0].stake"},
+	} {
+		edited := bytes.Replace(written, []byte(tc.from), []byte(tc.to), 1)
+		if bytes.Equal(edited, written) {
+			t.Fatalf("the written genesis has no %s", tc.from)
+		}
+		if err := os.WriteFile(path, edited, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := "genesis " + path + `: duplicate key "` + tc.key + `": it appears twice, and only the last would count; keep one`
+		if _, err := ReadGenesis(path); err == nil || err.Error() != want {
+			t.Errorf("%s twice: %v\nwant %s", tc.key, err, want)
+		}
+	}
+}

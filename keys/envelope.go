@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/fxamacker/cbor/v2"
+
+	"github.com/leiosnode/leiosnode/internal/strictjson"
 )
 
 // Errors of reading a key; each is wrapped with the file and the detail.
@@ -38,9 +40,13 @@ func newEnvelope(typ, description string, payload []byte) Envelope {
 	return Envelope{Type: typ, Description: description, CborHex: hex.EncodeToString(enc)}
 }
 
-// ParseEnvelope decodes the JSON of a key file.
+// ParseEnvelope decodes the JSON of a key file, refusing a key given
+// twice: two cborHex would leave the file's key the last one's.
 func ParseEnvelope(data []byte) (Envelope, error) {
 	var e Envelope
+	if err := strictjson.CheckDuplicates(data); err != nil {
+		return Envelope{}, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
 	if err := json.Unmarshal(data, &e); err != nil {
 		return Envelope{}, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}

@@ -458,3 +458,19 @@ func TestParseEnvelope(t *testing.T) {
 		t.Fatalf("ParseEnvelope(Marshal) = %+v, %v; want %+v", got, err, e)
 	}
 }
+
+// TestDuplicateKeyRefused: a key file with a field twice — two cborHex, of
+// which JSON would keep the last — is refused in one line naming the file
+// and the field.
+func TestDuplicateKeyRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "issuer.skey")
+	content := `{"type":"StakePoolSigningKey_ed25519","description":"","cborHex":"5820` + rfcSeed + `","cborHex":"5820` + strings.Repeat("11", 32) + `"}`
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadSigningKey(path, StakePool)
+	want := path + `: keys: malformed key file: duplicate key "cborHex": it appears twice, and only the last would count; keep one`
+	if !errors.Is(err, ErrMalformed) || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}

@@ -52,13 +52,7 @@ func runNode(ctx context.Context, configFile string, opts node.Options, logOut i
 	if err != nil {
 		return err
 	}
-	var level slog.Level // the zero Level is info
-	if cfg.LogLevel != "" {
-		if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
-			return fmt.Errorf("config %s: logLevel: %w", configFile, err)
-		}
-	}
-	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: cfg.Level()}))
 	opts.Logger = logger
 	n, err := node.New(cfg, opts)
 	if err != nil {

@@ -20,7 +20,8 @@ var rank = map[string]int{
 	// Foundations: wire types, rules, crypto helpers, files.
 	"vrf":                     0,
 	"bls":                     0,
-	"config":                  0,
+	"internal/strictjson":     0, // JSON files decoded strictly: no key twice, no unknown field
+	"config":                  1,
 	"internal/version":        0,
 	"internal/plots":          0,
 	"internal/cpuwork":        0, // which work the CPU does; the node's parts label themselves
