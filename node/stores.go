@@ -1,11 +1,8 @@
 package node
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -38,8 +35,9 @@ type StoreCheck struct {
 	Store string // "chain database", "LeiosDB"
 	Dir   string
 	Err   error // nil if the database passed; else what is wrong and what to do
-	// Absent: the directory does not exist. The node creates the store
-	// empty at start (a LeiosDB deleted on its own is refilled from peers).
+	// Absent: the directory does not exist or is empty. The node creates
+	// the store empty at start and fills it from its peers (a chain by
+	// chain sync, a LeiosDB deleted on its own by LeiosFetch).
 	Absent bool
 	// Certified and Missing, in the "certified closures" check: the EBs the
 	// chain certifies, and those whose closure the LeiosDB does not hold.
@@ -62,18 +60,25 @@ func CheckStores(cfg *config.Config, logger *slog.Logger) ([]StoreCheck, error) 
 	chain := chaindb.Options{K: g.SecurityParam, Network: networkOf(cfg, g), ValidateBlock: validator.ValidateBlock, Logger: logger}
 	leios := leiosdb.Options{Limits: g.Leios.EBLimits(), Network: networkOf(cfg, g), Logger: logger}
 	checks := []StoreCheck{
-		{Store: "chain database", Dir: chainDir(cfg), Err: chaindb.Check(chainDir(cfg), chain)},
-		{Store: "LeiosDB", Dir: leiosDir(cfg)},
+		checkStore("chain database", chainDir(cfg), func(dir string) error { return chaindb.Check(dir, chain) }),
+		checkStore("LeiosDB", leiosDir(cfg), func(dir string) error { return leiosdb.Check(dir, leios) }),
 	}
-	if _, err := os.Stat(leiosDir(cfg)); errors.Is(err, fs.ErrNotExist) {
-		checks[1].Absent = true // deleted on its own: the node creates it empty
-	} else {
-		checks[1].Err = leiosdb.Check(leiosDir(cfg), leios)
-	}
-	if checks[0].Err == nil && checks[1].Err == nil {
+	if !checks[0].Absent && checks[0].Err == nil && checks[1].Err == nil {
 		checks = append(checks, checkCertified(cfg, chain, leios))
 	}
 	return checks, nil
+}
+
+// checkStore checks the store in dir with check, unless dir holds none:
+// then it is Absent, which is no fault, as the node creates it at start.
+func checkStore(store, dir string, check func(dir string) error) StoreCheck {
+	c := StoreCheck{Store: store, Dir: dir}
+	if absent, err := pebblestore.Absent(nil, dir); err == nil && absent {
+		c.Absent = true
+		return c
+	}
+	c.Err = check(dir) // it says what is wrong with a dir it cannot list
+	return c
 }
 
 // checkCertified compares the EBs the chain certifies with the closures the
@@ -87,7 +92,7 @@ func checkCertified(cfg *config.Config, chain chaindb.Options, leios leiosdb.Opt
 		return check
 	}
 	missing := certified
-	if _, err := os.Stat(leiosDir(cfg)); err == nil {
+	if absent, err := pebblestore.Absent(nil, leiosDir(cfg)); err == nil && !absent {
 		if missing, err = leiosdb.MissingClosures(leiosDir(cfg), leios, certified); err != nil {
 			check.Err = err
 			return check

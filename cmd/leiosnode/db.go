@@ -56,7 +56,7 @@ a running node holds its databases' locks and its addresses.`,
 			for _, c := range checks {
 				switch e, ok := errors.AsType[*pebblestore.Error](c.Err); {
 				case c.Absent:
-					fmt.Fprintf(cmd.OutOrStdout(), "%s %s: absent; the node creates it empty at start\n", c.Store, c.Dir)
+					fmt.Fprintf(cmd.OutOrStdout(), "%s %s: absent; created empty at start, synced from peers\n", c.Store, c.Dir)
 				case c.Err == nil:
 					fmt.Fprintf(cmd.OutOrStdout(), "%s %s: ok\n", c.Store, c.Dir)
 				case ok:

@@ -102,3 +102,28 @@ func TestDBCheckRefusesSigningKeyReadableByOthers(t *testing.T) {
 		})
 	}
 }
+
+// TestDBCheckAbsentStores: a store that is not there — a node that never
+// ran, a chain database deleted — is no fault: the node creates it empty at
+// start and syncs it from its peers, and db check says so and exits 0.
+func TestDBCheckAbsentStores(t *testing.T) {
+	dir, cfg := devnetNode(t)
+	chainDir, leiosDir := filepath.Join(dir, "node-0", "db", "chain"), filepath.Join(dir, "node-0", "db", "leios")
+	out, err := execute(context.Background(), "db", "check", "--config", cfg)
+	want := "chain database " + chainDir + ": absent; created empty at start, synced from peers\n" +
+		"LeiosDB " + leiosDir + ": absent; created empty at start, synced from peers\n"
+	if err != nil || !strings.HasSuffix(out, want) {
+		t.Errorf("a node that never ran: %v\n%s\nwant it to end with:\n%s", err, out, want)
+	}
+
+	startNode(t, cfg).stop(t)
+	if err := os.RemoveAll(chainDir); err != nil {
+		t.Fatal(err)
+	}
+	out, err = execute(context.Background(), "db", "check", "--config", cfg)
+	want = "chain database " + chainDir + ": absent; created empty at start, synced from peers\n" +
+		"LeiosDB " + leiosDir + ": ok\n"
+	if err != nil || !strings.HasSuffix(out, want) {
+		t.Errorf("a chain database deleted: %v\n%s\nwant it to end with:\n%s", err, out, want)
+	}
+}
