@@ -260,7 +260,11 @@ func (n *Node) buildForger(in *inputs) (err error) {
 	if in.producer == nil {
 		return nil
 	}
-	if in.producer.seatless {
+	// A pool without stake starts, as a relay would: its operator may mean
+	// to run it before its stake, and it serves its peers all the same.
+	if pool := in.producer.pool; pool.Sigma.Sign() == 0 {
+		n.log.Warn("this pool has no stake in the genesis: it will never lead a slot, so it will forge no block", "pool", pool.Name, "genesis", n.cfg.GenesisFile)
+	} else if in.producer.seatless {
 		n.log.Info("this pool holds no committee seat (its stake is below the committee's truncation): it forges blocks and votes on no EB", "pool", n.cfg.IssuerKeyFile)
 	}
 	n.forger, err = n.newForger(in.producer, n.readyToForge, n.equivocate)

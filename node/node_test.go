@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
@@ -230,6 +231,52 @@ func TestTwoNodesAgreeAndRestart(t *testing.T) {
 	}
 	cancel()
 	must(t, g.Wait())
+}
+
+// TestPoolWithoutStakeWarned: a pool whose stake in the genesis is 0 never
+// leads a slot; its node starts, and says so in a WARN line naming the
+// pool, where it said nothing (or that it forges).
+func TestPoolWithoutStakeWarned(t *testing.T) {
+	configs := testNet(t, 3, 100*time.Millisecond)
+	g, err := consensus.ReadGenesis(configs[0].GenesisFile)
+	must(t, err)
+	g.Pools[2].Stake = 0
+	must(t, consensus.WriteGenesis(configs[0].GenesisFile, g))
+	var log lockedBuffer
+	noTime := func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}
+	n, err := New(configs[2], Options{Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{ReplaceAttr: noTime}))})
+	if err != nil {
+		t.Fatalf("a pool without stake: %v", err)
+	}
+	defer n.close()
+	want := `level=WARN msg="this pool has no stake in the genesis: it will never lead a slot, so it will forge no block" pool=` +
+		g.Pools[2].Name + " genesis=" + configs[2].GenesisFile + "\n"
+	if !strings.Contains(log.String(), want) {
+		t.Errorf("the node's log has no line\n%s\nlog:\n%s", want, log.String())
+	}
+}
+
+// lockedBuffer is a log's output, written by any goroutine.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // A pool whose stake is below the committee's truncation holds no seat:

@@ -138,6 +138,7 @@ func bothOfAnotherNetwork(cfg *config.Config, g *consensus.Genesis, chainErr err
 
 // producer is a stake pool's keys, read from the files its config names.
 type producer struct {
+	pool   consensus.PoolInfo // the genesis's pool of these keys
 	issuer ed25519.PrivateKey
 	vrfKey *vrf.SecretKey
 	voter  *consensus.Voter // nil without a BLS key, or without a seat
@@ -169,6 +170,7 @@ func readProducer(cfg *config.Config, validator *consensus.Validator) (*producer
 		return nil, fmt.Errorf("config %s: issuerSigningKeyFile %s: no pool of genesis %s has this issuer key",
 			cfg.Path, cfg.IssuerKeyFile, cfg.GenesisFile)
 	}
+	pr.pool = pool
 	if pool.VRFVKey != vrf.PublicKey(pr.vrfKey.Public()) {
 		return nil, fmt.Errorf("config %s: vrfSigningKeyFile %s: not the VRF key of pool %s, whose issuer key is issuerSigningKeyFile's",
 			cfg.Path, cfg.VRFKeyFile, pool.Name)
