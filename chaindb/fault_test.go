@@ -96,6 +96,25 @@ func TestFaults(t *testing.T) {
 			t.Errorf("accepted at %s, then Check: %v", imm, err)
 		}
 	})
+	t.Run("write-ahead logs deleted", func(t *testing.T) {
+		dir := written(t)
+		logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+		if len(logs) == 0 {
+			t.Fatalf("no write-ahead log in %s", dir)
+		}
+		for _, l := range logs {
+			os.Remove(l)
+		}
+		before := faulttest.Files(t, dir)
+		// Never flushed, the database needs every log from its first on,
+		// the one its creation wrote its stamp into.
+		want := "chain database " + dir + ": corrupt: its write-ahead log " + logs[0] +
+			" is missing, and with it what the store wrote since its last flush; delete " + dir + " and start the node again: it resyncs the store from its peers\n"
+		if c := faulttest.Run(t, "read "+dir); c.Code != 1 || c.Stderr != want {
+			t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and exactly:\n%s", c.Code, c.Stderr, want)
+		}
+		faulttest.Unchanged(t, dir, before)
+	})
 	t.Run("another network", func(t *testing.T) {
 		dir := written(t)
 		before := faulttest.Files(t, dir)

@@ -154,12 +154,12 @@ func openExisting(dir string, opts Options, po *pebble.Options, lock *pebble.Loc
 	}
 	if err := s.checkNetwork(opts.Network, opts.NetworkKey); err != nil {
 		s.DB.Close()
-		return nil, s.unreadable(err)
+		return nil, s.lostWAL(s.unreadable(err))
 	}
 	if opts.Check != nil {
 		if err := opts.Check(s); err != nil {
 			s.DB.Close()
-			return nil, cmp.Or(s.Err(), err) // a read that found a table corrupt names the file
+			return nil, s.lostWAL(cmp.Or(s.Err(), err)) // a read that found a table corrupt names the file
 		}
 	}
 	return s, nil
