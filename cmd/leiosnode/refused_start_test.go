@@ -142,3 +142,27 @@ func replace(t *testing.T, dir string, create func(dir string) error) {
 func noBlocks(ledger.UTxO, *block.Block, *block.Header, bool) (*ledger.Diff, error) {
 	return ledger.NewDiff(), nil
 }
+
+// TestRefusedStartCutManifest is the operator's report: a pool that ran,
+// stopped, started again (its write-ahead logs flushed to tables, a new
+// MANIFEST) and stopped, whose chain database's MANIFEST was then cut to
+// half its size, is refused at its next start — and both databases are
+// left as they were, where Pebble, opened for writing before the refusal,
+// deleted every table and log the cut MANIFEST no longer named.
+func TestRefusedStartCutManifest(t *testing.T) {
+	dir, cfg := devnetNode(t)
+	startNode(t, cfg).stop(t)
+	startNode(t, cfg).stop(t)
+	db := filepath.Join(dir, "node-0", "db")
+	chain, leios := filepath.Join(db, "chain"), filepath.Join(db, "leios")
+	faulttest.TruncateManifest(t, chain)
+	chainBefore, leiosBefore := faulttest.Files(t, chain), faulttest.Files(t, leios)
+	stderr, code := runUnlessStarted(t, "run", "--config", cfg)
+	want := "Error: starting the node: chain database " + chain + ": corrupt: it holds no network stamp: it was written by an older leiosnode, was never completed, or lost its MANIFEST; delete " +
+		chain + " and start the node again: it resyncs the store from its peers\n"
+	if code != 1 || !strings.HasSuffix(stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and the line:\n%s", code, stderr, want)
+	}
+	faulttest.Unchanged(t, chain, chainBefore)
+	faulttest.Unchanged(t, leios, leiosBefore)
+}
