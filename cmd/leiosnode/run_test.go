@@ -93,7 +93,7 @@ func TestRunStartupErrors(t *testing.T) {
 		{"locked database", cfg("same-db", func(c, _ map[string]any) {
 			c["listenAddrs"], c["httpAddr"] = []string{"/ip4/127.0.0.1/tcp/0"}, "127.0.0.1:0" // its own ports
 		}),
-			"LeiosDB " + filepath.Join(nodeDir, "db", "leios") + ": in use by another process"},
+			"chain database " + filepath.Join(nodeDir, "db", "chain") + ": in use by another process"},
 	})
 	node.stop(t)
 
