@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -57,9 +58,7 @@ func TestNetworkOnHosts(t *testing.T) {
 	ids := make([]string, len(names))
 	for i, name := range names {
 		host := filepath.Join(dir, fmt.Sprintf("host-%d", i))
-		if err := os.CopyFS(host, os.DirFS(filepath.Join(network, name))); err != nil {
-			t.Fatal(err)
-		}
+		copyToHost(t, host, filepath.Join(network, name))
 		config := filepath.Join(host, "config.json")
 		ids[i] = peerIDOf(t, config)
 		node := startNodeCommand(t, lab.command(t, i, "run", "--config", config))
@@ -127,9 +126,7 @@ func TestLoadOnHosts(t *testing.T) {
 	}
 	for i, name := range []string{"node-0", "node-1", "node-2", "relay-0"} {
 		host := filepath.Join(dir, fmt.Sprintf("host-%d", i))
-		if err := os.CopyFS(host, os.DirFS(filepath.Join(network, name))); err != nil {
-			t.Fatal(err)
-		}
+		copyToHost(t, host, filepath.Join(network, name))
 		node := startNodeCommand(t, lab.command(t, i, "run", "--config", filepath.Join(host, "config.json")))
 		defer node.stop(t)
 	}
@@ -358,4 +355,31 @@ func (lab *netnsLab) dialFromSwitch(ctx context.Context, network, addr string) (
 	}
 	runtime.UnlockOSThread()
 	return conn, err
+}
+
+// copyToHost copies a node's directory to its host as cp -r or scp -r
+// would, file modes kept: os.CopyFS alone would leave the signing keys
+// readable by others, which the node refuses.
+func copyToHost(t *testing.T, host, nodeDir string) {
+	t.Helper()
+	if err := os.CopyFS(host, os.DirFS(nodeDir)); err != nil {
+		t.Fatal(err)
+	}
+	err := filepath.WalkDir(nodeDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(nodeDir, path)
+		if err != nil {
+			return err
+		}
+		return os.Chmod(filepath.Join(host, rel), info.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

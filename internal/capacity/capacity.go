@@ -27,16 +27,31 @@ const Formula = "capacity = (p_cert × EB txs + (1 − p_cert) × RB txs) / (slo
 
 // Params are the genesis' figures the model is computed from: its timing
 // and its Leios limits, in slots and bytes.
+//
+// The Leios limits are its own fields, not consensus.LeiosParams embedded:
+// that type's strict UnmarshalJSON would be promoted and refuse the
+// report that holds a Params.
 type Params struct {
-	SlotLengthMs     int64   `json:"slotLengthMs"`
-	ActiveSlotsCoeff float64 `json:"activeSlotsCoeff"`
-	consensus.LeiosParams
+	SlotLengthMs      int64   `json:"slotLengthMs"`
+	ActiveSlotsCoeff  float64 `json:"activeSlotsCoeff"`
+	RBMaxBodyBytes    int     `json:"rbMaxBodyBytes"`
+	EBMaxBodyBytes    int     `json:"ebMaxBodyBytes"`
+	EBMaxClosureBytes int     `json:"ebMaxClosureBytes"`
+	EBMaxTxs          int     `json:"ebMaxTxs"`
+	LHdr              int     `json:"lHdr"`
+	LVote             int     `json:"lVote"`
+	LDiff             int     `json:"lDiff"`
+	MinCertGap        int     `json:"minCertGap"`
 }
 
 // NewParams are the model's inputs from a slot length, f and the Leios
 // parameters.
 func NewParams(slotLength time.Duration, f float64, l consensus.LeiosParams) Params {
-	return Params{SlotLengthMs: slotLength.Milliseconds(), ActiveSlotsCoeff: f, LeiosParams: l}
+	return Params{
+		SlotLengthMs: slotLength.Milliseconds(), ActiveSlotsCoeff: f,
+		RBMaxBodyBytes: l.RBMaxBodyBytes, EBMaxBodyBytes: l.EBMaxBodyBytes, EBMaxClosureBytes: l.EBMaxClosureBytes, EBMaxTxs: l.EBMaxTxs,
+		LHdr: l.LHdr, LVote: l.LVote, LDiff: l.LDiff, MinCertGap: l.MinCertGap,
+	}
 }
 
 // FromGenesis are the model's inputs from g.
@@ -55,7 +70,10 @@ func (p Params) SlotLength() time.Duration { return time.Duration(p.SlotLengthMs
 // Timing is the protocol time of these parameters, which derives the RB
 // interval and p_cert as the node derives them.
 func (p Params) Timing() consensus.Timing {
-	return consensus.Timing{SlotLength: p.SlotLength(), F: p.ActiveSlotsCoeff, Leios: p.LeiosParams}
+	return consensus.Timing{SlotLength: p.SlotLength(), F: p.ActiveSlotsCoeff, Leios: consensus.LeiosParams{
+		RBMaxBodyBytes: p.RBMaxBodyBytes, EBMaxBodyBytes: p.EBMaxBodyBytes, EBMaxClosureBytes: p.EBMaxClosureBytes, EBMaxTxs: p.EBMaxTxs,
+		LHdr: p.LHdr, LVote: p.LVote, LDiff: p.LDiff, MinCertGap: p.MinCertGap,
+	}}
 }
 
 // MeanRBInterval is the mean time between RBs: slot length / f.

@@ -58,7 +58,7 @@ func TestPCert(t *testing.T) {
 		{0.05, 0, 1},
 		{1, 10, 0}, // every slot has an RB: the next always comes too early
 	} {
-		p := Params{ActiveSlotsCoeff: tc.f, LeiosParams: consensus.LeiosParams{MinCertGap: tc.gap}}
+		p := Params{ActiveSlotsCoeff: tc.f, MinCertGap: tc.gap}
 		if got := p.PCert(); !near(got, tc.want, 1e-9) {
 			t.Errorf("f %g, gap %d: p_cert %v, want %v", tc.f, tc.gap, got, tc.want)
 		}
@@ -93,7 +93,7 @@ func TestCapacity(t *testing.T) {
 		// 0.387420489 × 3,243 + 0.612579511 × 24, over 1 s.
 		{"devnet 3,700 B", devnet, 3700, 3243, "ebMaxClosureBytes", 24, 1271.1065, 1271.1065, 4703.0941, 1, 500},
 		// A tx limit below the others binds.
-		{"ebMaxTxs", Params{SlotLengthMs: 1000, ActiveSlotsCoeff: 0.5, LeiosParams: consensus.LeiosParams{RBMaxBodyBytes: 1007, EBMaxBodyBytes: 1 << 20, EBMaxClosureBytes: 1 << 30, EBMaxTxs: 100, MinCertGap: 2}},
+		{"ebMaxTxs", Params{SlotLengthMs: 1000, ActiveSlotsCoeff: 0.5, RBMaxBodyBytes: 1007, EBMaxBodyBytes: 1 << 20, EBMaxClosureBytes: 1 << 30, EBMaxTxs: 100, MinCertGap: 2},
 			100, 100, "ebMaxTxs", 10, 55, 27.5, 2.75, 2, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,7 +116,7 @@ func TestCapacity(t *testing.T) {
 
 // TestModelRefusesNonsense: inputs the model cannot divide by are errors.
 func TestModelRefusesNonsense(t *testing.T) {
-	good := Params{SlotLengthMs: 100, ActiveSlotsCoeff: 0.1, LeiosParams: consensus.LeiosParams{RBMaxBodyBytes: 1, EBMaxBodyBytes: 1, EBMaxClosureBytes: 1, EBMaxTxs: 1}}
+	good := Params{SlotLengthMs: 100, ActiveSlotsCoeff: 0.1, RBMaxBodyBytes: 1, EBMaxBodyBytes: 1, EBMaxClosureBytes: 1, EBMaxTxs: 1}
 	for _, tc := range []struct {
 		name string
 		edit func(*Params)
@@ -186,7 +186,7 @@ func TestLatencyModelMean(t *testing.T) {
 		f   float64
 		gap int
 	}{{0.05, 10}, {0.1, 10}, {0.3, 4}, {0.05, 0}, {1, 1}} {
-		p := Params{SlotLengthMs: 1000, ActiveSlotsCoeff: tc.f, LeiosParams: consensus.LeiosParams{MinCertGap: tc.gap}}
+		p := Params{SlotLengthMs: 1000, ActiveSlotsCoeff: tc.f, MinCertGap: tc.gap}
 		l := newLatencyModel(p)
 		mean := meanOfModel(p)
 		if !near(mean, float64(l.MeanMs), 0.01*float64(l.MeanMs)) {
@@ -253,9 +253,10 @@ func TestBoundsAreTheForges(t *testing.T) {
 				t.Fatal(err)
 			}
 			size := tx.Size()
-			p := Params{SlotLengthMs: 1000, ActiveSlotsCoeff: 0.05, LeiosParams: consensus.LeiosParams{
-				RBMaxBodyBytes: 90_112, EBMaxBodyBytes: tc.limits.MaxBodyBytes, EBMaxClosureBytes: tc.limits.MaxClosureBytes, EBMaxTxs: tc.limits.MaxTxs, MinCertGap: 10,
-			}}
+			p := Params{
+				SlotLengthMs: 1000, ActiveSlotsCoeff: 0.05, RBMaxBodyBytes: 90_112,
+				EBMaxBodyBytes: tc.limits.MaxBodyBytes, EBMaxClosureBytes: tc.limits.MaxClosureBytes, EBMaxTxs: tc.limits.MaxTxs, MinCertGap: 10,
+			}
 			m, err := New(p, float64(size))
 			if err != nil {
 				t.Fatal(err)
@@ -276,5 +277,25 @@ func TestParamsTimes(t *testing.T) {
 	p := template(t, "devnet.json")
 	if p.SlotLength() != 100*time.Millisecond || p.MeanRBInterval() != time.Second || p.ClosureBudget() != 500*time.Millisecond {
 		t.Errorf("slot %v, RB interval %v, closure budget %v", p.SlotLength(), p.MeanRBInterval(), p.ClosureBudget())
+	}
+}
+
+// A Model survives a JSON round trip: the devnet report holds one, and
+// its tests and tools read the report back.
+func TestModelJSON(t *testing.T) {
+	m, err := New(NewParams(time.Second, 0.05, consensus.DefaultLeiosParams()), 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Model
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("reading a model back: %v", err)
+	}
+	if back.Params != m.Params || back.TxPerSecond != m.TxPerSecond {
+		t.Fatalf("read back %+v, wrote %+v", back, m)
 	}
 }
