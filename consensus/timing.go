@@ -75,9 +75,10 @@ func (t Timing) SyncLagSlots() uint64 { return t.QuietSlots(1e-4) }
 
 // VotingWindow is the time from an EB's slot to the end of its voting
 // window: L_hdr + L_vote slots, and the slot itself.
-func (t Timing) VotingWindow() time.Duration {
-	return t.Slots(uint64(t.Leios.LHdr + t.Leios.LVote + 1))
-}
+func (t Timing) VotingWindow() time.Duration { return t.Slots(t.VotingWindowSlots()) }
+
+// VotingWindowSlots is VotingWindow in slots: L_hdr + L_vote + 1.
+func (t Timing) VotingWindowSlots() uint64 { return uint64(t.Leios.LHdr + t.Leios.LVote + 1) }
 
 // InclusionBound is how long the oldest tx a node holds may have waited
 // while the chain still takes txs as fast as they come. The oldest tx goes

@@ -103,7 +103,7 @@ type ebLog struct {
 func newEBLog(t consensus.Timing, clock consensus.Clock, reg prometheus.Registerer) (*ebLog, error) {
 	l := &ebLog{
 		clock:   clock,
-		window:  uint64(t.Leios.LHdr + t.Leios.LVote + 1),
+		window:  t.VotingWindowSlots(),
 		horizon: t.VerdictHorizon(),
 		diffusion: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: "leiosnode", Name: "eb_diffusion_seconds",
