@@ -482,3 +482,31 @@ func TestCIPVoteForOneOfTwoRBsOfASlot(t *testing.T) {
 		}
 	})
 }
+
+// A violation on one of a peer's CIP streams ends all three, and counts
+// once: the siblings close as its consequence, not as offences of their own
+// (three would ban the peer for one).
+func TestCIPViolationCountsOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := newTestNet(t, 1)
+		e := newEB(t, 1)
+		h := n.header(slotsPast-5, 0, e.announcement(), 0)
+		r := n.relay(t)
+		u := followCIP(t, r)
+		announce, offers := u.stream(t, "announce"), u.stream(t, "blocknotify")
+		votes := u.stream(t, "votes")
+		var at, ot int
+		sendAll(t, announce, &at, &notify.MsgBlockAnnouncement{Header: h})
+		synctest.Wait()
+		sendAll(t, offers, &ot, &notify.MsgLeiosBlockOffer{Slot: h.Slot, EbHash: e.body.Hash(), BlockHeight: h.BlockNumber + 1})
+		if err := u.wait(); !errors.Is(err, notify.ErrUnannouncedOffer) {
+			t.Fatalf("FollowCIP ended with %v, want ErrUnannouncedOffer", err)
+		}
+		<-announce.Context().Done()
+		<-votes.Context().Done()
+		synctest.Wait()
+		if errs := u.cv.List(); len(errs) != 1 || !errors.Is(errs[0], notify.ErrUnannouncedOffer) {
+			t.Fatalf("violations %v, want the one ErrUnannouncedOffer", errs)
+		}
+	})
+}

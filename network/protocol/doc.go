@@ -39,7 +39,9 @@
 //     ErrMessageTooLarge, ErrMalformed, ErrTimeout, ErrSlowReader, or a protocol's own error
 //     wrapping ErrViolation) ends the session, resets its stream and is
 //     reported once through Config.OnViolation. It never panics and never
-//     touches any other session.
+//     touches any other session. A session ended by its context is not the
+//     peer's offence, whatever violation the context's cause names
+//     (ClosedBy): a peer's sibling sessions cancelled together count once.
 //   - A Session owns one goroutine, its reader; Close waits for it.
 //
 // This package must never know about peers, scoring, storage or any

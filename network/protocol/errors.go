@@ -39,6 +39,18 @@ var (
 // context ended. It is not a violation.
 var ErrClosed = errors.New("protocol: session closed")
 
+// ClosedBy is the error of a session ended because its context ended with
+// cause. It wraps ErrClosed and cause, unless cause is a violation: one
+// found on another session that shares the context (a client's sibling
+// streams toward one peer, cancelled together) was reported by that
+// session; this one ends as its consequence, and is no second offence.
+func ClosedBy(cause error) error {
+	if IsViolation(cause) {
+		return fmt.Errorf("%w: another session's %v", ErrClosed, cause)
+	}
+	return fmt.Errorf("%w: %w", ErrClosed, cause)
+}
+
 // NewViolation returns a sentinel error for a protocol-specific violation;
 // it wraps ErrViolation.
 func NewViolation(text string) error {

@@ -119,7 +119,7 @@ func NewSession(ctx context.Context, cfg Config) *Session {
 	}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.stopWatch = context.AfterFunc(ctx, func() {
-		s.fail(fmt.Errorf("%w: %w", ErrClosed, context.Cause(ctx)))
+		s.fail(ClosedBy(context.Cause(ctx)))
 	})
 	s.mu.Lock()
 	s.armTimer()

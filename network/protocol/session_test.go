@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -327,5 +328,31 @@ func TestContextEndsSession(t *testing.T) {
 	cancel()
 	if _, err := s.Recv(context.Background()); !errors.Is(err, protocol.ErrClosed) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("Recv after cancel: %v", err)
+	}
+}
+
+// A session whose context ends because another session sharing it found a
+// violation (a client's sibling streams toward one peer, cancelled
+// together) ends closed, naming why, and reports no violation of its own:
+// the peer committed one offence, counted once.
+func TestSiblingsViolationIsNotCountedAgain(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	offender, _, ov, _ := pair(t, ping.Spec(time.Second, 0))
+	a, b := net.Pipe()
+	defer b.Close()
+	var sibling protocoltest.Violations
+	s := protocol.NewSession(ctx, protocol.Config{Spec: ping.Spec(time.Second, 0), Role: protocol.Server, Stream: protocoltest.PipeStream{Conn: a}, OnViolation: sibling.Add})
+	defer s.Close()
+
+	cancel(offender.Fail(protocol.ErrMalformed))
+	_, err := s.Recv(context.Background())
+	if !errors.Is(err, protocol.ErrClosed) || protocol.IsViolation(err) || !strings.Contains(err.Error(), protocol.ErrMalformed.Error()) {
+		t.Fatalf("sibling ended with %v, want closed naming the other session's violation, and no violation", err)
+	}
+	if got := len(ov.List()); got != 1 {
+		t.Fatalf("offending session reported %d violations, want 1", got)
+	}
+	if got := sibling.List(); len(got) != 0 {
+		t.Fatalf("sibling reported %v", got)
 	}
 }

@@ -223,5 +223,5 @@ func ended(s *protocol.Session) error {
 	if err := s.Err(); err != nil {
 		return err
 	}
-	return fmt.Errorf("%w: %w", protocol.ErrClosed, context.Cause(s.Context()))
+	return protocol.ClosedBy(context.Cause(s.Context()))
 }
