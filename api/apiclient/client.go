@@ -100,7 +100,7 @@ func (e *RejectedError) RuleName() string {
 }
 
 // SubmitTx posts a signed tx (its CBOR) to the submit API of the node at
-// nodeURL, e.g. http://127.0.0.1:3001, and returns the tx id the node
+// nodeURL, e.g. http://127.0.0.1:3002, and returns the tx id the node
 // answered with. A tx the node rejects, or a full mempool, is an error
 // naming the node's reason.
 func SubmitTx(ctx context.Context, client *http.Client, nodeURL string, tx []byte) (string, error) {
@@ -138,7 +138,7 @@ func closeBody(body io.ReadCloser) {
 // Client is a client of one node's local HTTP API.
 type Client struct {
 	client *http.Client
-	base   string // e.g. http://127.0.0.1:3001, without a trailing slash
+	base   string // e.g. http://127.0.0.1:3002, without a trailing slash
 }
 
 func New(client *http.Client, baseURL string) Client {

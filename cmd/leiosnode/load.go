@@ -35,8 +35,9 @@ func newLoadCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "load --node URL[,URL…] --skey FILE… --rate N --duration D [--tx-size DIST] [--report r.json]",
 		Short: "Load a network with chains of signed txs through its nodes' APIs, then say what became of them",
-		Long: `Submit --rate txs a second for --duration to the nodes at --node, from the
-funded payment keys --skey (the funds/ keys genesis and devnet write are
+		Long: `Submit --rate txs a second for --duration to the nodes at --node (their
+HTTP APIs, at httpAddr in each node's config.json), from the funded
+payment keys --skey (the funds/ keys genesis and devnet write are
 such keys), as the devnet's firehose does:
   - each key pays itself tx after tx, each tx spending the one before, the
     first its address's largest output at its node
@@ -87,9 +88,15 @@ at once.`,
 				return fmt.Errorf("--node: %w", err)
 			}
 			client := apiclient.NewHTTPClient()
-			clock, err := slotClock(ctx, apiclient.New(client, nodes[0].URL))
-			if err != nil {
-				return fmt.Errorf("--node %s: %w", nodes[0].URL, err)
+			var clock consensus.Clock
+			for i, n := range nodes {
+				c, err := slotClock(ctx, apiclient.New(client, n.URL))
+				if err != nil {
+					return fmt.Errorf("--node %s: %w", n.URL, err)
+				}
+				if i == 0 {
+					clock = c
+				}
 			}
 			f, err := load.New(ctx, nodes, keys, client, load.Options{Rate: rate, TxSize: sizes})
 			if err != nil {
@@ -118,7 +125,7 @@ at once.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringSliceVar(&nodeURLs, "node", nil, "base URLs of the nodes' HTTP APIs, e.g. http://10.0.0.1:3001,http://10.0.0.2:3001 (required)")
+	fs.StringSliceVar(&nodeURLs, "node", nil, "base URLs of the nodes' HTTP APIs, e.g. http://10.0.0.1:3002,http://10.0.0.2:3002: each node's httpAddr, not its libp2p port (required)")
 	fs.StringSliceVar(&keyFiles, "skey", nil, "funded payment signing key files, one chain of txs each; repeat the flag or separate by commas (required)")
 	fs.Float64Var(&rate, "rate", 0, "txs per second offered over all keys (required)")
 	fs.DurationVar(&duration, "duration", 0, "how long to offer them, e.g. 120s (required)")
@@ -138,7 +145,7 @@ func loadNodes(urls []string) ([]load.Node, error) {
 	for _, raw := range urls {
 		u, err := url.Parse(raw)
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			return nil, fmt.Errorf("%q is not a URL such as http://127.0.0.1:3001", raw)
+			return nil, fmt.Errorf("%q is not a URL such as http://127.0.0.1:3002", raw)
 		}
 		nodes = append(nodes, load.Node{Name: u.Host, URL: raw})
 	}
@@ -149,12 +156,22 @@ func loadNodes(urls []string) ([]load.Node, error) {
 func slotClock(ctx context.Context, node apiclient.Client) (consensus.Clock, error) {
 	st, err := node.Status(ctx)
 	switch {
+	case isLibp2pAnswer(err):
+		return consensus.Clock{}, errors.New("that is the node's libp2p port, not its HTTP API: load needs the address in httpAddr of the node's config.json (genesis --hosts puts it at the next port)")
 	case err != nil:
 		return consensus.Clock{}, fmt.Errorf("does not answer: %w", err)
 	case st.SlotLengthMs <= 0:
 		return consensus.Clock{}, errors.New("its GET /status gives no slot clock: a node older than this command")
 	}
 	return consensus.Clock{Start: st.SystemStart, SlotLength: time.Duration(st.SlotLengthMs) * time.Millisecond}, nil
+}
+
+// isLibp2pAnswer: err is Go's HTTP client failing on what a libp2p
+// listener answers with, multistream-select's header (its length, 19,
+// then "/multistream/1.0.0\n"): the URL names the port peers dial, which
+// speaks no HTTP.
+func isLibp2pAnswer(err error) bool {
+	return err != nil && strings.Contains(err.Error(), `malformed HTTP response "\x13/multistream/`)
 }
 
 // runLoad runs the firehose for duration, or until ctx ends, printing a

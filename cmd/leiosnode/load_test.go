@@ -20,16 +20,21 @@ import (
 // send (so its chain starts from a change output, not the genesis funds):
 // a line a second, txs admitted, on chain, none lost, in the report file
 // too. A key that is not a payment signing key, a node that does not
-// answer and a key holding nothing are one clear error line each.
+// answer, a node's libp2p port given for its API and a key holding
+// nothing are one clear error line each.
 func TestLoadCommand(t *testing.T) {
 	dir, config := devnetNode(t, "--start-delay", "1s", "--funded", "2")
 	node := startNode(t, config)
 	t.Cleanup(func() { node.stop(t) })
 	var cfg struct {
-		HTTPAddr string `json:"httpAddr"`
+		HTTPAddr    string   `json:"httpAddr"`
+		ListenAddrs []string `json:"listenAddrs"`
 	}
 	readJSON(t, config, &cfg)
 	url := "http://" + cfg.HTTPAddr
+	// The node's libp2p address as a URL: what an operator gives who
+	// copied a topology's address instead of the API's.
+	libp2pURL := "http://127.0.0.1:" + cfg.ListenAddrs[0][strings.LastIndex(cfg.ListenAddrs[0], "/")+1:]
 	key0, key1 := filepath.Join(dir, "funds", "payment-0.skey"), filepath.Join(dir, "funds", "payment-1.skey")
 	alice := newPayee(t, dir, "alice")
 	id, err := sendTx(key0, filepath.Join(dir, "alice.addr"), "5000000", url)
@@ -73,6 +78,8 @@ func TestLoadCommand(t *testing.T) {
 	}{
 		{"a verification key", []string{"--node", url, "--skey", filepath.Join(dir, "funds", "payment-0.vkey")}, "--skey: "},
 		{"a node that does not answer", []string{"--node", "http://127.0.0.1:1", "--skey", key0}, "--node http://127.0.0.1:1: does not answer"},
+		{"a node's libp2p port", []string{"--node", url + "," + libp2pURL, "--skey", key0},
+			"--node " + libp2pURL + ": that is the node's libp2p port, not its HTTP API: load needs the address in httpAddr of the node's config.json"},
 		{"a key holding nothing", []string{"--node", url, "--skey", filepath.Join(dir, "bob.skey")}, "bob: its address " + ledger.FormatAddress(bob) + " holds no output"},
 	} {
 		stderr, code := runCLI(t, append([]string{"load", "--rate", "10", "--duration", "1s"}, tc.args...)...)

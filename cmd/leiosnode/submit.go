@@ -41,7 +41,7 @@ naming the node's reason.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&nodeURL, "node", "", "base URL of the node's local HTTP API, e.g. http://127.0.0.1:3001 (required)")
+	cmd.Flags().StringVar(&nodeURL, "node", "", "base URL of the node's local HTTP API, e.g. http://127.0.0.1:3002 (required)")
 	_ = cmd.MarkFlagRequired("node") // only fails for an unknown flag
 	return cmd
 }

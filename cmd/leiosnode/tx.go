@@ -98,7 +98,7 @@ are not known to the endpoint: send again once it is in a block.`,
 	fs.StringVar(&skeyPath, "skey", "", "payment signing key file (required)")
 	fs.StringVar(&to, "to", "", "address to pay, bech32 or hex, or an address file (required)")
 	fs.Uint64Var(&amount, "amount", 0, "lovelace to pay (required)")
-	fs.StringVar(&nodeURL, "node", "", "base URL of the node's local HTTP API, e.g. http://127.0.0.1:3001 (required)")
+	fs.StringVar(&nodeURL, "node", "", "base URL of the node's local HTTP API, e.g. http://127.0.0.1:3002 (required)")
 	for _, name := range []string{"skey", "to", "amount", "node"} {
 		_ = cmd.MarkFlagRequired(name) // only fails for an unknown flag
 	}

@@ -121,7 +121,7 @@ type txStats struct {
 }
 
 // Node is a node the firehose submits to: a name for its lines and
-// reports, and the base URL of its HTTP API, e.g. http://127.0.0.1:3001.
+// reports, and the base URL of its HTTP API, e.g. http://127.0.0.1:3002.
 type Node struct {
 	Name, URL string
 }
