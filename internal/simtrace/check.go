@@ -30,17 +30,24 @@ func req(types ...string) field { return field{types: types} }
 func opt(types ...string) field { return field{types: types, optional: true} }
 
 // format is trace.shared.d.ts's event types, field by field, for the
-// kinds this node writes ("type" aside, which every message has).
+// kinds this node writes ("type" aside, which every message has), with
+// what the format's readers require beyond it: the visualiser's schema
+// (trace.ui.schema.json) a slot on every Sent and Received, leios-trace-hs
+// (the trace verifier's parser) transactions on RBGenerated and
+// EBGenerated, or it drops the line. The shared schema lets a message
+// carry fields it does not name; this check does not, so that a field
+// misspelt here is caught.
 var format = map[string]map[string]field{
 	"Slot": {"node": req(jsonString), "slot": req(jsonNumber)},
 	"RBGenerated": {
 		"id": req(jsonString), "slot": req(jsonNumber), "producer": req(jsonString), "size_bytes": req(jsonNumber),
 		"tx_payload_bytes": req(jsonNumber), "parent": req(jsonObject, jsonNull), "endorsement": req(jsonObject, jsonNull),
-		"endorsements": opt(jsonArray, jsonNull),
+		"endorsements": opt(jsonArray, jsonNull), "transactions": req(jsonArray),
 	},
 	"EBGenerated": {
 		"id": req(jsonString), "slot": req(jsonNumber), "producer": req(jsonString), "size_bytes": req(jsonNumber),
 		"pipeline": req(jsonNumber), "input_blocks": req(jsonArray), "endorser_blocks": req(jsonArray),
+		"transactions": req(jsonArray),
 	},
 	"VTBundleGenerated": {
 		"id": req(jsonString), "slot": req(jsonNumber), "producer": req(jsonString), "size_bytes": req(jsonNumber),
@@ -48,11 +55,11 @@ var format = map[string]map[string]field{
 	},
 	"Sent": {
 		"sender": req(jsonString), "recipient": req(jsonString), "msg_size_bytes": req(jsonNumber), "id": req(jsonString),
-		"sending_s": opt(jsonNumber), "ids": opt(jsonArray), "slot": opt(jsonNumber),
+		"sending_s": opt(jsonNumber), "ids": opt(jsonArray), "slot": req(jsonNumber),
 	},
 	"Received": {
 		"sender": opt(jsonString), "recipient": req(jsonString), "id": req(jsonString),
-		"ids": opt(jsonArray), "slot": opt(jsonNumber),
+		"ids": opt(jsonArray), "slot": req(jsonNumber),
 	},
 	"Cpu": {"node": req(jsonString), "cpu_time_s": req(jsonNumber), "task_type": req(jsonString), "id": req(jsonString)},
 }

@@ -1,9 +1,16 @@
 package simtrace
 
-// The events, as the shared format names and shapes them. Ids are hex
-// hashes; a block's id is its header hash, an EB's its EB hash, a vote
-// bundle's "<slot>-<voter>". Linear Leios has no input blocks and no
-// pipelines: those fields are empty lists and pipeline 0.
+// The events, as the shared format names and shapes them. Linear Leios
+// has no input blocks and no pipelines: those fields are empty lists and
+// pipeline 0.
+//
+// Ids follow the readers of the format rather than the node's own keys.
+// The trace verifier finds an EBGenerated's RB by the EB's id, and an EB's
+// receipt by both, so an EB is named by the header hash of the RB that
+// announced it, as a block is: the simulators' "<slot>-<producer>" names
+// do the same, an RB and its EB sharing one. A vote bundle (one vote) is
+// "<EB id>-<seat>": every node that relays the vote can name it so,
+// whichever protocol carried it, and each bundle has an id of its own.
 
 // Slot is a slot this node's clock entered.
 type Slot struct {
@@ -30,6 +37,7 @@ type RBGenerated struct {
 	TxPayloadBytes int          `json:"tx_payload_bytes"`
 	Parent         *BlockRef    `json:"parent"`      // null after genesis
 	Endorsement    *Endorsement `json:"endorsement"` // null unless a CertRB
+	Transactions   NoTxs        `json:"transactions"`
 }
 
 // EBGenerated is an EB this node forged, announced by its RB.
@@ -41,7 +49,18 @@ type EBGenerated struct {
 	Pipeline       int        `json:"pipeline"`
 	InputBlocks    []BlockRef `json:"input_blocks"`
 	EndorserBlocks []BlockRef `json:"endorser_blocks"`
+	Transactions   NoTxs      `json:"transactions"`
 }
+
+// NoTxs is a generated block's list of transactions, written empty: the
+// format's readers require the key (leios-trace-hs) but disagree on what an
+// element is (leios-trace-hs: a number; trace-processor: an EB's {"id": …},
+// an RB's string), and this node writes no tx events an element could
+// refer to.
+type NoTxs struct{}
+
+// MarshalJSON writes the empty list.
+func (NoTxs) MarshalJSON() ([]byte, error) { return []byte("[]"), nil }
 
 // VTBundleGenerated is this node's vote on an EB: a bundle of one.
 type VTBundleGenerated struct {
@@ -60,7 +79,7 @@ type Received struct {
 	Sender    string `json:"sender,omitempty"`
 	Recipient string `json:"recipient"`
 	ID        string `json:"id"`
-	Slot      uint64 `json:"slot,omitempty"` // 0: not known from the message
+	Slot      uint64 `json:"slot"` // the RB's, or the EB's a vote is on
 }
 
 // Sent is an RB, EB or vote bundle this node sent a peer.
@@ -70,7 +89,7 @@ type Sent struct {
 	Recipient    string `json:"recipient"`
 	MsgSizeBytes int    `json:"msg_size_bytes"`
 	ID           string `json:"id"`
-	Slot         uint64 `json:"slot,omitempty"` // 0: not known from the message
+	Slot         uint64 `json:"slot"` // the RB's, or the EB's a vote is on
 }
 
 // CPU is work this node did on one item, timed as it ran: TaskType one of

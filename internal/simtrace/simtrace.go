@@ -12,6 +12,8 @@
 //   - Writing never blocks the node: events queue up to a bound, and what
 //     does not fit is dropped and counted (Dropped), never waited for.
 //   - Every line is one complete event; Close writes what is queued.
+//   - A node's events are written in the order of their times: an event is
+//     stamped and queued in one step.
 //
 // This package must never import the node's parts: they hand it plain
 // values (ids as hex, sizes in bytes, peer names as strings).
@@ -25,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -62,6 +65,7 @@ type Writer struct {
 	node    string // this node's name in the events
 	start   time.Time
 	now     func() time.Time
+	mu      sync.Mutex // stamps and queues an event in one step
 	queue   chan line
 	out     *bufio.Writer
 	file    io.Closer
@@ -107,6 +111,8 @@ func (w *Writer) Emit(e Event) {
 	if w == nil {
 		return
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	select {
 	case w.queue <- line{Time: w.now().Sub(w.start).Seconds(), Message: e}:
 	default:

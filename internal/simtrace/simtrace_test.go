@@ -10,19 +10,22 @@ import (
 	"time"
 )
 
-// every is one event of each kind this node writes.
+// every is one event of each kind this node writes, named as the node
+// names them: the EB by its RB's id, a vote "<EB id>-<seat>".
 var every = []Event{
 	Slot{Node: "node-0", Slot: 7},
 	RBGenerated{ID: "aa", Slot: 7, Producer: "node-0", SizeBytes: 900, TxPayloadBytes: 700, Parent: &BlockRef{ID: "99"}},
-	RBGenerated{ID: "ab", Slot: 9, Producer: "node-0", SizeBytes: 400, Endorsement: &Endorsement{EB: BlockRef{ID: "ee"}}},
-	EBGenerated{ID: "ee", Slot: 7, Producer: "node-0", SizeBytes: 300, InputBlocks: []BlockRef{}, EndorserBlocks: []BlockRef{}},
-	VTBundleGenerated{ID: "8-node-0", Slot: 8, Producer: "node-0", SizeBytes: 120, Votes: map[string]int{"ee": 1}},
-	Received{Kind: "RB", Sender: "node-1", Recipient: "node-0", ID: "ac", Slot: 10},
-	Received{Kind: "EB", Recipient: "node-0", ID: "ef", Slot: 10},
-	Received{Kind: "VTBundle", Sender: "node-1", Recipient: "node-0", ID: "11-node-1", Slot: 11},
-	Sent{Kind: "EB", Sender: "node-0", Recipient: "node-1", MsgSizeBytes: 300, ID: "ee", Slot: 7},
+	EBGenerated{ID: "aa", Slot: 7, Producer: "node-0", SizeBytes: 300, InputBlocks: []BlockRef{}, EndorserBlocks: []BlockRef{}},
 	Sent{Kind: "RB", Sender: "node-0", Recipient: "node-1", MsgSizeBytes: 900, ID: "aa", Slot: 7},
-	CPU{Node: "node-0", CPUTimeS: 0.004, TaskType: "ValEB", ID: "ef"},
+	Sent{Kind: "EB", Sender: "node-0", Recipient: "node-1", MsgSizeBytes: 300, ID: "aa", Slot: 7},
+	Slot{Node: "node-0", Slot: 8},
+	VTBundleGenerated{ID: "aa-0", Slot: 8, Producer: "node-0", SizeBytes: 120, Votes: map[string]int{"aa": 1}},
+	Sent{Kind: "VTBundle", Sender: "node-0", Recipient: "node-1", MsgSizeBytes: 120, ID: "aa-0", Slot: 7},
+	Received{Kind: "RB", Sender: "node-1", Recipient: "node-0", ID: "ac", Slot: 10},
+	Received{Kind: "EB", Recipient: "node-0", ID: "ac", Slot: 10},
+	Received{Kind: "VTBundle", Sender: "node-1", Recipient: "node-0", ID: "ac-1", Slot: 10},
+	RBGenerated{ID: "ab", Slot: 9, Producer: "node-0", SizeBytes: 400, Parent: &BlockRef{ID: "aa"}, Endorsement: &Endorsement{EB: BlockRef{ID: "aa"}}},
+	CPU{Node: "node-0", CPUTimeS: 0.004, TaskType: "ValEB", ID: "ac"},
 }
 
 // TestEveryLineHasTheFormatsFields: the writer's lines, one event of each
@@ -65,7 +68,13 @@ func TestCheckRefusesWhatIsNotTheFormat(t *testing.T) {
 		{`{"time_s":1,"message":{"type":"XBSent","sender":"a","recipient":"b","msg_size_bytes":1,"id":"c"}}`, `type "XBSent"`},
 		{`{"time_s":1,"message":{"type":"Cpu","node":"n","cpu_time_s":1,"task_type":"Think","id":"a"}}`, `task_type "Think"`},
 		{`{"message":{"type":"Slot","node":"n","slot":7}}`, `want {"time_s"`},
-		{`{"time_s":1,"message":{"type":"EBReceived","recipient":"n","id":"a","sender":true}}`, `field "sender" is a boolean`},
+		{`{"time_s":1,"message":{"type":"EBReceived","recipient":"n","id":"a","slot":1,"sender":true}}`, `field "sender" is a boolean`},
+		// What the format's readers require beyond the shared schema: the
+		// visualiser a slot on every Sent and Received, leios-trace-hs a
+		// transactions list on generated RBs and EBs.
+		{`{"time_s":1,"message":{"type":"EBReceived","recipient":"n","id":"a"}}`, `field "slot" missing`},
+		{`{"time_s":1,"message":{"type":"VTBundleSent","sender":"m","recipient":"n","msg_size_bytes":1,"id":"a-1"}}`, `field "slot" missing`},
+		{`{"time_s":1,"message":{"type":"EBGenerated","id":"a","slot":1,"producer":"n","size_bytes":1,"pipeline":0,"input_blocks":[],"endorser_blocks":[]}}`, `field "transactions" missing`},
 	} {
 		if err := CheckLine([]byte(tc.line)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", tc.line, err, tc.want)
@@ -87,7 +96,7 @@ func TestEmitNeverBlocks(t *testing.T) {
 	none.Emit(Slot{})
 	// The events marshal as the format's messages whatever their order.
 	b, err := json.Marshal(line{Time: 2, Message: Received{Kind: "RB", Recipient: "n", ID: "a"}})
-	if err != nil || string(b) != `{"time_s":2,"message":{"type":"RBReceived","recipient":"n","id":"a"}}` {
+	if err != nil || string(b) != `{"time_s":2,"message":{"type":"RBReceived","recipient":"n","id":"a","slot":0}}` {
 		t.Errorf("%s %v", b, err)
 	}
 }
