@@ -311,6 +311,9 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 	blk := f.build(slot, tip, block.VRFResult{Output: output, Proof: proof}, sel.rb, eb, cert)
 	built := f.opts.Now()
 	f.forged.Add(1)
+	// Written before the block is added: adding it is what sends it, and
+	// a trace's readers measure each receipt from the generation.
+	f.traceGenerated(blk, eb)
 	adopted, err := f.opts.Chain.AddBlock(blk)
 	added := f.opts.Now()
 	if err != nil {
@@ -338,7 +341,9 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 			f.equivocate(blk, closure[:len(closure)-1])
 		}
 	}
-	f.traceForged(blk, eb, added.Sub(start))
+	if t := f.opts.Trace; t.On() {
+		t.Emit(simtrace.CPU{Node: t.Node(), CPUTimeS: added.Sub(start).Seconds(), TaskType: "GenRB", ID: blk.Hash().String()})
+	}
 	ms := func(from, to time.Time) int64 { return to.Sub(from).Milliseconds() }
 	f.opts.Logger.Info("forged block", "slot", slot, "number", blk.Header.BlockNumber,
 		"hash", blk.Hash().Short(), "txs", len(sel.rb), "ebTxs", len(sel.eb), "certified", cert != nil, "adopted", adopted,
@@ -348,10 +353,10 @@ func (f *Forger) ForgeSlot(slot uint64) (*block.Block, error) {
 	return blk, nil
 }
 
-// traceForged writes what a forged block generated: the RB, its EB, and
-// the time forging it took (certificate, tx selection, adding it to the
-// chain).
-func (f *Forger) traceForged(blk *block.Block, eb *block.EBBody, took time.Duration) {
+// traceGenerated writes what a forged block generated: the RB and the EB
+// it announces, named as the trace names them (simtrace): the EB by the
+// RB's id, and a certified EB by its RB's, the parent's.
+func (f *Forger) traceGenerated(blk *block.Block, eb *block.EBBody) {
 	t := f.opts.Trace
 	if !t.On() {
 		return
@@ -364,15 +369,14 @@ func (f *Forger) traceForged(blk *block.Block, eb *block.EBBody, took time.Durat
 	}
 	if h.PrevHash != nil && blk.Body.Certificate != nil {
 		if parent, err := f.opts.Ledger.Block(*h.PrevHash); err == nil {
-			if pt, ok := consensus.CertifiedPoint(blk, parent.Header); ok {
-				rb.Endorsement = &simtrace.Endorsement{EB: simtrace.BlockRef{ID: pt.Hash.String()}}
+			if _, ok := consensus.CertifiedPoint(blk, parent.Header); ok {
+				rb.Endorsement = &simtrace.Endorsement{EB: simtrace.BlockRef{ID: h.PrevHash.String()}}
 			}
 		}
 	}
 	t.Emit(rb)
-	t.Emit(simtrace.CPU{Node: t.Node(), CPUTimeS: took.Seconds(), TaskType: "GenRB", ID: rb.ID})
 	if eb != nil {
-		t.Emit(simtrace.EBGenerated{ID: eb.Hash().String(), Slot: h.Slot, Producer: t.Node(), SizeBytes: int(eb.Size()),
+		t.Emit(simtrace.EBGenerated{ID: rb.ID, Slot: h.Slot, Producer: t.Node(), SizeBytes: int(eb.Size()),
 			InputBlocks: []simtrace.BlockRef{}, EndorserBlocks: []simtrace.BlockRef{}})
 	}
 }

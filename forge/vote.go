@@ -98,15 +98,16 @@ func (f *Forger) VoteSlot(slot uint64) {
 	}
 	f.opts.Leios.RecordValidated(b.point, f.opts.Now())
 	vote := f.opts.Voter.Vote(b.rb)
+	// Written before the vote is relayed, which sends it.
+	if t := f.opts.Trace; t.On() {
+		t.Emit(simtrace.VTBundleGenerated{ID: VoteID(vote), Slot: slot, Producer: t.Node(), SizeBytes: voteSize(vote),
+			Votes: map[string]int{vote.RbHash.String(): 1}})
+	}
 	if err := f.opts.Leios.Vote(vote); err != nil {
 		f.opts.Logger.Error("vote: relaying our own vote", "eb", b.point, "err", err)
 		return
 	}
 	f.record(b, VoteCast)
-	if t := f.opts.Trace; t.On() {
-		t.Emit(simtrace.VTBundleGenerated{ID: VoteID(vote), Slot: slot, Producer: t.Node(), SizeBytes: voteSize(vote),
-			Votes: map[string]int{b.point.Hash.String(): 1}})
-	}
 }
 
 // record notes b's outcome, once.
@@ -118,8 +119,9 @@ func (f *Forger) record(b *ballot, outcome string) {
 	f.opts.Leios.RecordVote(b.point, outcome, f.opts.Now())
 }
 
-// VoteID names a vote in traces: its RB's hash and its seat, as every node
-// that sees it can tell.
+// VoteID names a vote in traces: "<EB id>-<seat>", the EB named by its
+// announcing RB's hash (simtrace), as every node that relays the vote can
+// tell, whichever protocol carried it.
 func VoteID(v block.Vote) string { return fmt.Sprintf("%s-%d", v.RbHash, v.VoterSeat) }
 
 // voteSize is a vote's size on the wire: its hash, seat and signature.
