@@ -55,33 +55,44 @@ func (n *Node) hostMessages() func(peer.ID, protocol.Direction, protocol.Message
 }
 
 // traceMessage is the host's OnMessage: an RB (block fetch), an EB body
-// (LeiosFetch) or a vote (LeiosNotify) sent to or received from id.
+// (LeiosFetch) or a vote (LeiosNotify, or the CIP's votes stream) sent to
+// or received from id. EBs and votes are named as the forge names them
+// (simtrace's ids), by the RB that announced the EB, which the pipeline
+// knows; one whose announcement this node has not seen, or no longer
+// remembers, is not written, having no name.
 func (n *Node) traceMessage(id peer.ID, dir protocol.Direction, m protocol.Message, size int) {
-	var kind, itemID string
-	var slot uint64
 	switch m := m.(type) {
 	case *blockfetch.MsgBlock:
-		kind, itemID, slot = "RB", m.Block.Hash().String(), m.Block.Header.Slot
+		n.traceItem(id, dir, "RB", m.Block.Hash().String(), m.Block.Header.Slot, size)
 	case *fetch.MsgBlock:
-		kind, itemID = "EB", block.HashBytes(m.Body).String()
+		n.traceEB(id, dir, m.Body, size)
 	case *fetch.MsgMultiBlock: // LeiosFetch v2: an EB with its txs
-		kind, itemID = "EB", block.HashBytes(m.Body).String()
+		n.traceEB(id, dir, m.Body, size)
 	case *fetch.MsgTxs2:
 		// LeiosFetch v2 answers a body request with the body as its one
 		// item: a CBOR map, where a tx is an array.
-		if len(m.Txs) != 1 || len(m.Txs[0]) == 0 || m.Txs[0][0]>>5 != cborMap {
-			return
+		if len(m.Txs) == 1 && len(m.Txs[0]) > 0 && m.Txs[0][0]>>5 == cborMap {
+			n.traceEB(id, dir, m.Txs[0], size)
 		}
-		kind, itemID = "EB", block.HashBytes(m.Txs[0]).String()
 	case *notify.MsgVotes:
 		for _, v := range m.Votes {
-			n.traceItem(id, dir, "VTBundle", forge.VoteID(v), 0, size/len(m.Votes))
+			if slot, ok := n.leios.AnnouncedAt(v.RbHash); ok {
+				n.traceItem(id, dir, "VTBundle", forge.VoteID(v), slot, size/len(m.Votes))
+			}
 		}
-		return
-	default:
-		return
+	case *notify.MsgLeiosVote: // the CIP's: the EB by its slot and hash
+		v := m.Vote
+		if rb, ok := n.leios.AnnouncerAt(block.Point{Slot: v.Slot, Hash: v.EbHash}); ok {
+			n.traceItem(id, dir, "VTBundle", forge.VoteID(block.Vote{RbHash: rb, VoterSeat: v.VoterID}), v.Slot, size)
+		}
 	}
-	n.traceItem(id, dir, kind, itemID, slot, size)
+}
+
+// traceEB writes an EB body sent or received, named by its announcer.
+func (n *Node) traceEB(id peer.ID, dir protocol.Direction, body []byte, size int) {
+	if rb, ok := n.leios.AnnouncerOf(block.HashBytes(body)); ok {
+		n.traceItem(id, dir, "EB", rb.Hash.String(), rb.Slot, size)
+	}
 }
 
 func (n *Node) traceItem(id peer.ID, dir protocol.Direction, kind, itemID string, slot uint64, size int) {
@@ -99,18 +110,22 @@ func (n *Node) traceApplied(blk *block.Block, took time.Duration) {
 }
 
 // traceSlots writes a Slot event as the clock enters each slot, until ctx
-// ends.
+// ends. Every slot has one, in order: a wake-up late by a slot or more
+// (the process descheduled, a GC) writes each slot it passed, since the
+// trace verifier counts Slot events to know the current slot.
 func (n *Node) traceSlots(ctx context.Context) error {
 	clock := n.validator.Clock()
+	next := clock.SlotAt(n.now()) + 1
 	for {
-		slot := clock.SlotAt(n.now()) + 1
-		timer := time.NewTimer(clock.SlotStart(slot).Sub(n.now()))
+		timer := time.NewTimer(clock.SlotStart(next).Sub(n.now()))
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return nil
 		case <-timer.C:
 		}
-		n.trace.Emit(simtrace.Slot{Node: n.trace.Node(), Slot: slot})
+		for now := clock.SlotAt(n.now()); next <= now; next++ {
+			n.trace.Emit(simtrace.Slot{Node: n.trace.Node(), Slot: next})
+		}
 	}
 }
