@@ -1,13 +1,18 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/block/blocktest"
+	"github.com/leiosnode/leiosnode/internal/logging"
+	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
@@ -202,3 +207,51 @@ func mustBitmaps(t *testing.T, offsets ...int) Bitmaps {
 }
 
 func hexOf(h block.Hash) string { return h.String() }
+
+// A client that asks again and again for what the server does not hold,
+// a stream each time, spends its budget of useless requests: the server
+// ends the first few sessions without a violation, then each is one
+// (network.ErrWasteful); and the not-held line is logged a few times with
+// the count of those held back, not once a request.
+func TestNotHeldSpendsThePeersBudget(t *testing.T) {
+	db := openDB(t, t.TempDir())
+	unknown := blocktest.NewEB(t, 200, 5)
+	budget := network.NewWasteBudget(1, 5*notHeldCost)
+	var logs bytes.Buffer
+	srv := &Server{Store: db, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		Waste: func(_ context.Context, n int, what string) error { return budget.Spend(n, what) }}
+	violations := 0
+	const requests = 200
+	for i := range requests {
+		client, server, _, sv := sessions(t)
+		served := make(chan error, 1)
+		go func() { served <- srv.Serve(context.Background(), server) }()
+		if err := NewClient(client, testLimits).Send(bodyRequest(1, unknown, 12)); err != nil {
+			t.Fatal(err)
+		}
+		err := <-served
+		server.Fail(err) // as the host does with what Serve returns
+		if !errors.Is(err, ErrNotHeld) {
+			t.Fatalf("request %d: server ended with %v, want ErrNotHeld", i, err)
+		}
+		select {
+		case v := <-sv:
+			if !errors.Is(v, network.ErrWasteful) {
+				t.Fatalf("request %d: violation %v, want ErrWasteful", i, v)
+			}
+			violations++
+		default:
+			if i >= 6 { // 5 in the burst, and one refilled meanwhile at most
+				t.Fatalf("request %d past the budget was no violation", i)
+			}
+		}
+		client.Close()
+		server.Close()
+	}
+	if violations < requests-6 {
+		t.Fatalf("%d violations, want one for each of the %d past the budget", violations, requests-5)
+	}
+	if lines := strings.Count(logs.String(), "request for EB data not held"); lines > logging.DefaultBurst {
+		t.Fatalf("%d lines for %d requests, want at most %d a minute:\n%s", lines, requests, logging.DefaultBurst, logs.String())
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"log/slog"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/logging"
 	"github.com/leiosnode/leiosnode/leiosdb"
+	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
@@ -27,9 +29,11 @@ type Store interface {
 // A request for a body or txs the store does not hold (never announced,
 // body not held, a tx of the closure still missing, or GC'd since the
 // offer) has no answer in the protocol: the server ends the session with
-// ErrNotHeld, which is logged and is not a violation. The client sees the
-// stream close and re-plans elsewhere. Offsets beyond the body are the
-// client's violation (ErrBadRequest).
+// ErrNotHeld. The client sees the stream close and re-plans elsewhere. One
+// such request is no violation — an offer races a prune — but each costs
+// the peer notHeldCost of its budget of useless requests, and one past it
+// is (network.ErrWasteful); the line that logs them is limited per peer.
+// Offsets beyond the body are the client's violation (ErrBadRequest).
 //
 // It answers /leios/fetch/1 and /leios/fetch/2 alike: their messages
 // differ, what they ask of the store does not.
@@ -37,7 +41,19 @@ type Server struct {
 	Store  Store
 	Limits block.EBLimits // of the bodies a multi-block request reads
 	Logger *slog.Logger   // default slog.Default()
+	// Waste charges n useless requests of kind what to the peer of the
+	// session ctx belongs to. Nil: the peer the host serves
+	// (network.Peer.Waste); none outside a host.
+	Waste func(ctx context.Context, n int, what string) error
+
+	lines logging.Limiter // not-held lines, per peer
 }
+
+// notHeldCost is what a request for data not held costs its peer's budget
+// of useless requests, in stale notifications: each ends a stream, which
+// the peer opens anew, so it costs more than a message. With the host's
+// budget, a hundred in a burst, then one a second.
+const notHeldCost = 100
 
 // Serve answers one client until it sends done or the session ends.
 func (srv *Server) Serve(ctx context.Context, s *protocol.Session) error {
@@ -62,7 +78,7 @@ func (srv *Server) Serve(ctx context.Context, s *protocol.Session) error {
 		}
 		if err != nil {
 			if errors.Is(err, ErrNotHeld) {
-				srv.logger().Info("fetch: request for EB data not held; closing", "err", err)
+				return srv.notHeld(ctx, err)
 			}
 			return err
 		}
@@ -173,6 +189,30 @@ func (srv *Server) holds(p block.Point) error {
 		return fmt.Errorf("%w: body of %s", ErrNotHeld, p)
 	}
 	return nil
+}
+
+// notHeld logs a request for data not held, a few lines a minute per
+// peer, and charges the peer; err ends the session, or the peer's
+// violation if it is past its budget.
+func (srv *Server) notHeld(ctx context.Context, err error) error {
+	key, peerAttr := "", any(nil)
+	if p := network.RemotePeer(ctx); p != nil {
+		key, peerAttr = string(p.ID), p.ID
+	}
+	srv.lines.Log(ctx, srv.logger(), slog.LevelInfo, key, "fetch: request for EB data not held; closing", "peer", peerAttr, "err", err)
+	waste := srv.Waste
+	if waste == nil {
+		waste = func(ctx context.Context, n int, what string) error {
+			if p := network.RemotePeer(ctx); p != nil {
+				return p.Waste(n, what)
+			}
+			return nil
+		}
+	}
+	if verr := waste(ctx, notHeldCost, "not_held"); verr != nil {
+		return fmt.Errorf("%w: %w", verr, err)
+	}
+	return err
 }
 
 func (srv *Server) logger() *slog.Logger {

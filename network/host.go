@@ -28,6 +28,7 @@ import (
 	"go.uber.org/fx/fxevent"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/leiosnode/leiosnode/internal/logging"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
@@ -37,6 +38,7 @@ type Host struct {
 	opts       HostOptions
 	host       host.Host
 	log        *slog.Logger
+	lines      *logging.Limiter // a peer's repeated warnings
 	scorer     *scorer
 	streams    *streamCount // per peer and protocol, as served
 	budget     *serveBudget // bytes served a second, per peer and in total
@@ -71,6 +73,7 @@ type livePeer struct {
 	cancel context.CancelFunc // stops its clients
 	gone   chan struct{}      // closed when it disconnects
 	since  time.Time          // when it connected
+	waste  *WasteBudget       // its useless messages (Peer.Waste)
 }
 
 // PeerInfo describes a connected peer, for the status API.
@@ -110,6 +113,7 @@ func NewHost(opts HostOptions) (*Host, error) {
 	h := &Host{
 		opts:        opts,
 		log:         opts.Logger,
+		lines:       logging.NewLimiter(0, 0),
 		live:        make(map[peer.ID]*livePeer),
 		closing:     make(map[peer.ID]string),
 		listenAddrs: make(map[peer.ID][]ma.Multiaddr),
@@ -381,7 +385,8 @@ func (h *Host) reconcile(c network.Conn) {
 	switch {
 	case connected && !running:
 		ctx, cancel := context.WithCancel(h.runCtx)
-		h.live[id] = &livePeer{cancel: cancel, gone: make(chan struct{}), since: time.Now()}
+		h.live[id] = &livePeer{cancel: cancel, gone: make(chan struct{}), since: time.Now(),
+			waste: NewWasteBudget(h.opts.WastePerSecond, h.opts.WasteBurst)}
 		delete(h.closing, id)
 		for _, svc := range h.services {
 			h.group.Go(func() error { h.runClient(ctx, id, svc); return nil })
@@ -455,7 +460,7 @@ func (h *Host) Disconnect(id peer.ID, reason string) {
 func (h *Host) violation(id peer.ID, protocolName string, err error) {
 	kind := violationKind(err)
 	h.metrics.violations.WithLabelValues(protocolName, kind).Inc()
-	h.log.Warn("protocol violation", "peer", id, "protocol", protocolName, "kind", kind, "err", err)
+	h.lines.Log(context.Background(), h.log, slog.LevelWarn, string(id), "protocol violation", "peer", id, "protocol", protocolName, "kind", kind, "err", err)
 	if errors.Is(err, protocol.ErrDisconnect) {
 		h.Disconnect(id, err.Error())
 		return

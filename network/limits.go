@@ -1,7 +1,9 @@
 package network
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 
@@ -140,7 +142,7 @@ func (c *streamCount) acquire(p peer.ID, protocol string, max int) (release func
 // it like a violation (repeat offenders are gated).
 func (h *Host) overLimit(id peer.ID, limit, detail string) {
 	h.metrics.limits.WithLabelValues(limit).Inc()
-	h.log.Warn("peer over a limit; disconnected", "peer", id, "limit", limit, "detail", detail)
+	h.lines.Log(context.Background(), h.log, slog.LevelWarn, string(id), "peer over a limit; disconnected", "peer", id, "limit", limit, "detail", detail)
 	if h.scorer.violation(id) {
 		h.metrics.bans.Inc()
 		h.log.Warn("peer banned", "peer", id, "for", h.opts.BanDuration)

@@ -22,6 +22,7 @@ type metrics struct {
 	// by scope; servedStreams the streams being served, by protocol.
 	serveWaited   *prometheus.CounterVec
 	servedStreams *prometheus.GaugeVec
+	useless       *prometheus.CounterVec // what
 }
 
 func newMetrics() *metrics {
@@ -54,6 +55,10 @@ func newMetrics() *metrics {
 			Name: "leiosnode_network_serve_wait_seconds_total",
 			Help: "Time served frames waited for the bytes a peer (scope peer) or all peers (scope total) may be sent a second.",
 		}, []string{"scope"}),
+		useless: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "leiosnode_network_useless_total",
+			Help: "Messages and requests from peers that did the node no good (data not held, points below the immutable tip), by what; each counts against its peer's budget.",
+		}, []string{"what"}),
 		servedStreams: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "leiosnode_network_served_streams",
 			Help: "Mini-protocol streams peers have open to this node's servers, by protocol.",
@@ -67,7 +72,7 @@ func (m *metrics) register(reg prometheus.Registerer, peers func() int) error {
 		Name: "leiosnode_network_peers",
 		Help: "Connected peers.",
 	}, func() float64 { return float64(peers()) })
-	for _, c := range []prometheus.Collector{m.messages, m.bytes, m.violations, m.bans, m.refused, m.limits, m.serveWaited, m.servedStreams, connected} {
+	for _, c := range []prometheus.Collector{m.messages, m.bytes, m.violations, m.bans, m.refused, m.limits, m.serveWaited, m.servedStreams, m.useless, connected} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}
@@ -86,6 +91,7 @@ func violationKind(err error) string {
 		{protocol.ErrMessageTooLarge, "too_large"},
 		{protocol.ErrMalformed, "malformed"},
 		{protocol.ErrTimeout, "timeout"},
+		{ErrWasteful, "wasteful"},
 	} {
 		if errors.Is(err, k.err) {
 			return k.name

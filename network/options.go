@@ -106,6 +106,13 @@ type HostOptions struct {
 	// peer that pulls the chain on every stream it may open would take.
 	ServeBytesPerPeer int
 	ServeBytesTotal   int
+	// WastePerSecond and WasteBurst are each peer's budget of useless
+	// messages (Peer.Waste): a request for data not held costs a protocol
+	// more than a stale notification. Defaults 100 and 10,000: a
+	// catch-up from a peer far behind fits in the burst; a flood is a
+	// violation within a fraction of a second, and a ban within three.
+	WastePerSecond int
+	WasteBurst     int
 
 	// OnMessage, if set, sees every mini-protocol message sent to or
 	// received from a peer, with its size (for traces). It runs on the
@@ -158,6 +165,12 @@ func (o *HostOptions) setDefaults() {
 	}
 	if o.ServeBytesTotal <= 0 {
 		o.ServeBytesTotal = DefaultServeBytesTotal
+	}
+	if o.WastePerSecond <= 0 {
+		o.WastePerSecond = 100
+	}
+	if o.WasteBurst <= 0 {
+		o.WasteBurst = 10_000
 	}
 	if o.MaxUnknownPeers <= 0 {
 		o.MaxUnknownPeers = 32

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leiosnode/leiosnode/config"
+	"github.com/leiosnode/leiosnode/internal/logging"
 	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/node"
 )
@@ -48,7 +49,7 @@ a running node holds its databases' locks and its addresses.`,
 			} else {
 				fmt.Fprintf(cmd.OutOrStdout(), "config %s: ok (genesis, keys, topology, free addresses)\n", cfg.Path)
 			}
-			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+			logger := logging.New(cmd.ErrOrStderr(), slog.LevelWarn)
 			checks, err := node.CheckStores(cfg, logger)
 			if err != nil {
 				return err

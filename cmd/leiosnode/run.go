@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leiosnode/leiosnode/config"
+	"github.com/leiosnode/leiosnode/internal/logging"
 	"github.com/leiosnode/leiosnode/node"
 )
 
@@ -52,7 +52,7 @@ func runNode(ctx context.Context, configFile string, opts node.Options, logOut i
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: cfg.Level()}))
+	logger := logging.New(logOut, cfg.Level())
 	opts.Logger = logger
 	n, err := node.New(cfg, opts)
 	if err != nil {

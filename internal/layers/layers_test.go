@@ -27,6 +27,7 @@ var rank = map[string]int{
 	"internal/cpuwork":        0, // which work the CPU does; the node's parts label themselves
 	"internal/simtrace":       0, // the Leios simulators' trace format, written and checked
 	"internal/freeport":       0, // loopback ports no outgoing connection takes
+	"internal/logging":        0, // one-line errors; repeated lines limited per peer
 	"block":                   1,
 	"block/blocktest":         2,
 	"ledger":                  1,
