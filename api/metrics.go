@@ -34,6 +34,13 @@ func (s *Server) registerMetrics() error {
 	counter("leios_fetched_bytes_total", "Bytes of EB bodies and txs fetched from peers.", func() float64 { return float64(o.Leios.Stats().FetchedBytes) })
 	gauge("leios_requests_in_flight", "LeiosFetch requests in flight.", func() float64 { return float64(o.Leios.Stats().RequestsInFlight) })
 	counter("leios_closures_complete_total", "EB closures completed.", func() float64 { return float64(o.Leios.Stats().ClosuresComplete) })
+	gauge("leios_certified_closures_missing", "Closures the selected chain certifies that the LeiosDB lost and the node is fetching again from peers.", func() float64 { return float64(o.Leios.Refill().Missing) })
+	gauge("leios_certified_closures_missing_since_timestamp_seconds", "When the node started fetching again the certified closures its LeiosDB lost; 0 when none is missing.", func() float64 {
+		if r := o.Leios.Refill(); r.Missing > 0 {
+			return float64(r.Since.UnixNano()) / 1e9
+		}
+		return 0
+	})
 	gauge("chain_txs", "Txs in the selected chain. A gauge: a rollback lowers it.", func() float64 { return float64(o.TxsOnChain()) })
 	gauge("chain_certified_ebs", "CertRBs in the selected chain: the EBs it certifies. A gauge: a rollback lowers it.", func() float64 { return float64(o.CertRBsOnChain()) })
 	fromLeios := func(f func(leios.Stats) uint64) func() float64 {

@@ -172,6 +172,11 @@ type LeiosStatus struct {
 	// fill: it halves with each voting window the node missed lately and
 	// grows back while they are met (forge's EB budget).
 	EBShare float64 `json:"ebShare,omitempty"`
+	// CertifiedClosuresMissing counts the closures the selected chain
+	// certifies that the LeiosDB lost (deleted, or its newest WAL cut) and
+	// the node is fetching again from its peers, since MissingSince.
+	CertifiedClosuresMissing int        `json:"certifiedClosuresMissing"`
+	MissingSince             *time.Time `json:"certifiedClosuresMissingSince,omitempty"`
 }
 
 // Status reports the node's state, as GET /status serves it.
@@ -212,6 +217,9 @@ func (s *Server) Status() Status {
 		VotesRepeated:        ls.VotesRepeated,
 		VotesShed:            ls.VotesShed,
 		Equivocations:        ls.Equivocations,
+	}
+	if refill := o.Leios.Refill(); refill.Missing > 0 {
+		st.Leios.CertifiedClosuresMissing, st.Leios.MissingSince = refill.Missing, &refill.Since
 	}
 	if ls.VotesRelayed > 0 {
 		st.Leios.VerificationsPerVote = float64(ls.VotesVerified) / float64(ls.VotesRelayed)

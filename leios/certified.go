@@ -117,6 +117,7 @@ func (p *Pipeline) fetchCertified(pt block.Point, parent *block.Header) error {
 func (p *Pipeline) closureCompleted(pt block.Point) {
 	p.ahead.done(pt)
 	p.releaseAhead()
+	p.refill.completed()
 	p.parkedMu.Lock()
 	_, waited := p.parked[pt]
 	delete(p.parked, pt)

@@ -55,6 +55,7 @@ type Pipeline struct {
 	parkedMu sync.Mutex               // guards parked
 	parked   map[block.Point]struct{} // closures a parked CertRB waits for
 	ahead    *fetchAhead              // certified closures ahead of the chain (FetchAhead)
+	refill   *refill                  // certified closures the LeiosDB lost, fetched again
 }
 
 // Open opens the LeiosDB in opts.Dir, builds the tx cache, the fetch logic
@@ -71,6 +72,7 @@ func Open(opts Options) (p *Pipeline, err error) {
 		syncLagSlots: opts.Validator.Timing().SyncLagSlots(),
 		parked:       make(map[block.Point]struct{}),
 		ahead:        newFetchAhead(),
+		refill:       newRefill(),
 	}
 	if p.ebs, err = newEBLog(opts.Validator.Timing(), p.clock, opts.Registerer); err != nil {
 		return nil, err
@@ -178,9 +180,11 @@ func (p *Pipeline) Services() ([]network.Service, error) {
 // re-announcement of its volatile EBs and pruning, with a mempool the
 // follower of its admissions.
 func (p *Pipeline) Run(ctx context.Context) error {
+	refilling := 0
 	if p.chain != nil {
 		p.reannounceVolatile()
-		if _, err := p.refillCertified(); err != nil {
+		var err error
+		if refilling, err = p.startRefill(); err != nil {
 			return err
 		}
 	}
@@ -197,6 +201,9 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	run(cpuwork.Notify, func(ctx context.Context) error { return p.follower.Run(ctx, p.followed) })
 	if p.chain != nil {
 		run(cpuwork.Store, p.pruneOnImmutableTip)
+	}
+	if refilling > 0 {
+		run(cpuwork.Fetch, p.runRefill)
 	}
 	if p.mempool != nil {
 		run(cpuwork.Fetch, p.followMempool)

@@ -66,30 +66,3 @@ func (p *Pipeline) MissingCertified() ([]CertifiedPoint, error) {
 	}
 	return out, nil
 }
-
-// refillCertified has the certified closures the LeiosDB lacks fetched
-// again, by the path a syncing node takes (FetchAhead), and kept for good
-// from now on (promoted) whatever the immutable tip: a node that cannot
-// serve the closures its own chain applied cannot serve a syncing peer
-// either. It runs as the pipeline starts, before the first prune, and
-// returns how many it asked for.
-func (p *Pipeline) refillCertified() (int, error) {
-	missing, err := p.missingCertified()
-	if err != nil || len(missing) == 0 {
-		return 0, err
-	}
-	for _, m := range missing {
-		if _, known, err := p.db.PointInfo(m.point); err != nil {
-			return 0, err
-		} else if !known {
-			p.ingestAnnouncement(m.parent)
-		}
-		if err := p.db.Promote(m.point); err != nil {
-			return 0, fmt.Errorf("leios: keeping the certified EB at %s: %w", m.point, err)
-		}
-		p.FetchAhead(m.certRB, m.parent)
-	}
-	p.log.Warn("certified closures missing from the LeiosDB: fetching them from peers",
-		"missing", len(missing), "first", missing[0].point, "last", missing[len(missing)-1].point)
-	return len(missing), nil
-}

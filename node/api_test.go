@@ -142,3 +142,22 @@ func waitHTTP(t *testing.T, addr string) {
 	}
 	t.Fatalf("%s never answered", addr)
 }
+
+// assertMetric scrapes a node's /metrics and wants the unlabelled series
+// name at value.
+func assertMetric(t *testing.T, addr, name string, value float64) {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	must(t, err)
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.LegacyValidation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	must(t, err)
+	f, ok := families[name]
+	if !ok || len(f.GetMetric()) != 1 {
+		t.Fatalf("/metrics has no single series %s", name)
+	}
+	if got := f.GetMetric()[0].GetGauge().GetValue(); got != value {
+		t.Errorf("/metrics: %s %v, want %v", name, got, value)
+	}
+}

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -10,144 +11,222 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 )
+
+// refillClosures is how many certified closures the refill test's chain
+// holds before the LeiosDB is deleted: dozens, more than one fetch window
+// and one multi-block request take.
+const refillClosures = 20
 
 // A node whose LeiosDB was deleted while its chain kept the CertRBs that
 // applied certified closures, below its immutable tip, fetches those
 // closures again from its peers at restart — which no longer offer them —
-// and serves every block of its chain again (/api/blocks). Restarted with
-// the CIP's protocols it takes every closure whole by MsgLeiosMultiBlockRequest;
-// with the prototype's alone, point by point.
+// until every one is back, and serves every block of its chain again
+// (/api/blocks). While no peer is up it says what is missing and since
+// when (/status, /metrics) and answers /api/blocks for such a block 503;
+// it keeps asking, so the peers that come up later refill it, though one
+// of them leaves as soon as the refill is under way. Restarted with the CIP's protocols it takes
+// every closure whole by MsgLeiosMultiBlockRequest; with the prototype's
+// alone, point by point.
 func TestDeletedLeiosDBIsRefilled(t *testing.T) {
-	for _, protocols := range []string{"cip", "prototype"} {
-		t.Run(protocols, func(t *testing.T) { testRefill(t, protocols) })
-	}
-}
-
-func testRefill(t *testing.T, restartWith string) {
-	configs := testNet(t, 3, 100*time.Millisecond, func(g *consensus.Genesis) {
-		g.ActiveSlotsCoeff = "0.2"
+	configs := testNet(t, 4, 100*time.Millisecond, func(g *consensus.Genesis) {
+		// An RB a second, a quarter of them CertRBs: (1-f)^(MinCertGap-1).
+		g.ActiveSlotsCoeff = "0.1"
 		g.Leios.RBMaxBodyBytes = 700              // three of the test's txs
 		g.Leios.LVote, g.Leios.MinCertGap = 8, 14 // as the ten-node test, for busy cores
 		g.SystemStart = time.Now().Add(time.Second).UTC()
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	g, gctx := errgroup.WithContext(ctx)
-	nodes := make([]*Node, len(configs))
-	start := func(i int, ctx context.Context) <-chan error {
-		n, err := New(configs[i], Options{Logger: quietLogger()})
-		must(t, err)
-		nodes[i] = n
-		done := make(chan error, 1)
-		go func() { done <- n.Run(ctx) }()
-		return done
+	net := newTestNodes(t, configs)
+	for i := range configs {
+		net.start(i)
 	}
-	for i := range 2 {
-		g.Go(func() error { return <-start(i, gctx) })
-	}
-	ctx2, stop2 := context.WithCancel(gctx)
-	ran2 := start(2, ctx2)
-	defer func() {
-		cancel()
-		must(t, g.Wait())
-	}()
+	const subject = 3
+	began := time.Now()
+	certRBs := growCertifiedChain(t, net, subject, refillClosures)
+	t.Logf("%d certified closures on chain after %v", certRBs, time.Since(began).Round(time.Second))
 
-	// Txs beyond what RBs carry, a hundred at a time, until node 2's chain
-	// holds a certified closure (whether an EB is certified depends on
-	// when the next RB comes).
-	waitHTTP(t, configs[0].HTTPAddr)
-	txs := payments(t, 3000)
-	deadline := time.Now().Add(2 * time.Minute)
-	for sent := 0; ; {
-		s, err := getStatus(configs[2].HTTPAddr)
-		if err == nil && s.Leios.EBsCertified >= 1 && s.TxsOnChain >= uint64(sent) {
-			break
-		}
-		if time.Now().After(deadline) || sent == len(txs) {
-			t.Fatalf("node 2 applied %d certified closures, %d of %d txs (%v)", s.Leios.EBsCertified, s.TxsOnChain, sent, err)
-		}
-		if err == nil && s.Mempool.Txs == 0 {
-			for _, tx := range txs[sent : sent+100] {
-				submitAsWallet(t, configs[0].HTTPAddr, tx.Bytes())
-				sent++
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
+	// Deleted, and restarted with no peer up: nothing can come back.
+	for i := range configs {
+		net.stop(i)
 	}
-	// Until the CertRBs are below the immutable tip: above it the restart
-	// relays their announcements again, and peers offer the closures.
-	lastCertRB := func() (n uint64) {
-		for i := uint64(1); i <= nodes[2].chain.Tip().BlockNumber; i++ {
-			if h, err := nodes[2].chain.HeaderByNumber(i); err == nil && h.LeiosCertified {
-				n = i
-			}
-		}
-		return n
-	}
-	for certRB := lastCertRB(); nodes[2].chain.ImmutableTip().BlockNumber <= certRB; {
-		if time.Now().After(deadline) {
-			t.Fatalf("the CertRB #%d never became immutable (immutable tip %s)", certRB, nodes[2].chain.ImmutableTip())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	certRBs := nodes[2].chain.CertRBsOnChain()
-	stop2()
-	must(t, <-ran2)
-	must(t, os.RemoveAll(leiosDir(configs[2])))
-	// db check says what is missing, and what to do, before the restart.
-	checks, err := CheckStores(configs[2], quietLogger())
+	must(t, os.RemoveAll(leiosDir(configs[subject])))
+	checks, err := CheckStores(configs[subject], quietLogger())
 	must(t, err)
 	if len(checks) != 3 || !checks[1].Absent || checks[2].Err == nil ||
 		!strings.Contains(checks[2].Err.Error(), "certified closures the chain applied are missing from the LeiosDB") {
 		t.Fatalf("db check of the node without its LeiosDB: %+v", checks)
 	}
+	configs[subject].LeiosProtocols = "cip"
+	net.start(subject)
+	waitHTTP(t, configs[subject].HTTPAddr)
+	s, err := getStatus(configs[subject].HTTPAddr)
+	must(t, err)
+	if s.Leios.CertifiedClosuresMissing != int(certRBs) || s.Leios.MissingSince == nil {
+		t.Fatalf("alone after the restart /status says %d certified closures missing since %v; the chain certifies %d",
+			s.Leios.CertifiedClosuresMissing, s.Leios.MissingSince, certRBs)
+	}
+	assertBlocksAnswer(t, configs[subject].HTTPAddr, net.nodes[subject].chain.Tip().BlockNumber, http.StatusServiceUnavailable)
+	assertMetric(t, configs[subject].HTTPAddr, "leiosnode_leios_certified_closures_missing", float64(certRBs))
 
-	configs[2].LeiosProtocols = restartWith
-	ran2 = start(2, gctx)
-	defer func() { cancel(); <-ran2 }()
-	deadline = time.Now().Add(time.Minute)
-	for {
-		missing, err := nodes[2].leios.MissingCertified()
+	// The peers come back; one leaves as soon as the refill is under way
+	// (on loopback the closures may all be back by then: the devnet's
+	// refill fault stops a peer half-way through full-size closures).
+	for i := range subject {
+		net.start(i)
+	}
+	waitFor(t, 2*time.Minute, "the refill to start", func() bool {
+		return net.nodes[subject].leios.Refill().Missing < int(certRBs)
+	})
+	left := net.nodes[subject].leios.Refill().Missing
+	net.stop(2)
+	waitFor(t, 2*time.Minute, "every certified closure to come back", func() bool {
+		missing, err := net.nodes[subject].leios.MissingCertified()
 		must(t, err)
-		if len(missing) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d certified closures still missing after the restart, the first %v", len(missing), missing[0])
-		}
-		time.Sleep(100 * time.Millisecond)
+		return len(missing) == 0 && net.nodes[subject].leios.Refill().Missing == 0
+	})
+	t.Logf("cip: %d certified closures refilled, %d of them after a peer left; %d EBs whole, %d bodies point by point",
+		certRBs, left, net.nodes[subject].leios.FetchStats().BlocksWhole, net.nodes[subject].leios.FetchStats().BodiesByPoint)
+	if st := net.nodes[subject].leios.FetchStats(); st.BlocksWhole < certRBs {
+		t.Errorf("%d EBs fetched whole by multi-block requests for %d certified closures (%d bodies point by point)", st.BlocksWhole, certRBs, st.BodiesByPoint)
 	}
-	// The counters say which path the closures took.
-	switch st := nodes[2].leios.FetchStats(); restartWith {
-	case "cip":
-		if st.BlocksWhole < certRBs {
-			t.Errorf("%d EBs fetched whole by multi-block requests for %d certified closures (%d bodies point by point)", st.BlocksWhole, certRBs, st.BodiesByPoint)
-		}
-	case "prototype":
-		if st.BlocksWhole != 0 || st.BodiesByPoint < certRBs {
-			t.Errorf("over /leios/fetch/1: %d EBs whole, %d bodies point by point, for %d certified closures", st.BlocksWhole, st.BodiesByPoint, certRBs)
-		}
-	}
-	t.Logf("%s: %d certified closures refilled; %d EBs whole, %d bodies point by point", restartWith, certRBs, nodes[2].leios.FetchStats().BlocksWhole, nodes[2].leios.FetchStats().BodiesByPoint)
 	// What the chain certifies is counted from the chain: a restart keeps
 	// it, where the process's own count starts again.
-	if s, err := getStatus(configs[2].HTTPAddr); err != nil || s.CertRBsOnChain < certRBs || certRBs == 0 {
-		t.Errorf("after the restart /status says %d certified EBs on chain, before it %d (%v)", s.CertRBsOnChain, certRBs, err)
+	if s, err := getStatus(configs[subject].HTTPAddr); err != nil || s.CertRBsOnChain < certRBs || s.Leios.CertifiedClosuresMissing != 0 || s.Leios.MissingSince != nil {
+		t.Errorf("after the refill /status says %d certified EBs on chain (before it %d), %d closures missing since %v (%v)",
+			s.CertRBsOnChain, certRBs, s.Leios.CertifiedClosuresMissing, s.Leios.MissingSince, err)
 	}
-	// Every block of its chain is served, the CertRBs with their closures.
-	tip := nodes[2].chain.Tip().BlockNumber
+	assertBlocksAnswer(t, configs[subject].HTTPAddr, net.nodes[subject].chain.Tip().BlockNumber, http.StatusOK)
+
+	// Over the prototype's /leios/fetch/1 alone, point by point.
+	net.stop(subject)
+	must(t, os.RemoveAll(leiosDir(configs[subject])))
+	configs[subject].LeiosProtocols = "prototype"
+	net.start(subject)
+	waitFor(t, 2*time.Minute, "every certified closure to come back over /leios/fetch/1", func() bool {
+		missing, err := net.nodes[subject].leios.MissingCertified()
+		must(t, err)
+		return len(missing) == 0
+	})
+	if st := net.nodes[subject].leios.FetchStats(); st.BlocksWhole != 0 || st.BodiesByPoint < certRBs {
+		t.Errorf("over /leios/fetch/1: %d EBs whole, %d bodies point by point, for %d certified closures", st.BlocksWhole, st.BodiesByPoint, certRBs)
+	}
+	assertBlocksAnswer(t, configs[subject].HTTPAddr, net.nodes[subject].chain.Tip().BlockNumber, http.StatusOK)
+}
+
+// testNodes runs the nodes of a test network, each stopped and started
+// again at will; at the end of the test every one still running stops.
+type testNodes struct {
+	t       *testing.T
+	configs []*config.Config
+	nodes   []*Node
+	stops   []func()
+}
+
+func newTestNodes(t *testing.T, configs []*config.Config) *testNodes {
+	n := &testNodes{t: t, configs: configs, nodes: make([]*Node, len(configs)), stops: make([]func(), len(configs))}
+	t.Cleanup(func() {
+		for i := range configs {
+			n.stop(i)
+		}
+	})
+	return n
+}
+
+func (n *testNodes) start(i int) {
+	node, err := New(n.configs[i], Options{Logger: quietLogger()})
+	must(n.t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- node.Run(ctx) }()
+	n.nodes[i] = node
+	n.stops[i] = func() {
+		cancel()
+		if err := <-done; err != nil {
+			n.t.Errorf("node %d: %v", i, err)
+		}
+	}
+}
+
+func (n *testNodes) stop(i int) {
+	if stop := n.stops[i]; stop != nil {
+		n.stops[i] = nil
+		stop()
+	}
+}
+
+// growCertifiedChain submits txs beyond what RBs carry, a hundred at a
+// time, until node subject's chain holds at least closures certified ones
+// (whether an EB is certified depends on when the next RB comes), and
+// waits for the last CertRB to be immutable: above the immutable tip a
+// restart relays the announcements again, and peers offer the closures.
+// It returns the number of CertRBs on node subject's chain.
+func growCertifiedChain(t *testing.T, net *testNodes, subject int, closures uint64) uint64 {
+	t.Helper()
+	addr := net.configs[0].HTTPAddr
+	waitHTTP(t, addr)
+	txs := payments(t, 100*int(closures)*6)
+	sent := 0
+	waitFor(t, 4*time.Minute, "certified closures on the chain", func() bool {
+		s, err := getStatus(net.configs[subject].HTTPAddr)
+		if err == nil && net.nodes[subject].chain.CertRBsOnChain() >= closures && s.TxsOnChain >= uint64(sent) {
+			return true
+		}
+		if sent == len(txs) {
+			t.Fatalf("%d txs sent, node %d's chain certifies %d closures", sent, subject, net.nodes[subject].chain.CertRBsOnChain())
+		}
+		if err == nil && s.Mempool.Txs == 0 {
+			for _, tx := range txs[sent : sent+100] {
+				submitAsWallet(t, addr, tx.Bytes())
+				sent++
+			}
+		}
+		return false
+	})
+	chain := net.nodes[subject].chain
+	var lastCertRB uint64
+	for i := uint64(1); i <= chain.Tip().BlockNumber; i++ {
+		if h, err := chain.HeaderByNumber(i); err == nil && h.LeiosCertified {
+			lastCertRB = i
+		}
+	}
+	waitFor(t, time.Minute, "the last CertRB to be immutable", func() bool { return chain.ImmutableTip().BlockNumber > lastCertRB })
+	return chain.CertRBsOnChain()
+}
+
+// waitFor polls done until it holds, failing the test after timeout.
+func waitFor(t *testing.T, timeout time.Duration, what string, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s", timeout, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// assertBlocksAnswer asks /api/blocks for every block up to tip and wants
+// status for the first page that holds a certified closure the LeiosDB
+// misses (503) or for every page (200).
+func assertBlocksAnswer(t *testing.T, addr string, tip uint64, status int) {
+	t.Helper()
 	for from := uint64(1); from <= tip; from += api.MaxBlocksPerRequest {
-		resp, err := http.Get("http://" + configs[2].HTTPAddr + "/api/blocks?from=" + strconv.FormatUint(from, 10))
+		resp, err := http.Get("http://" + addr + "/api/blocks?from=" + strconv.FormatUint(from, 10))
 		must(t, err)
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("/api/blocks?from=%d after the refill: %d %s", from, resp.StatusCode, body)
+		if resp.StatusCode != status {
+			t.Fatalf("/api/blocks?from=%d: %d %s; want %d", from, resp.StatusCode, body, status)
+		}
+		if status == http.StatusServiceUnavailable {
+			var answer struct{ Error string }
+			if json.Unmarshal(body, &answer) != nil || !strings.Contains(answer.Error, "certified closures missing since") || resp.Header.Get("Retry-After") == "" {
+				t.Fatalf("/api/blocks?from=%d: 503 %s, Retry-After %q", from, body, resp.Header.Get("Retry-After"))
+			}
+			return
 		}
 	}
 }

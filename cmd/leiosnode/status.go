@@ -115,6 +115,10 @@ func (st *nodeStatus) print(w io.Writer, now time.Time) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "immutable  %s\n", tipLine(st.ImmutableTip))
 	fmt.Fprintf(w, "chain      %d txs, %d EBs certified\n", st.TxsOnChain, st.CertRBsOnChain)
+	if l := st.Leios; l.CertifiedClosuresMissing > 0 && l.MissingSince != nil {
+		fmt.Fprintf(w, "refill     %d certified closures missing from the LeiosDB since %s (%s): fetching them from peers\n",
+			l.CertifiedClosuresMissing, l.MissingSince.Format(time.RFC3339), now.Sub(*l.MissingSince).Round(time.Second))
+	}
 	fmt.Fprintf(w, "blocks     since the start: %d forged here, %d adopted\n", st.BlocksForged, st.BlocksAdopted)
 	fmt.Fprintf(w, "peers      %d\n", len(st.Peers))
 	for _, p := range st.Peers {

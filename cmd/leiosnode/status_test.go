@@ -107,6 +107,21 @@ func TestStatusForks(t *testing.T) {
 	}
 }
 
+// TestStatusRefill: a node whose LeiosDB lost certified closures says how
+// many and since when, until they are back.
+func TestStatusRefill(t *testing.T) {
+	var st nodeStatus
+	doc := `{"peerId": "12D3KooWA", "peers": [], "leios": {"certifiedClosuresMissing": 23, "certifiedClosuresMissingSince": "2026-12-05T11:00:00Z"}}`
+	if err := json.Unmarshal([]byte(doc), &st); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	st.print(&b, time.Date(2026, 12, 5, 11, 1, 30, 0, time.UTC))
+	if want := "refill     23 certified closures missing from the LeiosDB since 2026-12-05T11:00:00Z (1m30s): fetching them from peers\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("status lacks %q:\n%s", want, b.String())
+	}
+}
+
 func TestStatusUnreachable(t *testing.T) {
 	_, err := execute(context.Background(), "status", "--node", "http://127.0.0.1:1")
 	if err == nil || !strings.Contains(err.Error(), "node http://127.0.0.1:1: ") {
