@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -90,6 +91,9 @@ at once.`,
 			client := apiclient.NewHTTPClient()
 			var clock consensus.Clock
 			for i, n := range nodes {
+				if libp2pGreets(ctx, n.URL) {
+					return fmt.Errorf("--node %s: that is the node's libp2p port, not its HTTP API: load needs the address in httpAddr of the node's config.json (genesis --hosts puts it at the next port)", n.URL)
+				}
 				c, err := slotClock(ctx, apiclient.New(client, n.URL))
 				if err != nil {
 					return fmt.Errorf("--node %s: %w", n.URL, err)
@@ -156,8 +160,6 @@ func loadNodes(urls []string) ([]load.Node, error) {
 func slotClock(ctx context.Context, node apiclient.Client) (consensus.Clock, error) {
 	st, err := node.Status(ctx)
 	switch {
-	case isLibp2pAnswer(err):
-		return consensus.Clock{}, errors.New("that is the node's libp2p port, not its HTTP API: load needs the address in httpAddr of the node's config.json (genesis --hosts puts it at the next port)")
 	case err != nil:
 		return consensus.Clock{}, fmt.Errorf("does not answer: %w", err)
 	case st.SlotLengthMs <= 0:
@@ -166,13 +168,43 @@ func slotClock(ctx context.Context, node apiclient.Client) (consensus.Clock, err
 	return consensus.Clock{Start: st.SystemStart, SlotLength: time.Duration(st.SlotLengthMs) * time.Millisecond}, nil
 }
 
-// isLibp2pAnswer: err is Go's HTTP client failing on what a libp2p
-// listener answers with, multistream-select's header (its length, 19,
-// then "/multistream/1.0.0\n"): the URL names the port peers dial, which
-// speaks no HTTP.
-func isLibp2pAnswer(err error) bool {
-	return err != nil && strings.Contains(err.Error(), `malformed HTTP response "\x13/multistream/`)
+// libp2pGreets: the server at the http URL rawURL is a libp2p listener.
+// Such a listener greets each connection with multistream-select's header
+// (its length, 19, then "/multistream/1.0.0\n") before it reads a byte;
+// Go's HTTP client fails on it naming no cause, and logs a line of its own
+// when the greeting beats its request. Asked over a plain connection, the
+// answer's first bytes tell. Any other outcome is left to the API's own
+// request to report.
+func libp2pGreets(ctx context.Context, rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "http" {
+		return false
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "80")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	deadline, _ := ctx.Deadline()
+	_ = conn.SetDeadline(deadline) // a conn fresh from Dial takes any deadline
+	// Short, so that a libp2p listener reads it as the first bytes of a
+	// longer message and waits, rather than close with it unread (a reset
+	// that could discard its greeting before it is read here).
+	if _, err := io.WriteString(conn, "HEAD / HTTP/1.0\r\n\r\n"); err != nil {
+		return false
+	}
+	first := make([]byte, len(libp2pGreeting))
+	_, err = io.ReadFull(conn, first)
+	return err == nil && string(first) == libp2pGreeting
 }
+
+const libp2pGreeting = "\x13/multistream/"
 
 // runLoad runs the firehose for duration, or until ctx ends, printing a
 // line a second.
