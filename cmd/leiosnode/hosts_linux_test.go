@@ -3,17 +3,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,75 +27,358 @@ import (
 	"github.com/leiosnode/leiosnode/internal/load"
 )
 
-// TestNetworkOnHosts lays out a network with genesis --hosts for three
-// pools and a relay, adds a second relay with genesis add, each on a host
-// of its own — a network namespace with one address, all five on one
-// bridge — copies each node's directory alone to its "host", and runs each
-// node there as its own process, as an operator would. The five must agree
-// on a chain that grows, and each be connected to the other four: a
-// relay's topology names the first pool only, and it finds the others
-// through peer sharing.
-func TestNetworkOnHosts(t *testing.T) {
+// TestOperationsOnHosts runs the operations guide's "A testnet on several
+// hosts" as an operator would, every sh and console block in the order
+// written, so that a step the guide gets wrong fails here. Each host the
+// blocks name is a network namespace at that address; the machine that
+// builds, generates, copies, checks and loads is the lab's switch, its
+// working directory a checkout. A block that starts a node runs on every
+// host that was given a node's folder and runs none yet; then the test
+// waits for what the guide promises: each node says who it is and where,
+// the nodes find each other in a full mesh and agree on a chain that
+// grows. A console block's commands must print the lines it shows, their
+// figures aside; the load's report must account for every tx, and each
+// EB listed must have a fate.
+//
+// What the lab has none of is stood in for: go build writes a script that
+// runs this test binary as the CLI, scp copies into the host's home
+// directory as scp does, and the testnet template's slots are 100 ms, not
+// 1 s, so that the chain moves in seconds.
+func TestOperationsOnHosts(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs five nodes in network namespaces for about twenty seconds")
+		t.Skip("runs the guide's testnet of five nodes in network namespaces for about two minutes")
 	}
-	lab := newNetnsLab(t, 5)
-	dir := t.TempDir()
-	network := filepath.Join(dir, "network")
-	var pools []string
-	for i := range 3 {
-		pools = append(pools, lab.addr(i)+":3001")
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash to run the guide's blocks")
 	}
-	out, err := execute(context.Background(), "genesis", "--dir", network, "--funded", "0", "--start-delay", "2s",
-		"--hosts", strings.Join(pools, ","), "--relays", "1", "--relay-hosts", lab.addr(3)+":3001")
-	if err != nil {
-		t.Fatalf("genesis: %v\n%s", err, out)
-	}
-	t.Logf("genesis:\n%s", out)
-	if out, err = execute(context.Background(), "genesis", "add", "--dir", network, "--host", lab.addr(4)+":3001"); err != nil {
-		t.Fatalf("genesis add: %v\n%s", err, out)
-	}
-	t.Logf("genesis add:\n%s", out)
-
-	names := []string{"node-0", "node-1", "node-2", "relay-0", "relay-1"}
-	ids := make([]string, len(names))
-	for i, name := range names {
-		host := filepath.Join(dir, fmt.Sprintf("host-%d", i))
-		copyToHost(t, host, filepath.Join(network, name))
-		config := filepath.Join(host, "config.json")
-		ids[i] = peerIDOf(t, config)
-		node := startNodeCommand(t, lab.command(t, i, "run", "--config", config))
-		defer node.stop(t)
-		// It says at once who it is and where the others reach it.
-		if !node.await(t, "node started") {
-			t.Fatalf("%s ended before it started:\n%s", name, node.stderr.String())
+	var blocks []docBlock
+	for _, b := range sectionBlocks(t, operationsDoc, hostsSection) {
+		switch b.info {
+		case "sh", "bash", "console":
+			blocks = append(blocks, b)
+		case "text":
+		default:
+			t.Errorf("operations.md:%d: a block marked %q: mark it sh or console, to be run, or text", b.line, b.info)
 		}
-		for _, want := range []string{"version=", "/ip4/" + lab.addr(i) + "/tcp/3001/p2p/" + ids[i], "http=" + lab.addr(i) + ":3002"} {
-			if !strings.Contains(node.stderr.String(), want) {
-				t.Errorf("%s's start lacks %q:\n%s", name, want, node.stderr.String())
+	}
+	g := newGuideRun(t, newNetnsLab(t, blockHosts(blocks)))
+	for _, b := range blocks {
+		g.run(t, b)
+	}
+	g.stopNodes(t)
+	for _, check := range []string{"nodes", "console", "load", "ebs"} {
+		if g.checked[check] == 0 {
+			t.Errorf("no block of the section gave the %s check anything to check", check)
+		}
+	}
+}
+
+const hostsSection = "## A testnet on several hosts"
+
+var (
+	// runNodeRe marks a block that runs a node: it runs on the hosts.
+	runNodeRe = regexp.MustCompile(`\bleiosnode run\b`)
+	loadRe    = regexp.MustCompile(`\bleiosnode load\b`)
+	reportRe  = regexp.MustCompile(`--report[ =](\S+)`)
+	ebsRe     = regexp.MustCompile(`\bleiosnode status --ebs\b`)
+	ipv4Re    = regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`)
+)
+
+// blockHosts are the IPv4 addresses the blocks' commands name, in order.
+func blockHosts(blocks []docBlock) []string {
+	var hosts []string
+	for _, b := range blocks {
+		for _, c := range blockCommands(b) {
+			hosts = append(hosts, ipv4Re.FindAllString(c.command, -1)...)
+		}
+	}
+	slices.SortFunc(hosts, func(a, b string) int { return slices.Compare(net.ParseIP(a).To4(), net.ParseIP(b).To4()) })
+	return slices.Compact(hosts)
+}
+
+// docCommand is a script of a block and, in a console block, the lines it
+// is shown to print.
+type docCommand struct {
+	command string
+	shown   []string
+}
+
+// blockCommands: an sh block is one script; a console block is a command
+// per "$ " line (continued by lines ending in \), each followed by what it
+// prints.
+func blockCommands(b docBlock) []docCommand {
+	if b.info != "console" {
+		return []docCommand{{command: b.text}}
+	}
+	var commands []docCommand
+	continued := false
+	for _, line := range strings.Split(strings.TrimSuffix(b.text, "\n"), "\n") {
+		switch {
+		case continued:
+			commands[len(commands)-1].command += "\n" + line
+		case strings.HasPrefix(line, "$ "):
+			commands = append(commands, docCommand{command: strings.TrimPrefix(line, "$ ")})
+		case len(commands) > 0:
+			commands[len(commands)-1].shown = append(commands[len(commands)-1].shown, line)
+		}
+		continued = len(commands) > 0 && strings.HasSuffix(line, `\`) && (continued || strings.HasPrefix(line, "$ "))
+	}
+	return commands
+}
+
+// guideRun is the guide's testnet as the blocks make it.
+type guideRun struct {
+	lab     *netnsLab
+	dir     string   // the operator's working directory: a checkout
+	bin     string   // the stand-ins for go and scp
+	homes   []string // host i's home directory
+	nodes   []*guideNode
+	checked map[string]int // what the blocks gave the test to check
+}
+
+// guideNode is a node a block started on a host.
+type guideNode struct {
+	host int
+	p    *nodeProcess
+	id   string // its peer ID, from its node started line
+	api  string // its HTTP API's base URL, from the same line
+}
+
+func newGuideRun(t *testing.T, lab *netnsLab) *guideRun {
+	root := t.TempDir()
+	g := &guideRun{lab: lab, dir: filepath.Join(root, "operator"), bin: filepath.Join(root, "bin"), checked: map[string]int{}}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostCases := ""
+	for _, addr := range lab.addrs {
+		home := filepath.Join(root, "hosts", addr)
+		g.homes = append(g.homes, home)
+		hostCases += fmt.Sprintf("  %s) home=%s ;;\n", addr, home)
+		if err := os.MkdirAll(home, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{g.dir, g.bin, filepath.Join(g.dir, "configs")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The checkout: the package go build builds, and the templates, the
+	// testnet's with 100 ms slots.
+	if err := os.Symlink(filepath.Join(repo, "cmd"), filepath.Join(g.dir, "cmd")); err != nil {
+		t.Fatal(err)
+	}
+	templates, err := filepath.Glob(filepath.Join(repo, "configs", "*.json"))
+	if err != nil || len(templates) == 0 {
+		t.Fatalf("templates: %v, %v", templates, err)
+	}
+	for _, tmpl := range templates {
+		b, err := os.ReadFile(tmpl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Base(tmpl) == "testnet.json" {
+			b = fastTemplate(t, b)
+		}
+		if err := os.WriteFile(filepath.Join(g.dir, "configs", filepath.Base(tmpl)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeScript(t, filepath.Join(g.bin, "leiosnode.build"), fmt.Sprintf("#!/bin/sh\n%s=cli exec '%s' \"$@\"\n", asCLIEnv, exe))
+	writeScript(t, filepath.Join(g.bin, "go"), `#!/bin/bash
+# go build [-ldflags FLAGS] [-o OUT] ./cmd/leiosnode, as this test's binary
+set -eu
+[ "${1-}" = build ] || { echo "go: only go build stands in here, not: go $*" >&2; exit 2; }
+shift
+out=leiosnode pkg=
+while [ $# -gt 0 ]; do
+  case $1 in
+    -o) out=$2; shift 2 ;;
+    -ldflags) shift 2 ;;
+    -*) echo "go build: flag $1 does not stand in here" >&2; exit 2 ;;
+    *) pkg=$1; shift ;;
+  esac
+done
+[ "$pkg" = ./cmd/leiosnode ] && [ -d "$pkg" ] || { echo "go build: no package $pkg in $PWD" >&2; exit 1; }
+cp "$(dirname "$0")/leiosnode.build" "$out"
+`)
+	writeScript(t, filepath.Join(g.bin, "scp"), `#!/bin/bash
+# scp [-r] SOURCE… HOST:[PATH], into the lab host's home directory
+set -eu
+r= sources=()
+for a in "$@"; do
+  case $a in
+    -r) r=-r ;;
+    -*) echo "scp: option $a does not stand in here" >&2; exit 2 ;;
+    *) sources+=("$a") ;;
+  esac
+done
+dest=${sources[-1]}; unset 'sources[-1]'
+host=${dest%%:*} path=${dest#*:}
+[ "$host" != "$dest" ] || { echo "scp: $dest is not HOST:PATH" >&2; exit 2; }
+case $host in
+`+hostCases+`  *) echo "ssh: connect to host $host port 22: No route to host" >&2; exit 255 ;;
+esac
+case $path in /*) echo "scp: $path: only paths in the home directory stand in here" >&2; exit 2 ;; esac
+exec cp $r -- "${sources[@]}" "$home/$path"
+`)
+	return g
+}
+
+// fastTemplate is the template b with 100 ms slots.
+func fastTemplate(t *testing.T, b []byte) []byte {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var tmpl map[string]any
+	if err := d.Decode(&tmpl); err != nil {
+		t.Fatal(err)
+	}
+	tmpl["slotLengthMs"] = 100
+	out, err := json.MarshalIndent(tmpl, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func writeScript(t *testing.T, path, script string) {
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// env is the test's environment for a shell whose home is home, with the
+// stand-ins first on its path and then the system's directories only: a
+// leiosnode is where the blocks put it.
+func (g *guideRun) env(home string) []string {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "PATH=") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, asCLIEnv+"=")
+	})
+	return append(env, "HOME="+home, "PATH="+g.bin+":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+}
+
+// run runs the block b where it runs and checks what it promises.
+func (g *guideRun) run(t *testing.T, b docBlock) {
+	where := fmt.Sprintf("operations.md:%d", b.line)
+	if b.info != "console" && runNodeRe.MatchString(b.text) {
+		g.startNodes(t, where, b.text)
+		return
+	}
+	for _, c := range blockCommands(b) {
+		out := g.operator(t, where, c.command)
+		if b.info == "console" {
+			g.compareShown(t, where, c, out)
+		}
+		switch {
+		case loadRe.MatchString(c.command):
+			g.checkLoad(t, where, c.command)
+		case ebsRe.MatchString(c.command):
+			g.checkEBs(t, where, out)
+		}
+	}
+}
+
+// operator runs script on the operator's machine and returns its stdout.
+func (g *guideRun) operator(t *testing.T, where, script string) string {
+	t.Helper()
+	cmd := g.lab.shell(g.lab.sw, g.dir, g.env(g.dir), script)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(5 * time.Minute):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		err = fmt.Errorf("still running after 5 minutes: %v", <-done)
+	}
+	t.Logf("%s, on the operator's machine:\n%s\n%s\n%s", where, strings.TrimSuffix(script, "\n"), lastLines(stdout.String(), 20), lastLines(stderr.String(), 10))
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", where, err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// startNodes runs script, a node's start, on every host that holds a
+// node's folder and runs no node yet; each must say who it is and where,
+// and then the running nodes must meet in a full mesh on a growing chain.
+func (g *guideRun) startNodes(t *testing.T, where, script string) {
+	t.Helper()
+	started := 0
+	for i, home := range g.homes {
+		if slices.ContainsFunc(g.nodes, func(n *guideNode) bool { return n.host == i }) {
+			continue
+		}
+		if folders, _ := filepath.Glob(filepath.Join(home, "*", "config.json")); len(folders) == 0 {
+			continue
+		}
+		cmd := g.lab.shell(g.lab.hosts[i], home, g.env(home), script)
+		t.Cleanup(func() {
+			if cmd.Process != nil {
+				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // only matters when the test fails half-way
+			}
+		})
+		p := startNodeCommand(t, cmd)
+		if !p.await(t, "node started") {
+			t.Fatalf("%s on %s: the node ended before it started:\n%s", where, g.lab.addr(i), p.stderr.String())
+		}
+		line := p.stderr.String()[strings.LastIndex(strings.TrimSuffix(p.stderr.String(), "\n"), "\n")+1:]
+		n := &guideNode{host: i, p: p, id: logField(line, "peerId"), api: "http://" + logField(line, "http")}
+		for _, want := range []string{"version=", "/ip4/" + g.lab.addr(i) + "/tcp/3001/p2p/" + n.id, "http=" + g.lab.addr(i) + ":3002"} {
+			if n.id == "" || !strings.Contains(line, want) {
+				t.Errorf("%s on %s: the node started line lacks %q: %s", where, g.lab.addr(i), want, line)
 			}
 		}
+		t.Logf("%s on %s: %s", where, g.lab.addr(i), line)
+		g.nodes = append(g.nodes, n)
+		started++
 	}
+	if started == 0 {
+		t.Fatalf("%s: no host holds a node's folder that runs no node", where)
+	}
+	t.Logf("%s: started %d nodes", where, started)
+	g.awaitNetwork(t, where)
+	g.checked["nodes"]++
+}
 
-	// Every node's chain holds a block the others' hold too, and later one
-	// three blocks higher; every node has the three others for peers.
-	client := lab.httpClient()
+// logField is the value of key in a log line, "" without it.
+func logField(line, key string) string {
+	_, v, ok := strings.Cut(line, " "+key+"=")
+	if !ok {
+		return ""
+	}
+	v, _, _ = strings.Cut(v, " ")
+	return v
+}
+
+// awaitNetwork waits until every running node is connected to every other
+// and they agree on a block, and then on one two blocks higher.
+func (g *guideRun) awaitNetwork(t *testing.T, where string) {
+	t.Helper()
+	ids := make([]string, len(g.nodes))
+	for i, n := range g.nodes {
+		ids[i] = n.id
+	}
 	var first, last api.TipStatus
 	var statuses []*nodeStatus
-	deadline := time.Now().Add(40 * time.Second)
-	for first.BlockNumber == 0 || last.BlockNumber < first.BlockNumber+3 || !fullMesh(statuses, ids) {
+	deadline := time.Now().Add(90 * time.Second)
+	for first.BlockNumber == 0 || last.BlockNumber < first.BlockNumber+2 || !fullMesh(statuses, ids) {
 		if time.Now().After(deadline) {
-			t.Fatalf("after 40 s: first common block %+v, last %+v, full mesh %v; statuses:\n%s",
-				first, last, fullMesh(statuses, ids), printStatuses(statuses))
+			t.Fatalf("%s: after 90 s, first common block %+v, last %+v, full mesh %v; statuses:\n%s",
+				where, first, last, fullMesh(statuses, ids), printStatuses(statuses))
 		}
 		time.Sleep(500 * time.Millisecond)
-		statuses = make([]*nodeStatus, len(names))
-		for i := range names {
-			var st nodeStatus
-			if err := apiclient.GetStatus(context.Background(), client, fmt.Sprintf("http://%s:3002", lab.addr(i)), &st); err == nil {
-				statuses[i] = &st
-			}
-		}
+		statuses = g.statuses()
 		if b, ok := commonBlock(statuses); ok && b.BlockNumber >= 2 {
 			if first.BlockNumber == 0 {
 				first = b
@@ -100,77 +386,128 @@ func TestNetworkOnHosts(t *testing.T) {
 			last = b
 		}
 	}
-	t.Logf("the five agree on block #%d, then on #%d %s; the relay's status:\n%s", first.BlockNumber, last.BlockNumber, last.Hash, printStatuses(statuses[3:]))
+	t.Logf("%s: the %d nodes, in a full mesh, agree on block #%d, then on #%d", where, len(g.nodes), first.BlockNumber, last.BlockNumber)
 }
 
-// TestLoadOnHosts: on four hosts made with genesis --hosts (three pools
-// and a relay added with genesis add), leiosnode load — from the lab's
-// switch, as an operator's machine — sends txs through two pools' APIs
-// beyond what RBs carry: its report says every tx is on chain, none lost,
-// the relay's chain holds them, and status --ebs on the relay gives every
-// EB its fate.
-func TestLoadOnHosts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads four nodes in network namespaces for about a minute")
+// statuses are the running nodes' statuses, nil for one that did not answer.
+func (g *guideRun) statuses() []*nodeStatus {
+	client := g.lab.httpClient()
+	statuses := make([]*nodeStatus, len(g.nodes))
+	for i, n := range g.nodes {
+		var st nodeStatus
+		if err := apiclient.GetStatus(context.Background(), client, n.api, &st); err == nil {
+			statuses[i] = &st
+		}
 	}
-	lab := newNetnsLab(t, 4)
-	dir := t.TempDir()
-	network := filepath.Join(dir, "network")
-	pools := []string{lab.addr(0) + ":3001", lab.addr(1) + ":3001", lab.addr(2) + ":3001"}
-	if out, err := execute(context.Background(), "genesis", "--dir", network, "--funded", "4", "--start-delay", "2s",
-		"--hosts", strings.Join(pools, ",")); err != nil {
-		t.Fatalf("genesis: %v\n%s", err, out)
+	return statuses
+}
+
+// compareShown: the command printed the lines the guide shows it print,
+// each the same up to its first figure (a hash, a peer ID, a count), and
+// the peers and forks listed under them aside. A tip the young test chain
+// does not have yet (genesis, no block) stands for any.
+func (g *guideRun) compareShown(t *testing.T, where string, c docCommand, out string) {
+	t.Helper()
+	shown, printed := shownLines(c.shown), shownLines(strings.Split(strings.TrimSuffix(out, "\n"), "\n"))
+	ok := len(shown) == len(printed)
+	for i := 0; ok && i < len(shown); i++ {
+		p := printed[i]
+		ok = p == shown[i] || strings.HasSuffix(p, " genesis (no block yet)") && strings.Fields(p)[0] == strings.Fields(shown[i])[0]
 	}
-	if out, err := execute(context.Background(), "genesis", "add", "--dir", network, "--host", lab.addr(3)+":3001"); err != nil {
-		t.Fatalf("genesis add: %v\n%s", err, out)
+	if !ok {
+		t.Errorf("%s: %s printed what the guide does not show, its figures aside:\n%s\nthe guide shows:\n%s",
+			where, c.command, strings.Join(printed, "\n"), strings.Join(shown, "\n"))
 	}
-	for i, name := range []string{"node-0", "node-1", "node-2", "relay-0"} {
-		host := filepath.Join(dir, fmt.Sprintf("host-%d", i))
-		copyToHost(t, host, filepath.Join(network, name))
-		node := startNodeCommand(t, lab.command(t, i, "run", "--config", filepath.Join(host, "config.json")))
-		defer node.stop(t)
+	g.checked["console"]++
+}
+
+// shownLines are lines without their indented ones, each up to its first
+// figure: a word with a digit, or an ellipsis.
+func shownLines(lines []string) []string {
+	var out []string
+	for _, line := range lines {
+		if line == "" || strings.HasPrefix(line, " ") {
+			continue
+		}
+		var words []string
+		for _, w := range strings.Fields(line) {
+			if strings.ContainsAny(w, "0123456789#…") {
+				break
+			}
+			words = append(words, w)
+		}
+		out = append(out, strings.Join(words, " "))
 	}
-	keys, err := filepath.Glob(filepath.Join(network, "funds", "payment-*.skey"))
-	if err != nil || len(keys) != 4 {
-		t.Fatalf("funded keys %v, %v", keys, err)
-	}
-	reportFile := filepath.Join(dir, "load.json")
-	args := []string{"load", "--node", fmt.Sprintf("http://%s:3002,http://%s:3002", lab.addr(0), lab.addr(1)),
-		"--rate", "600", "--duration", "40s", "--report", reportFile}
-	for _, k := range keys {
-		args = append(args, "--skey", k)
-	}
-	out, err := lab.switchCommand(t, args...).CombinedOutput()
-	t.Logf("load:\n%s", lastLines(string(out), 15))
-	if err != nil {
-		t.Fatalf("load: %v", err)
+	return out
+}
+
+// checkLoad: the load's report accounts for every tx it sent, loses none,
+// and every node's chain comes to hold what it put on chain.
+func (g *guideRun) checkLoad(t *testing.T, where, command string) {
+	t.Helper()
+	m := reportRe.FindStringSubmatch(command)
+	if m == nil {
+		t.Errorf("%s: the load writes no --report, from which the test reads what became of its txs", where)
+		return
 	}
 	var r load.Report
-	readJSON(t, reportFile, &r)
+	readJSON(t, filepath.Join(g.dir, m[1]), &r)
 	if r.Admitted == 0 || r.OnChain == 0 || r.Lost != 0 || len(r.Problems) != 0 {
-		t.Errorf("load report: %d admitted, %d on chain, %d lost, problems %q", r.Admitted, r.OnChain, r.Lost, r.Problems)
+		t.Errorf("%s: load report: %d admitted, %d on chain, %d lost, problems %q", where, r.Admitted, r.OnChain, r.Lost, r.Problems)
 	}
-	var relay nodeStatus
-	if err := apiclient.GetStatus(context.Background(), lab.httpClient(), fmt.Sprintf("http://%s:3002", lab.addr(3)), &relay); err != nil {
-		t.Fatal(err)
+	if r.Submitted != r.Admitted+r.RejectedTxs+r.RefusedAtStop+r.UnansweredAtStop {
+		t.Errorf("%s: %d submitted != %d admitted + %d rejected + %d refused + %d unanswered", where,
+			r.Submitted, r.Admitted, r.RejectedTxs, r.RefusedAtStop, r.UnansweredAtStop)
 	}
-	if relay.TxsOnChain < r.OnChain {
-		t.Errorf("the relay's chain holds %d txs; the load put %d on chain", relay.TxsOnChain, r.OnChain)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		behind := ""
+		for i, st := range g.statuses() {
+			if st == nil || st.TxsOnChain < r.OnChain {
+				behind += fmt.Sprintf(" %s", g.lab.addr(g.nodes[i].host))
+			}
+		}
+		if behind == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%s: after 30 s, the chains of%s hold fewer than the %d txs the load put on chain", where, behind, r.OnChain)
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 	// Whether EBs are certified depends on how fast the shared cores
-	// check closures within the voting window: said, not asserted (on an
-	// idle machine 14 of them; under -race with a core busy, none).
-	t.Logf("the relay: %d txs on chain, %d EBs certified", relay.TxsOnChain, relay.CertRBsOnChain)
-
-	// The relay lists each EB's fate: certified by which block, or why not.
-	ebs, err := lab.switchCommand(t, "status", "--ebs", "--node", fmt.Sprintf("http://%s:3002", lab.addr(3))).CombinedOutput()
-	t.Logf("status --ebs on the relay:\n%s", lastLines(string(ebs), 12))
-	if err != nil || !strings.Contains(string(ebs), "not certified") && !strings.Contains(string(ebs), "certified by #") {
-		t.Errorf("status --ebs: %v", err)
+	// check closures within the voting window: said, not asserted.
+	if st := g.statuses()[0]; st != nil {
+		t.Logf("%s: %d txs on chain, %d lost; %d EBs certified at the first node", where, r.OnChain, r.Lost, st.CertRBsOnChain)
 	}
-	for _, row := range strings.Split(strings.TrimSpace(string(ebs)), "\n")[1:] {
+	g.checked["load"]++
+}
+
+// checkEBs: status --ebs gives every EB a fate.
+func (g *guideRun) checkEBs(t *testing.T, where, out string) {
+	t.Helper()
+	if !strings.Contains(out, "not certified") && !strings.Contains(out, "certified by #") {
+		t.Errorf("%s: status --ebs lists no EB's fate", where)
+	}
+	for _, row := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
 		if strings.HasSuffix(row, " -") {
-			t.Errorf("an EB without a fate: %s", row)
+			t.Errorf("%s: an EB without a fate: %s", where, row)
+		}
+	}
+	g.checked["ebs"]++
+}
+
+// stopNodes interrupts every node, as Ctrl-C in its terminal would, and
+// checks that each stopped cleanly.
+func (g *guideRun) stopNodes(t *testing.T) {
+	t.Helper()
+	for _, n := range g.nodes {
+		syscall.Kill(-n.p.cmd.Process.Pid, syscall.SIGINT)
+	}
+	for _, n := range g.nodes {
+		if stderr, code := n.p.exit(t); code != 0 {
+			t.Errorf("the node on %s did not stop cleanly (exit %d):\n%s", g.lab.addr(n.host), code, lastLines(stderr, 20))
 		}
 	}
 }
@@ -234,18 +571,21 @@ func printStatuses(statuses []*nodeStatus) string {
 }
 
 // netnsLab is a few hosts on one LAN: a network namespace per host, each
-// with an eth0 at lab.addr(i), and a switch namespace whose bridge joins
-// them (and holds 10.77.0.254, from which the test reaches the hosts).
+// with an eth0 at its address, and a switch namespace whose bridge joins
+// them (and holds the LAN's .254, from which the test reaches the hosts).
 // Nothing of it is in the test's own namespace, so the lab neither sees
-// nor disturbs the machine's network, nor another lab.
+// nor disturbs the machine's network, nor another lab, whatever addresses
+// it uses.
 type netnsLab struct {
 	sw    string   // the switch's namespace
 	hosts []string // the hosts' namespaces
+	addrs []string // the hosts' IPv4 addresses
 }
 
-// newNetnsLab makes a lab of n hosts, removed when the test ends (failed or
-// not). It skips the test without root or without the ip command.
-func newNetnsLab(t *testing.T, n int) *netnsLab {
+// newNetnsLab makes a lab of hosts at addrs, all in one /24 without its
+// .254, removed when the test ends (failed or not). It skips the test
+// without root or without network namespaces.
+func newNetnsLab(t *testing.T, addrs []string) *netnsLab {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("network namespaces need root")
@@ -253,8 +593,20 @@ func newNetnsLab(t *testing.T, n int) *netnsLab {
 	if _, err := exec.LookPath("ip"); err != nil {
 		t.Skip("no ip command (iproute2)")
 	}
+	if out, err := exec.Command("ip", "netns", "list").CombinedOutput(); err != nil {
+		t.Skipf("ip netns is not available: %v\n%s", err, out)
+	}
+	if len(addrs) == 0 {
+		t.Fatal("a lab of no hosts")
+	}
+	lan := addrs[0][:strings.LastIndex(addrs[0], ".")+1]
+	for _, a := range addrs {
+		if ip := net.ParseIP(a).To4(); ip == nil || !strings.HasPrefix(a, lan) || ip[3] == 0 || ip[3] >= 254 {
+			t.Fatalf("lab host %s: the hosts must be in one /24 (%s0/24), neither .0 nor .254 nor .255", a, lan)
+		}
+	}
 	prefix := fmt.Sprintf("leiosnode-test-%d", os.Getpid())
-	lab := &netnsLab{sw: prefix + "-switch"}
+	lab := &netnsLab{sw: prefix + "-switch", addrs: addrs}
 	var made []string
 	t.Cleanup(func() {
 		for _, ns := range slices.Backward(made) {
@@ -277,44 +629,31 @@ func newNetnsLab(t *testing.T, n int) *netnsLab {
 	}
 	addNetns(lab.sw)
 	ip("-n", lab.sw, "link", "add", "br0", "type", "bridge")
-	ip("-n", lab.sw, "addr", "add", "10.77.0.254/24", "dev", "br0")
+	ip("-n", lab.sw, "addr", "add", lan+"254/24", "dev", "br0")
 	ip("-n", lab.sw, "link", "set", "br0", "up")
-	for i := range n {
+	for i := range addrs {
 		host := fmt.Sprintf("%s-host%d", prefix, i)
 		addNetns(host)
 		lab.hosts = append(lab.hosts, host)
 		port := fmt.Sprintf("port%d", i)
 		ip("-n", lab.sw, "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", host)
 		ip("-n", lab.sw, "link", "set", port, "master", "br0", "up")
-		ip("-n", host, "addr", "add", lab.addr(i)+"/24", "dev", "eth0")
+		ip("-n", host, "addr", "add", addrs[i]+"/24", "dev", "eth0")
 		ip("-n", host, "link", "set", "eth0", "up")
 	}
 	return lab
 }
 
 // addr is host i's address.
-func (lab *netnsLab) addr(i int) string { return fmt.Sprintf("10.77.0.%d", i+1) }
+func (lab *netnsLab) addr(i int) string { return lab.addrs[i] }
 
-// command is the CLI with args, to run on host i.
-func (lab *netnsLab) command(t *testing.T, i int, args ...string) *exec.Cmd {
-	return lab.cli(t, lab.hosts[i], args...)
-}
-
-// switchCommand is the CLI with args, run in the switch's namespace: an
-// operator's machine on the hosts' LAN.
-func (lab *netnsLab) switchCommand(t *testing.T, args ...string) *exec.Cmd {
-	return lab.cli(t, lab.sw, args...)
-}
-
-// cli is the CLI with args, to run in the namespace ns.
-func (lab *netnsLab) cli(t *testing.T, ns string, args ...string) *exec.Cmd {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// ip netns exec execs the command itself: its process is the CLI's.
-	cmd := exec.Command("ip", append([]string{"netns", "exec", ns, exe}, args...)...)
-	cmd.Env = append(os.Environ(), asCLIEnv+"=cli")
+// shell is bash running script in the namespace ns, in dir, with env:
+// in a process group of its own, so that what it started goes with it.
+func (lab *netnsLab) shell(ns, dir string, env []string, script string) *exec.Cmd {
+	// ip netns exec execs the command itself: its process is bash's.
+	cmd := exec.Command("ip", "netns", "exec", ns, "bash", "-euo", "pipefail", "-c", script)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd
 }
 
@@ -355,31 +694,4 @@ func (lab *netnsLab) dialFromSwitch(ctx context.Context, network, addr string) (
 	}
 	runtime.UnlockOSThread()
 	return conn, err
-}
-
-// copyToHost copies a node's directory to its host as cp -r or scp -r
-// would, file modes kept: os.CopyFS alone would leave the signing keys
-// readable by others, which the node refuses.
-func copyToHost(t *testing.T, host, nodeDir string) {
-	t.Helper()
-	if err := os.CopyFS(host, os.DirFS(nodeDir)); err != nil {
-		t.Fatal(err)
-	}
-	err := filepath.WalkDir(nodeDir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(nodeDir, path)
-		if err != nil {
-			return err
-		}
-		return os.Chmod(filepath.Join(host, rel), info.Mode().Perm())
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
