@@ -175,7 +175,7 @@ type LeiosStatus struct {
 	// CertifiedClosuresMissing counts the closures the selected chain
 	// certifies that the LeiosDB lost (deleted, or its newest WAL cut) and
 	// the node is fetching again from its peers, since MissingSince.
-	CertifiedClosuresMissing int        `json:"certifiedClosuresMissing"`
+	CertifiedClosuresMissing int        `json:"certifiedClosuresMissing,omitempty"`
 	MissingSince             *time.Time `json:"certifiedClosuresMissingSince,omitempty"`
 }
 

@@ -71,6 +71,11 @@ type Config struct {
 	Path string `json:"-"`
 }
 
+// ChainDBDir and LeiosDBDir are the directories of the node's two stores,
+// the chain's and the LeiosDB, in DatabasePath.
+func (c *Config) ChainDBDir() string { return filepath.Join(c.DatabasePath, "chain") }
+func (c *Config) LeiosDBDir() string { return filepath.Join(c.DatabasePath, "leios") }
+
 // SharesPeers reports whether the node takes part in peer sharing:
 // PeerSharing if set, else whether it is a relay.
 func (c *Config) SharesPeers() bool {

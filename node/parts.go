@@ -78,12 +78,12 @@ func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 	// The chain is checked read-only before the LeiosDB is opened for
 	// writing (each store checks itself read-only before it writes): a
 	// start refused for either leaves both as they were.
-	if err := chaindb.CheckOpen(chainDir(cfg), chainOpts); err != nil {
+	if err := chaindb.CheckOpen(cfg.ChainDBDir(), chainOpts); err != nil {
 		return bothOfAnotherNetwork(cfg, g, err)
 	}
 	if p.leios, err = leios.Open(leios.Options{
 		Protocols:  protocols,
-		Dir:        leiosDir(cfg),
+		Dir:        cfg.LeiosDBDir(),
 		Network:    networkOf(cfg, g),
 		Limits:     g.Leios.EBLimits(),
 		TxCache:    txcache.Options{TxCapacity: cfg.TxCacheCapacity},
@@ -96,7 +96,7 @@ func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 		return err
 	}
 	chainOpts.ApplyBlock = p.leios.ApplyBlock
-	if p.chain, err = chaindb.Open(chainDir(cfg), chainOpts); err != nil {
+	if p.chain, err = chaindb.Open(cfg.ChainDBDir(), chainOpts); err != nil {
 		return err
 	}
 	clock := p.validator.Clock()
@@ -127,7 +127,7 @@ func bothOfAnotherNetwork(cfg *config.Config, g *consensus.Genesis, chainErr err
 	if !ok || !errors.Is(chainErr, pebblestore.ErrOtherNetwork) {
 		return chainErr
 	}
-	leiosErr := leiosdb.CheckOpen(leiosDir(cfg), leiosdb.Options{Limits: g.Leios.EBLimits(), Network: networkOf(cfg, g)})
+	leiosErr := leiosdb.CheckOpen(cfg.LeiosDBDir(), leiosdb.Options{Limits: g.Leios.EBLimits(), Network: networkOf(cfg, g)})
 	if !errors.Is(leiosErr, pebblestore.ErrOtherNetwork) {
 		return chainErr
 	}

@@ -52,7 +52,7 @@ func TestDeletedLeiosDBIsRefilled(t *testing.T) {
 	for i := range configs {
 		net.stop(i)
 	}
-	must(t, os.RemoveAll(leiosDir(configs[subject])))
+	must(t, os.RemoveAll(configs[subject].LeiosDBDir()))
 	checks, err := CheckStores(configs[subject], quietLogger())
 	must(t, err)
 	if len(checks) != 3 || !checks[1].Absent || checks[2].Err == nil ||
@@ -102,7 +102,7 @@ func TestDeletedLeiosDBIsRefilled(t *testing.T) {
 
 	// Over the prototype's /leios/fetch/1 alone, point by point.
 	net.stop(subject)
-	must(t, os.RemoveAll(leiosDir(configs[subject])))
+	must(t, os.RemoveAll(configs[subject].LeiosDBDir()))
 	configs[subject].LeiosProtocols = "prototype"
 	net.start(subject)
 	waitFor(t, 2*time.Minute, "every certified closure to come back over /leios/fetch/1", func() bool {

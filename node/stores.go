@@ -3,7 +3,6 @@ package node
 import (
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"time"
 
 	"github.com/leiosnode/leiosnode/chaindb"
@@ -12,10 +11,6 @@ import (
 	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/leiosdb"
 )
-
-// The databases live side by side in the config's databasePath.
-func chainDir(cfg *config.Config) string { return filepath.Join(cfg.DatabasePath, "chain") }
-func leiosDir(cfg *config.Config) string { return filepath.Join(cfg.DatabasePath, "leios") }
 
 // networkOf is what the databases are stamped with: the genesis file's hash,
 // and for people where that file was and when the network started.
@@ -60,8 +55,8 @@ func CheckStores(cfg *config.Config, logger *slog.Logger) ([]StoreCheck, error) 
 	chain := chaindb.Options{K: g.SecurityParam, Network: networkOf(cfg, g), ValidateBlock: validator.ValidateBlock, Logger: logger}
 	leios := leiosdb.Options{Limits: g.Leios.EBLimits(), Network: networkOf(cfg, g), Logger: logger}
 	checks := []StoreCheck{
-		checkStore("chain database", chainDir(cfg), func(dir string) error { return chaindb.Check(dir, chain) }),
-		checkStore("LeiosDB", leiosDir(cfg), func(dir string) error { return leiosdb.Check(dir, leios) }),
+		checkStore("chain database", cfg.ChainDBDir(), func(dir string) error { return chaindb.Check(dir, chain) }),
+		checkStore("LeiosDB", cfg.LeiosDBDir(), func(dir string) error { return leiosdb.Check(dir, leios) }),
 	}
 	if !checks[0].Absent && checks[0].Err == nil && checks[1].Err == nil {
 		checks = append(checks, checkCertified(cfg, chain, leios))
@@ -85,15 +80,15 @@ func checkStore(store, dir string, check func(dir string) error) StoreCheck {
 // LeiosDB holds: one it lost (deleted, or its newest WAL cut) is refilled
 // from peers when the node starts, and cannot be served until then.
 func checkCertified(cfg *config.Config, chain chaindb.Options, leios leiosdb.Options) StoreCheck {
-	check := StoreCheck{Store: CertifiedClosures, Dir: leiosDir(cfg)}
-	certified, err := chaindb.CertifiedEBs(chainDir(cfg), chain)
+	check := StoreCheck{Store: CertifiedClosures, Dir: cfg.LeiosDBDir()}
+	certified, err := chaindb.CertifiedEBs(cfg.ChainDBDir(), chain)
 	if err != nil {
 		check.Err = err
 		return check
 	}
 	missing := certified
-	if absent, err := pebblestore.Absent(nil, leiosDir(cfg)); err == nil && !absent {
-		if missing, err = leiosdb.MissingClosures(leiosDir(cfg), leios, certified); err != nil {
+	if absent, err := pebblestore.Absent(nil, cfg.LeiosDBDir()); err == nil && !absent {
+		if missing, err = leiosdb.MissingClosures(cfg.LeiosDBDir(), leios, certified); err != nil {
 			check.Err = err
 			return check
 		}

@@ -73,6 +73,10 @@ comma-separated list of:
   starve=EVERY[:FOR]       run every node a tenth of the time (SIGSTOP 0.9 s,
                            SIGCONT 0.1 s) for FOR (30s); the nodes must then
                            take txs in again by themselves
+  refill=EVERY[:DOWN]      SIGKILL a random node, delete its LeiosDB, restart
+                           it after DOWN (2s); once half the certified
+                           closures it lost are back, stop one of its peers
+                           until it has them all and serves every block
   KIND@AT[:LENGTH]         one fault, AT after the system start
   quiet=DURATION           no repeating fault in the run's last DURATION (30s)
   equivocate               the last pool equivocates all along: a second EB

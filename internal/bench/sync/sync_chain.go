@@ -68,7 +68,7 @@ type syncChainStats struct {
 // writes node-0's directly; the sync check (the sources serve the chain's
 // tip) catches a layout that moved.
 func nodeDatabases(cfg *config.Config) (chain, leiosDir string) {
-	return filepath.Join(cfg.DatabasePath, "chain"), filepath.Join(cfg.DatabasePath, "leios")
+	return cfg.ChainDBDir(), cfg.LeiosDBDir()
 }
 
 // forgeSyncChain writes a devnet of three pools into dir and forges its

@@ -42,6 +42,10 @@ type chaosTarget interface {
 	// blockHash is the hash of block number on node's selected chain ("" if
 	// it has no such block).
 	blockHash(ctx context.Context, node int, number uint64) (string, error)
+	// wipeLeiosDB deletes a stopped node's LeiosDB; servedBlocks walks its
+	// /api/blocks to its tip and counts the blocks it answered.
+	wipeLeiosDB(node int) error
+	servedBlocks(ctx context.Context, node int) (uint64, error)
 }
 
 // chaosClock is the scheduler's time: the wall clock, or a fake one in
@@ -131,6 +135,8 @@ type Fault struct {
 	// mempool and on no chain: see TxReport.DroppedByNodes) after this
 	// fault struck and before the next one.
 	TxsDropped uint64 `json:"txsDropped,omitempty"`
+	// Refill is the refill fault's account.
+	Refill *RefillAccount `json:"refill,omitempty"`
 	// CutShort: the run ended during the fault, which ended then.
 	CutShort bool `json:"cutShort,omitempty"`
 	// Problem says why the nodes did not recover, or the fault could not be
@@ -259,6 +265,16 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 		}
 		s.say("chaos %+.1fs: killing %s (SIGKILL); it restarts in %v", f.AtSeconds, who, item.Length)
 		err = s.target.kill(victims[0])
+	case Refill:
+		f.Refill = &RefillAccount{}
+		if st := before[victims[0]].Status; st != nil {
+			f.TipBefore, f.Refill.Certified = &st.Tip, st.CertRBsOnChain
+		}
+		s.say("chaos %+.1fs: killing %s (SIGKILL) and deleting its LeiosDB (%d certified closures on its chain); it restarts in %v",
+			f.AtSeconds, who, f.Refill.Certified, item.Length)
+		if err = s.target.kill(victims[0]); err == nil {
+			err = s.target.wipeLeiosDB(victims[0])
+		}
 	case Freeze:
 		s.say("chaos %+.1fs: freezing %s (SIGSTOP) for %v", f.AtSeconds, who, item.Length)
 		err = s.target.freeze(victims[0])
@@ -285,7 +301,7 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 		}
 	}, nil) == watchCancelled
 	switch item.Kind {
-	case Kill:
+	case Kill, Refill:
 		err = s.target.restart(victims[0])
 	case Freeze:
 		err = s.target.thaw(victims[0])
@@ -304,7 +320,7 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 		return false
 	}
 	switch item.Kind {
-	case Kill:
+	case Kill, Refill:
 		s.say("chaos: %s restarted after %.1fs down", who, float64(f.LengthMs)/1000)
 	case Freeze:
 		s.say("chaos: %s thawed (SIGCONT) after %.1fs", who, float64(f.LengthMs)/1000)
@@ -319,10 +335,21 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 		return false
 	}
 
-	// The recovery.
+	// The recovery: a refill's victim first fetches what it lost.
+	if item.Kind == Refill {
+		if ok, why := s.watchRefill(ctx, &f, victims[0], ended); !ok {
+			f.Problem = why
+			s.faults = append(s.faults, f)
+			if ctx.Err() == nil {
+				s.stopped = fmt.Sprintf("%s did not refill its LeiosDB", who)
+				s.say("chaos: %s; the chaos mode stops", why)
+			}
+			return false
+		}
+	}
 	var why string
 	end := s.watch(ctx, ended.Add(s.recoveryTimeout), func(polls []apiclient.StatusPoll) {
-		if item.Kind == Kill && f.TipAfter == nil {
+		if (item.Kind == Kill || item.Kind == Refill) && f.TipAfter == nil {
 			if st := polls[victims[0]].Status; st != nil {
 				f.TipAfter = &st.Tip
 			}

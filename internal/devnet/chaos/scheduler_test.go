@@ -50,10 +50,16 @@ type fakeChaosTarget struct {
 	// longer than they take to rejoin.
 	edgesShutFor time.Duration
 	edgesOpenAt  time.Time
+	// missing are the certified closures each node whose LeiosDB was wiped
+	// still lacks: refillPerPoll come back between two polls while the
+	// node and one of its peers run.
+	missing       map[int]int
+	refillPerPoll int
 }
 
 func newFakeChaosTarget(t *testing.T, n int, clock *fakeClock) *fakeChaosTarget {
-	return &fakeChaosTarget{t: t, clock: clock, start: clock.now, n: n, recoverIn: 600 * time.Millisecond, down: map[int]bool{}}
+	return &fakeChaosTarget{t: t, clock: clock, start: clock.now, n: n, recoverIn: 600 * time.Millisecond, down: map[int]bool{},
+		missing: map[int]int{}, refillPerPoll: 2}
 }
 
 func (f *fakeChaosTarget) act(format string, args ...any) {
@@ -90,6 +96,22 @@ func (f *fakeChaosTarget) feed() error {
 	return nil
 }
 
+// fakeCertified is the CertRBs on every fake node's chain.
+const fakeCertified = 10
+
+func (f *fakeChaosTarget) wipeLeiosDB(i int) error {
+	f.act("wipe %d", i)
+	f.missing[i] = fakeCertified
+	return nil
+}
+
+func (f *fakeChaosTarget) servedBlocks(_ context.Context, i int) (uint64, error) {
+	if f.missing[i] > 0 {
+		return 0, errors.New("503 certified closure not held yet")
+	}
+	return 20, nil
+}
+
 func (f *fakeChaosTarget) partition(side []int) error {
 	f.act("partition %v", side)
 	f.side = side
@@ -119,6 +141,13 @@ func (f *fakeChaosTarget) poll(context.Context) []apiclient.StatusPoll {
 		if !healthy && i == 0 { // on a fork of its own
 			st.Tip = api.TipStatus{BlockNumber: 20, Hash: blockHash(20, "b")}
 			st.RecentBlocks[0] = st.Tip
+		}
+		st.CertRBsOnChain = fakeCertified
+		if m, wiped := f.missing[i]; wiped {
+			st.Leios.CertifiedClosuresMissing = m
+			if len(f.down) == 0 || len(f.down) < f.n-1 {
+				f.missing[i] = max(0, m-f.refillPerPoll)
+			}
 		}
 		st.Admission = &api.AdmissionStatus{Admitting: true}
 		if f.clock.now.Before(f.edgesOpenAt) {
@@ -207,6 +236,47 @@ func TestChaosSchedulerStarve(t *testing.T) {
 	}
 	if f := s.faults[0]; f.Kind != Starve || len(f.Nodes) != 3 || !f.Recovered || f.RejoinMs == nil || *f.RejoinMs != 5600 {
 		t.Errorf("the starvation: %+v, want recovered 5.6 s after its end", f)
+	}
+}
+
+// TestChaosSchedulerRefill: the victim is killed and its LeiosDB wiped,
+// restarted after the fault's length; once half of its certified closures
+// are back one of its peers is stopped, and started again once the victim
+// holds them all and serves every block.
+func TestChaosSchedulerRefill(t *testing.T) {
+	s, target := fakeScheduler(t, "refill@10s:2s", 3, 7, 0)
+	s.Run(context.Background())
+	if len(target.actions) != 5 {
+		t.Fatalf("actions %q", target.actions)
+	}
+	victim := target.actions[0][len("+10.0s kill "):]
+	peer := target.actions[3][len(target.actions[3])-1:]
+	want := []string{"+10.0s kill " + victim, "+10.0s wipe " + victim, "+12.0s restart " + victim, target.actions[3], target.actions[4]}
+	if !slices.Equal(target.actions, want) || !strings.HasSuffix(target.actions[3], " kill "+peer) || !strings.HasSuffix(target.actions[4], " restart "+peer) || peer == victim {
+		t.Errorf("actions %q", target.actions)
+	}
+	if len(s.faults) != 1 || s.stopped != "" {
+		t.Fatalf("%d faults, stopped %q", len(s.faults), s.stopped)
+	}
+	f := s.faults[0]
+	r := f.Refill
+	if f.Kind != Refill || !f.Recovered || r == nil || r.Certified != fakeCertified || r.Missing != fakeCertified ||
+		r.StoppedAtMissing == 0 || r.StoppedAtMissing > fakeCertified/2 || r.PeerStopped != "node-"+peer || r.RefilledMs == nil || r.BlocksServed != 20 {
+		t.Errorf("the refill: %+v, account %+v", f, r)
+	}
+}
+
+// TestChaosSchedulerRefillStalls: a victim that never gets its closures
+// back stops the chaos mode, and the stopped peer is started again.
+func TestChaosSchedulerRefillStalls(t *testing.T) {
+	s, target := fakeScheduler(t, "refill@10s:2s", 3, 7, 0)
+	target.refillPerPoll = 0
+	s.Run(context.Background())
+	if len(s.faults) != 1 || s.faults[0].Recovered || !strings.Contains(s.faults[0].Problem, "still lacks certified closures") || s.stopped == "" {
+		t.Fatalf("faults %+v, stopped %q", s.faults, s.stopped)
+	}
+	if last := target.actions[len(target.actions)-1]; strings.Contains(last, "kill") {
+		t.Errorf("the last action %q leaves a node down", last)
 	}
 }
 

@@ -25,10 +25,16 @@ const (
 	// far too slow for the load, after which the nodes must take txs in
 	// again by themselves.
 	Starve Kind = "starve"
+	// Refill: SIGKILL one node, delete its LeiosDB and start it again
+	// after a pause; once it has fetched half the certified closures it
+	// lost, stop one of its peers until it has them all. It has recovered
+	// when it holds every one, serves every block of its chain, and the
+	// nodes are on one chain again.
+	Refill Kind = "refill"
 )
 
 // Kinds are the kinds in the order the spec and the report list them.
-var Kinds = []Kind{Kill, Freeze, Partition, Starve}
+var Kinds = []Kind{Kill, Freeze, Partition, Starve, Refill}
 
 // defaultFaultLength is a fault's length when the spec gives none: how long
 // a killed node stays down before its restart, a freeze or a partition
@@ -38,6 +44,7 @@ var defaultFaultLength = map[Kind]time.Duration{
 	Freeze:    5 * time.Second,
 	Partition: 5 * time.Second,
 	Starve:    30 * time.Second,
+	Refill:    2 * time.Second,
 }
 
 // Default is the spec --chaos default stands for: a kill every 40 s or
@@ -65,10 +72,10 @@ const defaultQuiet = 30 * time.Second
 //	                      DURATION (default 30s; needs --duration)
 //	equivocate            the last pool equivocates, all along
 //
-// KIND is kill, freeze, partition or starve; durations are Go's (500ms,
-// 10s, 2m). LENGTH is how long a killed node stays down before its restart
-// (default 2s), a freeze lasts (5s), a partition lasts (5s) or the nodes
-// are starved (30s). "default" is
+// KIND is kill, freeze, partition, starve or refill; durations are Go's
+// (500ms, 10s, 2m). LENGTH is how long a killed node stays down before its
+// restart (default 2s, as a refill's), a freeze lasts (5s), a partition
+// lasts (5s) or the nodes are starved (30s). "default" is
 // Default. A kind may be given more than once.
 type Spec struct {
 	Faults []FaultSpec
@@ -129,11 +136,11 @@ func ParseSpec(s string) (Spec, error) {
 func parseChaosFault(item string) (FaultSpec, error) {
 	i := strings.IndexAny(item, "=@")
 	if i < 0 {
-		return FaultSpec{}, errors.New("want KIND=EVERY[:LENGTH], KIND@AT[:LENGTH] (KIND one of kill, freeze, partition, starve) or equivocate")
+		return FaultSpec{}, errors.New("want KIND=EVERY[:LENGTH], KIND@AT[:LENGTH] (KIND one of kill, freeze, partition, starve, refill) or equivocate")
 	}
 	f := FaultSpec{Kind: Kind(item[:i])}
 	if !slices.Contains(Kinds, f.Kind) {
-		return FaultSpec{}, fmt.Errorf("unknown fault %q: want kill, freeze, partition or starve", item[:i])
+		return FaultSpec{}, fmt.Errorf("unknown fault %q: want kill, freeze, partition, starve or refill", item[:i])
 	}
 	when, length, hasLength := strings.Cut(item[i+1:], ":")
 	d, err := time.ParseDuration(when)
@@ -186,6 +193,9 @@ func (s Spec) Has(kind Kind) bool {
 
 // check says whether the spec can run on a devnet of this many nodes.
 func (s Spec) Check(nodes int) error {
+	if s.Has(Refill) && nodes < 3 {
+		return fmt.Errorf("chaos: a refill needs at least 3 nodes (the victim, the peer stopped half-way, one to refill from), the devnet has %d", nodes)
+	}
 	if s.Has(Partition) && nodes < 2 {
 		return fmt.Errorf("chaos: a partition needs at least 2 nodes, the devnet has %d", nodes)
 	}

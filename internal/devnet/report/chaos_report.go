@@ -134,6 +134,13 @@ func printChaosSummary(out io.Writer, r *ChaosReport) {
 		if f.TipBefore != nil && f.TipAfter != nil {
 			fmt.Fprintf(out, " (tip #%d before the kill, #%d on restart)", f.TipBefore.BlockNumber, f.TipAfter.BlockNumber)
 		}
+		if r := f.Refill; r != nil && r.RefilledMs != nil {
+			fmt.Fprintf(out, "; %d certified closures refilled in %s", r.Missing, load.Seconds(*r.RefilledMs))
+			if r.PeerStopped != "" {
+				fmt.Fprintf(out, ", %s stopped with %d to go", r.PeerStopped, r.StoppedAtMissing)
+			}
+			fmt.Fprintf(out, ", %d blocks served", r.BlocksServed)
+		}
 		if f.TxsDropped > 0 {
 			fmt.Fprintf(out, "; %d txs dropped", f.TxsDropped)
 		}
