@@ -6,6 +6,12 @@
 // docs/operations.md maps the node's events to its types and says what has
 // no counterpart.
 //
+// It also owns the checks that the format's readers can read what it
+// writes: Check, each line with the fields they require; AuditTrace, a
+// merged trace's ties across lines (slots, ids, generation before
+// receipt); and readers/run.sh, which runs the Leios repository's own
+// readers on a trace.
+//
 // Invariants:
 //   - time_s is seconds since the network's system start, so the traces of
 //     several nodes of one network share a clock and merge by time.
