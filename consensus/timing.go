@@ -80,16 +80,23 @@ func (t Timing) VotingWindow() time.Duration { return t.Slots(t.VotingWindowSlot
 // VotingWindowSlots is VotingWindow in slots: L_hdr + L_vote + 1.
 func (t Timing) VotingWindowSlots() uint64 { return uint64(t.Leios.LHdr + t.Leios.LVote + 1) }
 
+// BacklogEBs is how many full EBs of txs a node's edge lets its mempool
+// hold: the chain clears one per certified RB, so a tx behind that many
+// waits about BacklogEBs/p_cert RB intervals for its own EB to come up —
+// the inclusion bound.
+const BacklogEBs = 4
+
 // InclusionBound is how long the oldest tx a node holds may have waited
 // while the chain still takes txs as fast as they come. The oldest tx goes
 // into the next EB; it is on chain once an EB is certified, which takes a
 // geometric number of RBs of mean 1/p_cert. One RB interval to the first
-// EB, then 4/p_cert intervals (4/p_cert RBs pass without a certification
-// with probability about e⁻⁴, 2 %): a longer wait says the backlog grows.
+// EB, then BacklogEBs/p_cert intervals (4/p_cert RBs pass without a
+// certification with probability about e⁻⁴, 2 %): a longer wait says the
+// backlog grows.
 // 11 s at the devnet's timing (100 ms slots, f 0.1), 147 s at the CIP's
 // (1 s slots, f 0.05).
 func (t Timing) InclusionBound() time.Duration {
-	return time.Duration(float64(t.MeanRBInterval()) * (1 + 4/t.CertProbability()))
+	return time.Duration(float64(t.MeanRBInterval()) * (1 + BacklogEBs/t.CertProbability()))
 }
 
 // VerdictHorizon is how long a verdict on an EB's voting window speaks

@@ -370,23 +370,18 @@ func (n *Node) wait(g *errgroup.Group) error {
 // edgeOptions are the edge's bounds at the network's timing: a backlog is
 // judged against how long the chain takes to include a tx, a lag against
 // how long a healthy chain goes without a block, and a refused submitter is
-// asked back when the next block may have changed the answer.
+// asked back when the next block may have changed the answer. The backlog
+// is consensus.BacklogEBs full EBs (53,772 txs with the prototype's EB
+// limits); large txs meet the mempool's byte bound, two EB closures, first.
 func edgeOptions(t consensus.Timing) admission.Options {
 	return admission.Options{
 		MaxQueueDelay:  t.InclusionBound(),
-		MaxBacklogTxs:  backlogEBs * capacity.NewParams(t.SlotLength, t.F, t.Leios).MaxEBTxs(),
+		MaxBacklogTxs:  consensus.BacklogEBs * capacity.NewParams(t.SlotLength, t.F, t.Leios).MaxEBTxs(),
 		SyncLagSlots:   t.SyncLagSlots(),
 		RetryAfter:     t.MeanRBInterval(),
 		SyncRetryAfter: 5 * t.MeanRBInterval(),
 	}
 }
-
-// backlogEBs is how many full EBs of txs the edge lets the mempool hold:
-// the chain clears one per certified RB, so a tx behind four waits about
-// 4/p_cert RB intervals for its own EB to come up — the inclusion bound
-// (53,772 txs with the prototype's EB limits). Large txs meet the
-// mempool's byte bound, two EB closures, first.
-const backlogEBs = 4
 
 // admissionFigures are how far behind the node is, for its edge.
 func (n *Node) admissionFigures() admission.Figures {
