@@ -25,9 +25,15 @@
 // It reads the node's parts and submits to the mempool; it never writes a
 // store itself, and a request never waits on a lock longer than its own
 // timeout. A client is held to limits (limits.go): its headers, its whole
-// request and its idle connection are timed, a body over the limit is 413,
-// and requests beyond MaxRequests in flight are 503 at once; submits take at
-// most MaxUploads of those, and one client address may be sending at most
-// MaxUploadsPerClient bodies at once, so slow uploads never starve reads or
-// other clients.
+// request and its idle connection are timed, a body must arrive at a
+// minimum rate and an answer be taken at one (each write's deadline is
+// sized by its length), a body over the limit is 413, and requests beyond
+// MaxRequests in flight are 503 at once. Submits take at most MaxUploads of
+// those and the answers that grow with the chain MaxLargeAnswers, so
+// /status and the lookups always have the rest; one client address may be
+// sending at most MaxUploadsPerClient bodies at once; and over a full pool
+// the slot of the slowest upload or unread answer goes to a client of
+// another address that behaves. So slow or unread clients never starve
+// reads or other clients, and the memory answers hold is bounded: no answer
+// is built past a page (MaxAnswerBytes).
 package api

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -64,11 +65,33 @@ type Options struct {
 	IdleTimeout       time.Duration
 	// MaxRequests bounds the requests in flight; beyond it a request is
 	// answered 503 at once. Default 64. MaxUploads bounds those with a body
-	// (submits), so that reads always have the rest, and
-	// MaxUploadsPerClient those from one client address. Defaults 32, 4.
+	// (submits), and MaxLargeAnswers those whose answers grow with the
+	// chain (/api/blocks, /api/ebs, /metrics, /debug/pprof/), so that the
+	// small reads (/status, the lookups) always have the rest, and
+	// MaxUploadsPerClient the bodies one client address may be sending at
+	// once. Defaults 32, 16, 4. See limits.go for how a full pool makes
+	// room for a client that behaves.
 	MaxRequests         int
 	MaxUploads          int
+	MaxLargeAnswers     int
 	MaxUploadsPerClient int
+	// WriteTimeout and WriteRate bound each write of an answer: n bytes
+	// must be taken by the client within WriteTimeout + n/WriteRate (bytes
+	// a second), or its connection is closed. Defaults 5 s and 100 kB/s,
+	// the allowance the node's peers have for a frame it sends, less the
+	// fixed part.
+	WriteTimeout time.Duration
+	WriteRate    int
+	// MinUploadRate and UploadGrace bound a body's arrival: n bytes must
+	// be in within UploadGrace + n/MinUploadRate (bytes a second) of the
+	// request's start, and within ReadTimeout; a slower upload is answered
+	// 408. Defaults 16 KiB/s and 1 s.
+	MinUploadRate int
+	UploadGrace   time.Duration
+	// MaxAnswerBytes bounds an answer of GET /api/blocks: it ends before
+	// the block that would take it past this (a first block alone may).
+	// Default 1 MiB.
+	MaxAnswerBytes int
 	// Pprof serves Go's profiles at /debug/pprof/ (config.Config.Pprof).
 	Pprof bool
 	// Forks is what chain sync knows of the peers' chains
@@ -106,8 +129,26 @@ func (o *Options) setDefaults() {
 	if o.MaxUploads <= 0 {
 		o.MaxUploads = min(DefaultMaxUploads, o.MaxRequests)
 	}
+	if o.MaxLargeAnswers <= 0 {
+		o.MaxLargeAnswers = min(DefaultMaxLargeAnswers, o.MaxRequests)
+	}
 	if o.MaxUploadsPerClient <= 0 {
 		o.MaxUploadsPerClient = min(DefaultMaxUploadsPerClient, o.MaxUploads)
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	if o.WriteRate <= 0 {
+		o.WriteRate = DefaultWriteRate
+	}
+	if o.MinUploadRate <= 0 {
+		o.MinUploadRate = DefaultMinUploadRate
+	}
+	if o.UploadGrace <= 0 {
+		o.UploadGrace = DefaultUploadGrace
+	}
+	if o.MaxAnswerBytes <= 0 {
+		o.MaxAnswerBytes = DefaultMaxAnswerBytes
 	}
 	if o.Forks == nil {
 		o.Forks = func() chainsync.ForkStatus { return chainsync.ForkStatus{} }
@@ -118,6 +159,7 @@ func (o *Options) setDefaults() {
 type Server struct {
 	opts    Options
 	mux     *http.ServeMux
+	limits  *limiter
 	handler http.Handler // mux, within the limits of requests in flight
 	latency *latencyTracker
 }
@@ -126,8 +168,12 @@ type Server struct {
 func New(opts Options) (*Server, error) {
 	opts.setDefaults()
 	s := &Server{opts: opts, mux: http.NewServeMux(), latency: newLatencyTracker()}
-	s.handler = limited(s.mux, opts)
+	s.limits = newLimiter(opts, s.classify)
+	s.handler = s.limits.wrap(s.mux)
 	if err := s.registerMetrics(); err != nil {
+		return nil, err
+	}
+	if err := s.limits.register(opts.Registry); err != nil {
 		return nil, err
 	}
 	s.mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
@@ -160,6 +206,17 @@ func (s *Server) servePprof() {
 		s.mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 	}
 	s.mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+}
+
+// classify is the pool beyond all requests that r's route takes: poolLarge
+// for the routes whose answers grow with the chain or the node, poolAll
+// for the rest, whose answers are a few kB.
+func (s *Server) classify(r *http.Request) pool {
+	switch _, pattern := s.mux.Handler(r); pattern {
+	case "GET /api/blocks", "GET /api/ebs", "GET /metrics", "GET /debug/pprof/", "GET /debug/pprof/profile", "GET /debug/pprof/trace":
+		return poolLarge
+	}
+	return poolAll
 }
 
 // Handler is the API's routes within its limit of requests in flight, for
@@ -210,6 +267,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeRawJSON answers body, JSON already encoded, in one write: its
+// deadline is sized by its length.
+func writeRawJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
 }
 
 func writeError(w http.ResponseWriter, status int, err error) {
