@@ -6,10 +6,16 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
 )
+
+// ErrClosureMissing answers a block whose certified closure the LeiosDB
+// lost (deleted, or its newest WAL cut) and the node is fetching again
+// from its peers: 503, for it will be served once the closure is back.
+var ErrClosureMissing = errors.New("certified closure not held yet")
 
 // MaxBlocksPerRequest bounds GET /api/blocks.
 const MaxBlocksPerRequest = 1000
@@ -75,6 +81,11 @@ func (s *Server) handleBlocks(w http.ResponseWriter, r *http.Request) {
 			break // the selection moved under us: what was read is still a chain
 		}
 		bt, err := s.blockTxs(blk, parent)
+		if errors.Is(err, ErrClosureMissing) {
+			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(s.opts.Leios.Refill().RetryAfter.Round(time.Second).Seconds()))))
+			writeError(w, http.StatusServiceUnavailable, err)
+			return
+		}
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, err)
 			return
@@ -113,7 +124,9 @@ func (s *Server) blockTxs(blk *block.Block, parent *block.Header) (BlockTxs, err
 			return bt, err
 		}
 		if !held {
-			return bt, fmt.Errorf("block %d certifies %s, whose body is gone", h.BlockNumber, p)
+			refill := s.opts.Leios.Refill()
+			return bt, fmt.Errorf("%w: block %d certifies %s; %d certified closures missing since %s, fetched again from peers",
+				ErrClosureMissing, h.BlockNumber, p, max(1, refill.Missing), refill.Since.Format(time.RFC3339))
 		}
 		for _, e := range eb.Txs {
 			bt.Closure = append(bt.Closure, e.TxHash.String())

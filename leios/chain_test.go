@@ -186,7 +186,9 @@ func announcedOnChain(t *testing.T, net *testNet, f funds, k int) (*Pipeline, *c
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { chain.Close() })
-	p.Attach(chain, nil)
+	if err := p.Attach(chain, nil); err != nil {
+		t.Fatal(err)
+	}
 	runPipeline(t, p)
 
 	txs := f.payments(t, 5, 1_000_000)

@@ -16,7 +16,9 @@ func TestClosureTxsVerifiedOnce(t *testing.T) {
 	f := newFunds(t)
 	pool := mempoolOver(t, f)
 	p := openPipeline(t, testOptions(t))
-	p.Attach(nil, pool)
+	if err := p.Attach(nil, pool); err != nil {
+		t.Fatal(err)
+	}
 
 	raw := f.payments(t, 6, 1_000_000)
 	admitted := map[block.Hash]*ledger.Tx{}
@@ -73,7 +75,9 @@ func TestClosureHeldFromTheMempool(t *testing.T) {
 	f := newFunds(t)
 	pool := mempoolOver(t, f)
 	p := openPipeline(t, testOptions(t))
-	p.Attach(nil, pool)
+	if err := p.Attach(nil, pool); err != nil {
+		t.Fatal(err)
+	}
 	raw := f.payments(t, 4, 1_000_000)
 	admitRaw(t, pool, raw[:2])
 	eb := blocktest.EBOf(t, raw)

@@ -125,7 +125,9 @@ func TestFatesFollowTheChain(t *testing.T) {
 	}
 
 	chain := &headerChain{headers: []*block.Header{genesis, rb}}
-	p.Attach(chain, nil)
+	if err := p.Attach(chain, nil); err != nil {
+		t.Fatal(err)
+	}
 	if f := fate(pt); f.Fate != FatePending {
 		t.Errorf("RB at the tip: %+v", f)
 	}

@@ -18,7 +18,9 @@ func TestClosureFromMempool(t *testing.T) {
 	f := newFunds(t)
 	pool := mempoolOver(t, f)
 	p := openPipeline(t, testOptions(t))
-	p.Attach(nil, pool)
+	if err := p.Attach(nil, pool); err != nil {
+		t.Fatal(err)
+	}
 	ctx := runPipeline(t, p)
 
 	raw := f.payments(t, 6, 1_000_000)

@@ -143,11 +143,20 @@ func Open(opts Options) (p *Pipeline, err error) {
 // pipeline re-announces its volatile EBs when Run starts, fetches oldest
 // first while the tip lags the clock by more than the sync lag, prunes as its
 // immutable tip advances, promotes the EBs it certifies, and has it
-// reselect when a parked CertRB's closure completes. With a mempool, an
-// EB's txs the mempool holds are taken from it instead of fetched, when
-// the body arrives and as they are admitted later. Either may be nil. Call
-// it before Run.
-func (p *Pipeline) Attach(chain Chain, mempool Mempool) { p.chain, p.mempool = chain, mempool }
+// reselect when a parked CertRB's closure completes; the certified
+// closures the chain applied that the LeiosDB lacks are found here, so
+// Refill counts them from the start, and fetched again by Run. With a
+// mempool, an EB's txs the mempool holds are taken from it instead of
+// fetched, when the body arrives and as they are admitted later. Either may
+// be nil. Call it before Run.
+func (p *Pipeline) Attach(chain Chain, mempool Mempool) error {
+	p.chain, p.mempool = chain, mempool
+	if chain == nil {
+		return nil
+	}
+	_, err := p.startRefill()
+	return err
+}
 
 // immutableSlot is the relay's floor: the immutable tip's slot.
 func (p *Pipeline) immutableSlot() uint64 {
@@ -180,13 +189,8 @@ func (p *Pipeline) Services() ([]network.Service, error) {
 // re-announcement of its volatile EBs and pruning, with a mempool the
 // follower of its admissions.
 func (p *Pipeline) Run(ctx context.Context) error {
-	refilling := 0
 	if p.chain != nil {
 		p.reannounceVolatile()
-		var err error
-		if refilling, err = p.startRefill(); err != nil {
-			return err
-		}
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	// Each loop labelled with its kind of work, for the CPU accounting.
@@ -202,7 +206,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	if p.chain != nil {
 		run(cpuwork.Store, p.pruneOnImmutableTip)
 	}
-	if refilling > 0 {
+	if p.Refill().Missing > 0 {
 		run(cpuwork.Fetch, p.runRefill)
 	}
 	if p.mempool != nil {

@@ -72,7 +72,8 @@ func (r *refill) completed() {
 // startRefill finds the certified closures the LeiosDB lacks and keeps
 // their points for good, before the first prune: a node that cannot serve
 // the closures its own chain applied cannot serve a syncing peer either.
-// It returns how many there are; runRefill fetches them.
+// It runs once, as the chain is attached, and returns how many there are;
+// runRefill fetches them.
 func (p *Pipeline) startRefill() (int, error) {
 	missing, err := p.missingCertified()
 	if err != nil || len(missing) == 0 {

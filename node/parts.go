@@ -115,8 +115,7 @@ func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 	}); err != nil {
 		return err
 	}
-	p.leios.Attach(p.chain, p.mempool)
-	return nil
+	return p.leios.Attach(p.chain, p.mempool)
 }
 
 // bothOfAnotherNetwork is chainErr, the chain's refusal, unless it is
