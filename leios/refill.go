@@ -113,11 +113,12 @@ func (p *Pipeline) runRefill(ctx context.Context) error {
 			return err
 		}
 		if left == 0 {
-			p.log.Info("certified closures refilled: the LeiosDB holds every closure the chain applied",
-				"took", p.opts.Now().Sub(p.Refill().Since).Round(time.Millisecond))
 			p.refill.mu.Lock()
+			since := p.refill.since
 			p.refill.since = time.Time{}
 			p.refill.mu.Unlock()
+			p.log.Info("certified closures refilled: the LeiosDB holds every closure the chain applied",
+				"took", p.opts.Now().Sub(since).Round(time.Millisecond))
 			return nil
 		}
 		if progressed {
