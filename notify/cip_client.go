@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/libp2p/go-libp2p/core/peer"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/block"
@@ -32,7 +31,7 @@ const maxHeld = GrantSize * GrantsAhead
 // most maxHeld, else ErrUnannouncedOffer or ErrUnknownRB). A stream quiet
 // for Options.KeepAlive is opened anew on its own. FollowCIP returns when
 // ctx ends or a stream fails; a violation on any ends all three.
-func (r *Relay) FollowCIP(ctx context.Context, from peer.ID, open func(context.Context, *protocol.Spec) (*protocol.Session, error)) error {
+func (r *Relay) FollowCIP(ctx context.Context, from Peer, open func(context.Context, *protocol.Spec) (*protocol.Session, error)) error {
 	c := &cipFollower{f: newFollower(r, from), heads: make(map[block.Point][]*block.Header)}
 	g, ctx := errgroup.WithContext(ctx)
 	for _, stream := range []struct {
@@ -62,7 +61,15 @@ func (r *Relay) FollowCIP(ctx context.Context, from peer.ID, open func(context.C
 			}
 		})
 	}
-	return g.Wait()
+	err := g.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.violation != nil {
+		// The peer's violation, not a sibling stream's ending, which may
+		// have returned first.
+		return c.violation
+	}
+	return err
 }
 
 // followTokens keeps GrantsAhead grants of GrantSize outstanding on s and
@@ -125,6 +132,8 @@ type cipFollower struct {
 	// heldOffers and heldVotes wait for their point's announcement.
 	heldOffers []cipOffer
 	heldVotes  []LeiosVote
+	// violation is the first one the peer committed on any stream.
+	violation error
 }
 
 // cipOffer is a block offer (txs false) or block-txs offer of the CIP's.
@@ -162,9 +171,12 @@ func oneByOne[M any](handle func(M) error) func([]M) error {
 	}
 }
 
-func (c *cipFollower) announcement(m *MsgBlockAnnouncement) error {
-	unlock := c.lock()
-	defer unlock()
+func (c *cipFollower) announcement(m *MsgBlockAnnouncement) (err error) {
+	unlock, err := c.lock()
+	if err != nil {
+		return err
+	}
+	defer func() { unlock(err) }()
 	if err := c.f.handle(m); err != nil {
 		return err
 	}
@@ -200,7 +212,7 @@ func (c *cipFollower) announcement(m *MsgBlockAnnouncement) error {
 	return c.votesLocked(votes)
 }
 
-func (c *cipFollower) offer(msg protocol.Message) error {
+func (c *cipFollower) offer(msg protocol.Message) (err error) {
 	var o cipOffer
 	switch m := msg.(type) {
 	case *MsgLeiosBlockOffer:
@@ -210,8 +222,11 @@ func (c *cipFollower) offer(msg protocol.Message) error {
 	default:
 		return fmt.Errorf("notify: block-notify client got %T", msg) // the Spec rules it out
 	}
-	unlock := c.lock()
-	defer unlock()
+	unlock, err := c.lock()
+	if err != nil {
+		return err
+	}
+	defer func() { unlock(err) }()
 	return c.offerLocked(o)
 }
 
@@ -222,7 +237,7 @@ func (c *cipFollower) offerLocked(o cipOffer) error {
 	heads, announced := c.heads[o.point]
 	if !announced {
 		if o.point.Slot < c.f.r.floor() {
-			return nil // the peer may be behind us: as Follow ignores it
+			return c.f.immutable(1) // the peer may be behind us: as Follow ignores it
 		}
 		if len(c.heldOffers) >= maxHeld {
 			return fmt.Errorf("%w: %s, and %d other offers wait for their announcement", ErrUnannouncedOffer, o.point, maxHeld)
@@ -241,9 +256,12 @@ func (c *cipFollower) offerLocked(o cipOffer) error {
 	return c.f.handle(&MsgBlockOffer{Point: o.point, EbSize: uint32(heads[i].Announcement.EbSize)})
 }
 
-func (c *cipFollower) votes(msgs []*MsgLeiosVote) error {
-	unlock := c.lock()
-	defer unlock()
+func (c *cipFollower) votes(msgs []*MsgLeiosVote) (err error) {
+	unlock, err := c.lock()
+	if err != nil {
+		return err
+	}
+	defer func() { unlock(err) }()
 	votes := make([]LeiosVote, len(msgs))
 	for i, m := range msgs {
 		votes[i] = m.Vote
@@ -268,6 +286,9 @@ func (c *cipFollower) votesLocked(votes []LeiosVote) error {
 				return err
 			}
 		case v.Slot < c.f.r.floor():
+			if err := c.f.immutable(1); err != nil {
+				return err
+			}
 		case len(c.heldVotes) >= maxHeld:
 			return fmt.Errorf("%w: slot %d EB %s, and %d other votes wait for their announcement", ErrUnknownRB, v.Slot, v.EbHash.Short(), maxHeld)
 		default:
@@ -306,11 +327,24 @@ func (c *cipFollower) forgetVotesSent() {
 }
 
 // lock takes mu for one message's handling, first dropping what fell below
-// the relay's pruned slot, and returns its release.
-func (c *cipFollower) lock() (unlock func()) {
+// the relay's pruned slot, and returns its release, which is given the
+// handling's error. Once one stream's handling found the peer's violation,
+// the others handle nothing more — they end as its consequence, not as
+// offences of their own, though they were already at work on messages of
+// their own (it would count twice).
+func (c *cipFollower) lock() (unlock func(error), err error) {
 	c.mu.Lock()
+	if c.violation != nil {
+		c.mu.Unlock()
+		return nil, protocol.ClosedBy(c.violation)
+	}
 	c.prune()
-	return c.mu.Unlock
+	return func(err error) {
+		if protocol.IsViolation(err) {
+			c.violation = err
+		}
+		c.mu.Unlock()
+	}, nil
 }
 
 // prune drops heads and held items below the relay's pruned slot. mu is

@@ -15,6 +15,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/leiosdb"
+	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 	"github.com/leiosnode/leiosnode/notify"
@@ -149,6 +150,12 @@ func (u *cipUpstream) wait() error {
 // followCIP makes r follow a peer whose streams the test serves.
 func followCIP(t *testing.T, r *notify.Relay) *cipUpstream {
 	t.Helper()
+	return followCIPAs(t, r, notify.Peer{ID: upstream})
+}
+
+// followCIPAs is followCIP of the peer from, with its budget.
+func followCIPAs(t *testing.T, r *notify.Relay, from notify.Peer) *cipUpstream {
+	t.Helper()
 	u := &cipUpstream{servers: make(map[string]chan *protocol.Session), cv: new(protocoltest.Violations), followed: make(chan error, 1)}
 	for name := range cipSpecs() {
 		u.servers[name] = make(chan *protocol.Session, 4)
@@ -166,7 +173,7 @@ func followCIP(t *testing.T, r *notify.Relay) *cipUpstream {
 		u.servers[spec.Name] <- server
 		return client, nil
 	}
-	go func() { u.followed <- r.FollowCIP(ctx, upstream, open) }()
+	go func() { u.followed <- r.FollowCIP(ctx, from, open) }()
 	t.Cleanup(func() {
 		cancel()
 		u.mu.Lock()
@@ -507,6 +514,70 @@ func TestCIPViolationCountsOnce(t *testing.T) {
 		synctest.Wait()
 		if errs := u.cv.List(); len(errs) != 1 || !errors.Is(errs[0], notify.ErrUnannouncedOffer) {
 			t.Fatalf("violations %v, want the one ErrUnannouncedOffer", errs)
+		}
+	})
+}
+
+// A hostile peer floods its CIP streams with offers and votes naming slot
+// 1, below the immutable tip: each is ignored as a peer behind us would
+// send it, but each spends the peer's budget, and the first past it ends
+// the streams as one violation (network.ErrWasteful) — where the client
+// used to grant tokens again for ever. On virtual time.
+func TestCIPJunkBelowTheImmutableTipSpendsTheBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := newTestNet(t, 1)
+		var events sink
+		r := n.relay(t, events.configure, func(o *notify.Options) { o.ImmutableSlot = func() uint64 { return slotsPast - 100 } })
+		const burst = 300
+		budget := network.NewWasteBudget(1, burst)
+		var charged []string
+		u := followCIPAs(t, r, notify.Peer{ID: upstream, Waste: func(n int, what string) error {
+			charged = append(charged, what) // the streams' handling is serialized
+			return budget.Spend(n, what)
+		}})
+		offers, votes := u.stream(t, "blocknotify"), u.stream(t, "votes")
+		junk := func(s *protocol.Session, i int) protocol.Message {
+			if s == offers {
+				return &notify.MsgLeiosBlockOffer{Slot: 1, EbHash: fillHash(byte(i)), BlockHeight: 1}
+			}
+			return &notify.MsgLeiosVote{Vote: notify.LeiosVote{Slot: 1, EbHash: fillHash(byte(i)), VoterID: uint16(i), Signature: fillSig(1)}}
+		}
+		for _, s := range []*protocol.Session{offers, votes} {
+			go func() {
+				tokens := 0
+				for i := range 10 * burst { // enough: the flood is cut off past burst
+					for tokens == 0 {
+						g, err := s.Recv(context.Background())
+						if err != nil {
+							return
+						}
+						tokens = g.(*notify.MsgLeiosRequestNext).Grants()
+					}
+					if err := s.Send(junk(s, i)); err != nil {
+						return
+					}
+					tokens--
+				}
+			}()
+		}
+		synctest.Wait()
+		select {
+		case err := <-u.followed:
+			u.followed <- err
+		default:
+			t.Fatalf("the follower still takes junk below the immutable tip: %d charged, violations %v", len(charged), u.cv.List())
+		}
+		if err := u.wait(); !errors.Is(err, network.ErrWasteful) {
+			t.Fatalf("FollowCIP ended with %v, want ErrWasteful", err)
+		}
+		if errs := u.cv.List(); len(errs) != 1 || !errors.Is(errs[0], network.ErrWasteful) {
+			t.Fatalf("violations %v, want the one ErrWasteful", errs)
+		}
+		if len(charged) != burst+1 || charged[0] != "immutable" {
+			t.Fatalf("%d charged (%v…), want the burst and the one past it", len(charged), charged[:min(3, len(charged))])
+		}
+		if got := events.list(); len(got) != 0 {
+			t.Fatalf("the node heard %v", got)
 		}
 	})
 }

@@ -21,7 +21,7 @@ import (
 // issuer) disconnects the peer at once (ErrThirdHeader). Follow returns
 // when ctx or the session ends, or with ErrQuiet when the peer has sent
 // nothing for Options.KeepAlive.
-func (r *Relay) Follow(ctx context.Context, from peer.ID, s *protocol.Session) error {
+func (r *Relay) Follow(ctx context.Context, from Peer, s *protocol.Session) error {
 	f := newFollower(r, from)
 	for range MaxInFlight {
 		if err := s.Send(&MsgRequestNext{}); err != nil {
@@ -54,10 +54,25 @@ func (r *Relay) recv(ctx context.Context, s *protocol.Session) (protocol.Message
 	return msg, err
 }
 
+// Peer is the peer a client follows.
+type Peer struct {
+	ID peer.ID
+	// Waste charges n of the peer's notifications that are of no use to
+	// its budget (network.Peer.Waste): announcements, offers and votes
+	// below the immutable tip. An error, past the budget, ends the
+	// peer's streams as its violation. Nil charges nothing.
+	Waste func(n int, what string) error
+}
+
+// uselessImmutable is Peer.Waste's what for a notification below the
+// immutable tip.
+const uselessImmutable = "immutable"
+
 // follower is the client state of one stream.
 type follower struct {
-	r    *Relay
-	from peer.ID
+	r     *Relay
+	from  peer.ID
+	waste func(n int, what string) error // never nil
 	// The state below holds no slot under floor.
 	floor uint64
 	// sent holds the distinct headers the peer sent per (slot, issuer):
@@ -87,10 +102,15 @@ type peerVotes struct {
 	seats map[uint16]struct{}
 }
 
-func newFollower(r *Relay, from peer.ID) *follower {
+func newFollower(r *Relay, from Peer) *follower {
+	waste := from.Waste
+	if waste == nil {
+		waste = func(int, string) error { return nil }
+	}
 	return &follower{
 		r:          r,
-		from:       from,
+		from:       from.ID,
+		waste:      waste,
 		sent:       make(map[slotIssuer][]block.Hash),
 		announced:  make(map[block.Point]struct{}),
 		refused:    make(map[block.Point]struct{}),
@@ -157,8 +177,10 @@ func (f *follower) announcement(h *block.Header) error {
 	refused := errors.Is(err, ErrEquivocation)
 	switch {
 	case errors.Is(err, ErrImmutableSlot):
+		// A peer behind us may still send it: not a violation, but it
+		// costs the peer, so a flood of them is one.
 		f.r.log.Debug("immutable announcement ignored", "peer", f.from, "point", h.Point())
-		return nil
+		return f.immutable(1)
 	case refused:
 		if err := f.r.validate(h); err != nil {
 			return err
@@ -183,18 +205,28 @@ func (f *follower) announcement(h *block.Header) error {
 	return nil
 }
 
-// offered checks an offer of p: ok if the peer announced p; ignored if p is
-// below the immutable tip (its announcement may have been ignored as such)
-// or its header was refused; otherwise a violation.
+// offered checks an offer of p: ok if the peer announced p; ignored if its
+// header was refused, or if p is below the immutable tip (its announcement
+// may have been ignored as such: charged to the peer); otherwise a
+// violation.
 func (f *follower) offered(p block.Point) (ok bool, err error) {
 	if _, ok := f.announced[p]; ok {
 		return true, nil
 	}
-	if _, refused := f.refused[p]; refused || p.Slot < f.r.floor() {
-		f.r.log.Debug("offer ignored: immutable or refused", "peer", f.from, "point", p)
+	if _, refused := f.refused[p]; refused {
+		f.r.log.Debug("offer ignored: its header was refused", "peer", f.from, "point", p)
 		return false, nil
 	}
+	if p.Slot < f.r.floor() {
+		f.r.log.Debug("offer ignored: immutable", "peer", f.from, "point", p)
+		return false, f.immutable(1)
+	}
 	return false, fmt.Errorf("%w: %s", ErrUnannouncedOffer, p)
+}
+
+// immutable charges the peer n notifications below the immutable tip.
+func (f *follower) immutable(n int) error {
+	return f.waste(n, uselessImmutable)
 }
 
 // noRepeats records the seats the peer sent votes for; a seat's vote for

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 	"github.com/leiosnode/leiosnode/notify"
@@ -56,7 +59,7 @@ func follow(t *testing.T, r *notify.Relay) *upstreamPeer {
 	t.Helper()
 	client, server, cv, _ := pair(t)
 	u := &upstreamPeer{server: server, client: client, followed: make(chan error, 1), cv: cv}
-	go func() { u.followed <- r.Follow(context.Background(), upstream, client) }()
+	go func() { u.followed <- r.Follow(context.Background(), notify.Peer{ID: upstream}, client) }()
 	t.Cleanup(func() { client.Close(); <-u.followed })
 	return u
 }
@@ -82,7 +85,7 @@ func TestClientKeepsMaxInFlight(t *testing.T) {
 	a, b := net.Pipe()
 	client := protocol.NewSession(context.Background(), protocol.Config{Spec: notify.Spec(), Role: protocol.Client, Stream: protocoltest.PipeStream{Conn: a}})
 	followed := make(chan error, 1)
-	go func() { followed <- r.Follow(context.Background(), upstream, client) }()
+	go func() { followed <- r.Follow(context.Background(), notify.Peer{ID: upstream}, client) }()
 	defer func() { client.Close(); <-followed }()
 
 	// Read raw frames: MaxInFlight requests arrive before any answer, and
@@ -296,6 +299,61 @@ func TestClientIgnoresImmutable(t *testing.T) {
 	}
 	if errs := u.cv.List(); len(errs) != 0 {
 		t.Fatalf("violations %v", errs)
+	}
+}
+
+// A peer that announces and offers below the immutable tip again and again
+// spends its budget: the first past it ends the stream as its violation
+// (network.ErrWasteful), counted once.
+func TestClientImmutableFloodSpendsTheBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) { immutableFlood(t) })
+}
+
+func immutableFlood(t *testing.T) {
+	n := newTestNet(t, 1)
+	var s sink
+	r := n.relay(t, s.configure, func(o *notify.Options) { o.ImmutableSlot = func() uint64 { return 100 } })
+	client, server, cv, _ := pair(t)
+	const burst = 50
+	budget := network.NewWasteBudget(1, burst)
+	var charged atomic.Int64
+	followed := make(chan error, 1)
+	go func() {
+		followed <- r.Follow(context.Background(), notify.Peer{ID: upstream, Waste: func(n int, what string) error {
+			charged.Add(int64(n))
+			return budget.Spend(n, what)
+		}}, client)
+	}()
+	e := newEB(t, 9)
+	old := n.header(90, 0, e.announcement(), 0)
+	p := block.Point{Slot: 90, Hash: e.body.Hash()}
+	junk := []protocol.Message{ann(old), &notify.MsgBlockOffer{Point: p, EbSize: uint32(e.body.Size())}, &notify.MsgBlockTxsOffer{Point: p}}
+	for i := 0; i < 10*burst; i++ {
+		if _, err := server.Recv(context.Background()); err != nil {
+			break
+		}
+		if err := server.Send(junk[i%len(junk)]); err != nil {
+			break
+		}
+	}
+	synctest.Wait()
+	var err error
+	select {
+	case err = <-followed:
+	default:
+		t.Fatalf("the follower still takes junk below the immutable tip: %d charged, violations %v", charged.Load(), cv.List())
+	}
+	if !errors.Is(err, network.ErrWasteful) {
+		t.Fatalf("Follow ended with %v, want ErrWasteful", err)
+	}
+	if errs := cv.List(); len(errs) != 1 || !errors.Is(errs[0], network.ErrWasteful) {
+		t.Fatalf("violations %v, want the one ErrWasteful", errs)
+	}
+	if got := charged.Load(); got != burst+1 {
+		t.Fatalf("%d charged, want the burst and the one past it", got)
+	}
+	if got := s.list(); len(got) != 0 {
+		t.Fatalf("the node heard %v", got)
 	}
 }
 

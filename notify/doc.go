@@ -68,8 +68,12 @@
 // refuses only because it took two others is not (the peer's first two
 // need not be ours), and its offers are ignored. An offer for a point the
 // peer never announced on this stream is a violation (ErrUnannouncedOffer):
-// its relay guarantees the order. Announcements and offers below the
-// immutable tip are ignored: a peer behind us may still send them.
+// its relay guarantees the order. Announcements, offers and (on the CIP's
+// streams) votes below the immutable tip are ignored: a peer behind us may
+// still send them. Each costs the peer one of its budget of useless
+// messages (Peer.Waste: the host's network.Peer.Waste), so a flood of
+// them is a violation (network.ErrWasteful), not free work. One
+// violation on a peer's CIP streams ends the three and counts once.
 //
 // # The CIP's streams
 //

@@ -28,7 +28,7 @@ func TestQuietServerIsNotTimedOut(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- server.Serve(ss.Context(), ss) }()
 
-	if err := client.Follow(context.Background(), upstream, cs); !errors.Is(err, notify.ErrQuiet) {
+	if err := client.Follow(context.Background(), notify.Peer{ID: upstream}, cs); !errors.Is(err, notify.ErrQuiet) {
 		t.Fatalf("Follow ended with %v, want ErrQuiet", err)
 	}
 	cs.Close() // as the host does when the client returns

@@ -92,7 +92,7 @@ func (svc *Service) RunClient(ctx context.Context, p *network.Peer) error {
 	}
 	if spec == svc.announce {
 		cip := map[string]*protocol.Spec{svc.announce.Name: svc.announce, svc.votes.Name: svc.votes, svc.blockNotify.Name: svc.blockNotify}
-		return svc.relay.FollowCIP(ctx, p.ID, func(ctx context.Context, spec *protocol.Spec) (*protocol.Session, error) {
+		return svc.relay.FollowCIP(ctx, Peer{ID: p.ID, Waste: p.Waste}, func(ctx context.Context, spec *protocol.Spec) (*protocol.Session, error) {
 			return p.Open(ctx, cip[spec.Name]) // with this service's timeouts
 		})
 	}
@@ -100,5 +100,5 @@ func (svc *Service) RunClient(ctx context.Context, p *network.Peer) error {
 	if err != nil {
 		return err
 	}
-	return svc.relay.Follow(ctx, p.ID, s)
+	return svc.relay.Follow(ctx, Peer{ID: p.ID, Waste: p.Waste}, s)
 }
