@@ -29,7 +29,8 @@ import (
 // pool is misbehaving — an answer its client has not taken for a second,
 // or an upload behind the minimum rate — and belongs to an address holding
 // more of the pool than the newcomer's: the slowest such request is cut
-// off and its slots go to the newcomer. An address cut off for slowness
+// off and its slots go to the newcomer, which waits up to a second for one
+// to fall behind rather than be refused. An address cut off for slowness
 // takes no one's slot for a minute after (it still takes free ones), so
 // slow clients on many addresses, reconnecting as each is cut, cannot
 // shut out the clients that behave. So slow uploads and unread answers
