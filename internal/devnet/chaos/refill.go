@@ -81,6 +81,9 @@ func (s *Scheduler) watchRefill(ctx context.Context, f *Fault, victim int, resta
 		if st == nil {
 			return
 		}
+		if f.TipAfter == nil {
+			f.TipAfter = &st.Tip
+		}
 		missing := st.Leios.CertifiedClosuresMissing
 		r.Missing = max(r.Missing, missing)
 		if stopped < 0 && r.Missing > 1 && missing > 0 && missing <= r.Missing/2 {

@@ -260,7 +260,7 @@ func TestChaosSchedulerRefill(t *testing.T) {
 	}
 	f := s.faults[0]
 	r := f.Refill
-	if f.Kind != Refill || !f.Recovered || r == nil || r.Certified != fakeCertified || r.Missing != fakeCertified ||
+	if f.Kind != Refill || !f.Recovered || f.TipBefore == nil || f.TipAfter == nil || r == nil || r.Certified != fakeCertified || r.Missing != fakeCertified ||
 		r.StoppedAtMissing == 0 || r.StoppedAtMissing > fakeCertified/2 || r.PeerStopped != "node-"+peer || r.RefilledMs == nil || r.BlocksServed != 20 {
 		t.Errorf("the refill: %+v, account %+v", f, r)
 	}
