@@ -8,20 +8,23 @@ import (
 // Reason says why txs are refused.
 type Reason uint8
 
-// The reasons, from the most to the least pressing: Decide gives the first
-// that holds.
+// The reasons, in the order Decide tries them: it gives the first that
+// holds. The two that close both paths come first, so that a full mempool
+// is the reason both paths give, whatever else holds; the two that close
+// local submissions alone come after them.
 const (
 	Admit       Reason = iota // not refused
 	Syncing                   // the selected tip is far behind the clock
-	LeiosBehind               // the latest EBs' voting windows were missed
 	MempoolFull               // the mempool is at its high-water mark
-	QueueDelay                // the oldest tx held waited too long
+	LeiosBehind               // the latest EBs' voting windows were missed (local submissions only)
+	QueueDelay                // the oldest tx held waited too long, or too many are held (local submissions only)
 	numReasons
 )
 
-// Reasons lists the reasons txs are refused for, in order.
+// Reasons lists the reasons txs are refused for, in the order Decide tries
+// them.
 func Reasons() []Reason {
-	return []Reason{Syncing, LeiosBehind, MempoolFull, QueueDelay}
+	return []Reason{Syncing, MempoolFull, LeiosBehind, QueueDelay}
 }
 
 func (r Reason) String() string {

@@ -9,7 +9,7 @@
 //     closure was not held and checked before the window closed). New txs
 //     would make the next EBs bigger and the node later still; the edge
 //     stays closed until an EB is checked in time again, or until no EB
-//     has come for a while to judge. Leios work comes first.
+//     has come for a while to judge.
 //   - The mempool's queue delay: the oldest tx held was admitted longer ago
 //     than MaxQueueDelay, or the mempool holds more txs than MaxBacklogTxs,
 //     what the chain takes within that delay. The chain is not taking txs
@@ -30,6 +30,11 @@
 // admitted at a peer's edge already, and holding them in the mempool is
 // what lets this node take an EB's closure from its mempool instead of
 // fetching and verifying it inside the voting window.
+//
+// When several reasons hold, a refusal names one: sync first, then the
+// byte bound — the two that pause both paths, so both give the same
+// reason —, then Leios work, then the queue delay (the order of the Reason
+// constants).
 //
 // Decide is a pure function of the figures, so every shedding decision is
 // tested by feeding it figures; Gate re-decides on a short interval and

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -109,4 +111,39 @@ func tableCells(row string) int {
 func isDelimiterRow(line string) bool {
 	line = strings.TrimSpace(line)
 	return strings.HasPrefix(line, "|") && strings.Trim(line, "|-: ") == ""
+}
+
+// TestDevnetFlagsInTheTable: the flag table of docs/operations.md's "The
+// devnet" names every flag of the devnet command, so a flag added to the
+// command is never left out of its reference.
+func TestDevnetFlagsInTheTable(t *testing.T) {
+	b, err := os.ReadFile(operationsDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, found := strings.Cut(string(b), "\n## The devnet\n")
+	if !found {
+		t.Fatalf("%s has no section \"## The devnet\"", operationsDoc)
+	}
+	section, _, _ = strings.Cut(section, "\n#") // up to its first subsection
+	var rows []string
+	for _, line := range strings.Split(section, "\n") {
+		if strings.HasPrefix(line, "| `--") {
+			rows = append(rows, line)
+		}
+	}
+	// Each line of the usage starts with a flag: "  -n, --name type  what".
+	flags := regexp.MustCompile(`(?m)^\s+(?:-\w, )?--([\w-]+)`).FindAllStringSubmatch(newDevnetCommand().Flags().FlagUsages(), -1)
+	if len(flags) < 10 {
+		t.Fatalf("read %d flags of the devnet command from its usage", len(flags))
+	}
+	for _, flag := range flags {
+		name := flag[1]
+		if !slices.ContainsFunc(rows, func(row string) bool {
+			cell, _, _ := strings.Cut(strings.TrimPrefix(row, "|"), "|") // the row's flag cell
+			return regexp.MustCompile("`--" + regexp.QuoteMeta(name) + "[ `]").MatchString(cell)
+		}) {
+			t.Errorf("%s, \"The devnet\": no row of the table names --%s", operationsDoc, name)
+		}
+	}
 }
