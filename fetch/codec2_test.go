@@ -57,3 +57,29 @@ func TestMalformedMessages2(t *testing.T) {
 		})
 	}
 }
+
+// Each /leios/fetch/2 message with an integer, a length or a count longer
+// than it needs is refused (ErrNonMinimal), as the CDDL's encoding has
+// none.
+func TestNonMinimal2(t *testing.T) {
+	h := "5820" + strings.Repeat("11", 32)
+	body := "a1 5820" + strings.Repeat("22", 32) + " 03"
+	for _, tc := range []struct{ name, hex string }{
+		{"multi-block request, tag in two bytes", "82 1800 81" + h},
+		{"multi-block request, hash count in two bytes", "82 00 9801" + h},
+		{"block, tx size in two bytes", "83 01 a1 5820" + strings.Repeat("22", 32) + " 1803 81 43 010203"},
+		{"block, tx length in two bytes", "83 01" + body + "81 5803 010203"},
+		{"no more blocks, tag in two bytes", "81 1802"},
+		{"block txs request, bitmap length in two bytes", "83 03" + h + "5809 00 8000000000000001"},
+		{"block txs, array in two bytes", "98 02 04 81 4104"},
+		{"done, tag in two bytes", "81 1805"},
+		{"done, array in two bytes", "98 01 05"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Spec2(testLimits).Decode(unhex(t, tc.hex))
+			if !errors.Is(err, protocol.ErrNonMinimal) || !protocol.IsViolation(err) {
+				t.Fatalf("err %v, want ErrNonMinimal", err)
+			}
+		})
+	}
+}

@@ -248,3 +248,27 @@ func TestSpecValidates(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Each message with an integer, a length or a count longer than it needs
+// is refused (ErrNonMinimal), as the Haskell codec writes none.
+func TestNonMinimalRefused(t *testing.T) {
+	hash := "5820" + strings.Repeat("11", 32)
+	body := "a1 5820" + strings.Repeat("22", 32) + " 190100"
+	for _, tc := range []struct{ name, hex string }{
+		{"block request, slot in three bytes", "82 00 82 19002a" + hash},
+		{"block request, tag in two bytes", "82 1800" + goldenPointHex},
+		{"block, tx size in five bytes", "82 01 a1 5820" + strings.Repeat("22", 32) + " 1a00000100"},
+		{"block, array in two bytes", "98 02 01" + body},
+		{"block txs request, point array in two bytes", "83 02 9802 182a" + hash + goldenBitmapsIndefHex},
+		{"block txs, tx length in two bytes", "84 03" + goldenPointHex + "bf 00 1b8000000000000000 ff 81 5801 04"},
+		{"block txs, tx count in two bytes", "84 03" + goldenPointHex + "bf 00 1b8000000000000000 ff 9801 4104"},
+		{"done, tag in two bytes", "81 1809"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Spec(testLimits).Decode(unhex(t, tc.hex))
+			if !errors.Is(err, protocol.ErrNonMinimal) || !protocol.IsViolation(err) {
+				t.Fatalf("decoded %#v, err %v; want ErrNonMinimal", m, err)
+			}
+		})
+	}
+}

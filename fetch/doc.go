@@ -19,10 +19,12 @@
 // the Haskell prototype's codec: the bitmaps map is indefinite-length, the
 // one form it writes and reads (the spec sets IndefiniteLengths); every
 // other item, the message array included, is definite-length; no item is
-// tagged (ForbidTags: a tx in tag 24 is refused, not unwrapped); a point is
-// never the origin. Each refusal is a protocol violation that closes the
-// stream (protocol.ErrIndefiniteLength, ErrTagged, ErrWrongType, or
-// ErrMalformed). The client pipelines up to MaxPipelined requests. A
+// tagged (ForbidTags: a tx in tag 24 is refused, not unwrapped); every
+// integer, length and count is in its shortest form (MinimalEncoding); a
+// point is never the origin. Each refusal is a protocol violation that
+// closes the stream (protocol.ErrIndefiniteLength, ErrTagged, ErrWrongType,
+// ErrNonMinimal, or ErrMalformed). /leios/fetch/2 decodes as strictly.
+// The client pipelines up to MaxPipelined requests. A
 // server asked for what it does not hold ends the session with ErrNotHeld
 // (logged, not a violation): the protocol has no "not found" message, and
 // the client re-plans elsewhere. The client checks every body (size, hash,

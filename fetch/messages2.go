@@ -142,7 +142,7 @@ func (bm *TxBitmap) UnmarshalCBOR(data []byte) error {
 		return fmt.Errorf("%w: %w", ErrBitmaps, err)
 	}
 	if canon, _ := block.Marshal(raw); !bytes.Equal(canon, data) {
-		return fmt.Errorf("%w: a byte string head that is not minimal", ErrBitmaps)
+		return fmt.Errorf("%w: %w: the byte string's head", ErrBitmaps, protocol.ErrNonMinimal)
 	}
 	if len(raw)%9 != 0 {
 		return fmt.Errorf("%w: %d bytes, not whole 9-octet chunks", ErrBitmaps, len(raw))

@@ -81,6 +81,7 @@ func Spec(limits block.EBLimits) *protocol.Spec {
 		// tagged.
 		IndefiniteLengths: true,
 		ForbidTags:        true,
+		MinimalEncoding:   true, // integers and lengths in their shortest form
 	}
 }
 
@@ -132,7 +133,8 @@ func Spec2(limits block.EBLimits) *protocol.Spec {
 			TagTxs2:              func() protocol.Message { return new(MsgTxs2) },
 			TagDone2:             func() protocol.Message { return new(MsgDone2) },
 		},
-		MaxPipelined: MaxPipelined,
-		ForbidTags:   true,
+		MaxPipelined:    MaxPipelined,
+		ForbidTags:      true,
+		MinimalEncoding: true, // as the CIP's CDDL
 	}
 }

@@ -87,5 +87,7 @@ func tokenStreamSpec(name string, maxNotification int, doneTag uint64, messages 
 		Messages:     messages,
 		MaxPipelined: GrantsAhead - 1,
 		ForbidTags:   true, // as the prototype's streams
+		// As the CIP's CDDL: integers and lengths in their shortest form.
+		MinimalEncoding: true,
 	}
 }

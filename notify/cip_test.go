@@ -99,6 +99,35 @@ func TestCIPMalformed(t *testing.T) {
 	}
 }
 
+// Each CIP stream message with an integer, a length or a count longer than
+// it needs is refused (ErrNonMinimal), as the CDDL's encoding has none.
+func TestCIPNonMinimal(t *testing.T) {
+	h := "5820" + rep(0x11, 32)
+	sig := "5830" + rep(0x22, 48)
+	header := hex.EncodeToString(newTestNet(t, 1).header(42, 0, nil, 0).Bytes())
+	for _, tc := range []struct{ name, stream, hex string }{
+		{"request next, n in two bytes", "votes", "82 00 1805"},
+		{"request next, tag in two bytes", "blocknotify", "82 1800 05"},
+		{"request next, array in two bytes", "announce", "98 02 00 05"},
+		{"announcement, tag in two bytes", "announce", "82 1801" + header},
+		{"announce done, tag in two bytes", "announce", "81 1802"},
+		{"vote, slot in two bytes", "votes", "82 01 84 1801" + h + "01" + sig},
+		{"vote, voter in three bytes", "votes", "82 01 84 01" + h + "190001" + sig},
+		{"vote, hash length in three bytes", "votes", "82 01 84 01 590020" + rep(0x11, 32) + "01" + sig},
+		{"votes done, tag in two bytes", "votes", "81 1802"},
+		{"block offer, height in two bytes", "blocknotify", "84 01 01" + h + "1801"},
+		{"block txs offer, slot in five bytes", "blocknotify", "84 02 1a00000001" + h + "01"},
+		{"block-notify done, tag in two bytes", "blocknotify", "81 1803"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := cipSpecs()[tc.stream].Decode(unhexT(t, tc.hex))
+			if !errors.Is(err, protocol.ErrNonMinimal) || !protocol.IsViolation(err) {
+				t.Fatalf("err %v, want ErrNonMinimal", err)
+			}
+		})
+	}
+}
+
 func unhexT(t *testing.T, s string) []byte {
 	t.Helper()
 	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))

@@ -25,8 +25,11 @@
 // Decoding is as strict as the Haskell codec's: every item definite-length
 // (the message array included), no item tagged (the spec sets ForbidTags),
 // a vote seat within 16 bits and an EB size within 32, a point never the
-// origin; each refusal is a protocol violation that closes the stream
-// (protocol.ErrIndefiniteLength, ErrTagged, ErrWrongType, ErrMalformed).
+// origin, every integer, length and count in its shortest form (the spec
+// sets MinimalEncoding; an announced header is its issuer's bytes, left to
+// its own codec); each refusal is a protocol violation that closes the
+// stream (protocol.ErrIndefiniteLength, ErrTagged, ErrWrongType,
+// ErrNonMinimal, ErrMalformed). The CIP's streams decode as strictly.
 //
 // # Relay
 //

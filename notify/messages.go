@@ -34,6 +34,11 @@ type MsgBlockAnnouncement struct {
 	Header *block.Header
 }
 
+// Embeds reports the header as embedded: its bytes are the issuer's,
+// relayed as they came (the engine's MinimalEncoding leaves them to
+// block.DecodeHeader).
+func (*MsgBlockAnnouncement) Embeds(i int) bool { return i == 0 }
+
 // MsgBlockOffer `[2, point, eb_size]`: the server holds the EB body of
 // point, eb_size bytes (a Word32 in the Haskell codec).
 type MsgBlockOffer struct {

@@ -1,9 +1,11 @@
 package notify_test
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -208,5 +210,57 @@ func TestSeatBounds(t *testing.T) {
 		if got := m.(*notify.MsgVotes).Votes[0].VoterSeat; got != tc.want {
 			t.Fatalf("seat %s decoded as %d, want %d", tc.seat, got, tc.want)
 		}
+	}
+}
+
+// TestNonMinimalRefused: every message with an integer, a length or a count
+// longer than it needs — the message array, the tag, a field — is refused
+// (ErrNonMinimal), as the Haskell codec writes none; the announced header
+// is the issuer's bytes, left to the header's codec.
+func TestNonMinimalRefused(t *testing.T) {
+	h := newTestNet(t, 1).header(42, 0, &block.Announcement{EbHash: fillHash(0x77), EbSize: 1234}, 0)
+	header := hex.EncodeToString(h.Bytes())
+	hash := "5820" + rep(0x22, 32)
+	sig := "5830" + rep(0x44, 48)
+	vote := "83" + "5820" + rep(0x33, 32) + "05" + sig
+	for _, tc := range []struct{ name, hex string }{
+		{"request next, tag in two bytes", "81 1800"},
+		{"request next, array in two bytes", "98 01 00"},
+		{"announcement, tag in two bytes", "82 1801" + header},
+		{"announcement, array in two bytes", "98 02 01" + header},
+		{"block offer, slot in two bytes", "83 02 82 1807" + hash + "05"},
+		{"block offer, size in three bytes", "83 02 82 07" + hash + "190005"},
+		{"block offer, hash length in three bytes", "83 02 82 07 5900 20" + rep(0x22, 32) + "05"},
+		{"block txs offer, point array in two bytes", "82 03 98 02 07" + hash},
+		{"votes, seat in two bytes", "82 04 81 83 5820" + rep(0x33, 32) + "1805" + sig},
+		{"votes, list count in two bytes", "82 04 98 01" + vote},
+		{"votes, signature length in three bytes", "82 04 81 83 5820" + rep(0x33, 32) + "05 590030" + rep(0x44, 48)},
+		{"done, tag in two bytes", "81 1805"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := hex.DecodeString(strings.ReplaceAll(tc.hex, " ", ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := notify.Spec().Decode(data)
+			if !errors.Is(err, protocol.ErrNonMinimal) || !protocol.IsViolation(err) {
+				t.Fatalf("decoded %#v, err %v; want ErrNonMinimal", m, err)
+			}
+		})
+	}
+
+	// The header's own encoding is its codec's business: a block number
+	// in two bytes inside it does not make the announcement malformed.
+	raw := h.Bytes()
+	i := bytes.Index(raw, []byte{0x8a, 0x18}) // the header body's array of ten, its block number 24–255
+	if i < 0 {
+		t.Fatalf("header % x: no header body with a block number in two bytes", raw[:8])
+	}
+	wide := slices.Concat(raw[:i+1], []byte{0x19, 0x00}, raw[i+2:])
+	if _, err := block.DecodeHeader(wide); err != nil {
+		t.Fatalf("the widened header does not decode: %v", err)
+	}
+	if _, err := notify.Spec().Decode(slices.Concat([]byte{0x82, 0x01}, wide)); err != nil {
+		t.Fatalf("an announcement of a header with a wide block number: %v", err)
 	}
 }

@@ -71,8 +71,10 @@ func Spec() *protocol.Spec {
 			TagDone:              func() protocol.Message { return new(MsgDone) },
 		},
 		MaxPipelined: MaxInFlight - 1,
-		// As the Haskell codec: every item definite-length (the engine's
-		// default), none tagged.
-		ForbidTags: true,
+		// As the Haskell codec writes them: every item definite-length (the
+		// engine's default), none tagged, integers and lengths in their
+		// shortest form.
+		ForbidTags:      true,
+		MinimalEncoding: true,
 	}
 }

@@ -81,6 +81,12 @@ func (sp *Spec) decode(data []byte) (Message, error) {
 			return nil, fmt.Errorf("%s tag %d: %w", sp.Name, tag, err)
 		}
 	}
+	// Last, so a message wrong in other ways is refused for those.
+	if sp.MinimalEncoding {
+		if err := minimalMessage(data, items, m); err != nil {
+			return nil, fmt.Errorf("%s tag %d: %w", sp.Name, tag, err)
+		}
+	}
 	return m, nil
 }
 
@@ -101,6 +107,145 @@ func malformedKind(err error) error {
 		return ErrWrongType
 	}
 	return ErrMalformed
+}
+
+// Embedder is a Message whose payload carries items made elsewhere and kept
+// as they were sent — an RB header, whose bytes its issuer signed and its
+// hash names: an honest relay forwards them whatever their form, so
+// MinimalEncoding leaves payload item i (after the tag, from 0) unchecked
+// when Embeds(i), to the codec that owns it.
+type Embedder interface {
+	Embeds(i int) bool
+}
+
+// minimalMessage checks that data, the message of items (its tag first)
+// decoding to m, has every head minimal: the message array's, the tag's,
+// and those of each payload item m does not embed (Embedder).
+func minimalMessage(data []byte, items []block.RawCBOR, m Message) error {
+	if _, err := minimalHead(data); err != nil {
+		return err
+	}
+	embedder, _ := m.(Embedder)
+	for i, item := range items {
+		if i > 0 && embedder != nil && embedder.Embeds(i-1) {
+			continue
+		}
+		rest, err := minimalItem(item, 0)
+		if err != nil {
+			return err
+		}
+		if len(rest) != 0 {
+			return fmt.Errorf("%w: trailing bytes in an item", ErrMalformed)
+		}
+	}
+	return nil
+}
+
+// maxMinimalDepth bounds minimalItem's recursion; the decoder has already
+// refused deeper nesting (16 levels), so this only guards the walk.
+const maxMinimalDepth = 64
+
+// minimalItem walks one well-formed CBOR item of b: every head minimal,
+// the contents of strings skipped. It returns what follows the item.
+func minimalItem(b []byte, depth int) ([]byte, error) {
+	if depth > maxMinimalDepth {
+		return nil, fmt.Errorf("%w: nested too deep", ErrMalformed)
+	}
+	if len(b) == 0 {
+		return nil, fmt.Errorf("%w: truncated item", ErrMalformed)
+	}
+	major, info := b[0]>>5, b[0]&0x1f
+	if major == 7 {
+		// Simple values and floats: no integer argument to shorten (a
+		// float's width is its precision).
+		width := headLen(info) - 1
+		if len(b) < 1+width {
+			return nil, fmt.Errorf("%w: truncated item", ErrMalformed)
+		}
+		return b[1+width:], nil
+	}
+	arg, err := minimalHead(b)
+	if err != nil {
+		return nil, err
+	}
+	b = b[headLen(info):]
+	indefinite := info == block.InfoIndefinite
+	switch major {
+	case 0, 1: // integers
+		return b, nil
+	case 2, 3: // strings: their chunks, if indefinite
+		if indefinite {
+			return minimalUntilBreak(b, depth)
+		}
+		if uint64(len(b)) < arg {
+			return nil, fmt.Errorf("%w: truncated string", ErrMalformed)
+		}
+		return b[arg:], nil
+	case 4, 5: // arrays and maps
+		if indefinite {
+			return minimalUntilBreak(b, depth)
+		}
+		n := arg
+		if major == 5 {
+			n *= 2
+		}
+		for ; n > 0; n-- {
+			if b, err = minimalItem(b, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return b, nil
+	default: // 6: a tag and its item
+		return minimalItem(b, depth+1)
+	}
+}
+
+// minimalUntilBreak walks the items of an indefinite-length item up to and
+// past its break.
+func minimalUntilBreak(b []byte, depth int) ([]byte, error) {
+	for {
+		if len(b) == 0 {
+			return nil, fmt.Errorf("%w: no break", ErrMalformed)
+		}
+		if b[0] == 0xff {
+			return b[1:], nil
+		}
+		var err error
+		if b, err = minimalItem(b, depth+1); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// minimalHead returns the argument of the head b starts with (major types
+// 0 to 6), or ErrNonMinimal if it is longer than its value needs.
+func minimalHead(b []byte) (uint64, error) {
+	if len(b) == 0 {
+		return 0, fmt.Errorf("%w: truncated item", ErrMalformed)
+	}
+	_, _, arg, _, err := block.ReadHead(b)
+	if err != nil {
+		if info := b[0] & 0x1f; info >= 24 && info <= 27 && len(b) >= headLen(info) {
+			return 0, fmt.Errorf("%w: % x", ErrNonMinimal, b[:headLen(info)])
+		}
+		return 0, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	return arg, nil
+}
+
+// headLen is the length of a head of additional information info.
+func headLen(info byte) int {
+	switch info {
+	case 24:
+		return 2
+	case 25:
+		return 3
+	case 26:
+		return 5
+	case 27:
+		return 9
+	}
+	return 1
 }
 
 // Definite returns the decoder's error if data, one CBOR item, has an

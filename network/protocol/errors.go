@@ -33,6 +33,10 @@ var (
 	// ErrWrongType: an item of the wrong CBOR type, or an integer beyond
 	// its field's range (a vote seat beyond 16 bits, a size beyond 32).
 	ErrWrongType = fmt.Errorf("%w: item of the wrong type or out of range", ErrMalformed)
+	// ErrNonMinimal: an integer, length, count or tag number in more bytes
+	// than it needs (`18 05` for 5, `98 02` for an array of two), in a
+	// message of a Spec that wants minimal encodings (MinimalEncoding).
+	ErrNonMinimal = fmt.Errorf("%w: integer or length not in its shortest form", ErrMalformed)
 )
 
 // ErrClosed ends a session that was closed, locally or by the peer, or whose

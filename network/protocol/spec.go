@@ -109,6 +109,12 @@ type Spec struct {
 	// plain byte strings, never tag 24. Without it tags pass, for the
 	// protocols that carry Cardano txs as CBOR (tag 258 on sets).
 	ForbidTags bool
+	// MinimalEncoding refuses a message with an integer, a length, a count
+	// or a tag number longer than it needs to be (`18 05` for 5:
+	// ErrNonMinimal), as the Leios protocols' CDDL and ARCHITECTURE.md have
+	// it; the generic decoder reads any width. Items a message embeds as
+	// they were made elsewhere (Embedder) are left to their own codecs.
+	MinimalEncoding bool
 	// Work is the kind of work the protocol's sessions do, both ends, for
 	// the CPU accounting (package cpuwork): the host labels every session's
 	// goroutine with it. Empty: network.
