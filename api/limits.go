@@ -149,6 +149,8 @@ type limiter struct {
 	// classify says which pool beyond poolAll a request takes: poolAll for
 	// none, poolUploads or poolLarge.
 	classify func(*http.Request) pool
+	// bodyLimit is the most bytes a request's body may have at its route.
+	bodyLimit func(*http.Request) int64
 
 	mu        sync.Mutex
 	held      [pools]int
@@ -171,8 +173,9 @@ type limitStats struct {
 	uploadsEvicted atomic.Uint64        // bodies cut off to make room
 }
 
-func newLimiter(o Options, classify func(*http.Request) pool) *limiter {
+func newLimiter(o Options, classify func(*http.Request) pool, bodyLimit func(*http.Request) int64) *limiter {
 	return &limiter{
+		bodyLimit: bodyLimit,
 		caps:      [pools]int{poolAll: o.MaxRequests, poolUploads: o.MaxUploads, poolLarge: o.MaxLargeAnswers},
 		perHost:   o.MaxUploadsPerClient,
 		o:         o,
@@ -227,7 +230,7 @@ func (l *limiter) wrap(h http.Handler) http.Handler {
 		}
 		defer l.release(f)
 		if f.class == poolUploads {
-			_ = f.rc.SetReadDeadline(l.bodyDeadline(f, r.ContentLength))
+			_ = f.rc.SetReadDeadline(l.bodyDeadline(f, r.ContentLength, l.bodyLimit(r)))
 			r.Body = &timedBody{ReadCloser: r.Body, l: l, f: f}
 		}
 		r = r.WithContext(context.WithValue(r.Context(), flightKey{}, f))
@@ -236,11 +239,12 @@ func (l *limiter) wrap(h http.Handler) http.Handler {
 }
 
 // bodyDeadline is when a body of length bytes (-1: unknown, as chunked)
-// must be in: UploadGrace plus the length at MinUploadRate after the
-// request began, and never past ReadTimeout.
-func (l *limiter) bodyDeadline(f *flight, length int64) time.Time {
-	if length < 0 || length > int64(l.o.MaxTxSize) {
-		length = int64(l.o.MaxTxSize) // a longer body is refused at the limit
+// must be in, when its route takes at most most bytes: UploadGrace plus
+// the length at MinUploadRate after the request began, and never past
+// ReadTimeout.
+func (l *limiter) bodyDeadline(f *flight, length, most int64) time.Time {
+	if length < 0 || length > most {
+		length = most // a longer body is refused at the limit
 	}
 	allowed := l.o.UploadGrace + time.Duration(float64(length)/float64(l.o.MinUploadRate)*float64(time.Second))
 	return f.start.Add(min(allowed, l.o.ReadTimeout))

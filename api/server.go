@@ -38,6 +38,11 @@ type Options struct {
 	Clock  consensus.Clock
 	// MaxTxSize bounds a submitted tx's body (the ledger's max tx size).
 	MaxTxSize int
+	// MaxBatchTxs and MaxBatchBytes bound a batch of POST /api/submit/txs:
+	// its txs and its body. Defaults 256 and 64 KiB (and never less than
+	// one tx of MaxTxSize takes).
+	MaxBatchTxs   int
+	MaxBatchBytes int
 	// Params are the ledger's protocol parameters, served to wallets; their
 	// network id is the one the address queries accept.
 	Params ledger.Params
@@ -114,6 +119,13 @@ func (o *Options) setDefaults() {
 	if o.SubmitTimeout <= 0 {
 		o.SubmitTimeout = 5 * time.Second
 	}
+	if o.MaxBatchTxs <= 0 {
+		o.MaxBatchTxs = DefaultMaxBatchTxs
+	}
+	if o.MaxBatchBytes <= 0 {
+		o.MaxBatchBytes = DefaultMaxBatchBytes
+	}
+	o.MaxBatchBytes = max(o.MaxBatchBytes, o.MaxTxSize+9) // the array's head, at most 9 bytes
 	if o.ReadHeaderTimeout <= 0 {
 		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
 	}
@@ -168,7 +180,7 @@ type Server struct {
 func New(opts Options) (*Server, error) {
 	opts.setDefaults()
 	s := &Server{opts: opts, mux: http.NewServeMux(), latency: newLatencyTracker()}
-	s.limits = newLimiter(opts, s.classify)
+	s.limits = newLimiter(opts, s.classify, s.bodyLimit)
 	s.handler = s.limits.wrap(s.mux)
 	if err := s.registerMetrics(); err != nil {
 		return nil, err
@@ -180,6 +192,7 @@ func New(opts Options) (*Server, error) {
 		writeJSON(w, http.StatusOK, s.Status())
 	})
 	s.mux.HandleFunc("POST /api/submit/tx", s.handleSubmit)
+	s.mux.HandleFunc("POST /api/submit/txs", s.handleSubmitBatch)
 	s.mux.HandleFunc("GET /api/utxo/{txid}/{index}", s.handleUTxO)
 	s.mux.HandleFunc("GET /api/mempool/{txid}", s.handleMempoolTx)
 	s.mux.HandleFunc("GET /api/addresses/{address}/utxos", s.handleAddressUTxOs)
@@ -217,6 +230,15 @@ func (s *Server) classify(r *http.Request) pool {
 		return poolLarge
 	}
 	return poolAll
+}
+
+// bodyLimit is the most bytes r's body may have: a batch's for POST
+// /api/submit/txs, a tx's for the other uploads.
+func (s *Server) bodyLimit(r *http.Request) int64 {
+	if _, pattern := s.mux.Handler(r); pattern == "POST /api/submit/txs" {
+		return int64(s.opts.MaxBatchBytes)
+	}
+	return int64(s.opts.MaxTxSize)
 }
 
 // Handler is the API's routes within its limit of requests in flight, for

@@ -2,26 +2,20 @@ package api
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"mime"
 	"net/http"
 	"strconv"
-	"time"
 
-	"github.com/leiosnode/leiosnode/admission"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/ledger"
-	"github.com/leiosnode/leiosnode/mempool"
 )
 
 // handleSubmit is POST /api/submit/tx, as cardano-submit-api: the body is
 // the signed tx's CBOR; 202 with the tx id, 400 with the ledger rule that
 // failed (or "already in the mempool"), naming the tx by its tx id, and the
-// rule's code (writeRejection), 413 for
-// a body over the max tx size, 408 for one that does not arrive in time,
+// rule's code (writeAnswer), 413 for a body over the max tx size, 408 for one that does not arrive in time,
 // 503 with Retry-After when the node's edge refuses txs now (it is behind:
 // see package admission), the mempool stays full or the add gets no turn
 // before the timeout, 500 for a local failure.
@@ -30,49 +24,20 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnsupportedMediaType, errors.New("Content-Type must be application/cbor"))
 		return
 	}
-	// Before anything is read or decoded: a refusal must cost next to
-	// nothing, or the load it sheds would still take the CPU.
-	if s.opts.Admission != nil {
-		if d := s.opts.Admission.Admit(admission.Local); !d.Admits() {
-			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(d.RetryAfter.Round(time.Second).Seconds()))))
-			writeError(w, http.StatusServiceUnavailable, fmt.Errorf("refused (%s): %s; try again later", d.Reason, d.Detail))
-			return
-		}
+	if !s.edgeAdmits(w) {
+		return
 	}
 	raw, ok := readBody(w, r, int64(s.opts.MaxTxSize), "tx")
 	if !ok {
 		return
 	}
-	var tx *ledger.Tx
-	var err error
+	var answer TxAnswer
 	cpuwork.Do(r.Context(), cpuwork.Intake, func(ctx context.Context) {
-		if tx, err = ledger.DecodeTx(raw); err != nil {
-			return
-		}
 		ctx, cancel := context.WithTimeout(ctx, s.opts.SubmitTimeout)
 		defer cancel()
-		err = s.opts.Mempool.Add(ctx, tx)
+		answer = s.addTx(ctx, raw)
 	})
-	if tx == nil {
-		writeRejection(w, err)
-		return
-	}
-	switch {
-	case err == nil:
-		s.latency.admitted(tx.Hash(), time.Now())
-		id := tx.ID()
-		writeJSON(w, http.StatusAccepted, hex.EncodeToString(id[:]))
-	case errors.Is(err, mempool.ErrFull):
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, errors.New("mempool full"))
-	case errors.Is(err, mempool.ErrBusy):
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, errors.New("mempool busy: no turn to add within the timeout"))
-	case mempool.IsRejection(err), errors.Is(err, mempool.ErrDuplicate):
-		writeRejection(w, err)
-	default:
-		writeError(w, http.StatusInternalServerError, err)
-	}
+	writeAnswer(w, answer)
 }
 
 // RuleInMempool is the "rule" of a 400 answer to a submit of a tx the
@@ -80,17 +45,26 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 // (ledger.Rule.Code) instead.
 const RuleInMempool = "in-mempool"
 
-// writeRejection is a 400 answer to a submit, {"error": …, "rule": code}:
-// the code of the ledger rule the tx broke, or RuleInMempool, so that
-// clients decide by the code and never parse the message.
-func writeRejection(w http.ResponseWriter, err error) {
-	answer := map[string]string{"error": err.Error()}
-	if rule, ok := ledger.RuleOf(err); ok {
-		answer["rule"] = rule.Code()
-	} else if errors.Is(err, mempool.ErrDuplicate) {
-		answer["rule"] = RuleInMempool
+// writeAnswer writes a tx's answer alone: the tx id for a 202; a 400 as
+// {"error": …, "rule": code}, the code of the ledger rule the tx broke or
+// RuleInMempool, so that clients decide by the code and never parse the
+// message; a 503 with its Retry-After; {"error": …} otherwise.
+func writeAnswer(w http.ResponseWriter, a TxAnswer) {
+	switch a.Status {
+	case http.StatusAccepted:
+		writeJSON(w, a.Status, a.ID)
+	case http.StatusBadRequest:
+		answer := map[string]string{"error": a.Error}
+		if a.Rule != "" {
+			answer["rule"] = a.Rule
+		}
+		writeJSON(w, a.Status, answer)
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, a.RetryAfter)))
+		writeError(w, a.Status, errors.New(a.Error))
+	default:
+		writeError(w, a.Status, errors.New(a.Error))
 	}
-	writeJSON(w, http.StatusBadRequest, answer)
 }
 
 // handleUTxO is GET /api/utxo/{txid}/{index}: the output if unspent at the
