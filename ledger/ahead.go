@@ -24,24 +24,28 @@ func decodeAhead(txs [][]byte, verified func(*Tx) bool, workers int) []decodedTx
 	out := make([]decodedTx, len(txs))
 	inChunks(len(txs), workers, func(i int) {
 		d := &out[i]
-		if d.tx, d.err = DecodeTx(txs[i]); d.err != nil {
-			return
-		}
-		if verified(d.tx) {
+		if d.tx, d.err = DecodeTx(txs[i]); d.err == nil && verified(d.tx) {
 			d.witnesses.skip = true
-		} else {
-			d.witnesses = witnessCheck{verified: true, sigErr: verifySignatures(d.tx)}
 		}
 	})
+	verifyAhead(out, workers)
 	return out
 }
 
 // verifyAhead verifies the witness signatures of the decoded txs whose
-// witnesses are not to be skipped, on up to workers goroutines.
+// witnesses are not to be skipped, on up to workers goroutines, a key
+// that signs several of them expanded once for all (sharedKeys).
 func verifyAhead(txs []decodedTx, workers int) {
+	keys := sharedKeys(func(yield func(*Tx) bool) {
+		for i := range txs {
+			if d := &txs[i]; d.err == nil && !d.witnesses.skip && !yield(d.tx) {
+				return
+			}
+		}
+	})
 	inChunks(len(txs), workers, func(i int) {
 		if d := &txs[i]; d.err == nil && !d.witnesses.skip {
-			d.witnesses = witnessCheck{verified: true, sigErr: verifySignatures(d.tx)}
+			d.witnesses = witnessCheck{verified: true, sigErr: keys.verify(d.tx)}
 		}
 	})
 }

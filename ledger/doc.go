@@ -21,5 +21,10 @@
 // only through the UTxO interface. It holds no mutable package state (the
 // CBOR modes and the tables of feature names are read-only). Its only
 // goroutines decode a batch and check its signatures ahead
-// (ApplyTxsVerified, ApplyBatch), and it waits for them.
+// (ApplyTxsVerified, ApplyBatch, VerifySignatures), and it waits for them.
+//
+// Witness signatures are verified with curve25519-voi under the rules of
+// crypto/ed25519.Verify, exactly (witness.go says which options and why):
+// the same signatures are accepted and refused as with the standard
+// library, at a lower cost.
 package ledger

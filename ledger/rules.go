@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"crypto/ed25519"
 	"encoding/hex"
 	"fmt"
 	"math/bits"
@@ -222,17 +221,6 @@ func checkWitnessKeys(tx *Tx, spent []TxOut) error {
 		}
 		if _, ok := provided[kh]; !ok {
 			return fmt.Errorf("%w: input %s needs key hash %s", ErrMissingWitness, tx.Inputs[i], hex.EncodeToString(kh[:]))
-		}
-	}
-	return nil
-}
-
-// verifySignatures requires a valid signature over the tx id from every
-// witness given. It reads nothing but the tx.
-func verifySignatures(tx *Tx) error {
-	for i, w := range tx.Witnesses {
-		if !ed25519.Verify(w.VKey[:], tx.id[:], w.Signature[:]) {
-			return fmt.Errorf("%w: witness %d (vkey %s)", ErrBadWitness, i, hex.EncodeToString(w.VKey[:]))
 		}
 	}
 	return nil
