@@ -254,15 +254,15 @@ func TestWitnessVerdictsSpecialPoints(t *testing.T) {
 type witnessKind int
 
 const (
-	honest          witnessKind = iota
-	flippedBit                  // an honest witness with one bit of its key or signature flipped
-	sPlusL                      // S + kL, k in 1..7: the same S mod L, non-canonical
-	sHighBits                   // S with some of its three top bits set
-	torsionR                    // R + T for a small-order T ≠ 0, signed over that R
-	torsionA                    // a key [a]B + T, signed honestly over its encoding
-	smallOrderAR                // key and R small-order or non-canonical, S = 0 or random
-	identityKey                 // an identity key, any encoding, R = [S]B
-	randomBytes                 // key and signature drawn at random
+	honest       witnessKind = iota
+	flippedBit               // an honest witness with one bit of its key or signature flipped
+	sPlusL                   // S + kL, k in 1..7: the same S mod L, non-canonical
+	sHighBits                // S with some of its three top bits set
+	torsionR                 // R + T for a small-order T ≠ 0, signed over that R
+	torsionA                 // a key [a]B + T, signed honestly over its encoding
+	smallOrderAR             // key and R small-order or non-canonical, S = 0 or random
+	identityKey              // an identity key, any encoding, R = [S]B
+	randomBytes              // key and signature drawn at random
 	witnessKinds
 )
 
