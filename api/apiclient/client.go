@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/leiosnode/leiosnode/api"
@@ -135,14 +136,18 @@ func closeBody(body io.ReadCloser) {
 	body.Close()
 }
 
-// Client is a client of one node's local HTTP API.
+// Client is a client of one node's local HTTP API. Its copies share what
+// it learnt of the node.
 type Client struct {
 	client *http.Client
 	base   string // e.g. http://127.0.0.1:3002, without a trailing slash
+	// noBatch: the node has no POST /api/submit/txs (it is older than
+	// this client); SubmitBatch posts each tx alone.
+	noBatch *atomic.Bool
 }
 
 func New(client *http.Client, baseURL string) Client {
-	return Client{client: client, base: strings.TrimRight(baseURL, "/")}
+	return Client{client: client, base: strings.TrimRight(baseURL, "/"), noBatch: new(atomic.Bool)}
 }
 
 // Submit is POST /api/submit/tx. It returns the tx id the node answered
