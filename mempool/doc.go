@@ -8,7 +8,9 @@
 //
 //   - Add validates one tx fully (ledger apply, signatures included) against
 //     the latest snapshot's UTxO and publishes the snapshot extended by it.
-//     Adds are serialized in arrival order (FIFO) by the add lock.
+//     Adds are serialized in arrival order (FIFO) by the add lock. AddTxs
+//     adds txs that arrived together as Add adds each, their signatures
+//     verified together first, off the lock.
 //   - Sync, on a tip change, judges the latest snapshot's txs at the new
 //     tip's ledger view off the lock, into a candidate; then, still off the
 //     lock, judges the txs added since (the delta, by ticket) until the

@@ -44,6 +44,10 @@ type Mempool struct {
 	// ledgerRules: Reapply is ledger.Reapply, whose reasoning the extension
 	// path of a sync relies on.
 	ledgerRules bool
+	// ledgerApply: Apply is ledger.Apply, so AddTxs may verify the
+	// signatures ahead (ledger.VerifySignatures) and apply the rest with
+	// ledger.ApplyVerified, reaching its verdicts.
+	ledgerApply bool
 
 	rejected *rejectedSet
 	counters counters
@@ -54,7 +58,7 @@ func New(opts Options) (*Mempool, error) {
 	if opts.TipLedger == nil {
 		return nil, errors.New("mempool: Options.TipLedger is required")
 	}
-	ledgerRules := opts.Reapply == nil
+	ledgerRules, ledgerApply := opts.Reapply == nil, opts.Apply == nil
 	opts = opts.withDefaults()
 	view, tip, release, err := opts.TipLedger()
 	if err != nil {
@@ -63,6 +67,7 @@ func New(opts Options) (*Mempool, error) {
 	m := &Mempool{
 		opts:        opts,
 		ledgerRules: ledgerRules,
+		ledgerApply: ledgerApply,
 		addLock:     newFIFOLock(),
 		nextTicket:  1,
 		roomFreed:   make(chan struct{}),
@@ -138,6 +143,47 @@ func (m *Mempool) Stats() Stats { return m.counters.stats() }
 // remembered for RecentlyRejected. Errors name the tx by its tx id.
 func (m *Mempool) Add(ctx context.Context, tx *ledger.Tx) error {
 	return m.add(ctx, tx, m.opts.Apply)
+}
+
+// AddTxs adds txs that arrived together (a tx-submission reply, a batch of
+// submits), in order, each as Add adds it, and returns each one's error
+// (nil: admitted): the same txs are admitted and refused, for the same
+// reasons, as by calling Add for each.
+//
+// The witness signatures of the txs not held already are verified first,
+// together (ledger.VerifySignatures: spread over the cores, a key signing
+// several of them expanded once) and off the add lock, which adds then hold
+// only for the rules that read the UTxO. A tx held already costs no
+// verification. With an Options.Apply of the caller's, each tx is
+// validated with it, as by Add.
+func (m *Mempool) AddTxs(ctx context.Context, txs []*ledger.Tx) []error {
+	errs := make([]error, len(txs))
+	if !m.ledgerApply {
+		for i, tx := range txs {
+			errs[i] = m.Add(ctx, tx)
+		}
+		return errs
+	}
+	s := m.Snapshot()
+	fresh := make([]*ledger.Tx, 0, len(txs))
+	for _, tx := range txs {
+		if !s.Has(tx.Hash()) {
+			fresh = append(fresh, tx)
+		}
+	}
+	verdicts := ledger.VerifySignatures(fresh)
+	for i, tx := range txs {
+		validate := m.opts.Apply
+		if len(verdicts) > 0 && verdicts[0].Tx() == tx {
+			sigs := verdicts[0]
+			verdicts = verdicts[1:]
+			validate = func(p ledger.Params, utxo ledger.UTxO, slot uint64, _ *ledger.Tx) (*ledger.Diff, error) {
+				return ledger.ApplyVerified(p, utxo, slot, sigs)
+			}
+		}
+		errs[i] = m.add(ctx, tx, validate)
+	}
+	return errs
 }
 
 // add is Add, validating tx with validate: Apply for a new tx, Reapply for
