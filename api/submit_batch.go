@@ -62,14 +62,14 @@ type TxAnswer struct {
 
 // handleSubmitBatch is POST /api/submit/txs: the body is a CBOR array of
 // signed txs, each as POST /api/submit/tx takes it, at most MaxBatchTxs of
-// them in MaxBatchBytes. The txs are added to the mempool one after
-// another in the array's order, so a tx may spend an output of one before
-// it; the answer, 200, is a JSON array of a TxAnswer per tx, in order. A
-// tx refused for now (the mempool stays full, or gives no turn) ends the
-// batch: the txs after it are answered the same 503 without being tried,
-// since they would wait as long and may spend its outputs. A rejected tx
-// does not: the txs after it are tried, and those spending its outputs
-// are rejected in turn.
+// them in MaxBatchBytes. The txs are added to the mempool together, in the
+// array's order (mempool.AddTxs: their signatures checked together, off
+// the add lock), so a tx may spend an output of one before it; the answer,
+// 200, is a JSON array of a TxAnswer per tx, in order. A rejected tx does
+// not end the batch: the txs after it are tried, and those spending its
+// outputs are rejected in turn. The batch waits for room and turns no
+// longer than a single tx: a tx that would wait past the timeout is
+// answered 503, and so are those after it.
 //
 // The batch as a whole is answered as the single submit: 415, 408, 413
 // over MaxBatchBytes or MaxBatchTxs, 400 for a body that is not one CBOR
@@ -99,21 +99,22 @@ func (s *Server) handleSubmitBatch(w http.ResponseWriter, r *http.Request) {
 	}
 	answers := make([]TxAnswer, len(items))
 	cpuwork.Do(r.Context(), cpuwork.Intake, func(ctx context.Context) {
+		txs := make([]*ledger.Tx, 0, len(items))
+		at := make([]int, 0, len(items)) // the item each tx was decoded from
+		for i, item := range items {
+			tx, answer := s.decodeTx(item)
+			if tx == nil {
+				answers[i] = answer
+				continue
+			}
+			txs, at = append(txs, tx), append(at, i)
+		}
 		// One timeout for the batch: a batch waits for room no longer
 		// than a single tx would.
 		ctx, cancel := context.WithTimeout(ctx, s.opts.SubmitTimeout)
 		defer cancel()
-		refusedAt := -1
-		for i, item := range items {
-			if refusedAt >= 0 {
-				first := answers[refusedAt]
-				answers[i] = TxAnswer{Status: first.Status, Reason: first.Reason, RetryAfter: first.RetryAfter,
-					Error: fmt.Sprintf("not tried: tx %d of the batch was refused (%s)", refusedAt, first.Error)}
-				continue
-			}
-			if answers[i] = s.addTx(ctx, item); answers[i].Status == http.StatusServiceUnavailable {
-				refusedAt = i
-			}
+		for j, err := range s.opts.Mempool.AddTxs(ctx, txs) {
+			answers[at[j]] = s.added(txs[j], err)
 		}
 	})
 	writeJSON(w, http.StatusOK, answers)
@@ -139,14 +140,29 @@ func (s *Server) edgeAdmits(w http.ResponseWriter) bool {
 // addTx decodes a tx and adds it to the mempool within ctx, and says what
 // became of it, as the single submit answers.
 func (s *Server) addTx(ctx context.Context, raw []byte) TxAnswer {
+	tx, answer := s.decodeTx(raw)
+	if tx == nil {
+		return answer
+	}
+	return s.added(tx, s.opts.Mempool.Add(ctx, tx))
+}
+
+// decodeTx decodes a submitted tx, or says why it is refused: over the
+// max tx size, or not a tx.
+func (s *Server) decodeTx(raw []byte) (*ledger.Tx, TxAnswer) {
 	if len(raw) > s.opts.MaxTxSize {
-		return TxAnswer{Status: http.StatusRequestEntityTooLarge, Error: fmt.Sprintf("tx over the limit of %d bytes", s.opts.MaxTxSize)}
+		return nil, TxAnswer{Status: http.StatusRequestEntityTooLarge, Error: fmt.Sprintf("tx over the limit of %d bytes", s.opts.MaxTxSize)}
 	}
 	tx, err := ledger.DecodeTx(raw)
 	if err != nil {
-		return rejection(err)
+		return nil, rejection(err)
 	}
-	switch err := s.opts.Mempool.Add(ctx, tx); {
+	return tx, TxAnswer{}
+}
+
+// added is the answer to a tx the mempool's add of which returned err.
+func (s *Server) added(tx *ledger.Tx, err error) TxAnswer {
+	switch {
 	case err == nil:
 		s.latency.admitted(tx.Hash(), time.Now())
 		id := tx.ID()
@@ -154,7 +170,9 @@ func (s *Server) addTx(ctx context.Context, raw []byte) TxAnswer {
 	case errors.Is(err, mempool.ErrFull):
 		return TxAnswer{Status: http.StatusServiceUnavailable, Reason: ReasonMempoolFull, RetryAfter: 1, Error: "mempool full"}
 	case errors.Is(err, mempool.ErrBusy):
-		return TxAnswer{Status: http.StatusServiceUnavailable, Reason: ReasonMempoolBusy, RetryAfter: 1, Error: "mempool busy: no turn to add within the timeout"}
+		// No turn to add within the timeout, or not tried after a tx of
+		// its batch that had none.
+		return TxAnswer{Status: http.StatusServiceUnavailable, Reason: ReasonMempoolBusy, RetryAfter: 1, Error: err.Error()}
 	case mempool.IsRejection(err), errors.Is(err, mempool.ErrDuplicate):
 		return rejection(err)
 	default:
