@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -131,8 +132,8 @@ func runChildUntilKilled(t *testing.T, dir string, seed uint64, delay time.Durat
 	}()
 	select {
 	case err = <-ready:
-	case <-time.After(20 * time.Second):
-		err = errors.New("child not ready after 20s")
+	case <-time.After(waittest.Hang):
+		err = fmt.Errorf("child not ready after %v, a hang", waittest.Hang)
 	}
 	if err != nil {
 		cmd.Process.Kill()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/block/blocktest"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
@@ -84,8 +85,8 @@ func TestIdleStreamSaysDone(t *testing.T) {
 			if got != p {
 				t.Fatalf("fetched %s, want %s", got, p)
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("body of %s not fetched", p)
+		case <-time.After(waittest.Hang):
+			t.Fatalf("body of %s not fetched after %v, a hang", p, waittest.Hang)
 		}
 	}
 	ended := func(which string) {
@@ -95,8 +96,8 @@ func TestIdleStreamSaysDone(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the %s stream's server ended with %v, want done", which, err)
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("the %s stream is still open", which)
+		case <-time.After(waittest.Hang):
+			t.Fatalf("the %s stream is still open after %v, a hang", which, waittest.Hang)
 		}
 	}
 	fetchBody(first, 10)

@@ -2,10 +2,10 @@ package leios
 
 import (
 	"testing"
-	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/block/blocktest"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // CertRBs that chain sync brings ahead of the chain have their closures
@@ -77,11 +77,7 @@ func TestFetchAheadTwoAtATime(t *testing.T) {
 	if err := p.insertTxs(points[0], block.HashTxs(closures[0]), false); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !known(points[2]); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("a complete closure did not let the next one be fetched")
-		}
-	}
+	waittest.Until(t, "a complete closure lets the next one be fetched", func() bool { return known(points[2]) })
 	if p.ahead.has(points[0]) {
 		t.Fatal("a complete closure still holds its place")
 	}

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"maps"
 	"testing"
-	"time"
 
 	"pgregory.net/rapid"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/block/blocktest"
 	"github.com/leiosnode/leiosnode/chaindb"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -104,13 +104,7 @@ func TestCertRBParkedUntilItsClosure(t *testing.T) {
 		t.Fatal("a CertRB was selected without its closure")
 	}
 	deliverClosure(t, p, eb, txs)
-	deadline := time.Now().Add(10 * time.Second)
-	for chain.Tip().Point != certRB.Point() {
-		if time.Now().After(deadline) {
-			t.Fatal("the parked CertRB was never adopted once its closure was complete")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waittest.Until(t, "the parked CertRB adopted once its closure is complete", func() bool { return chain.Tip().Point == certRB.Point() })
 	if got := chain.TxsOnChain(); got != uint64(len(txs)) {
 		t.Fatalf("%d txs on chain, want the closure's %d", got, len(txs))
 	}

@@ -3,10 +3,10 @@ package leios
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/block/blocktest"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
 )
@@ -38,16 +38,14 @@ func TestClosureFromMempool(t *testing.T) {
 		t.Fatalf("missing %v after the body: the admitted half should be stored", got)
 	}
 	admit(raw[3:])
-	ctxWait, cancelWait := context.WithTimeout(ctx, 10*time.Second)
+	ctxWait, cancelWait := context.WithTimeout(ctx, waittest.Hang)
 	defer cancelWait()
 	if _, err := p.AwaitClosure(ctxWait, pt); err != nil {
 		t.Fatalf("the closure did not complete from the mempool: %v", err)
 	}
 	// The count follows the store, whose commit may complete the closure
 	// first.
-	for deadline := time.Now().Add(10 * time.Second); p.Stats().TxsFromMempool < 6 && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
-	}
+	waittest.Until(t, "six txs counted from the mempool", func() bool { return p.Stats().TxsFromMempool >= 6 })
 	if s := p.Stats(); s.FetchedBytes != 0 || s.TxsFromMempool != 6 {
 		t.Fatalf("stats %+v", s)
 	}

@@ -2,9 +2,9 @@ package leios
 
 import (
 	"testing"
-	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // A syncing node's parked CertRB, once its closure arrives, is adopted with
@@ -36,13 +36,9 @@ func TestCertifiedEBKeptWhenImmutableTipJumpsPastItsCertRB(t *testing.T) {
 	deliverClosure(t, p, eb, txs)
 	// The reselection adopts all of them: the immutable tip jumps past
 	// the CertRB, and the pipeline prunes below it.
-	deadline := time.Now().Add(10 * time.Second)
-	for chain.Tip().Point != prev.Point() || p.fetcher.Floor() < chain.ImmutableTip().Point.Slot {
-		if time.Now().After(deadline) {
-			t.Fatalf("tip %v, immutable %v: never adopted and pruned", chain.Tip(), chain.ImmutableTip())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waittest.Until(t, "the blocks after the CertRB adopted and the pipeline pruned below the immutable tip", func() bool {
+		return chain.Tip().Point == prev.Point() && p.fetcher.Floor() >= chain.ImmutableTip().Point.Slot
+	})
 	if chain.ImmutableTip().BlockNumber <= certRB.Header.BlockNumber {
 		t.Fatalf("immutable tip %v: not past the CertRB", chain.ImmutableTip())
 	}

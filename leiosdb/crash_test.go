@@ -13,6 +13,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/block/blocktest"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // crashDirEnv tells the re-executed test binary to be the crash child, and
@@ -59,9 +60,9 @@ func TestCrashConsistency(t *testing.T) {
 				_ = cmd.Wait()
 				t.Fatalf("round %d: child ended before writing: %s", round, stderr.String())
 			}
-		case <-time.After(20 * time.Second):
+		case <-time.After(waittest.Hang):
 			_ = cmd.Process.Kill()
-			t.Fatalf("round %d: child never started writing", round)
+			t.Fatalf("round %d: child not writing after %v, a hang", round, waittest.Hang)
 		}
 		time.Sleep(time.Duration(20+rng.IntN(300)) * time.Millisecond)
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {

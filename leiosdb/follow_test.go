@@ -2,12 +2,13 @@ package leiosdb
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/block/blocktest"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // recorder collects what a Follower delivers. With a gate it takes
@@ -81,15 +82,9 @@ func TestFollowerLosesNothing(t *testing.T) {
 		points = append(points, p, again)
 	}
 	openGate()
-	deadline := time.Now().Add(10 * time.Second)
 	for _, p := range points {
 		for _, kind := range []EventKind{BodyStored, ClosureComplete} {
-			for len(rec.sources(Event{kind, p})) == 0 {
-				if time.Now().After(deadline) {
-					t.Fatalf("%s of %s never delivered", kind, p)
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
+			waittest.Until(t, fmt.Sprintf("%s of %s delivered", kind, p), func() bool { return len(rec.sources(Event{kind, p})) > 0 })
 		}
 	}
 	caughtUp := false

@@ -5,9 +5,9 @@ import (
 	"io"
 	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -40,13 +40,10 @@ func TestRunGivesBackWhatARollbackAbandoned(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan error)
 	go func() { ran <- m.Run(ctx) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for s := m.Snapshot(); s.Tip() != wonTip || !s.Has(a[2].Hash()); s = m.Snapshot() {
-		if time.Now().After(deadline) {
-			t.Fatalf("Run did not give back the abandoned txs: %d txs at %s", s.Len(), s.Tip())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waittest.Until(t, "Run gives back the abandoned txs", func() bool {
+		s := m.Snapshot()
+		return s.Tip() == wonTip && s.Has(a[2].Hash())
+	})
 	cancel()
 	if err := <-ran; err != nil {
 		t.Fatalf("Run: %v", err)
@@ -89,13 +86,10 @@ func TestRunGivesBackWhatWasAdmittedDuringTheSync(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan error)
 	go func() { ran <- m.Run(ctx) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for s := m.Snapshot(); s.Tip() != wonTip || s.Len() < len(a); s = m.Snapshot() {
-		if time.Now().After(deadline) {
-			t.Fatalf("Run did not give back every tx: %d of %d at %s (added mid-sync: %v)", s.Len(), len(a), s.Tip(), addedMidSync)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waittest.Until(t, "Run gives back every tx", func() bool {
+		s := m.Snapshot()
+		return s.Tip() == wonTip && s.Len() >= len(a)
+	})
 	cancel()
 	if err := <-ran; err != nil {
 		t.Fatalf("Run: %v", err)
@@ -147,13 +141,7 @@ func TestRunGivesBackOnAChainWithForks(t *testing.T) {
 	go func() { ran <- m.Run(ctx) }()
 	waitFor := func(what string, done func(*Snapshot) bool) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for s := m.Snapshot(); !done(s); s = m.Snapshot() {
-			if time.Now().After(deadline) {
-				t.Fatalf("Run did not %s: %d txs at %s, stats %+v", what, s.Len(), s.Tip(), m.Stats())
-			}
-			time.Sleep(time.Millisecond)
-		}
+		waittest.Until(t, "Run to "+what, func() bool { return done(m.Snapshot()) })
 	}
 
 	won := mustBlock(mustBlock(c.volatile()[0], both)) // two blocks off the root beat lost

@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -148,8 +149,8 @@ func TestSnapshotWhileSyncHoldsTheLock(t *testing.T) {
 		if s.Len() != 2 {
 			t.Fatalf("snapshot during the sync holds %d txs", s.Len())
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Snapshot blocked while the sync held the add lock")
+	case <-time.After(waittest.Hang):
+		t.Fatalf("Snapshot blocked for %v while the sync held the add lock", waittest.Hang)
 	}
 	added := make(chan error)
 	go func() { added <- m.Add(context.Background(), b[0]) }()
@@ -186,13 +187,7 @@ func TestRunSyncsOnTipChange(t *testing.T) {
 	l.advance(g)
 	_, _, u := revalidate(g, 0, txs[:1])
 	tip := l.advance(u)
-	deadline := time.Now().Add(10 * time.Second)
-	for m.Snapshot().Tip() != tip {
-		if time.Now().After(deadline) {
-			t.Fatal("Run did not sync to the new tip")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waittest.Until(t, "Run syncs to the new tip", func() bool { return m.Snapshot().Tip() == tip })
 	if s := m.Snapshot(); s.Len() != 2 || s.Has(txs[0].Hash()) {
 		t.Fatalf("after sync: %d txs", s.Len())
 	}

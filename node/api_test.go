@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/leiosnode/leiosnode/internal/waittest"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -75,21 +76,15 @@ func TestSubmitReachesEveryChain(t *testing.T) {
 		resp.Body.Close()
 	}
 
-	deadline := time.Now().Add(20 * time.Second)
 	for _, cfg := range configs {
-		for {
+		waittest.Until(t, "the tx's output on "+cfg.HTTPAddr, func() bool {
 			resp, err := http.Get(fmt.Sprintf("http://%s/api/utxo/%x/0", cfg.HTTPAddr, id[:]))
-			if err == nil {
-				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
-					break
-				}
+			if err != nil {
+				return false
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the tx's output never appeared on %s", cfg.HTTPAddr)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK
+		})
 	}
 	if s, err := getStatus(configs[1].HTTPAddr); err != nil || s.TxsOnChain == 0 {
 		t.Fatalf("txsOnChain on the other node: %+v %v", s.TxsOnChain, err)
@@ -134,13 +129,10 @@ func checkMetricNames(t *testing.T, addr string) {
 
 func waitHTTP(t *testing.T, addr string) {
 	t.Helper()
-	for range 100 {
-		if _, err := getStatus(addr); err == nil {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s never answered", addr)
+	waittest.Until(t, addr+" answering /status", func() bool {
+		_, err := getStatus(addr)
+		return err == nil
+	})
 }
 
 // assertMetric scrapes a node's /metrics and wants the unlabelled series

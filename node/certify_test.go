@@ -16,6 +16,7 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/leios"
 )
@@ -107,7 +108,7 @@ func TestTenNodesCertifyOnMocknet(t *testing.T) {
 	// carries, so blocks announce EBs — each time its tip changes, until
 	// every node holds as immutable a block carrying a certificate.
 	txs := payments(t, 250)
-	deadline := time.After(2 * time.Minute)
+	deadline := time.After(waittest.Hang)
 	var lowest uint64
 	for {
 		changed := ns[0].chain.TipChanged() // before reading, so no change is missed
@@ -119,7 +120,7 @@ func TestTenNodesCertifyOnMocknet(t *testing.T) {
 			break
 		}
 		for range min(6, len(txs)) {
-			addCtx, cancelAdd := context.WithTimeout(ctx, 5*time.Second)
+			addCtx, cancelAdd := context.WithTimeout(ctx, waittest.Hang)
 			must(t, ns[0].mempool.Add(addCtx, txs[0]))
 			cancelAdd()
 			txs = txs[1:]
@@ -127,7 +128,7 @@ func TestTenNodesCertifyOnMocknet(t *testing.T) {
 		select {
 		case <-changed:
 		case <-deadline:
-			t.Fatalf("no EB certified by a block all nodes hold as immutable in 2 minutes (immutable everywhere: %d blocks)", lowest)
+			t.Fatalf("no EB certified by a block all nodes hold as immutable after %v, a hang (immutable everywhere: %d blocks)", waittest.Hang, lowest)
 		}
 	}
 

@@ -8,6 +8,7 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 	"github.com/leiosnode/leiosnode/keys"
 )
 
@@ -33,7 +34,7 @@ func TestEquivocatingPoolIsNeverCertified(t *testing.T) {
 	// honest pool.
 	waitHTTP(t, configs[1].HTTPAddr)
 	txs := payments(t, 3000)
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(waittest.Hang)
 	for sent := 0; ; {
 		ls := nodes[1].leios.Stats()
 		if ls.Equivocations >= 2 && nodes[1].chain.CertRBsOnChain() >= 1 {

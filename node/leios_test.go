@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/simtrace"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 	"github.com/leiosnode/leiosnode/leios"
 )
 
@@ -36,20 +38,15 @@ func TestEBsDiffuseToEveryNode(t *testing.T) {
 			t.Fatalf("submit: %d %s", status, reply)
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
 	for _, cfg := range configs {
-		for {
-			s, err := getStatus(cfg.HTTPAddr)
-			if err == nil && s.Leios.ClosuresComplete > 0 {
-				if s.Leios.EBsAnnounced == 0 || s.Leios.BodiesHeld == 0 {
-					t.Fatalf("%s: a complete closure without announcement or body: %+v", cfg.HTTPAddr, s.Leios)
-				}
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s never completed an EB closure: %+v (%v)", cfg.HTTPAddr, s.Leios, err)
-			}
-			time.Sleep(100 * time.Millisecond)
+		var s api.Status
+		waittest.Until(t, cfg.HTTPAddr+" completing an EB closure", func() bool {
+			var err error
+			s, err = getStatus(cfg.HTTPAddr)
+			return err == nil && s.Leios.ClosuresComplete > 0
+		})
+		if s.Leios.EBsAnnounced == 0 || s.Leios.BodiesHeld == 0 {
+			t.Fatalf("%s: a complete closure without announcement or body: %+v", cfg.HTTPAddr, s.Leios)
 		}
 	}
 	// Some node completed an EB it did not forge: it fetched it.

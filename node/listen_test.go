@@ -11,6 +11,8 @@ import (
 
 	"go.uber.org/goleak"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // TestAddressInUseFailsNew: every listener is bound by New, so an address
@@ -69,10 +71,9 @@ func TestStatusPeers(t *testing.T) {
 		Since     string `json:"since"`
 	}
 	var peers []peerJSON
-	deadline := time.Now().Add(10 * time.Second)
-	for len(peers) != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("node 0 lists peers %+v, want node 1", peers)
+	for start := time.Now(); len(peers) != 1; {
+		if time.Since(start) > waittest.Hang {
+			t.Fatalf("node 0 lists peers %+v after %v, a hang; want node 1", peers, waittest.Hang)
 		}
 		time.Sleep(100 * time.Millisecond)
 		resp, err := http.Get("http://" + configs[0].HTTPAddr + "/status")

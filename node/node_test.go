@@ -29,6 +29,7 @@ import (
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/consensus/consensustest"
 	"github.com/leiosnode/leiosnode/internal/freeport"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -194,20 +195,15 @@ func TestTwoNodesAgreeAndRestart(t *testing.T) {
 	}
 	waitAgree := func(minBlock uint64) api.Status {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for time.Now().Before(deadline) {
-			time.Sleep(200 * time.Millisecond)
-			a, errA := getStatus(configs[0].HTTPAddr)
-			b, errB := getStatus(configs[1].HTTPAddr)
-			if errA != nil || errB != nil {
-				continue
-			}
-			if a.Tip.BlockNumber >= minBlock && a.Tip == b.Tip && a.ImmutableTip.BlockNumber > 0 {
-				return a
-			}
-		}
-		t.Fatalf("the nodes did not agree on a chain of %d blocks in time", minBlock)
-		return api.Status{}
+		var a api.Status
+		waittest.Until(t, fmt.Sprintf("the nodes agreeing on a chain of %d blocks", minBlock), func() bool {
+			var b api.Status
+			var errA, errB error
+			a, errA = getStatus(configs[0].HTTPAddr)
+			b, errB = getStatus(configs[1].HTTPAddr)
+			return errA == nil && errB == nil && a.Tip.BlockNumber >= minBlock && a.Tip == b.Tip && a.ImmutableTip.BlockNumber > 0
+		})
+		return a
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -2,6 +2,7 @@ package node
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // Three producers offered txs as fast as one wallet can post them, far
@@ -102,18 +104,11 @@ func TestOverloadIsRefusedAtTheEdge(t *testing.T) {
 	}
 	// Every admitted tx reaches every chain: the wallet's 200 and the
 	// genesis funds are all that move.
-	deadline := time.Now().Add(2 * time.Minute)
 	for _, cfg := range configs {
-		for {
+		waittest.Until(t, fmt.Sprintf("the %d admitted txs on the chain of %s", offered, cfg.HTTPAddr), func() bool {
 			s, err := getStatus(cfg.HTTPAddr)
-			if err == nil && s.TxsOnChain >= offered {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s holds %d of the %d admitted txs on its chain (%v)", cfg.HTTPAddr, s.TxsOnChain, offered, err)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			return err == nil && s.TxsOnChain >= offered
+		})
 	}
 	t.Logf("refusals %v; CertRBs %d → %d while refusing", refusals, certifiedFirst, certifiedFull)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // refillClosures is how many certified closures the refill test's chain
@@ -77,12 +78,12 @@ func TestDeletedLeiosDBIsRefilled(t *testing.T) {
 	for i := range subject {
 		net.start(i)
 	}
-	waitFor(t, 2*time.Minute, "the refill to start", func() bool {
+	waitFor(t, "the refill to start", func() bool {
 		return net.nodes[subject].leios.Refill().Missing < int(certRBs)
 	})
 	left := net.nodes[subject].leios.Refill().Missing
 	net.stop(2)
-	waitFor(t, 2*time.Minute, "every certified closure to come back", func() bool {
+	waitFor(t, "every certified closure to come back", func() bool {
 		missing, err := net.nodes[subject].leios.MissingCertified()
 		must(t, err)
 		return len(missing) == 0 && net.nodes[subject].leios.Refill().Missing == 0
@@ -105,7 +106,7 @@ func TestDeletedLeiosDBIsRefilled(t *testing.T) {
 	must(t, os.RemoveAll(configs[subject].LeiosDBDir()))
 	configs[subject].LeiosProtocols = "prototype"
 	net.start(subject)
-	waitFor(t, 2*time.Minute, "every certified closure to come back over /leios/fetch/1", func() bool {
+	waitFor(t, "every certified closure to come back over /leios/fetch/1", func() bool {
 		missing, err := net.nodes[subject].leios.MissingCertified()
 		must(t, err)
 		return len(missing) == 0
@@ -169,7 +170,7 @@ func growCertifiedChain(t *testing.T, net *testNodes, subject int, closures uint
 	waitHTTP(t, addr)
 	txs := payments(t, 100*int(closures)*6)
 	sent := 0
-	waitFor(t, 4*time.Minute, "certified closures on the chain", func() bool {
+	waitFor(t, "certified closures on the chain", func() bool {
 		s, err := getStatus(net.configs[subject].HTTPAddr)
 		if err == nil && net.nodes[subject].chain.CertRBsOnChain() >= closures && s.TxsOnChain >= uint64(sent) {
 			return true
@@ -192,20 +193,15 @@ func growCertifiedChain(t *testing.T, net *testNodes, subject int, closures uint
 			lastCertRB = i
 		}
 	}
-	waitFor(t, time.Minute, "the last CertRB to be immutable", func() bool { return chain.ImmutableTip().BlockNumber > lastCertRB })
+	waitFor(t, "the last CertRB to be immutable", func() bool { return chain.ImmutableTip().BlockNumber > lastCertRB })
 	return chain.CertRBsOnChain()
 }
 
-// waitFor polls done until it holds, failing the test after timeout.
-func waitFor(t *testing.T, timeout time.Duration, what string, done func() bool) {
+// waitFor polls done until it holds, failing the test only past a hang's
+// ceiling.
+func waitFor(t *testing.T, what string, done func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !done() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %v for %s", timeout, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waittest.Until(t, what, done)
 }
 
 // assertBlocksAnswer asks /api/blocks for every block up to tip and wants

@@ -7,6 +7,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // A rollback past a CertRB returns its certified closure's txs to the
@@ -91,13 +92,7 @@ func TestRollbackPastCertRBReturnsTheClosure(t *testing.T) {
 	if a.chain.Tip().Point != fork[1].Point() {
 		t.Fatal("A did not switch to the longer chain")
 	}
-	deadline := time.Now().Add(10 * time.Second)
 	for _, raw := range closure {
-		for !a.mempool.Has(block.HashBytes(raw)) {
-			if time.Now().After(deadline) {
-				t.Fatalf("a tx of the abandoned CertRB's closure did not come back; mempool holds %d", a.mempool.Snapshot().Len())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		waittest.Until(t, "every tx of the abandoned CertRB's closure back in the mempool", func() bool { return a.mempool.Has(block.HashBytes(raw)) })
 	}
 }

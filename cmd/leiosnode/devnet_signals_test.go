@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // TestDevnetSignals runs the devnet as its own process, as a user does: a
@@ -54,7 +56,7 @@ func TestDevnetSignals(t *testing.T) {
 	// await returns the first line holding every one of parts.
 	await := func(parts ...string) string {
 		t.Helper()
-		timeout := time.After(30 * time.Second)
+		timeout := time.After(waittest.Hang)
 		for {
 			select {
 			case line, ok := <-lines:
@@ -66,7 +68,7 @@ func TestDevnetSignals(t *testing.T) {
 					return line
 				}
 			case <-timeout:
-				t.Fatalf("no line with %q in 30 s", parts)
+				t.Fatalf("no line with %q after %v, a hang", parts, waittest.Hang)
 			}
 		}
 	}

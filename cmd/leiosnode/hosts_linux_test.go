@@ -25,6 +25,7 @@ import (
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/internal/load"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // TestOperationsOnHosts runs the operations guide's "A testnet on several
@@ -298,9 +299,9 @@ func (g *guideRun) operator(t *testing.T, where, script string) string {
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(5 * time.Minute):
+	case <-time.After(waittest.Hang):
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		err = fmt.Errorf("still running after 5 minutes: %v", <-done)
+		err = fmt.Errorf("still running after %v, a hang: %v", waittest.Hang, <-done)
 	}
 	t.Logf("%s, on the operator's machine:\n%s\n%s\n%s", where, strings.TrimSuffix(script, "\n"), lastLines(stdout.String(), 20), lastLines(stderr.String(), 10))
 	if err != nil {
@@ -371,11 +372,11 @@ func (g *guideRun) awaitNetwork(t *testing.T, where string) {
 	}
 	var first, last api.TipStatus
 	var statuses []*nodeStatus
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(waittest.Hang)
 	for first.BlockNumber == 0 || last.BlockNumber < first.BlockNumber+2 || !fullMesh(statuses, ids) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: after 90 s, first common block %+v, last %+v, full mesh %v; statuses:\n%s",
-				where, first, last, fullMesh(statuses, ids), printStatuses(statuses))
+			t.Fatalf("%s: after %v, a hang, first common block %+v, last %+v, full mesh %v; statuses:\n%s",
+				where, waittest.Hang, first, last, fullMesh(statuses, ids), printStatuses(statuses))
 		}
 		time.Sleep(500 * time.Millisecond)
 		statuses = g.statuses()
@@ -459,7 +460,7 @@ func (g *guideRun) checkLoad(t *testing.T, where, command string) {
 		t.Errorf("%s: %d submitted != %d admitted + %d rejected + %d refused + %d unanswered", where,
 			r.Submitted, r.Admitted, r.RejectedTxs, r.RefusedAtStop, r.UnansweredAtStop)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waittest.Hang)
 	for {
 		behind := ""
 		for i, st := range g.statuses() {
@@ -471,7 +472,7 @@ func (g *guideRun) checkLoad(t *testing.T, where, command string) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Errorf("%s: after 30 s, the chains of%s hold fewer than the %d txs the load put on chain", where, behind, r.OnChain)
+			t.Errorf("%s: after %v, a hang, the chains of%s hold fewer than the %d txs the load put on chain", where, waittest.Hang, behind, r.OnChain)
 			break
 		}
 		time.Sleep(500 * time.Millisecond)

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // devnetNode writes a one-node devnet (leiosnode genesis, with args) into a
@@ -95,7 +97,7 @@ func startNodeCommand(t *testing.T, cmd *exec.Cmd) *nodeProcess {
 // one did before the node's end.
 func (p *nodeProcess) await(t *testing.T, s string) bool {
 	t.Helper()
-	timeout := time.After(30 * time.Second)
+	timeout := time.After(waittest.Hang)
 	for {
 		select {
 		case line, ok := <-p.lines:
@@ -107,16 +109,16 @@ func (p *nodeProcess) await(t *testing.T, s string) bool {
 				return true
 			}
 		case <-timeout:
-			t.Fatalf("no line with %q in 30 s:\n%s", s, p.stderr.String())
+			t.Fatalf("no line with %q after %v, a hang:\n%s", s, waittest.Hang, p.stderr.String())
 		}
 	}
 }
 
-// exit waits for the node to end by itself, for a minute at most, and
-// returns its whole stderr and its exit status.
+// exit waits for the node to end by itself, failing the test only past a
+// hang's ceiling, and returns its whole stderr and its exit status.
 func (p *nodeProcess) exit(t *testing.T) (string, int) {
 	t.Helper()
-	timeout := time.After(time.Minute)
+	timeout := time.After(waittest.Hang)
 	for {
 		select {
 		case line, ok := <-p.lines:
@@ -126,7 +128,7 @@ func (p *nodeProcess) exit(t *testing.T) (string, int) {
 			}
 			p.stderr.WriteString(line + "\n")
 		case <-timeout:
-			t.Fatalf("the node still runs after a minute:\n%s", p.stderr.String())
+			t.Fatalf("the node still runs after %v, a hang:\n%s", waittest.Hang, p.stderr.String())
 		}
 	}
 }

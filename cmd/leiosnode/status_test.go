@@ -14,6 +14,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/config"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // TestStatusCommand runs a two-node devnet, each node its own process, and
@@ -37,21 +38,14 @@ func TestStatusCommand(t *testing.T) {
 
 	// Wait for a chain and the peer, through the node's API.
 	var raw json.RawMessage
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	waittest.Until(t, "a chain and the peer in node-0's /status", func() bool {
 		var st nodeStatus
 		err := apiclient.GetStatus(context.Background(), http.DefaultClient, url, &raw)
 		if err == nil {
 			err = json.Unmarshal(raw, &st)
 		}
-		if err == nil && st.Tip.BlockNumber > 0 && len(st.Peers) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no chain and peer after 30 s: %v %s", err, raw)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return err == nil && st.Tip.BlockNumber > 0 && len(st.Peers) == 1
+	})
 
 	out, err := execute(context.Background(), "status", "--node", strings.TrimPrefix(url, "http://"))
 	if err != nil {

@@ -5,14 +5,14 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -55,24 +55,22 @@ func sendTx(skey, to, amount, node string) (string, error) {
 }
 
 // awaitOutput polls the node's address endpoint until address holds the
-// output index of tx id with coin, for 30 s at most.
+// output index of tx id with coin.
 func awaitOutput(t *testing.T, node string, address []byte, id string, index uint32, coin uint64) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	var seen []api.AddressUTxO
-	for time.Now().Before(deadline) {
-		var err error
-		if seen, err = apiclient.AddressUTxOs(context.Background(), http.DefaultClient, node, address); err != nil {
+	what := fmt.Sprintf("%s holding %s#%d of %d lovelace", ledger.FormatAddress(address), id, index, coin)
+	waittest.Until(t, what, func() bool {
+		seen, err := apiclient.AddressUTxOs(context.Background(), http.DefaultClient, node, address)
+		if err != nil {
 			t.Fatal(err)
 		}
 		for _, u := range seen {
 			if got, err := u.Lovelace(); u.TxHash == id && u.OutputIndex == index && err == nil && got == coin {
-				return
+				return true
 			}
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("after 30 s %s does not hold %s#%d of %d lovelace; it holds %+v", ledger.FormatAddress(address), id, index, coin, seen)
+		return false
+	})
 }
 
 // TestTxSend: a devnet's funded key pays a new address with leiosnode tx

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/pprof/profile"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // spin uses CPU until ctx ends.
@@ -44,11 +46,16 @@ func TestProfileMergesWindowsWithLabels(t *testing.T) {
 	s := start(t, Options{Window: 100 * time.Millisecond})
 	spinning(t, Voting)
 	const d = 350 * time.Millisecond
-	called := time.Now()
-	p, err := s.Profile(context.Background(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Profile gives up a second past d and two windows; a busy machine may
+	// end no window in that time, and the test then asks again.
+	var p *profile.Profile
+	var called time.Time
+	waittest.Until(t, "a profile of "+d.String(), func() bool {
+		called = time.Now()
+		var err error
+		p, err = s.Profile(context.Background(), d)
+		return err == nil
+	})
 	if waited := time.Since(called); waited < d {
 		t.Errorf("Profile(%v) returned after %v", d, waited)
 	}

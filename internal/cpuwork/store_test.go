@@ -11,6 +11,8 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/google/pprof/profile"
+
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // writerFrame is writePebble's function name, which marks the samples of
@@ -64,15 +66,10 @@ func TestPebbleBackgroundWorkIsStore(t *testing.T) {
 	writePebble(t, db, 8<<20)
 	// A compaction may still run: wait for one to have finished, so the
 	// test holds the work it is about.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	waittest.Until(t, "a flush and a compaction after the writes", func() bool {
 		m := db.Metrics()
-		if m.Flush.Count > 0 && m.Compact.DefaultCount > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no flush and compaction after the writes: %d flushes, %d compactions", m.Flush.Count, m.Compact.DefaultCount)
-		}
-	}
+		return m.Flush.Count > 0 && m.Compact.DefaultCount > 0
+	})
 	nextWindow(t, s.Sampler)
 	windows, _ := s.take(sub)
 	p, err := profile.Merge(windows)

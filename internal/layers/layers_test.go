@@ -28,6 +28,7 @@ var rank = map[string]int{
 	"internal/simtrace":       0, // the Leios simulators' trace format, written and checked
 	"internal/freeport":       0, // loopback ports no outgoing connection takes
 	"internal/logging":        0, // one-line errors; repeated lines limited per peer
+	"internal/waittest":       0, // tests' waits, bounded by what they wait for and a hang's ceiling
 	"block":                   1,
 	"block/blocktest":         2,
 	"ledger":                  1,
@@ -111,7 +112,7 @@ var (
 	// testSupport are fixtures for the tests of the packages they build
 	// on: a test file may import them whatever their rank (Go's external
 	// test packages allow it, and the fixture itself still points down).
-	testSupport = []string{"network/internal/chaintest", "network/internal/hosttest", "network/internal/ping", "network/protocol/protocoltest"}
+	testSupport = []string{"network/internal/chaintest", "network/internal/hosttest", "network/internal/ping", "network/protocol/protocoltest", "internal/waittest"}
 )
 
 // rule forbids what ranks allow. It applies to a package's own code, not to

@@ -4,14 +4,15 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 func start(t *testing.T, opts Options) *Network {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waittest.Hang)
 	defer cancel()
 	n, err := Start(ctx, opts)
 	if err != nil {
@@ -42,7 +43,7 @@ func TestTenNodesAcquireEveryClosure(t *testing.T) {
 		}
 		ebs = append(ebs, eb)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waittest.Hang)
 	defer cancel()
 	for _, eb := range ebs {
 		if err := n.AwaitClosure(ctx, eb.Point()); err != nil {
@@ -77,7 +78,7 @@ func TestPreheldShareIsNotFetched(t *testing.T) {
 	n := start(t, Options{Nodes: 3, Topology: Line})
 	rng := rand.New(rand.NewPCG(3, 3))
 	txs := GenerateTxs(rng, 400_000)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waittest.Hang)
 	defer cancel()
 	seed, err := n.Preseed(ctx, txs[:len(txs)/2])
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/network"
 	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
+
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // A wire serializes what is queued one after the other, and an idle wire
@@ -62,7 +64,7 @@ func TestShapedStreamsTakeLatencyAndSerialization(t *testing.T) {
 			_ = st.Close()
 		})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waittest.Hang)
 	defer cancel()
 	start := time.Now()
 	for i, h := range hosts {
@@ -104,7 +106,7 @@ func TestShapedStreamCloseRacingWrite(t *testing.T) {
 		data, _ := io.ReadAll(st)
 		received <- len(data)
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waittest.Hang)
 	defer cancel()
 	st, err := hosts[0].NewStream(ctx, hosts[1].ID(), "/test/1")
 	if err != nil {

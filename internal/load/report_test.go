@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -88,7 +89,7 @@ func TestReportAccountsForEveryTx(t *testing.T) {
 func TestReportAddsUpWithRefusalsAtTheStop(t *testing.T) {
 	const chains = 5
 	f, fakes := fakeDevnet(t, 1, chains, Options{Rate: 200, UpPoll: 10 * time.Millisecond})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a bound, not the stop
+	ctx, cancel := context.WithTimeout(context.Background(), waittest.Hang) // a bound, not the stop
 	defer cancel()
 	go func() {
 		defer cancel()
@@ -111,7 +112,7 @@ func TestReportAddsUpWithRefusalsAtTheStop(t *testing.T) {
 	}()
 	f.Run(ctx)
 	if ctx.Err() == context.DeadlineExceeded {
-		t.Fatalf("not every chain was refused within a minute: %+v", f.Counts())
+		t.Fatalf("not every chain was refused after %v, a hang: %+v", waittest.Hang, f.Counts())
 	}
 
 	r, _ := f.Settle(context.Background(), consensus.Clock{Start: time.Now(), SlotLength: time.Millisecond}, nil)

@@ -80,16 +80,26 @@ func (p *nodeProcess) status(ctx context.Context, client *http.Client) (*api.Sta
 	return &st, nil
 }
 
+// requestTimeout bounds one request to a node's HTTP API. It only catches
+// a node that hangs: a node serving dozens of hoarders on a machine busy
+// with other work answers late, and a late answer is still a sample.
+const requestTimeout = time.Minute
+
+// sourceStart bounds a source's start, from its process to serving the
+// chain's tip: opening a copy of the databases, which a busy machine does
+// slowly, never for minutes.
+const sourceStart = 5 * time.Minute
+
 // get is one GET of path from the node's HTTP API, its body handed to
-// read; an error if the node did not answer 200 within 2 s (or has
-// exited).
+// read; an error if the node did not answer 200 within requestTimeout (or
+// has exited).
 func (p *nodeProcess) get(ctx context.Context, client *http.Client, path string, read func(body io.Reader) error) error {
 	select {
 	case <-p.exited:
 		return fmt.Errorf("%s exited (%v); its log is %s", p.name, p.err, p.logFile)
 	default:
 	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+p.httpAddr+path, nil)
 	if err != nil {
@@ -160,7 +170,7 @@ func startSources(ctx context.Context, exe string, chain *syncChain, client *htt
 		s.peers = append(s.peers, n.ListenAddr+"/p2p/"+n.PeerID.String())
 	}
 	for _, p := range s.procs {
-		if err := awaitTip(ctx, p, client, chain, time.Minute); err != nil {
+		if err := awaitTip(ctx, p, client, chain, sourceStart); err != nil {
 			s.stop()
 			return nil, fmt.Errorf("source %s: %w", p.name, err)
 		}

@@ -22,7 +22,7 @@ func TestSyncQuick(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sync.json")
-	benchtest.Run(t, NewCommand(), "--quick", "--plots", dir, "--cpu-profile", "--timeout", "2m", "--json", path)
+	benchtest.Run(t, NewCommand(), "--quick", "--plots", dir, "--cpu-profile", "--json", path)
 	var r syncReport
 	if err := output.ReadJSON(path, &r); err != nil {
 		t.Fatal(err)

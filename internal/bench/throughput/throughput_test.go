@@ -18,6 +18,7 @@ import (
 	"github.com/leiosnode/leiosnode/internal/bench/machine"
 	"github.com/leiosnode/leiosnode/internal/devnet/report"
 	"github.com/leiosnode/leiosnode/internal/load"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // orphanerEnv makes the test binary start a busy loop, print its pid and
@@ -219,16 +220,14 @@ func TestBusyLoopDiesWithTheBench(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the orphaner said %q", out)
 	}
-	// The kernel's signal is asynchronous: wait for it, for at most long
-	// enough to be sure it is not coming.
-	for deadline := time.Now().Add(10 * time.Second); processAlive(pid); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			if p, err := os.FindProcess(pid); err == nil {
-				_ = p.Kill()
-			}
-			t.Fatalf("busy loop pid %d outlived the bench that started it", pid)
+	// The kernel's signal is asynchronous: wait for it, for as long as a
+	// busy machine could take to deliver it.
+	t.Cleanup(func() {
+		if p, err := os.FindProcess(pid); err == nil && processAlive(pid) {
+			_ = p.Kill()
 		}
-	}
+	})
+	waittest.Until(t, fmt.Sprintf("the busy loop pid %d ending with the bench that started it", pid), func() bool { return !processAlive(pid) })
 }
 
 // processAlive says whether pid runs: /proc has it, and not as a zombie

@@ -1,12 +1,15 @@
 package supervisor
 
 import (
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // TestNodeProcesses: a node that dies on its own is reported as an
@@ -28,8 +31,10 @@ func TestNodeProcesses(t *testing.T) {
 		}
 		nodes = append(nodes, n)
 	}
-	// Long enough for the polite node to exit on a loaded machine.
-	const stopTimeout = 3 * time.Second
+	// Long enough for the polite node, which exits at once on SIGTERM, to
+	// be scheduled and exit on a machine busy with other suites: the
+	// stubborn one is killed after it, so the test takes this long.
+	const stopTimeout = 10 * time.Second
 	ps, err := Start(exe, nodes, nil, stopTimeout)
 	if err != nil {
 		t.Fatal(err)
@@ -38,9 +43,9 @@ func TestNodeProcesses(t *testing.T) {
 
 	select {
 	case <-failing.exited:
-	case <-time.After(20 * time.Second):
+	case <-time.After(waittest.Hang):
 		ps.Stop()
-		t.Fatal("the failing node did not exit")
+		t.Fatalf("the failing node did not exit in %v, a hang", waittest.Hang)
 	}
 	if !failing.unexpected || failing.ExitState() != "exited: exit status 3" {
 		t.Errorf("failing node: unexpected %v, state %q", failing.unexpected, failing.ExitState())
@@ -79,16 +84,10 @@ func TestNodeProcesses(t *testing.T) {
 
 func waitForLog(t *testing.T, path, want string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if b, _ := os.ReadFile(path); strings.Contains(string(b), want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never said %q", path, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waittest.Until(t, fmt.Sprintf("%s saying %q", path, want), func() bool {
+		b, _ := os.ReadFile(path)
+		return strings.Contains(string(b), want)
+	})
 }
 
 func TestShellQuote(t *testing.T) {

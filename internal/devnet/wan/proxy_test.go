@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/internal/waittest"
 )
 
 // echoServer answers every byte with itself, until the test ends.
@@ -30,9 +31,17 @@ func echoServer(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// roundTrip sends a line over c and says whether it came back.
-func roundTrip(c net.Conn) bool {
-	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+// Waits of a round trip: one expected to come back may take a busy
+// machine long and is given a hang's ceiling; one expected not to is
+// given up after cutShown, and a slow machine only makes that more likely.
+const (
+	echoed   = waittest.Hang
+	cutShown = 5 * time.Second
+)
+
+// roundTrip sends a line over c and says whether it came back within wait.
+func roundTrip(c net.Conn, wait time.Duration) bool {
+	_ = c.SetDeadline(time.Now().Add(wait))
 	if _, err := c.Write([]byte("ping\n")); err != nil {
 		return false
 	}
@@ -68,21 +77,21 @@ func startTestProxy(t *testing.T, target string, shape layout.LinkShape) *proxy 
 func TestLinkProxy(t *testing.T) {
 	p := startTestProxy(t, echoServer(t), layout.LinkShape{})
 	before := dial(t, p.addr())
-	if !roundTrip(before) {
+	if !roundTrip(before, echoed) {
 		t.Fatal("no echo through the link")
 	}
 	if n := p.connections(); n != 1 {
 		t.Errorf("%d connections carried, want 1", n)
 	}
 	p.setCut(true)
-	if roundTrip(before) {
+	if roundTrip(before, cutShown) {
 		t.Error("a connection carried before the cut still works")
 	}
-	if roundTrip(dial(t, p.addr())) {
+	if roundTrip(dial(t, p.addr()), cutShown) {
 		t.Error("a new connection works through a cut link")
 	}
 	p.setCut(false)
-	if !roundTrip(dial(t, p.addr())) {
+	if !roundTrip(dial(t, p.addr()), echoed) {
 		t.Error("no echo through the restored link")
 	}
 	if n := p.accepted.Load(); n != 2 {
@@ -106,24 +115,29 @@ func TestMeshPartition(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	works := func(p *proxy) bool {
+	// works says whether p carries an echo, waiting as long as its
+	// expectation needs.
+	works := func(p *proxy, expected bool) bool {
 		c, err := net.Dial("tcp", p.addr())
 		if err != nil {
 			return false
 		}
 		defer c.Close()
-		return roundTrip(c)
+		if expected {
+			return roundTrip(c, echoed)
+		}
+		return roundTrip(c, cutShown)
 	}
 	m.Partition([]int{1, 3})
 	for _, p := range m.proxies {
 		across := (p.link.From == 1 || p.link.From == 3) != (p.link.To == 1 || p.link.To == 3)
-		if works(p) == across {
+		if works(p, !across) == across {
 			t.Errorf("link %d→%d: works %v during a partition of 1 and 3", p.link.From, p.link.To, !across)
 		}
 	}
 	m.Heal()
 	for _, p := range m.proxies {
-		if !works(p) {
+		if !works(p, true) {
 			t.Errorf("link %d→%d does not work after the heal", p.link.From, p.link.To)
 		}
 	}
