@@ -15,6 +15,13 @@ import (
 	"github.com/leiosnode/leiosnode/api"
 )
 
+// MaxBatchTxs and MaxBatchBytes bound a batch a node takes with the API's
+// default bounds: its txs, and its body (the array's head and the txs).
+const (
+	MaxBatchTxs   = api.DefaultMaxBatchTxs
+	MaxBatchBytes = api.DefaultMaxBatchBytes
+)
+
 // TxResult is a node's answer to one tx of a batch: the tx id it was
 // admitted under, or Err: a *RejectedError (400, the rule it broke), a
 // *RefusedError (503, refused for now: send it again after RetryAfter), or
