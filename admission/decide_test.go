@@ -60,6 +60,40 @@ func TestDecide(t *testing.T) {
 	}
 }
 
+// When several reasons hold, each path is given the first of them in the
+// order of Reasons that closes it (a peer's txs are paused for sync and a
+// full mempool alone): every pair of reasons, held at once.
+func TestDecideWhenReasonsMeet(t *testing.T) {
+	hold := map[Reason]func(*Figures){
+		Syncing:     func(f *Figures) { f.TipSlot = f.ClockSlot - DefaultSyncLagSlots - 1 },
+		MempoolFull: func(f *Figures) { f.MempoolBytes = f.MempoolCapacity },
+		LeiosBehind: func(f *Figures) { f.MissedInARow = DefaultMissedDeadlines },
+		QueueDelay:  func(f *Figures) { f.OldestAdmitted = now.Add(-2 * DefaultMaxQueueDelay) },
+	}
+	pausesPeers := map[Reason]bool{Syncing: true, MempoolFull: true}
+	reasons := Reasons()
+	if len(hold) != len(reasons) {
+		t.Fatalf("the test holds %d reasons of %d", len(hold), len(reasons))
+	}
+	for i, first := range reasons {
+		for _, second := range reasons[i+1:] {
+			f := calm()
+			hold[first](&f)
+			hold[second](&f)
+			wantPeers := Admit
+			if pausesPeers[first] {
+				wantPeers = first
+			} else if pausesPeers[second] {
+				wantPeers = second
+			}
+			local, peers := Decide(Options{}, f, Local), Decide(Options{}, f, Peers)
+			if local.Reason != first || peers.Reason != wantPeers {
+				t.Errorf("%s and %s at once: local %s, peers %s; want %s, %s", first, second, local.Reason, peers.Reason, first, wantPeers)
+			}
+		}
+	}
+}
+
 // Options move the bounds.
 func TestDecideOptions(t *testing.T) {
 	o := Options{MaxQueueDelay: 30 * time.Second, MissedDeadlines: 4, SyncLagSlots: 10, HighWater: 0.5}

@@ -190,7 +190,8 @@ func TestSlowPageDropsFrames(t *testing.T) {
 
 // TestStalledBrowser: a browser that stops reading its stream over the
 // network never holds Observe up: once its socket and queue are full, its
-// frames are dropped.
+// frames are dropped. The frames are counted, not timed: far fewer than
+// fill any socket's buffers must do.
 func TestStalledBrowser(t *testing.T) {
 	v := newView(t)
 	srv := serve(t, v)
@@ -200,12 +201,47 @@ func TestStalledBrowser(t *testing.T) {
 	}
 	defer conn.Close()
 	fmt.Fprintf(conn, "GET /events HTTP/1.1\r\nHost: ui\r\n\r\n")
+	var stalled *page
+	waittest.Until(t, "the page connecting", func() bool {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		for p := range v.pages {
+			stalled = p
+		}
+		return stalled != nil
+	})
 	// Frames of many EBs fill the socket's buffers soon: the page never
-	// reads.
+	// reads. A kernel's socket buffers hold a few MiB each way; 64 MiB of
+	// frames, and the page's queue, are more than they can take.
 	o := observation(1)
 	o.Nodes[0].EBs = ebList(200)
-	for v.Dropped() == 0 {
-		v.Observe(o)
+	v.Observe(o)
+	frameBytes := len(v.latest)
+	most := pageQueue + (64<<20)/frameBytes
+	observed := make(chan int, 1)
+	go func() {
+		n := 1
+		for ; v.Dropped() == 0 && n < most; n++ {
+			v.Observe(o)
+		}
+		observed <- n
+	}()
+	select {
+	case n := <-observed:
+		if v.Dropped() == 0 {
+			t.Fatalf("%d frames of %d bytes observed for a page that reads nothing, none dropped", n, frameBytes)
+		}
+	case <-time.After(waittest.Hang):
+		t.Errorf("Observe blocked on a page that reads nothing: no return in %v", waittest.Hang)
+		// Take what Observe waits to queue until it is done, so that the
+		// page's handler, the server and the test can end.
+		for {
+			select {
+			case <-stalled.frames:
+			case <-observed:
+				return
+			}
+		}
 	}
 }
 
