@@ -24,19 +24,19 @@ import (
 // happened and what to do, never in a panic or a chain silently shorter,
 // and a database refused at open is left as it was.
 // A database whose disk filled reopens, once there is space, with every
-// block it adopted and a ledger equal to a replay.
+// block it adopted and a ledger equal to a replay; one whose disk refuses
+// writes says it is an I/O error. The disk is a file system of 8 MiB the
+// child opens the store on (faulttest.Disk): no root, no mount.
 func TestFaults(t *testing.T) {
 	t.Run("disk full", func(t *testing.T) {
-		mnt := faulttest.MountTmpfs(t, 8<<20)
-		dir := filepath.Join(mnt, "chain")
-		c := faulttest.Run(t, "write "+dir)
+		dir := filepath.Join(t.TempDir(), "chain")
+		c := faulttest.Run(t, "write "+dir+" free=8388608")
 		c.Failed(t, "chain database "+dir+": disk full", "no space left on device", "free space")
 		// Opened again on the disk still full, it says so at once, and
 		// leaves no empty table behind.
-		faulttest.Run(t, "read "+dir).Failed(t, "chain database "+dir+": disk full", "free space")
+		faulttest.Run(t, "read "+dir+" free=0").Failed(t, "chain database "+dir+": disk full", "free space")
 		faulttest.NoEmptyTables(t, dir)
-		faulttest.GrowTmpfs(t, mnt, 64<<20)
-		db, err := Open(dir, crashOptions())
+		db, err := Open(dir, crashOptions()) // the space freed
 		if err != nil {
 			t.Fatalf("reopened with space freed: %v", err)
 		}
@@ -46,6 +46,11 @@ func TestFaults(t *testing.T) {
 		if tip := db.Tip(); adopted == 0 || tip.BlockNumber < adopted {
 			t.Fatalf("reopened at %s, the child had adopted #%d", tip, adopted)
 		}
+	})
+	t.Run("I/O error", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "chain")
+		faulttest.Run(t, "write "+dir+" eio").Failed(t, "chain database "+dir+": I/O error", "input/output error",
+			"check the disk", "leiosnode db check")
 	})
 	// written is a database of 40 blocks, its immutable tip #37.
 	written := func(t *testing.T) string {
@@ -139,14 +144,22 @@ func TestFaults(t *testing.T) {
 // TestFaultChild is TestFaults' child. "write DIR [N]" extends the chain in
 // DIR with blocks of one 32 KiB output each, printing each adopted block,
 // until AddBlock fails (or N blocks are in); "read DIR" opens the database
-// and reads every block. It exits as a node does: 0, or 1 with the
+// and reads every block. A word of faulttest.ChildFS puts the database on
+// a small or failing disk. It exits as a node does: 0, or 1 with the
 // database's error on one line.
 func TestFaultChild(t *testing.T) {
 	job := strings.Fields(os.Getenv(faulttest.ChildEnv))
 	if len(job) == 0 {
 		t.Skip("run by TestFaults")
 	}
-	db, err := Open(job[1], crashOptions())
+	opts := crashOptions()
+	fsys, rest, err := faulttest.ChildFS(job[1], job[2:])
+	if err != nil {
+		faulttest.Exit(err)
+	}
+	opts.fs = fsys
+	job = append(job[:2], rest...)
+	db, err := Open(job[1], opts)
 	if err != nil {
 		faulttest.Exit(err)
 	}

@@ -90,7 +90,7 @@ func open(dir string, opts Options, readOnly bool) (*DB, error) {
 // writing to it: nil if Open would open it, or create it (dir missing or
 // empty).
 func CheckOpen(dir string, opts Options) error {
-	if absent, err := pebblestore.Absent(nil, dir); err != nil || absent {
+	if absent, err := pebblestore.Absent(opts.fs, dir); err != nil || absent {
 		return err
 	}
 	db, err := open(dir, opts, true)

@@ -21,18 +21,19 @@ import (
 // naming it — ends, in a child process, in one error line that names the
 // store, what happened and what to do, never in a panic, and a store
 // refused at open is left as it was; a store whose disk filled is
-// consistent once there is space again.
+// consistent once there is space again; one whose disk refuses writes says
+// it is an I/O error. The disk is a file system of 8 MiB the child opens
+// the store on (faulttest.Disk): no root, no mount.
 func TestFaults(t *testing.T) {
 	for _, memtable := range []string{"32m", "1m"} {
 		// A 32 MiB memtable is never flushed on an 8 MiB disk: the WAL
 		// write fails. A 1 MiB one is: the flush fails first.
 		t.Run("disk full, memtable "+memtable, func(t *testing.T) {
-			mnt := faulttest.MountTmpfs(t, 8<<20)
-			dir := filepath.Join(mnt, "leios")
-			c := faulttest.Run(t, "write "+dir+" "+memtable)
+			dir := filepath.Join(t.TempDir(), "leios")
+			c := faulttest.Run(t, "write "+dir+" "+memtable+" free=8388608")
 			c.Failed(t, "LeiosDB "+dir+": disk full", "no space left on device", "free space")
-			faulttest.GrowTmpfs(t, mnt, 64<<20)
-			db, err := Open(dir, Options{Logger: quietLogger()})
+			faulttest.NoEmptyTables(t, dir)
+			db, err := Open(dir, Options{Logger: quietLogger()}) // the space freed
 			if err != nil {
 				t.Fatalf("reopened with space freed: %v", err)
 			}
@@ -43,6 +44,11 @@ func TestFaults(t *testing.T) {
 			}
 		})
 	}
+	t.Run("I/O error", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "leios")
+		faulttest.Run(t, "write "+dir+" 32m eio").Failed(t, "LeiosDB "+dir+": I/O error", "input/output error",
+			"check the disk", "leiosnode db check")
+	})
 	written := func(t *testing.T) string {
 		dir := t.TempDir()
 		if c := faulttest.Run(t, "write "+dir+" 32m 100"); c.Code != 0 {
@@ -72,14 +78,20 @@ func TestFaults(t *testing.T) {
 
 // TestFaultChild is TestFaults' child. "write DIR MEMTABLE [N]" inserts EBs
 // with their closures into the store in DIR until an insert fails (or N are
-// in); "read DIR" opens the store and reads all of it. It exits as a node
-// does: 0, or 1 with the store's error on one line.
+// in); "read DIR" opens the store and reads all of it. A word of
+// faulttest.ChildFS puts the store on a small or failing disk. It exits as
+// a node does: 0, or 1 with the store's error on one line.
 func TestFaultChild(t *testing.T) {
 	job := strings.Fields(os.Getenv(faulttest.ChildEnv))
 	if len(job) == 0 {
 		t.Skip("run by TestFaults")
 	}
-	opts := Options{Logger: quietLogger()}
+	fsys, rest, err := faulttest.ChildFS(job[1], job[2:])
+	if err != nil {
+		faulttest.Exit(err)
+	}
+	job = append(job[:2], rest...)
+	opts := Options{Logger: quietLogger(), fs: fsys}
 	if job[0] == "read" {
 		db, err := Open(job[1], opts)
 		if err == nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/internal/pebblestore"
@@ -69,6 +70,10 @@ type Options struct {
 	// Logger receives the store's and Pebble's messages. Default
 	// slog.Default().
 	Logger *slog.Logger
+
+	// fs replaces the file system Pebble writes to; the fault tests put
+	// the store on a small disk or one that fails.
+	fs vfs.FS
 }
 
 func (o Options) withDefaults() Options {
@@ -108,6 +113,7 @@ func (o Options) pebbleOptions(cache *pebble.Cache) *pebble.Options {
 		FormatMajorVersion: pebble.FormatNewest,
 		MemTableSize:       o.MemTableBytes,
 		MaxOpenFiles:       1000,
+		FS:                 o.fs,
 	}
 	for i := range po.Levels {
 		po.Levels[i].BlockSize = o.BlockBytes

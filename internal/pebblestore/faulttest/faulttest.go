@@ -1,7 +1,10 @@
 // Package faulttest does to a Pebble store's directory what disks and
-// people do — fill it, flip its bytes, cut or delete its files — and runs a
-// test's writer or reader as a child process, so the stores' tests can
-// check that each fault ends in one clear error and never in a panic.
+// people do — fill it, fail its writes, flip its bytes, cut or delete its
+// files — and runs a test's writer or reader as a child process, so the
+// stores' tests can check that each fault ends in one clear error and never
+// in a panic. A full disk and a failing one are file systems the store is
+// opened on (Disk, FailingWrites), so those tests need neither root nor a
+// mount; MountTmpfs fills a real one, for the one end-to-end case.
 //
 // It is for tests only, and never opens a store through its owner.
 package faulttest
@@ -23,8 +26,9 @@ import (
 )
 
 // MountTmpfs mounts a tmpfs of size bytes on a new directory, unmounted at
-// the end of the test, to fill the disk for real. It skips the test where
-// mounting is not allowed (not root, no tmpfs).
+// the end of the test, to fill the disk for real: the end-to-end case of a
+// node whose disk fills. It skips the test where mounting is not allowed
+// (not root, no tmpfs).
 func MountTmpfs(t *testing.T, size int64) string {
 	t.Helper()
 	dir := t.TempDir()
