@@ -85,6 +85,7 @@ var rank = map[string]int{
 	"cmd/leiosnode":          12,
 	"cmd/leiosbench":         13,
 	"internal/layers":        14,
+	"internal/testtimes":     0, // the test command's summary of go test -json: slowest tests per package
 
 	// The benchmarks' packages: what they all write and where they ran
 	// are foundations.
