@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"errors"
 	"fmt"
@@ -16,30 +17,25 @@ import (
 // the address. Chains of different addresses never touch the same output,
 // so they never conflict, and a chain's txs are ordered by construction.
 //
-// A chain is owned by one goroutine at a time: its submitter while the
-// firehose runs, then the final check.
+// A chain is owned by one goroutine at a time: its node's submitter while
+// the firehose runs, then the final check.
 type txChain struct {
 	name    string // the payment key's file name, e.g. payment-3
 	node    int    // index of the node it is submitted to
 	key     ed25519.PrivateKey
 	address []byte
 
-	// head is the output the next tx spends, worth coin: the output the
-	// chain started from, or the output of the last admitted tx.
+	// head is the output the chain's next tx spends, worth coin: the output
+	// the chain started from, or the output of the last admitted tx.
 	head ledger.TxIn
 	coin uint64
-	// pending is the tx built from head and not yet admitted; submitted
-	// says it was sent at least once, first at firstSent, and answer is
-	// what its latest POST got.
-	pending   *ledger.Tx
-	submitted bool
-	firstSent time.Time
-	answer    pendingAnswer
+	// pending are the txs built and not yet admitted, oldest first:
+	// pending[0] spends head, and each after it the output of the one
+	// before, so that a batch carries several of the chain's txs at once.
+	pending []*pendingTx
 	// givenUp counts the txs the chain sent, was refused for good (400)
 	// and built anew: never admitted, no longer pending.
 	givenUp uint64
-	// lastSent is when the pending tx's latest POST began.
-	lastSent time.Time
 	// admitted are the txs the node admitted, oldest first, less those it
 	// dropped since (see recoverDropped).
 	admitted []admittedTx
@@ -71,10 +67,27 @@ type txChain struct {
 	// targets draws the size each new tx is padded to; nil: plain
 	// payments (see TxSize).
 	targets *txTargets
+	// template makes the chain's plain payments without the ledger's
+	// builder once it is checked; noTemplate says one made other bytes
+	// than the ledger, so the chain builds with the ledger alone.
+	// minCoin is the least coin of its change output.
+	template   *txTemplate
+	noTemplate bool
+	minCoin    uint64
 	// rejectedInARow counts the 400 answers since the last admission.
 	rejectedInARow int
 	// stopped says why the chain stopped; "" while it runs.
 	stopped string
+}
+
+// pendingTx is a tx of a chain built and not yet admitted: submitted says
+// it was sent at least once, first at firstSent, and answer is what its
+// latest POST got; lastSent is when that POST began.
+type pendingTx struct {
+	tx                  *chainTx
+	submitted           bool
+	firstSent, lastSent time.Time
+	answer              pendingAnswer
 }
 
 // pendingAnswer is what the latest POST of a chain's pending tx got: at
@@ -106,7 +119,7 @@ type admittedTx struct {
 	coin uint64
 	// tx is the tx itself, kept to send it again should its node drop it,
 	// for the chain's last window admitted txs; nil before.
-	tx *ledger.Tx
+	tx *chainTx
 }
 
 // id is the tx id (Blake2b-256 of the body), as the mempool API knows it.
@@ -138,38 +151,91 @@ func newTxChain(name string, node int, key ed25519.PrivateKey, address []byte, s
 	return &txChain{name: name, node: node, key: key, address: address, head: start, coin: coin, start: start, funds: coin, window: resubmitWindow}
 }
 
-// next returns the tx to submit: the pending one, else a new one spending
-// head, padded to the next target size if the chain has targets. It fails
-// with errFundsExhausted when head cannot pay for another.
-func (c *txChain) next(p ledger.Params) (*ledger.Tx, error) {
-	if c.pending != nil {
-		return c.pending, nil
-	}
-	target := 0
-	if c.targets != nil {
-		target = c.targets.next()
-	}
-	tx, err := c.build(p, target)
-	switch {
-	case errors.Is(err, ledger.ErrCannotBalance):
-		return nil, fmt.Errorf("%w: %d lovelace left", errFundsExhausted, c.coin)
-	case err != nil:
+// next returns the chain's first pending tx, building it if there is none
+// (see fill).
+func (c *txChain) next(p ledger.Params) (*chainTx, error) {
+	if err := c.fill(p, 1); err != nil {
 		return nil, err
 	}
-	c.pending, c.submitted, c.answer = tx, false, 0
-	return tx, nil
+	return c.pending[0].tx, nil
 }
 
-// build builds and signs the tx spending head, padded with a CIP-20
-// message (see padding) to target bytes: a plain payment when that is
-// target or more, else the smallest padded tx of target bytes or more.
-// The fee is the minimum for the final size, and the size depends on the
-// fee (and on the change it leaves), so the padding is adjusted until the
-// size is the target: once, but at the step where the change's encoding
-// shrinks.
-func (c *txChain) build(p ledger.Params, target int) (*ledger.Tx, error) {
+// fill builds txs ahead until n are pending, each spending the output of
+// the one before, padded to the next target size if the chain has
+// targets. It fails with errFundsExhausted, having built what it could,
+// when the last output cannot pay for another.
+func (c *txChain) fill(p ledger.Params, n int) error {
+	for len(c.pending) < n {
+		in, coin := c.head, c.coin
+		if len(c.pending) > 0 {
+			last := c.pending[len(c.pending)-1].tx
+			in, coin = ledger.TxIn{TxID: last.id, Index: 0}, last.coin
+		}
+		tx, err := c.build(p, in, coin)
+		switch {
+		case errors.Is(err, ledger.ErrCannotBalance):
+			return fmt.Errorf("%w: %d lovelace left", errFundsExhausted, coin)
+		case err != nil:
+			return err
+		}
+		c.pending = append(c.pending, &pendingTx{tx: tx})
+	}
+	return nil
+}
+
+// build builds and signs the tx spending in, worth coin: by the chain's
+// template once it has a checked one, else with the ledger's builder,
+// from whose plain payments the template is derived. The first tx a
+// template makes is built by the ledger too, and the template is kept
+// only if the bytes are the same.
+func (c *txChain) build(p ledger.Params, in ledger.TxIn, coin uint64) (*chainTx, error) {
+	if c.targets != nil {
+		tx, err := c.buildPadded(p, in, coin, c.targets.next())
+		if err != nil {
+			return nil, err
+		}
+		return fromLedger(tx), nil
+	}
+	if c.template != nil && in.Index == 0 {
+		if tx, ok := c.template.next(in.TxID, coin, c.minCoin, c.key); ok {
+			if c.template.checked {
+				return tx, nil
+			}
+			built, err := c.buildPadded(p, in, coin, 0)
+			if err != nil {
+				return nil, err
+			}
+			if c.template.checked = bytes.Equal(built.Bytes(), tx.raw); !c.template.checked {
+				c.template, c.noTemplate = nil, true
+			}
+			return fromLedger(built), nil
+		}
+	}
+	built, err := c.buildPadded(p, in, coin, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !c.noTemplate {
+		if c.minCoin == 0 {
+			c.minCoin = ledger.MinOutputCoin(p, c.address)
+		}
+		if t, ok := newTemplate(built, in); ok {
+			c.template = t
+		}
+	}
+	return fromLedger(built), nil
+}
+
+// buildPadded builds and signs with the ledger the tx spending in, worth
+// coin, padded with a CIP-20 message (see padding) to target bytes: a
+// plain payment when that is target or more, else the smallest padded tx
+// of target bytes or more. The fee is the minimum for the final size, and
+// the size depends on the fee (and on the change it leaves), so the
+// padding is adjusted until the size is the target: once, but at the step
+// where the change's encoding shrinks.
+func (c *txChain) buildPadded(p ledger.Params, in ledger.TxIn, coin uint64, target int) (*ledger.Tx, error) {
 	signers := []ed25519.PrivateKey{c.key}
-	body, err := ledger.TxBody{Inputs: []ledger.TxIn{c.head}}.Balance(p, c.coin, c.address, len(signers))
+	body, err := ledger.TxBody{Inputs: []ledger.TxIn{in}}.Balance(p, coin, c.address, len(signers))
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +255,7 @@ func (c *txChain) build(p ledger.Params, target int) (*ledger.Tx, error) {
 		if err != nil {
 			return nil, err
 		}
-		body, err = ledger.TxBody{Inputs: []ledger.TxIn{c.head}, AuxData: aux}.Balance(p, c.coin, c.address, len(signers))
+		body, err = ledger.TxBody{Inputs: []ledger.TxIn{in}, AuxData: aux}.Balance(p, coin, c.address, len(signers))
 		if err != nil {
 			return nil, err
 		}
@@ -208,12 +274,31 @@ func (c *txChain) build(p ledger.Params, target int) (*ledger.Tx, error) {
 // where the change's encoding shrinks by 4 bytes as the fee grows, a few.
 const maxPaddingRounds = 8
 
-// admit records that the node admitted the pending tx: its output is the
-// new head.
+// admit records that the node admitted the first pending tx: its output
+// is the new head.
 func (c *txChain) admit() {
-	tx := c.pending
-	c.record(admittedTx{Hash: tx.Hash(), Sent: c.firstSent, Admitted: c.lastSent, Size: tx.Size(), out: ledger.TxIn{TxID: tx.ID(), Index: 0}, coin: tx.Outputs[0].Coin, tx: tx})
-	c.pending, c.submitted = nil, false
+	p := c.pending[0]
+	c.pending[0] = nil
+	c.pending = c.pending[1:]
+	tx := p.tx
+	c.record(admittedTx{Hash: tx.hash, Sent: p.firstSent, Admitted: p.lastSent, Size: tx.Size(), out: ledger.TxIn{TxID: tx.id, Index: 0}, coin: tx.coin, tx: tx})
+}
+
+// sentPending is how many of the pending txs were sent: those first, as
+// the chain sends them in order.
+func (c *txChain) sentPending() int {
+	n := 0
+	for n < len(c.pending) && c.pending[n].submitted {
+		n++
+	}
+	return n
+}
+
+// dropPending lets go of the pending txs, which spend an output the chain
+// no longer has: those sent count as given up.
+func (c *txChain) dropPending() {
+	c.givenUp += uint64(c.sentPending())
+	c.pending = nil
 }
 
 // readmit records that the node admitted the first of the txs to resubmit

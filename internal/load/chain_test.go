@@ -43,7 +43,7 @@ func TestTxChainValid(t *testing.T) {
 		c := newTxChain("payment-0", 0, key, address, ledger.GenesisTxIn(address), coin)
 		for step := range steps {
 			head, before := c.head, c.coin
-			tx, err := c.next(params)
+			built, err := c.next(params)
 			if errors.Is(err, errFundsExhausted) {
 				if fee, _ := (ledger.TxBody{Inputs: []ledger.TxIn{head}, Outputs: []ledger.TxOut{{Address: address, Coin: before}}}).MinFee(params, 1); before >= fee+minOutput {
 					t.Fatalf("step %d: funds exhausted with %d left, enough for a fee of %d and an output of %d", step, before, fee, minOutput)
@@ -56,9 +56,10 @@ func TestTxChainValid(t *testing.T) {
 			if err != nil {
 				t.Fatalf("step %d: %v", step, err)
 			}
-			if again, _ := c.next(params); again != tx {
+			if again, _ := c.next(params); again != built {
 				t.Fatalf("step %d: next built a second tx before the first was admitted", step)
 			}
+			tx := decoded(t, built)
 			diff, err := ledger.Apply(params, utxo, 0, tx)
 			if err != nil {
 				t.Fatalf("step %d: the ledger rejects the chain's tx: %v", step, err)
@@ -76,7 +77,7 @@ func TestTxChainValid(t *testing.T) {
 				t.Fatalf("step %d: fee %d, minimum %d", step, tx.Fee, least)
 			}
 			c.admit()
-			if c.head != (ledger.TxIn{TxID: tx.ID(), Index: 0}) || c.coin != before-tx.Fee || c.pending != nil {
+			if c.head != (ledger.TxIn{TxID: tx.ID(), Index: 0}) || c.coin != before-tx.Fee || len(c.pending) != 0 {
 				t.Fatalf("step %d: after admission head %v coin %d, want %s#0 and %d", step, c.head, c.coin, tx.ID(), before-tx.Fee)
 			}
 		}
@@ -88,6 +89,23 @@ func TestTxChainValid(t *testing.T) {
 			t.Fatalf("UTxO %v, want only %v worth %d", utxo, c.head, c.coin)
 		}
 	})
+}
+
+// decoded is a chain's tx as the ledger decodes it; the test fails if it
+// does not, or if its hashes are not the chain's.
+func decoded(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, built *chainTx) *ledger.Tx {
+	t.Helper()
+	tx, err := ledger.DecodeTx(built.Bytes())
+	if err != nil {
+		t.Fatalf("the chain's tx does not decode: %v", err)
+	}
+	if tx.ID() != built.ID() || tx.Hash() != built.Hash() || tx.Outputs[0].Coin != built.coin {
+		t.Fatalf("the chain's tx: id %x, hash %x, coin %d; decoded %x, %x, %d", built.ID(), built.Hash(), built.coin, tx.ID(), tx.Hash(), tx.Outputs[0].Coin)
+	}
+	return tx
 }
 
 // TestFundedKeys: a generated devnet's funds are read one key per funded

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fxamacker/cbor/v2"
+
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/keys"
@@ -39,13 +41,17 @@ type fakeAPINode struct {
 	mempool    []*ledger.Tx   // in admission order
 	view       ledger.MapUTxO // chain after the mempool's txs
 	// Knobs: refuse the next refuse submits with 503 (queue delay,
-	// Retry-After 2), answer the next rejectN with 400 reject, admit the
-	// next unanswered without answering (the connection is closed), lose
-	// the next lose unread (the connection is closed: a POST lost on its
-	// way); failQueries answers every GET with 500.
+	// Retry-After 2: a batch whole), answer the next rejectN txs with 400
+	// reject and the next full txs with 503 mempool full (the rest of
+	// their batch untried), those two once after more txs were tried,
+	// admit the next unanswered submits without answering (the connection
+	// is closed), lose the next lose unread (the connection is closed: a
+	// POST lost on its way); failQueries answers every GET with 500.
 	refuse      int
 	rejectN     int
 	reject      error
+	full        int
+	after       int
 	unanswered  int
 	lose        int
 	failQueries bool
@@ -56,6 +62,7 @@ func newFakeAPINode(t *testing.T, params ledger.Params, genesis ledger.MapUTxO) 
 	n := &fakeAPINode{params: params, chain: maps.Clone(genesis), view: maps.Clone(genesis)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/submit/tx", n.handleSubmit)
+	mux.HandleFunc("POST /api/submit/txs", n.handleSubmitBatch)
 	mux.HandleFunc("GET /api/utxo/{txid}/{index}", n.handleUTxO)
 	mux.HandleFunc("GET /api/mempool/{txid}", n.handleMempool)
 	mux.HandleFunc("GET /api/blocks", n.handleBlocks)
@@ -71,61 +78,141 @@ func newFakeAPINode(t *testing.T, params ledger.Params, genesis ledger.MapUTxO) 
 func (n *fakeAPINode) node(name string) Node { return Node{Name: name, URL: n.server.URL} }
 
 func (n *fakeAPINode) handleSubmit(w http.ResponseWriter, r *http.Request) {
+	raw, ok := n.received(w, r)
+	if !ok {
+		return
+	}
+	defer n.mu.Unlock()
+	a := n.addTx(raw)
+	if a.Status == http.StatusAccepted && n.answerless(w) {
+		return
+	}
+	switch a.Status {
+	case http.StatusAccepted:
+		writeAPIJSON(w, a.Status, a.ID)
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", strconv.Itoa(a.RetryAfter))
+		writeAPIError(w, a.Status, a.Error)
+	default:
+		writeAPIJSON(w, a.Status, map[string]string{"error": a.Error, "rule": a.Rule})
+	}
+}
+
+// handleSubmitBatch adds a batch's txs in order, as the node does: a tx
+// refused for room ends the batch, its rest answered so untried.
+func (n *fakeAPINode) handleSubmitBatch(w http.ResponseWriter, r *http.Request) {
+	raw, ok := n.received(w, r)
+	if !ok {
+		return
+	}
+	defer n.mu.Unlock()
+	var items []cbor.RawMessage
+	if err := cbor.Unmarshal(raw, &items); err != nil {
+		writeAPIError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	answers := make([]api.TxAnswer, len(items))
+	refused := -1
+	for i, item := range items {
+		if refused >= 0 {
+			answers[i] = answers[refused]
+			answers[i].Error = "not tried: " + answers[i].Error
+			continue
+		}
+		if answers[i] = n.addTx(item); answers[i].Status == http.StatusServiceUnavailable {
+			refused = i
+		}
+	}
+	if n.answerless(w) {
+		return
+	}
+	writeAPIJSON(w, http.StatusOK, answers)
+}
+
+// received reads a submit's body and, unless the knobs lose the POST or
+// refuse it whole (answered here), returns it with n.mu held.
+func (n *fakeAPINode) received(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if r.Header.Get("Content-Type") != "application/cbor" {
 		writeAPIError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/cbor")
-		return
+		return nil, false
 	}
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
 		writeAPIError(w, http.StatusBadRequest, err.Error())
-		return
+		return nil, false
 	}
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	n.posts++
 	switch {
 	case n.lose > 0:
 		n.lose--
-		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
-			conn.Close()
-		}
-		return
+		n.mu.Unlock()
+		closeUnanswered(w)
+		return nil, false
 	case n.refuse > 0:
 		n.refuse--
+		n.mu.Unlock()
 		w.Header().Set("Retry-After", "2")
 		writeAPIError(w, http.StatusServiceUnavailable, "refused (queue-delay): the oldest tx held has waited 12.0 s (more than 10.0 s); try again later")
-		return
+		return nil, false
+	}
+	return raw, true
+}
+
+// answerless closes the connection without an answer if the knob says so.
+func (n *fakeAPINode) answerless(w http.ResponseWriter) bool {
+	if n.unanswered == 0 {
+		return false
+	}
+	n.unanswered--
+	closeUnanswered(w)
+	return true
+}
+
+func closeUnanswered(w http.ResponseWriter) {
+	if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+		conn.Close()
+	}
+}
+
+// addTx is what the node answers a tx: the knobs', or its ledger's on the
+// mempool's view. n.mu is held.
+func (n *fakeAPINode) addTx(raw []byte) api.TxAnswer {
+	knobs := n.after == 0
+	if !knobs {
+		n.after--
+	}
+	switch {
+	case !knobs:
+	case n.full > 0:
+		n.full--
+		return api.TxAnswer{Status: http.StatusServiceUnavailable, Reason: api.ReasonMempoolFull, RetryAfter: 1, Error: "mempool full"}
 	case n.rejectN > 0:
 		n.rejectN--
-		writeAPIRejection(w, n.reject)
-		return
+		return rejectionOf(n.reject)
 	}
 	tx, err := ledger.DecodeTx(raw)
 	if err != nil {
-		writeAPIRejection(w, err)
-		return
+		return rejectionOf(err)
 	}
 	if slices.ContainsFunc(n.mempool, func(m *ledger.Tx) bool { return m.Hash() == tx.Hash() }) {
-		writeAPIJSON(w, http.StatusBadRequest, map[string]string{"error": "mempool: tx already in the mempool", "rule": api.RuleInMempool})
-		return
+		return api.TxAnswer{Status: http.StatusBadRequest, Error: "mempool: tx already in the mempool", Rule: api.RuleInMempool}
 	}
 	diff, err := ledger.Apply(n.params, n.view, 0, tx)
 	if err != nil {
-		writeAPIRejection(w, err)
-		return
+		return rejectionOf(err)
 	}
 	applyDiff(n.view, diff)
 	n.mempool = append(n.mempool, tx)
-	if n.unanswered > 0 {
-		n.unanswered--
-		conn, _, err := w.(http.Hijacker).Hijack()
-		if err == nil {
-			conn.Close()
-		}
-		return
-	}
 	id := tx.ID()
-	writeAPIJSON(w, http.StatusAccepted, hex.EncodeToString(id[:]))
+	return api.TxAnswer{Status: http.StatusAccepted, ID: hex.EncodeToString(id[:])}
+}
+
+// rejectionOf is the node's 400 for a tx that broke a ledger rule: its
+// message and the rule's code.
+func rejectionOf(err error) api.TxAnswer {
+	rule, _ := ledger.RuleOf(err)
+	return api.TxAnswer{Status: http.StatusBadRequest, Error: err.Error(), Rule: rule.Code()}
 }
 
 func (n *fakeAPINode) handleUTxO(w http.ResponseWriter, r *http.Request) {
@@ -329,13 +416,6 @@ func writeAPIJSON(w http.ResponseWriter, status int, v any) {
 
 func writeAPIError(w http.ResponseWriter, status int, message string) {
 	writeAPIJSON(w, status, map[string]string{"error": message})
-}
-
-// writeAPIRejection is the node's 400 for a tx that broke a ledger rule:
-// its message and the rule's code.
-func writeAPIRejection(w http.ResponseWriter, err error) {
-	rule, _ := ledger.RuleOf(err)
-	writeAPIJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error(), "rule": rule.Code()})
 }
 
 // testFunds are count funded addresses, their keys and the genesis UTxO

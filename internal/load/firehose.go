@@ -20,10 +20,9 @@ import (
 
 // FundedFor is how many funded keys — chains of txs, the firehose's
 // parallelism — it needs to offer rate tx/s: one per 100 tx/s, at
-// least 10. A chain sends one tx at a time and a loaded node takes some
-// milliseconds to answer, so one chain carries a few hundred tx/s at most;
-// a chain the node refused waits out its Retry-After, so past capacity the
-// others must keep offering.
+// least 10. A chain sends one batch at a time, and a chain the node
+// refused waits out its Retry-After, so past capacity the others must
+// keep offering.
 func FundedFor(rate float64) int { return max(10, int(math.Ceil(rate/100))) }
 
 // Options configure a firehose.
@@ -48,6 +47,16 @@ type Options struct {
 	// metadata to a size drawn from it, per chain from a seed of its own
 	// (see TxSize). Default: plain payments of some 191 B.
 	TxSize TxSize
+	// BatchWindow is how often a chain sends the txs that came due, in one
+	// POST /api/submit/txs: a chain offering r tx/s sends r·BatchWindow of
+	// them a POST (at least one), each built ahead on the one before it.
+	// Default 100 ms: a tx waits at most that long to go, and the POSTs,
+	// not the txs, pay for the HTTP round trips.
+	BatchWindow time.Duration
+	// MaxBatchTxs bounds the txs of a POST. Default 64; never above what a
+	// node with the API's default bounds takes (apiclient.MaxBatchTxs), nor
+	// more bytes than it takes (apiclient.MaxBatchBytes).
+	MaxBatchTxs int
 }
 
 func (o Options) withDefaults() Options {
@@ -60,19 +69,29 @@ func (o Options) withDefaults() Options {
 	if o.DropConfirm <= 0 {
 		o.DropConfirm = 2 * time.Second
 	}
+	if o.BatchWindow <= 0 {
+		o.BatchWindow = 100 * time.Millisecond
+	}
+	if o.MaxBatchTxs <= 0 {
+		o.MaxBatchTxs = 64
+	}
+	o.MaxBatchTxs = min(o.MaxBatchTxs, apiclient.MaxBatchTxs)
 	return o
 }
 
 // Firehose feeds a network valid signed txs from funded keys: one chain
-// of txs per key (see txChain), chain j submitted only to node j mod N, so a tx never reaches a node before its parent. Each chain
-// has its own submitter goroutine at its share of the rate: a chain's txs
-// go one after another anyway (a tx is built only once its parent was
-// admitted), so the chains are the firehose's parallelism, and a slow
-// answer holds up only its own chain. A tx the node refused for now (503:
-// it is behind, or full) goes again after the answer's Retry-After, as a
-// wallet's would; a rejected tx makes the chain
-// resynchronise with its node (see resync); a POST without an answer makes
-// it wait until the node answers again.
+// of txs per key (see txChain), chain j submitted only to node j mod N, so
+// a tx never reaches a node before its parent. Each node has its own
+// submitter goroutine for its chains: every interval each chain sends its
+// share of the rate, its pending txs and new ones built ahead on them,
+// each spending the one before; one POST /api/submit/txs carries the
+// batches of all the node's chains, which the node adds in order. The
+// answers are judged per chain, in order, up to the first tx the node did
+// not admit: a tx refused for now (503: it is behind, or full) goes
+// again, with those after it, after the answer's Retry-After, as a
+// wallet's would; a rejected tx makes the chain resynchronise with its
+// node (see resync); a POST without an answer makes the node's chains
+// wait until it answers again.
 //
 // Like a wallet, the firehose holds on to its admitted txs until they have
 // reached a chain: a 202 means a node's mempool took the tx, and a node
@@ -86,6 +105,11 @@ type Firehose struct {
 	nodes  []Node
 	apis   []apiclient.Client // by node index
 	chains []*txChain
+	// batch is how many txs a chain sends every interval: its share of
+	// the rate. postTxs bounds the txs of a POST, of all its node's chains.
+	batch    int
+	interval time.Duration
+	postTxs  int
 
 	// mu guards stats, which submitters update and the status line reads;
 	// it is held only to update or copy them.
@@ -99,8 +123,8 @@ type txStats struct {
 	Admitted  uint64 // 202 answers (and txs found in after an unanswered POST)
 	// SubmittedBytes and AdmittedBytes are the sizes of those txs.
 	SubmittedBytes, AdmittedBytes uint64
-	Rejected                      map[string]uint64 // 400 answers by reason
-	Refused                       map[string]uint64 // 503 answers by reason; the tx went again after its Retry-After
+	Rejected                      map[string]uint64 // 400 answers acted on, by reason: a batch's first tx not admitted
+	Refused                       map[string]uint64 // 503 answers by reason, one a tx; the tx went again after its Retry-After
 	SubmitErrors                  uint64            // POSTs and resync queries without an answer
 	// Dropped counts the admitted txs found later in no mempool and on no
 	// chain (their node dropped them), by the node that admitted them;
@@ -111,11 +135,11 @@ type txStats struct {
 	Drops []Drop
 
 	// The firehose's own speed: the time spent building and signing the
-	// txs, the POSTs made and their round trips, and when the first and
-	// the last distinct tx went.
+	// txs, the POSTs made, the txs they carried and their round trips, and
+	// when the first and the last distinct tx went.
 	Built               uint64
 	BuildTime           time.Duration
-	Posts               uint64
+	Posts, PostedTxs    uint64
 	PostTime            time.Duration
 	FirstSent, LastSent time.Time
 }
@@ -211,29 +235,45 @@ func newFirehose(params ledger.Params, nodes []Node, chains []*txChain, client *
 	for i, n := range nodes {
 		apis[i] = apiclient.New(client, n.URL)
 	}
-	return &Firehose{opts: opts.withDefaults(), params: params, nodes: nodes, apis: apis, chains: chains, stats: txStats{Rejected: map[string]uint64{}, Refused: map[string]uint64{}, Dropped: map[string]uint64{}}}
+	opts = opts.withDefaults()
+	// Each chain's share of the rate, as a batch every interval.
+	perChain := opts.Rate / float64(max(1, len(chains)))
+	batch := min(opts.MaxBatchTxs, max(1, int(math.Round(perChain*opts.BatchWindow.Seconds()))))
+	interval := time.Duration(float64(time.Second) * float64(batch) / perChain)
+	return &Firehose{opts: opts, params: params, nodes: nodes, apis: apis, chains: chains, batch: batch, interval: interval, postTxs: apiclient.MaxBatchTxs,
+		stats: txStats{Rejected: map[string]uint64{}, Refused: map[string]uint64{}, Dropped: map[string]uint64{}}}
 }
 
 // Run submits txs until ctx ends or every chain has stopped.
 func (f *Firehose) Run(ctx context.Context) {
-	// Each chain's share of the rate; the chains start spread over one
-	// interval, so that their POSTs do not come in bursts.
-	interval := time.Duration(float64(time.Second) * float64(len(f.chains)) / f.opts.Rate)
+	byNode := make([][]*txChain, len(f.nodes))
+	for _, c := range f.chains {
+		byNode[c.node] = append(byNode[c.node], c)
+	}
+	// The nodes' submitters start spread over one interval, so that their
+	// POSTs do not come at once.
 	var submitters errgroup.Group
-	for j, c := range f.chains {
-		offset := interval * time.Duration(j) / time.Duration(len(f.chains))
+	for n, chains := range byNode {
+		if len(chains) == 0 {
+			continue
+		}
+		offset := f.interval * time.Duration(n) / time.Duration(len(f.nodes))
 		submitters.Go(func() error {
-			f.submitChain(ctx, c, offset, interval)
+			f.submitNode(ctx, n, chains, offset)
 			return nil
 		})
 	}
 	_ = submitters.Wait() // submitters return no error
 }
 
-// submitChain is chain c's submitter: once its node answers and offset has
-// passed, one step per interval until ctx ends or the chain stops.
-func (f *Firehose) submitChain(ctx context.Context, c *txChain, offset, interval time.Duration) {
-	if !f.awaitUp(ctx, c.node) {
+// submitNode is node n's submitter, for its chains: once the node answers
+// and offset has passed, one step per interval until ctx ends or every
+// chain has stopped. One POST carries the batches of all its chains: the
+// POSTs, their round trips and the goroutines they wake are what a tx
+// costs the firehose beyond its signature, so they are as few as the
+// node's bounds allow.
+func (f *Firehose) submitNode(ctx context.Context, n int, chains []*txChain, offset time.Duration) {
+	if !f.awaitUp(ctx, n) {
 		return
 	}
 	select {
@@ -241,19 +281,21 @@ func (f *Firehose) submitChain(ctx context.Context, c *txChain, offset, interval
 		return
 	case <-time.After(offset):
 	}
-	paced(ctx, interval, maxLag, func() bool {
+	paced(ctx, f.interval, maxLag, func() bool {
 		// A step runs to its end even when stopping (each of its requests
 		// is bounded), so that what the node admitted is recorded exactly.
-		f.step(context.WithoutCancel(ctx), f.apis[c.node], c)
-		if c.nodeDown {
+		f.step(context.WithoutCancel(ctx), f.apis[n], chains)
+		if slices.ContainsFunc(chains, func(c *txChain) bool { return c.nodeDown }) {
 			// The node did not answer: it may be down. Its next POST waits
 			// until it answers again, as a wallet would.
-			if !f.awaitUp(ctx, c.node) {
+			if !f.awaitUp(ctx, n) {
 				return false
 			}
-			c.nodeDown = false
+			for _, c := range chains {
+				c.nodeDown = false
+			}
 		}
-		return c.stopped == ""
+		return slices.ContainsFunc(chains, func(c *txChain) bool { return c.stopped == "" })
 	})
 }
 
@@ -311,95 +353,259 @@ func paced(ctx context.Context, interval, lag time.Duration, step func() bool) {
 // (it restarted, or is on the short side of a partition) and catching up.
 const nodeBehindPause = time.Second
 
-// step submits c's next tx to its node and acts on the answer: a tx the
-// node dropped goes again first.
-func (f *Firehose) step(ctx context.Context, api apiclient.Client, c *txChain) {
-	if time.Now().Before(c.retryAt) {
-		return
+// step sends chains' batches to their node, in as few POSTs as the node's
+// bounds allow, and acts on the answers (see conclude). A chain sends
+// again the txs its node dropped, else its pending txs and new ones built
+// ahead on them, up to its batch; one that waits out a Retry-After, or has
+// stopped, sends nothing. Once a POST gets no answer or is refused whole,
+// the chains after it wait for the next step.
+func (f *Firehose) step(ctx context.Context, api apiclient.Client, chains []*txChain) {
+	var sends []*send
+	for _, c := range chains {
+		if s := f.prepare(c); s != nil {
+			sends = append(sends, s)
+		}
 	}
+	for len(sends) > 0 {
+		n, txs, bytes := 0, 0, 0
+		for n < len(sends) && (n == 0 || txs+len(sends[n].raws) <= f.postTxs && bytes+sends[n].bytes <= maxBatchBytes) {
+			txs, bytes = txs+len(sends[n].raws), bytes+sends[n].bytes
+			n++
+		}
+		if !f.post(ctx, api, sends[:n]) {
+			return
+		}
+		sends = sends[n:]
+	}
+}
+
+// send is a chain's part of a POST: its batch of pending txs, or of
+// admitted txs its node dropped, sent again.
+type send struct {
+	c      *txChain
+	batch  []*pendingTx // a copy: admitting a tx takes it off the chain's pending
+	resend []admittedTx // or these, sent again
+	raws   [][]byte
+	bytes  int
+}
+
+// prepare is c's part of the next POST, or nil when it sends nothing: it
+// waits out a Retry-After, or has stopped, or its funds ran out with no
+// tx pending (then it stops).
+func (f *Firehose) prepare(c *txChain) *send {
+	if c.stopped != "" || time.Now().Before(c.retryAt) {
+		return nil
+	}
+	s := &send{c: c}
 	if len(c.resubmit) > 0 {
-		f.resubmitStep(ctx, api, c)
-		return
+		s.resend = c.resubmit[:batchLen(c.resubmit, f.batch, func(a admittedTx) int { return a.Size })]
+		for _, a := range s.resend {
+			s.raws, s.bytes = append(s.raws, a.tx.Bytes()), s.bytes+a.Size
+		}
+		return s
 	}
 	building := time.Now()
-	built := c.pending == nil
-	tx, err := c.next(f.params)
-	if err != nil {
+	before := len(c.pending)
+	// Funds that run out leave the txs built so far to send: the chain
+	// stops once none is left.
+	if err := c.fill(f.params, f.batch); err != nil && len(c.pending) == 0 {
 		c.stopped = err.Error()
-		return
+		return nil
 	}
+	if built := uint64(len(c.pending) - before); built > 0 {
+		took := time.Since(building)
+		f.count(func(s *txStats) { s.Built += built; s.BuildTime += took })
+	}
+	s.batch = slices.Clone(c.pending[:batchLen(c.pending, f.batch, func(p *pendingTx) int { return p.tx.Size() })])
+	for _, p := range s.batch {
+		s.raws, s.bytes = append(s.raws, p.tx.Bytes()), s.bytes+p.tx.Size()
+	}
+	return s
+}
+
+// post sends the chains' parts in one POST and acts on the answers, and
+// says whether the node answered them.
+func (f *Firehose) post(ctx context.Context, api apiclient.Client, sends []*send) bool {
 	posting := time.Now()
-	if !c.submitted {
-		c.submitted, c.firstSent = true, posting
-		f.count(func(s *txStats) {
-			s.Submitted++
-			s.SubmittedBytes += uint64(tx.Size())
+	var raws [][]byte
+	var fresh, freshBytes uint64
+	for _, s := range sends {
+		raws = append(raws, s.raws...)
+		for _, p := range s.batch {
+			if !p.submitted {
+				p.submitted, p.firstSent = true, posting
+				fresh, freshBytes = fresh+1, freshBytes+uint64(p.tx.Size())
+			}
+			p.lastSent = posting
+		}
+	}
+	f.count(func(s *txStats) {
+		s.Submitted, s.SubmittedBytes = s.Submitted+fresh, s.SubmittedBytes+freshBytes
+		if fresh > 0 {
 			if s.FirstSent.IsZero() {
 				s.FirstSent = posting
 			}
 			s.LastSent = posting
-			if built {
-				s.Built++
-				s.BuildTime += posting.Sub(building)
-			}
-		})
+		}
+	})
+	results, err := api.SubmitBatch(ctx, raws)
+	f.count(func(s *txStats) {
+		s.Posts++
+		s.PostedTxs += uint64(len(raws))
+		s.PostTime += time.Since(posting)
+		if err != nil && !errors.As(err, new(*apiclient.RefusedError)) {
+			s.SubmitErrors++
+		}
+	})
+	for _, s := range sends {
+		var answers []apiclient.TxResult
+		if err == nil {
+			answers, results = results[:len(s.raws)], results[len(s.raws):]
+		}
+		if s.resend != nil {
+			f.concludeResend(ctx, api, s.c, len(s.resend), answers, err)
+		} else {
+			f.conclude(ctx, api, s.c, s.batch, answers, err)
+		}
 	}
-	c.lastSent = posting
-	_, err = api.Submit(ctx, tx.Bytes())
-	f.count(func(s *txStats) { s.Posts++; s.PostTime += time.Since(posting) })
-	var rejection *apiclient.RejectedError
+	return err == nil
+}
+
+// conclude acts on the node's answers to c's batch, or on err, the POST's
+// refusal or lack of an answer: the txs admitted move to the chain's
+// admitted, in order, up to the first that was not (see notAdmitted).
+func (f *Firehose) conclude(ctx context.Context, api apiclient.Client, c *txChain, batch []*pendingTx, answers []apiclient.TxResult, err error) {
 	var refusal *apiclient.RefusedError
 	switch {
-	case err == nil:
-		c.admit()
-		f.count(func(s *txStats) { s.Admitted++; s.AdmittedBytes += uint64(tx.Size()) })
+	case errors.As(err, &refusal):
+		// The node's edge refused the batch whole. As a wallet does: come
+		// back when the node said to.
+		for _, p := range batch {
+			p.answer = answerRefused
+		}
+		c.retryAt = time.Now().Add(refusal.RetryAfter)
+		f.count(func(s *txStats) { s.Refused[refusal.Reason] += uint64(len(batch)) })
+		return
+	case err != nil:
+		// No answer: the node may have admitted them. The next submission
+		// of the same txs, or the final check, finds out.
+		for _, p := range batch {
+			p.answer = answerNone
+		}
+		c.nodeDown = true
+		return
+	}
+	for i, r := range answers {
+		if admitted(r) {
+			size := batch[i].tx.Size()
+			c.admit()
+			f.count(func(s *txStats) { s.Admitted++; s.AdmittedBytes += uint64(size) })
+			continue
+		}
+		f.notAdmitted(ctx, api, c, batch[i:], answers[i:])
+		return
+	}
+}
+
+// admitted says a tx's answer admits it: a 202, or a 400 because the node
+// holds it already — a POST of it whose answer was lost got it in.
+func admitted(r apiclient.TxResult) bool {
+	var rejection *apiclient.RejectedError
+	return r.Err == nil || errors.As(r.Err, &rejection) && rejection.Held()
+}
+
+// notAdmitted acts on the answer to batch[0], the first tx of a batch the
+// node did not admit, as to a single tx's: a refusal holds the chain back
+// for its Retry-After, a rejection resynchronises it with its node, no
+// answer waits for the node. The txs after it spend its output, or a
+// later one's: each keeps its own answer for the final count, and its 503
+// counts among the refusals, but only the first's 400 among the
+// rejections, the others following from it.
+func (f *Firehose) notAdmitted(ctx context.Context, api apiclient.Client, c *txChain, batch []*pendingTx, answers []apiclient.TxResult) {
+	var refusal *apiclient.RefusedError
+	var rejection *apiclient.RejectedError
+	for i, r := range answers {
+		switch {
+		case errors.As(r.Err, &refusal):
+			batch[i].answer = answerRefused
+			f.count(func(s *txStats) { s.Refused[refusal.Reason]++ })
+		case errors.As(r.Err, &rejection) && !rejection.Held():
+			batch[i].answer = answerRejected
+		default:
+			// Admitted after a tx that was not, or no answer for it: the
+			// node may hold it; the next POST or the final check finds out.
+			batch[i].answer = answerNone
+		}
+	}
+	switch err := answers[0].Err; {
 	case errors.As(err, &refusal):
 		// As a wallet does: come back when the node said to.
-		c.retryAt, c.answer = time.Now().Add(refusal.RetryAfter), answerRefused
-		f.count(func(s *txStats) { s.Refused[refusal.Reason]++ })
+		c.retryAt = time.Now().Add(refusal.RetryAfter)
 	case errors.As(err, &rejection):
-		c.answer = answerRejected
 		f.count(func(s *txStats) { s.Rejected[rejection.RuleName()]++ })
 		f.resync(ctx, api, c, rejection.Reason)
 	default:
-		// No answer: the node may have admitted it. The next submission of
-		// the same tx, or the final check, finds out.
-		c.answer = answerNone
 		f.count(func(s *txStats) { s.SubmitErrors++ })
 		c.nodeDown = true
 	}
 }
 
-// resubmitStep sends again the first tx c's node dropped. The tx counts
-// once in Submitted and Admitted, however often it was sent.
-func (f *Firehose) resubmitStep(ctx context.Context, api apiclient.Client, c *txChain) {
-	posting := time.Now()
-	_, err := api.Submit(ctx, c.resubmit[0].tx.Bytes())
-	f.count(func(s *txStats) { s.Posts++; s.PostTime += time.Since(posting) })
-	var rejection *apiclient.RejectedError
+// concludeResend acts on the node's answers to the first sent of the txs
+// c sends again, or on err, as conclude does. A tx counts once in Submitted and Admitted,
+// however often it was sent.
+func (f *Firehose) concludeResend(ctx context.Context, api apiclient.Client, c *txChain, sent int, answers []apiclient.TxResult, err error) {
 	var refusal *apiclient.RefusedError
-	errors.As(err, &rejection)
-	held := rejection != nil && rejection.Held()
 	switch {
-	case err == nil || held:
-		c.readmit()
-		f.count(func(s *txStats) { s.Resubmitted++ })
 	case errors.As(err, &refusal):
-		// As a wallet does: come back when the node said to.
 		c.retryAt = time.Now().Add(refusal.RetryAfter)
-		f.count(func(s *txStats) { s.Refused[refusal.Reason]++ })
-	case rejection != nil:
-		// Its parent is not at the node: the node is behind, or dropped
-		// more since. Look again.
-		f.count(func(s *txStats) { s.Rejected[rejection.RuleName()]++ })
-		c.rejectedInARow++
-		f.recoverDropped(ctx, c)
-		f.stopIfStuck(c, rejection.Reason)
-	default:
-		f.count(func(s *txStats) { s.SubmitErrors++ })
+		f.count(func(s *txStats) { s.Refused[refusal.Reason] += uint64(sent) })
+		return
+	case err != nil:
 		c.nodeDown = true
+		return
+	}
+	for i, r := range answers {
+		if admitted(r) {
+			c.readmit()
+			f.count(func(s *txStats) { s.Resubmitted++ })
+			continue
+		}
+		var rejection *apiclient.RejectedError
+		switch {
+		case errors.As(r.Err, &refusal):
+			// As a wallet does: come back when the node said to. The txs
+			// after it were refused with it.
+			c.retryAt = time.Now().Add(refusal.RetryAfter)
+			f.count(func(s *txStats) { s.Refused[refusal.Reason] += uint64(len(answers) - i) })
+		case errors.As(r.Err, &rejection):
+			// Its parent is not at the node: the node is behind, or dropped
+			// more since. Look again.
+			f.count(func(s *txStats) { s.Rejected[rejection.RuleName()]++ })
+			c.rejectedInARow++
+			f.recoverDropped(ctx, c)
+			f.stopIfStuck(c, rejection.Reason)
+		default:
+			f.count(func(s *txStats) { s.SubmitErrors++ })
+			c.nodeDown = true
+		}
+		return
 	}
 }
+
+// batchLen is how many of the first of txs go in one POST: at most most,
+// and no more bytes than a node takes in a batch; at least one.
+func batchLen[T any](txs []T, most int, size func(T) int) int {
+	n, bytes := 0, 0
+	for n < min(most, len(txs)) && (n == 0 || bytes+size(txs[n]) <= maxBatchBytes) {
+		bytes += size(txs[n])
+		n++
+	}
+	return n
+}
+
+// maxBatchBytes bounds the txs of a POST: what a node with the API's
+// default bounds takes, less the array's head.
+const maxBatchBytes = apiclient.MaxBatchBytes - 9
 
 // recoverDropped finds out whether c's node dropped some of the txs it
 // admitted, as a node killed with them in its mempool does, and if so
@@ -516,7 +722,7 @@ func (f *Firehose) Sweep(ctx context.Context) {
 			for tries := 0; len(c.resubmit) > 0 && tries < 5; tries++ {
 				before := len(c.resubmit)
 				c.retryAt, c.nodeDown = time.Time{}, false
-				f.resubmitStep(ctx, api, c)
+				f.step(ctx, api, []*txChain{c})
 				if len(c.resubmit) < before {
 					tries = 0
 				} else {
@@ -569,32 +775,44 @@ func (f *Firehose) resync(ctx context.Context, api apiclient.Client, c *txChain,
 		f.recoverDropped(ctx, c)
 	default:
 		if out.Coin != c.coin { // cannot happen: an output never changes
-			c.coin, c.pending = out.Coin, nil
-			c.givenUp++ // the rejected tx is built anew: it stays counted
+			// The pending txs are built anew: those sent stay counted.
+			c.coin = out.Coin
+			c.dropPending()
 		}
 		f.stopIfStuck(c, reason)
 	}
 }
 
-// resolvePending checks whether c's pending tx is in at its node after all:
-// in its mempool or, by its output, on its chain. If so it admits it.
+// resolvePending checks whether c's pending txs sent are in at its node
+// after all: in its mempool or, by their outputs, on its chain. It asks
+// from the newest back: the newest in has its output unspent, as the next
+// is not in, and every tx before it is in too (a tx is admitted only on
+// its parent), where an older one's output may be spent already. It
+// admits those in and says whether there were any.
 func (f *Firehose) resolvePending(ctx context.Context, api apiclient.Client, c *txChain) (bool, error) {
-	if c.pending == nil || !c.submitted {
-		return false, nil
+	for i := c.sentPending() - 1; i >= 0; i-- {
+		id := c.pending[i].tx.id
+		in, err := api.InMempool(ctx, id)
+		if err == nil && !in {
+			_, in, err = api.UTxO(ctx, ledger.TxIn{TxID: id, Index: 0})
+		}
+		if err != nil {
+			return false, err
+		}
+		if !in {
+			continue
+		}
+		var size uint64
+		for _, p := range c.pending[:i+1] {
+			size += uint64(p.tx.Size())
+		}
+		for range i + 1 {
+			c.admit()
+		}
+		f.count(func(s *txStats) { s.Admitted += uint64(i + 1); s.AdmittedBytes += size })
+		return true, nil
 	}
-	in, err := api.InMempool(ctx, c.pending.ID())
-	if err == nil && !in {
-		_, in, err = api.UTxO(ctx, ledger.TxIn{TxID: c.pending.ID(), Index: 0})
-	}
-	if err != nil {
-		return false, err
-	}
-	if in {
-		size := c.pending.Size()
-		c.admit()
-		f.count(func(s *txStats) { s.Admitted++; s.AdmittedBytes += uint64(size) })
-	}
-	return in, nil
+	return false, nil
 }
 
 func (f *Firehose) stopIfStuck(c *txChain, reason string) {
@@ -634,9 +852,9 @@ func (f *Firehose) FloorSample() [][]byte {
 	return txs[:min(len(txs), floorSampleTxs)]
 }
 
-// Counts are a firehose's running counts: POSTs made, distinct txs sent,
-// admitted, and 503 answers by reason; the bytes of the txs sent and
-// admitted.
+// Counts are a firehose's running counts: POSTs made (each a batch of
+// txs), distinct txs sent, admitted, and 503 answers by reason, one a tx;
+// the bytes of the txs sent and admitted.
 type Counts struct {
 	Posts, Submitted, Admitted    uint64
 	Refused                       map[string]uint64

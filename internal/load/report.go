@@ -31,11 +31,13 @@ type Report struct {
 	UnansweredAtStop uint64 `json:"unansweredAtStop"`
 	// Rejected counts the 400 answers by the ledger rule they name: answers,
 	// not txs (a tx may be rejected and admitted later, as when its node
-	// was behind).
+	// was behind), and of a chain's batch only the first tx's rejection,
+	// the txs after it spending its output.
 	Rejected map[string]uint64 `json:"rejected"`
 	// Refused counts the 503 answers by the reason the node gave (its edge
-	// refusing txs while it is behind, a full mempool); each tx was sent
-	// again after the answer's Retry-After.
+	// refusing txs while it is behind, a full mempool), one a tx: a batch
+	// refused whole counts each of its txs. Each was sent again after the
+	// answer's Retry-After.
 	Refused map[string]uint64 `json:"refused"`
 	// SubmitErrors counts the POSTs and resync queries without an answer.
 	SubmitErrors uint64 `json:"submitErrors"`
@@ -84,10 +86,11 @@ type Report struct {
 	// because the nodes' answers came too slowly (BenchmarkFirehoseCeiling
 	// measures what it can offer nodes that admit at once). BuildMicros is
 	// its own work per tx, building and signing it; SubmitMillis a POST's
-	// mean round trip.
+	// mean round trip, and TxsPerPost the txs a POST carried on average.
 	OfferedPerSecond float64 `json:"offeredPerSecond"`
 	BuildMicros      float64 `json:"buildMicros"`
 	SubmitMillis     float64 `json:"submitMillis"`
+	TxsPerPost       float64 `json:"txsPerPost"`
 	// TxSize is the distribution of the txs' sizes (Options.TxSize); ""
 	// for plain payments. OfferedBytes are the bytes of the distinct txs
 	// sent, OnChainBytes of those OnChain.
@@ -136,8 +139,8 @@ func (r *Report) Print(out io.Writer) {
 	if r.TxSize != "" {
 		sizes = "tx size " + r.TxSize
 	}
-	fmt.Fprintf(out, "  the firehose offered %.1f tx/s of %g, %.1f TxkB/s (%s), %.1f TxkB/s of it on every chain: %.0f µs to build and sign a tx, %.2f ms a POST\n",
-		r.OfferedPerSecond, r.Rate, r.OfferedTxkBPerSecond, sizes, r.OnChainTxkBPerSecond, r.BuildMicros, r.SubmitMillis)
+	fmt.Fprintf(out, "  the firehose offered %.1f tx/s of %g, %.1f TxkB/s (%s), %.1f TxkB/s of it on every chain: %.0f µs to build and sign a tx, %.2f ms a POST of %.1f txs\n",
+		r.OfferedPerSecond, r.Rate, r.OfferedTxkBPerSecond, sizes, r.OnChainTxkBPerSecond, r.BuildMicros, r.SubmitMillis, r.TxsPerPost)
 	for _, reason := range slices.Sorted(maps.Keys(r.Rejected)) {
 		fmt.Fprintf(out, "  400 answers: %d× %s\n", r.Rejected[reason], reason)
 	}

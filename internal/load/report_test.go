@@ -82,13 +82,15 @@ func TestReportAccountsForEveryTx(t *testing.T) {
 }
 
 // TestReportAddsUpWithRefusalsAtTheStop runs the firehose over a node that
-// starts refusing every tx for now (503, Retry-After 2 s) once it has
+// starts refusing every batch for now (503, Retry-After 2 s) once it has
 // admitted some, and stops the load once each chain was refused: each then
-// holds a tx refused and not yet sent again, and the report counts them,
-// so that what was submitted adds up.
+// holds a batch refused and not yet sent again, and the report counts its
+// txs, so that what was submitted adds up.
 func TestReportAddsUpWithRefusalsAtTheStop(t *testing.T) {
 	const chains = 5
 	f, fakes := fakeDevnet(t, 1, chains, Options{Rate: 200, UpPoll: 10 * time.Millisecond})
+	// The chains' txs refused at the stop: a batch each.
+	refused := uint64(chains * f.batch)
 	ctx, cancel := context.WithTimeout(context.Background(), waittest.Hang) // a bound, not the stop
 	defer cancel()
 	go func() {
@@ -104,7 +106,7 @@ func TestReportAddsUpWithRefusalsAtTheStop(t *testing.T) {
 			case !refusing && c.Admitted >= 20:
 				fakes[0].set(func(n *fakeAPINode) { n.refuse = 1 << 30 })
 				refusing = true
-			case refusals == chains: // every chain waits out its Retry-After
+			case refusals == refused: // every chain waits out its Retry-After
 				return
 			}
 			time.Sleep(time.Millisecond)
@@ -116,10 +118,10 @@ func TestReportAddsUpWithRefusalsAtTheStop(t *testing.T) {
 	}
 
 	r, _ := f.Settle(context.Background(), consensus.Clock{Start: time.Now(), SlotLength: time.Millisecond}, nil)
-	if r.RefusedAtStop != chains || r.Admitted < 20 || r.RejectedTxs != 0 || r.UnansweredAtStop != 0 || len(r.Problems) != 0 ||
+	if r.RefusedAtStop != refused || r.Admitted < 20 || r.RejectedTxs != 0 || r.UnansweredAtStop != 0 || len(r.Problems) != 0 ||
 		r.Admitted+r.RejectedTxs+r.RefusedAtStop+r.UnansweredAtStop != r.Submitted {
-		t.Errorf("submitted %d = admitted %d + rejected %d + refused %d + unanswered %d (problems %q); want %d refused, one per chain",
-			r.Submitted, r.Admitted, r.RejectedTxs, r.RefusedAtStop, r.UnansweredAtStop, r.Problems, chains)
+		t.Errorf("submitted %d = admitted %d + rejected %d + refused %d + unanswered %d (problems %q); want %d refused, a batch of %d per chain",
+			r.Submitted, r.Admitted, r.RejectedTxs, r.RefusedAtStop, r.UnansweredAtStop, r.Problems, refused, f.batch)
 	}
 	checkPrintedSum(t, r)
 	checkFormatted(t, r)

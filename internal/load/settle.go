@@ -104,8 +104,8 @@ func (f *Firehose) Settle(ctx context.Context, clock consensus.Clock, span *Span
 			r.StoppedChains = append(r.StoppedChains, fmt.Sprintf("%s (to %s) stopped: %s", c.name, f.nodeName(c.node), c.stopped))
 		}
 		r.RejectedTxs += c.givenUp
-		if c.pending != nil && c.submitted { // sent, not admitted: its last answer says why
-			switch c.answer {
+		for _, p := range c.pending[:c.sentPending()] { // sent, not admitted: its last answer says why
+			switch p.answer {
 			case answerRefused:
 				r.RefusedAtStop++
 			case answerRejected:
@@ -297,6 +297,7 @@ func (f *Firehose) newReport() *Report {
 	}
 	if s.Posts > 0 {
 		r.SubmitMillis = float64(s.PostTime.Microseconds()) / 1000 / float64(s.Posts)
+		r.TxsPerPost = float64(s.PostedTxs) / float64(s.Posts)
 	}
 	return r
 }

@@ -145,15 +145,16 @@ func TestTxChainSizes(t *testing.T) {
 	targets := newTxTargets(LargeTxSize, c.name) // the same draws, to compare
 	least, most, sum := math.MaxInt, 0, 0
 	for i := range txs {
-		plain, err := c.build(params, 0)
+		plain, err := c.buildPadded(params, c.head, c.coin, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		target := targets.next()
-		tx, err := c.next(params)
+		built, err := c.next(params)
 		if err != nil {
 			t.Fatalf("tx %d: %v", i, err)
 		}
+		tx := decoded(t, built)
 		checkSize(t, i, tx.Size(), target, plain.Size())
 		if tx.Fee != params.MinFee(tx.Size()) {
 			t.Fatalf("tx %d: fee %d, want the minimum %d for its %d bytes", i, tx.Fee, params.MinFee(tx.Size()), tx.Size())
@@ -209,14 +210,14 @@ func TestTxChainSizeProperty(t *testing.T) {
 		coin := rapid.OneOf(rapid.Uint64Range(1<<32-1_000_000, 1<<32+1_000_000), rapid.Uint64Range(2_000_000, 1<<45)).Draw(t, "coin")
 		target := rapid.IntRange(1, int(params.MaxTxSize)).Draw(t, "target")
 		c := newTxChain("payment-0", 0, key, address, ledger.GenesisTxIn(address), coin)
-		plain, err := c.build(params, 0)
+		plain, err := c.buildPadded(params, c.head, c.coin, 0)
 		if errors.Is(err, ledger.ErrCannotBalance) {
 			return
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		tx, err := c.build(params, target)
+		tx, err := c.buildPadded(params, c.head, c.coin, target)
 		if errors.Is(err, ledger.ErrCannotBalance) {
 			return // the padding's fee is more than the funds
 		}
@@ -253,11 +254,14 @@ func TestFirehoseBytes(t *testing.T) {
 	f.mu.Unlock()
 	r, _ := f.Settle(context.Background(), consensus.Clock{Start: time.Now(), SlotLength: time.Millisecond}, nil)
 
+	// Each step sends a batch of each chain's txs: five on chain, one in
+	// the mempools.
+	batches := uint64(4 * f.batch)
 	var sent, onChain uint64
 	for _, c := range f.chains {
 		for i, tx := range c.txs() {
 			sent += uint64(tx.Size)
-			if i < 5 {
+			if i < 5*f.batch {
 				onChain += uint64(tx.Size)
 			}
 			if tx.Size < 200 || tx.Size > 16384 {
@@ -265,13 +269,13 @@ func TestFirehoseBytes(t *testing.T) {
 			}
 		}
 	}
-	if r.Admitted != 24 || r.OnChain != 20 || len(r.Rejected) != 0 || len(r.StoppedChains) != 0 {
-		t.Fatalf("report %+v: want 24 admitted, 20 on chain, none rejected", r)
+	if r.Admitted != 6*batches || r.OnChain != 5*batches || len(r.Rejected) != 0 || len(r.StoppedChains) != 0 {
+		t.Fatalf("report %+v: want %d admitted, %d on chain, none rejected", r, 6*batches, 5*batches)
 	}
 	if counts.SubmittedBytes != sent || counts.AdmittedBytes != sent || r.OfferedBytes != sent || r.OnChainBytes != onChain {
 		t.Errorf("bytes: counted %d sent, %d admitted; reported %d offered, %d on chain; want %d, %d on chain", counts.SubmittedBytes, counts.AdmittedBytes, r.OfferedBytes, r.OnChainBytes, sent, onChain)
 	}
-	wantOffered := r.OfferedPerSecond * float64(sent) / 24 / 1000
+	wantOffered := r.OfferedPerSecond * float64(sent) / float64(6*batches) / 1000
 	if math.Abs(r.OfferedTxkBPerSecond-wantOffered) > 1e-9 || math.Abs(r.OnChainTxkBPerSecond-wantOffered*float64(onChain)/float64(sent)) > 1e-9 || r.TxSize != "large" {
 		t.Errorf("offered %.2f TxkB/s (want %.2f), on chain %.2f, tx size %q", r.OfferedTxkBPerSecond, wantOffered, r.OnChainTxkBPerSecond, r.TxSize)
 	}

@@ -350,6 +350,7 @@ func TestReportJSON(t *testing.T) {
     "offeredPerSecond": 19.9,
     "buildMicros": 41.5,
     "submitMillis": 1.25,
+    "txsPerPost": 0,
     "offeredBytes": 0,
     "onChainBytes": 0,
     "offeredTxkBPerSecond": 0,
