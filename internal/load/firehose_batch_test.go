@@ -3,6 +3,8 @@ package load
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -259,4 +261,67 @@ func TestBatchSizes(t *testing.T) {
 			t.Errorf("txs of %d, %d… bytes, at most %d: %d a batch, want %d", tc.sizes[0], tc.sizes[2], tc.most, got, tc.want)
 		}
 	}
+}
+
+// TestFirehoseNodePosts: one POST carries the batches of all a node's
+// chains, as many as the node's bounds take, each chain judged on its own
+// answers; once a POST is refused whole, the chains after it wait for the
+// next step, their txs unsent.
+func TestFirehoseNodePosts(t *testing.T) {
+	const chains, batch = 3, 4
+	newRun := func(t *testing.T) (*Firehose, *fakeAPINode) {
+		f, fakes := fakeDevnet(t, 1, chains, Options{Rate: chains * batch * 10})
+		if f.batch != batch {
+			t.Fatalf("a batch of %d txs, want %d", f.batch, batch)
+		}
+		return f, fakes[0]
+	}
+	step := func(f *Firehose) { f.step(context.Background(), f.apis[0], f.chains) }
+	admitted := func(f *Firehose) (n []int) {
+		for _, c := range f.chains {
+			n = append(n, len(c.admitted))
+		}
+		return n
+	}
+
+	t.Run("one POST, a refusal for room amid it", func(t *testing.T) {
+		f, n := newRun(t)
+		step(f)
+		n.set(func(n *fakeAPINode) { n.after, n.full = batch+2, 1 })
+		step(f)
+		if got := admitted(f); !slices.Equal(got, []int{2 * batch, batch + 2, batch}) {
+			t.Errorf("admitted %v: want the first chain's two batches, two of the second's, none of the third's second", got)
+		}
+		for j, c := range f.chains {
+			if waits := !c.retryAt.IsZero(); waits != (j > 0) {
+				t.Errorf("chain %d waits out a Retry-After: %v", j, waits)
+			}
+		}
+		if s := f.stats; s.Posts != 2 || s.PostedTxs != 2*chains*batch || !maps.Equal(s.Refused, map[string]uint64{"mempool-full": batch + 2}) {
+			t.Errorf("%d POSTs of %d txs, refused %v; want 2 of %d, the six txs after the full mempool refused", s.Posts, s.PostedTxs, s.Refused, 2*chains*batch)
+		}
+	})
+
+	t.Run("POSTs split at the node's bounds, stopped by a refusal", func(t *testing.T) {
+		f, n := newRun(t)
+		f.postTxs = batch + 1 // a chain's batch a POST
+		step(f)
+		if s := f.stats; s.Posts != chains || s.Admitted != chains*batch {
+			t.Fatalf("%d POSTs, %d admitted; want a POST a chain, all admitted", s.Posts, s.Admitted)
+		}
+		n.set(func(n *fakeAPINode) { n.refuse = 1 })
+		step(f) // the first chain's POST is refused: the others wait
+		if s := f.stats; s.Posts != chains+1 || s.Submitted != (chains+1)*batch {
+			t.Fatalf("after a refusal: %d POSTs, %d submitted; want one more POST, the others' txs unsent", s.Posts, s.Submitted)
+		}
+		step(f) // the first waits out its Retry-After; the others go
+		if got := admitted(f); !slices.Equal(got, []int{batch, 2 * batch, 2 * batch}) {
+			t.Errorf("admitted %v", got)
+		}
+		r, _ := f.Settle(context.Background(), consensus.Clock{Start: time.Now(), SlotLength: time.Millisecond}, nil)
+		if r.RefusedAtStop != batch || len(r.Problems) != 0 {
+			t.Errorf("%d refused at the stop (problems %q), want the first chain's batch", r.RefusedAtStop, r.Problems)
+		}
+		checkPrintedSum(t, r)
+	})
 }
