@@ -28,7 +28,27 @@ type CPUReport struct {
 	// WhenMissed compares the windows of the timeline in which most voters
 	// missed their voting windows with the others.
 	WhenMissed CPUWhenMissed `json:"whenMissed"`
+	// Generator is the load generator's own CPU over the span, beside the
+	// nodes'; absent without a firehose, a CPU clock or a span.
+	Generator *GeneratorCPU `json:"generator,omitempty"`
 }
+
+// GeneratorCPU is the CPU of the process that ran the firehose over the
+// measured span: that the load it offers is not what limits the nodes.
+type GeneratorCPU struct {
+	// Measured says what was measured, in words.
+	Measured string `json:"measured"`
+	// Cores is the growth of the process's CPU seconds per second;
+	// OfferedPerSecond the growth of the distinct txs the firehose sent,
+	// and SecondsPerKTx the CPU seconds per 1,000 of them.
+	Cores            float64 `json:"cores"`
+	OfferedPerSecond float64 `json:"offeredPerSecond"`
+	SecondsPerKTx    float64 `json:"secondsPerKTx"`
+}
+
+const generatorMeasured = "the growth of this process's CPU time (user and system, all its threads: the firehose building, " +
+	"signing and posting the txs, with the status polls and the supervisor; the nodes are processes of their own) over the growth " +
+	"of the distinct txs the firehose sent, both between the status polls bounding the span"
 
 // NodeCPU is one node's CPU over the measured span.
 type NodeCPU struct {
@@ -92,7 +112,25 @@ func newCPUReport(r loadRun, span *load.Span, floor *CPUFloor, floorErr error, t
 		c.RatioToFloor = c.MeanSecondsPerKTx / floor.FloorSecondsPerKTx
 	}
 	c.WhenMissed = whenMissed(timeline)
+	if span != nil {
+		c.Generator = r.generatorCPU(*span)
+	}
 	return c
+}
+
+// generatorCPU is the load generator's CPU over span, nil when the run
+// did not measure it.
+func (r loadRun) generatorCPU(span load.Span) *GeneratorCPU {
+	cores, ok := sampleGrowth(r.samples, span.From, span.To, func(s statusSample) (float64, bool) { return s.generatorCPU, s.generatorMeasured })
+	if !ok {
+		return nil
+	}
+	g := &GeneratorCPU{Measured: generatorMeasured, Cores: cores}
+	g.OfferedPerSecond, _ = sampleGrowth(r.samples, span.From, span.To, firehoseValue(func(c load.Counts) float64 { return float64(c.Submitted) }))
+	if g.OfferedPerSecond > 0 {
+		g.SecondsPerKTx = cores / (g.OfferedPerSecond / 1000)
+	}
+	return g
 }
 
 // nodeCPU is node i's CPU over span.

@@ -78,6 +78,10 @@ func printCPU(out io.Writer, c *CPUReport) {
 		}
 		fmt.Fprintln(out)
 	}
+	if g := c.Generator; g != nil {
+		fmt.Fprintf(out, "  the load generator (this process: the firehose, the status polls, the supervisor; not the nodes): %.2f cores, %.3f s per 1,000 txs offered at %.1f tx/s\n",
+			g.Cores, g.SecondsPerKTx, g.OfferedPerSecond)
+	}
 	if f := c.Floor; f != nil {
 		fmt.Fprintf(out, "  floor %.3f s per 1,000 txs = decode %.4f + apply %.4f (its ed25519 witness check alone %.4f) + reapply %.4f\n",
 			f.FloorSecondsPerKTx, f.DecodeSecondsPerKTx, f.ApplySecondsPerKTx, f.WitnessSecondsPerKTx, f.ReapplySecondsPerKTx)

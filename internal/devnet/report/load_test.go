@@ -61,7 +61,8 @@ func fakeLoadRun() loadRun {
 		}
 		r.samples = append(r.samples, statusSample{
 			at: loadStart.Add(time.Duration(t) * time.Second), nodes: []*nodeSample{n0, n1},
-			firehose: &load.Counts{Posts: uint64(110 * t), Submitted: uint64(100 * t), Admitted: uint64(90 * t), Refused: map[string]uint64{"queue-delay": uint64(10 * t)}},
+			firehose:     &load.Counts{Posts: uint64(110 * t), Submitted: uint64(100 * t), Admitted: uint64(90 * t), Refused: map[string]uint64{"queue-delay": uint64(10 * t)}},
+			generatorCPU: 0.15 * sec, generatorMeasured: true,
 		})
 	}
 	block := &api.TipStatus{BlockNumber: 1}
@@ -204,8 +205,9 @@ func TestTargets(t *testing.T) {
 }
 
 // TestCPUReport: CPU per 1,000 txs is the CPU's growth over the txs'
-// growth per node, beside the floor; the windows where most voters missed
-// their window are told apart by work.
+// growth per node, beside the floor, and the load generator's over the
+// txs it offered; the windows where most voters missed their window are
+// told apart by work.
 func TestCPUReport(t *testing.T) {
 	r := fakeLoadRun()
 	span, _ := load.NewSpan(loadStart, 10*time.Second, loadStart.Add(70*time.Second))
@@ -221,6 +223,10 @@ func TestCPUReport(t *testing.T) {
 	}
 	if !near(c.MeanSecondsPerKTx, 3.75) || !near(c.RatioToFloor, 15) {
 		t.Errorf("mean %v s per 1,000 txs, %v× the floor; want 3.75, 15", c.MeanSecondsPerKTx, c.RatioToFloor)
+	}
+	// The generator: 0.15 core over 100 tx/s offered.
+	if g := c.Generator; g == nil || !near(g.Cores, 0.15) || !near(g.OfferedPerSecond, 100) || !near(g.SecondsPerKTx, 1.5) || g.Measured == "" {
+		t.Errorf("generator %+v, want 0.15 cores, 1.5 s per 1,000 of 100 tx/s offered", g)
 	}
 	m := c.WhenMissed
 	if m.MissedWindows != 1 || m.OtherWindows != 1 || !near(m.MissedCores, 0.75) || !near(m.OtherCores, 0.75) {
@@ -240,6 +246,14 @@ func TestCPUReport(t *testing.T) {
 	}
 	if !near(c.MeanSecondsPerKTx, 5) {
 		t.Errorf("mean %v, want node-0's alone", c.MeanSecondsPerKTx)
+	}
+
+	// A run that did not measure its own CPU has no generator figure.
+	for i := range r.samples {
+		r.samples[i].generatorMeasured = false
+	}
+	if c := newCPUReport(r, &span, floor, nil, newTimeline(r, 10*time.Second)); c.Generator != nil {
+		t.Errorf("a generator figure without its CPU measured: %+v", c.Generator)
 	}
 }
 
@@ -266,6 +280,7 @@ func TestLoadSummaryPrinted(t *testing.T) {
 		"longest 6 s (node-1)",
 		"refused by the nodes' edges: mempool-full 5, queue-delay 30; 503s to the firehose: queue-delay 600",
 		"node-0 5.000 s (0.50 cores, 69.4× the floor)",
+		"the load generator (this process: the firehose, the status polls, the supervisor; not the nodes): 0.15 cores, 1.500 s per 1,000 txs offered at 100.0 tx/s",
 		"= 52.1× the floor",
 		"floor 0.072 s per 1,000 txs = decode 0.0100 + apply 0.0600 (its ed25519 witness check alone 0.0500) + reapply 0.0020",
 		FloorDefinition,

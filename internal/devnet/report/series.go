@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/internal/devnet/layout"
 	"github.com/leiosnode/leiosnode/internal/load"
 )
@@ -28,6 +29,11 @@ type statusSample struct {
 	seconds  float64 // since start
 	nodes    []*nodeSample
 	firehose *load.Counts // nil without a firehose
+	// generatorCPU is this process's CPU seconds (user and system) at the
+	// round, the firehose's among them, when it runs one and has a CPU
+	// clock (generatorMeasured).
+	generatorCPU      float64
+	generatorMeasured bool
 }
 
 // nodeSample is what one node's status said. The CPU seconds and refusals
@@ -74,6 +80,9 @@ func (s *StatusSeries) Observe(at time.Time, polls []apiclient.StatusPoll) {
 	if s.firehose != nil {
 		counts := s.firehose()
 		sample.firehose = &counts
+		if cpu, ok := cpuwork.ProcessTime(); ok {
+			sample.generatorCPU, sample.generatorMeasured = cpu.Seconds(), true
+		}
 	}
 	s.samples = append(s.samples, sample)
 }
