@@ -45,9 +45,13 @@ such keys), as the devnet's firehose does:
     (GET /api/addresses/{address}/utxos); key j goes to node j mod the
     number of nodes, so a tx never reaches a node before its parent;
   - the fees follow the nodes' protocol parameters (GET /api/parameters);
+  - every 100 ms each key's due txs, each built on the one before, go to
+    its node with the other keys' in one POST /api/submit/txs, which the
+    node adds in order (a node without the route gets a POST a tx);
   - a 503 is sent again after its Retry-After; txs a node admitted and then
     dropped are sent again.
-One key carries a few hundred txs a second at most: give one per 100 tx/s.
+Give a key per 100 tx/s: a key its node refused waits out the Retry-After
+while the others keep offering.
 --tx-size pads each tx with metadata (a CIP-20 message) to a size drawn
 from DIST, per key from a seed of its own: N bytes each, MIN-MAX
 log-uniform between (e.g. 200-16384), or large (200-16384, a mean of
