@@ -178,7 +178,10 @@ func growCertifiedChain(t *testing.T, net *testNodes, subject int, closures uint
 		if sent == len(txs) {
 			t.Fatalf("%d txs sent, node %d's chain certifies %d closures", sent, subject, net.nodes[subject].chain.CertRBsOnChain())
 		}
-		if err == nil && s.Mempool.Txs == 0 {
+		// The next hundred spend the last one's output: sent once the node
+		// they go to has every tx so far on its chain, so that no rollback
+		// there can have taken that output away meanwhile.
+		if s, err := getStatus(addr); err == nil && s.Mempool.Txs == 0 && s.TxsOnChain >= uint64(sent) {
 			for _, tx := range txs[sent : sent+100] {
 				submitAsWallet(t, addr, tx.Bytes())
 				sent++
