@@ -186,3 +186,27 @@ func (m txSubmissionMempool) Add(ctx context.Context, raw []byte) error {
 	})
 	return err
 }
+
+// AddTxs decodes and admits the txs of one tx-submission reply together
+// (mempool.AddTxs: their signatures verified at once, off the add lock),
+// labelled as intake. Each tx's error is the one Add gives it; a tx that
+// does not decode is refused alone.
+func (m txSubmissionMempool) AddTxs(ctx context.Context, raws [][]byte) []error {
+	errs := make([]error, len(raws))
+	cpuwork.Do(ctx, cpuwork.Intake, func(ctx context.Context) {
+		txs := make([]*ledger.Tx, 0, len(raws))
+		at := make([]int, 0, len(raws))
+		for i, raw := range raws {
+			tx, err := ledger.DecodeTx(raw)
+			if err != nil {
+				errs[i] = err
+				continue
+			}
+			txs, at = append(txs, tx), append(at, i)
+		}
+		for j, err := range m.pool.AddTxs(ctx, txs) {
+			errs[at[j]] = err
+		}
+	})
+	return errs
+}
