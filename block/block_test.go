@@ -201,7 +201,7 @@ func TestVoteAndCertificateGolden(t *testing.T) {
 	if err := Unmarshal(got, &vb); err != nil || vb != v {
 		t.Fatalf("vote round trip: %v", err)
 	}
-	if got := VoteMessage(v.RbHash); hex.EncodeToString(got) != "5820"+rep(1, 32) {
+	if got := PrototypeVoteMessage(v.RbHash); hex.EncodeToString(got) != "5820"+rep(1, 32) {
 		t.Fatalf("vote message %x", got)
 	}
 	// Seats are 16-bit: 65,535 decodes, 65,536 does not.

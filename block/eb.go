@@ -4,22 +4,26 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // ErrInvalidEB is wrapped by every reason an EB body is rejected.
 var ErrInvalidEB = errors.New("block: invalid EB body")
 
-// EBLimits bound an endorser block. The zero value is not useful; start from
-// DefaultEBLimits.
+// EBLimits are a network's rules for an endorser block: its bounds and its
+// encoding. The zero value is not useful; start from DefaultEBLimits.
 type EBLimits struct {
 	MaxBodyBytes    int // encoded EB body; 512 KiB
 	MaxClosureBytes int // sum of tx sizes; prototype 12,000,000
 	MaxTxs          int // prototype 13,888
+	// Encoding is the body's shape (EBBody), the network's: a body in the
+	// other is invalid, since the EB hash is the hash of these bytes.
+	Encoding Encoding
 }
 
 // DefaultEBLimits are the Leios prototype's values, with the body limit at
 // 512 KiB rather than 500,000 bytes: a full EB of 13,888 txs averaging 864
-// bytes (12 MB) has 37-byte entries, a 513,859-byte body, which the three
+// bytes (12 MB) has 37-byte entries, a 513,860-byte body, which the three
 // limits together must admit.
 var DefaultEBLimits = EBLimits{MaxBodyBytes: 524_288, MaxClosureBytes: 12_000_000, MaxTxs: 13_888}
 
@@ -30,9 +34,11 @@ type EBTx struct {
 	Size   uint32
 }
 
-// EBBody is an endorser block's body: its txs in order. Its encoding is a
-// bare definite-length map { bytes32 tx_hash => uint tx_size } in EB order,
-// which is what is hashed.
+// EBBody is an endorser block's body: its txs in order. Its encoding, which
+// is what is hashed, is a definite-length map { bytes32 tx_hash => uint
+// tx_size } in EB order: bare in the prototype's encoding, wrapped in a
+// one-element array in the CIP's (`[omap<hash32, uint16>]`, so a tx size
+// is at most 65,535 there).
 type EBBody struct {
 	Txs []EBTx
 
@@ -43,7 +49,7 @@ type EBBody struct {
 // NewEBBody encodes txs as an EB body. It checks the body like a received
 // one, so a forger cannot build what peers would reject.
 func NewEBBody(txs []EBTx, limits EBLimits) (*EBBody, error) {
-	raw := encodeEBBody(txs)
+	raw := encodeEBBody(txs, limits.Encoding)
 	eb, err := DecodeEBBody(raw, limits)
 	if err != nil {
 		return nil, err
@@ -51,13 +57,22 @@ func NewEBBody(txs []EBTx, limits EBLimits) (*EBBody, error) {
 	return eb, nil
 }
 
-// DecodeEBBody decodes and validates an EB body: canonical encoding (the
-// bytes re-encode to themselves), no duplicate tx hash, within limits.
+// DecodeEBBody decodes and validates an EB body: in the limits' encoding,
+// canonical (the bytes re-encode to themselves), no duplicate tx hash,
+// within limits.
 func DecodeEBBody(data []byte, limits EBLimits) (*EBBody, error) {
 	if len(data) > limits.MaxBodyBytes {
 		return nil, fmt.Errorf("%w: %d bytes exceeds %d", ErrInvalidEB, len(data), limits.MaxBodyBytes)
 	}
-	n, rest, err := ReadDefiniteHead(data, 5) // major type 5: map
+	rest, maxSize := data, uint64(math.MaxUint32)
+	if limits.Encoding == EncodingCIP {
+		n, r, err := ReadDefiniteHead(rest, 4) // major type 4: array
+		if err != nil || n != 1 {
+			return nil, fmt.Errorf("%w: not the CIP's one-element array around the map", ErrInvalidEB)
+		}
+		rest, maxSize = r, math.MaxUint16
+	}
+	n, rest, err := ReadDefiniteHead(rest, 5) // major type 5: map
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidEB, err)
 	}
@@ -75,7 +90,7 @@ func DecodeEBBody(data []byte, limits EBLimits) (*EBBody, error) {
 		}
 		copy(txs[i].TxHash[:], rest[:32])
 		size, rest, err = ReadDefiniteHead(rest[32:], 0) // unsigned int
-		if err != nil || size > 1<<32-1 {
+		if err != nil || size > maxSize {
 			return nil, fmt.Errorf("%w: entry %d: bad tx size", ErrInvalidEB, i)
 		}
 		txs[i].Size = uint32(size)
@@ -91,7 +106,7 @@ func DecodeEBBody(data []byte, limits EBLimits) (*EBBody, error) {
 	if closure > uint64(limits.MaxClosureBytes) {
 		return nil, fmt.Errorf("%w: closure %d bytes exceeds %d", ErrInvalidEB, closure, limits.MaxClosureBytes)
 	}
-	if !bytes.Equal(encodeEBBody(txs), data) {
+	if !bytes.Equal(encodeEBBody(txs, limits.Encoding), data) {
 		return nil, fmt.Errorf("%w: non-canonical encoding", ErrInvalidEB)
 	}
 	return &EBBody{Txs: txs, raw: append([]byte(nil), data...), hash: HashBytes(data)}, nil
@@ -122,8 +137,12 @@ func (eb *EBBody) Announcement() Announcement {
 
 func (eb *EBBody) MarshalCBOR() ([]byte, error) { return eb.raw, nil }
 
-func encodeEBBody(txs []EBTx) []byte {
-	buf := AppendHead(make([]byte, 0, 9+len(txs)*40), 5, uint64(len(txs)))
+func encodeEBBody(txs []EBTx, enc Encoding) []byte {
+	buf := make([]byte, 0, 10+len(txs)*40)
+	if enc == EncodingCIP {
+		buf = AppendHead(buf, 4, 1)
+	}
+	buf = AppendHead(buf, 5, uint64(len(txs)))
 	for _, tx := range txs {
 		buf = append(buf, 0x58, 0x20)
 		buf = append(buf, tx.TxHash[:]...)

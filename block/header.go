@@ -29,9 +29,11 @@ type Announcement struct {
 	EbSize uint64
 }
 
-// HeaderBody is the signed part of a ranking-block header.
+// HeaderBody is the signed part of a ranking-block header. Its Leios
+// fields — the certified flag and the announcement — are encoded as
+// Encoding says (encodeHeaderBody); the eight before them are the same in
+// both encodings.
 type HeaderBody struct {
-	_              struct{} `cbor:",toarray"`
 	BlockNumber    uint64
 	Slot           uint64
 	PrevHash       *Hash // nil for the first block after origin
@@ -42,6 +44,10 @@ type HeaderBody struct {
 	BodyHash       Hash
 	LeiosCertified bool
 	Announcement   *Announcement
+	// Encoding is the shape the body is (or was) encoded in: chosen by
+	// whoever builds it, found by DecodeHeader. That it is the network's
+	// is consensus's to check.
+	Encoding Encoding
 }
 
 // Header is `[header_body, signature]`, kept with its original bytes.
@@ -63,7 +69,7 @@ type headerWire struct {
 // NewHeader encodes hb, signs it with the issuer's key and returns the header.
 // The signing key must match hb.IssuerVKey.
 func NewHeader(hb HeaderBody, issuer ed25519.PrivateKey) *Header {
-	bodyRaw := mustMarshal(hb)
+	bodyRaw := encodeHeaderBody(hb)
 	var sig Bytes64
 	copy(sig[:], ed25519.Sign(issuer, bodyRaw))
 	raw := mustMarshal(headerWire{Body: bodyRaw, Signature: sig})
@@ -76,10 +82,11 @@ func DecodeHeader(data []byte) (*Header, error) {
 	if err := Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("header: %w", err)
 	}
-	h := &Header{Signature: w.Signature}
-	if err := Unmarshal(w.Body, &h.HeaderBody); err != nil {
+	hb, err := decodeHeaderBody(w.Body)
+	if err != nil {
 		return nil, fmt.Errorf("header body: %w", err)
 	}
+	h := &Header{HeaderBody: hb, Signature: w.Signature}
 	h.raw = append([]byte(nil), data...)
 	h.bodyRaw = append([]byte(nil), w.Body...)
 	h.hash = HashBytes(h.raw)

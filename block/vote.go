@@ -1,8 +1,16 @@
 package block
 
-// Vote is a committee member's vote for the EB announced by an RB:
-// `[rb_hash, voter_seat, signature]`, the signature a BLS12-381 MinSig
-// signature over the CBOR encoding of rb_hash (0x5820 ‖ rb_hash).
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Vote is a committee member's vote for the EB announced by an RB, as the
+// prototype's streams carry it: `[rb_hash, voter_seat, signature]`, the
+// signature a BLS12-381 MinSig signature over the network's vote message
+// (Encoding.VoteMessage) for that RB's announcement. The CIP's streams
+// carry `[slot_no, eb_hash, voter_id, signature]` instead (notify), named
+// by the RB's slot and EB; the node files every vote under its RB.
 type Vote struct {
 	_         struct{} `cbor:",toarray"`
 	RbHash    Hash
@@ -10,31 +18,51 @@ type Vote struct {
 	Signature Bytes48
 }
 
-// VoteMessage returns the bytes a vote for rbHash signs: the CBOR byte string
-// encoding of the hash.
-func VoteMessage(rbHash Hash) []byte { return append([]byte{0x58, 0x20}, rbHash[:]...) }
-
-// Certificate certifies an EB: `[signers, aggregate_signature]`, signers a
-// bitfield indexed by committee seat, most significant bit first.
-type Certificate struct {
-	_                  struct{} `cbor:",toarray"`
-	Signers            []byte
-	AggregateSignature Bytes48
+// VoteSubject is what a vote is cast on: the EB an RB announced, named by
+// the RB's hash and by its slot and the EB's hash. Which of them the
+// signature covers is the network's Encoding.
+type VoteSubject struct {
+	RbHash Hash
+	Slot   uint64 // the announcing RB's
+	EbHash Hash
 }
 
-// HasSigner reports whether seat's bit is set in the signers bitfield.
-func (c *Certificate) HasSigner(seat int) bool {
-	i := seat / 8
-	if seat < 0 || i >= len(c.Signers) {
-		return false
+// SubjectOf is the subject of the votes on h's announcement; false if h
+// announces no EB.
+func SubjectOf(h *Header) (VoteSubject, bool) {
+	if h.Announcement == nil {
+		return VoteSubject{}, false
 	}
-	return c.Signers[i]&(0x80>>(seat%8)) != 0
+	return VoteSubject{RbHash: h.Hash(), Slot: h.Slot, EbHash: h.Announcement.EbHash}, true
 }
 
-// SetSigner sets seat's bit, growing the bitfield as needed.
-func (c *Certificate) SetSigner(seat int) {
-	for len(c.Signers) <= seat/8 {
-		c.Signers = append(c.Signers, 0)
-	}
-	c.Signers[seat/8] |= 0x80 >> (seat % 8)
+func (s VoteSubject) String() string {
+	return fmt.Sprintf("EB %s at slot %d (RB %s)", s.EbHash.Short(), s.Slot, s.RbHash.Short())
 }
+
+// VoteMessage is the message a vote on s signs on a network of encoding e:
+// CIPVoteMessage for EncodingCIP, PrototypeVoteMessage otherwise.
+func (e Encoding) VoteMessage(s VoteSubject) []byte {
+	if e == EncodingCIP {
+		return CIPVoteMessage(s.Slot, s.EbHash)
+	}
+	return PrototypeVoteMessage(s.RbHash)
+}
+
+// CIPVoteMessage is CIP-0164's `concat(slot_no, endorser_block_hash)`:
+// the slot as 8 bytes, big-endian, then the 32-byte EB hash — 40 bytes.
+// The CIP does not say how slot_no is written; a fixed width keeps the
+// concatenation unambiguous, and 8 bytes big-endian is a uint64's
+// network order (ARCHITECTURE.md, "Deviations from Cardano").
+func CIPVoteMessage(slot uint64, ebHash Hash) []byte {
+	msg := binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(ebHash)), slot)
+	return append(msg, ebHash[:]...)
+}
+
+// VoteMessage is PrototypeVoteMessage, what every vote signs until the
+// genesis chooses the encoding.
+func VoteMessage(rbHash Hash) []byte { return PrototypeVoteMessage(rbHash) }
+
+// PrototypeVoteMessage is the prototype's vote message: the CBOR byte
+// string encoding of the RB hash (0x5820 ‖ rb_hash).
+func PrototypeVoteMessage(rbHash Hash) []byte { return append([]byte{0x58, 0x20}, rbHash[:]...) }
