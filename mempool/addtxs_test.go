@@ -146,3 +146,33 @@ func snapshotHashes(s *Snapshot) []block.Hash {
 	}
 	return hs
 }
+
+// Once an add of a batch gives up with its ctx ended, the txs after it are
+// not tried, even one that would fit: tx submission stops there, and saw
+// nothing admitted after that point when it added one by one.
+func TestAddTxsStopsOnceCtxEnded(t *testing.T) {
+	w := newWallet(3)
+	g := w.genesis()
+	in0, in1, in2 := ledger.GenesisTxIn(w.addrs[0]), ledger.GenesisTxIn(w.addrs[1]), ledger.GenesisTxIn(w.addrs[2])
+	held := w.spend(t, in0, g[in0])
+	big := w.pay(t, in1, g[in1], 1, 0, 5_000_000) // two outputs
+	small := w.spend(t, in2, g[in2])
+	if big.Size() <= small.Size() {
+		t.Fatal("the two-output tx is not the bigger")
+	}
+	// Room for held and small, not for held and big.
+	m := newTestMempool(t, newTestLedger(g), Options{CapacityBytes: held.Size() + small.Size()})
+	mustAdd(t, m, held)
+	ctx, cancel := context.WithTimeout(context.Background(), 0)
+	defer cancel()
+	errs := m.AddTxs(ctx, []*ledger.Tx{big, small})
+	if !errors.Is(errs[0], ErrFull) || !errors.Is(errs[1], ErrBusy) || !errors.Is(errs[1], context.DeadlineExceeded) {
+		t.Fatalf("errors %v, want mempool full, then busy", errs)
+	}
+	if m.Snapshot().Len() != 1 {
+		t.Fatalf("%d txs held, want 1", m.Snapshot().Len())
+	}
+	if err := m.Add(ctx, small); err != nil {
+		t.Fatalf("small alone: %v (it must fit, or the test shows nothing)", err)
+	}
+}

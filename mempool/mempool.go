@@ -156,11 +156,26 @@ func (m *Mempool) Add(ctx context.Context, tx *ledger.Tx) error {
 // only for the rules that read the UTxO. A tx held already costs no
 // verification. With an Options.Apply of the caller's, each tx is
 // validated with it, as by Add.
+//
+// Once an add fails with ctx ended (no room in time, no turn in time), the
+// txs after it are not tried: each gets an error wrapping ErrBusy and ctx's
+// error. A caller that stops at the first such failure, as tx submission
+// does, sees what it saw adding one by one.
 func (m *Mempool) AddTxs(ctx context.Context, txs []*ledger.Tx) []error {
 	errs := make([]error, len(txs))
+	var ended error
+	add := func(i int, tx *ledger.Tx, validate ValidateFunc) {
+		if ended != nil {
+			errs[i] = fmt.Errorf("%w: tx %s not tried: %w", ErrBusy, txName(tx), ended)
+			return
+		}
+		if errs[i] = m.add(ctx, tx, validate); errs[i] != nil && ctx.Err() != nil {
+			ended = ctx.Err()
+		}
+	}
 	if !m.ledgerApply {
 		for i, tx := range txs {
-			errs[i] = m.Add(ctx, tx)
+			add(i, tx, m.opts.Apply)
 		}
 		return errs
 	}
@@ -181,7 +196,7 @@ func (m *Mempool) AddTxs(ctx context.Context, txs []*ledger.Tx) []error {
 				return ledger.ApplyVerified(p, utxo, slot, sigs)
 			}
 		}
-		errs[i] = m.add(ctx, tx, validate)
+		add(i, tx, validate)
 	}
 	return errs
 }
