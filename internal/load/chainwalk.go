@@ -81,6 +81,13 @@ func walkChain(ctx context.Context, a apiclient.Client) (*WalkedChain, error) {
 // first starts at the last block read, which must come back with the same
 // hash: so the blocks read form one chain even when the node switches forks
 // between two batches.
+//
+// A node ends a batch before the block that would take its answer past its
+// bound, so a batch may hold the last block read alone, the next one too
+// large to join it (two CertRBs of large closures): then the walk asks from
+// the next block, and once it has it, asks for the last block read again,
+// which must still be the one it read — so the next block's parent is too.
+// Only an empty answer from the next block ends the walk.
 func readChain(ctx context.Context, a apiclient.Client) ([]api.BlockTxs, error) {
 	var chain []api.BlockTxs
 	for {
@@ -96,7 +103,20 @@ func readChain(ctx context.Context, a apiclient.Client) ([]api.BlockTxs, error) 
 			if len(batch) == 0 || batch[0].Hash != chain[len(chain)-1].Hash {
 				return nil, errChainSwitched
 			}
-			batch = batch[1:]
+			if batch = batch[1:]; len(batch) == 0 {
+				if batch, err = a.Blocks(ctx, from+1, walkBatch); err != nil {
+					return nil, err
+				}
+				if len(batch) > 0 {
+					again, err := a.Blocks(ctx, from, 1)
+					if err != nil {
+						return nil, err
+					}
+					if len(again) == 0 || again[0].Hash != chain[len(chain)-1].Hash {
+						return nil, errChainSwitched
+					}
+				}
+			}
 		}
 		if len(batch) == 0 {
 			return chain, nil

@@ -63,15 +63,66 @@ func TestWalkChain(t *testing.T) {
 // (the last one from then on), as a node that switches forks between
 // requests.
 func scriptedChains(t testing.TB, chains ...[]api.BlockTxs) apiclient.Client {
+	return scriptedPages(t, 0, chains...)
+}
+
+// scriptedPages is scriptedChains whose answers, as a node's, end before
+// the block that would take them past pageTxs tx hashes (a first block
+// alone may); 0: no bound.
+func scriptedPages(t testing.TB, pageTxs int, chains ...[]api.BlockTxs) apiclient.Client {
 	var requests atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		chain := chains[min(int(requests.Add(1)), len(chains))-1]
 		from, _ := strconv.Atoi(r.URL.Query().Get("from"))
 		count, _ := strconv.Atoi(r.URL.Query().Get("count"))
-		writeAPIJSON(w, http.StatusOK, blocksPage(chain, from, count))
+		page := blocksPage(chain, from, count)
+		for i, txs := 0, 0; pageTxs > 0 && i < len(page); i++ {
+			if txs += len(page[i].Txs) + len(page[i].Closure); i > 0 && txs > pageTxs {
+				page = page[:i]
+			}
+		}
+		writeAPIJSON(w, http.StatusOK, page)
 	}))
 	t.Cleanup(srv.Close)
 	return apiclient.New(&http.Client{}, srv.URL)
+}
+
+// TestWalkChainOfLargeBlocks: a node whose answers hold one block each,
+// two being over its bound, is walked to its tip, and a switch of forks
+// behind the block read last is still found.
+func TestWalkChainOfLargeBlocks(t *testing.T) {
+	large := func(length, forkAt int, fork string) []api.BlockTxs {
+		chain := scriptedChain(length, forkAt, fork)
+		for i := range chain {
+			chain[i].Closure = make([]string, 60)
+			for j := range chain[i].Closure {
+				chain[i].Closure[j] = fmt.Sprintf("%02x%030x%032x", i, j, 0)
+			}
+		}
+		return chain
+	}
+	chain := large(10, 0, "")
+	c, err := walkChain(context.Background(), scriptedPages(t, 100, chain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Blocks) != len(chain) || len(c.txs) != 60*len(chain) {
+		t.Errorf("walked %d blocks, %d txs; want %d, %d", len(c.Blocks), len(c.txs), len(chain), 60*len(chain))
+	}
+
+	// The node switches to another fork, from block 1 on, just before the
+	// walk asks for block 2: block 1 is asked again, and differs.
+	before, after := large(10, 0, ""), large(10, 1, "b")
+	scripts := [][]api.BlockTxs{before, before, after}
+	c, err = walkChain(context.Background(), scriptedPages(t, 100, scripts...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range c.Blocks {
+		if b.Hash != after[i].Hash {
+			t.Fatalf("block %d is %s, want the fork switched to's %s", i+1, b.Hash, after[i].Hash)
+		}
+	}
 }
 
 // scriptedChain is blocks 1..length, without txs; from block forkAt on
