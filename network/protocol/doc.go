@@ -34,7 +34,15 @@
 //     Config.FrameRate, whatever the state; a frame we send must be taken
 //     by the peer within the same allowance (ErrSlowReader), so a peer that
 //     asks and never reads cannot hold a sender, or what it holds, for
-//     longer.
+//     longer. The time a frame waits for the host's budget (Config.Pace)
+//     is the host's, and does not count against it.
+//   - What a session holds of a message it sends is bounded by the message
+//     for Send (its encoding), and by the piece being written for
+//     SendStreamed (a message produced as it is written, its length known
+//     up front): a 12 MB closure need not be held whole to be sent. A
+//     server holds the bytes it reads for an answer through Session.Hold,
+//     within the host's bound, from before it reads them until they are
+//     written.
 //   - Every violation by the peer (ErrAgency, ErrUnexpectedMessage,
 //     ErrMessageTooLarge, ErrMalformed, ErrTimeout, ErrSlowReader, or a protocol's own error
 //     wrapping ErrViolation) ends the session, resets its stream and is

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"sync"
@@ -43,10 +44,17 @@ type Config struct {
 	// Defaults DefaultFrameTimeout and DefaultFrameRate.
 	FrameTimeout time.Duration
 	FrameRate    int
-	// Pace, if set, is called before each frame of n bytes is written and
-	// waits until it may be (the host's budget of bytes served); an error,
-	// the session's context ending, fails the send. Nil: no wait.
+	// Pace, if set, is called before each piece of n bytes of a frame is
+	// written and waits until it may be (the host's budget of bytes
+	// served); an error, the session's context ending, fails the send.
+	// The frame's write deadline stands still meanwhile: the wait is the
+	// host's, not the peer's. Nil: no wait.
 	Pace func(ctx context.Context, n int) error
+	// Hold, if set, waits until n more bytes may be held for sending (the
+	// host's bound on the bytes its servers hold, Session.Hold) and
+	// returns their release; an error, the session's context ending,
+	// means they may not be. Nil: no bound.
+	Hold func(ctx context.Context, n int) (release func(), err error)
 }
 
 // Frame deadline defaults: the Cardano node's limit for one multiplexer
@@ -156,11 +164,66 @@ func (s *Session) Send(m Message) error {
 	if err != nil {
 		return err
 	}
+	return s.send(m, len(body), func(w *frameWriter) error {
+		_, err := w.Write(body)
+		return err
+	})
+}
+
+// Streamed is a message too large to hold whole — a LeiosFetch closure of
+// 12 MB — which SendStreamed writes as it is produced, piece by piece: its
+// length is known before its first byte, and with it the frame's prefix.
+type Streamed interface {
+	// Message is what is sent, as the state machine and OnMessage see it;
+	// the part written in pieces (a closure's txs) may be left out of it.
+	Message() Message
+	// Len is the length of the message's encoding, [tag, payload...].
+	Len() int
+	// Encode writes the encoding, exactly Len bytes, to w in pieces,
+	// each done with once w.Write returns. An error ends the session with
+	// it (the frame is cut), unless the session ended first.
+	Encode(w io.Writer) error
+}
+
+// SendStreamed is Send for a message written in pieces: what the session
+// holds of it is the piece being written, not the message. The frame's
+// write deadline is the whole frame's, from its first byte.
+func (s *Session) SendStreamed(m Streamed) error {
+	n := m.Len()
+	return s.send(m.Message(), n, func(w *frameWriter) error {
+		if err := m.Encode(w); err != nil {
+			return err
+		}
+		if left := w.left; left != 0 {
+			return fmt.Errorf("protocol %s: %T wrote %d bytes of the %d it announced", s.cfg.Spec.Name, m.Message(), n-left, n)
+		}
+		return nil
+	})
+}
+
+// Hold waits until n more bytes may be held for what the session is about
+// to send (Config.Hold: the host's bound on the bytes its servers hold),
+// and returns their release. A server that reads a large answer from a
+// store holds its bytes before it reads them and releases them once they
+// are written, so the answers of all its sessions together stay within
+// the bound, however many peers ask and do not read. Without a bound it
+// returns at once.
+func (s *Session) Hold(n int) (release func(), err error) {
+	if s.cfg.Hold == nil || n <= 0 {
+		return func() {}, nil
+	}
+	return s.cfg.Hold(s.ctx, n)
+}
+
+// send applies m, whose encoding is n bytes, to the state and writes its
+// frame, the encoding written by write.
+func (s *Session) send(m Message, n int, write func(*frameWriter) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 
 	s.mu.Lock()
-	if err := s.checkSend(m, len(body)); err != nil {
+	err := s.checkSend(m, n)
+	if err != nil {
 		s.mu.Unlock()
 		return err
 	}
@@ -172,16 +235,13 @@ func (s *Session) Send(m Message) error {
 	if err != nil {
 		return s.Fail(err)
 	}
-	frame := AppendFrame(nil, body)
-	if s.cfg.Pace != nil {
-		if err := s.cfg.Pace(s.ctx, len(frame)); err != nil {
-			s.fail(fmt.Errorf("%w: waiting to send: %w", ErrClosed, err))
-			return s.Err()
-		}
+	prefix := binary.AppendUvarint(nil, uint64(n))
+	w := &frameWriter{s: s, prefix: prefix, left: n, deadline: s.writeDeadline(len(prefix) + n)}
+	err = write(w)
+	if err == nil && w.prefix != nil { // an empty body: the prefix alone
+		err = w.write(w.prefix)
 	}
-	slow := s.writeDeadline(len(frame))
-	_, err = s.cfg.Stream.Write(frame)
-	slow.Stop()
+	w.deadline.stop()
 	s.mu.Lock()
 	s.writing = false
 	s.armTimer()
@@ -189,25 +249,118 @@ func (s *Session) Send(m Message) error {
 	if err != nil {
 		// The session's own error, if it ended first (ErrSlowReader, or
 		// the peer's violation): that is why the write failed.
-		s.fail(fmt.Errorf("%w: write: %w", ErrClosed, err))
+		s.fail(err)
 		return s.Err()
 	}
 	if s.cfg.OnMessage != nil {
-		s.cfg.OnMessage(Sent, m, len(body))
+		s.cfg.OnMessage(Sent, m, n)
 	}
 	return nil
 }
 
-// writeDeadline bounds the write of a frame of n bytes as the reader bounds
-// its arrival: Config.FrameTimeout plus n at Config.FrameRate. A peer that
-// does not read what it asked for within that holds the frame, and with it
-// whatever the server holds for it, no longer: the session fails with
-// ErrSlowReader, which resets the stream and so ends the write.
-func (s *Session) writeDeadline(n int) *time.Timer {
+// frameWriter writes one frame's body after its prefix: each piece paced
+// (Config.Pace) and written within the frame's deadline.
+type frameWriter struct {
+	s        *Session
+	prefix   []byte // not yet written: it goes with the first piece
+	left     int    // of the body
+	deadline *sendDeadline
+}
+
+// joinPrefix is the largest first piece the prefix is copied in front of,
+// to go in one write; a larger one is written after it.
+const joinPrefix = 64 << 10
+
+func (w *frameWriter) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if len(p) > w.left {
+		return 0, fmt.Errorf("protocol %s: a frame's body written past its length (%d bytes more)", w.s.cfg.Spec.Name, len(p)-w.left)
+	}
+	if w.prefix != nil {
+		prefix := w.prefix
+		w.prefix = nil
+		if len(p) <= joinPrefix {
+			if err := w.write(append(prefix, p...)); err != nil {
+				return 0, err
+			}
+			w.left -= len(p)
+			return len(p), nil
+		}
+		if err := w.write(prefix); err != nil {
+			return 0, err
+		}
+	}
+	if err := w.write(p); err != nil {
+		return 0, err
+	}
+	w.left -= len(p)
+	return len(p), nil
+}
+
+// write paces and writes one piece; a failure ends the session, and is
+// its error.
+func (w *frameWriter) write(p []byte) error {
+	s := w.s
+	if s.cfg.Pace != nil {
+		w.deadline.pause()
+		err := s.cfg.Pace(s.ctx, len(p))
+		w.deadline.resume()
+		if err != nil {
+			s.fail(fmt.Errorf("%w: waiting to send: %w", ErrClosed, err))
+			return s.Err()
+		}
+	}
+	if _, err := s.cfg.Stream.Write(p); err != nil {
+		s.fail(fmt.Errorf("%w: write: %w", ErrClosed, err))
+		return s.Err()
+	}
+	return nil
+}
+
+// sendDeadline bounds the write of a frame of n bytes as the reader
+// bounds its arrival: Config.FrameTimeout plus n at Config.FrameRate. A
+// peer that does not read what it asked for within that holds the frame,
+// and with it whatever the server holds for it, no longer: the session
+// fails with ErrSlowReader, which resets the stream and so ends the
+// write. The time the frame waits for the host's budget (Config.Pace) does
+// not count.
+type sendDeadline struct {
+	s       *Session
+	n       int
+	allowed time.Duration
+	left    time.Duration // while paused
+	since   time.Time     // running since
+	timer   *time.Timer   // nil while paused or stopped
+}
+
+func (s *Session) writeDeadline(n int) *sendDeadline {
 	allowed := s.cfg.FrameTimeout + time.Duration(float64(n)/float64(s.cfg.FrameRate)*float64(time.Second))
-	return time.AfterFunc(allowed, func() {
-		s.fail(fmt.Errorf("%w: a frame of %d bytes not taken within %v", ErrSlowReader, n, allowed))
+	d := &sendDeadline{s: s, n: n, allowed: allowed, left: allowed}
+	d.resume()
+	return d
+}
+
+func (d *sendDeadline) resume() {
+	d.since = time.Now()
+	d.timer = time.AfterFunc(d.left, func() {
+		d.s.fail(fmt.Errorf("%w: a frame of %d bytes not taken within %v", ErrSlowReader, d.n, d.allowed))
 	})
+}
+
+func (d *sendDeadline) pause() {
+	if d.timer != nil && d.timer.Stop() {
+		d.left = max(0, d.left-time.Since(d.since))
+	}
+	d.timer = nil
+}
+
+func (d *sendDeadline) stop() {
+	if d.timer != nil {
+		d.timer.Stop()
+		d.timer = nil
+	}
 }
 
 // Recv returns the next message from the peer, already checked against the
