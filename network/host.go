@@ -41,7 +41,7 @@ type Host struct {
 	lines      *logging.Limiter // a peer's repeated warnings
 	scorer     *scorer
 	streams    *streamCount // per peer and protocol, as served
-	budget     *serveBudget // bytes served a second, per peer and in total
+	budget     *serveBudget // bytes served a second, per peer and in total; bytes held for answers
 	metrics    *metrics
 	topology   []peer.AddrInfo
 	inTopology map[peer.ID]bool
@@ -138,7 +138,7 @@ func NewHost(opts HostOptions) (*Host, error) {
 		return nil, err
 	}
 	h.metrics = newMetrics()
-	h.budget = newServeBudget(h.opts.ServeBytesPerPeer, h.opts.ServeBytesTotal, h.metrics)
+	h.budget = newServeBudget(h.opts.ServeBytesPerPeer, h.opts.ServeBytesTotal, h.opts.ServeBytesHeld, h.metrics)
 	h.scorer = newScorer(opts.MaxViolations, opts.ViolationWindow, opts.BanDuration)
 	h.streams = &streamCount{open: make(map[peerProtocol]int)}
 	if opts.PeerSharing != nil {

@@ -19,9 +19,11 @@ type metrics struct {
 	refused    prometheus.Counter
 	limits     *prometheus.CounterVec // limit
 	// serveWaited is the time served frames waited for the serve budget,
-	// by scope; servedStreams the streams being served, by protocol.
+	// by scope; servedStreams the streams being served, by protocol;
+	// serveHeld the bytes the servers hold for their answers.
 	serveWaited   *prometheus.CounterVec
 	servedStreams *prometheus.GaugeVec
+	serveHeld     prometheus.Gauge
 	useless       *prometheus.CounterVec // what
 }
 
@@ -53,8 +55,12 @@ func newMetrics() *metrics {
 		}, []string{"limit"}),
 		serveWaited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "leiosnode_network_serve_wait_seconds_total",
-			Help: "Time served frames waited for the bytes a peer (scope peer) or all peers (scope total) may be sent a second.",
+			Help: "Time served frames waited for the bytes a peer (scope peer) or all peers (scope total) may be sent a second, and answers for the bytes the servers may hold (scope held).",
 		}, []string{"scope"}),
+		serveHeld: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "leiosnode_network_serve_held_bytes",
+			Help: "Bytes the servers hold for answers being read from the stores and written, of the bound HostOptions.ServeBytesHeld sets.",
+		}),
 		useless: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "leiosnode_network_useless_total",
 			Help: "Messages and requests from peers that did the node no good (data not held, points below the immutable tip), by what; each counts against its peer's budget.",
@@ -72,7 +78,7 @@ func (m *metrics) register(reg prometheus.Registerer, peers func() int) error {
 		Name: "leiosnode_network_peers",
 		Help: "Connected peers.",
 	}, func() float64 { return float64(peers()) })
-	for _, c := range []prometheus.Collector{m.messages, m.bytes, m.violations, m.bans, m.refused, m.limits, m.serveWaited, m.servedStreams, m.useless, connected} {
+	for _, c := range []prometheus.Collector{m.messages, m.bytes, m.violations, m.bans, m.refused, m.limits, m.serveWaited, m.servedStreams, m.serveHeld, m.useless, connected} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}

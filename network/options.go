@@ -106,6 +106,14 @@ type HostOptions struct {
 	// peer that pulls the chain on every stream it may open would take.
 	ServeBytesPerPeer int
 	ServeBytesTotal   int
+	// ServeBytesHeld bounds the bytes the servers hold for the answers they
+	// are reading and writing, all peers together (servebudget.go): a
+	// LeiosFetch answer holds its EB's body and a chunk of its txs, not
+	// its closure. Default 96 MiB: above what the peers outside the
+	// topology can hold with streams they do not read (32 peers × 4
+	// LeiosFetch streams × (a 512 KiB body + a 128 KiB chunk + a 16 KiB
+	// tx) = 82 MiB), so they cannot hold back the node's answers to others.
+	ServeBytesHeld int
 	// WastePerSecond and WasteBurst are each peer's budget of useless
 	// messages (Peer.Waste): a request for data not held costs a protocol
 	// more than a stale notification. Defaults 100 and 10,000: a
@@ -125,10 +133,11 @@ type HostOptions struct {
 }
 
 // The serve budget's defaults (HostOptions.ServeBytesPerPeer,
-// ServeBytesTotal), which the node runs with.
+// ServeBytesTotal, ServeBytesHeld), which the node runs with.
 const (
 	DefaultServeBytesPerPeer = 32 << 20
 	DefaultServeBytesTotal   = 128 << 20
+	DefaultServeBytesHeld    = 96 << 20
 )
 
 func (o *HostOptions) setDefaults() {
@@ -165,6 +174,9 @@ func (o *HostOptions) setDefaults() {
 	}
 	if o.ServeBytesTotal <= 0 {
 		o.ServeBytesTotal = DefaultServeBytesTotal
+	}
+	if o.ServeBytesHeld <= 0 {
+		o.ServeBytesHeld = DefaultServeBytesHeld
 	}
 	if o.WastePerSecond <= 0 {
 		o.WastePerSecond = 100

@@ -7,6 +7,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/semaphore"
 	"golang.org/x/time/rate"
 )
 
@@ -15,13 +16,23 @@ import (
 // waits for its bytes from its peer's budget, then from the total. A peer's
 // streams share its budget, so opening more of them buys nothing, and
 // peers that pull all they can (a new identity is free) share the total.
-// The memory a peer can hold is bounded elsewhere: one frame per stream
-// (the write deadline), its streams (the limits).
+//
+// It also bounds the bytes the servers hold for their answers
+// (HostOptions.ServeBytesHeld): a server takes an answer's bytes from it
+// before it reads them from its store and gives them back once they are
+// written (protocol.Session.Hold), so answers nobody reads hold that much
+// memory at most, however many peers ask for them. A session holds at
+// most one answer (its server answers one request at a time), and one
+// frame in flight (the write deadline).
 type serveBudget struct {
 	perPeer int
 	total   *rate.Limiter
-	waited  *prometheus.CounterVec // scope: "peer", "total"
+	waited  *prometheus.CounterVec // scope: "peer", "total", "held"
 	open    *prometheus.GaugeVec   // protocol
+
+	heldMax   int
+	held      *semaphore.Weighted // of heldMax bytes
+	heldBytes prometheus.Gauge
 
 	mu    sync.Mutex // guards peers; held for a map update only
 	peers map[peer.ID]*peerBudget
@@ -33,13 +44,16 @@ type peerBudget struct {
 	streams int
 }
 
-func newServeBudget(perPeer, total int, m *metrics) *serveBudget {
+func newServeBudget(perPeer, total, held int, m *metrics) *serveBudget {
 	return &serveBudget{
-		perPeer: perPeer,
-		total:   rate.NewLimiter(rate.Limit(total), total),
-		waited:  m.serveWaited,
-		open:    m.servedStreams,
-		peers:   make(map[peer.ID]*peerBudget),
+		perPeer:   perPeer,
+		total:     rate.NewLimiter(rate.Limit(total), total),
+		waited:    m.serveWaited,
+		open:      m.servedStreams,
+		heldMax:   held,
+		held:      semaphore.NewWeighted(int64(held)),
+		heldBytes: m.serveHeld,
+		peers:     make(map[peer.ID]*peerBudget),
 	}
 }
 
@@ -92,4 +106,27 @@ func (b *serveBudget) wait(ctx context.Context, l *rate.Limiter, n int, scope st
 		b.waited.WithLabelValues(scope).Add(waited.Seconds())
 	}
 	return nil
+}
+
+// hold takes n bytes of the bound on what the servers hold, waiting until
+// they are free, and returns their release (protocol.Config.Hold; release
+// may be called more than once). More than the whole bound takes the
+// whole bound: such an answer still goes, alone.
+func (b *serveBudget) hold(ctx context.Context, n int) (release func(), err error) {
+	n = min(n, b.heldMax)
+	if !b.held.TryAcquire(int64(n)) {
+		start := time.Now()
+		if err := b.held.Acquire(ctx, int64(n)); err != nil {
+			return nil, err
+		}
+		b.waited.WithLabelValues("held").Add(time.Since(start).Seconds())
+	}
+	b.heldBytes.Add(float64(n))
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.heldBytes.Sub(float64(n))
+			b.held.Release(int64(n))
+		})
+	}, nil
 }

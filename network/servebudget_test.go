@@ -38,7 +38,7 @@ func TestServeBudget(t *testing.T) {
 		return time.Since(start)
 	}
 	synctest.Test(t, func(t *testing.T) {
-		b := newServeBudget(perPeer, total, newMetrics())
+		b := newServeBudget(perPeer, total, 1<<20, newMetrics())
 		// One stream, 3,000 bytes: the burst, then 2 s.
 		if d := send(b, "a", 1, 3000); d != 2*time.Second {
 			t.Errorf("one stream of 3,000 bytes took %v, want 2s", d)
@@ -51,7 +51,7 @@ func TestServeBudget(t *testing.T) {
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
-		b := newServeBudget(perPeer, total, newMetrics())
+		b := newServeBudget(perPeer, total, 1<<20, newMetrics())
 		// Two streams of one peer share its 1,000 a second.
 		if d := send(b, "a", 2, 1500); d != 2*time.Second {
 			t.Errorf("two streams of 1,500 bytes of one peer took %v, want 2s", d)
@@ -61,7 +61,7 @@ func TestServeBudget(t *testing.T) {
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
-		b := newServeBudget(perPeer, total, newMetrics())
+		b := newServeBudget(perPeer, total, 1<<20, newMetrics())
 		// Two peers, 2,500 bytes each, share the total of 1,500 a second:
 		// 5,000 bytes less its burst take 2.33 s, where each peer alone
 		// would need 1.5 s.
@@ -74,7 +74,7 @@ func TestServeBudget(t *testing.T) {
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
-		b := newServeBudget(perPeer, total, newMetrics())
+		b := newServeBudget(perPeer, total, 1<<20, newMetrics())
 		pace, release := b.acquire("a", "test")
 		defer release()
 		start := time.Now()
@@ -98,4 +98,66 @@ func value(t *testing.T, m prometheus.Metric) float64 {
 		return c.GetValue()
 	}
 	return v.GetGauge().GetValue()
+}
+
+// TestServeBudgetHold: answers hold bytes of the bound until they release
+// them; one that does not fit waits until others release, and its wait
+// is counted; more than the bound takes the whole of it; a wait ends with
+// its context; the gauge shows what is held. On virtual time.
+func TestServeBudgetHold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const bound = 1000
+		b := newServeBudget(1<<20, 1<<20, bound, newMetrics())
+		ctx := context.Background()
+		first, err := b.hold(ctx, 600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if held := value(t, b.heldBytes); held != 600 {
+			t.Fatalf("%v bytes held, want 600", held)
+		}
+		waited := value(t, b.waited.WithLabelValues("held"))
+		got := make(chan time.Duration, 1)
+		go func() {
+			start := time.Now()
+			second, err := b.hold(ctx, 600)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got <- time.Since(start)
+			second()
+		}()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		select {
+		case <-got:
+			t.Fatal("1,200 bytes held of a bound of 1,000")
+		default:
+		}
+		first()
+		first() // a second release gives back nothing more
+		if d := <-got; d != time.Second {
+			t.Fatalf("the second answer waited %v, want 1s", d)
+		}
+		if w := value(t, b.waited.WithLabelValues("held")) - waited; w != 1 {
+			t.Fatalf("%v s of waiting counted, want 1", w)
+		}
+		whole, err := b.hold(ctx, 5*bound)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if held := value(t, b.heldBytes); held != bound {
+			t.Fatalf("%v bytes held for an answer larger than the bound, want the bound, %d", held, bound)
+		}
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		if _, err := b.hold(cctx, 1); err == nil {
+			t.Fatal("held beyond the bound")
+		}
+		whole()
+		if held := value(t, b.heldBytes); held != 0 {
+			t.Fatalf("%v bytes held after every release", held)
+		}
+	})
 }

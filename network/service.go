@@ -167,8 +167,13 @@ func (p *Peer) closeSessions() {
 }
 
 // newSession starts a session whose violations count against id; pace,
-// if set, paces its sends (a served session's, from the serve budget).
+// if set, paces its sends, and a served session holds its answers' bytes
+// within the serve budget's bound.
 func (h *Host) newSession(ctx context.Context, spec *protocol.Spec, role protocol.Agency, id peer.ID, st protocol.Stream, pace func(context.Context, int) error) *protocol.Session {
+	var hold func(context.Context, int) (func(), error)
+	if role == protocol.Server {
+		hold = h.budget.hold
+	}
 	return protocol.NewSession(ctx, protocol.Config{
 		Spec:         spec,
 		Role:         role,
@@ -176,6 +181,7 @@ func (h *Host) newSession(ctx context.Context, spec *protocol.Spec, role protoco
 		FrameTimeout: h.opts.FrameTimeout,
 		FrameRate:    h.opts.FrameRate,
 		Pace:         pace,
+		Hold:         hold,
 		OnViolation: func(err error) {
 			h.violation(id, spec.Label(), err)
 		},
