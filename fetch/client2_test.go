@@ -49,7 +49,7 @@ func TestClientServer2(t *testing.T) {
 	client, server, cv := sessions2(t)
 	served := make(chan error, 1)
 	go func() {
-		served <- (&Server{Store: db, Limits: testLimits, Logger: quietLogger()}).Serve(context.Background(), server)
+		served <- (&Server{Store: db, Logger: quietLogger()}).Serve(context.Background(), server)
 	}()
 	c := NewClient(client, testLimits)
 	reqs := []*Request{blocksRequest(1, 10, ebs...), blocksRequest(4, 11, ebs[1:]...), bodyRequest(2, ebs[0], 10), txsRequest(3, ebs[0], 10, 0, 63, 64, 69)}

@@ -59,7 +59,7 @@ func New(opts Options) (*Fetcher, error) {
 		clients: make(map[peer.ID]*peerClient),
 		wake:    make(chan struct{}, 1),
 	}
-	f.server = &Server{Store: opts.Store, Limits: opts.Limits, Logger: f.log}
+	f.server = &Server{Store: opts.Store, Logger: f.log}
 	return f, nil
 }
 
