@@ -24,8 +24,8 @@ type EBLimits struct {
 // DefaultEBLimits are the Leios prototype's values, with the body limit at
 // 512 KiB rather than 500,000 bytes: a full EB of 13,888 txs averaging 864
 // bytes (12 MB) has 37-byte entries, a 513,860-byte body, which the three
-// limits together must admit.
-var DefaultEBLimits = EBLimits{MaxBodyBytes: 524_288, MaxClosureBytes: 12_000_000, MaxTxs: 13_888}
+// limits together must admit. The encoding is the CIP's, a new genesis's.
+var DefaultEBLimits = EBLimits{MaxBodyBytes: 524_288, MaxClosureBytes: 12_000_000, MaxTxs: 13_888, Encoding: EncodingCIP}
 
 // EBTx is one entry of an EB body: the hash of a whole serialized
 // transaction and its size in bytes.

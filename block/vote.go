@@ -59,10 +59,6 @@ func CIPVoteMessage(slot uint64, ebHash Hash) []byte {
 	return append(msg, ebHash[:]...)
 }
 
-// VoteMessage is PrototypeVoteMessage, what every vote signs until the
-// genesis chooses the encoding.
-func VoteMessage(rbHash Hash) []byte { return PrototypeVoteMessage(rbHash) }
-
 // PrototypeVoteMessage is the prototype's vote message: the CBOR byte
 // string encoding of the RB hash (0x5820 ‖ rb_hash).
 func PrototypeVoteMessage(rbHash Hash) []byte { return append([]byte{0x58, 0x20}, rbHash[:]...) }

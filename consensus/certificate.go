@@ -7,15 +7,19 @@ import (
 	"github.com/leiosnode/leiosnode/bls"
 )
 
-// Certify builds the certificate of votes for the EB announced by the RB
-// rbHash: the signers bitfield (SignersSize bytes, seat 0 in the most
-// significant bit of byte 0) and the aggregate of their signatures. A seat
-// voting twice counts once. The votes must have been verified (VerifyVote,
-// VerifyVotes): a bad one is caught only by VerifyCertificate. Certify
-// refuses votes for another RB, unknown seats, and signers whose stake is
-// below QuorumStake.
-func (c *Committee) Certify(rbHash block.Hash, votes []block.Vote) (*block.Certificate, error) {
-	cert := &block.Certificate{Signers: make([]byte, c.SignersSize())}
+// Certify builds the certificate of votes on s, in the network's encoding:
+// the signers bitfield (SignersSize bytes, seat 0 in the most significant
+// bit of byte 0) and the aggregate of their signatures, and in the CIP's
+// encoding s's slot and EB hash. A seat voting twice counts once. The
+// votes must have been verified (VerifyVote, VerifyVotes): a bad one is
+// caught only by VerifyCertificate. Certify refuses votes for another RB,
+// unknown seats, and signers whose stake is below QuorumStake.
+func (c *Committee) Certify(s block.VoteSubject, votes []block.Vote) (*block.Certificate, error) {
+	rbHash := s.RbHash
+	cert := &block.Certificate{Signers: make([]byte, c.SignersSize()), Encoding: c.encoding}
+	if c.encoding == block.EncodingCIP {
+		cert.Slot, cert.EbHash = s.Slot, s.EbHash
+	}
 	sigs := make([]*bls.Signature, 0, len(votes))
 	var stake uint64
 	for i := range votes {
@@ -50,13 +54,21 @@ func (c *Committee) Certify(rbHash block.Hash, votes []block.Vote) (*block.Certi
 	return cert, nil
 }
 
-// VerifyCertificate checks cert for the EB announced by the RB rbHash, in
-// order of cost: the bitfield is exactly SignersSize bytes with no bit set
-// beyond the last seat; the signers hold at least QuorumStake; the aggregate
-// signature decodes and verifies against the sum of the signers' keys on
-// block.VoteMessage(rbHash), with one pairing check. Each failure wraps
-// ErrMalformedSigners, ErrNoQuorum or ErrBadCertificate.
-func (c *Committee) VerifyCertificate(rbHash block.Hash, cert *block.Certificate) error {
+// VerifyCertificate checks cert for the EB of s, in order of cost: it is
+// in the network's encoding, and in the CIP's names s's slot and EB; the
+// bitfield is exactly SignersSize bytes with no bit set beyond the last
+// seat; the signers hold at least QuorumStake; the aggregate signature
+// decodes and verifies against the sum of the signers' keys on the
+// network's vote message for s, with one pairing check. Each failure wraps
+// ErrWrongEncoding, ErrOtherEB, ErrMalformedSigners, ErrNoQuorum or
+// ErrBadCertificate.
+func (c *Committee) VerifyCertificate(s block.VoteSubject, cert *block.Certificate) error {
+	if cert.Encoding != c.encoding {
+		return fmt.Errorf("%w: a %s certificate on a %s network", ErrWrongEncoding, cert.Encoding, c.encoding)
+	}
+	if c.encoding == block.EncodingCIP && (cert.Slot != s.Slot || cert.EbHash != s.EbHash) {
+		return fmt.Errorf("%w: it names EB %s at slot %d, the parent announced %s", ErrOtherEB, cert.EbHash.Short(), cert.Slot, s)
+	}
 	if len(cert.Signers) != c.SignersSize() {
 		return fmt.Errorf("%w: %d bytes for %d seats, want %d", ErrMalformedSigners, len(cert.Signers), len(c.seats), c.SignersSize())
 	}
@@ -79,8 +91,8 @@ func (c *Committee) VerifyCertificate(rbHash block.Hash, cert *block.Certificate
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBadCertificate, err)
 	}
-	if !bls.VerifyAggregate(keys, block.VoteMessage(rbHash), sig) {
-		return fmt.Errorf("%w: %d signers, RB %x", ErrBadCertificate, len(keys), rbHash[:8])
+	if !bls.VerifyAggregate(keys, c.VoteMessage(s), sig) {
+		return fmt.Errorf("%w: %d signers, %s", ErrBadCertificate, len(keys), s)
 	}
 	return nil
 }

@@ -21,8 +21,8 @@ var (
 // ValidateCertification checks the certificate of b against its parent,
 // the RB whose announced EB it certifies: the parent announced an EB, b's
 // slot is at least MinCertGap after the parent's, and the certificate
-// verifies for the parent's hash (Committee.VerifyCertificate). A block
-// without a certificate passes. ValidateBlock has checked the rest.
+// verifies for the parent's announcement (Committee.VerifyCertificate). A
+// block without a certificate passes. ValidateBlock has checked the rest.
 func (v *Validator) ValidateCertification(b *block.Block, parent *block.Header) error {
 	cert := b.Body.Certificate
 	if cert == nil {
@@ -31,10 +31,11 @@ func (v *Validator) ValidateCertification(b *block.Block, parent *block.Header) 
 	if parent == nil || parent.Announcement == nil {
 		return fmt.Errorf("%w: block %d", ErrNothingToCertify, b.Header.BlockNumber)
 	}
+	s, _ := block.SubjectOf(parent)
 	if gap := b.Header.Slot - parent.Slot; gap < uint64(v.leios.MinCertGap) {
 		return fmt.Errorf("%w: %d slots after the announcement, need %d", ErrCertTooEarly, gap, v.leios.MinCertGap)
 	}
-	return v.committee.VerifyCertificate(parent.Hash(), cert)
+	return v.committee.VerifyCertificate(s, cert)
 }
 
 // CertifiedByHeader is CertifiedPoint from headers alone: a CertRB's header

@@ -37,7 +37,12 @@ type Seat struct {
 // (τ) of the total active stake, rounded up — of all pools' stake, so the
 // stake truncation leaves out counts against the quorum. As τ < σ_c, the
 // whole committee always reaches it.
+//
+// Votes and certificates sign the network's vote message for what they
+// are cast on (Encoding.VoteMessage of a block.VoteSubject): the CIP's
+// slot and EB hash, or the prototype's RB hash.
 type Committee struct {
+	encoding    block.Encoding
 	seats       []Seat
 	byIssuer    map[block.Bytes32]uint16
 	stake       uint64
@@ -55,6 +60,12 @@ var (
 	ErrBadCertificate   = errors.New("consensus: certificate signature does not verify")
 	ErrNotOnCommittee   = errors.New("consensus: pool holds no committee seat")
 	ErrWrongVotingKey   = errors.New("consensus: voting key is not the seat's")
+	// ErrOtherEB: a CIP certificate names another slot or EB than the one
+	// its CertRB's parent announced.
+	ErrOtherEB = errors.New("consensus: certificate names another EB")
+	// ErrWrongEncoding: a header, certificate or EB body is not in the
+	// network's encoding (leios.encoding).
+	ErrWrongEncoding = errors.New("consensus: not in the network's encoding")
 )
 
 // NewCommittee checks g and computes its committee.
@@ -63,7 +74,7 @@ func NewCommittee(g *Genesis) (*Committee, error) {
 		return nil, err
 	}
 	members, _ := g.committeeMembers()
-	c := &Committee{seats: make([]Seat, len(members)), byIssuer: make(map[block.Bytes32]uint16, len(members))}
+	c := &Committee{encoding: g.Leios.Encoding, seats: make([]Seat, len(members)), byIssuer: make(map[block.Bytes32]uint16, len(members))}
 	for seat, i := range members {
 		p := &g.Pools[i]
 		issuer, _ := decodeKey(p.IssuerVKey)
@@ -138,3 +149,9 @@ func (c *Committee) QuorumStake() uint64 { return c.quorumStake }
 // SignersSize is the length in bytes of a certificate's signers bitfield:
 // one bit per seat, rounded up to whole bytes.
 func (c *Committee) SignersSize() int { return (len(c.seats) + 7) / 8 }
+
+// Encoding is the network's encoding, which chooses the vote message.
+func (c *Committee) Encoding() block.Encoding { return c.encoding }
+
+// VoteMessage is what a vote on s signs on this network.
+func (c *Committee) VoteMessage(s block.VoteSubject) []byte { return c.encoding.VoteMessage(s) }

@@ -20,12 +20,14 @@ func mustCommittee(t testing.TB, g *Genesis) *Committee {
 	return c
 }
 
-func rbHash(b byte) block.Hash {
-	var h block.Hash
-	for i := range h {
-		h[i] = b + byte(i)
+// subject is a vote subject of its own for each b: an RB hash, the RB's
+// slot and the EB hash all differ from every other b's.
+func subject(b byte) block.VoteSubject {
+	var rb, eb block.Hash
+	for i := range rb {
+		rb[i], eb[i] = b+byte(i), 0xe0^b+byte(i)
 	}
-	return h
+	return block.VoteSubject{RbHash: rb, Slot: 100 + uint64(b), EbHash: eb}
 }
 
 // seated is g's committee and the BLS keys of its seats, seat k's at k;
@@ -43,14 +45,30 @@ func seated(t testing.TB, g *Genesis, keys []*bls.SecretKey) (*Committee, []*bls
 	return c, bySeat
 }
 
-// votes returns the votes of these seats for rb, signed with keys (indexed
-// by seat, as seated returns them).
-func votes(keys []*bls.SecretKey, rb block.Hash, seats ...int) []block.Vote {
+// votes returns the votes of these seats on s, signed with keys (indexed
+// by seat, as seated returns them) on c's vote message.
+func votes(c *Committee, keys []*bls.SecretKey, s block.VoteSubject, seats ...int) []block.Vote {
 	vs := make([]block.Vote, len(seats))
-	for i, s := range seats {
-		vs[i] = block.Vote{RbHash: rb, VoterSeat: uint16(s), Signature: keys[s].Sign(block.VoteMessage(rb)).Bytes()}
+	for i, seat := range seats {
+		vs[i] = block.Vote{RbHash: s.RbHash, VoterSeat: uint16(seat), Signature: keys[seat].Sign(c.VoteMessage(s)).Bytes()}
 	}
 	return vs
+}
+
+// subjects is n times s: the subjects of n votes on s.
+func subjects(s block.VoteSubject, n int) []block.VoteSubject {
+	out := make([]block.VoteSubject, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+// bothEncodings runs f on a network of each encoding.
+func bothEncodings(t *testing.T, f func(t *testing.T, enc block.Encoding)) {
+	for _, enc := range []block.Encoding{block.EncodingCIP, block.EncodingPrototype} {
+		t.Run(enc.String(), func(t *testing.T) { f(t, enc) })
+	}
 }
 
 func TestCommitteeSeats(t *testing.T) {
@@ -115,7 +133,7 @@ func TestQuorumCountsActiveStake(t *testing.T) {
 	}
 	const a, b, c, d, e = 0, 1, 2, 3, 4
 	g, poolKeys := testGenesis(t, "0.99", "0.75", stakes...)
-	rb := rbHash(1)
+	rb := subject(1)
 	for _, tc := range []struct {
 		tau     string
 		quorum  uint64
@@ -142,7 +160,7 @@ func TestQuorumCountsActiveStake(t *testing.T) {
 				t.Fatalf("seat %d holds %d, want %d", seat, s.Stake, stake)
 			}
 		}
-		vs := votes(keys, rb, tc.signers...)
+		vs := votes(cm, keys, rb, tc.signers...)
 		cert, err := cm.Certify(rb, vs)
 		if !tc.ok {
 			if !errors.Is(err, ErrNoQuorum) {
@@ -150,7 +168,7 @@ func TestQuorumCountsActiveStake(t *testing.T) {
 			}
 			// The same signers' certificate, aggregated by hand, is refused too.
 			sigs := make([]*bls.Signature, len(vs))
-			cert = &block.Certificate{Signers: make([]byte, cm.SignersSize())}
+			cert = &block.Certificate{Slot: rb.Slot, EbHash: rb.EbHash, Signers: make([]byte, cm.SignersSize()), Encoding: block.EncodingCIP}
 			for i, v := range vs {
 				sigs[i], _ = bls.SignatureFromBytes(v.Signature[:])
 				cert.SetSigner(int(v.VoterSeat))
@@ -174,28 +192,35 @@ func TestQuorumCountsActiveStake(t *testing.T) {
 	}
 }
 
-// TestCertificates: for 1…N signers a certificate is built and verifies;
-// it fails with one bit wrong, one signature wrong, or another RB.
-func TestCertificates(t *testing.T) {
+// TestCertificates: for 1…N signers a certificate is built in the
+// network's encoding and verifies; it fails with one bit wrong, one
+// signature wrong, or for another RB's announcement.
+func TestCertificates(t *testing.T) { bothEncodings(t, testCertificates) }
+
+func testCertificates(t *testing.T, enc block.Encoding) {
 	const n = 11 // two bitfield bytes, five bits of padding
 	stakes := make([]uint64, n)
 	for i := range stakes {
 		stakes[i] = 1
 	}
 	g, keys := testGenesis(t, "1", "0.01", stakes...) // any one signer is a quorum
+	g.Leios.Encoding = enc
 	c, keys := seated(t, g, keys)
-	rb := rbHash(7)
+	rb := subject(7)
 	for k := 1; k <= n; k++ {
 		var seats []int
 		for s := 0; s < n && len(seats) < k; s += 1 + (n-k)/k { // spread the signers out
 			seats = append(seats, s)
 		}
-		cert, err := c.Certify(rb, votes(keys, rb, seats...))
+		cert, err := c.Certify(rb, votes(c, keys, rb, seats...))
 		if err != nil {
 			t.Fatalf("%d signers: %v", len(seats), err)
 		}
 		if len(cert.Signers) != 2 {
 			t.Fatalf("bitfield of %d bytes", len(cert.Signers))
+		}
+		if cert.Encoding != enc || (enc == block.EncodingCIP) != (cert.Slot == rb.Slot && cert.EbHash == rb.EbHash) {
+			t.Fatalf("a %s certificate names slot %d EB %s", cert.Encoding, cert.Slot, cert.EbHash.Short())
 		}
 		for s := range n {
 			if cert.HasSigner(s) != slices.Contains(seats, s) {
@@ -205,21 +230,28 @@ func TestCertificates(t *testing.T) {
 		if err := c.VerifyCertificate(rb, cert); err != nil {
 			t.Fatalf("%d signers: %v", len(seats), err)
 		}
-		if err := c.VerifyCertificate(rbHash(8), cert); !errors.Is(err, ErrBadCertificate) {
-			t.Errorf("%d signers, another RB: %v", len(seats), err)
+		// Another announcement: the CIP's certificate names its EB, the
+		// prototype's signature is over its RB.
+		wantOther := ErrBadCertificate
+		if enc == block.EncodingCIP {
+			wantOther = ErrOtherEB
+		}
+		if err := c.VerifyCertificate(subject(8), cert); !errors.Is(err, wantOther) {
+			t.Errorf("%d signers, another RB: %v, want %v", len(seats), err, wantOther)
 		}
 		// One bit flipped: a signer dropped, or a non-signer added.
 		for _, s := range []int{seats[0], (seats[len(seats)-1] + 1) % n} {
-			flipped := &block.Certificate{Signers: append([]byte{}, cert.Signers...), AggregateSignature: cert.AggregateSignature}
+			flipped := *cert
+			flipped.Signers = append([]byte{}, cert.Signers...)
 			flipped.Signers[s/8] ^= 0x80 >> (s % 8)
-			err := c.VerifyCertificate(rb, flipped)
+			err := c.VerifyCertificate(rb, &flipped)
 			if want := ErrBadCertificate; !errors.Is(err, want) && !(len(seats) == 1 && errors.Is(err, ErrNoQuorum)) {
 				t.Errorf("%d signers, bit %d flipped: %v", len(seats), s, err)
 			}
 		}
 		// One signature wrong: a vote for another RB among them.
-		vs := votes(keys, rb, seats...)
-		vs[len(vs)-1].Signature = keys[seats[len(seats)-1]].Sign(block.VoteMessage(rbHash(9))).Bytes()
+		vs := votes(c, keys, rb, seats...)
+		vs[len(vs)-1].Signature = keys[seats[len(seats)-1]].Sign(c.VoteMessage(subject(9))).Bytes()
 		bad, err := c.Certify(rb, vs)
 		if err != nil {
 			t.Fatal(err)
@@ -233,8 +265,8 @@ func TestCertificates(t *testing.T) {
 func TestVerifyCertificateMalformed(t *testing.T) {
 	g, keys := testGenesis(t, "1", "0.5", 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
 	c, keys := seated(t, g, keys)
-	rb := rbHash(3)
-	cert, err := c.Certify(rb, votes(keys, rb, 0, 1, 2, 3, 4, 5, 10))
+	rb := subject(3)
+	cert, err := c.Certify(rb, votes(c, keys, rb, 0, 1, 2, 3, 4, 5, 10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,12 +284,30 @@ func TestVerifyCertificateMalformed(t *testing.T) {
 		{"signature not a point", cert.Signers, func(s *block.Bytes48) { s[0] ^= 0x40 }, ErrBadCertificate},
 		{"signature zero", cert.Signers, func(s *block.Bytes48) { *s = block.Bytes48{} }, ErrBadCertificate},
 	} {
-		bad := &block.Certificate{Signers: tc.signers, AggregateSignature: cert.AggregateSignature}
+		bad := *cert
+		bad.Signers = tc.signers
 		if tc.sig != nil {
 			tc.sig(&bad.AggregateSignature)
 		}
-		if err := c.VerifyCertificate(rb, bad); !errors.Is(err, tc.want) {
+		if err := c.VerifyCertificate(rb, &bad); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	// The CIP's certificate names what it certifies, and a network takes
+	// its own encoding's alone.
+	for name, spoil := range map[string]func(*block.Certificate){
+		"another slot":          func(c *block.Certificate) { c.Slot++ },
+		"another EB":            func(c *block.Certificate) { c.EbHash[0] ^= 1 },
+		"the prototype's shape": func(c *block.Certificate) { c.Encoding = block.EncodingPrototype },
+	} {
+		bad := *cert
+		spoil(&bad)
+		want := ErrOtherEB
+		if bad.Encoding != cert.Encoding {
+			want = ErrWrongEncoding
+		}
+		if err := c.VerifyCertificate(rb, &bad); !errors.Is(err, want) {
+			t.Errorf("%s: %v, want %v", name, err, want)
 		}
 	}
 	if err := c.VerifyCertificate(rb, cert); err != nil {
@@ -268,25 +318,25 @@ func TestVerifyCertificateMalformed(t *testing.T) {
 func TestCertifyRefuses(t *testing.T) {
 	g, keys := testGenesis(t, "0.99", "0.75", 1, 1, 1, 1)
 	c, keys := seated(t, g, keys)
-	rb := rbHash(1)
-	if _, err := c.Certify(rb, append(votes(keys, rb, 0, 1), votes(keys, rbHash(2), 2)...)); !errors.Is(err, ErrOtherRB) {
+	rb := subject(1)
+	if _, err := c.Certify(rb, append(votes(c, keys, rb, 0, 1), votes(c, keys, subject(2), 2)...)); !errors.Is(err, ErrOtherRB) {
 		t.Errorf("a vote for another RB: %v", err)
 	}
-	unknown := votes(keys, rb, 0, 1, 2)
+	unknown := votes(c, keys, rb, 0, 1, 2)
 	unknown[2].VoterSeat = 4
 	if _, err := c.Certify(rb, unknown); !errors.Is(err, ErrUnknownSeat) {
 		t.Errorf("a vote of seat 4 of 4: %v", err)
 	}
-	garbled := votes(keys, rb, 0, 1, 2)
+	garbled := votes(c, keys, rb, 0, 1, 2)
 	garbled[1].Signature = block.Bytes48{}
 	if _, err := c.Certify(rb, garbled); !errors.Is(err, ErrBadVoteSignature) {
 		t.Errorf("an undecodable vote signature: %v", err)
 	}
 	// A seat voting twice counts once: 2 seats of 4 are no quorum of 3.
-	if _, err := c.Certify(rb, votes(keys, rb, 0, 1, 1, 0)); !errors.Is(err, ErrNoQuorum) {
+	if _, err := c.Certify(rb, votes(c, keys, rb, 0, 1, 1, 0)); !errors.Is(err, ErrNoQuorum) {
 		t.Errorf("two seats voting twice each: %v", err)
 	}
-	cert, err := c.Certify(rb, votes(keys, rb, 0, 1, 1, 2))
+	cert, err := c.Certify(rb, votes(c, keys, rb, 0, 1, 1, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,27 +351,28 @@ func TestCertifyRefuses(t *testing.T) {
 func TestVerifyVotes(t *testing.T) {
 	g, keys := testGenesis(t, "0.99", "0.75", 1, 2, 3, 4, 5)
 	c, keys := seated(t, g, keys)
-	rb := rbHash(5)
-	good := votes(keys, rb, 0, 1, 2, 3, 4)
+	rb := subject(5)
+	good := votes(c, keys, rb, 0, 1, 2, 3, 4, 0)
 	for i := range good {
-		if err := c.VerifyVote(&good[i]); err != nil {
+		if err := c.VerifyVote(&good[i], rb); err != nil {
 			t.Fatalf("vote %d: %v", i, err)
 		}
 	}
-	if errs := c.VerifyVotes(good); errs != nil {
+	if errs := c.VerifyVotes(good, subjects(rb, len(good))); errs != nil {
 		t.Fatalf("VerifyVotes of good votes = %v", errs)
 	}
-	if errs := c.VerifyVotes(nil); errs != nil {
+	if errs := c.VerifyVotes(nil, nil); errs != nil {
 		t.Errorf("VerifyVotes(nil) = %v", errs)
 	}
 
 	bad := append([]block.Vote{}, good...)
-	bad[1].RbHash = rbHash(6)            // signed for another RB
-	bad[2].Signature = good[3].Signature // another seat's signature
-	bad[3].VoterSeat = 5                 // no such seat
-	bad[4].Signature[0] ^= 0x40          // not a point
-	want := []error{nil, ErrBadVoteSignature, ErrBadVoteSignature, ErrUnknownSeat, ErrBadVoteSignature}
-	errs := c.VerifyVotes(bad)
+	bad[1].Signature = votes(c, keys, subject(6), 1)[0].Signature // signed on another announcement
+	bad[2].Signature = good[3].Signature                          // another seat's signature
+	bad[3].VoterSeat = 5                                          // no such seat
+	bad[4].Signature[0] ^= 0x40                                   // not a point
+	bad[5].RbHash = subject(6).RbHash                             // filed under another RB
+	want := []error{nil, ErrBadVoteSignature, ErrBadVoteSignature, ErrUnknownSeat, ErrBadVoteSignature, ErrOtherRB}
+	errs := c.VerifyVotes(bad, subjects(rb, len(bad)))
 	if len(errs) != len(bad) {
 		t.Fatalf("VerifyVotes returned %d errors for %d votes", len(errs), len(bad))
 	}
@@ -329,7 +380,7 @@ func TestVerifyVotes(t *testing.T) {
 		if !errors.Is(errs[i], want[i]) || (want[i] == nil) != (errs[i] == nil) {
 			t.Errorf("vote %d: %v, want %v", i, errs[i], want[i])
 		}
-		if err := c.VerifyVote(&bad[i]); !errors.Is(err, want[i]) || (want[i] == nil) != (err == nil) {
+		if err := c.VerifyVote(&bad[i], rb); !errors.Is(err, want[i]) || (want[i] == nil) != (err == nil) {
 			t.Errorf("VerifyVote %d: %v, want %v", i, err, want[i])
 		}
 	}
@@ -341,9 +392,9 @@ func TestVerifyVotes(t *testing.T) {
 func TestVerifyVoteBatch(t *testing.T) {
 	g, keys := testGenesis(t, "0.99", "0.75", 1, 2, 3, 4, 5)
 	c, keys := seated(t, g, keys)
-	rb := rbHash(5)
-	good := votes(keys, rb, 0, 1, 2, 3, 4)
-	if err := c.VerifyVoteBatch(good); err != nil {
+	rb := subject(5)
+	good := votes(c, keys, rb, 0, 1, 2, 3, 4)
+	if err := c.VerifyVoteBatch(good, subjects(rb, len(good))); err != nil {
 		t.Fatalf("a good batch: %v", err)
 	}
 	tests := []struct {
@@ -351,7 +402,8 @@ func TestVerifyVoteBatch(t *testing.T) {
 		spoil func(*block.Vote)
 		want  error
 	}{
-		{"signed for another RB", func(v *block.Vote) { v.RbHash = rbHash(6) }, ErrBadVoteSignature},
+		{"signed on another announcement", func(v *block.Vote) { v.Signature = votes(c, keys, subject(6), 1)[0].Signature }, ErrBadVoteSignature},
+		{"filed under another RB", func(v *block.Vote) { v.RbHash = subject(6).RbHash }, ErrOtherRB},
 		{"another seat's signature", func(v *block.Vote) { v.Signature = good[3].Signature }, ErrBadVoteSignature},
 		{"no such seat", func(v *block.Vote) { v.VoterSeat = 5 }, ErrUnknownSeat},
 		{"not a point", func(v *block.Vote) { v.Signature[0] ^= 0x40 }, ErrBadVoteSignature},
@@ -360,7 +412,7 @@ func TestVerifyVoteBatch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			batch := append([]block.Vote{}, good...)
 			tt.spoil(&batch[1])
-			if err := c.VerifyVoteBatch(batch); !errors.Is(err, tt.want) {
+			if err := c.VerifyVoteBatch(batch, subjects(rb, len(batch))); !errors.Is(err, tt.want) {
 				t.Fatalf("VerifyVoteBatch: %v, want %v", err, tt.want)
 			}
 		})
@@ -379,11 +431,11 @@ func TestVoter(t *testing.T) {
 	if v.Seat() != 1 {
 		t.Errorf("pool1 votes in seat %d, want 1", v.Seat())
 	}
-	vote := v.Vote(rbHash(4))
-	if vote.RbHash != rbHash(4) || vote.VoterSeat != 1 {
+	vote := v.Vote(subject(4))
+	if vote.RbHash != subject(4).RbHash || vote.VoterSeat != 1 {
 		t.Errorf("vote %+v", vote)
 	}
-	if err := c.VerifyVote(&vote); err != nil {
+	if err := c.VerifyVote(&vote, subject(4)); err != nil {
 		t.Errorf("the voter's vote: %v", err)
 	}
 	if _, err := c.NewVoter(issuer(2), keys[2]); !errors.Is(err, ErrNotOnCommittee) {
@@ -406,19 +458,50 @@ func BenchmarkForgedVoteBatch(b *testing.B) {
 	}
 	g, keys := testGenesis(b, "1", "0.75", stakes...)
 	c, keys := seated(b, g, keys)
-	forged := votes(keys, rbHash(5), seats...)
-	forged[len(forged)/2].RbHash = rbHash(6)
+	forged := votes(c, keys, subject(5), seats...)
+	forged[len(forged)/2].Signature = votes(c, keys, subject(6), 0)[0].Signature
+	on := subjects(subject(5), len(forged))
 	b.Run("checked one by one", func(b *testing.B) {
 		for b.Loop() {
-			if c.VerifyVotes(forged) == nil {
+			if c.VerifyVotes(forged, on) == nil {
 				b.Fatal("a forged batch verified")
 			}
 		}
 	})
 	b.Run("refused whole", func(b *testing.B) {
 		for b.Loop() {
-			if c.VerifyVoteBatch(forged) == nil {
+			if c.VerifyVoteBatch(forged, on) == nil {
 				b.Fatal("a forged batch verified")
+			}
+		}
+	})
+}
+
+// Under the CIP's message a vote names the slot and the EB, not the RB: it
+// verifies for any RB that announced that EB at that slot — two RBs of one
+// slot announcing one EB share their votes. The prototype's names the RB.
+func TestVoteMessageNames(t *testing.T) {
+	bothEncodings(t, func(t *testing.T, enc block.Encoding) {
+		g, keys := testGenesis(t, "0.99", "0.75", 1, 1, 1)
+		g.Leios.Encoding = enc
+		c, keys := seated(t, g, keys)
+		s := subject(1)
+		twin := s
+		twin.RbHash = subject(2).RbHash // another RB, the same slot and EB
+		vote := votes(c, keys, s, 0)[0]
+		vote.RbHash = twin.RbHash
+		err := c.VerifyVote(&vote, twin)
+		if (err == nil) != (enc == block.EncodingCIP) {
+			t.Fatalf("a vote on %s checked on %s: %v", s, twin, err)
+		}
+		if enc == block.EncodingPrototype && !errors.Is(err, ErrBadVoteSignature) {
+			t.Fatalf("err %v, want ErrBadVoteSignature", err)
+		}
+		for _, other := range []block.VoteSubject{{RbHash: s.RbHash, Slot: s.Slot + 1, EbHash: s.EbHash}, {RbHash: s.RbHash, Slot: s.Slot, EbHash: subject(2).EbHash}} {
+			vote := votes(c, keys, s, 0)[0]
+			err := c.VerifyVote(&vote, other)
+			if (err == nil) != (enc == block.EncodingPrototype) {
+				t.Fatalf("a vote on %s checked on %s: %v", s, other, err)
 			}
 		}
 	})

@@ -1,8 +1,10 @@
 // Package consensus owns the protocol parameters of a network (the genesis
 // file), the slot clock, the Praos leader check, the validation of a
-// ranking-block header against them (issuer, VRF proof, leader eligibility,
-// signature, and slot), and the Leios voting committee: its seats, and the
-// checks of votes and certificates against them.
+// ranking-block header against them (encoding, issuer, VRF proof, leader
+// eligibility, signature, and slot), and the Leios voting committee: its
+// seats, and the checks of votes and certificates against them, on the
+// vote message of the genesis's encoding (leios.encoding: the CIP's or the
+// prototype's, block.Encoding).
 //
 // Every node must reach the same verdict on the same header, vote or
 // certificate, so nothing here depends on local state other than the wall

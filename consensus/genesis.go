@@ -85,6 +85,13 @@ type LeiosParams struct {
 	// CIP requires, so the whole committee always reaches it. Decimal text
 	// as σ_c.
 	QuorumStakeFraction json.Number `json:"quorumStakeFraction"`
+	// Encoding is the network's Leios encodings, "cip" or "prototype":
+	// the shapes of the header's Leios fields, EB bodies and certificates,
+	// and the message a vote signs (block.Encoding), whichever protocol
+	// set carries them. Block and EB hashes depend on it, so it is the
+	// network's, never a node's. A genesis without it is "prototype", what
+	// it was written for; a new one is "cip" (DefaultLeiosParams).
+	Encoding block.Encoding `json:"encoding"`
 }
 
 // MaxCommitteeSeats is the most seats a 16-bit seat number can name.
@@ -92,7 +99,7 @@ const MaxCommitteeSeats = 1 << 16
 
 // DefaultLeiosParams are the prototype values (ARCHITECTURE.md, "The
 // protocol"), with CIP-0164's committee: σ_c = 0.99 of the active stake,
-// quorum τ = 0.75 of it.
+// quorum τ = 0.75 of it; and CIP-0164's encodings.
 func DefaultLeiosParams() LeiosParams {
 	return LeiosParams{
 		RBMaxBodyBytes:         90_112,
@@ -105,6 +112,7 @@ func DefaultLeiosParams() LeiosParams {
 		MinCertGap:             10,
 		CommitteeStakeFraction: "0.99",
 		QuorumStakeFraction:    "0.75",
+		Encoding:               block.EncodingCIP,
 	}
 }
 
@@ -131,6 +139,9 @@ func (p *LeiosParams) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode((*plain)(p)); err != nil {
+		if errors.Is(err, block.ErrUnknownEncoding) {
+			return fmt.Errorf("leios.encoding %w", err)
+		}
 		return fmt.Errorf("leios: %w", err)
 	}
 	return nil
@@ -156,9 +167,9 @@ func (p LeiosParams) committeeFractions() (sigma, tau *big.Rat, err error) {
 	return sigma, tau, nil
 }
 
-// EBLimits returns the EB limits of these parameters.
+// EBLimits returns the EB limits and encoding of these parameters.
 func (p LeiosParams) EBLimits() block.EBLimits {
-	return block.EBLimits{MaxBodyBytes: p.EBMaxBodyBytes, MaxClosureBytes: p.EBMaxClosureBytes, MaxTxs: p.EBMaxTxs}
+	return block.EBLimits{MaxBodyBytes: p.EBMaxBodyBytes, MaxClosureBytes: p.EBMaxClosureBytes, MaxTxs: p.EBMaxTxs, Encoding: p.Encoding}
 }
 
 // ReadGenesis reads and checks a genesis file. A field the genesis does
@@ -211,6 +222,9 @@ func (g *Genesis) Check() error {
 	}
 	if _, _, err := g.Leios.committeeFractions(); err != nil {
 		return err
+	}
+	if _, err := g.Leios.Encoding.MarshalText(); err != nil {
+		return fmt.Errorf("leios.encoding %w", err)
 	}
 	var total uint64
 	issuers := make(map[[32]byte]int, len(g.Pools))

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -183,5 +184,63 @@ func TestReadGenesisDuplicateKeys(t *testing.T) {
 		if _, err := ReadGenesis(path); err == nil || err.Error() != want {
 			t.Errorf("%s twice: %v\nwant %s", tc.key, err, want)
 		}
+	}
+}
+
+// TestReadGenesisEncoding: leios.encoding is written by name, read back;
+// a genesis without it is the prototype's, as every genesis written before
+// it existed; an unknown name is refused in one line.
+func TestReadGenesisEncoding(t *testing.T) {
+	g, _ := testGenesis(t, "0.9", "0.6", 5, 3, 2)
+	if g.Leios.Encoding != block.EncodingCIP {
+		t.Fatalf("a new genesis's encoding is %s, want cip", g.Leios.Encoding)
+	}
+	path := filepath.Join(t.TempDir(), "genesis.json")
+	if err := WriteGenesis(path, g); err != nil {
+		t.Fatal(err)
+	}
+	written, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(written, []byte(`"encoding": "cip"`)) {
+		t.Fatalf("the written genesis does not name its encoding:\n%s", written)
+	}
+	for _, tc := range []struct {
+		from, to string
+		want     block.Encoding
+		err      string
+	}{
+		{`"encoding": "cip"`, `"encoding": "cip"`, block.EncodingCIP, ""},
+		{`"encoding": "cip"`, `"encoding": "prototype"`, block.EncodingPrototype, ""},
+		{`,
+    "encoding": "cip"`, ``, block.EncodingPrototype, ""},
+		{`"encoding": "cip"`, `"encoding": "CIP"`, 0, `: leios.encoding "CIP" is neither "cip" nor "prototype"`},
+		{`"encoding": "cip"`, `"encoding": ""`, 0, `: leios.encoding "" is neither "cip" nor "prototype"`},
+	} {
+		edited := bytes.Replace(written, []byte(tc.from), []byte(tc.to), 1)
+		if tc.from != tc.to && bytes.Equal(edited, written) {
+			t.Fatalf("the written genesis has no %q", tc.from)
+		}
+		if err := os.WriteFile(path, edited, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		read, err := ReadGenesis(path)
+		if tc.err != "" {
+			if err == nil || err.Error() != "genesis "+path+tc.err {
+				t.Errorf("with %s: %v, want genesis %s%s", tc.to, err, path, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("with %q: %v", tc.to, err)
+		}
+		if read.Leios.Encoding != tc.want {
+			t.Errorf("with %q: encoding %s, want %s", tc.to, read.Leios.Encoding, tc.want)
+		}
+	}
+	g.Leios.Encoding = 7
+	if err := g.Check(); err == nil || !strings.Contains(err.Error(), "leios.encoding") {
+		t.Errorf("Check of encoding 7: %v", err)
 	}
 }

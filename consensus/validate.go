@@ -113,11 +113,15 @@ func (v *Validator) IsLeader(issuer block.Bytes32, vrfOutput [64]byte) bool {
 	return ok && IsLeader(vrfOutput, p.Sigma, v.f)
 }
 
-// ValidateHeader checks, in order of cost: the issuer is a pool, the VRF key
-// is that pool's, the slot has begun (within the allowed skew), the VRF
-// proof verifies for the slot and gives the claimed output, that output
-// makes the pool leader, and the issuer's signature.
+// ValidateHeader checks, in order of cost: the header is in the network's
+// encoding, the issuer is a pool, the VRF key is that pool's, the slot has
+// begun (within the allowed skew), the VRF proof verifies for the slot and
+// gives the claimed output, that output makes the pool leader, and the
+// issuer's signature.
 func (v *Validator) ValidateHeader(h *block.Header) error {
+	if h.Encoding != v.leios.Encoding {
+		return fmt.Errorf("%w: a %s header on a %s network, block %d slot %d", ErrWrongEncoding, h.Encoding, v.leios.Encoding, h.BlockNumber, h.Slot)
+	}
 	pool, ok := v.pools[h.IssuerVKey]
 	if !ok {
 		return fmt.Errorf("%w: %x", ErrUnknownIssuer, h.IssuerVKey[:8])
@@ -149,6 +153,9 @@ func (v *Validator) ValidateBlock(b *block.Block) error {
 	}
 	if b.Header.LeiosCertified != (b.Body.Certificate != nil) {
 		return fmt.Errorf("%w: flag %v", ErrCertFlag, b.Header.LeiosCertified)
+	}
+	if c := b.Body.Certificate; c != nil && c.Encoding != v.leios.Encoding {
+		return fmt.Errorf("%w: a %s certificate on a %s network", ErrWrongEncoding, c.Encoding, v.leios.Encoding)
 	}
 	if b.Body.Certificate != nil && len(b.Body.Txs) > 0 {
 		return fmt.Errorf("%w: it carries %d txs of its own", ErrCertRBTxs, len(b.Body.Txs))

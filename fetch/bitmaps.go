@@ -144,6 +144,8 @@ const (
 	majorBytes = 2
 	majorMap   = 5
 	breakByte  = 0xff
+	// cipEBBodyHead is the head of the CIP's EB body, a one-element array.
+	cipEBBodyHead = 0x81
 )
 
 // cborReader reads the few CBOR heads the bitmaps codec needs, strictly:

@@ -13,7 +13,7 @@ import (
 // The /leios/fetch/2 messages encode to the vectors derived from the CDDL
 // in testdata/fetch2.golden, and decode back to the same bytes.
 func TestGoldenMessages2(t *testing.T) {
-	body := unhex(t, "a1 5820"+strings.Repeat("22", 32)+" 03")
+	body := unhex(t, "81 a1 5820"+strings.Repeat("22", 32)+" 03")
 	msgs := map[string]protocol.Message{
 		"multi-block request": &MsgMultiBlockRequest{EbHashes: []block.Hash{fill(0x11), fill(0x33)}},
 		"block":               &MsgMultiBlock{Body: body, Txs: TxList{{1, 2, 3}}},
@@ -21,6 +21,7 @@ func TestGoldenMessages2(t *testing.T) {
 		"block txs request":   &MsgTxsRequest2{EbHash: fill(0x11), Bitmap: TxBitmap{{Index: 0, Mask: 0x8000000000000001}, {Index: 2, Mask: 0xff}}},
 		"block request":       &MsgTxsRequest2{EbHash: fill(0x11)},
 		"block txs":           &MsgTxs2{Txs: TxList{{1, 2, 3}, {4}}},
+		"block txs, the body": &MsgTxs2{Txs: TxList{body}},
 		"done":                &MsgDone2{},
 	}
 	protocoltest.CheckGolden(t, "testdata/fetch2.golden", msgs, func(string) *protocol.Spec { return Spec2(testLimits) })
@@ -42,6 +43,8 @@ func TestMalformedMessages2(t *testing.T) {
 		{"indefinite tx list", "82 04 9f 41 04 ff"},
 		{"tagged tx", "82 04 81 d818 41 04"},
 		{"block body not a map", "83 01 80 80"},
+		{"block body an array of two", "83 01 82 a0 a0 80"},
+		{"block body an array around no map", "83 01 81 80 80"},
 		{"indefinite block body", "83 01 bf ff 80"},
 		{"unknown tag", "81 06"},
 		{"indefinite message", "9f 05 ff"},

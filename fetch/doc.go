@@ -8,7 +8,7 @@
 // # Protocol /leios/fetch/1
 //
 //	0 block request       [0, point]
-//	1 block               [1, eb_body]                 the bare map, as hashed
+//	1 block               [1, eb_body]                 as hashed: the network's EB body
 //	2 block txs request   [2, point, bitmaps]
 //	3 block txs           [3, point, bitmaps, [* bytes tx]]
 //	9 done                [9]

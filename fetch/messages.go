@@ -23,8 +23,10 @@ type MsgBlockRequest struct {
 	Point block.Point
 }
 
-// MsgBlock `[1, eb_body]` carries an EB body: the bare CBOR map itself, as
-// hashed, not wrapped in a byte string.
+// MsgBlock `[1, eb_body]` carries an EB body: the CBOR item itself, as
+// hashed, not wrapped in a byte string — the bare map in the prototype's
+// encoding, the map in a one-element array in the CIP's (the network's
+// genesis says which, block.EBLimits).
 type MsgBlock struct {
 	_    struct{} `cbor:",toarray"`
 	Body block.RawCBOR
@@ -89,12 +91,18 @@ func (m *MsgBlockRequest) Validate() error {
 	return nil
 }
 
-// Validate rejects a body that is not a definite-length CBOR map
-// (protocol.ErrIndefiniteLength for an indefinite one); the client checks
-// the rest (hash, size, DecodeEBBody) against its request.
+// Validate rejects a body that is neither a map (the prototype's EB body)
+// nor a one-element array around a map (the CIP's), or is not
+// definite-length (protocol.ErrIndefiniteLength); the client checks the
+// rest — the network's encoding, hash, size: DecodeEBBody — against its
+// request.
 func (m *MsgBlock) Validate() error {
-	if len(m.Body) == 0 || m.Body[0]>>5 != majorMap {
-		return errors.New("block message: the EB body is not a map")
+	b := m.Body
+	if len(b) > 1 && b[0] == cipEBBodyHead {
+		b = b[1:]
+	}
+	if len(b) == 0 || b[0]>>5 != majorMap {
+		return errors.New("block message: the EB body is neither a map nor a one-element array around one")
 	}
 	if err := protocol.Definite(m.Body); err != nil {
 		return fmt.Errorf("block message: the EB body: %w", err)

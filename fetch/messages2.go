@@ -37,8 +37,9 @@ type MsgMultiBlockRequest struct {
 }
 
 // MsgMultiBlock `[1, endorser_block, [* tx]]` (MsgLeiosBlock) is one EB
-// of a multi-block request, in the request's order: its body, the bare
-// map as hashed, and all its txs in EB order.
+// of a multi-block request, in the request's order: its body as hashed
+// (the network's encoding: the CIP's `[omap<hash32, uint16>]` or the
+// prototype's bare map), and all its txs in EB order.
 type MsgMultiBlock struct {
 	_    struct{} `cbor:",toarray"`
 	Body block.RawCBOR
@@ -96,7 +97,8 @@ func (m *MsgMultiBlockRequest) Validate() error {
 	return nil
 }
 
-// Validate rejects a body that is not a definite-length map, as MsgBlock.
+// Validate rejects a body that is neither a map nor an array, or not
+// definite-length, as MsgBlock.
 func (m *MsgMultiBlock) Validate() error { return (&MsgBlock{Body: m.Body}).Validate() }
 
 var (

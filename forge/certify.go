@@ -48,6 +48,7 @@ func (f *Forger) certify(view ledger.UTxO, tip block.Tip, slot uint64) (*block.C
 	if h.Announcement == nil {
 		return nil, nil
 	}
+	s, _ := block.SubjectOf(h)
 	p := block.Point{Slot: h.Slot, Hash: h.Announcement.EbHash}
 	votes := f.opts.Leios.Votes(h.Hash())
 	attempt := CertifyAttempt{Slot: slot, At: f.opts.Now(), Votes: len(votes)}
@@ -68,7 +69,7 @@ func (f *Forger) certify(view ledger.UTxO, tip block.Tip, slot uint64) (*block.C
 		f.opts.Logger.Info("forge: no certificate: closure not held", "eb", p, "err", err)
 		return nil, nil
 	}
-	cert, err := f.opts.Validator.Committee().Certify(h.Hash(), votes)
+	cert, err := f.opts.Validator.Committee().Certify(s, votes)
 	if err != nil {
 		attempt.Outcome = CertifyNotCertifying
 		level := f.opts.Logger.Warn

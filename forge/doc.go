@@ -6,7 +6,9 @@
 // hands it to the chain through the same AddBlock path a block from a peer
 // takes. If the pool holds a committee seat, a voter on a loop of its own
 // (woken at every slot, tip change and completed closure) votes on the
-// tip's EB once its closure is held and applies (VoteSlot).
+// tip's EB once its closure is held and applies (VoteSlot). Headers, EB
+// bodies, certificates and votes are built in the genesis's encoding
+// (leios.encoding).
 //
 // Invariants:
 //   - At most one block per slot, and only on a tip whose slot is earlier.

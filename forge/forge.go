@@ -106,7 +106,9 @@ type Options struct {
 	// RBMaxBodyBytes bounds a forged body; default 90,112.
 	RBMaxBodyBytes int
 	// EBLimits bound the endorser block an RB announces when the mempool
-	// holds more than the RB carries; zero MaxTxs forges no EBs.
+	// holds more than the RB carries; zero MaxTxs forges no EBs. Its
+	// Encoding is ignored: EBs, headers and certificates are encoded as the
+	// Validator's genesis says.
 	EBLimits block.EBLimits
 	// Leios is the node's Leios pipeline: forged EBs are published through
 	// it, and certificates built from the votes it relays. Required with
@@ -170,6 +172,9 @@ func New(opts Options) (*Forger, error) {
 	if (opts.EBLimits.MaxTxs > 0 || opts.Voter != nil) && opts.Leios == nil {
 		return nil, errors.New("forge: EBLimits or Voter without Leios")
 	}
+	// EBs are encoded as the network's genesis says, whatever the limits
+	// were given with: peers refuse any other.
+	opts.EBLimits.Encoding = opts.Validator.Leios().Encoding
 	if opts.RBMaxBodyBytes <= 0 {
 		opts.RBMaxBodyBytes = consensus.DefaultLeiosParams().RBMaxBodyBytes
 	}
@@ -430,6 +435,7 @@ func (f *Forger) build(slot uint64, tip block.Tip, vrfResult block.VRFResult, tx
 		BodySize:       uint64(len(body.Bytes())),
 		BodyHash:       body.Hash(),
 		LeiosCertified: cert != nil,
+		Encoding:       f.opts.Validator.Leios().Encoding,
 	}
 	if !tip.Point.IsOrigin() {
 		prev := tip.Point.Hash

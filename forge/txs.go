@@ -15,10 +15,10 @@ const bodyOverhead = 1 + 5 + 1
 
 // ebEntryOverhead is the most an EB body entry adds to a tx beyond nothing:
 // a 34-byte hash item and a size of up to 5 bytes; ebHeadOverhead is the
-// map's head.
+// CIP's one-element array around the map, and the map's head.
 const (
 	ebEntryOverhead = 34 + 5
-	ebHeadOverhead  = 5
+	ebHeadOverhead  = 1 + 5
 )
 
 // selection is what one snapshot yields for a block: the RB's own txs and

@@ -97,7 +97,7 @@ func (f *Forger) VoteSlot(slot uint64) {
 		return
 	}
 	f.opts.Leios.RecordValidated(b.point, f.opts.Now())
-	vote := f.opts.Voter.Vote(b.rb)
+	vote := f.opts.Voter.Vote(block.VoteSubject{RbHash: b.rb, Slot: b.point.Slot, EbHash: b.point.Hash})
 	// Written before the vote is relayed, which sends it.
 	if t := f.opts.Trace; t.On() {
 		t.Emit(simtrace.VTBundleGenerated{ID: VoteID(vote), Slot: slot, Producer: t.Node(), SizeBytes: voteSize(vote),

@@ -49,7 +49,8 @@ func TestVoteThenCertRB(t *testing.T) {
 	if len(votes) != 1 || f.leios.outcomes[f.eb] != VoteCast {
 		t.Fatalf("votes %v, outcome %q", votes, f.leios.outcomes[f.eb])
 	}
-	if err := f.validator.Committee().VerifyVote(&votes[0]); err != nil {
+	s, _ := block.SubjectOf(f.rb.Header)
+	if err := f.validator.Committee().VerifyVote(&votes[0], s); err != nil {
 		t.Fatalf("the vote does not verify: %v", err)
 	}
 	if !f.leios.validated[f.eb] {

@@ -67,7 +67,7 @@ func (n *testNet) rb(prev *block.Header, slot uint64, txs [][]byte, ann *block.A
 	}
 	body := block.NewBody(raw, cert)
 	hb := block.HeaderBody{BlockNumber: 1, Slot: slot, BodySize: uint64(len(body.Bytes())), BodyHash: body.Hash(),
-		Announcement: ann, LeiosCertified: cert != nil}
+		Announcement: ann, LeiosCertified: cert != nil, Encoding: n.validator.Leios().Encoding}
 	copy(hb.IssuerVKey[:], n.issuer.Public().(ed25519.PublicKey))
 	if prev != nil {
 		h := prev.Hash()
@@ -78,7 +78,8 @@ func (n *testNet) rb(prev *block.Header, slot uint64, txs [][]byte, ann *block.A
 
 // certify is the certificate of the net's one vote for rb.
 func (n *testNet) certify(tb fataler, rb *block.Block) *block.Certificate {
-	cert, err := n.validator.Committee().Certify(rb.Hash(), []block.Vote{n.voter.Vote(rb.Hash())})
+	s, _ := block.SubjectOf(rb.Header)
+	cert, err := n.validator.Committee().Certify(s, []block.Vote{n.voter.Vote(s)})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -62,7 +62,8 @@ type Options struct {
 	// (64 MiB); a harness of many nodes in one process takes less.
 	DBMemTableBytes uint64
 	// Limits bound EB bodies and closures; every node of a network agrees on
-	// them. Default block.DefaultEBLimits.
+	// them. Default block.DefaultEBLimits. Their Encoding is ignored: EB
+	// bodies are in the Validator's genesis's (leios.encoding).
 	Limits block.EBLimits
 	// TxCache configures the tx cache. The zero value takes txcache's
 	// defaults: 128 announcements, room for 128 full EBs (about 160 MiB).
@@ -112,6 +113,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Limits == (block.EBLimits{}) {
 		o.Limits = block.DefaultEBLimits
 	}
+	// The network's, whatever the limits came with: the LeiosDB, the fetch
+	// client and server decode every body in it.
+	o.Limits.Encoding = o.Validator.Leios().Encoding
 	if o.Now == nil {
 		o.Now = time.Now
 	}

@@ -9,10 +9,11 @@ import (
 )
 
 // validateVotes is the relay's check of a batch of votes new to it: each
-// from a real seat of the committee, the signatures verifying in one
-// randomized batch, refused whole if one fails.
-func (p *Pipeline) validateVotes(votes []block.Vote) error {
-	return p.opts.Validator.Committee().VerifyVoteBatch(votes)
+// from a real seat of the committee, the signatures — on the network's
+// vote message for each vote's subject — verifying in one randomized
+// batch, refused whole if one fails.
+func (p *Pipeline) validateVotes(votes []block.Vote, subjects []block.VoteSubject) error {
+	return p.opts.Validator.Committee().VerifyVoteBatch(votes, subjects)
 }
 
 // Vote relays this node's own vote to every peer, through the same checks

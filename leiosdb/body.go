@@ -6,11 +6,19 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 )
 
+// cipEBBodyHead is the head of the CIP's EB body, an array of one map; a
+// map's head is never this byte.
+const cipEBBodyHead = 0x81
+
 // storedTxs lists the entries of a stored body. Stored bodies passed
 // block.DecodeEBBody on insert, so this only walks the canonical encoding
-// (map head, then 0x5820 ‖ hash ‖ uint per entry) without re-validating it:
-// the fetch server reads bodies on every request.
+// (the CIP's one-element array head if there, the map head, then 0x5820 ‖
+// hash ‖ uint per entry) without re-validating it: the fetch server reads
+// bodies on every request.
 func storedTxs(raw []byte) ([]block.EBTx, error) {
+	if len(raw) > 0 && raw[0] == cipEBBodyHead {
+		raw = raw[1:]
+	}
 	n, rest, err := block.ReadDefiniteHead(raw, 5)
 	if err != nil {
 		return nil, fmt.Errorf("%w: stored body: %w", ErrCorrupt, err)

@@ -39,6 +39,7 @@ func (db *DB) CheckConsistency() error {
 	defer done()
 
 	c := checker{
+		encoding: db.opts.Limits.Encoding,
 		points:   make(map[block.Point]pointRecord),
 		volatile: make(map[block.Point]bool),
 		byHash:   make(map[block.Point]bool),
@@ -60,6 +61,7 @@ func (db *DB) CheckConsistency() error {
 }
 
 type checker struct {
+	encoding block.Encoding // the network's: what the stored bodies are in
 	points   map[block.Point]pointRecord
 	volatile map[block.Point]bool
 	byHash   map[block.Point]bool
@@ -140,7 +142,7 @@ func (c *checker) check() {
 		}
 	}
 
-	unlimited := block.EBLimits{MaxBodyBytes: math.MaxInt, MaxClosureBytes: math.MaxInt, MaxTxs: math.MaxInt}
+	unlimited := block.EBLimits{MaxBodyBytes: math.MaxInt, MaxClosureBytes: math.MaxInt, MaxTxs: math.MaxInt, Encoding: c.encoding}
 	counted := make(map[block.Hash]uint64) // tx → stored bodies naming it
 	usedWants := 0
 	for eb, raw := range c.bodies {

@@ -34,14 +34,21 @@ func openTestDB(t testing.TB, opts Options) *DB {
 	return db
 }
 
-// testBody builds the EB body naming txs, in order.
+// testBody builds the EB body naming txs, in order, in the encoding of
+// block.DefaultEBLimits, the stores' default.
 func testBody(t testing.TB, txs [][]byte) *block.EBBody {
+	t.Helper()
+	return testBodyIn(t, block.DefaultEBLimits.Encoding, txs)
+}
+
+// testBodyIn is testBody in encoding enc.
+func testBodyIn(t testing.TB, enc block.Encoding, txs [][]byte) *block.EBBody {
 	t.Helper()
 	entries := make([]block.EBTx, len(txs))
 	for i, tx := range txs {
 		entries[i] = block.EBTx{TxHash: block.HashBytes(tx), Size: uint32(len(tx))}
 	}
-	eb, err := block.NewEBBody(entries, block.EBLimits{MaxBodyBytes: 1 << 30, MaxClosureBytes: 1 << 40, MaxTxs: 1 << 30})
+	eb, err := block.NewEBBody(entries, block.EBLimits{MaxBodyBytes: 1 << 30, MaxClosureBytes: 1 << 40, MaxTxs: 1 << 30, Encoding: enc})
 	if err != nil {
 		t.Fatal(err)
 	}

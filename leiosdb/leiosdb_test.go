@@ -23,7 +23,7 @@ func rawEntry(tx []byte) []byte {
 func TestInsertBodyRejects(t *testing.T) {
 	tx1, tx2, tx3 := blocktest.Tx(1, 300), blocktest.Tx(2, 300), blocktest.Tx(3, 300)
 	good := testBody(t, [][]byte{tx1, tx2})
-	limits := block.EBLimits{MaxBodyBytes: 10_000, MaxClosureBytes: 800, MaxTxs: 3}
+	limits := block.EBLimits{MaxBodyBytes: 10_000, MaxClosureBytes: 800, MaxTxs: 3, Encoding: block.EncodingCIP}
 
 	tests := []struct {
 		name       string
@@ -41,16 +41,19 @@ func TestInsertBodyRejects(t *testing.T) {
 			want: ErrSizeMismatch},
 		{name: "unknown point", raw: good.Bytes(), noAnnounce: true, want: ErrUnknownPoint},
 		{name: "duplicate tx hash",
-			raw:  slices.Concat([]byte{0xa2}, rawEntry(tx1), rawEntry(tx1)),
+			raw:  slices.Concat([]byte{0x81, 0xa2}, rawEntry(tx1), rawEntry(tx1)),
 			want: block.ErrInvalidEB},
 		{name: "non-canonical size",
-			raw:  slices.Concat([]byte{0xa1, 0x58, 0x20}, hashSlice(blocktest.Tx(4, 5)), []byte{0x18, 0x05}),
+			raw:  slices.Concat([]byte{0x81, 0xa1, 0x58, 0x20}, hashSlice(blocktest.Tx(4, 5)), []byte{0x18, 0x05}),
 			want: block.ErrInvalidEB},
 		{name: "indefinite map",
-			raw:  slices.Concat([]byte{0xbf}, rawEntry(tx1), []byte{0xff}),
+			raw:  slices.Concat([]byte{0x81, 0xbf}, rawEntry(tx1), []byte{0xff}),
 			want: block.ErrInvalidEB},
 		{name: "trailing bytes",
-			raw:  slices.Concat([]byte{0xa1}, rawEntry(tx1), []byte{0x00}),
+			raw:  slices.Concat([]byte{0x81, 0xa1}, rawEntry(tx1), []byte{0x00}),
+			want: block.ErrInvalidEB},
+		{name: "the prototype's encoding",
+			raw:  testBodyIn(t, block.EncodingPrototype, [][]byte{tx1, tx2}).Bytes(),
 			want: block.ErrInvalidEB},
 		{name: "too many txs",
 			raw:  testBody(t, [][]byte{tx1, tx2, tx3, blocktest.Tx(5, 10)}).Bytes(),
@@ -623,17 +626,25 @@ func TestDropPageCache(t *testing.T) {
 }
 
 // FuzzStoredTxs checks the fast reader of stored bodies against the
-// validating decoder: on every body DecodeEBBody accepts, storedTxs gives the
-// same entries.
+// validating decoder: on every body DecodeEBBody accepts, in either
+// encoding, storedTxs gives the same entries.
 func FuzzStoredTxs(f *testing.F) {
-	f.Add(testBody(f, nil).Bytes())
-	f.Add(testBody(f, [][]byte{blocktest.Tx(1, 3), blocktest.Tx(2, 30), blocktest.Tx(3, 300), blocktest.Tx(4, 70_000)}).Bytes())
+	for _, enc := range []block.Encoding{block.EncodingCIP, block.EncodingPrototype} {
+		f.Add(testBodyIn(f, enc, nil).Bytes())
+		f.Add(testBodyIn(f, enc, [][]byte{blocktest.Tx(1, 3), blocktest.Tx(2, 30), blocktest.Tx(3, 300), blocktest.Tx(4, 60_000)}).Bytes())
+	}
+	f.Add(testBodyIn(f, block.EncodingPrototype, [][]byte{blocktest.Tx(4, 70_000)}).Bytes())
 	f.Add(slices.Concat([]byte{0xa2}, rawEntry(blocktest.Tx(1, 300)), rawEntry(blocktest.Tx(1, 300))))
 	f.Add([]byte{0xbf, 0xff})
-	limits := block.EBLimits{MaxBodyBytes: 1 << 20, MaxClosureBytes: 1 << 40, MaxTxs: 1 << 16}
+	f.Add([]byte{0x81, 0xbf, 0xff})
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		eb, err := block.DecodeEBBody(raw, limits)
-		if err != nil {
+		var eb *block.EBBody
+		for _, enc := range []block.Encoding{block.EncodingCIP, block.EncodingPrototype} {
+			if body, err := block.DecodeEBBody(raw, block.EBLimits{MaxBodyBytes: 1 << 20, MaxClosureBytes: 1 << 40, MaxTxs: 1 << 16, Encoding: enc}); err == nil {
+				eb = body
+			}
+		}
+		if eb == nil {
 			return
 		}
 		got, err := storedTxs(raw)

@@ -70,8 +70,9 @@ func (n *Node) traceMessage(id peer.ID, dir protocol.Direction, m protocol.Messa
 		n.traceEB(id, dir, m.Body, size)
 	case *fetch.MsgTxs2:
 		// LeiosFetch v2 answers a body request with the body as its one
-		// item: a CBOR map, where a tx is an array.
-		if len(m.Txs) == 1 && len(m.Txs[0]) > 0 && m.Txs[0][0]>>5 == cborMap {
+		// item: a CBOR map, bare or (the CIP's encoding) in an array of
+		// one, where a tx is an array of four.
+		if len(m.Txs) == 1 && isEBBody(m.Txs[0]) {
 			n.traceEB(id, dir, m.Txs[0], size)
 		}
 	case *notify.MsgVotes:
@@ -86,6 +87,15 @@ func (n *Node) traceMessage(id peer.ID, dir protocol.Direction, m protocol.Messa
 			n.traceItem(id, dir, "VTBundle", forge.VoteID(block.Vote{RbHash: rb, VoterSeat: v.VoterID}), v.Slot, size)
 		}
 	}
+}
+
+// isEBBody reports whether item begins as an EB body does in either
+// encoding: a map, or an array of one map.
+func isEBBody(item []byte) bool {
+	if len(item) > 1 && item[0] == 0x81 {
+		item = item[1:]
+	}
+	return len(item) > 0 && item[0]>>5 == cborMap
 }
 
 // traceEB writes an EB body sent or received, named by its announcer.

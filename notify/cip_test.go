@@ -1,7 +1,9 @@
 package notify_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
 	"net"
@@ -45,11 +47,20 @@ func TestCIPSpecsValidate(t *testing.T) {
 // testdata/cip-notify.golden, and decode back to the same bytes.
 func TestCIPGolden(t *testing.T) {
 	offer := &notify.MsgLeiosBlockOffer{Slot: 1234, EbHash: fillHash(0x11), BlockHeight: 42}
+	issuer := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32))
+	prev := fillHash(0x11)
+	hb := block.HeaderBody{BlockNumber: 1, Slot: 5, PrevHash: &prev, BodySize: 42, BodyHash: fillHash(0x66),
+		Announcement: &block.Announcement{EbHash: fillHash(0x77), EbSize: 1000}, Encoding: block.EncodingCIP}
+	copy(hb.IssuerVKey[:], issuer.Public().(ed25519.PublicKey))
+	copy(hb.VRFVKey[:], bytes.Repeat([]byte{0x33}, 32))
+	copy(hb.VRF.Output[:], bytes.Repeat([]byte{0x44}, 64))
+	copy(hb.VRF.Proof[:], bytes.Repeat([]byte{0x55}, 80))
 	msgs := map[string]protocol.Message{
-		"request next 100":  &notify.MsgLeiosRequestNext{N: 100},
-		"request next 1":    &notify.MsgLeiosRequestNext{N: 1},
-		"request next 1000": &notify.MsgLeiosRequestNext{N: 1000},
-		"announce done":     &notify.MsgLeiosDone{},
+		"block announcement": &notify.MsgBlockAnnouncement{Header: block.NewHeader(hb, issuer)},
+		"request next 100":   &notify.MsgLeiosRequestNext{N: 100},
+		"request next 1":     &notify.MsgLeiosRequestNext{N: 1},
+		"request next 1000":  &notify.MsgLeiosRequestNext{N: 1000},
+		"announce done":      &notify.MsgLeiosDone{},
 		"vote": &notify.MsgLeiosVote{Vote: notify.LeiosVote{
 			Slot: 1234, EbHash: fillHash(0x11), VoterID: 0x0102, Signature: fillSig(0x22)}},
 		"votes done":        &notify.MsgLeiosDone{},
@@ -60,6 +71,8 @@ func TestCIPGolden(t *testing.T) {
 	specs := cipSpecs()
 	protocoltest.CheckGolden(t, "testdata/cip-notify.golden", msgs, func(name string) *protocol.Spec {
 		switch {
+		case name == "block announcement":
+			return specs["announce"]
 		case strings.HasPrefix(name, "vote"):
 			return specs["votes"]
 		case strings.HasPrefix(name, "block"):
@@ -427,7 +440,7 @@ func TestCIPVotesArrivedTogetherAreVerifiedTogether(t *testing.T) {
 		var mu sync.Mutex
 		var checks []int // the size of each batch checked
 		r := n.relay(t, func(o *notify.Options) {
-			o.ValidateVotes = func(votes []block.Vote) error {
+			o.ValidateVotes = func(votes []block.Vote, _ []block.VoteSubject) error {
 				mu.Lock()
 				first := len(checks) == 0
 				checks = append(checks, len(votes))
@@ -478,7 +491,7 @@ func TestCIPVoteForOneOfTwoRBsOfASlot(t *testing.T) {
 		var mu sync.Mutex
 		checks := 0
 		r := n.relay(t, func(o *notify.Options) {
-			o.ValidateVotes = func(votes []block.Vote) error {
+			o.ValidateVotes = func(votes []block.Vote, _ []block.VoteSubject) error {
 				mu.Lock()
 				defer mu.Unlock()
 				checks += len(votes)

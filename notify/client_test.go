@@ -248,7 +248,7 @@ func TestClientViolations(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var s sink
 			r := n.relay(t, s.configure, func(o *notify.Options) {
-				o.ValidateVotes = func(votes []block.Vote) error {
+				o.ValidateVotes = func(votes []block.Vote, _ []block.VoteSubject) error {
 					for _, v := range votes {
 						if v.VoterSeat >= 1<<14 {
 							return errors.New("no such seat")

@@ -43,7 +43,10 @@
 //   - Offers (Offer): the node's LeiosDB follower passes each event on;
 //     BodyStored becomes a block offer, ClosureComplete a block-txs offer,
 //     each once per point.
-//   - Votes (Votes): each (rb_hash, seat) is relayed once.
+//   - Votes (Votes): each (rb_hash, seat) is relayed once, for an accepted
+//     header that announced an EB, checked (Options.ValidateVotes) on the
+//     network's vote message for that announcement, whichever stream
+//     brought the vote (block.VoteSubject).
 //
 // # Invariants
 //

@@ -13,17 +13,21 @@ import (
 	"github.com/leiosnode/leiosnode/notify"
 )
 
-// validVotes are the committee's votes for rb, one per pool.
-func (n *testNet) validVotes(t *testing.T, rb block.Hash) []block.Vote {
+// validVotes are the committee's votes on h's announcement, one per pool.
+func (n *testNet) validVotes(t *testing.T, h *block.Header) []block.Vote {
 	t.Helper()
 	committee := n.validator.Committee()
+	s, ok := block.SubjectOf(h)
+	if !ok {
+		t.Fatal("the header announces no EB")
+	}
 	var valid []block.Vote
 	for i, p := range n.pools {
 		seat, ok := committee.SeatOf(block.Bytes32(p.Issuer.Public().(ed25519.PublicKey)))
 		if !ok {
 			t.Fatalf("pool %d holds no seat", i)
 		}
-		valid = append(valid, block.Vote{RbHash: rb, VoterSeat: seat, Signature: p.Voting.Sign(block.VoteMessage(rb)).Bytes()})
+		valid = append(valid, block.Vote{RbHash: s.RbHash, VoterSeat: seat, Signature: p.Voting.Sign(committee.VoteMessage(s)).Bytes()})
 	}
 	return valid
 }
@@ -50,7 +54,7 @@ func TestRepeatedVotesAreAViolation(t *testing.T) {
 	r := n.relay(t, func(o *notify.Options) { o.ValidateVotes = committee.VerifyVoteBatch })
 	u := follow(t, r)
 	h := n.header(slotsPast-2, 0, newEB(t, 31).announcement(), 0)
-	valid := n.validVotes(t, h.Hash())
+	valid := n.validVotes(t, h)
 	u.send(t, ann(h), &notify.MsgVotes{Votes: valid}, &notify.MsgVotes{Votes: valid[1:2]})
 	if err := followerEnded(t, u); !errors.Is(err, notify.ErrRepeatedVote) {
 		t.Fatalf("Follow: %v, want a repeated-vote violation", err)
@@ -68,8 +72,8 @@ func TestForgedVoteBatchesCostOneCheck(t *testing.T) {
 	committee := n.validator.Committee()
 	var checks, seatsRefused int
 	r := n.relay(t, func(o *notify.Options) {
-		o.ValidateVotes = func(votes []block.Vote) error {
-			err := committee.VerifyVoteBatch(votes)
+		o.ValidateVotes = func(votes []block.Vote, subjects []block.VoteSubject) error {
+			err := committee.VerifyVoteBatch(votes, subjects)
 			if errors.Is(err, consensus.ErrUnknownSeat) {
 				seatsRefused++
 			} else {
@@ -92,7 +96,7 @@ func TestForgedVoteBatchesCostOneCheck(t *testing.T) {
 	}
 
 	u = follow(t, r)
-	bad := n.validVotes(t, rb)
+	bad := n.validVotes(t, h)
 	bad[2].Signature = bad[0].Signature // another seat's
 	u.send(t, ann(h), &notify.MsgVotes{Votes: bad})
 	if err := followerEnded(t, u); !errors.Is(err, notify.ErrInvalidVote) {
@@ -126,20 +130,20 @@ func TestEachVoteVerifiedOnce(t *testing.T) {
 			started, release := make(chan struct{}), make(chan struct{})
 			var verified []int
 			r := n.relay(t, func(o *notify.Options) {
-				o.ValidateVotes = func(votes []block.Vote) error {
+				o.ValidateVotes = func(votes []block.Vote, subjects []block.VoteSubject) error {
 					verified = append(verified, len(votes))
 					if len(verified) == 1 {
 						close(started)
 						<-release
 					}
-					return committee.VerifyVoteBatch(votes)
+					return committee.VerifyVoteBatch(votes, subjects)
 				}
 			})
 			h := n.header(slotsPast-2, 0, newEB(t, 31).announcement(), 0)
 			if err := r.Announce(h); err != nil {
 				t.Fatal(err)
 			}
-			valid := n.validVotes(t, h.Hash())
+			valid := n.validVotes(t, h)
 			first := append([]block.Vote{}, valid...)
 			if tt.forgedFirst {
 				first[0].Signature = first[1].Signature

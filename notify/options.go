@@ -27,10 +27,11 @@ type Options struct {
 	// are not relayed. Nil: only the pruned slot (Prune) is the floor.
 	ImmutableSlot func() uint64
 	// ValidateVotes checks a batch of votes new to the relay — a real seat,
-	// a signature that verifies — before any is relayed; the committee's
-	// batch verification. Nil accepts every seat and signature (tests of
-	// the relay alone).
-	ValidateVotes func([]block.Vote) error
+	// a signature that verifies on the network's vote message for
+	// subjects[i], what vote i's RB announced — before any is relayed; the
+	// committee's batch verification. Nil accepts every seat and signature
+	// (tests of the relay alone).
+	ValidateVotes func(votes []block.Vote, subjects []block.VoteSubject) error
 	// VoteWindow is when votes for an RB are relayed. The zero value relays
 	// them at any time.
 	VoteWindow VoteWindow

@@ -226,11 +226,13 @@ func offerMessages(p block.Point, st *offerState) []protocol.Message {
 }
 
 // Votes relays the votes not relayed before, keyed by (rb_hash, seat), and
-// returns them. A vote for an RB whose header was never accepted here is
-// refused with ErrUnknownRB — a peer's relay sends the header first; one
-// outside Options.VoteWindow is not relayed (late, or early by more than
-// the clock skew), nor is it an error. If Options.ValidateVotes refuses the
-// new votes, none is relayed and the error wraps ErrInvalidVote.
+// returns them. A vote for an RB whose header was never accepted here, or
+// that announced no EB, is refused with ErrUnknownRB — a peer's relay
+// sends the header first, and nobody votes on nothing; one outside
+// Options.VoteWindow is not relayed (late, or early by more than the clock
+// skew), nor is it an error. If Options.ValidateVotes refuses the new
+// votes — each checked on its RB's announcement, the subject the header
+// gives — none is relayed and the error wraps ErrInvalidVote.
 //
 // Each vote is verified once: a vote already relayed or repeated in the
 // batch is dropped before the check, and one that another peer's batch is
@@ -247,7 +249,8 @@ func (r *Relay) relayVotes(votes []block.Vote) ([]block.Vote, error) {
 	now := r.opts.Clock.SlotAt(r.opts.Now())
 	r.mu.Lock()
 	unseen := make([]block.Vote, 0, len(votes))
-	var elsewhere []block.Vote // being verified by another batch
+	subjects := make([]block.VoteSubject, 0, len(votes)) // of unseen
+	var elsewhere []block.Vote                           // being verified by another batch
 	var awaited []chan struct{}
 	outside := 0
 	for _, v := range votes {
@@ -256,6 +259,12 @@ func (r *Relay) relayVotes(votes []block.Vote) ([]block.Vote, error) {
 			r.mu.Unlock()
 			r.stats.invalidVotes.Add(1)
 			return nil, fmt.Errorf("%w: rb %s seat %d", ErrUnknownRB, v.RbHash.Short(), v.VoterSeat)
+		}
+		s, announces := block.SubjectOf(h)
+		if !announces {
+			r.mu.Unlock()
+			r.stats.invalidVotes.Add(1)
+			return nil, fmt.Errorf("%w: rb %s announced no EB, seat %d", ErrUnknownRB, v.RbHash.Short(), v.VoterSeat)
 		}
 		if !r.opts.VoteWindow.admits(h.Slot, now, r.skewSlots) {
 			outside++
@@ -274,10 +283,10 @@ func (r *Relay) relayVotes(votes []block.Vote) ([]block.Vote, error) {
 			continue
 		}
 		r.verifying[key] = make(chan struct{})
-		unseen = append(unseen, v)
+		unseen, subjects = append(unseen, v), append(subjects, s)
 	}
 	r.mu.Unlock()
-	fresh, err := r.verifyAndRelay(unseen, outside)
+	fresh, err := r.verifyAndRelay(unseen, subjects, outside)
 	if err != nil || len(elsewhere) == 0 {
 		return fresh, err
 	}
@@ -288,9 +297,9 @@ func (r *Relay) relayVotes(votes []block.Vote) ([]block.Vote, error) {
 	return append(fresh, more...), err
 }
 
-// verifyAndRelay checks the votes this batch claimed for verification and
-// relays those still new.
-func (r *Relay) verifyAndRelay(unseen []block.Vote, outside int) ([]block.Vote, error) {
+// verifyAndRelay checks the votes this batch claimed for verification, each
+// on its subject, and relays those still new.
+func (r *Relay) verifyAndRelay(unseen []block.Vote, subjects []block.VoteSubject, outside int) ([]block.Vote, error) {
 	defer r.doneVerifying(unseen)
 	if outside > 0 {
 		r.stats.outsideWindow.Add(uint64(outside))
@@ -301,7 +310,7 @@ func (r *Relay) verifyAndRelay(unseen []block.Vote, outside int) ([]block.Vote, 
 	}
 	if r.opts.ValidateVotes != nil {
 		r.stats.verifiedVotes.Add(uint64(len(unseen)))
-		if err := r.opts.ValidateVotes(unseen); err != nil {
+		if err := r.opts.ValidateVotes(unseen, subjects); err != nil {
 			r.stats.invalidVotes.Add(uint64(len(unseen)))
 			return nil, fmt.Errorf("%w: %w", ErrInvalidVote, err)
 		}

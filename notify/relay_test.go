@@ -108,7 +108,7 @@ func TestVotes(t *testing.T) {
 	n := newTestNet(t, 1)
 	bad := errors.New("bad signature")
 	r := n.relay(t, func(o *notify.Options) {
-		o.ValidateVotes = func(votes []block.Vote) error {
+		o.ValidateVotes = func(votes []block.Vote, _ []block.VoteSubject) error {
 			for _, v := range votes {
 				if v.Signature[0] == 0xba {
 					return bad

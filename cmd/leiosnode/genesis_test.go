@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/hex"
@@ -48,6 +49,12 @@ func TestGenesisFiles(t *testing.T) {
 	if g.SlotLengthMs != tmpl.SlotLengthMs || g.ActiveSlotsCoeff != tmpl.ActiveSlotsCoeff || g.SecurityParam != tmpl.SecurityParam ||
 		g.ProtocolParams != tmpl.ProtocolParams || g.Leios != tmpl.Leios {
 		t.Errorf("genesis parameters differ from the template")
+	}
+	// A new network is the CIP's, and says so in its file: a genesis that
+	// names no encoding is read as the prototype's.
+	if written, err := os.ReadFile(filepath.Join(dir, "genesis.json")); err != nil || g.Leios.Encoding != block.EncodingCIP ||
+		!bytes.Contains(written, []byte(`"encoding": "cip"`)) {
+		t.Errorf("the genesis's encoding is %s, or not written as \"cip\" (%v)", g.Leios.Encoding, err)
 	}
 	if start := g.SystemStart.Sub(before); start < 4*time.Second || start > 6*time.Second {
 		t.Errorf("system start is %v after the command started, want about 5s", start)

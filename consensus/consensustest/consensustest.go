@@ -99,8 +99,9 @@ func Validator(tb TB, g *consensus.Genesis) *consensus.Validator {
 }
 
 // Header is hb forged by p: its issuer and VRF keys, a VRF proof for its
-// slot under v's nonce, signed.
+// slot under v's nonce, in v's network's encoding, signed.
 func (p Pool) Header(v *consensus.Validator, hb block.HeaderBody) *block.Header {
+	hb.Encoding = v.Leios().Encoding
 	proof, output := vrf.Prove(p.VRF, v.VRFInput(hb.Slot))
 	hb.VRF = block.VRFResult{Output: output, Proof: proof}
 	hb.IssuerVKey = p.IssuerVKey()

@@ -44,7 +44,7 @@ func NewCommand() *cobra.Command {
 		Long: `The cost of Leios voting with BLS12-381 MinSig signatures (package bls, on
 blst), measured through the committee a node uses (package consensus):
 
-  sign one vote              Voter.Vote: hash the RB hash to G1, sign, compress
+  sign one vote              Voter.Vote: hash the vote message to G1, sign, compress
   verify one vote            Committee.VerifyVote: decode with the subgroup
                              check, one pairing check
   batch-verify N votes       Committee.VerifyVotes: N decodes, one randomized
@@ -147,8 +147,8 @@ func newVotesCommittee(n int) (*votesCommittee, error) {
 	return vc, nil
 }
 
-// votes returns every seat's vote for rb.
-func (vc *votesCommittee) votes(rb block.Hash) []block.Vote {
+// votes returns every seat's vote on rb.
+func (vc *votesCommittee) votes(rb block.VoteSubject) []block.Vote {
 	vs := make([]block.Vote, len(vc.voters))
 	for i, v := range vc.voters {
 		vs[i] = v.Vote(rb)
@@ -185,8 +185,8 @@ func runVotesBench(f votesFlags, progress io.Writer) (*votesReport, error) {
 		r.Rows = append(r.Rows, votesRow{Operation: operation, Signers: signers, Runs: runs, PerOp: perOp})
 		return nil
 	}
-	rb := block.HashBytes([]byte("the RB announcing the EB"))
-	msg := block.VoteMessage(rb)
+	rb := block.VoteSubject{RbHash: block.HashBytes([]byte("the RB announcing the EB")), Slot: 1234, EbHash: block.HashBytes([]byte("the EB"))}
+	msg := consensus.DefaultLeiosParams().Encoding.VoteMessage(rb)
 
 	// The reference: one ed25519 verify of the same message.
 	edKey := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
@@ -209,7 +209,7 @@ func runVotesBench(f votesFlags, progress io.Writer) (*votesReport, error) {
 		return nil, err
 	}
 	vote := one.voters[0].Vote(rb)
-	if err := measure(opVerifyVote, 1, func() error { return one.committee.VerifyVote(&vote) }); err != nil {
+	if err := measure(opVerifyVote, 1, func() error { return one.committee.VerifyVote(&vote, rb) }); err != nil {
 		return nil, err
 	}
 
@@ -220,6 +220,10 @@ func runVotesBench(f votesFlags, progress io.Writer) (*votesReport, error) {
 			return nil, err
 		}
 		votes := vc.votes(rb)
+		subjects := make([]block.VoteSubject, len(votes))
+		for i := range subjects {
+			subjects[i] = rb
+		}
 		sigs := make([]*bls.Signature, n)
 		for i := range votes {
 			if sigs[i], err = bls.SignatureFromBytes(votes[i].Signature[:]); err != nil {
@@ -234,7 +238,7 @@ func runVotesBench(f votesFlags, progress io.Writer) (*votesReport, error) {
 			operation string
 			op        func() error
 		}{
-			{opBatchVerify, func() error { return errors.Join(vc.committee.VerifyVotes(votes)...) }},
+			{opBatchVerify, func() error { return errors.Join(vc.committee.VerifyVotes(votes, subjects)...) }},
 			{opAggregate, func() error { _, err := bls.AggregateSignatures(sigs); return err }},
 			{opCertify, func() error { _, err := vc.committee.Certify(rb, votes); return err }},
 			{opVerifyCertificate, func() error { return vc.committee.VerifyCertificate(rb, cert) }},
