@@ -73,28 +73,3 @@ func TestDevnetChaos(t *testing.T) {
 	}
 }
 
-// TestDevnetRefill: a node whose LeiosDB is deleted while it is down
-// fetches every certified closure of its chain again when it restarts,
-// though one of its two peers is stopped half-way, and then serves every
-// block of its chain.
-func TestDevnetRefill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a devnet for about 50 seconds")
-	}
-	run := runDevnet(t, []string{"deleting its LeiosDB", "still to fetch: stopping its peer", "holds every certified closure again", "every node connected and on one chain"},
-		"--nodes", "3", "--duration", "50s", "--tx-rate", "500", "--tx-size", "large",
-		"--chaos", "refill@30s:1s", "--chaos-seed", "1")
-	c := run.report.Chaos
-	if c == nil || len(c.Faults) != 1 {
-		t.Fatalf("chaos: %+v", c)
-	}
-	f := c.Faults[0]
-	r := f.Refill
-	if f.Kind != chaos.Refill || !f.Recovered || r == nil || r.Missing < 2 || r.PeerStopped == "" || r.RefilledMs == nil || r.BlocksServed == 0 {
-		t.Fatalf("the refill: %+v, account %+v", f, r)
-	}
-	t.Logf("%d certified closures refilled in %d ms, %s stopped with %d to go, %d blocks served", r.Missing, *r.RefilledMs, r.PeerStopped, r.StoppedAtMissing, r.BlocksServed)
-	if txs := run.report.Txs; txs == nil || txs.Lost != 0 {
-		t.Errorf("txs: %+v", txs)
-	}
-}
