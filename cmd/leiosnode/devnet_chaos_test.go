@@ -72,4 +72,3 @@ func TestDevnetChaos(t *testing.T) {
 		}
 	}
 }
-
