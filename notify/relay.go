@@ -253,18 +253,22 @@ func (r *Relay) relayVotes(votes []block.Vote) ([]block.Vote, error) {
 	var elsewhere []block.Vote                           // being verified by another batch
 	var awaited []chan struct{}
 	outside := 0
+	// refuse gives up the whole batch, and the checks it claimed: a batch
+	// waiting for one of them must not wait for ever.
+	refuse := func(err error) ([]block.Vote, error) {
+		r.mu.Unlock()
+		r.doneVerifying(unseen)
+		r.stats.invalidVotes.Add(1)
+		return nil, err
+	}
 	for _, v := range votes {
 		h, known := r.headers[v.RbHash]
 		if !known {
-			r.mu.Unlock()
-			r.stats.invalidVotes.Add(1)
-			return nil, fmt.Errorf("%w: rb %s seat %d", ErrUnknownRB, v.RbHash.Short(), v.VoterSeat)
+			return refuse(fmt.Errorf("%w: rb %s seat %d", ErrUnknownRB, v.RbHash.Short(), v.VoterSeat))
 		}
 		s, announces := block.SubjectOf(h)
 		if !announces {
-			r.mu.Unlock()
-			r.stats.invalidVotes.Add(1)
-			return nil, fmt.Errorf("%w: rb %s announced no EB, seat %d", ErrUnknownRB, v.RbHash.Short(), v.VoterSeat)
+			return refuse(fmt.Errorf("%w: rb %s announced no EB, seat %d", ErrUnknownRB, v.RbHash.Short(), v.VoterSeat))
 		}
 		if !r.opts.VoteWindow.admits(h.Slot, now, r.skewSlots) {
 			outside++

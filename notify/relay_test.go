@@ -2,6 +2,7 @@ package notify_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -188,6 +189,42 @@ func TestVotes(t *testing.T) {
 	}
 	if _, ok := got[[2]uint64{uint64(rb[0]), 4}]; ok {
 		t.Fatal("a vote of a batch with an invalid vote was relayed")
+	}
+}
+
+// A vote for an RB that announced no EB is refused as one for an RB never
+// announced: nobody votes on nothing, and a vote's message needs the EB.
+// A batch refused so gives up the checks it had claimed for its other
+// votes: another peer's copy of one is then checked and relayed, not kept
+// waiting for a check that never comes.
+func TestVotesRefusedBatchReleasesItsChecks(t *testing.T) {
+	n := newTestNet(t, 1)
+	r := n.relay(t)
+	announcing, plain := n.header(slotsPast-3, 0, newEB(t, 22).announcement(), 0), n.header(slotsPast-2, 0, nil, 0)
+	for _, h := range []*block.Header{announcing, plain} {
+		if err := r.Announce(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	good := block.Vote{RbHash: announcing.Hash(), VoterSeat: 1}
+	if fresh, err := r.Votes([]block.Vote{good, {RbHash: plain.Hash(), VoterSeat: 1}}); !errors.Is(err, notify.ErrUnknownRB) || fresh != nil {
+		t.Fatalf("a batch with a vote for an RB announcing nothing: %d fresh, %v", len(fresh), err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		fresh, err := r.Votes([]block.Vote{good})
+		if err == nil && len(fresh) != 1 {
+			err = fmt.Errorf("%d fresh", len(fresh))
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the vote again, from another peer: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the vote again, from another peer, waits for the refused batch's check")
 	}
 }
 
