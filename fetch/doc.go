@@ -82,6 +82,11 @@
 //     requested again until it is pruned; the decision logic's missing
 //     txs of a point are exactly the LeiosDB's (CheckConsistency).
 //   - A peer that goes away releases its budget; its requests are re-planned.
+//   - The server holds, per session, one answer's EB body and one 128 KiB
+//     chunk of its txs, never a closure (reply.go): answers are written as
+//     they are read, within room held of the host's bound on what its
+//     servers hold, taken before the body is read and released once the
+//     answer is written.
 //
 // # Never
 //
