@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -225,6 +227,14 @@ func (w *watchedFile) note(err error) {
 	w.s.unfinishedMu.Lock()
 	w.s.unfinished = append(w.s.unfinished, w.name)
 	w.s.unfinishedMu.Unlock()
+	// A write-ahead log written without fsync fails on Pebble's own
+	// goroutine, unseen by the commit it carried; Pebble panics only when it
+	// next rotates the log, fatally (its deferred unlocks run on a mutex it
+	// released). Made the store's fault now, the next Commit is refused
+	// before it can rotate.
+	if strings.HasSuffix(w.name, ".log") {
+		w.s.Fail(fmt.Errorf("writing the write-ahead log %s: %w", filepath.Base(w.name), err))
+	}
 }
 
 // removeUnfinished removes the empty files whose writes failed: a table
