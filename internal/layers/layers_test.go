@@ -113,7 +113,7 @@ var (
 	// testSupport are fixtures for the tests of the packages they build
 	// on: a test file may import them whatever their rank (Go's external
 	// test packages allow it, and the fixture itself still points down).
-	testSupport = []string{"network/internal/chaintest", "network/internal/hosttest", "network/internal/ping", "network/protocol/protocoltest", "internal/waittest"}
+	testSupport = []string{"consensus/consensustest", "network/internal/chaintest", "network/internal/hosttest", "network/internal/ping", "network/protocol/protocoltest", "internal/waittest"}
 )
 
 // rule forbids what ranks allow. It applies to a package's own code, not to
