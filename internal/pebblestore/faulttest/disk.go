@@ -218,7 +218,8 @@ func FailingWrites(base vfs.FS, suffix string, after int) vfs.FS {
 // ChildFS reads the file system a child's job asks for from its words: a
 // word "free=BYTES" puts the store in dir on a Disk with that much free, a
 // word "eio" on a disk whose write-ahead log writes fail after the first
-// few (FailingWrites). It returns nil for the default file system, and the
+// few (FailingWrites), "eio=SUFFIX" one whose writes to files ending in
+// SUFFIX do. It returns nil for the default file system, and the
 // words it did not read.
 func ChildFS(dir string, words []string) (vfs.FS, []string, error) {
 	var fsys vfs.FS
@@ -235,6 +236,8 @@ func ChildFS(dir string, words []string) (vfs.FS, []string, error) {
 			}
 		case w == "eio":
 			fsys = FailingWrites(vfs.Default, ".log", 8)
+		case strings.HasPrefix(w, "eio="):
+			fsys = FailingWrites(vfs.Default, strings.TrimPrefix(w, "eio="), 8)
 		default:
 			rest = append(rest, w)
 		}
