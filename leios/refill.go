@@ -3,6 +3,8 @@ package leios
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -138,34 +140,42 @@ func (p *Pipeline) runRefill(ctx context.Context) error {
 
 // refillStep drops the closures now whole and asks for the next ones while
 // the window has room. It returns how many are still missing and whether
-// any completed since the last step.
+// any completed since the last step. The LeiosDB is read, and the fetch
+// logic told, outside the refill's lock, which /status takes.
 func (p *Pipeline) refillStep() (left int, progressed bool, err error) {
 	r := p.refill
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	for pt := range r.live {
+	live := slices.Collect(maps.Keys(r.live))
+	r.mu.Unlock()
+	var whole []block.Point
+	for _, pt := range live {
 		info, _, err := p.db.PointInfo(pt)
 		if err != nil {
 			return 0, false, err
 		}
 		if info.Complete() {
-			delete(r.live, pt)
-			progressed = true
+			whole = append(whole, pt)
 		}
+	}
+	// A point asked for that turns out whole already is dropped by the
+	// next step: its completion, or the timer, wakes it.
+	var ask []missingClosure
+	r.mu.Lock()
+	for _, pt := range whole {
+		delete(r.live, pt)
 	}
 	for len(r.live) < refillWindow && len(r.queued) > 0 {
 		m := r.queued[0]
 		r.queued = r.queued[1:]
-		if info, _, err := p.db.PointInfo(m.point); err != nil {
-			return 0, false, err
-		} else if info.Complete() {
-			progressed = true
-			continue
-		}
 		r.live[m.point] = m
+		ask = append(ask, m)
+	}
+	left = len(r.queued) + len(r.live)
+	r.mu.Unlock()
+	for _, m := range ask {
 		p.certifyForRefill(m)
 	}
-	return len(r.queued) + len(r.live), progressed, nil
+	return left, len(whole) > 0, nil
 }
 
 // askRefillAgain asks for the live closures again after wait passed
@@ -174,11 +184,12 @@ func (p *Pipeline) refillStep() (left int, progressed bool, err error) {
 func (p *Pipeline) askRefillAgain(left int, wait time.Duration) {
 	r := p.refill
 	r.mu.Lock()
-	for _, m := range r.live {
-		p.certifyForRefill(m)
-	}
+	live := slices.Collect(maps.Values(r.live))
 	since := r.since
 	r.mu.Unlock()
+	for _, m := range live {
+		p.certifyForRefill(m)
+	}
 	p.log.Warn("certified closures still missing from the LeiosDB: asking peers again",
 		"missing", left, "since", since.Format(time.RFC3339), "waited", wait.Round(time.Millisecond))
 }
