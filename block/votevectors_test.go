@@ -2,13 +2,11 @@ package block_test
 
 import (
 	"bytes"
-	"encoding/hex"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/bls"
+	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
 
 // The vote messages of both encodings are the bytes of
@@ -16,7 +14,7 @@ import (
 // over them: each verifies over its own message with the bls package, and
 // not over the other's.
 func TestVoteMessageVectors(t *testing.T) {
-	v := readVectors(t, "testdata/vote-messages.golden")
+	v := protocoltest.Golden(t, "testdata/vote-messages.golden")
 	sk, err := bls.KeyFromSeed(v["seed"])
 	if err != nil {
 		t.Fatal(err)
@@ -57,26 +55,4 @@ func TestVoteMessageVectors(t *testing.T) {
 			}
 		}
 	}
-}
-
-func readVectors(t *testing.T, path string) map[string][]byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make(map[string][]byte)
-	for line := range strings.Lines(string(data)) {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, ";") {
-			continue
-		}
-		name, text, _ := strings.Cut(line, ":")
-		b, err := hex.DecodeString(strings.ReplaceAll(strings.TrimSpace(text), " ", ""))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out[name] = b
-	}
-	return out
 }
