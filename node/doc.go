@@ -10,6 +10,6 @@
 //
 // This package must never hold protocol or storage logic of its own, and
 // nothing may import it but the binaries and the benchmarks under
-// internal/bench (which reach the mempool through its adapters and forge
+// lab/bench (which reach the mempool through its adapters and forge
 // chains with OpenLocal).
 package node

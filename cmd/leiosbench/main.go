@@ -11,13 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/leiosnode/leiosnode/internal/bench/diffusion"
-	"github.com/leiosnode/leiosnode/internal/bench/mempool"
-	"github.com/leiosnode/leiosnode/internal/bench/sync"
-	"github.com/leiosnode/leiosnode/internal/bench/throughput"
-	"github.com/leiosnode/leiosnode/internal/bench/txcache"
-	"github.com/leiosnode/leiosnode/internal/bench/txsubmission"
-	"github.com/leiosnode/leiosnode/internal/bench/votes"
+	"github.com/leiosnode/leiosnode/lab/bench/diffusion"
+	"github.com/leiosnode/leiosnode/lab/bench/mempool"
+	"github.com/leiosnode/leiosnode/lab/bench/sync"
+	"github.com/leiosnode/leiosnode/lab/bench/throughput"
+	"github.com/leiosnode/leiosnode/lab/bench/txcache"
+	"github.com/leiosnode/leiosnode/lab/bench/txsubmission"
+	"github.com/leiosnode/leiosnode/lab/bench/votes"
 )
 
 func main() {

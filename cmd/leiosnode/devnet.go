@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/leiosnode/leiosnode/internal/devnet"
-	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
-	"github.com/leiosnode/leiosnode/internal/load"
+	"github.com/leiosnode/leiosnode/lab/devnet"
+	"github.com/leiosnode/leiosnode/lab/devnet/chaos"
+	"github.com/leiosnode/leiosnode/lab/load"
 )
 
 func newDevnetCommand() *cobra.Command {

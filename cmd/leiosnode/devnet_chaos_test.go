@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
+	"github.com/leiosnode/leiosnode/lab/devnet/chaos"
 )
 
 // TestDevnetChaos runs a three-node devnet of real node processes (the test

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
-	"github.com/leiosnode/leiosnode/internal/devnet/wan"
+	"github.com/leiosnode/leiosnode/lab/devnet/layout"
+	"github.com/leiosnode/leiosnode/lab/devnet/wan"
 )
 
 // linkFlags are the devnet's flags of its emulated wide-area network.

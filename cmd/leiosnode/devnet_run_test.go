@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leiosnode/leiosnode/internal/devnet/report"
+	"github.com/leiosnode/leiosnode/lab/devnet/report"
 )
 
 // devnetRun is a devnet the test binary ran as leiosnode: its directory,

@@ -5,7 +5,7 @@ package main
 import (
 	"testing"
 
-	"github.com/leiosnode/leiosnode/internal/devnet/chaos"
+	"github.com/leiosnode/leiosnode/lab/devnet/chaos"
 )
 
 // TestDevnetEdgesReopenAfterStarvation starves a three-node devnet of real

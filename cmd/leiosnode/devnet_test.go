@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leiosnode/leiosnode/internal/devnet/report"
 	"github.com/leiosnode/leiosnode/internal/simtrace"
+	"github.com/leiosnode/leiosnode/lab/devnet/report"
 )
 
 // TestDevnetEndToEnd runs a three-node devnet of real node processes (the

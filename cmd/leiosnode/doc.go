@@ -17,7 +17,7 @@
 //
 // This command is the CLI only: it parses flags and calls the packages that
 // do the work, node for run and db check, keys for keygen and peer-id,
-// internal/devnet/layout for genesis, internal/devnet for devnet,
+// lab/devnet/layout for genesis, lab/devnet for devnet,
 // api/apiclient for submit, tx send's requests and status,
 // internal/version for version. It is the only place that links a
 // node in, so devnet starts its nodes by running this same binary.

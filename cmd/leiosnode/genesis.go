@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/leiosnode/leiosnode/internal/devnet/layout"
+	"github.com/leiosnode/leiosnode/lab/devnet/layout"
 )
 
 // devnetFlags are the generation flags genesis and devnet share.

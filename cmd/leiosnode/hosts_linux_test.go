@@ -24,8 +24,8 @@ import (
 
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/internal/load"
 	"github.com/leiosnode/leiosnode/internal/waittest"
+	"github.com/leiosnode/leiosnode/lab/load"
 )
 
 // TestOperationsOnHosts runs the operations guide's "A testnet on several

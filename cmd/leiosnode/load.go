@@ -21,8 +21,8 @@ import (
 	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/internal/capacity"
-	"github.com/leiosnode/leiosnode/internal/load"
+	"github.com/leiosnode/leiosnode/consensus/capacity"
+	"github.com/leiosnode/leiosnode/lab/load"
 )
 
 func newLoadCommand() *cobra.Command {

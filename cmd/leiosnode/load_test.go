@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/internal/capacity"
-	"github.com/leiosnode/leiosnode/internal/load"
+	"github.com/leiosnode/leiosnode/consensus/capacity"
+	"github.com/leiosnode/leiosnode/lab/load"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 

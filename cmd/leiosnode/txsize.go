@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/leiosnode/leiosnode/internal/load"
+	"github.com/leiosnode/leiosnode/lab/load"
 )
 
 // txSizeUsage is the usage of --tx-size, for load and devnet.

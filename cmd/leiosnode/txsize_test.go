@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leiosnode/leiosnode/internal/load"
+	"github.com/leiosnode/leiosnode/lab/load"
 )
 
 // TestTxSizeFlag: a bad --tx-size is one clear error line, given before

@@ -38,7 +38,7 @@ func undrawn(drawing string) []string {
 
 func isFixture(pkg string) bool {
 	return pkg == "internal/layers" || slices.Contains(testSupport, pkg) ||
-		(strings.HasSuffix(pkg, "test") && pkg != "internal/bench/benchtest")
+		(strings.HasSuffix(pkg, "test") && pkg != "lab/bench/benchtest")
 }
 
 // TestDrawingNamesEveryPackage: the layers drawn in ARCHITECTURE.md name

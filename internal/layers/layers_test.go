@@ -38,11 +38,6 @@ var rank = map[string]int{
 	// The node's edge: whether txs are taken in, from figures it is handed.
 	"admission":          2,
 	"internal/benchkeys": 2,
-	// A generated network's files: genesis, keys, configs, topologies; its
-	// nodes run as OS processes.
-	"internal/devnet/layout":     3,
-	"internal/devnet/supervisor": 4,
-	"internal/devnet/wan":        4, // the devnet's emulated links, on its layout
 	// What both Pebble stores share: opening, the network stamp, faults.
 	"internal/pebblestore":           2,
 	"internal/pebblestore/faulttest": 1, // imports no package of ours: the store's own tests use it
@@ -65,46 +60,55 @@ var rank = map[string]int{
 	"notify":                     4,
 	"fetch":                      4,
 	"network/chainsync":          5,
-	"internal/capacity":          5, // the structural ceiling from a genesis; its tests hold its bounds to the forge's
+	"consensus/capacity":         5, // the structural ceiling from a genesis; its tests hold its bounds to the forge's
 	"network/internal/chaintest": 6,
 	// The Leios pipeline; the node's parts above it; the binaries.
-	"leios":             6,
-	"api":               7,
-	"internal/leiosnet": 7,
-	"api/apiclient":     8,
-	"node":              8,
+	"leios":              6,
+	"api":                7,
+	"api/apiclient":      8,
+	"node":               8,
+	"cmd/leiosnode":      12,
+	"cmd/leiosbench":     13,
+	"internal/layers":    14,
+	"internal/testtimes": 0, // the test command's summary of go test -json: slowest tests per package
+
+	// The lab: the tools that stand on the node — the devnet, the tx
+	// firehose, the in-process network harness, the benchmarks. Nothing
+	// outside lab/ and cmd/ imports them.
+	//
+	// A generated network's files: genesis, keys, configs, topologies; its
+	// nodes run as OS processes; its emulated links.
+	"lab/devnet/layout":     3,
+	"lab/devnet/supervisor": 4,
+	"lab/devnet/wan":        4,
+	// Leios nodes in one process, on shaped links (the diffusion benchmark's).
+	"lab/leiosnet": 7,
 	// The devnet's chaos mode, on its processes, links and API client.
-	"internal/devnet/chaos": 9,
+	"lab/devnet/chaos": 9,
 	// The tx firehose, an operator's tool on any network's APIs.
-	"internal/load": 9,
+	"lab/load": 9,
 	// The devnet's report and its live view, built from what Run
 	// observed; then Run itself.
-	"internal/devnet/report": 10,
-	"internal/devnet/ui":     10,
-	"internal/devnet":        11,
-	"cmd/leiosnode":          12,
-	"cmd/leiosbench":         13,
-	"internal/layers":        14,
-	"internal/testtimes":     0, // the test command's summary of go test -json: slowest tests per package
-
-	// The benchmarks' packages: what they all write and where they ran
-	// are foundations.
-	"internal/bench/output":  0,
-	"internal/bench/machine": 0,
-	// What the benchmarks' tests check of a run's files.
-	"internal/bench/benchtest": 0,
-	// Builds the leiosnode binary the process benchmarks run.
-	"internal/bench/nodebin": 0,
+	"lab/devnet/report": 10,
+	"lab/devnet/ui":     10,
+	"lab/devnet":        11,
+	// The benchmarks' packages: what they all write, where they ran, what
+	// their tests check of a run's files and the binary the process
+	// benchmarks run are foundations.
+	"lab/bench/output":    0,
+	"lab/bench/machine":   0,
+	"lab/bench/benchtest": 0,
+	"lab/bench/nodebin":   0,
 	// Each benchmark, beside its baselines (the throughput and sync
 	// benchmarks run devnets); cmd/leiosbench holds the commands.
-	"internal/bench/txchains":     2, // the simulated chain the mempool benchmarks load
-	"internal/bench/votes":        12,
-	"internal/bench/txcache":      12,
-	"internal/bench/mempool":      12,
-	"internal/bench/txsubmission": 12,
-	"internal/bench/diffusion":    12,
-	"internal/bench/throughput":   12,
-	"internal/bench/sync":         12,
+	"lab/bench/txchains":     2, // the simulated chain the mempool benchmarks load
+	"lab/bench/votes":        12,
+	"lab/bench/txcache":      12,
+	"lab/bench/mempool":      12,
+	"lab/bench/txsubmission": 12,
+	"lab/bench/diffusion":    12,
+	"lab/bench/throughput":   12,
+	"lab/bench/sync":         12,
 }
 
 var (
@@ -154,19 +158,25 @@ var rules = []rule{
 	{
 		name: "the harness builds the pipeline with leios.Open and never re-wires its parts",
 		applies: func(from, to string) bool {
-			return from == "internal/leiosnet" && slices.Contains([]string{"leiosdb", "fetch", "notify"}, to)
+			return from == "lab/leiosnet" && slices.Contains([]string{"leiosdb", "fetch", "notify"}, to)
 		},
 	},
 	{
 		name: "nothing imports node but the binaries and the benchmarks (they serve txs through its adapters)",
 		applies: func(from, to string) bool {
-			return to == "node" && from != "cmd/leiosnode" && from != "cmd/leiosbench" && !strings.HasPrefix(from, "internal/bench/")
+			return to == "node" && from != "cmd/leiosnode" && from != "cmd/leiosbench" && !strings.HasPrefix(from, "lab/bench/")
+		},
+	},
+	{
+		name: "the lab stands on the node: only the lab and the binaries import lab/",
+		applies: func(from, to string) bool {
+			return strings.HasPrefix(to, "lab/") && !strings.HasPrefix(from, "lab/") && !strings.HasPrefix(from, "cmd/")
 		},
 	},
 	{
 		name: "the devnet's live view is handed what Run polled and never dials a node",
 		applies: func(from, to string) bool {
-			return from == "internal/devnet/ui" && slices.Contains([]string{"api/apiclient", "internal/load"}, to)
+			return from == "lab/devnet/ui" && slices.Contains([]string{"api/apiclient", "lab/load"}, to)
 		},
 	},
 }
@@ -293,12 +303,14 @@ func TestRulesCatchPlantedViolations(t *testing.T) {
 		{imp{from: "mempool", to: "chaindb"}, rules[2].name},
 		{imp{from: "forge", to: "chaindb"}, rules[3].name},
 		{imp{from: "forge", to: "mempool"}, rules[3].name},
-		{imp{from: "internal/leiosnet", to: "fetch"}, rules[4].name},
-		{imp{from: "internal/devnet", to: "node"}, rules[5].name},
-		{imp{from: "internal/load", to: "node"}, rules[5].name},
+		{imp{from: "lab/leiosnet", to: "fetch"}, rules[4].name},
+		{imp{from: "lab/devnet", to: "node"}, rules[5].name},
+		{imp{from: "lab/load", to: "node"}, rules[5].name},
 		{imp{from: "api", to: "node"}, rules[5].name},
-		{imp{from: "internal/devnet/ui", to: "api/apiclient"}, rules[6].name},
-		{imp{from: "internal/devnet/ui", to: "internal/load"}, rules[6].name},
+		{imp{from: "leios", to: "lab/bench/output"}, rules[6].name},
+		{imp{from: "consensus/capacity", to: "lab/load"}, rules[6].name},
+		{imp{from: "lab/devnet/ui", to: "api/apiclient"}, rules[7].name},
+		{imp{from: "lab/devnet/ui", to: "lab/load"}, rules[7].name},
 	} {
 		tc.plant.file = "planted.go"
 		breaches := check(append(slices.Clone(real), tc.plant))

@@ -139,14 +139,14 @@ func TestOnlyNodeWiresParts(t *testing.T) {
 func TestWiringRuleCatchesPlantedBreach(t *testing.T) {
 	real := repoConstructions(t)
 	planted := append(slices.Clone(real),
-		construction{pkg: "internal/bench/planted", part: "leios", file: "internal/bench/planted/chain.go"},
-		construction{pkg: "internal/bench/planted", part: "chaindb", file: "internal/bench/planted/chain.go"},
+		construction{pkg: "lab/bench/planted", part: "leios", file: "lab/bench/planted/chain.go"},
+		construction{pkg: "lab/bench/planted", part: "chaindb", file: "lab/bench/planted/chain.go"},
 	)
 	breaches := checkWiring(planted)
-	if len(breaches) != 1 || !strings.HasPrefix(breaches[0], "internal/bench/planted builds chaindb in") {
+	if len(breaches) != 1 || !strings.HasPrefix(breaches[0], "lab/bench/planted builds chaindb in") {
 		t.Errorf("planted wiring: breaches %v", breaches)
 	}
-	alone := append(slices.Clone(real), construction{pkg: "internal/bench/planted", part: "mempool", file: "internal/bench/planted/load.go"})
+	alone := append(slices.Clone(real), construction{pkg: "lab/bench/planted", part: "mempool", file: "lab/bench/planted/load.go"})
 	if breaches := checkWiring(alone); len(breaches) != 0 {
 		t.Errorf("one part built alone reported: %v", breaches)
 	}

@@ -1,0 +1,121 @@
+package load
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/consensus/capacity"
+)
+
+// CapacityMeasured is CapacityCheck.Measured; %s says what the span is.
+const CapacityMeasured = "over the measured span (%s): on chain: the txs of the common chain's blocks whose slot started in it " +
+	"(their own and the closures they certified) per second, in kB (1,000 bytes) at the firehose's mean admitted tx size, " +
+	"and as a share of the structural capacity at that size; certified: the EBs the common chain announced in it whose fate " +
+	"is known (a block follows their RB) that the next block certified, against p_cert; too early: those whose next block " +
+	"came within minCertGap slots, against 1 − p_cert; latency: the firehose's txs first sent in it that are on every chain, " +
+	"from the admitted POST to the start of the slot of the block that applied it, against the model's, dated the same way " +
+	"(the model assumes the load at capacity: below it a tx may go into the next RB's body and wait less)"
+
+// CapacityCheck is a run measured beside its network's structural
+// capacity (package capacity), over its measured span.
+type CapacityCheck struct {
+	// Measured says what was measured, in words.
+	Measured string         `json:"measured"`
+	Model    capacity.Model `json:"model"`
+	// Chain is what the chain carried over the measured span; absent when
+	// the run had none (it did not outlast its warm-up).
+	Chain *ChainFigures `json:"chain,omitempty"`
+}
+
+// ChainFigures are what a run's chain carried over its measured span, as
+// CapacityMeasured says.
+type ChainFigures struct {
+	// FromS and ToS bound the span, in seconds from the system start.
+	FromS float64 `json:"fromS"`
+	ToS   float64 `json:"toS"`
+	// OnChainTxPerSecond and OnChainTxkBPerSecond are the chain's rate,
+	// CapacityShare its share of the model's.
+	OnChainTxPerSecond   float64 `json:"onChainTxPerSecond"`
+	OnChainTxkBPerSecond float64 `json:"onChainTxkBPerSecond"`
+	CapacityShare        float64 `json:"capacityShare"`
+	// EBsFateKnown counts the EBs announced in the span with a block
+	// after their RB; EBsCertified those the next block certified and
+	// EBsNextTooEarly those whose next block came within minCertGap slots;
+	// CertifiedShare and NextTooEarlyShare their shares.
+	EBsFateKnown      int     `json:"ebsFateKnown"`
+	EBsCertified      int     `json:"ebsCertified"`
+	CertifiedShare    float64 `json:"certifiedShare"`
+	EBsNextTooEarly   int     `json:"ebsNextTooEarly"`
+	NextTooEarlyShare float64 `json:"nextTooEarlyShare"`
+	// Latency is the firehose's over the span; absent without any tx.
+	Latency *Latency `json:"latency,omitempty"`
+}
+
+// CheckCapacity measures common, the blocks every node's chain holds, over
+// span beside model: nothing when span is nil. clock dates the blocks,
+// spanIs says what the span is, latency is the firehose's over it (nil:
+// none).
+func CheckCapacity(model capacity.Model, common []api.BlockTxs, clock consensus.Clock, span *Span, spanIs string, latency *Latency) *CapacityCheck {
+	c := &CapacityCheck{Measured: fmt.Sprintf(CapacityMeasured, spanIs), Model: model}
+	if span == nil {
+		return c
+	}
+	f := &ChainFigures{FromS: span.From.Sub(clock.Start).Seconds(), ToS: span.To.Sub(clock.Start).Seconds(), Latency: latency}
+	c.Chain = f
+	txs := 0
+	gap := uint64(max(model.Params.MinCertGap, 0))
+	for i, b := range common {
+		if !span.Contains(clock.SlotStart(b.Slot)) {
+			continue
+		}
+		txs += len(b.Txs) + len(b.Closure)
+		if b.Announces == nil || i+1 == len(common) {
+			continue // no EB, or its fate is not known yet
+		}
+		f.EBsFateKnown++
+		next := common[i+1]
+		switch {
+		case next.Certifies != nil && *next.Certifies == *b.Announces:
+			f.EBsCertified++
+		case next.Slot-b.Slot < gap:
+			f.EBsNextTooEarly++
+		}
+	}
+	if s := span.Seconds(); s > 0 {
+		f.OnChainTxPerSecond = float64(txs) / s
+		f.OnChainTxkBPerSecond = f.OnChainTxPerSecond * model.MeanTxBytes / 1000
+	}
+	if model.TxPerSecond > 0 {
+		f.CapacityShare = f.OnChainTxPerSecond / model.TxPerSecond
+	}
+	if f.EBsFateKnown > 0 {
+		f.CertifiedShare = float64(f.EBsCertified) / float64(f.EBsFateKnown)
+		f.NextTooEarlyShare = float64(f.EBsNextTooEarly) / float64(f.EBsFateKnown)
+	}
+	return c
+}
+
+// Print writes the check's lines: the model, then what was measured
+// beside it.
+func (c *CapacityCheck) Print(out io.Writer) {
+	m := c.Model
+	fmt.Fprintf(out, "%s\n", m)
+	f := c.Chain
+	if f == nil {
+		fmt.Fprintln(out, "  nothing measured beside it: the run did not outlast its warm-up")
+		return
+	}
+	fmt.Fprintf(out, "  measured %.0f–%.0f s after the system start: on chain %.1f tx/s (%.1f TxkB/s at the firehose's mean %.0f B/tx) = %.0f %% of the capacity\n",
+		f.FromS, f.ToS, f.OnChainTxPerSecond, f.OnChainTxkBPerSecond, m.MeanTxBytes, 100*f.CapacityShare)
+	fmt.Fprintf(out, "  EBs certified %d of %d whose fate is known (%.0f %%, p_cert %.0f %%); next RB too early %d (%.0f %%, 1 − p_cert %.0f %%)\n",
+		f.EBsCertified, f.EBsFateKnown, 100*f.CertifiedShare, 100*m.PCert, f.EBsNextTooEarly, 100*f.NextTooEarlyShare, 100*(1-m.PCert))
+	if l := f.Latency; l != nil {
+		fmt.Fprintf(out, "  submit to chain p50 %s, p95 %s over %d txs first sent in the span; the model's p50 %s, p95 %s\n",
+			Seconds(l.P50Ms), Seconds(l.P95Ms), l.Txs, Seconds(m.Latency.P50Ms), Seconds(m.Latency.P95Ms))
+	} else {
+		fmt.Fprintf(out, "  submit to chain: no tx first sent in the span is on every chain; the model's p50 %s, p95 %s\n",
+			Seconds(m.Latency.P50Ms), Seconds(m.Latency.P95Ms))
+	}
+}
