@@ -1,6 +1,6 @@
 // Package block owns the wire types of the chain and of Leios: ranking-block
 // headers and bodies, endorser-block (EB) bodies, points, votes and
-// certificates, with their CBOR codecs and hashes (ARCHITECTURE.md, "Wire formats"),
+// certificates, with their CBOR codecs and hashes (docs/protocol.md, "Wire formats"),
 // and the two encodings a network's genesis may choose for the Leios ones
 // (Encoding): CIP-0164's and the Haskell prototype's, with the message each
 // has a vote sign.

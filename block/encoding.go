@@ -9,7 +9,7 @@ import (
 // (leios.encoding): the shape of an RB header's Leios fields, of an EB
 // body and of a certificate, and the message a vote signs. Block and EB
 // hashes depend on it, so every node of a network uses the same one,
-// whichever protocol set carries the data (ARCHITECTURE.md, "Wire formats").
+// whichever protocol set carries the data (docs/protocol.md, "Wire formats").
 //
 // The zero value is EncodingPrototype: a genesis that names none was written
 // before the choice existed, and its blocks were encoded so.

@@ -53,7 +53,7 @@ func (e Encoding) VoteMessage(s VoteSubject) []byte {
 // the slot as 8 bytes, big-endian, then the 32-byte EB hash — 40 bytes.
 // The CIP does not say how slot_no is written; a fixed width keeps the
 // concatenation unambiguous, and 8 bytes big-endian is a uint64's
-// network order (ARCHITECTURE.md, "Deviations from Cardano").
+// network order (docs/protocol.md, "Where CIP-0164 is silent or imprecise").
 func CIPVoteMessage(slot uint64, ebHash Hash) []byte {
 	msg := binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(ebHash)), slot)
 	return append(msg, ebHash[:]...)

@@ -11,7 +11,7 @@ import (
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
-// TestRealLedgerTxs runs chaindb with the real ledger rules (the txs of ARCHITECTURE.md, "Wire formats",
+// TestRealLedgerTxs runs chaindb with the real ledger rules (the txs of docs/protocol.md, "Wire formats",
 // signatures checked on apply, skipped on the replay at Open): a payment is
 // applied, survives a reopen, and its double spend is an invalid block.
 func TestRealLedgerTxs(t *testing.T) {

@@ -97,8 +97,8 @@ type LeiosParams struct {
 // MaxCommitteeSeats is the most seats a 16-bit seat number can name.
 const MaxCommitteeSeats = 1 << 16
 
-// DefaultLeiosParams are the prototype values (ARCHITECTURE.md, "The
-// protocol"), with CIP-0164's committee: σ_c = 0.99 of the active stake,
+// DefaultLeiosParams are the prototype values (docs/protocol.md,
+// "Linear Leios"), with CIP-0164's committee: σ_c = 0.99 of the active stake,
 // quorum τ = 0.75 of it; and CIP-0164's encodings.
 func DefaultLeiosParams() LeiosParams {
 	return LeiosParams{

@@ -7,7 +7,7 @@ import (
 	"golang.org/x/crypto/blake2b"
 )
 
-// This file is the Praos leader check (ARCHITECTURE.md, "The protocol"): a pool with relative
+// This file is the Praos leader check (docs/protocol.md, "Linear Leios"): a pool with relative
 // stake σ leads a slot when its VRF output's leader value, read as a
 // fraction p of 2^256, is below 1 - (1-f)^σ.
 //

@@ -8,7 +8,7 @@ import (
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
-// Defaults of Options (ARCHITECTURE.md, "Mini-protocols").
+// Defaults of Options (docs/protocol.md, "Mini-protocols").
 const (
 	DefaultMaxInFlightBytes     = 50_000_000
 	DefaultMaxPeerInFlightBytes = 5_000_000

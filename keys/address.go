@@ -12,7 +12,7 @@ import (
 const KeyHashSize = 28
 
 // PaymentKeyHash is the Blake2b-224 hash of a verification key: what an
-// address names and what a witness's key must hash to (ARCHITECTURE.md, "Wire formats").
+// address names and what a witness's key must hash to (docs/protocol.md, "Wire formats").
 func PaymentKeyHash(vkey ed25519.PublicKey) [KeyHashSize]byte { return ledger.KeyHash(vkey) }
 
 // EnterpriseAddress is the Shelley enterprise address (CIP-19 type 6: no

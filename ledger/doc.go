@@ -1,4 +1,4 @@
-// Package ledger owns transactions and the UTxO rules of ARCHITECTURE.md, "Wire formats": the tx
+// Package ledger owns transactions and the UTxO rules of docs/protocol.md, "Wire formats": the tx
 // codec (a subset of the Conway CDDL, metadata included, original bytes
 // kept for hashing), the rules that admit a tx (apply: all rules including
 // signatures; reapply: everything but signatures, for revalidating an

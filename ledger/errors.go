@@ -14,7 +14,7 @@ var (
 	ErrUnsupported = errors.New("ledger: unsupported feature")
 )
 
-// Rule failures (ARCHITECTURE.md, "Wire formats"). Apply and Reapply wrap exactly one of these,
+// Rule failures (docs/protocol.md, "Wire formats"). Apply and Reapply wrap exactly one of these,
 // with the detail (which input, which amounts).
 var (
 	ErrTxTooLarge        = errors.New("ledger: tx larger than max tx size")
@@ -31,7 +31,7 @@ var (
 	ErrMissingWitness    = errors.New("ledger: input's payment key has no witness")
 )
 
-// Auxiliary data rules (ARCHITECTURE.md, "Wire formats"). They need
+// Auxiliary data rules (docs/protocol.md, "Wire formats"). They need
 // nothing but the tx's bytes, so DecodeTx checks them, where it has the
 // auxiliary data's original bytes at hand, and wraps exactly one of these
 // with the detail; Cardano's UTXOW rule names them MissingTxBodyMetadataHash,

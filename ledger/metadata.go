@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Auxiliary data, restricted to metadata (ARCHITECTURE.md, "Wire formats"):
+// Auxiliary data, restricted to metadata (docs/protocol.md, "Wire formats"):
 //
 //	auxiliary_data = metadata                           ; Shelley
 //	               / [metadata, [* native_script]]      ; Allegra–Mary, no scripts

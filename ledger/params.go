@@ -16,7 +16,7 @@ type Params struct {
 	NetworkID byte `json:"networkId"`
 }
 
-// DefaultParams are the mainnet-like values on network 0 (ARCHITECTURE.md, "Wire formats").
+// DefaultParams are the mainnet-like values on network 0 (docs/protocol.md, "Wire formats").
 func DefaultParams() Params {
 	return Params{MinFeeA: 44, MinFeeB: 155381, CoinsPerUTxOByte: 4310, MaxTxSize: 16384, NetworkID: 0}
 }

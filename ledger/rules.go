@@ -7,7 +7,7 @@ import (
 	"runtime"
 )
 
-// Apply checks every rule of ARCHITECTURE.md, "Wire formats", for tx against utxo at slot,
+// Apply checks every rule of docs/protocol.md, "Wire formats", for tx against utxo at slot,
 // signatures included, and returns the diff the tx makes: its inputs spent,
 // its outputs created at TxIn{tx.ID(), i}. utxo is only read.
 func Apply(p Params, utxo UTxO, slot uint64, tx *Tx) (*Diff, error) {

@@ -47,7 +47,7 @@ type MsgLeiosRequestNext struct {
 // MsgLeiosVote `[1, [slot, eb_hash, voter_id, signature]]` carries one
 // vote as the CIP's leios_vote: the announcing RB's slot, the EB's hash,
 // the voter's committee index (within 16 bits here: no committee has more
-// seats) and its BLS signature. What the signature signs: ARCHITECTURE.md,
+// seats) and its BLS signature. What the signature signs: docs/protocol.md,
 // "Mini-protocols".
 type MsgLeiosVote struct {
 	_    struct{} `cbor:",toarray"`

@@ -12,7 +12,7 @@
 // taken from that peer's FIFO, and holds a request as long as there is no
 // news; a client that hears nothing for Options.KeepAlive opens a new
 // stream rather than take a quiet server for a stuck one. Messages and
-// encodings follow the Haskell leios-prototype codec (ARCHITECTURE.md,
+// encodings follow the Haskell leios-prototype codec (docs/protocol.md,
 // "Mini-protocols"):
 //
 //	[0]                          request next        client

@@ -8,7 +8,7 @@ import (
 )
 
 // Message tags, as in the Haskell leios-prototype's LeiosNotify codec
-// (votes, tag 4, as ARCHITECTURE.md lists them).
+// (votes, tag 4, as docs/protocol.md lists them).
 const (
 	TagRequestNext       uint64 = 0
 	TagBlockAnnouncement uint64 = 1

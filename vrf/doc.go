@@ -1,6 +1,6 @@
 // Package vrf implements the verifiable random function
 // ECVRF-EDWARDS25519-SHA512-ELL2 of RFC 9381 (suite string 0x04): the VRF
-// that decides slot leadership (ARCHITECTURE.md, "The protocol").
+// that decides slot leadership (docs/protocol.md, "Linear Leios").
 //
 // A proof is Gamma (32 bytes) ‖ c (16 bytes) ‖ s (32 bytes) = 80 bytes; the
 // output (beta, RFC 9381 proof_to_hash) is 64 bytes. Keys are derived from a

@@ -111,7 +111,7 @@ type Spec struct {
 	ForbidTags bool
 	// MinimalEncoding refuses a message with an integer, a length, a count
 	// or a tag number longer than it needs to be (`18 05` for 5:
-	// ErrNonMinimal), as the Leios protocols' CDDL and ARCHITECTURE.md have
+	// ErrNonMinimal), as the Leios protocols' CDDL and docs/protocol.md have
 	// it; the generic decoder reads any width. Items a message embeds as
 	// they were made elsewhere (Embedder) are left to their own codecs.
 	MinimalEncoding bool
