@@ -22,6 +22,7 @@ var rank = map[string]int{
 	"bls":                     0,
 	"internal/strictjson":     0, // JSON files decoded strictly: no key twice, no unknown field
 	"config":                  1,
+	"leios/protocolset":       0, // the Leios protocol sets' names: config holds one, notify and fetch serve by it
 	"internal/version":        0,
 	"internal/plots":          0,
 	"internal/cpuwork":        0, // which work the CPU does; the node's parts label themselves
@@ -131,9 +132,9 @@ type rule struct {
 
 var rules = []rule{
 	{
-		name: "the host knows peers, streams, scoring and the engine — no chain types, no store, no protocol",
+		name: "the host knows peers, streams, scoring and the engine — no chain types, no store, no protocol, no Leios protocol set",
 		applies: func(from, to string) bool {
-			return from == "network" && (slices.Contains([]string{"block", "ledger", "consensus"}, to) ||
+			return from == "network" && (slices.Contains([]string{"block", "ledger", "consensus", "leios/protocolset"}, to) ||
 				slices.Contains(stores, to) || slices.Contains(protocols, to))
 		},
 	},
@@ -298,6 +299,7 @@ func TestRulesCatchPlantedViolations(t *testing.T) {
 		{imp{from: "newpkg", to: "block"}, "has no rank"},
 		{imp{from: "network", to: "block"}, rules[0].name},
 		{imp{from: "network", to: "mempool"}, rules[0].name},
+		{imp{from: "network", to: "leios/protocolset"}, rules[0].name},
 		{imp{from: "notify", to: "leios"}, rules[1].name},
 		{imp{from: "fetch", to: "node"}, rules[1].name},
 		{imp{from: "mempool", to: "chaindb"}, rules[2].name},
