@@ -41,4 +41,7 @@
 // serves the latest decision from an atomic, so asking costs nothing. This
 // package must never block a caller that only asks (Gate.Admit), and never
 // read a store itself: the node hands it the figures.
+//
+// docs/operations.md, "Refusals", lists the reasons as operators meet
+// them: when each holds, on which path, and what ends it.
 package admission
