@@ -30,6 +30,7 @@ var rank = map[string]int{
 	"internal/freeport":       0, // loopback ports no outgoing connection takes
 	"internal/logging":        0, // one-line errors; repeated lines limited per peer
 	"internal/waittest":       0, // tests' waits, bounded by what they wait for and a hang's ceiling
+	"internal/metricstest":    0, // tests' reads of what a Prometheus registry gathers
 	"block":                   1,
 	"block/blocktest":         2,
 	"ledger":                  1,

@@ -3,6 +3,8 @@ package pebblestore
 import (
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // stallClock times the write stalls Pebble reports: the spans in which it
@@ -46,4 +48,18 @@ func (s *DB) WriteStalls() (count uint64, total time.Duration) {
 		total += time.Since(c.since)
 	}
 	return c.count, total
+}
+
+// StallCollectors export WriteStalls, labelled store: each store registers
+// its own, the two under the same names, so a dashboard sums or splits them.
+func (s *DB) StallCollectors(store string) []prometheus.Collector {
+	labels := prometheus.Labels{"store": store}
+	return []prometheus.Collector{
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "leiosnode", Name: "store_write_stalls_total", ConstLabels: labels,
+			Help: "Times Pebble held back every write of the store, its memtables or level 0 too full."},
+			func() float64 { n, _ := s.WriteStalls(); return float64(n) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "leiosnode", Name: "store_write_stall_seconds_total", ConstLabels: labels,
+			Help: "Time Pebble held back every write of the store."},
+			func() float64 { _, d := s.WriteStalls(); return d.Seconds() }),
+	}
 }
