@@ -83,6 +83,12 @@ func Open(dir string, opts Options) (*DB, error) {
 		db.closeStore()
 		return nil, cmp.Or(db.Err(), err) // a corrupt block read says which file
 	}
+	if opts.Registerer != nil {
+		if err := db.registerMetrics(opts.Registerer); err != nil {
+			db.closeStore()
+			return nil, err
+		}
+	}
 	db.log.Info("chaindb opened", "tip", db.tip(), "immutable", db.root.tip(), "k", opts.K)
 	return db, nil
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/internal/pebblestore"
@@ -56,6 +57,10 @@ type Options struct {
 	// Logger receives chain-selection events and Pebble's own log lines.
 	// Nil means a logger that discards everything.
 	Logger *slog.Logger
+
+	// Registerer, if set, takes the database's metrics (metrics.go) when
+	// Open succeeds. CheckOpen registers nothing.
+	Registerer prometheus.Registerer
 
 	// fs replaces the filesystem Pebble writes to; tests use an in-memory one.
 	fs vfs.FS
