@@ -50,7 +50,16 @@ type reader interface {
 // *pebblestore.Error that says what to do), found with the store opened
 // read-only: a refused store is left as it was.
 func Open(dir string, opts Options) (*DB, error) {
-	return open(dir, opts, false)
+	db, err := open(dir, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Registerer != nil {
+		if err := db.registerMetrics(opts.Registerer); err != nil {
+			return nil, errors.Join(err, db.Close())
+		}
+	}
+	return db, nil
 }
 
 func open(dir string, opts Options, readOnly bool) (*DB, error) {

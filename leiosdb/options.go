@@ -7,6 +7,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/internal/pebblestore"
@@ -70,6 +71,10 @@ type Options struct {
 	// Logger receives the store's and Pebble's messages. Default
 	// slog.Default().
 	Logger *slog.Logger
+
+	// Registerer, if set, takes the store's metrics (metrics.go) when Open
+	// succeeds. CheckOpen registers nothing.
+	Registerer prometheus.Registerer
 
 	// fs replaces the file system Pebble writes to; the fault tests put
 	// the store on a small disk or one that fails.
