@@ -76,6 +76,12 @@ func New(opts Options) (*Mempool, error) {
 	m.current.Store(newBuilder(&baseView{utxo: view, tip: tip, release: release}, 0, 0).snapshot())
 	published := make(chan struct{})
 	m.published.Store(&published)
+	if opts.Registerer != nil {
+		if err := m.registerMetrics(opts.Registerer); err != nil {
+			m.Close()
+			return nil, err
+		}
+	}
 	return m, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -79,6 +81,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock Entry.Admitted is read from. Default time.Now.
 	Now func() time.Time
+	// Registerer, if set, takes the mempool's metrics (metrics.go).
+	Registerer prometheus.Registerer
 
 	// hooks let in-package tests stop a sync at its interesting points.
 	hooks hooks
