@@ -175,7 +175,8 @@ func (m txSubmissionMempool) RecentlyRejected(hash block.Hash) bool {
 }
 func (m txSubmissionMempool) Changed() <-chan struct{} { return m.pool.Changed() }
 
-// Add decodes and admits a peer's tx, labelled as the intake it is.
+// Add decodes and admits one peer's tx, labelled as the intake it is: the
+// one-by-one add whose outcomes AddTxs gives each tx of a reply.
 func (m txSubmissionMempool) Add(ctx context.Context, raw []byte) error {
 	var err error
 	cpuwork.Do(ctx, cpuwork.Intake, func(ctx context.Context) {

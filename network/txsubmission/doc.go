@@ -24,8 +24,9 @@
 // every announced id is dealt with (and acknowledges them all), non-blocking
 // to top the window up while it still has txs to fetch, and fetches the
 // announced txs in batches. It never fetches a tx the mempool holds or
-// rejected lately, nor one twice; it adds each fetched tx to the mempool,
-// whose Add waits for room and so slows the pull.
+// rejected lately, nor one twice; it hands each reply's txs to the mempool
+// in one AddTxs (their signatures checked together), which waits for room
+// and so slows the pull.
 //
 // Invariants: at most MaxUnackedTxIds ids are unacknowledged. Each side
 // checks the other: a server that acknowledges more than was announced,

@@ -33,12 +33,16 @@ func TestQuietClientSaysDone(t *testing.T) {
 	noViolation(t, l)
 }
 
-// fullMempool never has room: an Add waits until its context ends.
+// fullMempool never has room: an add waits until its context ends.
 type fullMempool struct{ *memMempool }
 
-func (fullMempool) Add(ctx context.Context, _ []byte) error {
+func (fullMempool) AddTxs(ctx context.Context, txs [][]byte) []error {
 	<-ctx.Done()
-	return ctx.Err()
+	errs := make([]error, len(txs))
+	for i := range errs {
+		errs[i] = ctx.Err()
+	}
+	return errs
 }
 
 // TestServerGivesUpOnAFullMempool: a server whose mempool stays full waits

@@ -9,7 +9,7 @@ import (
 
 // Mempool is the local mempool as tx submission uses it: the client walks
 // it to announce and serve txs, the server checks and adds what it pulls.
-// Every method but Add must return at once.
+// Every method but AddTxs must return at once.
 type Mempool interface {
 	// TxsAfter appends to dst up to max txs with a ticket above after, in
 	// ticket order, from the current snapshot, without blocking, and
@@ -25,10 +25,14 @@ type Mempool interface {
 	// Changed returns a channel that is closed when the next snapshot is
 	// published.
 	Changed() <-chan struct{}
-	// Add validates tx fully and admits it, waiting for room if the mempool
-	// is full. An error wrapping a ledger rule (or decoding) error means the
-	// tx is invalid.
-	Add(ctx context.Context, tx []byte) error
+	// AddTxs validates the txs of one reply fully and admits them in
+	// order, as adding them one by one would, waiting for room if the
+	// mempool is full, and returns each tx's error (nil: admitted), one per
+	// tx. The server hands it a reply whole, so the mempool may check the
+	// txs' signatures together. An error wrapping a ledger rule (or
+	// decoding) error means the tx is invalid. Once an add gives up because
+	// ctx ended, its error and those of every tx after it wrap ctx's error.
+	AddTxs(ctx context.Context, txs [][]byte) []error
 }
 
 // MempoolTx is a tx held by the mempool with its ticket, its admission
@@ -40,8 +44,8 @@ type MempoolTx struct {
 	Size   int // len(Bytes)
 }
 
-// IsInvalidTx is the default Options.IsInvalid: it reports whether an Add
-// error proves the peer sent an invalid tx — one that does not decode, or
+// IsInvalidTx is the default Options.IsInvalid: it reports whether an
+// AddTxs error proves the peer sent an invalid tx — one that does not decode, or
 // fails a rule that holds whatever the ledger state (signatures, fee,
 // value, shape).
 //

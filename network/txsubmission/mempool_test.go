@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -38,6 +39,7 @@ type memMempool struct {
 	changed  chan struct{}
 	lookups  map[block.Hash]int // how often each tx was served
 	ticket   uint64             // the last ticket issued
+	batches  []int              // the size of each AddTxs call's batch
 }
 
 func newMempool(genesis ledger.MapUTxO) *memMempool {
@@ -94,6 +96,25 @@ func (m *memMempool) Changed() <-chan struct{} {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.changed
+}
+
+// AddTxs adds the txs one by one, recording the batch.
+func (m *memMempool) AddTxs(ctx context.Context, raws [][]byte) []error {
+	m.mu.Lock()
+	m.batches = append(m.batches, len(raws))
+	m.mu.Unlock()
+	errs := make([]error, len(raws))
+	for i, raw := range raws {
+		errs[i] = m.Add(ctx, raw)
+	}
+	return errs
+}
+
+// addTxsCalls returns the size of each AddTxs call's batch, in call order.
+func (m *memMempool) addTxsCalls() []int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.batches)
 }
 
 func (m *memMempool) Add(_ context.Context, raw []byte) error {

@@ -46,7 +46,7 @@ type Options struct {
 	// and 10 minutes.
 	MaxInvalidTxs   int
 	InvalidTxWindow time.Duration
-	// IsInvalid tells an error of Mempool.Add that proves the tx invalid
+	// IsInvalid tells an error of Mempool.AddTxs that proves the tx invalid
 	// (counted against the peer) from one that does not (a duplicate, a
 	// conflict, a local failure). Default IsInvalidTx.
 	IsInvalid func(error) bool

@@ -250,33 +250,31 @@ func (p *pull) requestTxs(ctx context.Context) error {
 	// bound the wait for room, so it never waits out Idle's timeout.
 	addCtx, cancel := context.WithTimeout(ctx, p.opts.MaxAddWait)
 	defer cancel()
-	for _, tx := range reply.Txs {
-		if err := p.submit(addCtx, tx); err != nil {
-			if ctx.Err() == nil && addCtx.Err() != nil {
+	// The reply goes to the mempool whole, which checks its signatures
+	// together; each tx's outcome is then judged in order, as if added alone.
+	errs := p.mempool.AddTxs(addCtx, reply.Txs)
+	if len(errs) != len(reply.Txs) {
+		return fmt.Errorf("txsubmission: the mempool answered %d txs with %d errors", len(reply.Txs), len(errs))
+	}
+	for i, err := range errs {
+		switch {
+		case err == nil:
+		case addCtx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+			// This add, and those after it, gave up waiting.
+			if ctx.Err() == nil {
 				return nil // no room for MaxAddWait: the rest are dropped
 			}
-			return err
+			return ctx.Err()
+		case p.opts.IsInvalid(err):
+			if err := p.noteInvalid(block.HashBytes(reply.Txs[i]), err); err != nil {
+				return err
+			}
+		default:
+			// A duplicate (another peer was first), a conflict with the
+			// mempool, a local failure: not the client's fault.
 		}
 	}
 	return nil
-}
-
-// submit adds one tx to the mempool, waiting for room; an invalid one is
-// counted against the client.
-func (p *pull) submit(ctx context.Context, tx []byte) error {
-	err := p.mempool.Add(ctx, tx)
-	switch {
-	case err == nil:
-		return nil
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case p.opts.IsInvalid(err):
-		return p.noteInvalid(block.HashBytes(tx), err)
-	default:
-		// A duplicate (another peer was first), a conflict with the
-		// mempool, a local failure: not the client's fault.
-		return nil
-	}
 }
 
 // noteInvalid counts an invalid tx; one past MaxInvalidTxs within

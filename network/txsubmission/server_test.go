@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -326,6 +327,53 @@ func TestServerWaitsForAdmission(t *testing.T) {
 	wantRequest(t, hc.requestTxIds(), true, 2, txsubmission.MaxUnackedLimit)
 	if !mp.holdsAll(txs) {
 		t.Fatal("the txs were not added once the edge opened")
+	}
+	noViolation(t, l)
+}
+
+// TestServerAddsAReplyInOneCall: the txs of one reply reach the mempool in
+// one AddTxs, and each is judged as if added alone: an invalid tx among
+// valid ones is refused alone, for the reason the mempool gives it, and
+// counted against the client once.
+func TestServerAddsAReplyInOneCall(t *testing.T) {
+	w := newWallet(3)
+	valid := append(w.txs(t, 0, 1), w.txs(t, 1, 1)...)
+	forged := w.forged(t, 2, 1)[0]
+	reply := []*ledger.Tx{valid[0], forged, valid[1]}
+	alone := newMempool(w.genesis()).Add(context.Background(), forged.Bytes())
+	if !errors.Is(alone, ledger.ErrMissingWitness) {
+		t.Fatalf("forged tx added alone: %v", alone)
+	}
+
+	mp := newMempool(w.genesis())
+	var (
+		mu     sync.Mutex
+		judged []error // the errors the server asked IsInvalid about
+	)
+	l, hc, _ := startServer(t, mp, txsubmission.Options{IsInvalid: func(err error) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		judged = append(judged, err)
+		return txsubmission.IsInvalidTx(err)
+	}})
+	wantRequest(t, hc.requestTxIds(), true, 0, txsubmission.MaxUnackedLimit)
+	hc.announce(announced(reply...)...)
+	if got := hc.requestTxs(); !slices.Equal(got, hashes(reply)) {
+		t.Fatalf("server asked for %v, want %v", got, hashes(reply))
+	}
+	hc.serve(raws(reply...)...)
+	wantRequest(t, hc.requestTxIds(), true, 3, txsubmission.MaxUnackedLimit)
+
+	if got := mp.addTxsCalls(); !slices.Equal(got, []int{3}) {
+		t.Fatalf("AddTxs batches %v, want one of the reply's 3 txs", got)
+	}
+	if !mp.holdsAll(valid) || mp.Has(forged.Hash()) || !mp.RecentlyRejected(forged.Hash()) {
+		t.Fatal("want the valid txs held and the forged one rejected")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(judged) != 1 || judged[0].Error() != alone.Error() {
+		t.Fatalf("errors judged %v, want the forged tx's alone: %v", judged, alone)
 	}
 	noViolation(t, l)
 }

@@ -38,7 +38,7 @@ const (
 // mutex. A tx asked for is looked up under it too. The txs served are the
 // lock-free walk's; only the work and the locking differ.
 type lockPerItem struct {
-	txsubmission.Mempool // the node's adapter: Lookup, Has, Add, …
+	txsubmission.Mempool // the node's adapter: Lookup, Has, AddTxs, …
 	pool                 *mempool.Mempool
 	peer                 int // this walk's bit in the cache
 	cache                *dedupCache
@@ -175,12 +175,14 @@ func (p *peerSink) Has(hash block.Hash) bool {
 	return ok
 }
 
-func (p *peerSink) Add(_ context.Context, tx []byte) error {
+func (p *peerSink) AddTxs(_ context.Context, txs [][]byte) []error {
 	p.mu.Lock()
-	p.held[block.HashBytes(tx)] = struct{}{}
+	for _, tx := range txs {
+		p.held[block.HashBytes(tx)] = struct{}{}
+	}
 	p.mu.Unlock()
-	p.received.Add(1)
-	return nil
+	p.received.Add(int64(len(txs)))
+	return make([]error, len(txs))
 }
 
 // tcpStream is a loopback TCP connection as a protocol stream.
