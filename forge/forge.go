@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/block"
@@ -134,6 +135,9 @@ type Options struct {
 	Now func() time.Time
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Registerer, if set, takes the forger's metrics (metrics.go). A
+	// process that runs several pools' forgers gives it to one at most.
+	Registerer prometheus.Registerer
 }
 
 // Forger produces this pool's blocks.
@@ -187,6 +191,11 @@ func New(opts Options) (*Forger, error) {
 	}
 	if pool.VRFVKey != vrf.PublicKey(f.vrfPub) {
 		return nil, fmt.Errorf("forge: VRF key is not pool %s's", pool.Name)
+	}
+	if opts.Registerer != nil {
+		if err := f.registerMetrics(opts.Registerer); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
 }
