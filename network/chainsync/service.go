@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/blockfetch"
@@ -32,6 +34,8 @@ type ServiceOptions struct {
 	// Timeouts override Spec's per-state timeouts, by state (for tests);
 	// nil keeps Spec's.
 	Timeouts protocol.Timeouts
+	// Registerer, if set, takes the service's metrics (metrics.go).
+	Registerer prometheus.Registerer
 }
 
 // Service is chain sync as the host runs it: the server of
@@ -55,13 +59,19 @@ func NewService(opts ServiceOptions) (*Service, error) {
 	if opts.Chain == nil {
 		return nil, errors.New("chainsync: ServiceOptions.Chain is required")
 	}
-	return &Service{
+	svc := &Service{
 		opts:      opts,
 		spec:      Spec().WithTimeouts(opts.Timeouts),
 		fetchSpec: blockfetch.Spec(),
 		server:    &Server{Chain: opts.Chain, KeepAlive: opts.KeepAlive},
 		forks:     newForkWatch(cmp.Or(opts.Logger, slog.Default())),
-	}, nil
+	}
+	if opts.Registerer != nil {
+		if err := svc.registerMetrics(opts.Registerer); err != nil {
+			return nil, err
+		}
+	}
+	return svc, nil
 }
 
 // Forks is what the clients know of the connected peers' chains: which
