@@ -15,7 +15,7 @@ import (
 func (r *Relay) serveTokens(ctx context.Context, s *protocol.Session, kind streamKind) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	q := r.register(stop, kind)
+	q := r.register(ctx, stop, kind)
 	defer r.unregister(q)
 	tokens := 0
 	var ready []protocol.Message // converted, not yet sent

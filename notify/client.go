@@ -148,7 +148,7 @@ func (f *follower) handle(msg protocol.Message) error {
 			return err
 		}
 		votes = f.withinBudget(votes)
-		fresh, err := f.r.Votes(votes)
+		fresh, err := f.r.votesFrom(f.from, votes)
 		if len(fresh) > 0 && opts.OnVotes != nil {
 			opts.OnVotes(f.from, fresh)
 		}

@@ -3,14 +3,20 @@ package notify
 import (
 	"context"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
 // peerQueue is the FIFO of one served stream. items is guarded by the
 // relay's mu.
 type peerQueue struct {
-	kind  streamKind
+	kind streamKind
+	// peer is the peer served, so that no vote it sent is queued back to
+	// it; empty when the session names none (a stream outside a host).
+	peer  peer.ID
 	items []protocol.Message
 	ready chan struct{}           // cap 1: items grew
 	stop  context.CancelCauseFunc // ends the peer's Serve; cheap, never blocks
@@ -40,12 +46,16 @@ func (k streamKind) takes(m protocol.Message) bool {
 	return false
 }
 
-// register adds a served stream whose FIFO starts with the current state
-// of its kind, in slot order: each recent announcement, followed by the
-// offers of its point at its first announcement, then the recent votes.
-// stop ends the stream's Serve if the relay drops it.
-func (r *Relay) register(stop context.CancelCauseFunc, kind streamKind) *peerQueue {
+// register adds a stream served on ctx whose FIFO starts with the current
+// state of its kind, in slot order: each recent announcement, followed by
+// the offers of its point at its first announcement, then the recent votes
+// but those the peer is known to hold. stop ends the stream's Serve if the
+// relay drops it.
+func (r *Relay) register(ctx context.Context, stop context.CancelCauseFunc, kind streamKind) *peerQueue {
 	q := &peerQueue{kind: kind, ready: make(chan struct{}, 1), stop: stop}
+	if p := network.RemotePeer(ctx); p != nil {
+		q.peer = p.ID
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	offered := make(map[block.Point]bool)
@@ -63,7 +73,7 @@ func (r *Relay) register(stop context.CancelCauseFunc, kind streamKind) *peerQue
 		}
 	}
 	if kind.takes(&MsgVotes{}) {
-		r.appendVotes(q, r.sortedVotes())
+		r.appendVotes(q, r.sortedVotes(q.peer))
 	}
 	r.queues[q] = struct{}{}
 	if len(q.items) > 0 {
@@ -136,6 +146,7 @@ func (r *Relay) pushVotes(q *peerQueue, votes []block.Vote) {
 // appendVotes appends votes to q without a bound. Each queue owns its
 // batches, so topping up the tail batch touches no other peer's. mu is held.
 func (r *Relay) appendVotes(q *peerQueue, votes []block.Vote) {
+	r.stats.queuedVotes.Add(uint64(len(votes)))
 	for len(votes) > 0 {
 		tail, ok := lastVotes(q)
 		if !ok || len(tail.Votes) == MaxVotesPerMessage {

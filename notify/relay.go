@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
@@ -69,7 +71,27 @@ type offerState struct {
 // headers of the volatile window.
 type rbVotes struct {
 	slot   uint64 // the RB's
-	bySeat map[uint16]block.Vote
+	bySeat map[uint16]heldVote
+}
+
+// heldVote is a relayed vote and the peers known to hold it: the one it
+// came from and those that sent it since. The relay sends it to none of
+// them: a vote sent back to where it came from costs the link and the
+// peer's relay a message for nothing.
+type heldVote struct {
+	vote    block.Vote
+	holders []peer.ID // distinct; at most one per peer that sent it
+}
+
+// heldBy reports whether p is known to hold the vote. The empty ID is the
+// node itself, or a peer it cannot name: never a holder.
+func (hv *heldVote) heldBy(p peer.ID) bool { return p != "" && slices.Contains(hv.holders, p) }
+
+// heldAlsoBy notes that p holds the vote.
+func (hv *heldVote) heldAlsoBy(p peer.ID) {
+	if p != "" && !slices.Contains(hv.holders, p) {
+		hv.holders = append(hv.holders, p)
+	}
 }
 
 // NewRelay builds a relay.
@@ -225,12 +247,12 @@ func offerMessages(p block.Point, st *offerState) []protocol.Message {
 	return msgs
 }
 
-// Votes relays the votes not relayed before, keyed by (rb_hash, seat), and
-// returns them. A vote for an RB whose header was never accepted here, or
-// that announced no EB, is refused with ErrUnknownRB — a peer's relay
-// sends the header first, and nobody votes on nothing; one outside
-// Options.VoteWindow is not relayed (late, or early by more than the clock
-// skew), nor is it an error. If Options.ValidateVotes refuses the new
+// Votes relays the votes not relayed before, keyed by (rb_hash, seat), to
+// every peer, and returns them. A vote for an RB whose header was never
+// accepted here, or that announced no EB, is refused with ErrUnknownRB — a
+// peer's relay sends the header first, and nobody votes on nothing; one
+// outside Options.VoteWindow is not relayed (late, or early by more than
+// the clock skew), nor is it an error. If Options.ValidateVotes refuses the new
 // votes — each checked on its RB's announcement, the subject the header
 // gives — none is relayed and the error wraps ErrInvalidVote.
 //
@@ -241,11 +263,18 @@ func offerMessages(p block.Point, st *offerState) []protocol.Message {
 // suppress an honest copy). VoteStats counts the votes verified against
 // those received.
 func (r *Relay) Votes(votes []block.Vote) ([]block.Vote, error) {
-	r.stats.receivedVotes.Add(uint64(len(votes)))
-	return r.relayVotes(votes)
+	return r.votesFrom("", votes)
 }
 
-func (r *Relay) relayVotes(votes []block.Vote) ([]block.Vote, error) {
+// votesFrom is Votes for votes that peer from sent (the empty ID: this
+// node's own): none is relayed back to from, nor to another peer that sent
+// it too.
+func (r *Relay) votesFrom(from peer.ID, votes []block.Vote) ([]block.Vote, error) {
+	r.stats.receivedVotes.Add(uint64(len(votes)))
+	return r.relayVotes(from, votes)
+}
+
+func (r *Relay) relayVotes(from peer.ID, votes []block.Vote) ([]block.Vote, error) {
 	now := r.opts.Clock.SlotAt(r.opts.Now())
 	r.mu.Lock()
 	unseen := make([]block.Vote, 0, len(votes))
@@ -275,7 +304,11 @@ func (r *Relay) relayVotes(votes []block.Vote) ([]block.Vote, error) {
 			continue
 		}
 		if rv := r.votes[v.RbHash]; rv != nil {
-			if _, dup := rv.bySeat[v.VoterSeat]; dup {
+			if held, dup := rv.bySeat[v.VoterSeat]; dup {
+				if held.vote.Signature == v.Signature {
+					held.heldAlsoBy(from)
+					rv.bySeat[v.VoterSeat] = held
+				}
 				continue
 			}
 		}
@@ -290,20 +323,20 @@ func (r *Relay) relayVotes(votes []block.Vote) ([]block.Vote, error) {
 		unseen, subjects = append(unseen, v), append(subjects, s)
 	}
 	r.mu.Unlock()
-	fresh, err := r.verifyAndRelay(unseen, subjects, outside)
+	fresh, err := r.verifyAndRelay(from, unseen, subjects, outside)
 	if err != nil || len(elsewhere) == 0 {
 		return fresh, err
 	}
 	for _, done := range awaited {
 		<-done
 	}
-	more, err := r.relayVotes(elsewhere) // relayed by now unless refused there
+	more, err := r.relayVotes(from, elsewhere) // relayed by now unless refused there
 	return append(fresh, more...), err
 }
 
 // verifyAndRelay checks the votes this batch claimed for verification, each
-// on its subject, and relays those still new.
-func (r *Relay) verifyAndRelay(unseen []block.Vote, subjects []block.VoteSubject, outside int) ([]block.Vote, error) {
+// on its subject, and relays those still new to every peer but from.
+func (r *Relay) verifyAndRelay(from peer.ID, unseen []block.Vote, subjects []block.VoteSubject, outside int) ([]block.Vote, error) {
 	defer r.doneVerifying(unseen)
 	if outside > 0 {
 		r.stats.outsideWindow.Add(uint64(outside))
@@ -330,19 +363,24 @@ func (r *Relay) verifyAndRelay(unseen []block.Vote, subjects []block.VoteSubject
 		}
 		rv := r.votes[v.RbHash]
 		if rv == nil {
-			rv = &rbVotes{slot: h.Slot, bySeat: make(map[uint16]block.Vote)}
+			rv = &rbVotes{slot: h.Slot, bySeat: make(map[uint16]heldVote)}
 			r.votes[v.RbHash] = rv
 		}
 		if _, dup := rv.bySeat[v.VoterSeat]; dup {
 			continue // the seat's vote with another signature, relayed meanwhile
 		}
-		rv.bySeat[v.VoterSeat] = v
+		held := heldVote{vote: v}
+		held.heldAlsoBy(from)
+		rv.bySeat[v.VoterSeat] = held
 		fresh = append(fresh, v)
 	}
-	r.stats.relayedVotes.Add(uint64(len(fresh)))
 	for q := range r.queues {
-		r.pushVotes(q, fresh)
+		if from == "" || q.peer != from {
+			r.pushVotes(q, fresh)
+		}
 	}
+	// After the pushes: whoever reads the count sees what they queued.
+	r.stats.relayedVotes.Add(uint64(len(fresh)))
 	return fresh, nil
 }
 
@@ -391,10 +429,15 @@ func (r *Relay) Equivocated(slot uint64, issuer block.Bytes32) bool {
 	return len(r.bySlotIssuer[slotIssuer{slot, issuer}]) >= 2
 }
 
-func (rv *rbVotes) sorted() []block.Vote {
+func (rv *rbVotes) sorted() []block.Vote { return rv.sortedFor("") }
+
+// sortedFor lists the votes p is not known to hold, by seat.
+func (rv *rbVotes) sortedFor(p peer.ID) []block.Vote {
 	out := make([]block.Vote, 0, len(rv.bySeat))
-	for _, v := range rv.bySeat {
-		out = append(out, v)
+	for _, held := range rv.bySeat {
+		if !held.heldBy(p) {
+			out = append(out, held.vote)
+		}
 	}
 	slices.SortFunc(out, func(a, b block.Vote) int { return cmp.Compare(a.VoterSeat, b.VoterSeat) })
 	return out
@@ -433,9 +476,9 @@ func (r *Relay) Prune(slot uint64) {
 	}
 }
 
-// sortedVotes lists the remembered votes by (RB slot, RB hash, seat), for
-// a deterministic catch-up. mu is held.
-func (r *Relay) sortedVotes() []block.Vote {
+// sortedVotes lists the remembered votes p is not known to hold by (RB
+// slot, RB hash, seat), for a deterministic catch-up. mu is held.
+func (r *Relay) sortedVotes(p peer.ID) []block.Vote {
 	hashes := make([]block.Hash, 0, len(r.votes))
 	for h := range r.votes {
 		hashes = append(hashes, h)
@@ -445,7 +488,7 @@ func (r *Relay) sortedVotes() []block.Vote {
 	})
 	var votes []block.Vote
 	for _, h := range hashes {
-		votes = append(votes, r.votes[h].sorted()...)
+		votes = append(votes, r.votes[h].sortedFor(p)...)
 	}
 	return votes
 }
@@ -475,7 +518,7 @@ func (r *Relay) voteFor(rbs []block.Hash, seat uint16, sig block.Bytes48) (block
 	defer r.mu.Unlock()
 	for _, rb := range rbs {
 		if rv := r.votes[rb]; rv != nil {
-			if held, ok := rv.bySeat[seat]; ok && held.Signature == sig {
+			if held, ok := rv.bySeat[seat]; ok && held.vote.Signature == sig {
 				return rb, true
 			}
 		}

@@ -15,7 +15,7 @@ import (
 func (r *Relay) Serve(ctx context.Context, s *protocol.Session) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	q := r.register(stop, allNotifications)
+	q := r.register(ctx, stop, allNotifications)
 	defer r.unregister(q)
 	for {
 		msg, err := s.Recv(ctx)

@@ -7,6 +7,7 @@ type voteStats struct {
 	receivedVotes atomic.Uint64
 	verifiedVotes atomic.Uint64
 	relayedVotes  atomic.Uint64
+	queuedVotes   atomic.Uint64
 	invalidVotes  atomic.Uint64
 	outsideWindow atomic.Uint64
 	repeatedVotes atomic.Uint64
@@ -18,7 +19,8 @@ type voteStats struct {
 type VoteStats struct {
 	Received      uint64 // given to the relay, by peers and by this node
 	Verified      uint64 // handed to the signature check: each vote once
-	Relayed       uint64 // new and valid: queued to every peer
+	Relayed       uint64 // new and valid: queued to every peer not known to hold it
+	Queued        uint64 // copies queued to peers: a relayed vote's to each, and a stream's catch-up
 	Invalid       uint64 // refused: unknown RB, seat or signature
 	OutsideWindow uint64 // not relayed: too late or too early
 	Repeated      uint64 // sent twice by one peer on one stream: its violation
@@ -34,6 +36,7 @@ func (r *Relay) VoteStats() VoteStats {
 		Received:      r.stats.receivedVotes.Load(),
 		Verified:      r.stats.verifiedVotes.Load(),
 		Relayed:       r.stats.relayedVotes.Load(),
+		Queued:        r.stats.queuedVotes.Load(),
 		Invalid:       r.stats.invalidVotes.Load(),
 		OutsideWindow: r.stats.outsideWindow.Load(),
 		Repeated:      r.stats.repeatedVotes.Load(),
