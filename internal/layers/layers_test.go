@@ -85,6 +85,9 @@ var rank = map[string]int{
 	"lab/devnet/wan":        4,
 	// Leios nodes in one process, on shaped links (the diffusion benchmark's).
 	"lab/leiosnet": 7,
+	// The hostile peer and HTTP client the chaos mode's attacks run, on
+	// the node's public message types.
+	"lab/hostile": 7,
 	// The devnet's chaos mode, on its processes, links and API client.
 	"lab/devnet/chaos": 9,
 	// The tx firehose, an operator's tool on any network's APIs.

@@ -27,9 +27,12 @@ type devnetChaos struct {
 	apis  []apiclient.Client // by node index
 	forks *ForkWatch
 	say   func(format string, args ...any)
-	// starving is the starve fault's duty cycle while it lasts; only the
-	// scheduler's goroutine touches it.
-	starving *starvation
+	// starving is the starve fault's duty cycle while it lasts, attacking
+	// the attack under way; only the scheduler's goroutine touches them.
+	starving  *starvation
+	attacking *attacking
+	// client reads the nodes' /metrics during an attack.
+	client *http.Client
 }
 
 func (c *devnetChaos) kill(i int) error   { return c.procs.Kill(i) }
@@ -115,7 +118,7 @@ func New(d *layout.Layout, procs *supervisor.Processes, mesh *wan.Mesh, client *
 		spec:    spec,
 		names:   names,
 		peers:   peers,
-		target:  &devnetChaos{d: d, procs: procs, mesh: mesh, apis: apis, forks: forks, say: say},
+		target:  &devnetChaos{d: d, procs: procs, mesh: mesh, apis: apis, forks: forks, say: say, client: client},
 		start:   d.Genesis.SystemStart,
 		seed:    seed,
 		observe: forks.Observe,

@@ -1,5 +1,7 @@
 // Package chaos is a devnet's chaos mode: a Spec of faults (kills,
-// freezes, partitions), a Scheduler that injects them one at a time into
+// freezes, partitions, starvation, refills, and the attacks of package
+// hostile on one node, whose heap, RSS and counters it reads from the
+// node's /metrics against the bounds the operations guide states), a Scheduler that injects them one at a time into
 // the running nodes and watches them recover (a partition cuts the
 // devnet's link proxies, package wan), and the watch of the forks the
 // nodes' statuses show (ForkWatch).
@@ -17,6 +19,7 @@
 //     closes every connection a link carries) and a heal restores them all.
 //
 // This package must never reach into a node: it acts on the nodes' OS
-// processes (package supervisor) and links, and watches them only through
-// their HTTP API (package apiclient).
+// processes (package supervisor) and links, attacks them only as a remote
+// peer or client may (package hostile), and watches them only through
+// their HTTP API (package apiclient, and /metrics).
 package chaos

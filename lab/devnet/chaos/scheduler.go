@@ -10,6 +10,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/lab/hostile"
 )
 
 // The chaos scheduler's pace.
@@ -46,6 +47,12 @@ type chaosTarget interface {
 	// /api/blocks to its tip and counts the blocks it answered.
 	wipeLeiosDB(node int) error
 	servedBlocks(ctx context.Context, node int) (uint64, error)
+	// attack runs a hostile attack of kind on node until callOff, which
+	// also samples the node's recovery; attackAccount then hands over
+	// what the attack did and how the node answered.
+	attack(kind Kind, node int) error
+	callOff() error
+	attackAccount() *AttackAccount
 }
 
 // chaosClock is the scheduler's time: the wall clock, or a fake one in
@@ -137,6 +144,8 @@ type Fault struct {
 	TxsDropped uint64 `json:"txsDropped,omitempty"`
 	// Refill is the refill fault's account.
 	Refill *RefillAccount `json:"refill,omitempty"`
+	// Attack is an attack fault's account.
+	Attack *AttackAccount `json:"attack,omitempty"`
 	// CutShort: the run ended during the fault, which ended then.
 	CutShort bool `json:"cutShort,omitempty"`
 	// Problem says why the nodes did not recover, or the fault could not be
@@ -284,6 +293,9 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 	case Starve:
 		s.say("chaos %+.1fs: starving every node (SIGSTOP 0.9 s, SIGCONT 0.1 s, over and over) for %v", f.AtSeconds, item.Length)
 		err = s.target.starve(victims)
+	default: // an attack
+		s.say("chaos %+.1fs: %s on %s for %v: %s", f.AtSeconds, item.Kind, who, item.Length, hostile.Describe(hostile.Attack(item.Kind)))
+		err = s.target.attack(item.Kind, victims[0])
 	}
 	if err != nil {
 		f.Problem = "could not inject it: " + err.Error()
@@ -295,7 +307,9 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 
 	// The fault lasts; the polls meanwhile feed the fork watch and show
 	// any connection across a partition.
-	f.CutShort = s.watch(ctx, now.Add(item.Length), func(polls []apiclient.StatusPoll) {
+	// The length runs from the injection's end: an attack first samples
+	// its victim's memory without it.
+	f.CutShort = s.watch(ctx, s.clock.Now().Add(item.Length), func(polls []apiclient.StatusPoll) {
 		if item.Kind == Partition {
 			f.Leaks = appendNew(f.Leaks, s.crossings(polls, victims)...)
 		}
@@ -309,6 +323,9 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 		err = s.target.heal()
 	case Starve:
 		err = s.target.feed()
+	default:
+		err = s.target.callOff()
+		f.Attack = s.target.attackAccount()
 	}
 	ended := s.clock.Now()
 	f.LengthMs = ended.Sub(now).Milliseconds()
@@ -328,6 +345,8 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 		s.say("chaos: partition healed after %.1fs", float64(f.LengthMs)/1000)
 	case Starve:
 		s.say("chaos: every node runs again after %.1fs starved", float64(f.LengthMs)/1000)
+	default:
+		s.say("chaos: the %s on %s called off after %.1fs; %s", item.Kind, who, float64(f.LengthMs)/1000, f.Attack.Line())
 	}
 	if f.CutShort {
 		f.Problem = "the run ended during the fault"

@@ -55,6 +55,8 @@ type fakeChaosTarget struct {
 	// node and one of its peers run.
 	missing       map[int]int
 	refillPerPoll int
+	// attacked is the attack under way or called off last.
+	attacked Kind
 }
 
 func newFakeChaosTarget(t *testing.T, n int, clock *fakeClock) *fakeChaosTarget {
@@ -110,6 +112,20 @@ func (f *fakeChaosTarget) servedBlocks(_ context.Context, i int) (uint64, error)
 		return 0, errors.New("503 certified closure not held yet")
 	}
 	return 20, nil
+}
+
+func (f *fakeChaosTarget) attack(kind Kind, i int) error {
+	f.act("attack %s %d", kind, i)
+	f.attacked = kind
+	return nil
+}
+func (f *fakeChaosTarget) callOff() error {
+	f.act("call off")
+	f.ended()
+	return nil
+}
+func (f *fakeChaosTarget) attackAccount() *AttackAccount {
+	return &AttackAccount{Did: string(f.attacked), Counters: map[string]float64{}}
 }
 
 func (f *fakeChaosTarget) partition(side []int) error {
@@ -218,6 +234,28 @@ func TestChaosSchedulerSingleFaults(t *testing.T) {
 	}
 	if f := s.faults[2]; f.Kind != Partition || len(f.Nodes) != 1 || f.LengthMs != 4000 {
 		t.Errorf("the partition: %+v", f)
+	}
+}
+
+// TestChaosSchedulerAttacks: attack faults strike one node each, one
+// after the other, last their length, are called off, and each keeps its
+// account.
+func TestChaosSchedulerAttacks(t *testing.T) {
+	s, target := fakeScheduler(t, "http-unread@10s:20s,fetch-unread@15s:30s", 3, 7, 0)
+	s.Run(context.Background())
+	if len(target.actions) != 4 || !strings.HasPrefix(target.actions[0], "+10.0s attack http-unread ") ||
+		target.actions[1] != "+30.0s call off" || !strings.HasPrefix(target.actions[2], "+30.6s attack fetch-unread ") ||
+		target.actions[3] != "+60.6s call off" {
+		t.Fatalf("actions %q", target.actions)
+	}
+	if len(s.faults) != 2 {
+		t.Fatalf("%d faults, stopped %q", len(s.faults), s.stopped)
+	}
+	for i, kind := range []Kind{HTTPUnread, FetchUnread} {
+		f := s.faults[i]
+		if f.Kind != kind || len(f.Nodes) != 1 || !f.Recovered || f.Attack == nil || f.Attack.Did != string(kind) {
+			t.Errorf("fault %d: %+v, want the %s recovered with its account", i, f, kind)
+		}
 	}
 }
 

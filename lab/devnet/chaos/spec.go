@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/leiosnode/leiosnode/lab/hostile"
 )
 
 // Kind is a kind of fault the chaos mode injects.
@@ -31,10 +33,49 @@ const (
 	// when it holds every one, serves every block of its chain, and the
 	// nodes are on one chain again.
 	Refill Kind = "refill"
+
+	// The attacks (package hostile) on one node, while the fault lasts; it
+	// has recovered when the nodes are on one chain again, and the report
+	// says what its heap and RSS did against the stated bound and which of
+	// its counters moved.
+	//
+	// HTTPUnread: clients that ask for 1 MiB pages of /api/blocks and never
+	// read them.
+	HTTPUnread = Kind(hostile.HTTPUnread)
+	// HTTPSlowUpload: submits trickling in from many addresses.
+	HTTPSlowUpload = Kind(hostile.HTTPSlowUpload)
+	// CIPJunk: libp2p identities that answer the CIP's grants with votes
+	// and offers below the immutable tip.
+	CIPJunk = Kind(hostile.CIPJunk)
+	// CIPViolation: identities that each break one rule once on one of
+	// their three CIP streams.
+	CIPViolation = Kind(hostile.CIPViolation)
+	// FetchUnread: identities that ask on every LeiosFetch and block-fetch
+	// stream for the largest closures or the chain, pipelined, and never
+	// read.
+	FetchUnread = Kind(hostile.FetchUnread)
+	// FetchNotHeld: identities that ask again and again for EBs not held.
+	FetchNotHeld = Kind(hostile.FetchNotHeld)
 )
 
-// Kinds are the kinds in the order the spec and the report list them.
-var Kinds = []Kind{Kill, Freeze, Partition, Starve, Refill}
+// Kinds are the kinds in the order the spec and the report list them (a
+// kind's index seeds its random source: new kinds go at the end).
+var Kinds = []Kind{Kill, Freeze, Partition, Starve, Refill, HTTPUnread, HTTPSlowUpload, CIPJunk, CIPViolation, FetchUnread, FetchNotHeld}
+
+// isAttack says whether kind is one of the hostile attacks.
+func isAttack(kind Kind) bool { return slices.Contains(hostile.Attacks, hostile.Attack(kind)) }
+
+// defaultAttackLength is an attack's length when the spec gives none.
+const defaultAttackLength = 45 * time.Second
+
+// kindNames spells the kinds for a message: "kill, freeze, … or fetch-not-held".
+func kindNames() string {
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
 
 // defaultFaultLength is a fault's length when the spec gives none: how long
 // a killed node stays down before its restart, a freeze or a partition
@@ -45,6 +86,14 @@ var defaultFaultLength = map[Kind]time.Duration{
 	Partition: 5 * time.Second,
 	Starve:    30 * time.Second,
 	Refill:    2 * time.Second,
+}
+
+// lengthOf is a fault's length when the spec gives none.
+func lengthOf(kind Kind) time.Duration {
+	if isAttack(kind) {
+		return defaultAttackLength
+	}
+	return defaultFaultLength[kind]
 }
 
 // Default is the spec --chaos default stands for: a kill every 40 s or
@@ -72,10 +121,12 @@ const defaultQuiet = 30 * time.Second
 //	                      DURATION (default 30s; needs --duration)
 //	equivocate            the last pool equivocates, all along
 //
-// KIND is kill, freeze, partition, starve or refill; durations are Go's
-// (500ms, 10s, 2m). LENGTH is how long a killed node stays down before its
-// restart (default 2s, as a refill's), a freeze lasts (5s), a partition
-// lasts (5s) or the nodes are starved (30s). "default" is
+// KIND is kill, freeze, partition, starve, refill or an attack
+// (http-unread, http-slow-upload, cip-junk, cip-violation, fetch-unread,
+// fetch-not-held); durations are Go's (500ms, 10s, 2m). LENGTH is how
+// long a killed node stays down before its restart (default 2s, as a
+// refill's), a freeze lasts (5s), a partition lasts (5s), the nodes are
+// starved (30s) or an attack lasts (45s). "default" is
 // Default. A kind may be given more than once.
 type Spec struct {
 	Faults []FaultSpec
@@ -136,11 +187,11 @@ func ParseSpec(s string) (Spec, error) {
 func parseChaosFault(item string) (FaultSpec, error) {
 	i := strings.IndexAny(item, "=@")
 	if i < 0 {
-		return FaultSpec{}, errors.New("want KIND=EVERY[:LENGTH], KIND@AT[:LENGTH] (KIND one of kill, freeze, partition, starve, refill) or equivocate")
+		return FaultSpec{}, fmt.Errorf("want KIND=EVERY[:LENGTH], KIND@AT[:LENGTH] (KIND one of %s) or equivocate", kindNames())
 	}
 	f := FaultSpec{Kind: Kind(item[:i])}
 	if !slices.Contains(Kinds, f.Kind) {
-		return FaultSpec{}, fmt.Errorf("unknown fault %q: want kill, freeze, partition, starve or refill", item[:i])
+		return FaultSpec{}, fmt.Errorf("unknown fault %q: want %s", item[:i], kindNames())
 	}
 	when, length, hasLength := strings.Cut(item[i+1:], ":")
 	d, err := time.ParseDuration(when)
@@ -158,7 +209,7 @@ func parseChaosFault(item string) (FaultSpec, error) {
 		}
 		f.At = d
 	}
-	f.Length = defaultFaultLength[f.Kind]
+	f.Length = lengthOf(f.Kind)
 	if hasLength {
 		if f.Length, err = time.ParseDuration(length); err != nil {
 			return FaultSpec{}, fmt.Errorf("%q is not a duration", length)

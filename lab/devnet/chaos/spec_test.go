@@ -21,11 +21,15 @@ func TestParseChaosSpec(t *testing.T) {
 		{spec: "partition@0s", want: "partition@0s:5s,quiet=30s"},
 		{spec: "equivocate", want: "equivocate,quiet=30s"},
 		{spec: "kill=30s,equivocate", want: "kill=30s:2s,equivocate,quiet=30s"},
+		// The attacks: 45 s unless told.
+		{spec: "http-unread@60s:45s,http-slow-upload@2m,cip-junk@3m:20s", want: "http-unread@1m0s:45s,http-slow-upload@2m0s:45s,cip-junk@3m0s:20s,quiet=30s"},
+		{spec: "cip-violation@1m,fetch-unread@2m:1m,fetch-not-held=90s", want: "cip-violation@1m0s:45s,fetch-unread@2m0s:1m0s,fetch-not-held=1m30s:45s,quiet=30s"},
 
 		{spec: "", want: "empty spec", err: true},
 		{spec: "quiet=10s", want: "names no fault", err: true},
 		{spec: "kill", want: "want KIND=EVERY[:LENGTH]", err: true},
 		{spec: "reboot=10s", want: `unknown fault "reboot"`, err: true},
+		{spec: "http-flood@10s", want: `unknown fault "http-flood": want kill, freeze, partition, starve, refill, http-unread, http-slow-upload, cip-junk, cip-violation, fetch-unread or fetch-not-held`, err: true},
 		{spec: "kill=10", want: `"10" is not a duration`, err: true},
 		{spec: "kill=0s", want: "must be positive", err: true},
 		{spec: "kill@-1s", want: "must not be negative", err: true},

@@ -148,6 +148,10 @@ func printChaosSummary(out io.Writer, r *ChaosReport) {
 			fmt.Fprintf(out, " (the partition leaked: %s)", strings.Join(f.Leaks, "; "))
 		}
 		fmt.Fprintln(out)
+		if a := f.Attack; a != nil {
+			// What was done, then what the node did about it.
+			fmt.Fprintf(out, "             %s\n             %s\n", a.Did, a.Line())
+		}
 	}
 	if s.Forks == 0 {
 		fmt.Fprintln(out, "  forks seen: none")

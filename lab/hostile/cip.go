@@ -1,0 +1,223 @@
+package hostile
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	p2pnetwork "github.com/libp2p/go-libp2p/core/network"
+	libp2pprotocol "github.com/libp2p/go-libp2p/core/protocol"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/network/protocol"
+	"github.com/leiosnode/leiosnode/notify"
+)
+
+// junkIdentities is how many identities CIPJunk runs at once; each the
+// node bans is replaced by a fresh one.
+const junkIdentities = 4
+
+// junkSlot is the slot CIPJunk's votes and offers name: below the
+// immutable tip of any node past its first k blocks.
+const junkSlot = 1
+
+// cipServer serves one of the CIP's token streams the node opens to the
+// identity as its client: answer runs the server's side of the session.
+type cipServer struct {
+	spec   *protocol.Spec
+	answer func(ctx context.Context, s *protocol.Session) error
+}
+
+// cipHandlers are libp2p handlers for the CIP's three streams, each served
+// by its answer on a session of the node's own spec; handlers counts the
+// handlers running, so the attack waits for them before it returns.
+func cipHandlers(ctx context.Context, tally *Tally, handlers *sync.WaitGroup, servers ...cipServer) map[libp2pprotocol.ID]p2pnetwork.StreamHandler {
+	out := map[libp2pprotocol.ID]p2pnetwork.StreamHandler{}
+	for _, srv := range servers {
+		out[libp2pprotocol.ID(srv.spec.ID())] = func(st p2pnetwork.Stream) {
+			handlers.Add(1)
+			defer handlers.Done()
+			tally.Streams.Add(1)
+			s := protocol.NewSession(ctx, protocol.Config{Spec: srv.spec, Role: protocol.Server, Stream: st})
+			defer s.Close()
+			_ = srv.answer(ctx, s)
+		}
+	}
+	return out
+}
+
+// holdGrants takes the node's grants and sends nothing: an announce stream
+// with no news. It returns when the stream ends.
+func holdGrants(ctx context.Context, s *protocol.Session) error {
+	for {
+		if _, err := s.Recv(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// junkHash is a hash no EB has: n in its first bytes.
+func junkHash(n uint64) block.Hash {
+	var h block.Hash
+	binary.BigEndian.PutUint64(h[:], n)
+	h[31] = 0x5a
+	return h
+}
+
+// answerWithJunk spends every grant the node makes on junk(i), i counting
+// up from the stream's start.
+func answerWithJunk(tally *Tally, junk func(i uint64) protocol.Message) func(context.Context, *protocol.Session) error {
+	return func(ctx context.Context, s *protocol.Session) error {
+		var i uint64
+		for {
+			m, err := s.Recv(ctx)
+			if err != nil {
+				return err
+			}
+			grant, ok := m.(*notify.MsgLeiosRequestNext)
+			if !ok {
+				return nil // done: the node closed the stream
+			}
+			for range grant.Grants() {
+				if err := s.Send(junk(i)); err != nil {
+					return err
+				}
+				i++
+				tally.Junk.Add(1)
+			}
+		}
+	}
+}
+
+// cipJunk runs junkIdentities identities at once, each answering the
+// node's grants with votes and offers for slot junkSlot; when the node
+// cuts or bans one, a fresh one takes its place.
+func cipJunk(ctx context.Context, t Target, tally *Tally) error {
+	var handlers sync.WaitGroup
+	defer handlers.Wait()
+	var seq atomic.Uint64 // distinct hashes across identities
+	servers := []cipServer{
+		{notify.AnnounceSpec(), holdGrants},
+		{notify.VotesSpec(), answerWithJunk(tally, func(uint64) protocol.Message {
+			n := seq.Add(1)
+			return &notify.MsgLeiosVote{Vote: notify.LeiosVote{Slot: junkSlot, EbHash: junkHash(n), VoterID: uint16(n), Signature: block.Bytes48{0xa0}}}
+		})},
+		{notify.BlockNotifySpec(), answerWithJunk(tally, func(uint64) protocol.Message {
+			return &notify.MsgLeiosBlockOffer{Slot: junkSlot, EbHash: junkHash(seq.Add(1)), BlockHeight: 1}
+		})},
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for range junkIdentities {
+		g.Go(func() error {
+			for gctx.Err() == nil {
+				h, err := identity(gctx, t, tally, cipHandlers(gctx, tally, &handlers, servers...))
+				if err != nil {
+					if !sleep(gctx, time.Second) {
+						return nil
+					}
+					continue
+				}
+				if disconnected(gctx, h, t) {
+					tally.Cut.Add(1)
+				}
+				_ = h.Close()
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// offenceWait bounds how long CIPViolation waits for the node to close the
+// offender's three streams.
+const offenceWait = 10 * time.Second
+
+// cipViolation runs identities one after another; each serves the node's
+// three CIP streams, and on its first grant on blocknotify offers an EB
+// that was never announced, at the current slot: one rule broken once.
+// It counts the identity's siblings closed when the node closed its
+// announce and votes streams too.
+func cipViolation(ctx context.Context, t Target, tally *Tally) error {
+	var handlers sync.WaitGroup
+	defer handlers.Wait()
+	for ctx.Err() == nil {
+		if err := offendOnce(ctx, t, tally, &handlers); err != nil && !sleep(ctx, time.Second) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// offendOnce is one identity of cipViolation.
+func offendOnce(ctx context.Context, t Target, tally *Tally, handlers *sync.WaitGroup) error {
+	idCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// ended: each stream's handler returned (the node closed it).
+	ended := map[string]*signal{"announce": newSignal(), "votes": newSignal(), "blocknotify": newSignal()}
+	offended := newSignal()
+	hold := func(name string) func(context.Context, *protocol.Session) error {
+		return func(ctx context.Context, s *protocol.Session) error {
+			defer ended[name].fire()
+			return holdGrants(ctx, s)
+		}
+	}
+	offend := func(ctx context.Context, s *protocol.Session) error {
+		defer ended["blocknotify"].fire()
+		if _, err := s.Recv(ctx); err != nil {
+			return err
+		}
+		var hash block.Hash
+		_, _ = rand.Read(hash[:])
+		if err := s.Send(&notify.MsgLeiosBlockOffer{Slot: t.Slot(), EbHash: hash, BlockHeight: 1}); err != nil {
+			return err
+		}
+		offended.fire()
+		return holdGrants(ctx, s)
+	}
+	h, err := identity(idCtx, t, tally, cipHandlers(idCtx, tally, handlers,
+		cipServer{notify.AnnounceSpec(), hold("announce")},
+		cipServer{notify.VotesSpec(), hold("votes")},
+		cipServer{notify.BlockNotifySpec(), offend}))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = h.Close() }()
+	wait := time.NewTimer(offenceWait)
+	defer wait.Stop()
+	select {
+	case <-offended.c:
+	case <-wait.C:
+		return errors.New("hostile: the node opened no blocknotify stream")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	tally.Offences.Add(1)
+	for _, name := range []string{"blocknotify", "announce", "votes"} {
+		select {
+		case <-ended[name].c:
+		case <-wait.C:
+			return nil // the siblings stayed open
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	tally.SiblingsClosed.Add(1)
+	return nil
+}
+
+// signal is a channel closed once, by the first of any number of fires:
+// a stream kind may be served again (the node's client reopens it) after
+// its first handler fired.
+type signal struct {
+	once sync.Once
+	c    chan struct{}
+}
+
+func newSignal() *signal { return &signal{c: make(chan struct{})} }
+
+func (s *signal) fire() { s.once.Do(func() { close(s.c) }) }
