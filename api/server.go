@@ -102,8 +102,8 @@ type Options struct {
 	// Forks is what chain sync knows of the peers' chains
 	// (chainsync.Service.Forks). Nil: nothing known.
 	Forks func() chainsync.ForkStatus
-	// Registry gathers /metrics; the API registers the node's own gauges
-	// on it.
+	// Registry is what /metrics serves: the node's parts register their
+	// own metrics on it, the API its own (metrics.go).
 	Registry *prometheus.Registry
 	// BlocksAdopted counts the blocks that changed the selection when
 	// added, Errors the log records at level error, since the node started;
@@ -176,7 +176,7 @@ type Server struct {
 	latency *latencyTracker
 }
 
-// New builds the API and registers the node's gauges on opts.Registry.
+// New builds the API and registers its own metrics on opts.Registry.
 func New(opts Options) (*Server, error) {
 	opts.setDefaults()
 	s := &Server{opts: opts, mux: http.NewServeMux(), latency: newLatencyTracker()}

@@ -89,7 +89,8 @@ type Options struct {
 	// of stand-in issuers.
 	ValidateHeader func(*block.Header) error
 
-	// Registerer, if set, receives the pipeline's metrics.
+	// Registerer, if set, receives the pipeline's metrics (metrics.go,
+	// ebtimes.go) and its LeiosDB's.
 	Registerer prometheus.Registerer
 	// Now is the wall clock. Default time.Now.
 	Now func() time.Time

@@ -83,6 +83,7 @@ func Open(opts Options) (p *Pipeline, err error) {
 		CacheBytes:    opts.DBCacheBytes,
 		MemTableBytes: opts.DBMemTableBytes,
 		Logger:        p.log,
+		Registerer:    opts.Registerer,
 	}); err != nil {
 		return nil, err
 	}
@@ -132,6 +133,11 @@ func Open(opts Options) (p *Pipeline, err error) {
 	}
 	if err = p.restore(); err != nil {
 		return nil, err
+	}
+	if opts.Registerer != nil {
+		if err = p.registerMetrics(opts.Registerer); err != nil {
+			return nil, err
+		}
 	}
 	p.follower = p.db.Follow(p.fetcher.Floor)
 	return p, nil

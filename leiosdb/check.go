@@ -3,7 +3,6 @@ package leiosdb
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 
 	"github.com/leiosnode/leiosnode/block"
@@ -33,30 +32,11 @@ func Check(dir string, opts Options) error {
 // package doc). It reads everything, so it is for tests, for operators after
 // a crash, and never for the hot path. Failures wrap ErrCorrupt.
 func (db *DB) CheckConsistency() error {
-	done, err := db.beginRead()
+	snap, done, err := db.beginSnapshot()
 	if err != nil {
 		return err
 	}
 	defer done()
-	// The snapshot and the copy of the index in memory are taken between
-	// writers, so that they show the same store. A store opened read-only
-	// for a check has no index.
-	db.writeMu.Lock()
-	snap := db.store.NewSnapshot()
-	var indexed map[block.Hash]txRef
-	if !db.readOnly {
-		index, err := db.txIndex()
-		if err != nil {
-			db.writeMu.Unlock()
-			snap.Close()
-			return err
-		}
-		index.mu.RLock()
-		indexed = maps.Clone(index.refs)
-		index.mu.RUnlock()
-	}
-	db.writeMu.Unlock()
-	defer snap.Close()
 
 	c := checker{
 		encoding: db.opts.Limits.Encoding,
@@ -74,9 +54,6 @@ func (db *DB) CheckConsistency() error {
 		return err
 	}
 	c.check()
-	if indexed != nil {
-		c.checkIndex(indexed)
-	}
 	if len(c.errs) == 0 {
 		return nil
 	}
@@ -230,21 +207,6 @@ func (c *checker) check() {
 	for h := range c.txLens {
 		if _, ok := c.refs[h]; !ok {
 			c.fail("tx %s: bytes without ref", h.Short())
-		}
-	}
-}
-
-// checkIndex compares the index of stored txs in memory with the 't'
-// keyspace.
-func (c *checker) checkIndex(indexed map[block.Hash]txRef) {
-	for h, ref := range c.refs {
-		if got, ok := indexed[h]; !ok || got != ref {
-			c.fail("tx %s: indexed in memory as %+v (held %v), stored as %+v", h.Short(), got, ok, ref)
-		}
-	}
-	for h := range indexed {
-		if _, ok := c.refs[h]; !ok {
-			c.fail("tx %s: indexed in memory, not stored", h.Short())
 		}
 	}
 }

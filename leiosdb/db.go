@@ -23,7 +23,6 @@ type DB struct {
 	cache     *pebble.Cache
 	writeOpts *pebble.WriteOptions
 	log       *slog.Logger
-	readOnly  bool // opened for a check: no writes, no index of stored txs
 
 	// closeMu is held for reading by every operation and for writing by
 	// Close, so Pebble is never used after it is closed.
@@ -35,13 +34,6 @@ type DB struct {
 	// stale when it commits and events leave in commit order.
 	// Lock order: closeMu, then writeMu, then subs.mu.
 	writeMu sync.Mutex
-
-	// txs is the 't' keyspace in memory (txindex.go), loaded on first use:
-	// by Open, so that no writer pays for it; never by the read-only
-	// opens of the checks, which do not need it.
-	txsOnce sync.Once
-	txs     *txIndex
-	txsErr  error
 
 	subs subscribers
 }
@@ -61,9 +53,6 @@ func Open(dir string, opts Options) (*DB, error) {
 	db, err := open(dir, opts, false)
 	if err != nil {
 		return nil, err
-	}
-	if _, err := db.txIndex(); err != nil {
-		return nil, errors.Join(fmt.Errorf("leiosdb: loading the index of stored txs: %w", err), db.Close())
 	}
 	if opts.Registerer != nil {
 		if err := db.registerMetrics(opts.Registerer); err != nil {
@@ -98,7 +87,6 @@ func open(dir string, opts Options, readOnly bool) (*DB, error) {
 		store:     store,
 		cache:     cache,
 		writeOpts: pebble.NoSync,
-		readOnly:  readOnly,
 		log:       opts.Logger.With("component", "leiosdb"),
 	}
 	if opts.SyncWrites {
@@ -195,12 +183,6 @@ func (db *DB) beginSnapshot() (snap *pebble.Snapshot, done func(), err error) {
 	}
 	snap = db.store.NewSnapshot()
 	return snap, func() { snap.Close(); release() }, nil
-}
-
-// txIndex is the index of stored txs, read from the store on first use.
-func (db *DB) txIndex() (*txIndex, error) {
-	db.txsOnce.Do(func() { db.txs, db.txsErr = loadTxIndex(db.store) })
-	return db.txs, db.txsErr
 }
 
 // beginWrite is beginRead plus the writer lock.

@@ -48,12 +48,6 @@
 //     missing count is the number of its 'w' entries.
 //   - A stored body's declared tx sizes agree with the stored txs.
 //
-// The 't' keyspace is also held in memory (txindex.go), loaded by Open:
-// every body stored or dropped reads the refs of all its txs, and the
-// membership probe of the fetch logic reads thousands at a time; a map
-// answers them without a seek through Pebble's levels, for some 60 bytes
-// of memory a stored tx. Between writers the index is exactly 't'.
-//
 // Every change that touches more than one key is one Pebble batch, and all
 // writers are serialized, so each invariant holds between batches. Writes do
 // not fsync by default: Pebble's write-ahead log replays whole batches or
@@ -65,9 +59,9 @@
 //
 // It never stores a body that fails validation, never stores a tx no stored
 // body names (such txs are ignored), never drops a promoted point, and never
-// scans the tx keyspace outside Open and CheckConsistency: GC costs time
-// proportional to the garbage (the slot-ordered volatile index plus
-// reference counts). It never blocks a writer on a subscriber. It never opens an existing
+// scans the tx keyspace outside CheckConsistency: GC costs time proportional
+// to the garbage (the slot-ordered volatile index plus reference counts). It
+// never blocks a writer on a subscriber. It never opens an existing
 // directory as a new store, nor a store of another network, and never writes
 // after a fault (internal/pebblestore). It imports no protocol package.
 //

@@ -81,18 +81,13 @@ func (db *DB) dropPoints(eb block.Hash, points []block.Point) (bodyDropped bool,
 	if err != nil {
 		return false, 0, err
 	}
-	index, err := db.txIndex()
-	if err != nil {
-		return false, 0, err
-	}
-	refs := index.edit(b)
 	if !named {
 		_, held, err := readBodyState(db.store, eb)
 		if err != nil {
 			return false, 0, err
 		}
 		if held {
-			if freed, err = dropBody(db.store, refs, eb); err != nil {
+			if freed, err = dropBody(db.store, b, eb); err != nil {
 				return false, 0, err
 			}
 			bodyDropped = true
@@ -101,6 +96,5 @@ func (db *DB) dropPoints(eb block.Hash, points []block.Point) (bodyDropped bool,
 	if err := db.store.Commit(b, db.writeOpts); err != nil {
 		return false, 0, err
 	}
-	refs.commit()
 	return bodyDropped, freed, nil
 }

@@ -3,6 +3,8 @@ package leiosdb
 import (
 	"fmt"
 
+	"github.com/cockroachdb/pebble/v2"
+
 	"github.com/leiosnode/leiosnode/block"
 )
 
@@ -92,16 +94,19 @@ func (db *DB) InsertBody(p block.Point, body []byte) (Completion, error) {
 		return Completion{}, fmt.Errorf("leiosdb: body of %s: %w", p, err)
 	}
 
-	index, err := db.txIndex()
+	b := db.store.NewBatch()
+	defer b.Close()
+	state := bodyState{BodySize: uint64(len(body))}
+	hashes := make([]block.Hash, len(eb.Txs))
+	for i, tx := range eb.Txs {
+		hashes[i] = tx.TxHash
+	}
+	refs, err := readTxRefs(db.store, hashes)
 	if err != nil {
 		return Completion{}, err
 	}
-	b := db.store.NewBatch()
-	defer b.Close()
-	refs := index.edit(b)
-	state := bodyState{BodySize: uint64(len(body))}
 	for i, tx := range eb.Txs {
-		ref := refs.get(tx.TxHash)
+		ref := refs[i]
 		if !ref.Stored {
 			state.Missing++
 			_ = b.Set(wantKey(tx.TxHash, p.Hash), want{Offset: uint64(i), Size: uint64(tx.Size)}.encode(), nil)
@@ -112,14 +117,13 @@ func (db *DB) InsertBody(p block.Point, body []byte) (Completion, error) {
 				ErrTxSizeMismatch, p, tx.Size, tx.TxHash.Short(), ref.Size)
 		}
 		ref.Refs++
-		refs.set(tx.TxHash, ref.txRef)
+		_ = b.Set(hashKey(prefixTxRef, tx.TxHash), ref.txRef.encode(), nil)
 	}
 	_ = b.Set(hashKey(prefixBody, p.Hash), body, nil)
 	_ = b.Set(hashKey(prefixBodyState, p.Hash), state.encode(), nil)
 	if err := db.store.Commit(b, db.writeOpts); err != nil {
 		return Completion{}, fmt.Errorf("leiosdb: insert body %s: %w", p, err)
 	}
-	refs.commit()
 
 	holders, err := holdingPoints(db.store, p.Hash, state.BodySize)
 	if err != nil {
@@ -164,9 +168,9 @@ func (db *DB) Promote(p block.Point) error {
 
 // dropBody deletes the body of ebHash, releasing its txs: each stored tx
 // loses a reference (and is deleted with its last one), each missing tx
-// loses its 'w' entry. It reads the body through r, which must see the
-// edit's batch's earlier writes, and returns the number of txs deleted.
-func dropBody(r reader, refs *refEdit, ebHash block.Hash) (freed int, err error) {
+// loses its 'w' entry. It reads through r, which must see w's earlier
+// writes, and returns the number of txs deleted.
+func dropBody(r reader, w *pebble.Batch, ebHash block.Hash) (freed int, err error) {
 	raw, ok, err := getCopy(r, hashKey(prefixBody, ebHash))
 	if err != nil || !ok {
 		return 0, err
@@ -175,18 +179,24 @@ func dropBody(r reader, refs *refEdit, ebHash block.Hash) (freed int, err error)
 	if err != nil {
 		return 0, err
 	}
-	w := refs.batch
-	for _, tx := range txs {
-		h := tx.TxHash
-		ref := refs.get(h)
+	hashes := make([]block.Hash, len(txs))
+	for i, tx := range txs {
+		hashes[i] = tx.TxHash
+	}
+	refs, err := readTxRefs(r, hashes)
+	if err != nil {
+		return 0, err
+	}
+	for i, h := range hashes {
+		ref := refs[i]
 		switch {
 		case !ref.Stored:
 			_ = w.Delete(wantKey(h, ebHash), nil)
 		case ref.Refs > 1:
 			ref.Refs--
-			refs.set(h, ref.txRef)
+			_ = w.Set(hashKey(prefixTxRef, h), ref.txRef.encode(), nil)
 		default:
-			refs.delete(h)
+			_ = w.Delete(hashKey(prefixTxRef, h), nil)
 			_ = w.Delete(hashKey(prefixTx, h), nil)
 			freed++
 		}

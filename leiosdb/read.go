@@ -154,17 +154,16 @@ func (db *DB) Missing(p block.Point) ([]int, error) {
 	for i, e := range entries {
 		hashes[i] = e.TxHash
 	}
-	index, err := db.txIndex()
+	refs, err := readTxRefs(snap, hashes)
 	if err != nil {
 		return nil, err
 	}
-	// The index may be newer than snap: a tx stored since is not missing.
 	missing := make([]int, 0, info.Missing)
-	index.lookup(hashes, func(i int, _ txRef, stored bool) {
-		if !stored {
+	for i, ref := range refs {
+		if !ref.Stored {
 			missing = append(missing, i)
 		}
-	})
+	}
 	return missing, nil
 }
 

@@ -43,13 +43,8 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 
 	// An indexed batch, because a body dropped in this batch reads the refs
 	// this batch wrote.
-	index, err := db.txIndex()
-	if err != nil {
-		return TxsResult{}, err
-	}
 	b := db.store.NewIndexedBatch()
 	defer b.Close()
-	refs := index.edit(b)
 
 	hashes := make([]block.Hash, 0, len(txs))
 	distinct := make([][]byte, 0, len(txs))
@@ -62,7 +57,7 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	}
 	arrived := make(map[block.Hash]uint64) // body → txs of it stored here
 	bad := make(map[block.Hash]bool)       // body → contradicted
-	stored, err := storeTxs(refs, hashes, distinct, arrived, bad)
+	stored, err := storeTxs(b, hashes, distinct, arrived, bad)
 	if err != nil {
 		return TxsResult{}, err
 	}
@@ -73,14 +68,17 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	}
 	var res TxsResult
 	for _, eb := range sortedHashes(bad) {
-		if _, err := dropBody(b, refs, eb); err != nil {
+		if _, err := dropBody(b, b, eb); err != nil {
 			return TxsResult{}, err
 		}
 		res.Dropped = append(res.Dropped, eb)
 	}
 	if len(res.Dropped) > 0 {
 		// A tx wanted only by dropped bodies went with them.
-		stored = slices.DeleteFunc(stored, func(h block.Hash) bool { return !refs.get(h).Stored })
+		stored = slices.DeleteFunc(stored, func(h block.Hash) bool {
+			held, err := has(b, hashKey(prefixTxRef, h))
+			return err == nil && !held
+		})
 	}
 	res.Stored = len(stored)
 
@@ -105,7 +103,6 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	if err := db.store.Commit(b, db.writeOpts); err != nil {
 		return TxsResult{}, fmt.Errorf("leiosdb: insert txs: %w", err)
 	}
-	refs.commit()
 	for _, eb := range res.Dropped {
 		db.log.Warn("EB body dropped: a tx contradicts its declared size", "eb", eb.String())
 	}
@@ -113,24 +110,25 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	return res, nil
 }
 
-// storeTxs stores, through refs, each of txs (hashes[i] the hash of
-// txs[i], all distinct) that some held body misses, removing its 'w'
-// entries, and counts it in arrived for the bodies whose declared size it
-// matches and in bad for the others. Its refcount counts both: the bad
-// bodies release their reference when they are dropped. It returns the
-// hashes stored.
+// storeTxs stores into b each of txs (hashes[i] the hash of txs[i], all
+// distinct) that some held body misses, removing its 'w' entries, and
+// counts it in arrived for the bodies whose declared size it matches and in
+// bad for the others. Its refcount counts both: the bad bodies release
+// their reference when they are dropped. It returns the hashes stored.
 //
-// Which txs are held is the index's; the 'w' entries are read with one
-// iterator seeking forward in hash order, so a fetched closure of thousands
-// of txs costs one iterator, not a read per tx. No tx's writes touch
+// It reads before it writes, with one iterator over 't' and one over 'w',
+// each seeking forward in hash order: a fetched closure of thousands of
+// txs costs two iterators, not two reads per tx. No tx's writes touch
 // another's keys, so reading them all first reads what reading each just
 // before its writes would.
-func storeTxs(refs *refEdit, hashes []block.Hash, txs [][]byte, arrived map[block.Hash]uint64, bad map[block.Hash]bool) ([]block.Hash, error) {
-	b := refs.batch
+func storeTxs(b *pebble.Batch, hashes []block.Hash, txs [][]byte, arrived map[block.Hash]uint64, bad map[block.Hash]bool) ([]block.Hash, error) {
 	order := sortedOrder(hashes)
 	held := make([]bool, len(hashes))
-	for i, h := range hashes {
-		held[i] = refs.get(h).Stored
+	if err := probeSorted(b, hashes, order, func(i int, _ []byte) error {
+		held[i] = true
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	wanted, err := readWants(b, hashes, order, held)
 	if err != nil {
@@ -151,7 +149,7 @@ func storeTxs(refs *refEdit, hashes []block.Hash, txs [][]byte, arrived map[bloc
 			_ = b.Delete(wantKey(hashes[i], w.eb), nil)
 		}
 		_ = b.Set(hashKey(prefixTx, hashes[i]), txs[i], nil)
-		refs.set(hashes[i], txRef{Refs: uint64(len(wanted[i])), Size: uint64(len(txs[i]))})
+		_ = b.Set(hashKey(prefixTxRef, hashes[i]), txRef{Refs: uint64(len(wanted[i])), Size: uint64(len(txs[i]))}.encode(), nil)
 		stored = append(stored, hashes[i])
 	}
 	return stored, nil

@@ -80,7 +80,7 @@ func (l *Local) open(cfg *config.Config, now func() time.Time, pools []*config.C
 		return err
 	}
 	for _, pr := range producers {
-		fg, err := l.newForger(pr, nil, false)
+		fg, err := l.newForger(pr, nil, false, nil) // several pools: no one registry for their counts
 		if err != nil {
 			return err
 		}

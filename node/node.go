@@ -149,6 +149,9 @@ func (n *Node) build(opts Options) (err error) {
 	}); err != nil {
 		return err
 	}
+	if err = n.registerMetrics(); err != nil {
+		return err
+	}
 	if n.admission, err = admission.NewGate(edgeOptions(n.validator.Timing()), n.admissionFigures, n.registry); err != nil {
 		return err
 	}
@@ -211,6 +214,7 @@ func (n *Node) buildHost(libp2pHost host.Host, in *inputs) error {
 		IsForkTooDeep:  func(err error) bool { return errors.Is(err, chaindb.ErrForkTooDeep) },
 		OnCaughtUp:     func() { n.caughtUp.Store(true) },
 		Logger:         n.log.With("component", "chainsync"),
+		Registerer:     n.registry,
 	})
 	if err != nil {
 		return err
@@ -267,7 +271,7 @@ func (n *Node) buildForger(in *inputs) (err error) {
 	} else if in.producer.seatless {
 		n.log.Info("this pool holds no committee seat (its stake is below the committee's truncation): it forges blocks and votes on no EB", "pool", n.cfg.IssuerKeyFile)
 	}
-	n.forger, err = n.newForger(in.producer, n.readyToForge, n.equivocate)
+	n.forger, err = n.newForger(in.producer, n.readyToForge, n.equivocate, n.registry)
 	return err
 }
 

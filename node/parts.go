@@ -74,6 +74,7 @@ func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 		Logger:        p.log.With("component", "chaindb"),
 
 		AcceptLostImmutableTip: opts.acceptLostImmutableTip,
+		Registerer:             opts.registerer,
 	}
 	// The chain is checked read-only before the LeiosDB is opened for
 	// writing (each store checks itself read-only before it writes): a
@@ -112,6 +113,7 @@ func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 		CapacityBytes: 2 * (g.Leios.RBMaxBodyBytes + g.Leios.EBMaxClosureBytes),
 		Logger:        p.log.With("component", "mempool"),
 		Now:           p.now,
+		Registerer:    opts.registerer,
 	}); err != nil {
 		return err
 	}
@@ -193,8 +195,8 @@ func readProducer(cfg *config.Config, validator *consensus.Validator) (*producer
 }
 
 // newForger builds pr's forger on the parts' chain, mempool and pipeline.
-// ready may be nil: always ready.
-func (p *parts) newForger(pr *producer, ready func() bool, equivocate bool) (*forge.Forger, error) {
+// ready may be nil: always ready. reg, if set, takes its metrics.
+func (p *parts) newForger(pr *producer, ready func() bool, equivocate bool, reg prometheus.Registerer) (*forge.Forger, error) {
 	g := p.genesis
 	return forge.New(forge.Options{
 		Validator:      p.validator,
@@ -214,6 +216,7 @@ func (p *parts) newForger(pr *producer, ready func() bool, equivocate bool) (*fo
 		Trace:          p.trace,
 		Now:            p.now,
 		Logger:         p.log.With("component", "forge"),
+		Registerer:     reg,
 	})
 }
 
