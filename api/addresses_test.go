@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/ledger"
@@ -76,13 +77,13 @@ func TestAddressUTxOs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := func(path string) []AddressUTxO {
+	list := func(path string) []apitypes.AddressUTxO {
 		t.Helper()
 		code, body := get(t, s.Handler(), path)
 		if code != http.StatusOK {
 			t.Fatalf("GET %s: %d %s", path, code, body)
 		}
-		var out []AddressUTxO
+		var out []apitypes.AddressUTxO
 		if err := json.Unmarshal([]byte(body), &out); err != nil {
 			t.Fatalf("GET %s: %v in %s", path, err, body)
 		}
@@ -101,10 +102,10 @@ func TestAddressUTxOs(t *testing.T) {
 	}
 	for i, u := range got {
 		coin, err := u.Lovelace()
-		in, inErr := u.TxIn()
+		txID, idErr := u.TxID()
 		if u.Address != bech || u.TxHash != txHash || u.OutputIndex != uint32(i) || err != nil || coin != 2_000_000 ||
-			inErr != nil || in != (ledger.TxIn{TxID: id, Index: uint32(i)}) {
-			t.Errorf("output %d: %+v (%d %v, %v %v)", i, u, coin, err, in, inErr)
+			idErr != nil || txID != id {
+			t.Errorf("output %d: %+v (%d %v, %x %v)", i, u, coin, err, txID, idErr)
 		}
 	}
 	if code, body := get(t, s.Handler(), base); !strings.Contains(body, `"amount":[{"unit":"lovelace","quantity":"2000000"}]`) {
@@ -118,7 +119,7 @@ func TestAddressUTxOs(t *testing.T) {
 	}
 	for _, page := range []struct {
 		query string
-		want  []AddressUTxO
+		want  []apitypes.AddressUTxO
 	}{
 		{"?count=2", got[:2]},
 		{"?count=2&page=2", got[2:]},

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
 )
@@ -17,42 +18,16 @@ import (
 // from its peers: 503, for it will be served once the closure is back.
 var ErrClosureMissing = errors.New("certified closure not held yet")
 
-// MaxBlocksPerRequest bounds GET /api/blocks.
-const MaxBlocksPerRequest = 1000
-
-// BlockTxs is one block of the selected chain with the txs it put on the
-// ledger, for tools that walk the chain (the devnet's final check): the
-// hashes (of the whole tx) of its own txs, and for a CertRB the certified
-// EB and the hashes of its closure, in the order they were applied.
-type BlockTxs struct {
-	Number uint64   `json:"number"`
-	Slot   uint64   `json:"slot"`
-	Hash   string   `json:"hash"`
-	Txs    []string `json:"txs"`
-	// Announces is the EB this block announces, if any.
-	Announces *EBRef `json:"announces,omitempty"`
-	// Certifies is the EB this block certifies, if it is a CertRB, and
-	// Closure its txs.
-	Certifies *EBRef   `json:"certifies,omitempty"`
-	Closure   []string `json:"closure,omitempty"`
-}
-
-// EBRef names an EB by its point.
-type EBRef struct {
-	Slot   uint64 `json:"slot"`
-	EbHash string `json:"ebHash"`
-}
-
 // handleBlocks is GET /api/blocks?from=N&count=M: the selected chain's
 // blocks from number N (default 1), at most M of them (default and most
-// MaxBlocksPerRequest), oldest first, and fewer when the answer would pass
+// apitypes.MaxBlocksPerRequest), oldest first, and fewer when the answer would pass
 // Options.MaxAnswerBytes: it ends before the block that would take it past
 // (a first block alone may), and the client asks again from there. So a
 // request holds one page and one block, never the answer the count would
 // make — a thousand CertRBs name up to 13.9 million txs. A CertRB's closure
 // is named from the EB body, so the walk reads no tx.
 func (s *Server) handleBlocks(w http.ResponseWriter, r *http.Request) {
-	from, count := uint64(1), uint64(MaxBlocksPerRequest)
+	from, count := uint64(1), uint64(apitypes.MaxBlocksPerRequest)
 	var err error
 	if v := r.URL.Query().Get("from"); v != "" {
 		if from, err = strconv.ParseUint(v, 10, 64); err != nil || from == 0 {
@@ -66,7 +41,7 @@ func (s *Server) handleBlocks(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	count = min(count, MaxBlocksPerRequest)
+	count = min(count, apitypes.MaxBlocksPerRequest)
 	tip := s.opts.Chain.Tip().BlockNumber
 	page := []byte{'['}
 	var parent *block.Header
@@ -108,17 +83,17 @@ func (s *Server) handleBlocks(w http.ResponseWriter, r *http.Request) {
 	writeRawJSON(w, http.StatusOK, append(page, ']', '\n'))
 }
 
-func (s *Server) blockTxs(blk *block.Block, parent *block.Header) (BlockTxs, error) {
+func (s *Server) blockTxs(blk *block.Block, parent *block.Header) (apitypes.BlockTxs, error) {
 	h := blk.Header
-	bt := BlockTxs{Number: h.BlockNumber, Slot: h.Slot, Hash: h.Hash().String(), Txs: make([]string, len(blk.Body.Txs))}
+	bt := apitypes.BlockTxs{Number: h.BlockNumber, Slot: h.Slot, Hash: h.Hash().String(), Txs: make([]string, len(blk.Body.Txs))}
 	for i, tx := range blk.Body.Txs {
 		bt.Txs[i] = block.HashBytes(tx).String()
 	}
 	if a := h.Announcement; a != nil {
-		bt.Announces = &EBRef{Slot: h.Slot, EbHash: a.EbHash.String()}
+		bt.Announces = &apitypes.EBRef{Slot: h.Slot, EbHash: a.EbHash.String()}
 	}
 	if p, ok := consensus.CertifiedPoint(blk, parent); ok {
-		bt.Certifies = &EBRef{Slot: p.Slot, EbHash: p.Hash.String()}
+		bt.Certifies = &apitypes.EBRef{Slot: p.Slot, EbHash: p.Hash.String()}
 		eb, held, err := s.opts.Leios.Body(p.Hash)
 		if err != nil {
 			return bt, err

@@ -7,21 +7,20 @@
 //	GET  /api/mempool/{txid}        whether a tx is in the mempool
 //	GET  /api/addresses/{address}/utxos  an address's outputs at the selected tip, as Blockfrost lists them
 //	GET  /api/parameters            the protocol parameters, for wallets, with the slot length, f and the Leios limits
-//	GET  /api/ebs                   each recent EB's stages here (announced, held, validated, voted) and its fate on the chain (leios.EBFate)
+//	GET  /api/ebs                   each recent EB's stages here (announced, held, validated, voted) and its fate on the chain (apitypes.EBFate)
 //	GET  /api/blocks                the selected chain's blocks and the txs each applied
 //	GET  /debug/pprof/              Go's profiles of the running node, if Options.Pprof
 //
-// An EB's fate in /api/ebs is "certified" with certifiedBy, the CertRB's
-// {number, slot, hash}; "pending" while its RB is the tip or newer; or "not
-// certified" with a reason, one of the leios.Reason* strings: "announcing
-// RB not on the chain", "equivocating announcement", "next RB came too
-// early", "invalid closure", "closure incomplete here", "no quorum at the
-// next leader". In /api/blocks a block that announces an EB names it in
-// announces ({slot, ebHash}), and a CertRB names the EB it certifies in
-// certifies and lists the txs of its closure, in the order applied, in
-// closure.
+// Every request's and answer's JSON, and the strings clients compare
+// against, are package apitypes': the contract, which the clients read
+// without linking the server. An EB's fate in /api/ebs is "certified"
+// with certifiedBy, the CertRB's {number, slot, hash}; "pending" while its
+// RB is the tip or newer; or "not certified" with a reason, one of the
+// apitypes.Reason* strings, the words the devnet's report uses too. In
+// /api/blocks a block that announces an EB names it in announces ({slot,
+// ebHash}), and a CertRB names the EB it certifies in certifies and lists
+// the txs of its closure, in the order applied, in closure.
 //
-// Its types are also the JSON that tools such as the devnet supervisor read.
 // It reads the node's parts and submits to the mempool; it never writes a
 // store itself, and a request never waits on a lock longer than its own
 // timeout. A client is held to limits (limits.go): its headers, its whole

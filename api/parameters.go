@@ -1,35 +1,39 @@
 package api
 
 import (
-	"encoding/json"
 	"net/http"
 
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
-// Parameters is GET /api/parameters: the protocol parameters the node's
-// ledger applies, at the top level under the genesis' protocolParams
-// field names, for wallets that build txs (the fee's terms, the price of
-// an output, the largest tx, the network id every address must carry);
-// and the network's timing and Leios limits, for tools that derive from
-// the network itself what its chain can carry (the load tool's capacity
-// model). The latter are absent from a node not given them.
-type Parameters struct {
-	ledger.Params
-	// SlotLengthMs is the slot's length, ActiveSlotsCoeff f as the genesis
-	// writes it (decimal text), Leios the genesis' Leios parameters.
-	SlotLengthMs     int64                  `json:"slotLengthMs,omitempty"`
-	ActiveSlotsCoeff json.Number            `json:"activeSlotsCoeff,omitempty"`
-	Leios            *consensus.LeiosParams `json:"leios,omitempty"`
-}
-
-// handleParameters is GET /api/parameters (Parameters).
+// handleParameters is GET /api/parameters (apitypes.Parameters).
 func (s *Server) handleParameters(w http.ResponseWriter, _ *http.Request) {
-	p := Parameters{Params: s.opts.Params}
+	p := apitypes.Parameters{ProtocolParams: protocolParams(s.opts.Params)}
 	if s.opts.ActiveSlotsCoeff != "" {
-		leios := s.opts.LeiosParams
+		leios := leiosParams(s.opts.LeiosParams)
 		p.SlotLengthMs, p.ActiveSlotsCoeff, p.Leios = s.opts.Clock.SlotLength.Milliseconds(), s.opts.ActiveSlotsCoeff, &leios
 	}
 	writeJSON(w, http.StatusOK, p)
+}
+
+// protocolParams are the ledger's parameters as the API writes them: the
+// same fields (TestParametersMirrorTheNodes holds them so).
+func protocolParams(p ledger.Params) apitypes.ProtocolParams {
+	return apitypes.ProtocolParams{
+		MinFeeA: p.MinFeeA, MinFeeB: p.MinFeeB, CoinsPerUTxOByte: p.CoinsPerUTxOByte,
+		MaxTxSize: p.MaxTxSize, NetworkID: p.NetworkID,
+	}
+}
+
+// leiosParams are the genesis' Leios parameters as the API writes them:
+// the same fields (TestParametersMirrorTheNodes holds them so).
+func leiosParams(p consensus.LeiosParams) apitypes.LeiosParams {
+	return apitypes.LeiosParams{
+		RBMaxBodyBytes: p.RBMaxBodyBytes, EBMaxBodyBytes: p.EBMaxBodyBytes, EBMaxClosureBytes: p.EBMaxClosureBytes,
+		EBMaxTxs: p.EBMaxTxs, LHdr: p.LHdr, LVote: p.LVote, LDiff: p.LDiff, MinCertGap: p.MinCertGap,
+		CommitteeStakeFraction: p.CommitteeStakeFraction, QuorumStakeFraction: p.QuorumStakeFraction,
+		Encoding: p.Encoding.String(),
+	}
 }

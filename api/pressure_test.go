@@ -21,6 +21,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/ledger"
@@ -157,7 +158,7 @@ func TestUnreadAnswersPinNothing(t *testing.T) {
 	// size answers its route, which takes the slots /status takes.
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, Status{Peers: []Peer{}, RecentBlocks: make([]TipStatus, RecentBlockCount)})
+		writeJSON(w, http.StatusOK, apitypes.Status{Peers: []apitypes.Peer{}, RecentBlocks: make([]apitypes.TipStatus, apitypes.RecentBlockCount)})
 	})
 	s.mux.HandleFunc("GET /api/blocks", s.handleBlocks)
 	s.handler = s.limits.wrap(s.mux)
@@ -249,7 +250,7 @@ func TestUnreadAnswersPinNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var page []BlockTxs
+	var page []apitypes.BlockTxs
 	err = json.NewDecoder(resp.Body).Decode(&page)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || err != nil || len(page) == 0 || page[0].Number != 1 || len(page[0].Txs) != txsPerBlock {

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/admission"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
@@ -120,10 +121,10 @@ func (o *Options) setDefaults() {
 		o.SubmitTimeout = 5 * time.Second
 	}
 	if o.MaxBatchTxs <= 0 {
-		o.MaxBatchTxs = DefaultMaxBatchTxs
+		o.MaxBatchTxs = apitypes.DefaultMaxBatchTxs
 	}
 	if o.MaxBatchBytes <= 0 {
-		o.MaxBatchBytes = DefaultMaxBatchBytes
+		o.MaxBatchBytes = apitypes.DefaultMaxBatchBytes
 	}
 	o.MaxBatchBytes = max(o.MaxBatchBytes, o.MaxTxSize+9) // the array's head, at most 9 bytes
 	if o.ReadHeaderTimeout <= 0 {

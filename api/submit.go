@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/ledger"
@@ -31,7 +32,7 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var answer TxAnswer
+	var answer apitypes.TxAnswer
 	cpuwork.Do(r.Context(), cpuwork.Intake, func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, s.opts.SubmitTimeout)
 		defer cancel()
@@ -40,16 +41,11 @@ func (s *Server) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	writeAnswer(w, answer)
 }
 
-// RuleInMempool is the "rule" of a 400 answer to a submit of a tx the
-// mempool already holds; a ledger rule's failure has the rule's code
-// (ledger.Rule.Code) instead.
-const RuleInMempool = "in-mempool"
-
 // writeAnswer writes a tx's answer alone: the tx id for a 202; a 400 as
 // {"error": …, "rule": code}, the code of the ledger rule the tx broke or
-// RuleInMempool, so that clients decide by the code and never parse the
+// apitypes.RuleInMempool, so that clients decide by the code and never parse the
 // message; a 503 with its Retry-After; {"error": …} otherwise.
-func writeAnswer(w http.ResponseWriter, a TxAnswer) {
+func writeAnswer(w http.ResponseWriter, a apitypes.TxAnswer) {
 	switch a.Status {
 	case http.StatusAccepted:
 		writeJSON(w, a.Status, a.ID)

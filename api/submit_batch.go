@@ -13,18 +13,10 @@ import (
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/leiosnode/leiosnode/admission"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
-)
-
-// Defaults of the batch submit's bounds. A batch of DefaultMaxBatchBytes
-// is in within UploadGrace + 4 s at the minimum upload rate, well inside
-// ReadTimeout; it holds some 330 plain payments, or four txs of the max
-// size.
-const (
-	DefaultMaxBatchTxs   = 256
-	DefaultMaxBatchBytes = 64<<10 + 16 // the array's head beside four 16 KiB txs
 )
 
 var (
@@ -35,37 +27,12 @@ var (
 	ErrBatchTooLarge = errors.New("batch over the limit of txs")
 )
 
-// The reasons of a tx's 503 within a batch (TxAnswer.Reason), as the
-// single submit's messages name them.
-const (
-	ReasonMempoolFull = "mempool-full"
-	ReasonMempoolBusy = "mempool-busy"
-)
-
-// TxAnswer is the answer to one tx of POST /api/submit/txs: what POST
-// /api/submit/tx would have answered for it alone, in a field each.
-type TxAnswer struct {
-	// Status is the tx's own status: 202 admitted, 400 rejected (Rule
-	// says by what, as the single submit's 400), 413 larger than the max
-	// tx size, 503 refused for now (Reason, RetryAfter), 500 a local
-	// failure.
-	Status int    `json:"status"`
-	ID     string `json:"id,omitempty"` // 202: the tx id, hex
-	Error  string `json:"error,omitempty"`
-	// Rule is a 400's rule code: ledger.Rule.Code, or RuleInMempool.
-	Rule string `json:"rule,omitempty"`
-	// Reason and RetryAfter (seconds) are a 503's: ReasonMempoolFull or
-	// ReasonMempoolBusy.
-	Reason     string `json:"reason,omitempty"`
-	RetryAfter int    `json:"retryAfter,omitempty"`
-}
-
 // handleSubmitBatch is POST /api/submit/txs: the body is a CBOR array of
 // signed txs, each as POST /api/submit/tx takes it, at most MaxBatchTxs of
 // them in MaxBatchBytes. The txs are added to the mempool together, in the
 // array's order (mempool.AddTxs: their signatures checked together, off
 // the add lock), so a tx may spend an output of one before it; the answer,
-// 200, is a JSON array of a TxAnswer per tx, in order. A rejected tx does
+// 200, is a JSON array of an apitypes.TxAnswer per tx, in order. A rejected tx does
 // not end the batch: the txs after it are tried, and those spending its
 // outputs are rejected in turn. The batch waits for room and turns no
 // longer than a single tx: a tx that would wait past the timeout is
@@ -97,7 +64,7 @@ func (s *Server) handleSubmitBatch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	answers := make([]TxAnswer, len(items))
+	answers := make([]apitypes.TxAnswer, len(items))
 	cpuwork.Do(r.Context(), cpuwork.Intake, func(ctx context.Context) {
 		txs := make([]*ledger.Tx, 0, len(items))
 		at := make([]int, 0, len(items)) // the item each tx was decoded from
@@ -139,7 +106,7 @@ func (s *Server) edgeAdmits(w http.ResponseWriter) bool {
 
 // addTx decodes a tx and adds it to the mempool within ctx, and says what
 // became of it, as the single submit answers.
-func (s *Server) addTx(ctx context.Context, raw []byte) TxAnswer {
+func (s *Server) addTx(ctx context.Context, raw []byte) apitypes.TxAnswer {
 	tx, answer := s.decodeTx(raw)
 	if tx == nil {
 		return answer
@@ -149,46 +116,46 @@ func (s *Server) addTx(ctx context.Context, raw []byte) TxAnswer {
 
 // decodeTx decodes a submitted tx, or says why it is refused: over the
 // max tx size, or not a tx.
-func (s *Server) decodeTx(raw []byte) (*ledger.Tx, TxAnswer) {
+func (s *Server) decodeTx(raw []byte) (*ledger.Tx, apitypes.TxAnswer) {
 	if len(raw) > s.opts.MaxTxSize {
-		return nil, TxAnswer{Status: http.StatusRequestEntityTooLarge, Error: fmt.Sprintf("tx over the limit of %d bytes", s.opts.MaxTxSize)}
+		return nil, apitypes.TxAnswer{Status: http.StatusRequestEntityTooLarge, Error: fmt.Sprintf("tx over the limit of %d bytes", s.opts.MaxTxSize)}
 	}
 	tx, err := ledger.DecodeTx(raw)
 	if err != nil {
 		return nil, rejection(err)
 	}
-	return tx, TxAnswer{}
+	return tx, apitypes.TxAnswer{}
 }
 
 // added is the answer to a tx the mempool's add of which returned err.
-func (s *Server) added(tx *ledger.Tx, err error) TxAnswer {
+func (s *Server) added(tx *ledger.Tx, err error) apitypes.TxAnswer {
 	switch {
 	case err == nil:
 		s.latency.admitted(tx.Hash(), time.Now())
 		id := tx.ID()
-		return TxAnswer{Status: http.StatusAccepted, ID: hex.EncodeToString(id[:])}
+		return apitypes.TxAnswer{Status: http.StatusAccepted, ID: hex.EncodeToString(id[:])}
 	case errors.Is(err, mempool.ErrFull):
-		return TxAnswer{Status: http.StatusServiceUnavailable, Reason: ReasonMempoolFull, RetryAfter: 1, Error: "mempool full"}
+		return apitypes.TxAnswer{Status: http.StatusServiceUnavailable, Reason: apitypes.ReasonMempoolFull, RetryAfter: 1, Error: "mempool full"}
 	case errors.Is(err, mempool.ErrBusy):
 		// No turn to add within the timeout, or not tried after a tx of
 		// its batch that had none.
-		return TxAnswer{Status: http.StatusServiceUnavailable, Reason: ReasonMempoolBusy, RetryAfter: 1, Error: err.Error()}
+		return apitypes.TxAnswer{Status: http.StatusServiceUnavailable, Reason: apitypes.ReasonMempoolBusy, RetryAfter: 1, Error: err.Error()}
 	case mempool.IsRejection(err), errors.Is(err, mempool.ErrDuplicate):
 		return rejection(err)
 	default:
-		return TxAnswer{Status: http.StatusInternalServerError, Error: err.Error()}
+		return apitypes.TxAnswer{Status: http.StatusInternalServerError, Error: err.Error()}
 	}
 }
 
 // rejection is the 400 of a tx that broke a rule: the error and the code
-// of the ledger rule (or RuleInMempool), so that clients decide by the
+// of the ledger rule (or apitypes.RuleInMempool), so that clients decide by the
 // code and never parse the message.
-func rejection(err error) TxAnswer {
-	a := TxAnswer{Status: http.StatusBadRequest, Error: err.Error()}
+func rejection(err error) apitypes.TxAnswer {
+	a := apitypes.TxAnswer{Status: http.StatusBadRequest, Error: err.Error()}
 	if rule, ok := ledger.RuleOf(err); ok {
 		a.Rule = rule.Code()
 	} else if errors.Is(err, mempool.ErrDuplicate) {
-		a.Rule = RuleInMempool
+		a.Rule = apitypes.RuleInMempool
 	}
 	return a
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/leiosnode/leiosnode/admission"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
@@ -88,13 +89,13 @@ func txBytes(txs ...*ledger.Tx) [][]byte {
 
 // submitBatch posts body to /api/submit/txs and returns the status, the
 // per-tx answers of a 200 and the body.
-func submitBatch(t *testing.T, h http.Handler, body []byte) (int, []TxAnswer, *httptest.ResponseRecorder) {
+func submitBatch(t *testing.T, h http.Handler, body []byte) (int, []apitypes.TxAnswer, *httptest.ResponseRecorder) {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodPost, "/api/submit/txs", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/cbor")
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	var answers []TxAnswer
+	var answers []apitypes.TxAnswer
 	if rec.Code == http.StatusOK {
 		if err := json.Unmarshal(rec.Body.Bytes(), &answers); err != nil {
 			t.Fatalf("the answer %q: %v", rec.Body, err)
@@ -116,7 +117,7 @@ func TestSubmitBatchInOrder(t *testing.T) {
 		t.Fatalf("batch: %d %s, want 200 with %d answers", code, rec.Body, len(chain))
 	}
 	for i, a := range answers {
-		if a != (TxAnswer{Status: http.StatusAccepted, ID: idOf(chain[i])}) {
+		if a != (apitypes.TxAnswer{Status: http.StatusAccepted, ID: idOf(chain[i])}) {
 			t.Errorf("tx %d: %+v, want 202 with id %s", i, a, idOf(chain[i]))
 		}
 	}
@@ -163,7 +164,7 @@ func TestSubmitBatchMixed(t *testing.T) {
 		{http.StatusBadRequest, "malformed", ""},
 		{http.StatusAccepted, "", idOf(other[0])},
 		{http.StatusRequestEntityTooLarge, "", ""},
-		{http.StatusBadRequest, RuleInMempool, ""},
+		{http.StatusBadRequest, apitypes.RuleInMempool, ""},
 	}
 	for i, w := range want {
 		a := answers[i]
@@ -224,7 +225,7 @@ func TestSubmitBatchLimits(t *testing.T) {
 	}
 
 	defaults, _ := batchServer(t, utxo, Options{}, mempool.Options{})
-	if o := defaults.opts; o.MaxBatchTxs != DefaultMaxBatchTxs || o.MaxBatchBytes != DefaultMaxBatchBytes {
+	if o := defaults.opts; o.MaxBatchTxs != apitypes.DefaultMaxBatchTxs || o.MaxBatchBytes != apitypes.DefaultMaxBatchBytes {
 		t.Errorf("default bounds %d txs, %d bytes", o.MaxBatchTxs, o.MaxBatchBytes)
 	}
 }
@@ -268,11 +269,11 @@ func TestSubmitBatchRefused(t *testing.T) {
 			t.Errorf("tx %d: %+v, want admitted", i, a)
 		}
 	}
-	if a := answers[2]; a.Status != http.StatusServiceUnavailable || a.Reason != ReasonMempoolFull || a.RetryAfter != 1 || a.Error != "mempool full" {
+	if a := answers[2]; a.Status != http.StatusServiceUnavailable || a.Reason != apitypes.ReasonMempoolFull || a.RetryAfter != 1 || a.Error != "mempool full" {
 		t.Errorf("the tx without room: %+v, want 503 mempool full, retry after 1 s", a)
 	}
 	// The tx after it waits for room no longer than the batch's timeout.
-	if a := answers[3]; a.Status != http.StatusServiceUnavailable || (a.Reason != ReasonMempoolBusy && a.Reason != ReasonMempoolFull) || a.RetryAfter != 1 {
+	if a := answers[3]; a.Status != http.StatusServiceUnavailable || (a.Reason != apitypes.ReasonMempoolBusy && a.Reason != apitypes.ReasonMempoolFull) || a.RetryAfter != 1 {
 		t.Errorf("the tx after it: %+v, want 503 for the mempool", a)
 	}
 	if st := pool.Stats(); st.Added != 2 {

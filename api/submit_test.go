@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/leiosnode/leiosnode/admission"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/ledger"
 	"github.com/leiosnode/leiosnode/mempool"
@@ -142,7 +143,7 @@ func TestAnswersNameTxIDs(t *testing.T) {
 		name string
 		tx   *ledger.Tx
 		rule string
-	}{{"again", tx, RuleInMempool}, {"same body, other witnesses", twin, "fee-too-small"}} {
+	}{{"again", tx, apitypes.RuleInMempool}, {"same body, other witnesses", twin, "fee-too-small"}} {
 		code, reply := submit(t, s.Handler(), tc.tx.Bytes())
 		if code != http.StatusBadRequest || !strings.Contains(reply, id) || strings.Contains(reply, block.Hash(tc.tx.Hash()).String()) {
 			t.Errorf("submit %s: %d %s; want 400 naming tx id %s", tc.name, code, reply, id)

@@ -4,20 +4,22 @@ import (
 	"errors"
 	"time"
 
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
-// What a leader found when it looked at the tip's EB (CertifyAttempt).
+// What a leader found when it looked at the tip's EB (CertifyAttempt):
+// the API's words (package apitypes), which the node's clients read.
 const (
-	CertifyCertified     = "certified"
-	CertifyTooEarly      = "too early: the EB is younger than the certification gap"
-	CertifyNoClosure     = "closure not held"
-	CertifyNoQuorum      = "no quorum"
-	CertifyInvalid       = "closure does not apply"
-	CertifyNotCertifying = "votes do not certify"
-	CertifyEquivocation  = "equivocating announcement"
+	CertifyCertified     = apitypes.CertifyCertified
+	CertifyTooEarly      = apitypes.CertifyTooEarly
+	CertifyNoClosure     = apitypes.CertifyNoClosure
+	CertifyNoQuorum      = apitypes.CertifyNoQuorum
+	CertifyInvalid       = apitypes.CertifyInvalid
+	CertifyNotCertifying = apitypes.CertifyNotCertifying
+	CertifyEquivocation  = apitypes.CertifyEquivocation
 )
 
 // CertifyAttempt is what a leader saw of the tip's EB when it forged on

@@ -4,18 +4,20 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/internal/cpuwork"
 	"github.com/leiosnode/leiosnode/internal/simtrace"
 )
 
-// What became of this node's vote on an EB (Leios.RecordVote).
+// What became of this node's vote on an EB (Leios.RecordVote): the
+// API's words (package apitypes), which the node's clients read.
 const (
-	VoteCast              = "voted"
-	VoteClosureIncomplete = "closure incomplete in the voting window"
-	VoteInvalidClosure    = "invalid closure"
-	VoteEquivocation      = "equivocating announcement"
-	VoteTipReplaced       = "its RB stopped being the tip before the vote"
+	VoteCast              = apitypes.VoteCast
+	VoteClosureIncomplete = apitypes.VoteClosureIncomplete
+	VoteInvalidClosure    = apitypes.VoteInvalidClosure
+	VoteEquivocation      = apitypes.VoteEquivocation
+	VoteTipReplaced       = apitypes.VoteTipReplaced
 )
 
 // ballot is the vote on the EB of one tip RB.

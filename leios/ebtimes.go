@@ -10,72 +10,20 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/leiosdb"
 )
 
-// EBTimes is one EB's way through this node, stage by stage, each first
-// time it happened: GET /api/ebs, and the devnet report's stage latencies.
-// Every stage is also given in StageMs as milliseconds after the EB's slot
-// start (when its RB was forged), the clock the voting window runs on.
-type EBTimes struct {
-	Slot   uint64 `json:"slot"`
-	EbHash string `json:"ebHash"`
-	// RbHash is the announcing RB's, as first announced here.
-	RbHash string `json:"rbHash,omitempty"`
-	// Txs and ClosureBytes size the EB, once its body is held.
-	Txs          int `json:"txs,omitempty"`
-	ClosureBytes int `json:"closureBytes,omitempty"`
-	// Deadline is the end of the voting window: the end of slot
-	// Slot + LHdr + LVote, after which no vote on the EB may be cast.
-	Deadline time.Time `json:"deadline"`
-
-	Announced *time.Time `json:"announced,omitempty"` // its RB header, first seen
-	Body      *time.Time `json:"body,omitempty"`      // its body, held
-	Closure   *time.Time `json:"closure,omitempty"`   // every tx of its closure, held
-	// Validated is when this node's check of the closure on the ledger
-	// after the announcing RB passed: a committee member's last step
-	// before its vote. Voted is when the vote was cast.
-	Validated *time.Time `json:"validated,omitempty"`
-	Voted     *time.Time `json:"voted,omitempty"`
-	StageMs   StageMs    `json:"stageMs"`
-
-	// Vote is what became of this node's vote on the EB (forge.Vote*), if
-	// it holds a committee seat; Votes counts the votes relayed here for
-	// its RB.
-	Vote  string `json:"vote,omitempty"`
-	Votes int    `json:"votes"`
-	// Certify is what this node saw when it led a slot on the announcing
-	// RB: the votes it held and whether it certified the EB.
-	Certify *CertifyAttempt `json:"certify,omitempty"`
-	// Fate is what became of it on this node's selected chain (fate.go),
-	// worked out when the list is asked for.
-	Fate *EBFate `json:"fate,omitempty"`
-
-	rb block.Hash // RbHash, for counting votes
-}
-
-// StageMs are EBTimes' stages in milliseconds after the EB's slot start;
-// a stage not reached is absent.
-type StageMs struct {
-	Announced *int64 `json:"announced,omitempty"`
-	Body      *int64 `json:"body,omitempty"`
-	Closure   *int64 `json:"closure,omitempty"`
-	Validated *int64 `json:"validated,omitempty"`
-	Voted     *int64 `json:"voted,omitempty"`
-	Deadline  int64  `json:"deadline"`
-}
-
-// CertifyAttempt is a leader's look at an EB's votes when it forged on
-// the RB that announced it (forge.CertifyAttempt), in EBTimes.
-type CertifyAttempt struct {
-	Slot    uint64    `json:"slot"` // of the block forged
-	At      time.Time `json:"at"`
-	AtMs    int64     `json:"atMs"` // after the EB's slot start
-	Votes   int       `json:"votes"`
-	Outcome string    `json:"outcome"`
+// ebEntry is one EB's record in the log: its way through this node as
+// GET /api/ebs gives it (apitypes.EBTimes: the stage and vote vocabularies
+// are the API's), and the announcing RB's hash, for counting votes and
+// finding it on the chain.
+type ebEntry struct {
+	apitypes.EBTimes
+	rb block.Hash // RbHash
 }
 
 // maxEBTimes bounds the EBs remembered.
@@ -93,8 +41,8 @@ type ebLog struct {
 	diffusion prometheus.Histogram // slot start to complete closure
 
 	mu               sync.Mutex // guards the fields below
-	byPoint          map[block.Point]*EBTimes
-	byRB             map[block.Hash]*EBTimes // the same entries, by announcing RB
+	byPoint          map[block.Point]*ebEntry
+	byRB             map[block.Hash]*ebEntry // the same entries, by announcing RB
 	order            []block.Point           // insertion order, for eviction
 	bodies, closures uint64
 	changed          chan struct{} // closed and replaced when a body or a closure is recorded
@@ -110,8 +58,8 @@ func newEBLog(t consensus.Timing, clock consensus.Clock, reg prometheus.Register
 			Help:    "Time from an EB's slot start (when it was forged) to its complete closure here.",
 			Buckets: prometheus.ExponentialBuckets(0.01, 2, 12),
 		}),
-		byPoint: make(map[block.Point]*EBTimes),
-		byRB:    make(map[block.Hash]*EBTimes),
+		byPoint: make(map[block.Point]*ebEntry),
+		byRB:    make(map[block.Hash]*ebEntry),
 		changed: make(chan struct{}),
 	}
 	if reg != nil {
@@ -123,10 +71,10 @@ func newEBLog(t consensus.Timing, clock consensus.Clock, reg prometheus.Register
 }
 
 // entry returns p's times, creating them. mu is held.
-func (l *ebLog) entry(p block.Point) *EBTimes {
+func (l *ebLog) entry(p block.Point) *ebEntry {
 	e, ok := l.byPoint[p]
 	if !ok {
-		e = &EBTimes{Slot: p.Slot, EbHash: p.Hash.String(), Deadline: l.clock.SlotStart(p.Slot + l.window)}
+		e = &ebEntry{EBTimes: apitypes.EBTimes{Slot: p.Slot, EbHash: p.Hash.String(), Deadline: l.clock.SlotStart(p.Slot + l.window)}}
 		l.byPoint[p] = e
 		l.order = append(l.order, p)
 		if len(l.order) > maxEBTimes {
@@ -223,29 +171,27 @@ func (l *ebLog) recordCertify(p block.Point, a forge.CertifyAttempt) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e := l.entry(p)
-	e.Certify = &CertifyAttempt{Slot: a.Slot, At: a.At, AtMs: l.sinceSlot(p.Slot, a.At), Votes: a.Votes, Outcome: a.Outcome}
+	e.Certify = &apitypes.CertifyAttempt{Slot: a.Slot, At: a.At, AtMs: l.sinceSlot(p.Slot, a.At), Votes: a.Votes, Outcome: a.Outcome}
 }
 
 func (l *ebLog) sinceSlot(slot uint64, t time.Time) int64 {
 	return t.Sub(l.clock.SlotStart(slot)).Milliseconds()
 }
 
-func (l *ebLog) list() []EBTimes {
+// list is the log's entries, copies, oldest first, each with its stages
+// in ms after its slot start.
+func (l *ebLog) list() []ebEntry {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make([]EBTimes, 0, len(l.order))
+	out := make([]ebEntry, 0, len(l.order))
 	for _, p := range l.order {
 		e := *l.byPoint[p]
-		ms := func(t *time.Time) *int64 {
-			if t == nil {
-				return nil
+		e.StageMs = apitypes.StageMs{Deadline: l.sinceSlot(e.Slot, e.Deadline)}
+		for _, stage := range apitypes.Stages() {
+			if t := *e.At(stage); t != nil {
+				ms := l.sinceSlot(e.Slot, *t)
+				*e.StageMs.At(stage) = &ms
 			}
-			v := l.sinceSlot(e.Slot, *t)
-			return &v
-		}
-		e.StageMs = StageMs{
-			Announced: ms(e.Announced), Body: ms(e.Body), Closure: ms(e.Closure),
-			Validated: ms(e.Validated), Voted: ms(e.Voted), Deadline: l.sinceSlot(e.Slot, e.Deadline),
 		}
 		out = append(out, e)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/chaindb"
 	"github.com/leiosnode/leiosnode/forge"
@@ -33,34 +34,36 @@ func TestFateAfter(t *testing.T) {
 	rb := header(t, nil, 10, &eb, false)
 	next := header(t, rb, 10+gap, nil, false)
 	held := time.Now()
-	led := func(outcome string) *CertifyAttempt { return &CertifyAttempt{Slot: next.Slot, Outcome: outcome} }
+	led := func(outcome string) *apitypes.CertifyAttempt {
+		return &apitypes.CertifyAttempt{Slot: next.Slot, Outcome: outcome}
+	}
 	for _, tc := range []struct {
 		name     string
 		next     *block.Header
 		vote     string
 		complete bool
-		certify  *CertifyAttempt
-		want     EBFate
+		certify  *apitypes.CertifyAttempt
+		want     apitypes.EBFate
 	}{
-		{"certified", header(t, rb, 10+gap, nil, true), forge.VoteCast, true, nil, EBFate{Fate: FateCertified}},
-		{"equivocation", next, forge.VoteEquivocation, true, nil, EBFate{Fate: FateNotCertified, Reason: ReasonEquivocation}},
-		{"too early", header(t, rb, 10+gap-1, nil, false), forge.VoteCast, true, nil, EBFate{Fate: FateNotCertified, Reason: ReasonTooEarly}},
-		{"invalid closure", next, forge.VoteInvalidClosure, true, nil, EBFate{Fate: FateNotCertified, Reason: ReasonInvalid}},
-		{"closure incomplete", next, "", false, nil, EBFate{Fate: FateNotCertified, Reason: ReasonIncomplete}},
-		{"no quorum", next, forge.VoteCast, true, nil, EBFate{Fate: FateNotCertified, Reason: ReasonNoQuorum}},
+		{"certified", header(t, rb, 10+gap, nil, true), forge.VoteCast, true, nil, apitypes.EBFate{Fate: apitypes.FateCertified}},
+		{"equivocation", next, forge.VoteEquivocation, true, nil, apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonEquivocation}},
+		{"too early", header(t, rb, 10+gap-1, nil, false), forge.VoteCast, true, nil, apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonTooEarly}},
+		{"invalid closure", next, forge.VoteInvalidClosure, true, nil, apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonInvalid}},
+		{"closure incomplete", next, "", false, nil, apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonIncomplete}},
+		{"no quorum", next, forge.VoteCast, true, nil, apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonNoQuorum}},
 		// This node forged next: what it found then is the reason.
-		{"led: no quorum", next, "", false, led(forge.CertifyNoQuorum), EBFate{Fate: FateNotCertified, Reason: ReasonNoQuorum}},
-		{"led: votes do not certify", next, forge.VoteCast, true, led(forge.CertifyNotCertifying), EBFate{Fate: FateNotCertified, Reason: ReasonNoQuorum}},
-		{"led: closure not held", next, forge.VoteCast, true, led(forge.CertifyNoClosure), EBFate{Fate: FateNotCertified, Reason: ReasonIncomplete}},
-		{"led: closure does not apply", next, forge.VoteCast, true, led(forge.CertifyInvalid), EBFate{Fate: FateNotCertified, Reason: ReasonInvalid}},
-		{"led: equivocation", next, forge.VoteCast, true, led(forge.CertifyEquivocation), EBFate{Fate: FateNotCertified, Reason: ReasonEquivocation}},
-		{"led: too early", next, forge.VoteCast, true, led(forge.CertifyTooEarly), EBFate{Fate: FateNotCertified, Reason: ReasonTooEarly}},
+		{"led: no quorum", next, "", false, led(forge.CertifyNoQuorum), apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonNoQuorum}},
+		{"led: votes do not certify", next, forge.VoteCast, true, led(forge.CertifyNotCertifying), apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonNoQuorum}},
+		{"led: closure not held", next, forge.VoteCast, true, led(forge.CertifyNoClosure), apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonIncomplete}},
+		{"led: closure does not apply", next, forge.VoteCast, true, led(forge.CertifyInvalid), apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonInvalid}},
+		{"led: equivocation", next, forge.VoteCast, true, led(forge.CertifyEquivocation), apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonEquivocation}},
+		{"led: too early", next, forge.VoteCast, true, led(forge.CertifyTooEarly), apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonTooEarly}},
 		// It certified in a block of the same slot that lost, or led
 		// another slot: its own view of the EB tells.
-		{"led: a block that lost", next, "", false, led(forge.CertifyCertified), EBFate{Fate: FateNotCertified, Reason: ReasonIncomplete}},
-		{"led another slot", next, forge.VoteCast, true, &CertifyAttempt{Slot: next.Slot + 1, Outcome: forge.CertifyNoClosure}, EBFate{Fate: FateNotCertified, Reason: ReasonNoQuorum}},
+		{"led: a block that lost", next, "", false, led(forge.CertifyCertified), apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonIncomplete}},
+		{"led another slot", next, forge.VoteCast, true, &apitypes.CertifyAttempt{Slot: next.Slot + 1, Outcome: forge.CertifyNoClosure}, apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonNoQuorum}},
 	} {
-		e := &EBTimes{Slot: rb.Slot, EbHash: eb.EbHash.String(), Vote: tc.vote, Certify: tc.certify}
+		e := &apitypes.EBTimes{Slot: rb.Slot, EbHash: eb.EbHash.String(), Vote: tc.vote, Certify: tc.certify}
 		if tc.complete {
 			e.Closure = &held
 		}
@@ -68,7 +71,7 @@ func TestFateAfter(t *testing.T) {
 		if got.Fate != tc.want.Fate || got.Reason != tc.want.Reason {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
 		}
-		if (got.Fate == FateCertified) != (got.CertifiedBy != nil && got.CertifiedBy.Hash == tc.next.Hash().String()) {
+		if (got.Fate == apitypes.FateCertified) != (got.CertifiedBy != nil && got.CertifiedBy.Hash == tc.next.Hash().String()) {
 			t.Errorf("%s: certified by %+v", tc.name, got.CertifiedBy)
 		}
 	}
@@ -114,26 +117,26 @@ func TestFatesFollowTheChain(t *testing.T) {
 	p.ebs.recordAnnounced(pt, rb.Hash(), time.Now())
 	later := block.Point{Slot: 900, Hash: block.Hash{0xee}}
 	p.ebs.recordAnnounced(later, block.Hash{0x99}, time.Now())
-	fate := func(pt block.Point) EBFate {
+	fate := func(pt block.Point) apitypes.EBFate {
 		for _, e := range p.EBTimes() {
 			if e.Slot == pt.Slot && e.EbHash == pt.Hash.String() {
 				return *e.Fate
 			}
 		}
 		t.Fatalf("EB %s not listed", pt)
-		return EBFate{}
+		return apitypes.EBFate{}
 	}
 
 	chain := &headerChain{headers: []*block.Header{genesis, rb}}
 	if err := p.Attach(chain, nil); err != nil {
 		t.Fatal(err)
 	}
-	if f := fate(pt); f.Fate != FatePending {
+	if f := fate(pt); f.Fate != apitypes.FatePending {
 		t.Errorf("RB at the tip: %+v", f)
 	}
 	certRB := header(t, rb, rb.Slot+gap, nil, true)
 	chain.headers = append(chain.headers, certRB)
-	if f := fate(pt); f.Fate != FateCertified || f.CertifiedBy == nil || f.CertifiedBy.Number != certRB.BlockNumber {
+	if f := fate(pt); f.Fate != apitypes.FateCertified || f.CertifiedBy == nil || f.CertifiedBy.Number != certRB.BlockNumber {
 		t.Errorf("after the CertRB: %+v", f)
 	}
 	// A rollback to a longer fork off the genesis block.
@@ -142,15 +145,15 @@ func TestFatesFollowTheChain(t *testing.T) {
 		fork = append(fork, header(t, fork[len(fork)-1], slot, nil, false))
 	}
 	chain.headers = fork
-	if f := fate(pt); f.Fate != FateNotCertified || f.Reason != ReasonOffChain {
+	if f := fate(pt); f.Fate != apitypes.FateNotCertified || f.Reason != apitypes.ReasonOffChain {
 		t.Errorf("after the rollback: %+v", f)
 	}
-	if f := fate(later); f.Fate != FatePending {
+	if f := fate(later); f.Fate != apitypes.FatePending {
 		t.Errorf("an EB newer than the tip: %+v", f)
 	}
 	// A rollback while the chain is read: what was not met says pending.
 	chain.headers, chain.gone = []*block.Header{genesis, rb, certRB}, certRB.BlockNumber
-	if f := fate(pt); f.Fate != FatePending {
+	if f := fate(pt); f.Fate != apitypes.FatePending {
 		t.Errorf("a rollback while read: %+v", f)
 	}
 }

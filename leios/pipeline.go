@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/fetch"
@@ -325,11 +326,16 @@ func (p *Pipeline) Stats() Stats {
 
 // EBTimes lists, for the most recent EBs, when this node first held each
 // one's announcement, body and whole closure, its vote on it, the votes
-// relayed for it, and what became of it on the selected chain (Fate).
-func (p *Pipeline) EBTimes() []EBTimes {
+// relayed for it, and what became of it on the selected chain (Fate): GET
+// /api/ebs.
+func (p *Pipeline) EBTimes() []apitypes.EBTimes {
 	ebs := p.ebs.list()
 	p.settleFates(ebs)
-	return ebs
+	out := make([]apitypes.EBTimes, len(ebs))
+	for i, e := range ebs {
+		out[i] = e.EBTimes
+	}
+	return out
 }
 
 // MissedWindows counts this node's latest EBs, newest first, whose voting

@@ -13,12 +13,12 @@ import (
 	"github.com/multiformats/go-multiaddr"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/waittest"
 	"github.com/leiosnode/leiosnode/keys"
-	"github.com/leiosnode/leiosnode/leios"
 )
 
 // Ten producers on mocknet links (20 ms, a random graph of degree about
@@ -157,7 +157,7 @@ func TestTenNodesCertifyOnMocknet(t *testing.T) {
 			p, ok := consensus.CertifiedPoint(blk, prev.Header)
 			outcomes, relayed, fates := map[string]int{}, make([]int, nodes), map[string]int{}
 			for i, n := range ns {
-				fate := leios.EBFate{Fate: "not listed"}
+				fate := apitypes.EBFate{Fate: "not listed"}
 				for _, e := range n.leios.EBTimes() {
 					if e.Slot == eb.Slot && e.EbHash == eb.Hash.String() {
 						outcomes[e.Vote]++
@@ -170,10 +170,10 @@ func TestTenNodesCertifyOnMocknet(t *testing.T) {
 				// and certified exactly when that block certifies it.
 				switch {
 				case ok && p == eb:
-					if fate.Fate != leios.FateCertified || fate.CertifiedBy == nil || fate.CertifiedBy.Hash != blk.Hash().String() || fate.CertifiedBy.Number != number {
+					if fate.Fate != apitypes.FateCertified || fate.CertifiedBy == nil || fate.CertifiedBy.Hash != blk.Hash().String() || fate.CertifiedBy.Number != number {
 						t.Errorf("EB %s, certified by block %d: node %d says %+v", eb, number, i, fate)
 					}
-				case fate.Fate != leios.FateNotCertified || fate.Reason == "":
+				case fate.Fate != apitypes.FateNotCertified || fate.Reason == "":
 					t.Errorf("EB %s, not certified by block %d: node %d says %+v", eb, number, i, fate)
 				}
 			}
@@ -205,7 +205,7 @@ func TestTenNodesCertifyOnMocknet(t *testing.T) {
 			tip, ebs = n.chain.Tip(), n.leios.EBTimes()
 		}
 		for _, e := range ebs {
-			if e.Fate.Fate == leios.FatePending && time.Now().After(e.Deadline) &&
+			if e.Fate.Fate == apitypes.FatePending && time.Now().After(e.Deadline) &&
 				e.RbHash != tip.Point.Hash.String() && e.Slot < tip.Point.Slot {
 				t.Errorf("node %d: EB %d/%s pending after its window, its RB %s below the tip %s", i, e.Slot, e.EbHash, e.RbHash, tip.Point)
 			}

@@ -9,11 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/simtrace"
 	"github.com/leiosnode/leiosnode/internal/waittest"
-	"github.com/leiosnode/leiosnode/leios"
 )
 
 // With more txs than an RB carries, a leader announces an EB; every node
@@ -39,7 +38,7 @@ func TestEBsDiffuseToEveryNode(t *testing.T) {
 		}
 	}
 	for _, cfg := range configs {
-		var s api.Status
+		var s apitypes.Status
 		waittest.Until(t, cfg.HTTPAddr+" completing an EB closure", func() bool {
 			var err error
 			s, err = getStatus(cfg.HTTPAddr)
@@ -65,7 +64,7 @@ func TestEBsDiffuseToEveryNode(t *testing.T) {
 	resp, err := http.Get("http://" + configs[2].HTTPAddr + "/api/ebs")
 	must(t, err)
 	defer resp.Body.Close()
-	var ebs []leios.EBTimes
+	var ebs []apitypes.EBTimes
 	must(t, json.NewDecoder(resp.Body).Decode(&ebs))
 	complete := 0
 	for _, eb := range ebs {

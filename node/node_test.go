@@ -23,7 +23,7 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
@@ -171,8 +171,8 @@ func must(t *testing.T, err error) {
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func getStatus(addr string) (api.Status, error) {
-	var s api.Status
+func getStatus(addr string) (apitypes.Status, error) {
+	var s apitypes.Status
 	resp, err := http.Get("http://" + addr + "/status")
 	if err != nil {
 		return s, err
@@ -193,11 +193,11 @@ func TestTwoNodesAgreeAndRestart(t *testing.T) {
 		must(t, err)
 		g.Go(func() error { return n.Run(ctx) })
 	}
-	waitAgree := func(minBlock uint64) api.Status {
+	waitAgree := func(minBlock uint64) apitypes.Status {
 		t.Helper()
-		var a api.Status
+		var a apitypes.Status
 		waittest.Until(t, fmt.Sprintf("the nodes agreeing on a chain of %d blocks", minBlock), func() bool {
-			var b api.Status
+			var b apitypes.Status
 			var errA, errB error
 			a, errA = getStatus(configs[0].HTTPAddr)
 			b, errB = getStatus(configs[1].HTTPAddr)

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/waittest"
 )
@@ -43,7 +43,7 @@ func TestOverloadIsRefusedAtTheEdge(t *testing.T) {
 	// Watch node 0 while the wallet posts: its mempool's bytes against its
 	// bound, and the certificates applied while it was refusing.
 	var (
-		overBound      []api.MempoolStatus
+		overBound      []apitypes.MempoolStatus
 		certifiedFirst uint64 // CertRBs applied when the first refusal came
 		certifiedFull  uint64 // and the most applied while still refusing
 	)

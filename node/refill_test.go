@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/waittest"
@@ -212,7 +212,7 @@ func waitFor(t *testing.T, what string, done func() bool) {
 // misses (503) or for every page (200).
 func assertBlocksAnswer(t *testing.T, addr string, tip uint64, status int) {
 	t.Helper()
-	for from := uint64(1); from <= tip; from += api.MaxBlocksPerRequest {
+	for from := uint64(1); from <= tip; from += apitypes.MaxBlocksPerRequest {
 		resp, err := http.Get("http://" + addr + "/api/blocks?from=" + strconv.FormatUint(from, 10))
 		must(t, err)
 		body, _ := io.ReadAll(resp.Body)

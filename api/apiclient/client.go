@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -80,7 +80,7 @@ func refusalOf(resp *http.Response, message string) *RefusedError {
 }
 
 // RejectedError is a 400 answer: Reason is the node's error message,
-// Rule the code of the rule the tx broke (api.RuleInMempool for a tx the
+// Rule the code of the rule the tx broke (apitypes.RuleInMempool for a tx the
 // node already holds), "" when the node named none.
 type RejectedError struct{ Reason, Rule string }
 
@@ -88,7 +88,7 @@ func (e *RejectedError) Error() string { return "tx rejected: " + e.Reason }
 func (e *RejectedError) Unwrap() error { return ErrTxRejected }
 
 // Held reports whether the node refused the tx because it holds it already.
-func (e *RejectedError) Held() bool { return e.Rule == api.RuleInMempool }
+func (e *RejectedError) Held() bool { return e.Rule == apitypes.RuleInMempool }
 
 // RuleName is the wording of the ledger rule the tx broke, without the
 // detail (which input, which amounts), so that rejections group by rule;
@@ -266,8 +266,8 @@ func apiErrorMessage(body []byte) string {
 
 // Blocks is GET /api/blocks?from=N&count=M: at most count blocks of the
 // node's selected chain from number from, oldest first.
-func (a Client) Blocks(ctx context.Context, from, count uint64) ([]api.BlockTxs, error) {
-	var blocks []api.BlockTxs
+func (a Client) Blocks(ctx context.Context, from, count uint64) ([]apitypes.BlockTxs, error) {
+	var blocks []apitypes.BlockTxs
 	err := a.Fetch(ctx, fmt.Sprintf("/api/blocks?from=%d&count=%d", from, count), blocksTimeout, &blocks)
 	return blocks, err
 }
@@ -284,8 +284,8 @@ func Parameters(ctx context.Context, client *http.Client, nodeURL string) (ledge
 // the protocol parameters, and the slot length, f and Leios limits of its
 // network when it gives them (a node older than this client does not:
 // their fields are then zero).
-func NetworkParameters(ctx context.Context, client *http.Client, nodeURL string) (api.Parameters, error) {
-	var p api.Parameters
+func NetworkParameters(ctx context.Context, client *http.Client, nodeURL string) (apitypes.Parameters, error) {
+	var p apitypes.Parameters
 	err := New(client, nodeURL).Fetch(ctx, "/api/parameters", queryTimeout, &p)
 	return p, err
 }
@@ -298,13 +298,13 @@ const maxUTxOPages = 100
 // nodeURL, page after page: the outputs the address holds at the node's
 // tip (at most maxUTxOPages pages of them). The tip may move between two
 // pages; an output listed twice is returned once.
-func AddressUTxOs(ctx context.Context, client *http.Client, nodeURL string, address []byte) ([]api.AddressUTxO, error) {
+func AddressUTxOs(ctx context.Context, client *http.Client, nodeURL string, address []byte) ([]apitypes.AddressUTxO, error) {
 	a := New(client, nodeURL)
 	seen := map[string]bool{}
-	var all []api.AddressUTxO
+	var all []apitypes.AddressUTxO
 	for page := 1; page <= maxUTxOPages; page++ {
-		var got []api.AddressUTxO
-		path := fmt.Sprintf("/api/addresses/%s/utxos?count=%d&page=%d", ledger.FormatAddress(address), api.MaxUTxOsPerPage, page)
+		var got []apitypes.AddressUTxO
+		path := fmt.Sprintf("/api/addresses/%s/utxos?count=%d&page=%d", ledger.FormatAddress(address), apitypes.MaxUTxOsPerPage, page)
 		if err := a.Fetch(ctx, path, queryTimeout, &got); err != nil {
 			return nil, err
 		}
@@ -314,9 +314,18 @@ func AddressUTxOs(ctx context.Context, client *http.Client, nodeURL string, addr
 				all = append(all, u)
 			}
 		}
-		if len(got) < api.MaxUTxOsPerPage {
+		if len(got) < apitypes.MaxUTxOsPerPage {
 			break
 		}
 	}
 	return all, nil
+}
+
+// SpendingInput is the input that spends u, an output AddressUTxOs listed.
+func SpendingInput(u apitypes.AddressUTxO) (ledger.TxIn, error) {
+	id, err := u.TxID()
+	if err != nil {
+		return ledger.TxIn{}, err
+	}
+	return ledger.TxIn{TxID: id, Index: u.OutputIndex}, nil
 }

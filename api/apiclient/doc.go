@@ -14,6 +14,7 @@
 //     and Retry-After. A 404 reads as
 //     "not there" only when the node answered it in JSON.
 //
-// This package must never import the node or the server's parts: it knows
-// a node only by its URL and the JSON of its answers (package api's types).
+// This package must never import the node, the server (package api) or
+// its parts: it knows a node only by its URL and the JSON of its answers,
+// package apitypes (internal/layers checks it).
 package apiclient

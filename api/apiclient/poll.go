@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 )
 
 // pollTimeout bounds one GET /status of a poll, so a hung node cannot stall
@@ -14,13 +14,13 @@ const pollTimeout = 800 * time.Millisecond
 
 // StatusPoll is one node's answer to one status poll.
 type StatusPoll struct {
-	Status *api.Status // nil when the node did not answer
+	Status *apitypes.Status // nil when the node did not answer
 	Err    error
 }
 
 // Status is GET /status, within a poll's timeout.
-func (a Client) Status(ctx context.Context) (*api.Status, error) {
-	var st api.Status
+func (a Client) Status(ctx context.Context) (*apitypes.Status, error) {
+	var st apitypes.Status
 	if err := a.Fetch(ctx, "/status", pollTimeout, &st); err != nil {
 		return nil, err
 	}

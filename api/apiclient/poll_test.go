@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 )
 
 func TestPollStatuses(t *testing.T) {
-	want := api.Status{Slot: 42, Tip: api.TipStatus{BlockNumber: 7, Slot: 40, Hash: "abcdef0123456789"}, Peers: []api.Peer{{ID: "x"}}}
+	want := apitypes.Status{Slot: 42, Tip: apitypes.TipStatus{BlockNumber: 7, Slot: 40, Hash: "abcdef0123456789"}, Peers: []apitypes.Peer{{ID: "x"}}}
 	answering := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/status" {
 			http.NotFound(w, r)

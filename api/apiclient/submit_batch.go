@@ -12,14 +12,14 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 )
 
 // MaxBatchTxs and MaxBatchBytes bound a batch a node takes with the API's
 // default bounds: its txs, and its body (the array's head and the txs).
 const (
-	MaxBatchTxs   = api.DefaultMaxBatchTxs
-	MaxBatchBytes = api.DefaultMaxBatchBytes
+	MaxBatchTxs   = apitypes.DefaultMaxBatchTxs
+	MaxBatchBytes = apitypes.DefaultMaxBatchBytes
 )
 
 // TxResult is a node's answer to one tx of a batch: the tx id it was
@@ -84,7 +84,7 @@ func (a Client) postBatch(ctx context.Context, txs [][]byte) ([]TxResult, error)
 	default:
 		return nil, fmt.Errorf("POST /api/submit/txs: %s: %s", resp.Status, apiErrorMessage(body))
 	}
-	var answers []api.TxAnswer
+	var answers []apitypes.TxAnswer
 	if err := json.Unmarshal(body, &answers); err != nil {
 		return nil, fmt.Errorf("POST /api/submit/txs: the answers: %w", err)
 	}
@@ -99,7 +99,7 @@ func (a Client) postBatch(ctx context.Context, txs [][]byte) ([]TxResult, error)
 }
 
 // resultOf reads the answer to tx i of a batch.
-func resultOf(i int, a api.TxAnswer) TxResult {
+func resultOf(i int, a apitypes.TxAnswer) TxResult {
 	switch a.Status {
 	case http.StatusAccepted:
 		return TxResult{ID: a.ID}

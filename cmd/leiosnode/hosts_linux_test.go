@@ -22,8 +22,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/internal/waittest"
 	"github.com/leiosnode/leiosnode/lab/load"
 )
@@ -370,7 +370,7 @@ func (g *guideRun) awaitNetwork(t *testing.T, where string) {
 	for i, n := range g.nodes {
 		ids[i] = n.id
 	}
-	var first, last api.TipStatus
+	var first, last apitypes.TipStatus
 	var statuses []*nodeStatus
 	deadline := time.Now().Add(waittest.Hang)
 	for first.BlockNumber == 0 || last.BlockNumber < first.BlockNumber+2 || !fullMesh(statuses, ids) {
@@ -521,22 +521,22 @@ func lastLines(s string, n int) string {
 
 // commonBlock is the highest block that every node lists among its recent
 // blocks; false if some node did not answer or there is none.
-func commonBlock(statuses []*nodeStatus) (api.TipStatus, bool) {
-	var common []api.TipStatus
+func commonBlock(statuses []*nodeStatus) (apitypes.TipStatus, bool) {
+	var common []apitypes.TipStatus
 	for i, st := range statuses {
 		if st == nil {
-			return api.TipStatus{}, false
+			return apitypes.TipStatus{}, false
 		}
 		if i == 0 {
 			common = slices.Clone(st.RecentBlocks)
 			continue
 		}
-		common = slices.DeleteFunc(common, func(b api.TipStatus) bool { return !slices.Contains(st.RecentBlocks, b) })
+		common = slices.DeleteFunc(common, func(b apitypes.TipStatus) bool { return !slices.Contains(st.RecentBlocks, b) })
 	}
 	if len(common) == 0 {
-		return api.TipStatus{}, false
+		return apitypes.TipStatus{}, false
 	}
-	return slices.MaxFunc(common, func(a, b api.TipStatus) int { return int(a.BlockNumber) - int(b.BlockNumber) }), true
+	return slices.MaxFunc(common, func(a, b apitypes.TipStatus) int { return int(a.BlockNumber) - int(b.BlockNumber) }), true
 }
 
 // fullMesh: node i's peers are all the nodes but itself.

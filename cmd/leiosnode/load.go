@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -287,7 +288,17 @@ func capacityParams(ctx context.Context, client *http.Client, url string) (*capa
 	if err != nil {
 		return nil, fmt.Sprintf("the activeSlotsCoeff %q of %s: %v", p.ActiveSlotsCoeff, url, err)
 	}
-	params := capacity.NewParams(time.Duration(p.SlotLengthMs)*time.Millisecond, f, *p.Leios)
+	// The answer's Leios parameters are the genesis' own fields (the API's
+	// tests hold them so): read back into consensus' type.
+	var leios consensus.LeiosParams
+	raw, err := json.Marshal(*p.Leios)
+	if err == nil {
+		err = json.Unmarshal(raw, &leios)
+	}
+	if err != nil {
+		return nil, fmt.Sprintf("the Leios parameters of %s: %v", url, err)
+	}
+	params := capacity.NewParams(time.Duration(p.SlotLengthMs)*time.Millisecond, f, leios)
 	return &params, ""
 }
 

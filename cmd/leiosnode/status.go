@@ -10,9 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
-	"github.com/leiosnode/leiosnode/leios"
+	"github.com/leiosnode/leiosnode/apitypes"
 )
 
 // ebListTimeout bounds GET /api/ebs: a node lists thousands of EBs.
@@ -38,7 +37,7 @@ blocks and votes, the errors it logged, and the forks deeper than k it sees
 				url = "http://" + url
 			}
 			if ebs {
-				var list []leios.EBTimes
+				var list []apitypes.EBTimes
 				if err := apiclient.New(&http.Client{}, url).Fetch(cmd.Context(), "/api/ebs", ebListTimeout, &list); err != nil {
 					return fmt.Errorf("node %s: %w", url, err)
 				}
@@ -59,11 +58,11 @@ blocks and votes, the errors it logged, and the forks deeper than k it sees
 	return cmd
 }
 
-// nodeStatus is GET /status as the status command reads it: api.Status,
+// nodeStatus is GET /status as the status command reads it: apitypes.Status,
 // with its peers read in either shape a node serves (statusPeers).
 type nodeStatus struct {
-	api.Status
-	Peers statusPeers `json:"peers"` // shadows api.Status.Peers
+	apitypes.Status
+	Peers statusPeers `json:"peers"` // shadows apitypes.Status.Peers
 }
 
 // statusPeer is one peer of /status. A node that lists its peers by ID
@@ -155,7 +154,7 @@ func (st *nodeStatus) print(w io.Writer, now time.Time) {
 }
 
 // tipLine is a tip for a person: block number, slot and hash.
-func tipLine(t api.TipStatus) string {
+func tipLine(t apitypes.TipStatus) string {
 	if t.BlockNumber == 0 {
 		return "genesis (no block yet)"
 	}

@@ -5,14 +5,14 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/leiosnode/leiosnode/leios"
+	"github.com/leiosnode/leiosnode/apitypes"
 )
 
 // printEBs prints a node's recent EBs (GET /api/ebs), oldest first: each
 // one's slot, hash, size, the stages it reached here in ms after its slot,
 // this node's vote and the votes relayed for it, and its fate on the
 // node's chain with the reason or the block that certified it.
-func printEBs(w io.Writer, ebs []leios.EBTimes) {
+func printEBs(w io.Writer, ebs []apitypes.EBTimes) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "slot\tEB\ttxs\tannounced\tbody\tclosure\tvalidated\tvoted\tvote\tvotes\tfate")
 	ms := func(v *int64) string {
@@ -31,7 +31,7 @@ func printEBs(w io.Writer, ebs []leios.EBTimes) {
 
 // fateText is an EB's fate in a few words: certified by which block, or
 // why not.
-func fateText(f *leios.EBFate) string {
+func fateText(f *apitypes.EBFate) string {
 	switch {
 	case f == nil:
 		return "-"

@@ -75,7 +75,7 @@ are not known to the endpoint: send again once it is in a block.`,
 			}
 			funds := make([]fund, len(listed))
 			for i, u := range listed {
-				if funds[i].in, err = u.TxIn(); err != nil {
+				if funds[i].in, err = apiclient.SpendingInput(u); err != nil {
 					return fmt.Errorf("the node's answer: %w", err)
 				}
 				if funds[i].coin, err = u.Lovelace(); err != nil {

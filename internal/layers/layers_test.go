@@ -19,6 +19,7 @@ const module = "github.com/leiosnode/leiosnode/"
 var rank = map[string]int{
 	// Foundations: wire types, rules, crypto helpers, files.
 	"vrf":                     0,
+	"apitypes":                0, // the HTTP API's JSON and vocabularies: imports nothing of ours
 	"bls":                     0,
 	"internal/strictjson":     0, // JSON files decoded strictly: no key twice, no unknown field
 	"config":                  1,
@@ -179,6 +180,13 @@ var rules = []rule{
 		},
 	},
 	{
+		name: "the API's clients read its wire types, never its server",
+		applies: func(from, to string) bool {
+			client := from == "api/apiclient" || from == "lab/load" || from == "lab/devnet" || strings.HasPrefix(from, "lab/devnet/")
+			return client && to == "api" || from == "apitypes"
+		},
+	},
+	{
 		name: "the devnet's live view is handed what Run polled and never dials a node",
 		applies: func(from, to string) bool {
 			return from == "lab/devnet/ui" && slices.Contains([]string{"api/apiclient", "lab/load"}, to)
@@ -315,8 +323,14 @@ func TestRulesCatchPlantedViolations(t *testing.T) {
 		{imp{from: "api", to: "node"}, rules[5].name},
 		{imp{from: "leios", to: "lab/bench/output"}, rules[6].name},
 		{imp{from: "consensus/capacity", to: "lab/load"}, rules[6].name},
-		{imp{from: "lab/devnet/ui", to: "api/apiclient"}, rules[7].name},
-		{imp{from: "lab/devnet/ui", to: "lab/load"}, rules[7].name},
+		{imp{from: "api/apiclient", to: "api"}, rules[7].name},
+		{imp{from: "lab/load", to: "api"}, rules[7].name},
+		{imp{from: "lab/devnet", to: "api"}, rules[7].name},
+		{imp{from: "lab/devnet/report", to: "api"}, rules[7].name},
+		{imp{from: "lab/devnet/ui", to: "api"}, rules[7].name},
+		{imp{from: "apitypes", to: "vrf"}, rules[7].name},
+		{imp{from: "lab/devnet/ui", to: "api/apiclient"}, rules[8].name},
+		{imp{from: "lab/devnet/ui", to: "lab/load"}, rules[8].name},
 	} {
 		tc.plant.file = "planted.go"
 		breaches := check(append(slices.Clone(real), tc.plant))

@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/lab/devnet/layout"
 	"github.com/leiosnode/leiosnode/lab/devnet/supervisor"
 	"github.com/leiosnode/leiosnode/lab/devnet/wan"
@@ -89,7 +89,7 @@ func nodeCount(ctx context.Context, client *http.Client, d *layout.Layout, n lay
 
 // peerConn is a peer of a node's /status as the lab knows it: the devnet
 // node its ID names, its connection's remote host:port and direction.
-func peerConn(d *layout.Layout, p api.Peer) wan.PeerConn {
+func peerConn(d *layout.Layout, p apitypes.Peer) wan.PeerConn {
 	c := wan.PeerConn{Peer: -1, PeerID: p.ID, Addr: p.Addr, Outbound: p.Direction == "outbound"}
 	for j, n := range d.Nodes {
 		if n.PeerID.String() == p.ID {

@@ -8,12 +8,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/lab/devnet/layout"
 	"github.com/leiosnode/leiosnode/lab/devnet/report"
-	"github.com/leiosnode/leiosnode/leios"
 )
 
 // pollStatuses asks every node for GET /status at once.
@@ -22,7 +21,7 @@ func pollStatuses(ctx context.Context, client *http.Client, nodes []layout.Node)
 }
 
 // fetchStatus is one GET http://addr/status.
-func fetchStatus(ctx context.Context, client *http.Client, addr string) (*api.Status, error) {
+func fetchStatus(ctx context.Context, client *http.Client, addr string) (*apitypes.Status, error) {
 	return apiclient.New(client, "http://"+addr).Status(ctx)
 }
 
@@ -38,7 +37,7 @@ func pollEBLists(ctx context.Context, client *http.Client, nodes []layout.Node, 
 	var wg sync.WaitGroup
 	for i, n := range nodes {
 		wg.Go(func() {
-			var ebs []leios.EBTimes
+			var ebs []apitypes.EBTimes
 			err := apiclient.New(client, "http://"+n.HTTPAddr).Fetch(ctx, "/api/ebs", timeout, &ebs)
 			polls[i] = report.EBList{EBs: ebs, Err: err}
 		})

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/lab/devnet/layout"
 )
@@ -17,9 +17,9 @@ var down = apiclient.StatusPoll{Err: errors.New("connection refused")}
 func TestStatusLine(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), SlotLength: 100 * time.Millisecond}
 	polls := []apiclient.StatusPoll{
-		{Status: &api.Status{Tip: api.TipStatus{BlockNumber: 12, Hash: "3fa9c1d2e5e6"}, ImmutableTip: api.TipStatus{BlockNumber: 2}, Peers: []api.Peer{{ID: "a"}, {ID: "b"}}, Mempool: api.MempoolStatus{Txs: 17, Bytes: 4000},
-			Leios: api.LeiosStatus{EBsForged: 1, EBsAnnounced: 5, BodiesHeld: 4, ClosuresComplete: 3, EBsCertified: 2, MissingTxs: 90}}},
-		{Status: &api.Status{}},
+		{Status: &apitypes.Status{Tip: apitypes.TipStatus{BlockNumber: 12, Hash: "3fa9c1d2e5e6"}, ImmutableTip: apitypes.TipStatus{BlockNumber: 2}, Peers: []apitypes.Peer{{ID: "a"}, {ID: "b"}}, Mempool: apitypes.MempoolStatus{Txs: 17, Bytes: 4000},
+			Leios: apitypes.LeiosStatus{EBsForged: 1, EBsAnnounced: 5, BodiesHeld: 4, ClosuresComplete: 3, EBsCertified: 2, MissingTxs: 90}}},
+		{Status: &apitypes.Status{}},
 		down,
 		down,
 	}
@@ -39,9 +39,9 @@ func TestStatusLine(t *testing.T) {
 
 func TestMaxTxsOnChain(t *testing.T) {
 	polls := []apiclient.StatusPoll{
-		{Status: &api.Status{TxsOnChain: 40}},
+		{Status: &apitypes.Status{TxsOnChain: 40}},
 		down,
-		{Status: &api.Status{TxsOnChain: 42}},
+		{Status: &apitypes.Status{TxsOnChain: 42}},
 	}
 	if got := maxTxsOnChain(polls); got != 42 {
 		t.Errorf("maxTxsOnChain = %d, want 42", got)

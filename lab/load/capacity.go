@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/consensus/capacity"
 )
@@ -57,7 +57,7 @@ type ChainFigures struct {
 // span beside model: nothing when span is nil. clock dates the blocks,
 // spanIs says what the span is, latency is the firehose's over it (nil:
 // none).
-func CheckCapacity(model capacity.Model, common []api.BlockTxs, clock consensus.Clock, span *Span, spanIs string, latency *Latency) *CapacityCheck {
+func CheckCapacity(model capacity.Model, common []apitypes.BlockTxs, clock consensus.Clock, span *Span, spanIs string, latency *Latency) *CapacityCheck {
 	c := &CapacityCheck{Measured: fmt.Sprintf(CapacityMeasured, spanIs), Model: model}
 	if span == nil {
 		return c

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/consensus/capacity"
 )
@@ -29,8 +29,8 @@ func devnetModel(t *testing.T) capacity.Model {
 // slots, neither otherwise.
 func TestCheckCapacity(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 2, 3, 4, 0, 0, time.UTC), SlotLength: 100 * time.Millisecond}
-	eb := func(slot uint64) *api.EBRef { return &api.EBRef{Slot: slot, EbHash: "eb"} }
-	common := []api.BlockTxs{
+	eb := func(slot uint64) *apitypes.EBRef { return &apitypes.EBRef{Slot: slot, EbHash: "eb"} }
+	common := []apitypes.BlockTxs{
 		{Slot: 50, Txs: make([]string, 10), Announces: eb(50)},                             // before the span
 		{Slot: 100, Txs: make([]string, 100), Announces: eb(100)},                          // certified by the next
 		{Slot: 115, Certifies: eb(100), Closure: make([]string, 1000), Announces: eb(115)}, // the next too early
@@ -44,7 +44,7 @@ func TestCheckCapacity(t *testing.T) {
 	m := devnetModel(t)
 	for _, tc := range []struct {
 		name      string
-		common    []api.BlockTxs
+		common    []apitypes.BlockTxs
 		txPerS    float64
 		fateKnown int
 		certified int

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/apitypes"
 )
 
 // walkBatch is how many blocks one GET /api/blocks asks for: at a thousand
@@ -30,7 +30,7 @@ var errChainSwitched = errors.New("the node switched to another chain during the
 // WalkedChain is one node's selected chain as GET /api/blocks gave it,
 // oldest block first, and where each tx on it is.
 type WalkedChain struct {
-	Blocks []api.BlockTxs
+	Blocks []apitypes.BlockTxs
 	txs    map[[32]byte]txPlace // by tx hash (of the whole tx)
 }
 
@@ -88,8 +88,8 @@ func walkChain(ctx context.Context, a apiclient.Client) (*WalkedChain, error) {
 // the next block, and once it has it, asks for the last block read again,
 // which must still be the one it read — so the next block's parent is too.
 // Only an empty answer from the next block ends the walk.
-func readChain(ctx context.Context, a apiclient.Client) ([]api.BlockTxs, error) {
-	var chain []api.BlockTxs
+func readChain(ctx context.Context, a apiclient.Client) ([]apitypes.BlockTxs, error) {
+	var chain []apitypes.BlockTxs
 	for {
 		from := uint64(1)
 		if len(chain) > 0 {
@@ -131,7 +131,7 @@ func readChain(ctx context.Context, a apiclient.Client) ([]api.BlockTxs, error) 
 }
 
 // indexChain places every tx of the blocks.
-func indexChain(blocks []api.BlockTxs) (*WalkedChain, error) {
+func indexChain(blocks []apitypes.BlockTxs) (*WalkedChain, error) {
 	c := &WalkedChain{Blocks: blocks, txs: map[[32]byte]txPlace{}}
 	add := func(i int, hashes []string, viaEB bool) error {
 		for _, h := range hashes {
@@ -168,7 +168,7 @@ func Answered(walks []ChainWalk) []*WalkedChain {
 
 // CommonPrefix is the blocks every chain holds: the longest run from block
 // 1 with the same hash at each number on all of them.
-func CommonPrefix(chains []*WalkedChain) []api.BlockTxs {
+func CommonPrefix(chains []*WalkedChain) []apitypes.BlockTxs {
 	if len(chains) == 0 {
 		return nil
 	}

@@ -7,14 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/leiosnode/leiosnode/api"
 )
 
 // TestWalkChain reads a chain longer than a batch from a fake node: every
@@ -62,14 +61,14 @@ func TestWalkChain(t *testing.T) {
 // scriptedChains serves GET /api/blocks from chains[i] at the i-th request
 // (the last one from then on), as a node that switches forks between
 // requests.
-func scriptedChains(t testing.TB, chains ...[]api.BlockTxs) apiclient.Client {
+func scriptedChains(t testing.TB, chains ...[]apitypes.BlockTxs) apiclient.Client {
 	return scriptedPages(t, 0, chains...)
 }
 
 // scriptedPages is scriptedChains whose answers, as a node's, end before
 // the block that would take them past pageTxs tx hashes (a first block
 // alone may); 0: no bound.
-func scriptedPages(t testing.TB, pageTxs int, chains ...[]api.BlockTxs) apiclient.Client {
+func scriptedPages(t testing.TB, pageTxs int, chains ...[]apitypes.BlockTxs) apiclient.Client {
 	var requests atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		chain := chains[min(int(requests.Add(1)), len(chains))-1]
@@ -91,7 +90,7 @@ func scriptedPages(t testing.TB, pageTxs int, chains ...[]api.BlockTxs) apiclien
 // two being over its bound, is walked to its tip, and a switch of forks
 // behind the block read last is still found.
 func TestWalkChainOfLargeBlocks(t *testing.T) {
-	large := func(length, forkAt int, fork string) []api.BlockTxs {
+	large := func(length, forkAt int, fork string) []apitypes.BlockTxs {
 		chain := scriptedChain(length, forkAt, fork)
 		for i := range chain {
 			chain[i].Closure = make([]string, 60)
@@ -113,7 +112,7 @@ func TestWalkChainOfLargeBlocks(t *testing.T) {
 	// The node switches to another fork, from block 1 on, just before the
 	// walk asks for block 2: block 1 is asked again, and differs.
 	before, after := large(10, 0, ""), large(10, 1, "b")
-	scripts := [][]api.BlockTxs{before, before, after}
+	scripts := [][]apitypes.BlockTxs{before, before, after}
 	c, err = walkChain(context.Background(), scriptedPages(t, 100, scripts...))
 	if err != nil {
 		t.Fatal(err)
@@ -127,14 +126,14 @@ func TestWalkChainOfLargeBlocks(t *testing.T) {
 
 // scriptedChain is blocks 1..length, without txs; from block forkAt on
 // their hashes name the fork.
-func scriptedChain(length, forkAt int, fork string) []api.BlockTxs {
-	var blocks []api.BlockTxs
+func scriptedChain(length, forkAt int, fork string) []apitypes.BlockTxs {
+	var blocks []apitypes.BlockTxs
 	for i := 1; i <= length; i++ {
 		f := ""
 		if i >= forkAt {
 			f = fork
 		}
-		blocks = append(blocks, api.BlockTxs{Number: uint64(i), Slot: uint64(10 * i), Hash: fmt.Sprintf("%s-%d", f, i)})
+		blocks = append(blocks, apitypes.BlockTxs{Number: uint64(i), Slot: uint64(10 * i), Hash: fmt.Sprintf("%s-%d", f, i)})
 	}
 	return blocks
 }
@@ -153,7 +152,7 @@ func TestWalkChainSwitchingForks(t *testing.T) {
 		t.Errorf("walked %d blocks, tip %s; want the %d of the fork switched to", len(c.Blocks), c.Blocks[len(c.Blocks)-1].Hash, len(after))
 	}
 
-	var flapping [][]api.BlockTxs
+	var flapping [][]apitypes.BlockTxs
 	for i := range 2 * walkAttempts {
 		flapping = append(flapping, scriptedChain(walkBatch+10, 5, strconv.Itoa(i)))
 	}
@@ -167,18 +166,18 @@ func TestWalkChainSwitchingForks(t *testing.T) {
 func TestPlaceTx(t *testing.T) {
 	tx := func(b byte) [32]byte { return [32]byte{b} }
 	hex := func(b byte) string { return fmt.Sprintf("%02x", b) + strings.Repeat("00", 31) }
-	chain := func(blocks ...api.BlockTxs) *WalkedChain {
+	chain := func(blocks ...apitypes.BlockTxs) *WalkedChain {
 		c, err := indexChain(blocks)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}
-	common := api.BlockTxs{Number: 1, Hash: "common", Txs: []string{hex('a')}}
+	common := apitypes.BlockTxs{Number: 1, Hash: "common", Txs: []string{hex('a')}}
 	// x certifies an EB with c after the common block; y, the other fork,
 	// carries e instead.
-	x := chain(common, api.BlockTxs{Number: 2, Hash: "x", Closure: []string{hex('c')}, Txs: []string{hex('d')}})
-	y := chain(common, api.BlockTxs{Number: 2, Hash: "y", Txs: []string{hex('e')}})
+	x := chain(common, apitypes.BlockTxs{Number: 2, Hash: "x", Closure: []string{hex('c')}, Txs: []string{hex('d')}})
+	y := chain(common, apitypes.BlockTxs{Number: 2, Hash: "y", Txs: []string{hex('e')}})
 	mempools := map[[32]byte]mempoolAnswer{
 		tx('e'): {held: true},                     // back in x's mempool after the fork
 		tx('f'): {held: true},                     // on neither chain yet
@@ -233,10 +232,10 @@ func TestCommonPrefix(t *testing.T) {
 // the final check's work once the mempools are empty.
 func BenchmarkFinalCheckWalk(b *testing.B) {
 	const blocks, txsPerBlock, nodes = 300, 1000, 3
-	chain := make([]api.BlockTxs, blocks)
+	chain := make([]apitypes.BlockTxs, blocks)
 	var hashes [][32]byte
 	for i := range chain {
-		chain[i] = api.BlockTxs{Number: uint64(i + 1), Slot: uint64(10 * (i + 1)), Hash: fmt.Sprintf("%064x", i)}
+		chain[i] = apitypes.BlockTxs{Number: uint64(i + 1), Slot: uint64(10 * (i + 1)), Hash: fmt.Sprintf("%064x", i)}
 		for range txsPerBlock {
 			var h [32]byte
 			binary.BigEndian.PutUint64(h[:], uint64(len(hashes)))

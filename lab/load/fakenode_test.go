@@ -18,7 +18,7 @@ import (
 
 	"github.com/fxamacker/cbor/v2"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/ledger"
@@ -36,7 +36,7 @@ type fakeAPINode struct {
 	// mu guards everything below; handlers and tests take it.
 	mu         sync.Mutex
 	chain      ledger.MapUTxO // the UTxO at the tip
-	blocks     []api.BlockTxs
+	blocks     []apitypes.BlockTxs
 	txsOnChain uint64
 	mempool    []*ledger.Tx   // in admission order
 	view       ledger.MapUTxO // chain after the mempool's txs
@@ -111,7 +111,7 @@ func (n *fakeAPINode) handleSubmitBatch(w http.ResponseWriter, r *http.Request) 
 		writeAPIError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	answers := make([]api.TxAnswer, len(items))
+	answers := make([]apitypes.TxAnswer, len(items))
 	refused := -1
 	for i, item := range items {
 		if refused >= 0 {
@@ -177,7 +177,7 @@ func closeUnanswered(w http.ResponseWriter) {
 
 // addTx is what the node answers a tx: the knobs', or its ledger's on the
 // mempool's view. n.mu is held.
-func (n *fakeAPINode) addTx(raw []byte) api.TxAnswer {
+func (n *fakeAPINode) addTx(raw []byte) apitypes.TxAnswer {
 	knobs := n.after == 0
 	if !knobs {
 		n.after--
@@ -186,7 +186,7 @@ func (n *fakeAPINode) addTx(raw []byte) api.TxAnswer {
 	case !knobs:
 	case n.full > 0:
 		n.full--
-		return api.TxAnswer{Status: http.StatusServiceUnavailable, Reason: api.ReasonMempoolFull, RetryAfter: 1, Error: "mempool full"}
+		return apitypes.TxAnswer{Status: http.StatusServiceUnavailable, Reason: apitypes.ReasonMempoolFull, RetryAfter: 1, Error: "mempool full"}
 	case n.rejectN > 0:
 		n.rejectN--
 		return rejectionOf(n.reject)
@@ -196,7 +196,7 @@ func (n *fakeAPINode) addTx(raw []byte) api.TxAnswer {
 		return rejectionOf(err)
 	}
 	if slices.ContainsFunc(n.mempool, func(m *ledger.Tx) bool { return m.Hash() == tx.Hash() }) {
-		return api.TxAnswer{Status: http.StatusBadRequest, Error: "mempool: tx already in the mempool", Rule: api.RuleInMempool}
+		return apitypes.TxAnswer{Status: http.StatusBadRequest, Error: "mempool: tx already in the mempool", Rule: apitypes.RuleInMempool}
 	}
 	diff, err := ledger.Apply(n.params, n.view, 0, tx)
 	if err != nil {
@@ -205,14 +205,14 @@ func (n *fakeAPINode) addTx(raw []byte) api.TxAnswer {
 	applyDiff(n.view, diff)
 	n.mempool = append(n.mempool, tx)
 	id := tx.ID()
-	return api.TxAnswer{Status: http.StatusAccepted, ID: hex.EncodeToString(id[:])}
+	return apitypes.TxAnswer{Status: http.StatusAccepted, ID: hex.EncodeToString(id[:])}
 }
 
 // rejectionOf is the node's 400 for a tx that broke a ledger rule: its
 // message and the rule's code.
-func rejectionOf(err error) api.TxAnswer {
+func rejectionOf(err error) apitypes.TxAnswer {
 	rule, _ := ledger.RuleOf(err)
-	return api.TxAnswer{Status: http.StatusBadRequest, Error: err.Error(), Rule: rule.Code()}
+	return apitypes.TxAnswer{Status: http.StatusBadRequest, Error: err.Error(), Rule: rule.Code()}
 }
 
 func (n *fakeAPINode) handleUTxO(w http.ResponseWriter, r *http.Request) {
@@ -245,11 +245,11 @@ func (n *fakeAPINode) handleAddressUTxOs(w http.ResponseWriter, r *http.Request)
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	outputs := []api.AddressUTxO{}
+	outputs := []apitypes.AddressUTxO{}
 	for in, out := range n.chain {
 		if string(out.Address) == string(address) {
-			outputs = append(outputs, api.AddressUTxO{Address: ledger.FormatAddress(address), TxHash: hex.EncodeToString(in.TxID[:]), OutputIndex: in.Index,
-				Amount: []api.Amount{{Unit: "lovelace", Quantity: strconv.FormatUint(out.Coin, 10)}}})
+			outputs = append(outputs, apitypes.AddressUTxO{Address: ledger.FormatAddress(address), TxHash: hex.EncodeToString(in.TxID[:]), OutputIndex: in.Index,
+				Amount: []apitypes.Amount{{Unit: "lovelace", Quantity: strconv.FormatUint(out.Coin, 10)}}})
 		}
 	}
 	writeAPIJSON(w, http.StatusOK, outputs)
@@ -293,7 +293,7 @@ func (n *fakeAPINode) handleBlocks(w http.ResponseWriter, r *http.Request) {
 
 // blocksPage is what GET /api/blocks?from&count answers over chain: at most
 // count blocks from number from on.
-func blocksPage(chain []api.BlockTxs, from, count int) []api.BlockTxs {
+func blocksPage(chain []apitypes.BlockTxs, from, count int) []apitypes.BlockTxs {
 	from = min(from, len(chain)+1)
 	return chain[from-1 : min(from-1+count, len(chain))]
 }
@@ -301,7 +301,7 @@ func blocksPage(chain []api.BlockTxs, from, count int) []api.BlockTxs {
 func (n *fakeAPINode) handleStatus(w http.ResponseWriter, _ *http.Request) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	writeAPIJSON(w, http.StatusOK, api.Status{Mempool: api.MempoolStatus{Txs: len(n.mempool)}, TxsOnChain: n.txsOnChain})
+	writeAPIJSON(w, http.StatusOK, apitypes.Status{Mempool: apitypes.MempoolStatus{Txs: len(n.mempool)}, TxsOnChain: n.txsOnChain})
 }
 
 // adopt puts txs on the node's chain in a block of its own txs, and
@@ -317,7 +317,7 @@ func (n *fakeAPINode) adoptBlock(closure, txs []*ledger.Tx) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	number := uint64(len(n.blocks) + 1)
-	b := api.BlockTxs{Number: number, Slot: 10 * number, Txs: []string{}}
+	b := apitypes.BlockTxs{Number: number, Slot: 10 * number, Txs: []string{}}
 	id := []byte{}
 	if number > 1 {
 		id = append(id, n.blocks[number-2].Hash...)
@@ -338,7 +338,7 @@ func (n *fakeAPINode) adoptBlock(closure, txs []*ledger.Tx) error {
 		id = append(id, hash...)
 	}
 	if closure != nil {
-		b.Certifies = &api.EBRef{Slot: b.Slot - 10, EbHash: strings.Repeat("eb", 32)}
+		b.Certifies = &apitypes.EBRef{Slot: b.Slot - 10, EbHash: strings.Repeat("eb", 32)}
 	}
 	b.Hash = block.HashBytes(id).String()
 	n.blocks = append(n.blocks, b)

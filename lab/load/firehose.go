@@ -210,7 +210,7 @@ func largestOutput(ctx context.Context, client *http.Client, url string, address
 			return ledger.TxIn{}, 0, fmt.Errorf("%s's answer: %w", url, err)
 		}
 		if coin > most {
-			if start, err = u.TxIn(); err != nil {
+			if start, err = apiclient.SpendingInput(u); err != nil {
 				return ledger.TxIn{}, 0, fmt.Errorf("%s's answer: %w", url, err)
 			}
 			most = coin

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
 )
 
@@ -48,7 +48,7 @@ func TestNearestRank(t *testing.T) {
 // of the slot of the block that applied it, an RB or a CertRB alike.
 func TestSubmitToChain(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), SlotLength: 100 * time.Millisecond}
-	c, err := indexChain([]api.BlockTxs{
+	c, err := indexChain([]apitypes.BlockTxs{
 		{Number: 1, Slot: 7, Hash: "rb", Txs: []string{strings.Repeat("aa", 32)}},
 		{Number: 2, Slot: 30, Hash: "certrb", Closure: []string{strings.Repeat("bb", 32)}},
 	})

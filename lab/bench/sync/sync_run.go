@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/internal/freeport"
 	"github.com/leiosnode/leiosnode/keys"
@@ -72,8 +72,8 @@ func (p *nodeProcess) stop() {
 
 // status is one GET /status of the node, or an error if it did not
 // answer (or has exited).
-func (p *nodeProcess) status(ctx context.Context, client *http.Client) (*api.Status, error) {
-	var st api.Status
+func (p *nodeProcess) status(ctx context.Context, client *http.Client) (*apitypes.Status, error) {
+	var st apitypes.Status
 	if err := p.get(ctx, client, "/status", func(body io.Reader) error { return json.NewDecoder(body).Decode(&st) }); err != nil {
 		return nil, err
 	}

@@ -4,17 +4,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/apitypes"
 )
 
 // ForkSeen is a rollback a node's polls showed: its tip of one poll was no
 // longer on its chain at the next.
 type ForkSeen struct {
-	Node string        `json:"node"`
-	At   time.Time     `json:"at"` // when the poll that showed it started
-	From api.TipStatus `json:"from"`
-	To   api.TipStatus `json:"to"`
+	Node string             `json:"node"`
+	At   time.Time          `json:"at"` // when the poll that showed it started
+	From apitypes.TipStatus `json:"from"`
+	To   apitypes.TipStatus `json:"to"`
 	// Depth is how many blocks the node rolled back: from From down to the
 	// last block both polls' recent blocks share. AtLeast says they share
 	// none, so it rolled back Depth blocks or more.
@@ -27,7 +27,7 @@ type ForkSeen struct {
 //
 // A node does not count its rollbacks, so they are inferred: between two
 // polls of one node process, a tip that is no longer among the new poll's
-// recent blocks (the chain's last api.RecentBlockCount) was rolled back.
+// recent blocks (the chain's last apitypes.RecentBlockCount) was rolled back.
 // A fork that comes and goes between two polls is not seen; a node
 // restarted is compared with its new process's polls only.
 type ForkWatch struct {
@@ -39,7 +39,7 @@ type ForkWatch struct {
 
 type polled struct {
 	at     time.Time
-	status *api.Status
+	status *apitypes.Status
 }
 
 func newForkWatch(names []string) *ForkWatch {
@@ -83,7 +83,7 @@ func (w *ForkWatch) Seen() []ForkSeen {
 // back meanwhile, and how deep. Only when cur's recent blocks reach down to
 // prev's tip can it tell: a node that moved on further between two polls
 // is taken to have extended its chain.
-func rolledBack(prev, cur *api.Status) (depth uint64, atLeast, ok bool) {
+func rolledBack(prev, cur *apitypes.Status) (depth uint64, atLeast, ok bool) {
 	from := prev.Tip
 	if from.Hash == "" || cur.Tip == from {
 		return 0, false, false
@@ -101,7 +101,7 @@ func rolledBack(prev, cur *api.Status) (depth uint64, atLeast, ok bool) {
 		return 0, false, false // extended
 	}
 	// The last block both hold: prev's tip and recent blocks are its chain.
-	onPrev := append([]api.TipStatus{from}, prev.RecentBlocks...)
+	onPrev := append([]apitypes.TipStatus{from}, prev.RecentBlocks...)
 	var shared uint64
 	found := false
 	for _, b := range onPrev {

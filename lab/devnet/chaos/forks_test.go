@@ -6,23 +6,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/apitypes"
 )
 
 // chainStatus is a status whose chain is blocks 1..tip, the blocks above
 // forkAt on fork "b", the others on "a", with the recent blocks /status
 // lists.
-func chainStatus(tip, forkAt uint64) *api.Status {
+func chainStatus(tip, forkAt uint64) *apitypes.Status {
 	hash := func(n uint64) string {
 		if n > forkAt {
 			return blockHash(n, "b")
 		}
 		return blockHash(n, "a")
 	}
-	st := &api.Status{Tip: api.TipStatus{BlockNumber: tip, Hash: hash(tip)}}
-	for n := tip; n > 0 && len(st.RecentBlocks) < api.RecentBlockCount; n-- {
-		st.RecentBlocks = append(st.RecentBlocks, api.TipStatus{BlockNumber: n, Hash: hash(n)})
+	st := &apitypes.Status{Tip: apitypes.TipStatus{BlockNumber: tip, Hash: hash(tip)}}
+	for n := tip; n > 0 && len(st.RecentBlocks) < apitypes.RecentBlockCount; n-- {
+		st.RecentBlocks = append(st.RecentBlocks, apitypes.TipStatus{BlockNumber: n, Hash: hash(n)})
 	}
 	return st
 }
@@ -31,7 +31,7 @@ func TestRolledBack(t *testing.T) {
 	const never = 1 << 62 // no fork: every block on "a"
 	tests := []struct {
 		name      string
-		prev, cur *api.Status
+		prev, cur *apitypes.Status
 		depth     uint64
 		atLeast   bool
 		rolled    bool
@@ -44,7 +44,7 @@ func TestRolledBack(t *testing.T) {
 		{"back from a fork", chainStatus(10, 9), chainStatus(10, never), 1, false, true},
 		{"rolled back, not switched yet", chainStatus(10, never), chainStatus(7, never), 3, false, true},
 		{"a fork deeper than the lists", chainStatus(20, never), chainStatus(20, 5), 8, true, true},
-		{"an empty chain before", &api.Status{}, chainStatus(3, never), 0, false, false},
+		{"an empty chain before", &apitypes.Status{}, chainStatus(3, never), 0, false, false},
 	}
 	for _, tt := range tests {
 		depth, atLeast, rolled := rolledBack(tt.prev, tt.cur)

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/config"
 )
 
@@ -120,7 +120,7 @@ func (s *Scheduler) watchRefill(ctx context.Context, f *Fault, victim int, resta
 
 // peerOf picks the node to stop during a refill: the first of the victim's
 // peers (by its status) that is a node of the devnet, -1 if none is.
-func (s *Scheduler) peerOf(victim int, peers []api.Peer) int {
+func (s *Scheduler) peerOf(victim int, peers []apitypes.Peer) int {
 	for _, p := range peers {
 		if j := slices.Index(s.peers, p.ID); j >= 0 && j != victim {
 			return j

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/lab/hostile"
 )
 
@@ -133,8 +133,8 @@ type Fault struct {
 	// TipBefore is the victim's tip at the last poll before it was killed,
 	// TipAfter at the first one its new process answered (which may be
 	// lower: blocks it had not written to disk yet).
-	TipBefore *api.TipStatus `json:"tipBefore,omitempty"`
-	TipAfter  *api.TipStatus `json:"tipAfter,omitempty"`
+	TipBefore *apitypes.TipStatus `json:"tipBefore,omitempty"`
+	TipAfter  *apitypes.TipStatus `json:"tipAfter,omitempty"`
 	// Leaks are the connections seen across a partition while it lasted:
 	// a partition that held has none.
 	Leaks []string `json:"leaks,omitempty"`
@@ -535,7 +535,7 @@ func appendNew(list []string, items ...string) []string {
 // chain of the highest tip, at most one block below it (a block may be
 // diffusing). If not, it says why.
 func inAgreement(names []string, polls []apiclient.StatusPoll) (bool, string) {
-	var high *api.Status
+	var high *apitypes.Status
 	for i, p := range polls {
 		switch st := p.Status; {
 		case st == nil:

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/apitypes"
 )
 
 // fakeClock is a clock whose After advances it at once: the scheduler,
@@ -142,20 +142,20 @@ func (f *fakeChaosTarget) poll(context.Context) []apiclient.StatusPoll {
 			polls[i] = apiclient.StatusPoll{Err: errors.New("connection refused")}
 			continue
 		}
-		st := &api.Status{Tip: api.TipStatus{BlockNumber: 20, Hash: blockHash(20, "a")}}
-		st.RecentBlocks = []api.TipStatus{st.Tip, {BlockNumber: 19, Hash: blockHash(19, "a")}}
-		st.ImmutableTip = api.TipStatus{BlockNumber: 10, Hash: blockHash(10, "a")}
+		st := &apitypes.Status{Tip: apitypes.TipStatus{BlockNumber: 20, Hash: blockHash(20, "a")}}
+		st.RecentBlocks = []apitypes.TipStatus{st.Tip, {BlockNumber: 19, Hash: blockHash(19, "a")}}
+		st.ImmutableTip = apitypes.TipStatus{BlockNumber: 10, Hash: blockHash(10, "a")}
 		if f.never && i == 0 {
 			st.ImmutableTip.Hash = blockHash(10, "b")
 		}
 		inSide := slices.Contains(f.side, i)
 		for j := range f.n {
 			if j != i && !f.down[j] && (f.side == nil || inSide == slices.Contains(f.side, j) || f.leak) {
-				st.Peers = append(st.Peers, api.Peer{ID: fakePeerID(j)})
+				st.Peers = append(st.Peers, apitypes.Peer{ID: fakePeerID(j)})
 			}
 		}
 		if !healthy && i == 0 { // on a fork of its own
-			st.Tip = api.TipStatus{BlockNumber: 20, Hash: blockHash(20, "b")}
+			st.Tip = apitypes.TipStatus{BlockNumber: 20, Hash: blockHash(20, "b")}
 			st.RecentBlocks[0] = st.Tip
 		}
 		st.CertRBsOnChain = fakeCertified
@@ -165,9 +165,9 @@ func (f *fakeChaosTarget) poll(context.Context) []apiclient.StatusPoll {
 				f.missing[i] = max(0, m-f.refillPerPoll)
 			}
 		}
-		st.Admission = &api.AdmissionStatus{Admitting: true}
+		st.Admission = &apitypes.AdmissionStatus{Admitting: true}
 		if f.clock.now.Before(f.edgesOpenAt) {
-			st.Admission = &api.AdmissionStatus{Reason: "leios-behind", Detail: "the voting windows of the last 2 EBs closed first"}
+			st.Admission = &apitypes.AdmissionStatus{Reason: "leios-behind", Detail: "the voting windows of the last 2 EBs closed first"}
 		}
 		polls[i] = apiclient.StatusPoll{Status: st}
 	}
@@ -432,16 +432,16 @@ func TestMinoritySide(t *testing.T) {
 func TestInAgreement(t *testing.T) {
 	names := []string{"node-0", "node-1", "node-2"}
 	node := func(tip uint64, fork string, peers int) apiclient.StatusPoll {
-		st := &api.Status{Tip: api.TipStatus{BlockNumber: tip, Hash: blockHash(tip, fork)}}
+		st := &apitypes.Status{Tip: apitypes.TipStatus{BlockNumber: tip, Hash: blockHash(tip, fork)}}
 		for n := tip; n > 0 && n+8 > tip; n-- {
 			f := fork
 			if n < tip {
 				f = "a" // forks share everything below their tip
 			}
-			st.RecentBlocks = append(st.RecentBlocks, api.TipStatus{BlockNumber: n, Hash: blockHash(n, f)})
+			st.RecentBlocks = append(st.RecentBlocks, apitypes.TipStatus{BlockNumber: n, Hash: blockHash(n, f)})
 		}
 		for range peers {
-			st.Peers = append(st.Peers, api.Peer{ID: "p"})
+			st.Peers = append(st.Peers, apitypes.Peer{ID: "p"})
 		}
 		return apiclient.StatusPoll{Status: st}
 	}

@@ -5,29 +5,20 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/lab/load"
 )
 
-// notCertifiedReasons are why an EB was not certified
-// (EBDiffusion.NotCertified), in the order they are told apart.
-var notCertifiedReasons = [...]string{
-	notCertifiedOffChain, notCertifiedNotYet, notCertifiedEquivocation, notCertifiedTooEarly,
-	notCertifiedInvalid, notCertifiedIncomplete, notCertifiedNoQuorum,
+// notCertifiedOutcomes are what the report counts of the EBs the common
+// chain did not certify (LeiosChain.NotCertified), in the order it tells
+// them apart: still pending (no next block on the common chain yet), then
+// why not, in the API's words (apitypes.Reasons) — the very strings a
+// node's GET /api/ebs gives, so the report and the node speak of an EB
+// alike, though the report reasons from every node's votes.
+func notCertifiedOutcomes() []string {
+	return append([]string{apitypes.FatePending}, apitypes.Reasons()...)
 }
-
-const (
-	notCertifiedOffChain = "announcing RB not on the chain"
-	notCertifiedNotYet   = "not yet"
-	notCertifiedTooEarly = "next RB came too early"
-	// Its pool announced two EBs in its slot: nodes refuse to vote.
-	notCertifiedEquivocation = "equivocating announcement"
-	notCertifiedInvalid      = "invalid closure"
-	notCertifiedIncomplete   = "closure incomplete"
-	notCertifiedNoQuorum     = "no quorum in the window"
-)
 
 // LeiosChain is what the common chain (the blocks every node's chain
 // holds, of the nodes whose chain was read at the end) shows of Leios.
@@ -35,8 +26,9 @@ type LeiosChain struct {
 	NodesRead int `json:"nodesRead"`
 	Blocks    int `json:"blocks"`
 	// EBsAnnounced counts the EBs its blocks announced, EBsCertified those
-	// its CertRBs certified. NotCertified counts, by reason, the others and
-	// the EBs a node listed that the common chain did not announce.
+	// its CertRBs certified. NotCertified counts, by reason (or pending), the
+	// others and the EBs a node listed that the common chain did not
+	// announce.
 	EBsAnnounced int            `json:"ebsAnnounced"`
 	EBsCertified int            `json:"ebsCertified"`
 	NotCertified map[string]int `json:"notCertified"`
@@ -88,7 +80,7 @@ func certifyEBs(walks []load.ChainWalk, names []string, clock consensus.Clock, m
 		if by, ok := certifiedBy(common, i); ok {
 			d.CertifiedBy = by
 			c.EBsCertified++
-			if slices.Contains(slices.Collect(maps.Values(d.Votes)), forge.VoteEquivocation) {
+			if slices.Contains(slices.Collect(maps.Values(d.Votes)), apitypes.VoteEquivocation) {
 				c.EquivocationsCertified++
 			}
 		} else {
@@ -113,9 +105,9 @@ func certifyEBs(walks []load.ChainWalk, names []string, clock consensus.Clock, m
 		switch {
 		case onCommon[p]:
 		case ahead[p]:
-			d.NotCertified = notCertifiedNotYet
+			d.NotCertified = apitypes.FatePending
 		default:
-			d.NotCertified = notCertifiedOffChain
+			d.NotCertified = apitypes.ReasonOffChain
 		}
 		if d.NotCertified != "" {
 			c.NotCertified[d.NotCertified]++
@@ -133,7 +125,7 @@ func certifyEBs(walks []load.ChainWalk, names []string, clock consensus.Clock, m
 
 // certifiedBy is the CertRB that certified the EB common[i] announced: the
 // next block, if it certifies that EB.
-func certifiedBy(common []api.BlockTxs, i int) (*api.TipStatus, bool) {
+func certifiedBy(common []apitypes.BlockTxs, i int) (*apitypes.TipStatus, bool) {
 	if i+1 == len(common) {
 		return nil, false
 	}
@@ -144,28 +136,31 @@ func certifiedBy(common []api.BlockTxs, i int) (*api.TipStatus, bool) {
 	return blockRef(next), true
 }
 
-// whyNotCertified is why the EB common[i] announced was not certified: only
-// the next block may certify it, at least minCertGap slots later, and only
-// with the votes of a quorum, which the nodes' vote outcomes (by node name)
-// may explain.
-func whyNotCertified(common []api.BlockTxs, i, minCertGap int, votes map[string]string) string {
+// whyNotCertified is why the EB common[i] announced was not certified, or
+// apitypes.FatePending while no block follows it: only the next block may
+// certify it, at least minCertGap slots later, and only with the votes of
+// a quorum, which the nodes' vote outcomes (by node name) may explain.
+// The report's own reasoning — it holds every node's vote, which no node
+// does — in the reasons a node gives (leios' fate.go tells them apart in
+// the same order).
+func whyNotCertified(common []apitypes.BlockTxs, i, minCertGap int, votes map[string]string) string {
 	outcome := func(o string) bool { return slices.Contains(slices.Collect(maps.Values(votes)), o) }
 	switch {
 	case i+1 == len(common):
-		return notCertifiedNotYet
-	case outcome(forge.VoteEquivocation):
-		return notCertifiedEquivocation
+		return apitypes.FatePending
+	case outcome(apitypes.VoteEquivocation):
+		return apitypes.ReasonEquivocation
 	case common[i+1].Slot-common[i].Slot < uint64(minCertGap):
-		return notCertifiedTooEarly
-	case outcome(forge.VoteInvalidClosure):
-		return notCertifiedInvalid
-	case outcome(forge.VoteClosureIncomplete):
-		return notCertifiedIncomplete
+		return apitypes.ReasonTooEarly
+	case outcome(apitypes.VoteInvalidClosure):
+		return apitypes.ReasonInvalid
+	case outcome(apitypes.VoteClosureIncomplete):
+		return apitypes.ReasonIncomplete
 	}
-	return notCertifiedNoQuorum
+	return apitypes.ReasonNoQuorum
 }
 
 // blockRef names a block as the report does.
-func blockRef(b api.BlockTxs) *api.TipStatus {
-	return &api.TipStatus{BlockNumber: b.Number, Slot: b.Slot, Hash: b.Hash}
+func blockRef(b apitypes.BlockTxs) *apitypes.TipStatus {
+	return &apitypes.TipStatus{BlockNumber: b.Number, Slot: b.Slot, Hash: b.Hash}
 }

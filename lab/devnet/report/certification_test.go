@@ -7,11 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/lab/load"
-	"github.com/leiosnode/leiosnode/leios"
 )
 
 // TestCertifyEBs: over scripted chains (a common chain whose EBs meet every
@@ -28,8 +26,8 @@ func TestCertifyEBs(t *testing.T) {
 		}
 		return hashes
 	}
-	announcing := func(number, slot uint64, eb string) api.BlockTxs {
-		return api.BlockTxs{Number: number, Slot: slot, Hash: fmt.Sprintf("rb%d-%s", number, eb), Announces: &api.EBRef{Slot: slot, EbHash: eb}}
+	announcing := func(number, slot uint64, eb string) apitypes.BlockTxs {
+		return apitypes.BlockTxs{Number: number, Slot: slot, Hash: fmt.Sprintf("rb%d-%s", number, eb), Announces: &apitypes.EBRef{Slot: slot, EbHash: eb}}
 	}
 	// The common chain: each block announces an EB, and the next one
 	// certifies it or not.
@@ -42,11 +40,11 @@ func TestCertifyEBs(t *testing.T) {
 	b4 := announcing(4, 50, "d") // c: a node found its closure invalid
 	b5 := announcing(5, 70, "e") // d: a node lacked its closure
 	b6 := announcing(6, 90, "f") // e: all voted, no quorum anyway
-	common := []api.BlockTxs{b1, b2, b3, b4, b5, b6}
+	common := []apitypes.BlockTxs{b1, b2, b3, b4, b5, b6}
 	// f is the last common block: node-0 forged g after it, node-1 and
 	// node-2 h.
 	g, h := announcing(7, 100, "g"), announcing(7, 101, "h")
-	chain := func(blocks ...api.BlockTxs) load.ChainWalk {
+	chain := func(blocks ...apitypes.BlockTxs) load.ChainWalk {
 		return load.ChainWalk{Chain: &load.WalkedChain{Blocks: blocks}}
 	}
 	walks := []load.ChainWalk{
@@ -56,21 +54,21 @@ func TestCertifyEBs(t *testing.T) {
 		{Err: errors.New("connection refused")},
 	}
 
-	listed := func(slot uint64, eb, vote string, votes int) leios.EBTimes {
-		return leios.EBTimes{Slot: slot, EbHash: eb, Vote: vote, Votes: votes}
+	listed := func(slot uint64, eb, vote string, votes int) apitypes.EBTimes {
+		return apitypes.EBTimes{Slot: slot, EbHash: eb, Vote: vote, Votes: votes}
 	}
 	lists := []EBList{
-		{EBs: []leios.EBTimes{
-			listed(0, "0000", forge.VoteClosureIncomplete, 0), // names no EB
-			listed(10, "a", forge.VoteCast, 3),
-			listed(25, "b", forge.VoteTipReplaced, 0),
-			listed(30, "c", forge.VoteCast, 2),
-			listed(50, "d", forge.VoteCast, 2),
-			listed(70, "e", forge.VoteCast, 2),
-			listed(95, "x", forge.VoteCast, 1), // its RB lost a slot battle
+		{EBs: []apitypes.EBTimes{
+			listed(0, "0000", apitypes.VoteClosureIncomplete, 0), // names no EB
+			listed(10, "a", apitypes.VoteCast, 3),
+			listed(25, "b", apitypes.VoteTipReplaced, 0),
+			listed(30, "c", apitypes.VoteCast, 2),
+			listed(50, "d", apitypes.VoteCast, 2),
+			listed(70, "e", apitypes.VoteCast, 2),
+			listed(95, "x", apitypes.VoteCast, 1), // its RB lost a slot battle
 		}},
-		{EBs: []leios.EBTimes{listed(10, "a", forge.VoteCast, 3), listed(30, "c", forge.VoteInvalidClosure, 2), listed(50, "d", forge.VoteClosureIncomplete, 2), listed(70, "e", forge.VoteCast, 2)}},
-		{EBs: []leios.EBTimes{listed(10, "a", forge.VoteCast, 3), listed(70, "e", forge.VoteCast, 2)}},
+		{EBs: []apitypes.EBTimes{listed(10, "a", apitypes.VoteCast, 3), listed(30, "c", apitypes.VoteInvalidClosure, 2), listed(50, "d", apitypes.VoteClosureIncomplete, 2), listed(70, "e", apitypes.VoteCast, 2)}},
+		{EBs: []apitypes.EBTimes{listed(10, "a", apitypes.VoteCast, 3), listed(70, "e", apitypes.VoteCast, 2)}},
 		{Err: errors.New("connection refused")},
 	}
 	r := watchOf(4).leiosReport(clock, minCertGap, lists, walks)
@@ -80,9 +78,9 @@ func TestCertifyEBs(t *testing.T) {
 		t.Fatal("no chain section")
 	}
 	wantNot := map[string]int{
-		notCertifiedTooEarly: 1, notCertifiedInvalid: 1, notCertifiedIncomplete: 1, notCertifiedNoQuorum: 1,
-		notCertifiedNotYet:   3, // f, the last common block's, and g and h ahead of it
-		notCertifiedOffChain: 1,
+		apitypes.ReasonTooEarly: 1, apitypes.ReasonInvalid: 1, apitypes.ReasonIncomplete: 1, apitypes.ReasonNoQuorum: 1,
+		apitypes.FatePending:    3, // f, the last common block's, and g and h ahead of it
+		apitypes.ReasonOffChain: 1,
 	}
 	if c.NodesRead != 3 || c.Blocks != 6 || c.EBsAnnounced != 6 || c.EBsCertified != 1 || !maps.Equal(c.NotCertified, wantNot) {
 		t.Errorf("chain %+v, want 3 nodes read, 6 blocks, 6 EBs announced, 1 certified, not certified %v", c, wantNot)
@@ -100,19 +98,19 @@ func TestCertifyEBs(t *testing.T) {
 		notCertified    string
 	}{
 		"a": {1, 2, ""},
-		"b": {2, 0, notCertifiedTooEarly},
-		"c": {3, 0, notCertifiedInvalid},
-		"d": {4, 0, notCertifiedIncomplete},
-		"e": {5, 0, notCertifiedNoQuorum},
-		"f": {6, 0, notCertifiedNotYet},
-		"g": {0, 0, notCertifiedNotYet},
-		"h": {0, 0, notCertifiedNotYet},
-		"x": {0, 0, notCertifiedOffChain},
+		"b": {2, 0, apitypes.ReasonTooEarly},
+		"c": {3, 0, apitypes.ReasonInvalid},
+		"d": {4, 0, apitypes.ReasonIncomplete},
+		"e": {5, 0, apitypes.ReasonNoQuorum},
+		"f": {6, 0, apitypes.FatePending},
+		"g": {0, 0, apitypes.FatePending},
+		"h": {0, 0, apitypes.FatePending},
+		"x": {0, 0, apitypes.ReasonOffChain},
 	}
 	if len(r.EBs) != len(want) || r.Summary.EBsSeen != 6 {
 		t.Errorf("%d EBs, %d seen in the lists; want %d and 6", len(r.EBs), r.Summary.EBsSeen, len(want))
 	}
-	number := func(b *api.TipStatus) uint64 {
+	number := func(b *apitypes.TipStatus) uint64 {
 		if b == nil {
 			return 0
 		}
@@ -129,7 +127,7 @@ func TestCertifyEBs(t *testing.T) {
 		}
 	}
 	a := r.EBs[0]
-	if *a.CertifiedBy != (api.TipStatus{BlockNumber: 2, Slot: 25, Hash: "rb2-b"}) || len(a.Votes) != 3 || a.VotesSeen["node-2"] != 3 {
+	if *a.CertifiedBy != (apitypes.TipStatus{BlockNumber: 2, Slot: 25, Hash: "rb2-b"}) || len(a.Votes) != 3 || a.VotesSeen["node-2"] != 3 {
 		t.Errorf("EB a: certified by %+v, votes %v, seen %v", a.CertifiedBy, a.Votes, a.VotesSeen)
 	}
 }
@@ -137,9 +135,63 @@ func TestCertifyEBs(t *testing.T) {
 // TestCertifyEBsNoChain: with no chain read there is nothing to say of
 // certificates, rather than every EB "not on the chain".
 func TestCertifyEBsNoChain(t *testing.T) {
-	lists := []EBList{{EBs: []leios.EBTimes{{Slot: 10, EbHash: "a", Vote: forge.VoteCast}}}}
+	lists := []EBList{{EBs: []apitypes.EBTimes{{Slot: 10, EbHash: "a", Vote: apitypes.VoteCast}}}}
 	r := watchOf(1).leiosReport(consensus.Clock{SlotLength: time.Second}, 10, lists, []load.ChainWalk{{Err: errors.New("down")}})
 	if r.Chain != nil || r.EBs[0].NotCertified != "" {
 		t.Errorf("chain %+v, EB %+v; want neither to speak of certificates", r.Chain, r.EBs[0])
+	}
+}
+
+// TestReportSpeaksTheAPIsReasons: whatever the votes and the chain, every
+// reason the report gives an EB not certified is one the API gives (a
+// node's GET /api/ebs: apitypes.Reasons), or apitypes.FatePending — one
+// vocabulary, not two — and each of the API's reasons is one the report
+// can give.
+func TestReportSpeaksTheAPIsReasons(t *testing.T) {
+	api := map[string]bool{apitypes.FatePending: true}
+	for _, r := range apitypes.Reasons() {
+		api[r] = true
+	}
+	for _, o := range notCertifiedOutcomes() {
+		if !api[o] {
+			t.Errorf("the report counts %q, which the API never gives", o)
+		}
+	}
+	given := map[string]bool{}
+	outcomes := []string{"", apitypes.VoteCast, apitypes.VoteClosureIncomplete, apitypes.VoteInvalidClosure, apitypes.VoteEquivocation, apitypes.VoteTipReplaced}
+	const gap = 5
+	for _, next := range []uint64{0, 10 + gap - 1, 10 + gap} { // none, too early, late enough
+		common := []apitypes.BlockTxs{{Slot: 10, Announces: &apitypes.EBRef{Slot: 10, EbHash: "a"}}}
+		if next > 0 {
+			common = append(common, apitypes.BlockTxs{Slot: next})
+		}
+		for _, a := range outcomes {
+			for _, b := range outcomes {
+				votes := map[string]string{}
+				for node, o := range map[string]string{"node-0": a, "node-1": b} {
+					if o != "" {
+						votes[node] = o
+					}
+				}
+				why := whyNotCertified(common, 0, gap, votes)
+				if !api[why] {
+					t.Errorf("next block at slot %d, votes %v: %q is not the API's", next, votes, why)
+				}
+				given[why] = true
+			}
+		}
+	}
+	// Off the common chain: certifyEBs's own case.
+	c := certifyEBs(nil, nil, consensus.Clock{}, gap, ebsByPoint{{10, "x"}: &EBDiffusion{Slot: 10, EbHash: "x"}})
+	for why := range c.NotCertified {
+		if !api[why] {
+			t.Errorf("an EB on no chain: %q is not the API's", why)
+		}
+		given[why] = true
+	}
+	for _, r := range apitypes.Reasons() {
+		if !given[r] {
+			t.Errorf("the API's reason %q is one the report never gives", r)
+		}
 	}
 }

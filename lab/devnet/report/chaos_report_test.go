@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/lab/devnet/chaos"
 	"github.com/leiosnode/leiosnode/lab/load"
 )
@@ -21,7 +21,7 @@ func TestChaosReport(t *testing.T) {
 	ms := func(v int64) *int64 { return &v }
 	faults := []chaos.Fault{
 		{Kind: chaos.Kill, Nodes: []string{"node-1"}, At: at.Add(20 * time.Second), AtSeconds: 20, LengthMs: 2000, Recovered: true, RejoinMs: ms(800),
-			TipBefore: &api.TipStatus{BlockNumber: 17}, TipAfter: &api.TipStatus{BlockNumber: 16}},
+			TipBefore: &apitypes.TipStatus{BlockNumber: 17}, TipAfter: &apitypes.TipStatus{BlockNumber: 16}},
 		{Kind: chaos.Freeze, Nodes: []string{"node-0"}, At: at.Add(50 * time.Second), AtSeconds: 50, LengthMs: 10000, Recovered: true, RejoinMs: ms(400)},
 		{Kind: chaos.Kill, Nodes: []string{"node-2"}, At: at.Add(70 * time.Second), AtSeconds: 70, LengthMs: 2000, Recovered: true, RejoinMs: ms(1200)},
 		{Kind: chaos.Partition, Nodes: []string{"node-2"}, At: at.Add(95 * time.Second), AtSeconds: 95, LengthMs: 5000,

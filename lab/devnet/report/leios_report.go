@@ -9,16 +9,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/lab/load"
-	"github.com/leiosnode/leiosnode/leios"
 )
 
 // EBList is one node's answer to GET /api/ebs; Err is non-nil when it
 // did not answer.
 type EBList struct {
-	EBs []leios.EBTimes
+	EBs []apitypes.EBTimes
 	Err error
 }
 
@@ -57,7 +56,7 @@ type LeiosNodeReport struct {
 	Name string `json:"name"`
 	// Status is the Leios part of the last status the node answered; absent
 	// when it never answered.
-	Status *api.LeiosStatus `json:"status,omitempty"`
+	Status *apitypes.LeiosStatus `json:"status,omitempty"`
 	// EBsListed and ClosuresListed count its GET /api/ebs entries, and
 	// those with a complete closure.
 	EBsListed      int `json:"ebsListed"`
@@ -79,7 +78,7 @@ type EBDiffusion struct {
 	// LastNodeMs is the largest ClosureMs, when CompleteOnAll.
 	LastNodeMs *int64 `json:"lastNodeMs,omitempty"`
 
-	// Votes are the nodes' vote outcomes on it (forge.Vote*), by node name;
+	// Votes are the nodes' vote outcomes on it (apitypes.Vote*), by node name;
 	// a node without one (a relay, or none yet) is absent. VotesSeen are
 	// the votes relayed to each node that listed it, for its RB.
 	Votes     map[string]string `json:"votes,omitempty"`
@@ -89,18 +88,18 @@ type EBDiffusion struct {
 	Txs int `json:"txs,omitempty"`
 	// StageMs are, per node name, the EB's stages at the node in ms after
 	// its slot start; a node that did not list them is absent.
-	StageMs map[string]leios.StageMs `json:"stageMs,omitempty"`
+	StageMs map[string]apitypes.StageMs `json:"stageMs,omitempty"`
 	// Certify is, per node name, what the node saw when it led a slot on
 	// the announcing RB (more than one when forks had several leaders).
-	Certify map[string]leios.CertifyAttempt `json:"certify,omitempty"`
+	Certify map[string]apitypes.CertifyAttempt `json:"certify,omitempty"`
 	// When some node's chain was read (LeiosReport.Chain): RB is the block
 	// of the common chain that announced it; CertifiedBy the CertRB that
-	// certified it, or NotCertified why none did (one of "announcing RB not
-	// on the chain", "not yet", "next RB came too early", "invalid
-	// closure", "closure incomplete", "no quorum in the window").
-	RB           *api.TipStatus `json:"rb,omitempty"`
-	CertifiedBy  *api.TipStatus `json:"certifiedBy,omitempty"`
-	NotCertified string         `json:"notCertified,omitempty"`
+	// certified it, or NotCertified why none did: one of the API's reasons
+	// (apitypes.Reason*), or "pending" (apitypes.FatePending) while no
+	// block follows its RB on the common chain.
+	RB           *apitypes.TipStatus `json:"rb,omitempty"`
+	CertifiedBy  *apitypes.TipStatus `json:"certifiedBy,omitempty"`
+	NotCertified string              `json:"notCertified,omitempty"`
 }
 
 // leiosReport builds the report's Leios section from the nodes' last
@@ -179,7 +178,7 @@ func (ebs ebsByPoint) at(p ebPoint, clock consensus.Clock) *EBDiffusion {
 }
 
 // noteVotes records what the node named listed of the votes on eb.
-func (eb *EBDiffusion) noteVotes(node string, e leios.EBTimes) {
+func (eb *EBDiffusion) noteVotes(node string, e apitypes.EBTimes) {
 	if eb.VotesSeen == nil {
 		eb.VotesSeen = map[string]int{}
 	}
@@ -194,19 +193,19 @@ func (eb *EBDiffusion) noteVotes(node string, e leios.EBTimes) {
 
 // noteStages records what the node named listed of eb's stages, size and
 // certification.
-func (eb *EBDiffusion) noteStages(node string, e leios.EBTimes) {
+func (eb *EBDiffusion) noteStages(node string, e apitypes.EBTimes) {
 	if e.Txs > 0 {
 		eb.Txs = e.Txs
 	}
-	if e.StageMs != (leios.StageMs{}) { // a node too old to give them
+	if e.StageMs != (apitypes.StageMs{}) { // a node too old to give them
 		if eb.StageMs == nil {
-			eb.StageMs = map[string]leios.StageMs{}
+			eb.StageMs = map[string]apitypes.StageMs{}
 		}
 		eb.StageMs[node] = e.StageMs
 	}
 	if e.Certify != nil {
 		if eb.Certify == nil {
-			eb.Certify = map[string]leios.CertifyAttempt{}
+			eb.Certify = map[string]apitypes.CertifyAttempt{}
 		}
 		eb.Certify[node] = *e.Certify
 	}
@@ -242,7 +241,7 @@ func printLeiosSummary(out io.Writer, r *LeiosReport) {
 	}
 	fmt.Fprintf(out, "the common chain of %d nodes, %d blocks: %d EBs announced, %d certified", c.NodesRead, c.Blocks, c.EBsAnnounced, c.EBsCertified)
 	sep := "; not certified: "
-	for _, reason := range notCertifiedReasons {
+	for _, reason := range notCertifiedOutcomes() {
 		if n := c.NotCertified[reason]; n > 0 {
 			fmt.Fprintf(out, "%s%d %s", sep, n, reason)
 			sep = ", "

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/internal/plots"
 )
 
@@ -61,10 +62,10 @@ func writeLoadPlots(path string, t *Timeline, targets *Targets) error {
 	}
 
 	top := float64(t.DeadlineMs)
-	for i, name := range stageNames {
+	for i, stage := range apitypes.Stages() {
 		for _, dashed := range []bool{false, true} {
 			xys := windowPoints(t.Windows, func(w TimelineWindow) (float64, bool) {
-				p := *w.Stages.stage(name)
+				p := *w.Stages.At(stage)
 				if p == nil {
 					return 0, false
 				}
@@ -73,7 +74,7 @@ func writeLoadPlots(path string, t *Timeline, targets *Targets) error {
 				}
 				return float64(p.P50Ms), true
 			})
-			legend := name
+			legend := string(stage)
 			if dashed {
 				legend = ""
 			}

@@ -7,11 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
-	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/lab/load"
-	"github.com/leiosnode/leiosnode/leios"
 )
 
 // loadStart is the system start of the load tests' run.
@@ -65,30 +63,30 @@ func fakeLoadRun() loadRun {
 			generatorCPU: 0.15 * sec, generatorMeasured: true,
 		})
 	}
-	block := &api.TipStatus{BlockNumber: 1}
+	block := &apitypes.TipStatus{BlockNumber: 1}
 	eb := func(slot uint64, txs int) EBDiffusion {
 		return EBDiffusion{Slot: slot, Forged: clock.SlotStart(slot), Txs: txs, RB: block}
 	}
 	a := eb(10, 100)
-	a.StageMs = map[string]leios.StageMs{
-		"node-0": {Announced: ms(0), Body: ms(5), Closure: ms(10), Validated: ms(20), Voted: ms(25), Deadline: 600},
-		"node-1": {Announced: ms(50), Body: ms(150), Closure: ms(300), Validated: ms(400), Deadline: 600},
+	a.StageMs = map[string]apitypes.StageMs{
+		"node-0": {EBStages: apitypes.EBStages[int64]{Announced: ms(0), Body: ms(5), Closure: ms(10), Validated: ms(20), Voted: ms(25)}, Deadline: 600},
+		"node-1": {EBStages: apitypes.EBStages[int64]{Announced: ms(50), Body: ms(150), Closure: ms(300), Validated: ms(400)}, Deadline: 600},
 	}
-	a.Votes = map[string]string{"node-0": forge.VoteCast, "node-1": forge.VoteClosureIncomplete}
+	a.Votes = map[string]string{"node-0": apitypes.VoteCast, "node-1": apitypes.VoteClosureIncomplete}
 	a.CertifiedBy = block
 	b := eb(50, 300)
-	b.StageMs = map[string]leios.StageMs{
-		"node-0": {Announced: ms(0), Body: ms(7), Closure: ms(12), Validated: ms(15), Voted: ms(18), Deadline: 600},
-		"node-1": {Announced: ms(60), Body: ms(200), Closure: ms(700), Deadline: 600},
+	b.StageMs = map[string]apitypes.StageMs{
+		"node-0": {EBStages: apitypes.EBStages[int64]{Announced: ms(0), Body: ms(7), Closure: ms(12), Validated: ms(15), Voted: ms(18)}, Deadline: 600},
+		"node-1": {EBStages: apitypes.EBStages[int64]{Announced: ms(60), Body: ms(200), Closure: ms(700)}, Deadline: 600},
 	}
-	b.Votes = map[string]string{"node-0": forge.VoteCast, "node-1": forge.VoteCast}
+	b.Votes = map[string]string{"node-0": apitypes.VoteCast, "node-1": apitypes.VoteCast}
 	c := eb(150, 0)
-	c.StageMs = map[string]leios.StageMs{"node-1": {Announced: ms(80), Deadline: 600}}
-	c.Votes = map[string]string{"node-0": forge.VoteClosureIncomplete, "node-1": forge.VoteClosureIncomplete}
+	c.StageMs = map[string]apitypes.StageMs{"node-1": {EBStages: apitypes.EBStages[int64]{Announced: ms(80)}, Deadline: 600}}
+	c.Votes = map[string]string{"node-0": apitypes.VoteClosureIncomplete, "node-1": apitypes.VoteClosureIncomplete}
 	d := eb(450, 50)
 	d.CertifiedBy = block
 	r.ebs = []EBDiffusion{a, b, c, d}
-	r.common = []api.BlockTxs{
+	r.common = []apitypes.BlockTxs{
 		{Slot: 20, Txs: make([]string, 50)},
 		{Slot: 60, Txs: make([]string, 30), Closure: make([]string, 100)},
 		{Slot: 160, Txs: make([]string, 40)},
@@ -109,8 +107,8 @@ func TestTimeline(t *testing.T) {
 	w0, w1 := tl.Windows[0], tl.Windows[1]
 	stages := func(s StageTimes) [5]StagePercentiles {
 		var out [5]StagePercentiles
-		for i, name := range stageNames {
-			if p := *s.stage(name); p != nil {
+		for i, stage := range apitypes.Stages() {
+			if p := *s.At(stage); p != nil {
 				out[i] = *p
 			}
 		}

@@ -3,7 +3,7 @@ package report
 import (
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/lab/load"
 )
@@ -58,8 +58,8 @@ type loadRun struct {
 	names      []string // the nodes', in node order
 	samples    []statusSample
 	ebs        []EBDiffusion
-	common     []api.BlockTxs // the blocks every node's chain holds; nil when none was read
-	hops       [][]int        // Observations.Hops
+	common     []apitypes.BlockTxs // the blocks every node's chain holds; nil when none was read
+	hops       [][]int             // Observations.Hops
 }
 
 // onChainTxs counts the txs the common chain applied in blocks whose slot

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/lab/devnet/layout"
 	"github.com/leiosnode/leiosnode/lab/load"
 )
@@ -61,19 +61,19 @@ type NodeReport struct {
 	PeerID string `json:"peerId"`
 	// Up says the node answered the last status poll; the fields below come
 	// from the last poll it answered.
-	Up            bool          `json:"up"`
-	Tip           api.TipStatus `json:"tip"`
-	ImmutableTip  api.TipStatus `json:"immutableTip"`
-	BlocksForged  uint64        `json:"blocksForged"`
-	BlocksAdopted uint64        `json:"blocksAdopted"`
-	Peers         int           `json:"peers"`
+	Up            bool               `json:"up"`
+	Tip           apitypes.TipStatus `json:"tip"`
+	ImmutableTip  apitypes.TipStatus `json:"immutableTip"`
+	BlocksForged  uint64             `json:"blocksForged"`
+	BlocksAdopted uint64             `json:"blocksAdopted"`
+	Peers         int                `json:"peers"`
 	// Leios are, per peer of the devnet (by name), the Leios
 	// mini-protocols both serve: what the pair speaks.
 	Leios  map[string][]string `json:"leios,omitempty"`
 	Errors uint64              `json:"errors"`
 	// Mempool and TxsOnChain are as the node's last status gave them.
-	Mempool    api.MempoolStatus `json:"mempool"`
-	TxsOnChain uint64            `json:"txsOnChain"`
+	Mempool    apitypes.MempoolStatus `json:"mempool"`
+	TxsOnChain uint64                 `json:"txsOnChain"`
 	// FailedPolls counts the status polls it did not answer.
 	FailedPolls int `json:"failedPolls"`
 	// Exited says how its process ended, when it ended before the devnet
@@ -102,7 +102,7 @@ type Agreement struct {
 	TipSpread uint64 `json:"tipSpread"`
 	// CommonImmutable is the highest block that every node reported as its
 	// immutable tip at some poll, with one hash; absent when there is none.
-	CommonImmutable *api.TipStatus `json:"commonImmutable,omitempty"`
+	CommonImmutable *apitypes.TipStatus `json:"commonImmutable,omitempty"`
 	// Problems lists why Agree is false.
 	Problems []string `json:"problems,omitempty"`
 }
@@ -117,12 +117,12 @@ type ChainWatch struct {
 type nodeWatch struct {
 	name        string
 	peerID      string
-	last        *api.Status // the last status it answered with
-	up          bool        // it answered the last poll
+	last        *apitypes.Status // the last status it answered with
+	up          bool             // it answered the last poll
 	failedPolls int
 	// immutable holds every block the node reported as its immutable tip,
 	// by block number.
-	immutable map[uint64]api.TipStatus
+	immutable map[uint64]apitypes.TipStatus
 	// conflicts are its immutable blocks that changed between polls.
 	conflicts []string
 }
@@ -130,7 +130,7 @@ type nodeWatch struct {
 func NewChainWatch(nodes []layout.Node) *ChainWatch {
 	w := &ChainWatch{nodes: make([]nodeWatch, len(nodes))}
 	for i, n := range nodes {
-		w.nodes[i] = nodeWatch{name: n.Name, peerID: n.PeerID.String(), immutable: map[uint64]api.TipStatus{}}
+		w.nodes[i] = nodeWatch{name: n.Name, peerID: n.PeerID.String(), immutable: map[uint64]apitypes.TipStatus{}}
 	}
 	return w
 }
@@ -240,7 +240,7 @@ func (w *ChainWatch) agreement() Agreement {
 	// Immutable blocks, by number: which node reported which hash.
 	type reportedBlock struct {
 		name  string
-		block api.TipStatus
+		block apitypes.TipStatus
 	}
 	reported := map[uint64][]reportedBlock{}
 	for _, n := range w.nodes {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/lab/devnet/layout"
 	"github.com/leiosnode/leiosnode/lab/load"
@@ -23,8 +23,8 @@ func TestReportPlotsFromPolls(t *testing.T) {
 	s := NewStatusSeries([]layout.Node{{Name: "node-0"}, {Name: "node-1"}}, start, nil)
 	for i := range 12 {
 		polls := []apiclient.StatusPoll{
-			{Status: &api.Status{Tip: api.TipStatus{BlockNumber: uint64(i / 3)}, TxsOnChain: uint64(100 * i), Mempool: api.MempoolStatus{Txs: 50}}},
-			{Status: &api.Status{Tip: api.TipStatus{BlockNumber: uint64(i / 3)}, TxsOnChain: uint64(100 * i)}},
+			{Status: &apitypes.Status{Tip: apitypes.TipStatus{BlockNumber: uint64(i / 3)}, TxsOnChain: uint64(100 * i), Mempool: apitypes.MempoolStatus{Txs: 50}}},
+			{Status: &apitypes.Status{Tip: apitypes.TipStatus{BlockNumber: uint64(i / 3)}, TxsOnChain: uint64(100 * i)}},
 		}
 		if i == 5 {
 			polls[1] = apiclient.StatusPoll{}

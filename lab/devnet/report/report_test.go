@@ -11,21 +11,20 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/leiosnode/leiosnode/api"
 	"github.com/leiosnode/leiosnode/api/apiclient"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/lab/devnet/layout"
 	"github.com/leiosnode/leiosnode/lab/load"
-	"github.com/leiosnode/leiosnode/leios"
 )
 
 // up is a poll answered with this tip and immutable tip; hashes are the
 // block numbers spelt out after a fork letter, and no fork is no block.
 func up(tip uint64, tipFork string, imm uint64, immFork string) apiclient.StatusPoll {
-	return apiclient.StatusPoll{Status: &api.Status{
-		Tip:           api.TipStatus{BlockNumber: tip, Hash: blockHash(tip, tipFork)},
-		ImmutableTip:  api.TipStatus{BlockNumber: imm, Hash: blockHash(imm, immFork)},
-		Peers:         []api.Peer{{ID: "a"}, {ID: "b"}},
+	return apiclient.StatusPoll{Status: &apitypes.Status{
+		Tip:           apitypes.TipStatus{BlockNumber: tip, Hash: blockHash(tip, tipFork)},
+		ImmutableTip:  apitypes.TipStatus{BlockNumber: imm, Hash: blockHash(imm, immFork)},
+		Peers:         []apitypes.Peer{{ID: "a"}, {ID: "b"}},
 		BlocksForged:  tip / 3,
 		BlocksAdopted: tip,
 	}}
@@ -218,7 +217,7 @@ func TestReportJSON(t *testing.T) {
 	w.nodes[0].peerID, w.nodes[1].peerID = "12D3KooA", "12D3KooB"
 	w.Observe([]apiclient.StatusPoll{up(13, "a", 3, "a"), up(12, "a", 2, "a")})
 	last := up(13, "a", 3, "a")
-	last.Status.Mempool, last.Status.TxsOnChain = api.MempoolStatus{Txs: 3, Bytes: 690}, 250
+	last.Status.Mempool, last.Status.TxsOnChain = apitypes.MempoolStatus{Txs: 3, Bytes: 690}, 250
 	w.Observe([]apiclient.StatusPoll{last, down})
 	start := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	r := w.report("/tmp/devnet", start, start.Add(time.Minute), 600, []string{"", "exited: signal: killed"})
@@ -385,8 +384,8 @@ func checkFormatted(t *testing.T, v any, printed string) {
 
 // fakeLeiosNode is a node's answers to GET /status, with these Leios
 // counts, and to GET /api/ebs, with this body.
-func fakeLeiosNode(leios api.LeiosStatus, ebs string) (apiclient.StatusPoll, EBList) {
-	poll := apiclient.StatusPoll{Status: &api.Status{Tip: api.TipStatus{BlockNumber: 9, Hash: blockHash(9, "a")}, Leios: leios}}
+func fakeLeiosNode(leios apitypes.LeiosStatus, ebs string) (apiclient.StatusPoll, EBList) {
+	poll := apiclient.StatusPoll{Status: &apitypes.Status{Tip: apitypes.TipStatus{BlockNumber: 9, Hash: blockHash(9, "a")}, Leios: leios}}
 	var list EBList
 	if err := json.Unmarshal([]byte(ebs), &list.EBs); err != nil {
 		list.Err = fmt.Errorf("GET /api/ebs: %w", err)
@@ -402,7 +401,7 @@ func fakeLeiosNode(leios api.LeiosStatus, ebs string) (apiclient.StatusPoll, EBL
 func TestLeiosReport(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), SlotLength: 100 * time.Millisecond}
 	// Times are slot starts (slot 10 = 03:04:06) plus the delay.
-	forgerPoll, forger := fakeLeiosNode(api.LeiosStatus{EBsForged: 3, EBsAnnounced: 3, BodiesHeld: 3, ClosuresComplete: 3}, `[
+	forgerPoll, forger := fakeLeiosNode(apitypes.LeiosStatus{EBsForged: 3, EBsAnnounced: 3, BodiesHeld: 3, ClosuresComplete: 3}, `[
 		{"slot": 10, "ebHash": "aa10", "txs": 120, "announced": "2025-01-02T03:04:06.001Z", "body": "2025-01-02T03:04:06.004Z", "closure": "2025-01-02T03:04:06.005Z", "vote": "voted", "votes": 2,
 		 "stageMs": {"announced": 1, "body": 4, "closure": 5, "validated": 7, "voted": 8, "deadline": 600}},
 		{"slot": 20, "ebHash": "bb20", "announced": "2025-01-02T03:04:07.001Z", "body": "2025-01-02T03:04:07.002Z", "closure": "2025-01-02T03:04:07.003Z", "vote": "closure incomplete in the voting window", "votes": 1},
@@ -410,7 +409,7 @@ func TestLeiosReport(t *testing.T) {
 	]`)
 	// The receiver lists its EBs in the order it learned of them, and one
 	// more EB (announced at slot 20 too) whose closure it lacks.
-	receiverPoll, receiver := fakeLeiosNode(api.LeiosStatus{EBsAnnounced: 4, BodiesHeld: 4, ClosuresComplete: 3, MissingTxs: 12, RequestsInFlight: 1, FetchedBytes: 123456}, `[
+	receiverPoll, receiver := fakeLeiosNode(apitypes.LeiosStatus{EBsAnnounced: 4, BodiesHeld: 4, ClosuresComplete: 3, MissingTxs: 12, RequestsInFlight: 1, FetchedBytes: 123456}, `[
 		{"slot": 10, "ebHash": "aa10", "txs": 120, "announced": "2025-01-02T03:04:06.050Z", "body": "2025-01-02T03:04:06.120Z", "closure": "2025-01-02T03:04:06.250Z", "votes": 2,
 		 "stageMs": {"announced": 50, "body": 120, "closure": 250, "deadline": 600},
 		 "certify": {"slot": 22, "at": "2025-01-02T03:04:07.201Z", "atMs": 1201, "votes": 2, "outcome": "certified"}},
@@ -419,7 +418,7 @@ func TestLeiosReport(t *testing.T) {
 		{"slot": 20, "ebHash": "bb20", "announced": "2025-01-02T03:04:07.050Z", "closure": "2025-01-02T03:04:07.420Z"}
 	]`)
 	downNode := EBList{Err: errors.New("connection refused")}
-	noListPoll, noList := fakeLeiosNode(api.LeiosStatus{EBsAnnounced: 2}, `{not json`)
+	noListPoll, noList := fakeLeiosNode(apitypes.LeiosStatus{EBsAnnounced: 2}, `{not json`)
 
 	names := make([]layout.Node, 4)
 	for i := range names {
@@ -653,8 +652,8 @@ func TestLeiosReport(t *testing.T) {
 // TestLeiosReportNoEBs: nodes that answer with no EBs (an empty list, or
 // null) give an empty list and a summary without times, not an error.
 func TestLeiosReportNoEBs(t *testing.T) {
-	_, empty := fakeLeiosNode(api.LeiosStatus{}, `[]`)
-	_, null := fakeLeiosNode(api.LeiosStatus{}, `null`)
+	_, empty := fakeLeiosNode(apitypes.LeiosStatus{}, `[]`)
+	_, null := fakeLeiosNode(apitypes.LeiosStatus{}, `null`)
 	w := NewChainWatch([]layout.Node{{Name: "node-0"}, {Name: "node-1"}})
 	r := w.leiosReport(consensus.Clock{SlotLength: time.Second}, 10, []EBList{empty, null}, nil)
 	b, err := json.Marshal(r.Summary)
@@ -693,7 +692,7 @@ func TestLeiosReportProperty(t *testing.T) {
 				if !rapid.Bool().Draw(t, "listed") {
 					continue
 				}
-				e := leios.EBTimes{Slot: slot, EbHash: fmt.Sprintf("eb%d", slot)}
+				e := apitypes.EBTimes{Slot: slot, EbHash: fmt.Sprintf("eb%d", slot)}
 				if rapid.Bool().Draw(t, "complete") {
 					at := clock.SlotStart(slot).Add(time.Duration(rapid.IntRange(0, 5000).Draw(t, "ms")) * time.Millisecond)
 					e.Closure = &at

@@ -5,9 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/leiosnode/leiosnode/forge"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/lab/load"
-	"github.com/leiosnode/leiosnode/leios"
 )
 
 // Timeline is the run in windows of timelineWidth from the system start:
@@ -29,7 +28,7 @@ type Timeline struct {
 // timelineMeasured is Timeline.Measured.
 const timelineMeasured = "windows from the system start; EBs by the start of their slot, each stage in ms after it, " +
 	"p50 and p95 over every (EB, node) pair that reached the stage; missed: (EB, voting node) pairs whose vote was " +
-	"\"" + forge.VoteClosureIncomplete + "\"; rates from the firehose's counts and the common chain's blocks by slot; " +
+	"\"" + apitypes.VoteClosureIncomplete + "\"; rates from the firehose's counts and the common chain's blocks by slot; " +
 	"cores: the growth of the nodes' processCpuSeconds (and cpuSeconds by work) between the status polls bounding the window; " +
 	"a node adds to cpuSeconds once per window of its CPU sampler (seconds), so by work a window may show less than its processCpuSeconds, " +
 	"the next one more"
@@ -76,14 +75,10 @@ type TimelineWindow struct {
 }
 
 // StageTimes are an EB's stages' times after its slot start, over (EB,
-// node) pairs; a stage no pair reached is absent.
-type StageTimes struct {
-	Announced *StagePercentiles `json:"announced,omitempty"`
-	Body      *StagePercentiles `json:"body,omitempty"`
-	Closure   *StagePercentiles `json:"closure,omitempty"`
-	Validated *StagePercentiles `json:"validated,omitempty"`
-	Voted     *StagePercentiles `json:"voted,omitempty"`
-}
+// node) pairs; a stage no pair reached is absent. The stages are the
+// API's (apitypes.EBStages), so the timeline names the fields a node's GET
+// /api/ebs does.
+type StageTimes = apitypes.EBStages[StagePercentiles]
 
 // StagePercentiles are one stage's ms after the slot start over Pairs (EB,
 // node) pairs.
@@ -98,39 +93,6 @@ type StagePercentiles struct {
 type NodeCores struct {
 	Cores  float64            `json:"cores"`
 	ByWork map[string]float64 `json:"byWork,omitempty"`
-}
-
-// stageNames are the EB stages in their order, as the timeline names them.
-var stageNames = [...]string{"announced", "body", "closure", "validated", "voted"}
-
-// stage is a pointer to the named stage in t.
-func (t *StageTimes) stage(name string) **StagePercentiles {
-	switch name {
-	case "announced":
-		return &t.Announced
-	case "body":
-		return &t.Body
-	case "closure":
-		return &t.Closure
-	case "validated":
-		return &t.Validated
-	}
-	return &t.Voted
-}
-
-// stageOf is the named stage of s, if reached.
-func stageOf(s leios.StageMs, name string) *int64 {
-	switch name {
-	case "announced":
-		return s.Announced
-	case "body":
-		return s.Body
-	case "closure":
-		return s.Closure
-	case "validated":
-		return s.Validated
-	}
-	return s.Voted
 }
 
 // newTimeline cuts the run into windows of width from the system start,
@@ -174,7 +136,7 @@ func (r loadRun) window(from, to time.Time) TimelineWindow {
 
 // windowEBs fills in the window's EBs, stages and votes.
 func (r loadRun) windowEBs(w *TimelineWindow, from, to time.Time) {
-	stages := map[string][]int64{}
+	stages := map[apitypes.Stage][]int64{}
 	sized, txs := 0, 0
 	for _, eb := range r.ebs {
 		if eb.Forged.Before(from) || !eb.Forged.Before(to) {
@@ -189,15 +151,15 @@ func (r loadRun) windowEBs(w *TimelineWindow, from, to time.Time) {
 			w.EBsCertified++
 		}
 		for _, s := range eb.StageMs {
-			for _, name := range stageNames {
-				if ms := stageOf(s, name); ms != nil {
-					stages[name] = append(stages[name], *ms)
+			for _, stage := range apitypes.Stages() {
+				if ms := *s.At(stage); ms != nil {
+					stages[stage] = append(stages[stage], *ms)
 				}
 			}
 		}
 		for _, vote := range eb.Votes {
 			w.VotingPairs++
-			if vote == forge.VoteClosureIncomplete {
+			if vote == apitypes.VoteClosureIncomplete {
 				w.MissedWindows++
 			}
 		}
@@ -208,9 +170,9 @@ func (r loadRun) windowEBs(w *TimelineWindow, from, to time.Time) {
 	if w.VotingPairs > 0 {
 		w.MissedShare = float64(w.MissedWindows) / float64(w.VotingPairs)
 	}
-	for _, name := range stageNames {
-		if ms := stages[name]; len(ms) > 0 {
-			*w.Stages.stage(name) = newStagePercentiles(ms)
+	for _, stage := range apitypes.Stages() {
+		if ms := stages[stage]; len(ms) > 0 {
+			*w.Stages.At(stage) = newStagePercentiles(ms)
 		}
 	}
 }

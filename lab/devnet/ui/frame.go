@@ -7,9 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
-	"github.com/leiosnode/leiosnode/forge"
-	"github.com/leiosnode/leiosnode/leios"
+	"github.com/leiosnode/leiosnode/apitypes"
 )
 
 // Observation is one round of the devnet's polls, as Run hands it over.
@@ -23,10 +21,10 @@ type Observation struct {
 type NodeObservation struct {
 	// Status is its GET /status; nil when it did not answer, and Down
 	// then says why ("down", or how its process exited).
-	Status *api.Status
+	Status *apitypes.Status
 	Down   string
 	// EBs is its GET /api/ebs; nil when it was not read.
-	EBs []leios.EBTimes
+	EBs []apitypes.EBTimes
 }
 
 // Txs are the devnet's tx figures of a round, as its status line prints
@@ -43,9 +41,13 @@ const maxEBs = 16
 // maxRates is how many rounds of the on-chain rate a frame carries.
 const maxRates = 120
 
-// stages are an EB's stages in the order the page draws them; a frame's
-// stages follow it.
-var stages = [...]string{"announced", "body", "closure", "validated", "voted", "certified"}
+// stages are an EB's stages in the order the page draws them, the node's
+// (apitypes.Stages) and then its certification; a frame's stages follow
+// it.
+var stages = [...]string{
+	string(apitypes.StageAnnounced), string(apitypes.StageBody), string(apitypes.StageClosure),
+	string(apitypes.StageValidated), string(apitypes.StageVoted), apitypes.FateCertified,
+}
 
 // frame is what the page draws of one observation.
 type frame struct {
@@ -71,13 +73,13 @@ type frame struct {
 // nodeFrame is one node in a frame; only Name and Down when it did not
 // answer.
 type nodeFrame struct {
-	Name      string            `json:"name"`
-	Down      string            `json:"down,omitempty"`
-	Tip       *api.TipStatus    `json:"tip,omitempty"`
-	Immutable *api.TipStatus    `json:"immutable,omitempty"`
-	Peers     int               `json:"peers"`
-	Mempool   api.MempoolStatus `json:"mempool"`
-	Leios     *api.LeiosStatus  `json:"leios,omitempty"`
+	Name      string                 `json:"name"`
+	Down      string                 `json:"down,omitempty"`
+	Tip       *apitypes.TipStatus    `json:"tip,omitempty"`
+	Immutable *apitypes.TipStatus    `json:"immutable,omitempty"`
+	Peers     int                    `json:"peers"`
+	Mempool   apitypes.MempoolStatus `json:"mempool"`
+	Leios     *apitypes.LeiosStatus  `json:"leios,omitempty"`
 }
 
 // ebFrame is one EB's way through the nodes.
@@ -170,12 +172,12 @@ func ebFrames(nodes []NodeObservation) []ebFrame {
 			eb.Nodes++
 			eb.Txs, eb.Bytes = max(eb.Txs, e.Txs), max(eb.Bytes, e.ClosureBytes)
 			eb.Votes = max(eb.Votes, e.Votes)
-			for i, ms := range []*int64{e.StageMs.Announced, e.StageMs.Body, e.StageMs.Closure, e.StageMs.Validated, e.StageMs.Voted} {
-				eb.Stages[i].reach(ms)
+			for i, stage := range apitypes.Stages() {
+				eb.Stages[i].reach(*e.StageMs.At(stage))
 			}
 			if a := e.Certify; a != nil {
 				switch {
-				case a.Outcome == forge.CertifyCertified:
+				case a.Outcome == apitypes.CertifyCertified:
 					eb.Stages[len(stages)-1].reach(&a.AtMs)
 					eb.Outcome, certified[p] = a.Outcome, true
 				case !certified[p] && !a.At.Before(latestAttempt[p]):

@@ -12,11 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leiosnode/leiosnode/api"
+	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus/consensustest"
-	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/internal/waittest"
-	"github.com/leiosnode/leiosnode/leios"
 )
 
 var names = []string{"node-0", "node-1", "node-2", "node-3"}
@@ -44,7 +42,7 @@ func observation(n int) Observation {
 			o.Nodes = append(o.Nodes, NodeObservation{Down: "exited (exit status 1)"})
 			continue
 		}
-		st := &api.Status{Tip: api.TipStatus{BlockNumber: uint64(10*n + i), Hash: "ab12cd34ef"}, Mempool: api.MempoolStatus{Txs: 7}}
+		st := &apitypes.Status{Tip: apitypes.TipStatus{BlockNumber: uint64(10*n + i), Hash: "ab12cd34ef"}, Mempool: apitypes.MempoolStatus{Txs: 7}}
 		o.Nodes = append(o.Nodes, NodeObservation{Status: st})
 	}
 	return o
@@ -284,11 +282,11 @@ func queued(v *View) int {
 
 // ebList is n EBs at slots 1..n, each announced at 10 ms and its body held
 // at 20 ms.
-func ebList(n int) []leios.EBTimes {
-	var ebs []leios.EBTimes
+func ebList(n int) []apitypes.EBTimes {
+	var ebs []apitypes.EBTimes
 	for slot := 1; slot <= n; slot++ {
-		ebs = append(ebs, leios.EBTimes{Slot: uint64(slot), EbHash: fmt.Sprintf("%064x", slot),
-			StageMs: leios.StageMs{Announced: ms(10), Body: ms(20), Deadline: 600}})
+		ebs = append(ebs, apitypes.EBTimes{Slot: uint64(slot), EbHash: fmt.Sprintf("%064x", slot),
+			StageMs: apitypes.StageMs{EBStages: apitypes.EBStages[int64]{Announced: ms(10), Body: ms(20)}, Deadline: 600}})
 	}
 	return ebs
 }
@@ -302,17 +300,17 @@ func TestEBFrames(t *testing.T) {
 	const a, b = "aa000000000000000000000000000000000000000000000000000000000000aa", "bb000000000000000000000000000000000000000000000000000000000000bb"
 	at := time.Now()
 	nodes := []NodeObservation{
-		{EBs: []leios.EBTimes{
+		{EBs: []apitypes.EBTimes{
 			{Slot: 5, EbHash: a, Txs: 30, ClosureBytes: 9000, Votes: 2,
-				StageMs: leios.StageMs{Announced: ms(40), Body: ms(60), Closure: ms(90), Validated: ms(95), Voted: ms(100), Deadline: 600},
-				Certify: &leios.CertifyAttempt{Outcome: forge.CertifyNoQuorum, At: at, AtMs: 1200}},
-			{Slot: 9, EbHash: b, StageMs: leios.StageMs{Announced: ms(30), Deadline: 600}},
+				StageMs: apitypes.StageMs{EBStages: apitypes.EBStages[int64]{Announced: ms(40), Body: ms(60), Closure: ms(90), Validated: ms(95), Voted: ms(100)}, Deadline: 600},
+				Certify: &apitypes.CertifyAttempt{Outcome: apitypes.CertifyNoQuorum, At: at, AtMs: 1200}},
+			{Slot: 9, EbHash: b, StageMs: apitypes.StageMs{EBStages: apitypes.EBStages[int64]{Announced: ms(30)}, Deadline: 600}},
 			{Slot: 3, EbHash: strings.Repeat("0", 64)},
 		}},
-		{EBs: []leios.EBTimes{
+		{EBs: []apitypes.EBTimes{
 			{Slot: 5, EbHash: a, Votes: 4,
-				StageMs: leios.StageMs{Announced: ms(20), Body: ms(50), Closure: ms(150), Deadline: 600},
-				Certify: &leios.CertifyAttempt{Outcome: forge.CertifyCertified, At: at.Add(-time.Second), AtMs: 1100}},
+				StageMs: apitypes.StageMs{EBStages: apitypes.EBStages[int64]{Announced: ms(20), Body: ms(50), Closure: ms(150)}, Deadline: 600},
+				Certify: &apitypes.CertifyAttempt{Outcome: apitypes.CertifyCertified, At: at.Add(-time.Second), AtMs: 1100}},
 		}},
 		{Down: "down"},
 	}
@@ -321,7 +319,7 @@ func TestEBFrames(t *testing.T) {
 		t.Fatalf("EBs %+v; want slots 9 and 5, newest first", got)
 	}
 	eb := got[1]
-	if eb.Hash != "aa000000" || eb.Txs != 30 || eb.Bytes != 9000 || eb.Nodes != 2 || eb.Votes != 4 || eb.DeadlineMs != 600 || eb.Outcome != forge.CertifyCertified {
+	if eb.Hash != "aa000000" || eb.Txs != 30 || eb.Bytes != 9000 || eb.Nodes != 2 || eb.Votes != 4 || eb.DeadlineMs != 600 || eb.Outcome != apitypes.CertifyCertified {
 		t.Errorf("EB at slot 5: %+v", eb)
 	}
 	want := []struct {
