@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"github.com/multiformats/go-multiaddr"
 
 	"github.com/leiosnode/leiosnode/internal/strictjson"
+	"github.com/leiosnode/leiosnode/leios/protocolset"
 )
 
 // Config is one node's configuration file (config.json). Relative paths are
@@ -62,10 +64,11 @@ type Config struct {
 	// simulators' trace format (JSON lines), created anew at each start.
 	TraceFile string `json:"traceFile,omitempty"`
 	// LeiosProtocols is the Leios mini-protocol set the node serves and
-	// speaks: "cip" (CIP-0164's), "prototype" (the Haskell prototype's) or
-	// "both" (the default: the CIP's with the peers that serve them, the
-	// prototype's with the others).
-	LeiosProtocols string `json:"leiosProtocols,omitempty"`
+	// speaks, read from its name as the file is decoded: "cip" (CIP-0164's),
+	// "prototype" (the Haskell prototype's) or "both" (the default, the
+	// zero value: the CIP's with the peers that serve them, the prototype's
+	// with the others). Any other name is refused by Load.
+	LeiosProtocols protocolset.Set `json:"leiosProtocols,omitempty"`
 
 	// Path is the file Load read, for messages that name a setting.
 	Path string `json:"-"`
@@ -107,6 +110,11 @@ func Load(path string) (*Config, error) {
 	}
 	c := Config{Path: path}
 	if err := strictjson.Decode(b, &c); err != nil {
+		if errors.Is(err, protocolset.ErrUnknown) {
+			// The decoder says what the value is, not whose: the one
+			// field of the type is.
+			return nil, fmt.Errorf("config %s: leiosProtocols %w", path, err)
+		}
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
@@ -136,11 +144,6 @@ func Load(path string) (*Config, error) {
 	}
 	if c.TargetPeers < 0 {
 		return nil, fmt.Errorf("config %s: targetPeers is %d: it must not be negative", path, c.TargetPeers)
-	}
-	switch c.LeiosProtocols {
-	case "", "both", "cip", "prototype":
-	default:
-		return nil, fmt.Errorf("config %s: leiosProtocols is %q: it must be cip, prototype or both", path, c.LeiosProtocols)
 	}
 	if c.BLSKeyFile != "" && c.IssuerKeyFile == "" {
 		return nil, fmt.Errorf("config %s: blsSigningKeyFile is a block producer's: it needs issuerSigningKeyFile and vrfSigningKeyFile", path)

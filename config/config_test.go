@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/leiosnode/leiosnode/leios/protocolset"
 )
 
 func TestLoadResolvesPaths(t *testing.T) {
@@ -125,24 +127,36 @@ func TestPeerSharing(t *testing.T) {
 	}
 }
 
-// TestLeiosProtocols: cip, prototype and both are read as they are; any
-// other set is refused, naming the setting.
+// TestLeiosProtocols: each name of the one list is read as its set, and
+// a config without the setting speaks both; any other value — a list, a
+// typo, another case, the empty string — is refused in one line that
+// names the file, the setting and the valid names.
 func TestLeiosProtocols(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.json")
 	const relay = `"genesisFile": "g", "databasePath": "db", "nodeKeyFile": "n"`
-	for _, set := range []string{"cip", "prototype", "both"} {
-		if err := os.WriteFile(path, []byte(`{`+relay+`, "leiosProtocols": "`+set+`"}`), 0o644); err != nil {
+	for _, set := range protocolset.All() {
+		if err := os.WriteFile(path, []byte(`{`+relay+`, "leiosProtocols": "`+set.String()+`"}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if c, err := Load(path); err != nil || c.LeiosProtocols != set {
 			t.Errorf("leiosProtocols %q: %v", set, err)
 		}
 	}
-	if err := os.WriteFile(path, []byte(`{`+relay+`, "leiosProtocols": "cip,prototype"}`), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(`{`+relay+`}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "leiosProtocols") {
-		t.Errorf("an unknown set: %v", err)
+	if c, err := Load(path); err != nil || c.LeiosProtocols != protocolset.Both {
+		t.Errorf("no leiosProtocols: %v, %v", c, err)
+	}
+	for _, bad := range []string{"cip,prototype", "CIP", "mixed", ""} {
+		if err := os.WriteFile(path, []byte(`{`+relay+`, "leiosProtocols": "`+bad+`"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(path)
+		want := fmt.Sprintf(`config %s: leiosProtocols %q is not a Leios protocol set: want cip, prototype or both`, path, bad)
+		if err == nil || err.Error() != want {
+			t.Errorf("leiosProtocols %q:\n got %v\nwant %s", bad, err, want)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/leiosnode/leiosnode/leios/protocolset"
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
@@ -29,7 +30,7 @@ type ServiceOptions struct {
 	Timeouts protocol.Timeouts
 	// Protocols chooses the versions: /leios/fetch/2 with the CIP's set,
 	// /leios/fetch/1 with the prototype's. Default both.
-	Protocols network.LeiosProtocols
+	Protocols protocolset.Set
 }
 
 // NewService runs LeiosFetch through opts.Fetcher, with the Spec of its

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/leios/protocolset"
 	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 )
@@ -25,12 +25,12 @@ func TestNewService(t *testing.T) {
 
 	// Protocols chooses the versions served, preferred first.
 	for _, tc := range []struct {
-		set  network.LeiosProtocols
+		set  protocolset.Set
 		want []string
 	}{
-		{network.LeiosBoth, []string{"/leios/fetch/2", "/leios/fetch/1"}},
-		{network.LeiosCIP, []string{"/leios/fetch/2"}},
-		{network.LeiosPrototype, []string{"/leios/fetch/1"}},
+		{protocolset.Both, []string{"/leios/fetch/2", "/leios/fetch/1"}},
+		{protocolset.CIP, []string{"/leios/fetch/2"}},
+		{protocolset.Prototype, []string{"/leios/fetch/1"}},
 	} {
 		svc, err := NewService(ServiceOptions{Fetcher: fetcher, Protocols: tc.set})
 		if err != nil {

@@ -14,8 +14,8 @@ import (
 	"github.com/leiosnode/leiosnode/fetch"
 	"github.com/leiosnode/leiosnode/internal/pebblestore"
 	"github.com/leiosnode/leiosnode/ledger"
+	"github.com/leiosnode/leiosnode/leios/protocolset"
 	"github.com/leiosnode/leiosnode/mempool"
-	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/txcache"
 )
 
@@ -74,7 +74,7 @@ type Options struct {
 	Fetch fetch.Options
 	// Protocols chooses the Leios mini-protocol sets Services serves and
 	// speaks. Default both.
-	Protocols network.LeiosProtocols
+	Protocols protocolset.Set
 
 	// Validator holds the genesis rules: it checks the headers peers
 	// announce (issuer, VRF, signature), the votes they relay (against its

@@ -19,6 +19,7 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/leios/protocolset"
 	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/notify"
 )
@@ -60,10 +61,10 @@ func certifyAndCapture(t *testing.T, enc block.Encoding, set string) {
 		gen.SystemStart = time.Now().Add(time.Second).UTC()
 		g = gen
 	})
-	protocols := map[string][]string{
-		"cip":       {"cip", "cip", "cip"},
-		"prototype": {"prototype", "prototype", "prototype"},
-		"mixed":     {"cip", "prototype", "both"},
+	protocols := map[string][]protocolset.Set{
+		"cip":       {protocolset.CIP, protocolset.CIP, protocolset.CIP},
+		"prototype": {protocolset.Prototype, protocolset.Prototype, protocolset.Prototype},
+		"mixed":     protocolset.All(), // cip, prototype, both: the devnet's mixed
 	}[set]
 	for i, cfg := range configs {
 		cfg.LeiosProtocols, cfg.HTTPAddr = protocols[i], ""
@@ -78,10 +79,10 @@ func certifyAndCapture(t *testing.T, enc block.Encoding, set string) {
 	capture := newVoteCapture(t)
 	for i, p := range protocols {
 		addr := peer.AddrInfo{ID: ns[i].host.ID(), Addrs: []multiaddr.Multiaddr{multiaddr.StringCast(configs[i].ListenAddrs[0])}}
-		if p != "prototype" && capture.cip == nil {
+		if p.CIP() && capture.cip == nil {
 			capture.follow(ctx, addr, notify.VotesSpec())
 		}
-		if p != "cip" && capture.proto == nil {
+		if p.Prototype() && capture.proto == nil {
 			capture.follow(ctx, addr, notify.Spec())
 		}
 	}

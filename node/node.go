@@ -46,9 +46,6 @@ type Options struct {
 	AcceptLostImmutableTip bool
 	// TraceFile, if set, overrides the config's traceFile.
 	TraceFile string
-	// LeiosProtocols, if set, overrides the config's leiosProtocols: "cip",
-	// "prototype" or "both".
-	LeiosProtocols string
 	// Equivocate makes the node's pool equivocate (forge.Options.Equivocate):
 	// the devnet's chaos mode, never a real network.
 	Equivocate bool
@@ -145,7 +142,6 @@ func (n *Node) build(opts Options) (err error) {
 		log:                    n.log,
 		registerer:             n.registry,
 		acceptLostImmutableTip: opts.AcceptLostImmutableTip,
-		leiosProtocols:         cmp.Or(opts.LeiosProtocols, cfg.LeiosProtocols),
 	}); err != nil {
 		return err
 	}

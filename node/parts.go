@@ -22,7 +22,6 @@ import (
 	"github.com/leiosnode/leiosnode/leios"
 	"github.com/leiosnode/leiosnode/leiosdb"
 	"github.com/leiosnode/leiosnode/mempool"
-	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/txcache"
 	"github.com/leiosnode/leiosnode/vrf"
 )
@@ -50,7 +49,6 @@ type partsOptions struct {
 	log                    *slog.Logger
 	registerer             prometheus.Registerer
 	acceptLostImmutableTip bool
-	leiosProtocols         string // the config's leiosProtocols, or the option's
 }
 
 // open opens the parts in their order into p, whose genesis and validator
@@ -58,10 +56,6 @@ type partsOptions struct {
 func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 	p.now, p.log, p.adopted = opts.now, opts.log, new(atomic.Uint64)
 	g := p.genesis
-	protocols, err := network.ParseLeiosProtocols(opts.leiosProtocols)
-	if err != nil {
-		return fmt.Errorf("config %s: %w", cfg.Path, err)
-	}
 	genesisUTxO, err := ledger.GenesisUTxO(g.InitialFunds)
 	if err != nil {
 		return fmt.Errorf("genesis %s: %w", cfg.GenesisFile, err)
@@ -83,7 +77,7 @@ func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 		return bothOfAnotherNetwork(cfg, g, err)
 	}
 	if p.leios, err = leios.Open(leios.Options{
-		Protocols:  protocols,
+		Protocols:  cfg.LeiosProtocols,
 		Dir:        cfg.LeiosDBDir(),
 		Network:    networkOf(cfg, g),
 		Limits:     g.Leios.EBLimits(),

@@ -15,6 +15,7 @@ import (
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/waittest"
+	"github.com/leiosnode/leiosnode/leios/protocolset"
 )
 
 // refillClosures is how many certified closures the refill test's chain
@@ -60,7 +61,7 @@ func TestDeletedLeiosDBIsRefilled(t *testing.T) {
 		!strings.Contains(checks[2].Err.Error(), "certified closures the chain applied are missing from the LeiosDB") {
 		t.Fatalf("db check of the node without its LeiosDB: %+v", checks)
 	}
-	configs[subject].LeiosProtocols = "cip"
+	configs[subject].LeiosProtocols = protocolset.CIP
 	net.start(subject)
 	waitHTTP(t, configs[subject].HTTPAddr)
 	s, err := getStatus(configs[subject].HTTPAddr)
@@ -104,7 +105,7 @@ func TestDeletedLeiosDBIsRefilled(t *testing.T) {
 	// Over the prototype's /leios/fetch/1 alone, point by point.
 	net.stop(subject)
 	must(t, os.RemoveAll(configs[subject].LeiosDBDir()))
-	configs[subject].LeiosProtocols = "prototype"
+	configs[subject].LeiosProtocols = protocolset.Prototype
 	net.start(subject)
 	waitFor(t, "every certified closure to come back over /leios/fetch/1", func() bool {
 		missing, err := net.nodes[subject].leios.MissingCertified()

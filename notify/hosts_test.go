@@ -10,6 +10,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/leios/protocolset"
 	"github.com/leiosnode/leiosnode/leiosdb"
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/notify"
@@ -40,7 +41,7 @@ func (p *peerDBs) get(id peer.ID) *leiosdb.DB {
 	return p.dbs[id]
 }
 
-func startHostNode(t *testing.T, n *testNet, seed byte, dbs *peerDBs, topology []string, sets ...network.LeiosProtocols) *hostNode {
+func startHostNode(t *testing.T, n *testNet, seed byte, dbs *peerDBs, topology []string, sets ...protocolset.Set) *hostNode {
 	t.Helper()
 	hn := &hostNode{db: openTestDB(t)}
 	record := func(from peer.ID, e string) {
@@ -89,7 +90,7 @@ func startHostNode(t *testing.T, n *testNet, seed byte, dbs *peerDBs, topology [
 	})
 	s := make([]byte, ed25519.SeedSize)
 	s[0], s[1] = seed, 0x99
-	var set network.LeiosProtocols // both
+	var set protocolset.Set // both
 	if len(sets) > 0 {
 		set = sets[0]
 	}
@@ -149,17 +150,17 @@ func (hn *hostNode) eventsFrom(id peer.ID) []string {
 func TestThreeHosts(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		a, b, c network.LeiosProtocols
+		a, b, c protocolset.Set
 	}{
-		{"cip", network.LeiosCIP, network.LeiosCIP, network.LeiosCIP},
-		{"prototype", network.LeiosPrototype, network.LeiosPrototype, network.LeiosPrototype},
-		{"cip, both, prototype", network.LeiosCIP, network.LeiosBoth, network.LeiosPrototype},
+		{"cip", protocolset.CIP, protocolset.CIP, protocolset.CIP},
+		{"prototype", protocolset.Prototype, protocolset.Prototype, protocolset.Prototype},
+		{"cip, both, prototype", protocolset.CIP, protocolset.Both, protocolset.Prototype},
 	} {
 		t.Run(tc.name, func(t *testing.T) { threeHosts(t, tc.a, tc.b, tc.c) })
 	}
 }
 
-func threeHosts(t *testing.T, setA, setB, setC network.LeiosProtocols) {
+func threeHosts(t *testing.T, setA, setB, setC protocolset.Set) {
 	n := newTestNet(t, 1)
 	dbs := &peerDBs{dbs: make(map[peer.ID]*leiosdb.DB)}
 	a := startHostNode(t, n, 1, dbs, nil, setA)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/leiosnode/leiosnode/leios/protocolset"
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
@@ -33,7 +34,7 @@ type ServiceOptions struct {
 	Timeouts protocol.Timeouts
 	// Protocols chooses the sets: the CIP's three streams, the prototype's
 	// one, or both (the default).
-	Protocols network.LeiosProtocols
+	Protocols protocolset.Set
 }
 
 // NewService runs LeiosNotify through opts.Relay.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leiosnode/leiosnode/network"
+	"github.com/leiosnode/leiosnode/leios/protocolset"
 	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/network/protocol/protocoltest"
 	"github.com/leiosnode/leiosnode/notify"
@@ -34,12 +34,12 @@ func TestNewService(t *testing.T) {
 func TestServiceServesTheChosenSets(t *testing.T) {
 	relay := newTestNet(t, 1).relay(t)
 	for _, tc := range []struct {
-		set  network.LeiosProtocols
+		set  protocolset.Set
 		want string
 	}{
-		{network.LeiosCIP, "/leios/announce/1 /leios/votes/1 /leios/blocknotify/1"},
-		{network.LeiosPrototype, "/leios/notify/1"},
-		{network.LeiosBoth, "/leios/announce/1 /leios/votes/1 /leios/blocknotify/1 /leios/notify/1"},
+		{protocolset.CIP, "/leios/announce/1 /leios/votes/1 /leios/blocknotify/1"},
+		{protocolset.Prototype, "/leios/notify/1"},
+		{protocolset.Both, "/leios/announce/1 /leios/votes/1 /leios/blocknotify/1 /leios/notify/1"},
 	} {
 		svc, err := notify.NewService(notify.ServiceOptions{Relay: relay, Protocols: tc.set})
 		if err != nil {

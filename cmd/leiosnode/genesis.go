@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leiosnode/leiosnode/lab/devnet/layout"
+	"github.com/leiosnode/leiosnode/leios/protocolset"
 )
 
 // devnetFlags are the generation flags genesis and devnet share.
@@ -20,7 +21,7 @@ type devnetFlags struct {
 	templateFile string
 	basePort     int
 	logLevel     string
-	protocols    string
+	protocols    layout.Protocols
 	// Overrides of the template, applied only when given.
 	slotLengthMs     int64
 	activeSlotsCoeff string
@@ -34,7 +35,10 @@ func (f *devnetFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.templateFile, "template", "", "genesis template (default: the built-in configs/devnet.json)")
 	fs.IntVar(&f.basePort, "base-port", 0, "node i listens on BASE+2i (libp2p) and BASE+2i+1 (HTTP); 0 = free ports")
 	fs.StringVar(&f.logLevel, "log-level", "", "log level written into each node's config: debug, info, warn, error")
-	fs.StringVar(&f.protocols, "protocols", "both", "the Leios mini-protocols the pools speak: cip (CIP-0164's), prototype (the Haskell prototype's), both, or mixed (pool i: cip, prototype, both in turn)")
+	// The names are the one list's, protocolset's, and mixed.
+	names := layout.ProtocolsNames()
+	fs.TextVar(&f.protocols, "protocols", layout.Protocols{}, "the Leios mini-protocol `SET` the pools serve and speak (each config's leiosProtocols): "+
+		strings.Join(names[:len(names)-1], ", ")+" or "+names[len(names)-1]+" (pool i speaks "+strings.Join(protocolset.Names(), ", ")+" in turn)")
 	fs.Int64Var(&f.slotLengthMs, "slot-length-ms", 0, "slot length in ms (overrides the template)")
 	fs.StringVar(&f.activeSlotsCoeff, "active-slots-coeff", "", "active slot coefficient f, a decimal (overrides the template)")
 	fs.IntVar(&f.securityParam, "security-param", 0, "security parameter k in blocks (overrides the template)")

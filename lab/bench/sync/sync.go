@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,16 +30,18 @@ import (
 	"github.com/leiosnode/leiosnode/lab/bench/machine"
 	"github.com/leiosnode/leiosnode/lab/bench/nodebin"
 	"github.com/leiosnode/leiosnode/lab/bench/output"
+	"github.com/leiosnode/leiosnode/leios/protocolset"
 )
 
 type syncFlags struct {
-	Blocks    int      `json:"blocks"`
-	TxRate    float64  `json:"tx_rate"`
-	Funded    int      `json:"funded"`
-	Peers     []int    `json:"peers"`
-	Protocols []string `json:"protocols"`
-	Quick     bool     `json:"quick"`
-	Hoarders  int      `json:"hoarders"`
+	Blocks    int               `json:"blocks"`
+	TxRate    float64           `json:"tx_rate"`
+	Funded    int               `json:"funded"`
+	Peers     []int             `json:"peers"`
+	Protocols []string          `json:"protocols"`
+	sets      []protocolset.Set // Protocols, as validate read them
+	Quick     bool              `json:"quick"`
+	Hoarders  int               `json:"hoarders"`
 	hoardFor  time.Duration
 	leiosnode string
 	timeout   time.Duration
@@ -125,7 +128,8 @@ beside it (go tool pprof -top FILE).`,
 	fs.Float64Var(&f.TxRate, "tx-rate", 2000, "txs offered per second of chain time while forging")
 	fs.IntVar(&f.Funded, "funded", 40, "funded addresses, each a chain of txs")
 	fs.IntSliceVar(&f.Peers, "peers", []int{1, 3}, "peers of the syncing node, one sync each (at most 3)")
-	fs.StringSliceVar(&f.Protocols, "protocols", []string{"cip", "prototype"}, "the syncing node's Leios protocols, one sync each per peer count: cip fetches certified closures by multi-block requests, prototype one point at a time")
+	fs.StringSliceVar(&f.Protocols, "protocols", []string{protocolset.CIP.String(), protocolset.Prototype.String()},
+		"the syncing node's Leios protocol sets, one sync each per peer count, of "+strings.Join(protocolset.Names(), ", ")+": cip fetches certified closures by multi-block requests, prototype one point at a time")
 	fs.StringVar(&f.leiosnode, "leiosnode", "", "the leiosnode binary the nodes run (default: built from this module into a temporary directory)")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "give up on a sync after this long")
 	fs.BoolVar(&f.profile, "cpu-profile", false, "save a CPU profile of the sync from the most peers into --plots")
@@ -157,10 +161,13 @@ func (f *syncFlags) validate() error {
 	if len(f.Protocols) == 0 {
 		return errors.New("--protocols: at least one set")
 	}
+	f.sets = nil
 	for _, p := range f.Protocols {
-		if p != "cip" && p != "prototype" && p != "both" {
-			return fmt.Errorf("--protocols %s: want cip, prototype or both", p)
+		set, err := protocolset.Parse(p)
+		if err != nil {
+			return fmt.Errorf("--protocols: %w", err)
 		}
+		f.sets = append(f.sets, set)
 	}
 	if f.Hoarders < 0 {
 		return errors.New("--hoarders must not be negative")
@@ -223,11 +230,11 @@ func runSyncBench(ctx context.Context, f syncFlags, progress io.Writer) (_ *sync
 		}
 	}
 	most := slices.Max(f.Peers)
-	for _, protocols := range f.Protocols {
+	for _, protocols := range f.sets {
 		for _, peers := range f.Peers {
 			fmt.Fprintf(progress, "sync: a fresh node from %d peer(s), Leios protocols %s...\n", peers, protocols)
 			profile := ""
-			if f.profile && peers == most && protocols == f.Protocols[0] {
+			if f.profile && peers == most && protocols == f.sets[0] {
 				profile = filepath.Join(f.out.Plots, fmt.Sprintf("sync-%dpeers.pprof", peers))
 				report.Profile = profile
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/leiosnode/leiosnode/internal/freeport"
 	"github.com/leiosnode/leiosnode/keys"
 	"github.com/leiosnode/leiosnode/lab/devnet/supervisor"
+	"github.com/leiosnode/leiosnode/leios/protocolset"
 )
 
 // nodeProcess is a leiosnode process the benchmark started.
@@ -213,7 +214,7 @@ func awaitTip(ctx context.Context, p *nodeProcess, client *http.Client, chain *s
 // chain's; then it stops the node and counts the certified closures it
 // kept. The curve is its tip over time from the first answer; the
 // optional CPU profile covers the first profileFor of the sync.
-func syncFrom(ctx context.Context, exe string, chain *syncChain, sources *syncSources, peers int, protocols, dir string, client *http.Client, timeout, profileFor time.Duration, profileFile string) (*syncRun, error) {
+func syncFrom(ctx context.Context, exe string, chain *syncChain, sources *syncSources, peers int, protocols protocolset.Set, dir string, client *http.Client, timeout, profileFor time.Duration, profileFile string) (*syncRun, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -248,7 +249,7 @@ func syncFrom(ctx context.Context, exe string, chain *syncChain, sources *syncSo
 	}
 	defer p.stop()
 
-	run := &syncRun{Peers: peers, Protocols: protocols}
+	run := &syncRun{Peers: peers, Protocols: protocols.String()}
 	var up time.Time
 	profiled := make(chan error, 1)
 	deadline := time.Now().Add(timeout)

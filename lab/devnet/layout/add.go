@@ -13,6 +13,7 @@ import (
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/leios/protocolset"
 )
 
 // ErrPoolNeedsGenesis refuses to add a pool to a written network: a pool
@@ -74,7 +75,7 @@ func AddRelay(dir, host string) (*Added, error) {
 		return nil, err
 	}
 	r.ListenAddr, r.DialAddr, r.HTTPAddr = place.listen, place.dial, place.http
-	if err := d.writeNodeConfig(r, false, "both", []string{bootstrap}, pool.LogLevel); err != nil {
+	if err := d.writeNodeConfig(r, false, protocolset.Both, []string{bootstrap}, pool.LogLevel); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &Added{Node: r, Bootstrap: bootstrap, PoolsShare: pool.SharesPeers(), OnHosts: d.OnHosts}, nil

@@ -20,6 +20,7 @@ import (
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/freeport"
 	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/leios/protocolset"
 )
 
 // The files of a generated devnet. Paths inside a node's config are
@@ -80,11 +81,9 @@ type Spec struct {
 	// LogLevel goes into every node's config ("" = the node's default).
 	LogLevel string
 	// Protocols are the Leios mini-protocol sets the pools serve and speak
-	// (their configs' leiosProtocols): "cip", "prototype", "both" (or ""),
-	// or "mixed" — pool i speaks cip, prototype and both in turn, so that
-	// the pools of the two sets reach each other through the third kind.
-	// Relays speak both.
-	Protocols string
+	// (their configs' leiosProtocols): one set for all, both by default,
+	// or mixed. Relays speak both.
+	Protocols Protocols
 	// Trace has every node write its events in the Leios simulators' trace
 	// format to TraceFileName in its directory (the config's traceFile).
 	Trace bool
@@ -125,7 +124,7 @@ type Layout struct {
 	// Trace: every node writes a trace (Spec.Trace).
 	Trace bool
 	// Protocols: Spec.Protocols.
-	Protocols string
+	Protocols Protocols
 }
 
 // Link is one directed link of a devnet whose links go through the
@@ -235,12 +234,12 @@ func Write(spec Spec) (*Layout, error) {
 		return nil, err
 	}
 	for i, n := range d.Nodes {
-		if err := d.writeNodeConfig(n, true, d.protocolsOf(i), d.poolTopology(i), spec.LogLevel); err != nil {
+		if err := d.writeNodeConfig(n, true, d.Protocols.Of(i), d.poolTopology(i), spec.LogLevel); err != nil {
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
 		}
 	}
 	for j, r := range d.Relays {
-		if err := d.writeNodeConfig(r, false, "both", d.relayTopology(j), spec.LogLevel); err != nil {
+		if err := d.writeNodeConfig(r, false, protocolset.Both, d.relayTopology(j), spec.LogLevel); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Name, err)
 		}
 	}
@@ -254,8 +253,8 @@ func (spec Spec) check() error {
 		return fmt.Errorf("a devnet needs at least one node, not %d", spec.Nodes)
 	case spec.Funded < 0:
 		return fmt.Errorf("funded addresses: %d is negative", spec.Funded)
-	case !slices.Contains([]string{"", "both", "cip", "prototype", "mixed"}, spec.Protocols):
-		return fmt.Errorf("protocols %q: want cip, prototype, both or mixed", spec.Protocols)
+	case !spec.Protocols.Mixed && !slices.Contains(protocolset.All(), spec.Protocols.Set):
+		return fmt.Errorf("protocols: %v is no Leios protocol set", spec.Protocols.Set)
 	case spec.Relays < 0:
 		return fmt.Errorf("relays: %d is negative", spec.Relays)
 	case spec.ProxyLinks && (spec.Relays > 0 || len(spec.Hosts) > 0):
@@ -426,19 +425,11 @@ func writeNodeIdentity(dir, name string) (Node, error) {
 	return n, nil
 }
 
-// protocolsOf is pool i's Leios protocol sets: Spec.Protocols.
-func (d *Layout) protocolsOf(i int) string {
-	if d.Protocols == "mixed" {
-		return []string{"cip", "prototype", "both"}[i%3]
-	}
-	return cmp.Or(d.Protocols, "both")
-}
-
 // writeNodeConfig writes a node's config.json (a producer's with its pool
 // keys, a relay's without; either with the Leios protocols it speaks) and
 // its topology.json of peers. On several hosts the node's directory gets
 // its own copy of the genesis.
-func (d *Layout) writeNodeConfig(n Node, producer bool, protocols string, peers []string, logLevel string) error {
+func (d *Layout) writeNodeConfig(n Node, producer bool, protocols protocolset.Set, peers []string, logLevel string) error {
 	genesisFile, err := filepath.Rel(n.Dir, filepath.Join(d.Dir, genesisFileName))
 	if err != nil {
 		return err
@@ -464,9 +455,7 @@ func (d *Layout) writeNodeConfig(n Node, producer bool, protocols string, peers 
 	if d.Trace {
 		cfg.TraceFile = TraceFileName
 	}
-	if protocols != "both" {
-		cfg.LeiosProtocols = protocols
-	}
+	cfg.LeiosProtocols = protocols // both, the default, is left out of the file
 	if producer {
 		cfg.IssuerKeyFile, cfg.VRFKeyFile, cfg.BLSKeyFile = issuerSKeyName, vrfSKeyName, blsSKeyName
 	}
