@@ -1,9 +1,13 @@
 package leiosdb
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/leiosnode/leiosnode/block"
 )
@@ -32,11 +36,30 @@ func Check(dir string, opts Options) error {
 // package doc). It reads everything, so it is for tests, for operators after
 // a crash, and never for the hot path. Failures wrap ErrCorrupt.
 func (db *DB) CheckConsistency() error {
-	snap, done, err := db.beginSnapshot()
+	done, err := db.beginRead()
 	if err != nil {
 		return err
 	}
 	defer done()
+	// The snapshot and the copy of the index in memory are taken between
+	// writers, so that they show the same store. A store opened read-only
+	// for a check has no index.
+	db.writeMu.Lock()
+	snap := db.store.NewSnapshot()
+	var indexed *txIndex
+	if !db.readOnly {
+		index, err := db.txIndex()
+		if err != nil {
+			db.writeMu.Unlock()
+			snap.Close()
+			return err
+		}
+		index.mu.RLock()
+		indexed = &txIndex{refs: maps.Clone(index.refs), wants: maps.Clone(index.wants)}
+		index.mu.RUnlock()
+	}
+	db.writeMu.Unlock()
+	defer snap.Close()
 
 	c := checker{
 		encoding: db.opts.Limits.Encoding,
@@ -48,12 +71,14 @@ func (db *DB) CheckConsistency() error {
 		states:   make(map[block.Hash]bodyState),
 		refs:     make(map[block.Hash]txRef),
 		txLens:   make(map[block.Hash]int),
-		wants:    make(map[[2]block.Hash]want),
 	}
 	if err := scanPrefix(snap, nil, c.load); err != nil {
 		return err
 	}
 	c.check()
+	if indexed != nil {
+		c.checkIndex(indexed)
+	}
 	if len(c.errs) == 0 {
 		return nil
 	}
@@ -61,17 +86,19 @@ func (db *DB) CheckConsistency() error {
 }
 
 type checker struct {
-	encoding block.Encoding // the network's: what the stored bodies are in
-	points   map[block.Point]pointRecord
-	volatile map[block.Point]bool
-	byHash   map[block.Point]bool
-	named    map[block.Hash]bool // EB hashes some point names
-	bodies   map[block.Hash][]byte
-	states   map[block.Hash]bodyState
-	refs     map[block.Hash]txRef
-	txLens   map[block.Hash]int
-	wants    map[[2]block.Hash]want // (tx, eb)
-	errs     []error
+	encoding    block.Encoding // the network's: what the stored bodies are in
+	points      map[block.Point]pointRecord
+	volatile    map[block.Point]bool
+	byHash      map[block.Point]bool
+	named       map[block.Hash]bool // EB hashes some point names
+	bodies      map[block.Hash][]byte
+	states      map[block.Hash]bodyState
+	refs        map[block.Hash]txRef
+	txLens      map[block.Hash]int
+	wants       map[block.Hash][]bodyWant // recomputed: tx → the bodies that miss it
+	schema      uint64
+	schema1Keys int // 'w' entries, which only schema 1 wrote
+	errs        []error
 }
 
 const maxCheckErrors = 20
@@ -113,8 +140,10 @@ func (c *checker) load(k, v []byte) (bool, error) {
 			c.fail("tx %s: bytes hash to another hash", h.Short())
 		}
 		c.txLens[h] = len(v)
-	case len(k) == 1+2*hashLen && k[0] == prefixWant:
-		c.wants[[2]block.Hash{hashAt(k, 1), hashAt(k, 1+hashLen)}], err = decodeWant(v)
+	case k[0] == prefixWant:
+		c.schema1Keys++ // a fault only in a store of schema 2 (check)
+	case bytes.Equal(k, schemaKey):
+		c.schema, _ = binary.Uvarint(v)
 	case k[0] == prefixMeta:
 	default:
 		c.fail("unknown key %x", k)
@@ -123,6 +152,9 @@ func (c *checker) load(k, v []byte) (bool, error) {
 }
 
 func (c *checker) check() {
+	if c.schema != 1 && c.schema1Keys > 0 {
+		c.fail("%d want entries in a store of schema %d: schema 1 wrote them, and Open deletes them", c.schema1Keys, c.schema)
+	}
 	for p, rec := range c.points {
 		if c.volatile[p] == rec.Promoted {
 			c.fail("point %s: promoted=%v but volatile index entry=%v", p, rec.Promoted, c.volatile[p])
@@ -144,7 +176,7 @@ func (c *checker) check() {
 
 	unlimited := block.EBLimits{MaxBodyBytes: math.MaxInt, MaxClosureBytes: math.MaxInt, MaxTxs: math.MaxInt, Encoding: c.encoding}
 	counted := make(map[block.Hash]uint64) // tx → stored bodies naming it
-	usedWants := 0
+	c.wants = make(map[block.Hash][]bodyWant)
 	for eb, raw := range c.bodies {
 		state, ok := c.states[eb]
 		if !ok {
@@ -174,12 +206,7 @@ func (c *checker) check() {
 				continue
 			}
 			missing++
-			w, ok := c.wants[[2]block.Hash{tx.TxHash, eb}]
-			if !ok || w.Offset != uint64(i) || w.Size != uint64(tx.Size) {
-				c.fail("body %s misses tx %d (%s): want entry %v %+v", eb.Short(), i, tx.TxHash.Short(), ok, w)
-				continue
-			}
-			usedWants++
+			c.wants[tx.TxHash] = append(c.wants[tx.TxHash], bodyWant{eb: eb, Offset: uint64(i), Size: uint64(tx.Size)})
 		}
 		if state.Missing != missing {
 			c.fail("body %s: missing count %d, recomputed %d", eb.Short(), state.Missing, missing)
@@ -189,9 +216,6 @@ func (c *checker) check() {
 		if _, ok := c.bodies[eb]; !ok {
 			c.fail("body state %s without body", eb.Short())
 		}
-	}
-	if usedWants != len(c.wants) {
-		c.fail("%d want entries, %d accounted for by bodies", len(c.wants), usedWants)
 	}
 	for h, ref := range c.refs {
 		if ref.Refs != counted[h] || ref.Refs == 0 {
@@ -207,6 +231,34 @@ func (c *checker) check() {
 	for h := range c.txLens {
 		if _, ok := c.refs[h]; !ok {
 			c.fail("tx %s: bytes without ref", h.Short())
+		}
+	}
+}
+
+// checkIndex compares the index in memory with the store: its refs with
+// the 't' keyspace, its wants with those recomputed from the bodies.
+func (c *checker) checkIndex(indexed *txIndex) {
+	for h, ref := range c.refs {
+		if got, ok := indexed.refs[h]; !ok || got != ref {
+			c.fail("tx %s: indexed in memory as %+v (held %v), stored as %+v", h.Short(), got, ok, ref)
+		}
+	}
+	for h := range indexed.refs {
+		if _, ok := c.refs[h]; !ok {
+			c.fail("tx %s: indexed in memory, not stored", h.Short())
+		}
+	}
+	sortWants := func(ws []bodyWant) []bodyWant {
+		return slices.SortedFunc(slices.Values(ws), func(a, b bodyWant) int { return bytes.Compare(a.eb[:], b.eb[:]) })
+	}
+	for h, ws := range c.wants {
+		if got := indexed.wants[h]; !slices.Equal(sortWants(got), sortWants(ws)) {
+			c.fail("tx %s: wanted in memory by %+v, missed by %+v", h.Short(), got, ws)
+		}
+	}
+	for h, ws := range indexed.wants {
+		if _, ok := c.wants[h]; !ok {
+			c.fail("tx %s: wanted in memory by %+v, missed by no body", h.Short(), ws)
 		}
 	}
 }

@@ -23,6 +23,7 @@ type DB struct {
 	cache     *pebble.Cache
 	writeOpts *pebble.WriteOptions
 	log       *slog.Logger
+	readOnly  bool // opened for a check: no writes, no index of stored txs
 
 	// closeMu is held for reading by every operation and for writing by
 	// Close, so Pebble is never used after it is closed.
@@ -34,6 +35,13 @@ type DB struct {
 	// stale when it commits and events leave in commit order.
 	// Lock order: closeMu, then writeMu, then subs.mu.
 	writeMu sync.Mutex
+
+	// txs is the 't' keyspace in memory (txindex.go), loaded on first use:
+	// by Open, so that no writer pays for it; never by the read-only
+	// opens of the checks, which do not need it.
+	txsOnce sync.Once
+	txs     *txIndex
+	txsErr  error
 
 	subs subscribers
 }
@@ -53,6 +61,18 @@ func Open(dir string, opts Options) (*DB, error) {
 	db, err := open(dir, opts, false)
 	if err != nil {
 		return nil, err
+	}
+	if err := db.migrate(); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	if _, err := db.txIndex(); err != nil {
+		// The store's fault: one line that names the file and says what
+		// to do, which Close returns again.
+		fault := db.store.Fail(err)
+		if cerr := db.Close(); cerr != nil && cerr != fault {
+			return nil, errors.Join(fault, cerr)
+		}
+		return nil, fault
 	}
 	if opts.Registerer != nil {
 		if err := db.registerMetrics(opts.Registerer); err != nil {
@@ -87,6 +107,7 @@ func open(dir string, opts Options, readOnly bool) (*DB, error) {
 		store:     store,
 		cache:     cache,
 		writeOpts: pebble.NoSync,
+		readOnly:  readOnly,
 		log:       opts.Logger.With("component", "leiosdb"),
 	}
 	if opts.SyncWrites {
@@ -117,7 +138,7 @@ func checkSchema(s *pebblestore.DB) error {
 	if err != nil {
 		return fmt.Errorf("leiosdb: read schema: %w", err)
 	}
-	if got, n := binary.Uvarint(v); !ok || n != len(v) || got != schemaVersion {
+	if got, n := binary.Uvarint(v); !ok || n != len(v) || (got != schemaVersion && got != schemaWithWants) {
 		return s.Corrupt(fmt.Errorf("%w: schema %x, want version %d", ErrCorrupt, v, schemaVersion))
 	}
 	return nil
@@ -183,6 +204,36 @@ func (db *DB) beginSnapshot() (snap *pebble.Snapshot, done func(), err error) {
 	}
 	snap = db.store.NewSnapshot()
 	return snap, func() { snap.Close(); release() }, nil
+}
+
+// schemaWithWants is the schema that stored the txs bodies miss ('w'),
+// which the index of stored txs now holds in memory.
+const schemaWithWants = 1
+
+// migrate brings a store of schema 1 to this one, in one batch: its 'w'
+// entries go, as the index rebuilds them from the bodies.
+func (db *DB) migrate() error {
+	v, _, err := getCopy(db.store, schemaKey)
+	if err != nil {
+		return fmt.Errorf("leiosdb: read schema: %w", err)
+	}
+	if got, _ := binary.Uvarint(v); got != schemaWithWants {
+		return nil
+	}
+	b := db.store.NewBatch()
+	defer b.Close()
+	_ = b.DeleteRange([]byte{prefixWant}, []byte{prefixWant + 1}, nil)
+	_ = b.Set(schemaKey, binary.AppendUvarint(nil, schemaVersion), nil)
+	if err := db.store.Commit(b, pebble.Sync); err != nil {
+		return fmt.Errorf("leiosdb: migrating schema %d to %d: %w", schemaWithWants, schemaVersion, err)
+	}
+	return nil
+}
+
+// txIndex is the index of stored txs, read from the store on first use.
+func (db *DB) txIndex() (*txIndex, error) {
+	db.txsOnce.Do(func() { db.txs, db.txsErr = loadTxIndex(db.store) })
+	return db.txs, db.txsErr
 }
 
 // beginWrite is beginRead plus the writer lock.

@@ -21,9 +21,12 @@
 //	'c' eb_hash               → missing-tx count, body size   state of a held body
 //	't' tx_hash               → refcount, tx size             held txs (the membership index)
 //	'x' tx_hash               → tx bytes                      held txs
-//	'w' tx_hash ‖ eb_hash     → offset, declared size          held bodies still missing a tx
 //	'm' "schema"              → version
 //	'm' "net"                 → genesis hash ‖ about        the network (pebblestore)
+//
+// Which held bodies miss which txs is kept in memory only (txindex.go): it
+// follows from the bodies, their missing counts and 't', and Open rebuilds
+// it. (Schema 1 stored it as 'w' tx_hash ‖ eb_hash; Open deletes those.)
 //
 // Bodies are deduplicated by EB hash: the same hash announced at two slots is
 // two points sharing one body. Txs are stored once, whatever number of bodies
@@ -43,10 +46,17 @@
 //   - A tx is stored ('t' and 'x' together) only while some stored body names
 //     it; its refcount is the number of stored bodies naming it, its recorded
 //     size is its length, its hash is Blake2b-256 of its bytes.
-//   - For every stored body and every offset whose tx is not stored there is
-//     exactly one 'w' entry, and no other 'w' entries exist; the body's
-//     missing count is the number of its 'w' entries.
+//   - A stored body's missing count is the number of its offsets whose tx
+//     is not stored; the index in memory lists each such offset under its
+//     tx, and nothing else.
 //   - A stored body's declared tx sizes agree with the stored txs.
+//
+// The 't' keyspace is also held in memory (txindex.go), loaded by Open:
+// every body stored or dropped reads the refs of all its txs, and the
+// membership probe of the fetch logic reads thousands at a time; a map
+// answers them without a seek through Pebble's levels, for some 60 bytes
+// of memory a stored tx. Between writers the index is exactly 't' and the
+// txs the bodies miss.
 //
 // Every change that touches more than one key is one Pebble batch, and all
 // writers are serialized, so each invariant holds between batches. Writes do
@@ -59,9 +69,9 @@
 //
 // It never stores a body that fails validation, never stores a tx no stored
 // body names (such txs are ignored), never drops a promoted point, and never
-// scans the tx keyspace outside CheckConsistency: GC costs time proportional
-// to the garbage (the slot-ordered volatile index plus reference counts). It
-// never blocks a writer on a subscriber. It never opens an existing
+// scans the tx keyspace outside Open and CheckConsistency: GC costs time
+// proportional to the garbage (the slot-ordered volatile index plus
+// reference counts). It never blocks a writer on a subscriber. It never opens an existing
 // directory as a new store, nor a store of another network, and never writes
 // after a fault (internal/pebblestore). It imports no protocol package.
 //

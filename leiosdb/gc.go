@@ -81,13 +81,18 @@ func (db *DB) dropPoints(eb block.Hash, points []block.Point) (bodyDropped bool,
 	if err != nil {
 		return false, 0, err
 	}
+	index, err := db.txIndex()
+	if err != nil {
+		return false, 0, err
+	}
+	edit := index.edit(b)
 	if !named {
 		_, held, err := readBodyState(db.store, eb)
 		if err != nil {
 			return false, 0, err
 		}
 		if held {
-			if freed, err = dropBody(db.store, b, eb); err != nil {
+			if freed, err = dropBody(db.store, edit, eb); err != nil {
 				return false, 0, err
 			}
 			bodyDropped = true
@@ -96,5 +101,6 @@ func (db *DB) dropPoints(eb block.Hash, points []block.Point) (bodyDropped bool,
 	if err := db.store.Commit(b, db.writeOpts); err != nil {
 		return false, 0, err
 	}
+	edit.commit()
 	return bodyDropped, freed, nil
 }

@@ -3,8 +3,6 @@ package leiosdb
 import (
 	"fmt"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/leiosnode/leiosnode/block"
 )
 
@@ -94,22 +92,19 @@ func (db *DB) InsertBody(p block.Point, body []byte) (Completion, error) {
 		return Completion{}, fmt.Errorf("leiosdb: body of %s: %w", p, err)
 	}
 
-	b := db.store.NewBatch()
-	defer b.Close()
-	state := bodyState{BodySize: uint64(len(body))}
-	hashes := make([]block.Hash, len(eb.Txs))
-	for i, tx := range eb.Txs {
-		hashes[i] = tx.TxHash
-	}
-	refs, err := readTxRefs(db.store, hashes)
+	index, err := db.txIndex()
 	if err != nil {
 		return Completion{}, err
 	}
+	b := db.store.NewBatch()
+	defer b.Close()
+	edit := index.edit(b)
+	state := bodyState{BodySize: uint64(len(body))}
 	for i, tx := range eb.Txs {
-		ref := refs[i]
+		ref := edit.get(tx.TxHash)
 		if !ref.Stored {
 			state.Missing++
-			_ = b.Set(wantKey(tx.TxHash, p.Hash), want{Offset: uint64(i), Size: uint64(tx.Size)}.encode(), nil)
+			edit.want(tx.TxHash, bodyWant{eb: p.Hash, Offset: uint64(i), Size: uint64(tx.Size)})
 			continue
 		}
 		if ref.Size != uint64(tx.Size) {
@@ -117,13 +112,14 @@ func (db *DB) InsertBody(p block.Point, body []byte) (Completion, error) {
 				ErrTxSizeMismatch, p, tx.Size, tx.TxHash.Short(), ref.Size)
 		}
 		ref.Refs++
-		_ = b.Set(hashKey(prefixTxRef, tx.TxHash), ref.txRef.encode(), nil)
+		edit.set(tx.TxHash, ref.txRef)
 	}
 	_ = b.Set(hashKey(prefixBody, p.Hash), body, nil)
 	_ = b.Set(hashKey(prefixBodyState, p.Hash), state.encode(), nil)
 	if err := db.store.Commit(b, db.writeOpts); err != nil {
 		return Completion{}, fmt.Errorf("leiosdb: insert body %s: %w", p, err)
 	}
+	edit.commit()
 
 	holders, err := holdingPoints(db.store, p.Hash, state.BodySize)
 	if err != nil {
@@ -167,10 +163,10 @@ func (db *DB) Promote(p block.Point) error {
 }
 
 // dropBody deletes the body of ebHash, releasing its txs: each stored tx
-// loses a reference (and is deleted with its last one), each missing tx
-// loses its 'w' entry. It reads through r, which must see w's earlier
-// writes, and returns the number of txs deleted.
-func dropBody(r reader, w *pebble.Batch, ebHash block.Hash) (freed int, err error) {
+// loses a reference (and is deleted with its last one), and no missing tx
+// is wanted by it any more. It reads the body through r, which must see the
+// edit's batch's earlier writes, and returns the number of txs deleted.
+func dropBody(r reader, index *indexEdit, ebHash block.Hash) (freed int, err error) {
 	raw, ok, err := getCopy(r, hashKey(prefixBody, ebHash))
 	if err != nil || !ok {
 		return 0, err
@@ -179,30 +175,23 @@ func dropBody(r reader, w *pebble.Batch, ebHash block.Hash) (freed int, err erro
 	if err != nil {
 		return 0, err
 	}
-	hashes := make([]block.Hash, len(txs))
-	for i, tx := range txs {
-		hashes[i] = tx.TxHash
-	}
-	refs, err := readTxRefs(r, hashes)
-	if err != nil {
-		return 0, err
-	}
-	for i, h := range hashes {
-		ref := refs[i]
+	for _, tx := range txs {
+		h := tx.TxHash
+		ref := index.get(h)
 		switch {
 		case !ref.Stored:
-			_ = w.Delete(wantKey(h, ebHash), nil)
+			index.unwant(h, ebHash)
 		case ref.Refs > 1:
 			ref.Refs--
-			_ = w.Set(hashKey(prefixTxRef, h), ref.txRef.encode(), nil)
+			index.set(h, ref.txRef)
 		default:
-			_ = w.Delete(hashKey(prefixTxRef, h), nil)
-			_ = w.Delete(hashKey(prefixTx, h), nil)
+			index.delete(h)
+			_ = index.batch.Delete(hashKey(prefixTx, h), nil)
 			freed++
 		}
 	}
-	_ = w.Delete(hashKey(prefixBody, ebHash), nil)
-	_ = w.Delete(hashKey(prefixBodyState, ebHash), nil)
+	_ = index.batch.Delete(hashKey(prefixBody, ebHash), nil)
+	_ = index.batch.Delete(hashKey(prefixBodyState, ebHash), nil)
 	return freed, nil
 }
 

@@ -17,11 +17,13 @@ const (
 	prefixBodyState = 'c' // eb_hash → bodyState
 	prefixTxRef     = 't' // tx_hash → txRef
 	prefixTx        = 'x' // tx_hash → tx bytes
-	prefixWant      = 'w' // tx_hash ‖ eb_hash → want
+	prefixWant      = 'w' // schema 1 only: tx_hash ‖ eb_hash → offset, size (now in memory)
 	prefixMeta      = 'm'
 )
 
-const schemaVersion = 1
+// schemaVersion 2 keeps the txs bodies miss in memory: Open deletes the
+// 'w' keyspace of a schema 1 store (migrate).
+const schemaVersion = 2
 
 var (
 	schemaKey  = []byte{prefixMeta, 's', 'c', 'h', 'e', 'm', 'a'}
@@ -73,19 +75,11 @@ func parseByHashKey(k []byte) block.Point {
 }
 
 // hashKey is prefix ‖ hash: bodies, body states, tx refs, txs, and the
-// prefix of 'h' and 'w' ranges.
+// prefix of 'h' ranges.
 func hashKey(prefix byte, h block.Hash) []byte {
 	k := make([]byte, 1+hashLen)
 	k[0] = prefix
 	copy(k[1:], h[:])
-	return k
-}
-
-func wantKey(tx, eb block.Hash) []byte {
-	k := make([]byte, 1+2*hashLen)
-	k[0] = prefixWant
-	copy(k[1:], tx[:])
-	copy(k[1+hashLen:], eb[:])
 	return k
 }
 
@@ -126,7 +120,7 @@ func decodePointRecord(v []byte) (pointRecord, error) {
 
 // bodyState is the value of a 'c' key: the state of a held body.
 type bodyState struct {
-	Missing  uint64 // txs of its closure not stored; its number of 'w' entries
+	Missing  uint64 // txs of its closure not stored
 	BodySize uint64 // length of the body bytes, so size checks need not read them
 }
 
@@ -158,24 +152,6 @@ func decodeTxRef(v []byte) (txRef, error) {
 		return txRef{}, fmt.Errorf("%w: tx ref: %w", ErrCorrupt, err)
 	}
 	return txRef{Refs: a, Size: b}, nil
-}
-
-// want is the value of a 'w' key: where a held body names a missing tx.
-type want struct {
-	Offset uint64
-	Size   uint64 // the size the body declares for the tx
-}
-
-func (w want) encode() []byte {
-	return binary.AppendUvarint(binary.AppendUvarint(nil, w.Offset), w.Size)
-}
-
-func decodeWant(v []byte) (want, error) {
-	a, b, err := decodeUvarintPair(v)
-	if err != nil {
-		return want{}, fmt.Errorf("%w: want entry: %w", ErrCorrupt, err)
-	}
-	return want{Offset: a, Size: b}, nil
 }
 
 func decodeUvarintPair(v []byte) (uint64, uint64, error) {

@@ -2,7 +2,6 @@ package leiosdb
 
 import (
 	"log/slog"
-	"runtime"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -50,10 +49,6 @@ type Options struct {
 	// positives).
 	BloomBitsPerKey int
 
-	// ProbeWorkers is how many iterators HasTxs runs in parallel on a large
-	// batch. Default GOMAXPROCS, at most 4.
-	ProbeWorkers int
-
 	// SyncWrites makes every batch fsync its WAL record before returning.
 	// Default false: crash consistency does not need it (each change is one
 	// atomic batch and the WAL replays whole batches or none); only the last
@@ -96,9 +91,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BloomBitsPerKey <= 0 {
 		o.BloomBitsPerKey = 10
-	}
-	if o.ProbeWorkers <= 0 {
-		o.ProbeWorkers = min(runtime.GOMAXPROCS(0), 4)
 	}
 	if o.EventBuffer <= 0 {
 		o.EventBuffer = 4096

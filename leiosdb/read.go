@@ -154,16 +154,17 @@ func (db *DB) Missing(p block.Point) ([]int, error) {
 	for i, e := range entries {
 		hashes[i] = e.TxHash
 	}
-	refs, err := readTxRefs(snap, hashes)
+	index, err := db.txIndex()
 	if err != nil {
 		return nil, err
 	}
+	// The index may be newer than snap: a tx stored since is not missing.
 	missing := make([]int, 0, info.Missing)
-	for i, ref := range refs {
-		if !ref.Stored {
+	index.lookup(hashes, func(i int, _ txRef, stored bool) {
+		if !stored {
 			missing = append(missing, i)
 		}
-	}
+	})
 	return missing, nil
 }
 

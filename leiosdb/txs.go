@@ -43,8 +43,13 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 
 	// An indexed batch, because a body dropped in this batch reads the refs
 	// this batch wrote.
+	txIndex, err := db.txIndex()
+	if err != nil {
+		return TxsResult{}, err
+	}
 	b := db.store.NewIndexedBatch()
 	defer b.Close()
+	index := txIndex.edit(b)
 
 	hashes := make([]block.Hash, 0, len(txs))
 	distinct := make([][]byte, 0, len(txs))
@@ -57,10 +62,7 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	}
 	arrived := make(map[block.Hash]uint64) // body → txs of it stored here
 	bad := make(map[block.Hash]bool)       // body → contradicted
-	stored, err := storeTxs(b, hashes, distinct, arrived, bad)
-	if err != nil {
-		return TxsResult{}, err
-	}
+	stored := storeTxs(index, hashes, distinct, arrived, bad)
 
 	completed, err := discharge(b, arrived, bad)
 	if err != nil {
@@ -68,17 +70,14 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	}
 	var res TxsResult
 	for _, eb := range sortedHashes(bad) {
-		if _, err := dropBody(b, b, eb); err != nil {
+		if _, err := dropBody(b, index, eb); err != nil {
 			return TxsResult{}, err
 		}
 		res.Dropped = append(res.Dropped, eb)
 	}
 	if len(res.Dropped) > 0 {
 		// A tx wanted only by dropped bodies went with them.
-		stored = slices.DeleteFunc(stored, func(h block.Hash) bool {
-			held, err := has(b, hashKey(prefixTxRef, h))
-			return err == nil && !held
-		})
+		stored = slices.DeleteFunc(stored, func(h block.Hash) bool { return !index.get(h).Stored })
 	}
 	res.Stored = len(stored)
 
@@ -103,6 +102,7 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	if err := db.store.Commit(b, db.writeOpts); err != nil {
 		return TxsResult{}, fmt.Errorf("leiosdb: insert txs: %w", err)
 	}
+	index.commit()
 	for _, eb := range res.Dropped {
 		db.log.Warn("EB body dropped: a tx contradicts its declared size", "eb", eb.String())
 	}
@@ -110,99 +110,33 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	return res, nil
 }
 
-// storeTxs stores into b each of txs (hashes[i] the hash of txs[i], all
-// distinct) that some held body misses, removing its 'w' entries, and
-// counts it in arrived for the bodies whose declared size it matches and in
-// bad for the others. Its refcount counts both: the bad bodies release
-// their reference when they are dropped. It returns the hashes stored.
-//
-// It reads before it writes, with one iterator over 't' and one over 'w',
-// each seeking forward in hash order: a fetched closure of thousands of
-// txs costs two iterators, not two reads per tx. No tx's writes touch
-// another's keys, so reading them all first reads what reading each just
-// before its writes would.
-func storeTxs(b *pebble.Batch, hashes []block.Hash, txs [][]byte, arrived map[block.Hash]uint64, bad map[block.Hash]bool) ([]block.Hash, error) {
-	order := sortedOrder(hashes)
-	held := make([]bool, len(hashes))
-	if err := probeSorted(b, hashes, order, func(i int, _ []byte) error {
-		held[i] = true
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	wanted, err := readWants(b, hashes, order, held)
-	if err != nil {
-		return nil, err
-	}
+// storeTxs stores, through the edit, each of txs (hashes[i] the hash of
+// txs[i], all distinct) that some held body misses, and counts it in
+// arrived for the bodies whose declared size it matches and in bad for the
+// others. Its refcount counts both: the bad bodies release their reference
+// when they are dropped. It returns the hashes stored, in hash order (the
+// order Pebble's memtable likes best).
+func storeTxs(index *indexEdit, hashes []block.Hash, txs [][]byte, arrived map[block.Hash]uint64, bad map[block.Hash]bool) []block.Hash {
 	var stored []block.Hash
-	for _, o := range order {
-		i := o.index
-		if len(wanted[i]) == 0 {
-			continue
+	for _, o := range sortedOrder(hashes) {
+		h, tx := hashes[o.index], txs[o.index]
+		wanted := index.wantsOf(h)
+		if len(wanted) == 0 {
+			continue // held already, or named by no held body
 		}
-		for _, w := range wanted[i] {
-			if w.Size == uint64(len(txs[i])) {
+		for _, w := range wanted {
+			if w.Size == uint64(len(tx)) {
 				arrived[w.eb]++
 			} else {
 				bad[w.eb] = true
 			}
-			_ = b.Delete(wantKey(hashes[i], w.eb), nil)
 		}
-		_ = b.Set(hashKey(prefixTx, hashes[i]), txs[i], nil)
-		_ = b.Set(hashKey(prefixTxRef, hashes[i]), txRef{Refs: uint64(len(wanted[i])), Size: uint64(len(txs[i]))}.encode(), nil)
-		stored = append(stored, hashes[i])
+		index.wantedNoMore(h)
+		_ = index.batch.Set(hashKey(prefixTx, h), tx, nil)
+		index.set(h, txRef{Refs: uint64(len(wanted)), Size: uint64(len(tx))})
+		stored = append(stored, h)
 	}
-	return stored, nil
-}
-
-// bodyWant is a 'w' entry: the body eb misses a tx and declares its size.
-type bodyWant struct {
-	eb block.Hash
-	want
-}
-
-// readWants returns, for every hashes[i] not held, the 'w' entries of the
-// bodies that miss it, read with one iterator seeking forward in order
-// (ascending hash order).
-func readWants(r reader, hashes []block.Hash, order []hashOrder, held []bool) (_ [][]bodyWant, err error) {
-	wanted := make([][]bodyWant, len(hashes))
-	it, err := r.NewIter(&pebble.IterOptions{
-		LowerBound: []byte{prefixWant},
-		UpperBound: []byte{prefixWant + 1},
-	})
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if cerr := it.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	prefix := make([]byte, 1+hashLen)
-	prefix[0] = prefixWant
-	for _, o := range order {
-		if held[o.index] {
-			continue
-		}
-		copy(prefix[1:], hashes[o.index][:])
-		for valid := it.SeekGE(prefix); valid && bytes.HasPrefix(it.Key(), prefix); valid = it.Next() {
-			v, err := it.ValueAndErr()
-			if err != nil {
-				return nil, err
-			}
-			w, err := decodeWant(v)
-			if err != nil {
-				return nil, err
-			}
-			bw := bodyWant{want: w}
-			copy(bw.eb[:], it.Key()[len(prefix):])
-			wanted[o.index] = append(wanted[o.index], bw)
-		}
-		if err := it.Error(); err != nil {
-			return nil, err
-		}
-	}
-	return wanted, nil
+	return stored
 }
 
 // discharge lowers the missing counts of the bodies txs arrived for (except
