@@ -97,6 +97,7 @@ func violationKind(err error) string {
 		{protocol.ErrMessageTooLarge, "too_large"},
 		{protocol.ErrMalformed, "malformed"},
 		{protocol.ErrTimeout, "timeout"},
+		{protocol.ErrSlowReader, "slow_reader"},
 		{ErrWasteful, "wasteful"},
 	} {
 		if errors.Is(err, k.err) {

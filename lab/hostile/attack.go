@@ -27,13 +27,15 @@ const (
 	// votes and blocknotify streams with votes and offers for slot 1, below
 	// the node's immutable tip, as fast as the grants allow.
 	CIPJunk Attack = "cip-junk"
-	// CIPViolation: identities that each break one rule once — an offer
-	// for an EB never announced — on one of their three CIP streams.
+	// CIPViolation: identities that each break one rule once — a message
+	// out of turn, the client's request sent by the server — on one of
+	// their three CIP streams.
 	CIPViolation Attack = "cip-violation"
 	// FetchUnread: identities that open every LeiosFetch (both versions)
 	// and block-fetch stream the node serves a peer, ask on each for the
 	// largest certified closures (pipelined) or the whole chain, and never
-	// read.
+	// read. The node serves them; a block it cannot send in its allowance
+	// (protocol.ErrSlowReader) ends the stream as the peer's violation.
 	FetchUnread Attack = "fetch-unread"
 	// FetchNotHeld: identities that ask over LeiosFetch, again and again,
 	// for EBs the node does not hold.
@@ -129,7 +131,7 @@ func Describe(a Attack) string {
 	case CIPJunk:
 		return fmt.Sprintf("%d identities at a time answer every grant with votes and offers for slot 1", junkIdentities)
 	case CIPViolation:
-		return "identities one after another each offer an EB never announced, once"
+		return "identities one a second each send on blocknotify, once, the client's request, which no server may send"
 	case FetchUnread:
 		return fmt.Sprintf("%d identities open every fetch/2, fetch/1 and block-fetch stream, ask %d times over for the largest closures or the chain and never read", unreadIdentities, unreadPipelined)
 	case FetchNotHeld:

@@ -2,9 +2,9 @@ package hostile
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -133,28 +133,43 @@ func cipJunk(ctx context.Context, t Target, tally *Tally) error {
 	return g.Wait()
 }
 
-// offenceWait bounds how long CIPViolation waits for the node to close the
-// offender's three streams.
+// offenceWait bounds how long CIPViolation waits for the node to open its
+// blocknotify stream to an identity, and then to close the identity's three
+// streams.
 const offenceWait = 10 * time.Second
 
+// offencePause is the pause between CIPViolation's identities: one offence
+// a second, each counted on its own.
+const offencePause = time.Second
+
 // cipViolation runs identities one after another; each serves the node's
-// three CIP streams, and on its first grant on blocknotify offers an EB
-// that was never announced, at the current slot: one rule broken once.
-// It counts the identity's siblings closed when the node closed its
-// announce and votes streams too.
+// three CIP streams and, as soon as the node opens its blocknotify stream,
+// commits one offence on it: it sends the client's own message, a request
+// for more, which no state of the stream lets a server send — a message
+// out of turn, whatever the node's client has granted, where an offer of
+// an EB never announced is not one (its announcement may yet come on the
+// announce stream). The node counts it once and closes the identity's
+// announce and votes streams with it, which the attack counts as siblings
+// closed.
 func cipViolation(ctx context.Context, t Target, tally *Tally) error {
 	var handlers sync.WaitGroup
 	defer handlers.Wait()
+	offence, err := frames(&notify.MsgLeiosRequestNext{N: notify.GrantSize})
+	if err != nil {
+		return err
+	}
 	for ctx.Err() == nil {
-		if err := offendOnce(ctx, t, tally, &handlers); err != nil && !sleep(ctx, time.Second) {
+		_ = offendOnce(ctx, t, tally, &handlers, offence)
+		if !sleep(ctx, offencePause) {
 			return nil
 		}
 	}
 	return nil
 }
 
-// offendOnce is one identity of cipViolation.
-func offendOnce(ctx context.Context, t Target, tally *Tally, handlers *sync.WaitGroup) error {
+// offendOnce is one identity of cipViolation: offence is the frame it
+// sends out of turn on blocknotify.
+func offendOnce(ctx context.Context, t Target, tally *Tally, handlers *sync.WaitGroup, offence []byte) error {
 	idCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// ended: each stream's handler returned (the node closed it).
@@ -166,23 +181,27 @@ func offendOnce(ctx context.Context, t Target, tally *Tally, handlers *sync.Wait
 			return holdGrants(ctx, s)
 		}
 	}
-	offend := func(ctx context.Context, s *protocol.Session) error {
-		defer ended["blocknotify"].fire()
-		if _, err := s.Recv(ctx); err != nil {
-			return err
-		}
-		var hash block.Hash
-		_, _ = rand.Read(hash[:])
-		if err := s.Send(&notify.MsgLeiosBlockOffer{Slot: t.Slot(), EbHash: hash, BlockHeight: 1}); err != nil {
-			return err
-		}
-		offended.fire()
-		return holdGrants(ctx, s)
-	}
-	h, err := identity(idCtx, t, tally, cipHandlers(idCtx, tally, handlers,
+	serve := cipHandlers(idCtx, tally, handlers,
 		cipServer{notify.AnnounceSpec(), hold("announce")},
-		cipServer{notify.VotesSpec(), hold("votes")},
-		cipServer{notify.BlockNotifySpec(), offend}))
+		cipServer{notify.VotesSpec(), hold("votes")})
+	// blocknotify is served raw: the node's own session would refuse to
+	// send the offence. One offence an identity: a stream the node's
+	// client opens again after it is only held.
+	var once sync.Once
+	serve[libp2pprotocol.ID(notify.BlockNotifySpec().ID())] = func(st p2pnetwork.Stream) {
+		handlers.Add(1)
+		defer handlers.Done()
+		defer ended["blocknotify"].fire()
+		defer func() { _ = st.Reset() }()
+		tally.Streams.Add(1)
+		once.Do(func() {
+			if _, err := st.Write(offence); err == nil {
+				offended.fire()
+			}
+		})
+		_, _ = io.Copy(io.Discard, st) // the node's grants, until it closes the stream
+	}
+	h, err := identity(idCtx, t, tally, serve)
 	if err != nil {
 		return err
 	}
@@ -192,11 +211,13 @@ func offendOnce(ctx context.Context, t Target, tally *Tally, handlers *sync.Wait
 	select {
 	case <-offended.c:
 	case <-wait.C:
+		tally.Failed.Add(1)
 		return errors.New("hostile: the node opened no blocknotify stream")
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	tally.Offences.Add(1)
+	wait.Reset(offenceWait)
 	for _, name := range []string{"blocknotify", "announce", "votes"} {
 		select {
 		case <-ended[name].c:

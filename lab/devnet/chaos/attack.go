@@ -19,7 +19,9 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/lab/devnet/layout"
 	"github.com/leiosnode/leiosnode/lab/hostile"
 	"github.com/leiosnode/leiosnode/network"
@@ -28,7 +30,7 @@ import (
 // The attack faults' sampling of the attacked node's /metrics: every
 // attackSampleEvery, for attackBaseline before the attack (what its heap
 // and RSS were without it) and attackAfter once it ended (what they came
-// back to).
+// back to). Neither counts in the fault's length, the attack's own.
 const (
 	attackSampleEvery = 500 * time.Millisecond
 	attackBaseline    = 5 * time.Second
@@ -81,7 +83,8 @@ type AttackAccount struct {
 	// peak, of the 96 MiB bound.
 	ServeHeldPeakBytes float64 `json:"serveHeldPeakBytes"`
 	// Counters are the node's counters the attack moved (name{labels} →
-	// increase from the last baseline sample to the last after it).
+	// increase from the last baseline sample to the last after it), an
+	// increase under a half (of a counter of seconds) left out.
 	Counters map[string]float64 `json:"counters"`
 	// Answered: a counter of the node's refusals moved (violations, bans,
 	// cuts, refusals, useless messages): the attack reached the node and
@@ -89,6 +92,10 @@ type AttackAccount struct {
 	Answered bool `json:"answered"`
 	// LogBytes is how much the node's log grew during the attack and after.
 	LogBytes int64 `json:"logBytes"`
+	// BaselineMs and AfterMs are how long the node was sampled before the
+	// attack and after it: outside the fault's length.
+	BaselineMs int64 `json:"baselineMs"`
+	AfterMs    int64 `json:"afterMs"`
 	// Samples are the samples, by phase.
 	Samples []MemorySample `json:"samples"`
 }
@@ -198,8 +205,13 @@ type attacking struct {
 	tally   hostile.Tally
 	account AttackAccount
 	logSize int64
-	started time.Time
-	mu      sync.Mutex // guards samples, first, last
+	started time.Time // the baseline's start
+	// baselineMs is the baseline's length; called is when callOff ended
+	// the attack, after the sampling of the recovery it started.
+	baselineMs int64
+	called     time.Time
+	after      sync.WaitGroup
+	mu         sync.Mutex // guards samples, first, last
 	samples []MemorySample
 	// first and last are the last baseline sample's metrics and the
 	// latest one's.
@@ -241,7 +253,8 @@ func (a *attacking) sampleFor(ctx context.Context, c *devnetChaos, phase string,
 }
 
 // attack starts an attack fault on node i: its baseline first, then the
-// attack and the sampling during it, until callOff.
+// attack and the sampling during it, until callOff. It returns once the
+// attack is under way: the fault's length runs from then.
 func (c *devnetChaos) attack(kind Kind, i int) error {
 	if c.attacking != nil {
 		return errors.New("an attack is under way already")
@@ -249,10 +262,11 @@ func (c *devnetChaos) attack(kind Kind, i int) error {
 	a := &attacking{kind: kind, node: i, started: time.Now(), account: AttackAccount{Did: hostile.Describe(hostile.Attack(kind))}}
 	a.logSize = fileSize(filepath.Join(c.d.Nodes[i].Dir, layout.NodeLogFileName))
 	a.sampleFor(context.Background(), c, "before", attackBaseline)
-	target, err := c.hostileTarget(context.Background(), kind, i)
+	target, err := Target(context.Background(), c.d.Nodes[i], c.d.Genesis, c.apis[i], kind)
 	if err != nil {
 		return err
 	}
+	a.baselineMs = time.Since(a.started).Milliseconds()
 	a.account.Bound, a.account.HeldBoundBytes = heldBound(kind, target)
 	ctx, cancel := context.WithCancel(context.Background())
 	sctx, stopSample := context.WithCancel(context.Background())
@@ -263,8 +277,9 @@ func (c *devnetChaos) attack(kind Kind, i int) error {
 	return nil
 }
 
-// callOff ends the attack under way, samples the node's recovery and
-// keeps the account for account.
+// callOff ends the attack under way and starts sampling the node's
+// recovery, which attackAccount waits for: the scheduler watches the nodes
+// rejoin meanwhile.
 func (c *devnetChaos) callOff() error {
 	a := c.attacking
 	if a == nil {
@@ -273,25 +288,29 @@ func (c *devnetChaos) callOff() error {
 	a.cancel()
 	a.stopSample()
 	a.done.Wait()
-	a.sampleFor(context.Background(), c, "after", attackAfter)
-	a.account.Tally = a.tally.Counts()
-	if a.runErr != nil {
-		a.account.Error = a.runErr.Error()
-	}
-	a.account.LogBytes = fileSize(filepath.Join(c.d.Nodes[a.node].Dir, layout.NodeLogFileName)) - a.logSize
-	a.summarize()
-	// An attack that could not run (no closure to ask for yet) is in its
-	// account; the chaos mode goes on.
+	a.called = time.Now()
+	a.after.Go(func() { a.sampleFor(context.Background(), c, "after", attackAfter) })
+	// An attack that could not run (no closure to ask for yet) says so in
+	// its account; the chaos mode goes on.
 	return nil
 }
 
-// attackAccount hands over the account of the attack called off last.
+// attackAccount waits for the sampling of the recovery of the attack
+// called off last, and hands over its account.
 func (c *devnetChaos) attackAccount() *AttackAccount {
 	a := c.attacking
 	c.attacking = nil
 	if a == nil {
 		return nil
 	}
+	a.after.Wait()
+	a.account.Tally = a.tally.Counts()
+	if a.runErr != nil {
+		a.account.Error = a.runErr.Error()
+	}
+	a.account.LogBytes = fileSize(filepath.Join(c.d.Nodes[a.node].Dir, layout.NodeLogFileName)) - a.logSize
+	a.account.BaselineMs, a.account.AfterMs = a.baselineMs, time.Since(a.called).Milliseconds()
+	a.summarize()
 	return &a.account
 }
 
@@ -326,14 +345,25 @@ func (a *attacking) summarize() {
 	if a.first == nil || a.last == nil {
 		return
 	}
-	for name, v := range a.last.counters {
-		if d := v - a.first.counters[name]; d > 0 {
-			acct.Counters[name] = d
-			if !strings.HasPrefix(name, "leiosnode_network_serve_wait_seconds_total") {
-				acct.Answered = true
-			}
+	acct.Counters = countersMoved(a.first, a.last)
+	for name := range acct.Counters {
+		if !strings.HasPrefix(name, "leiosnode_network_serve_wait_seconds_total") {
+			acct.Answered = true
 		}
 	}
+}
+
+// countersMoved are the counters of answerCounters that rose from first
+// to last, by how much; an increase under a half, which a report would
+// spell +0 (a counter of seconds), is left out.
+func countersMoved(first, last *nodeMetrics) map[string]float64 {
+	moved := map[string]float64{}
+	for name, v := range last.counters {
+		if d := v - first.counters[name]; d >= 0.5 {
+			moved[name] = d
+		}
+	}
+	return moved
 }
 
 // heldBound is the bound docs/operations.md states for what the attack
@@ -351,11 +381,10 @@ func heldBound(kind Kind, t hostile.Target) (string, float64) {
 	return fmt.Sprintf("ServeBytesHeld 96 MiB + %d streams × 256 KiB + %d blocks", fetchStreams+blockStreams, blockStreams), held
 }
 
-// hostileTarget is what the attack of kind needs to know of node i: its
-// addresses and, for the unread fetch attack, its largest certified
-// closures and its chain's ends.
-func (c *devnetChaos) hostileTarget(ctx context.Context, kind Kind, i int) (hostile.Target, error) {
-	n, g := c.d.Nodes[i], c.d.Genesis
+// Target is what the attack of kind needs to know of node n of a network
+// of genesis g, whose API is api: its addresses and, for the unread fetch
+// attack, its largest certified closures and its chain's ends.
+func Target(ctx context.Context, n layout.Node, g *consensus.Genesis, api apiclient.Client, kind Kind) (hostile.Target, error) {
 	addr, err := peer.AddrInfoFromString(n.DialAddr + "/p2p/" + n.PeerID.String())
 	if err != nil {
 		return hostile.Target{}, fmt.Errorf("%s's libp2p address: %w", n.Name, err)
@@ -371,7 +400,7 @@ func (c *devnetChaos) hostileTarget(ctx context.Context, kind Kind, i int) (host
 		return t, nil
 	}
 	for from := uint64(1); ; {
-		blocks, err := c.apis[i].Blocks(ctx, from, 1000)
+		blocks, err := api.Blocks(ctx, from, 1000)
 		if err != nil {
 			return t, fmt.Errorf("%s's chain: %w", n.Name, err)
 		}
@@ -442,7 +471,7 @@ func (a *AttackAccount) Line() string {
 	} else {
 		line += "; moved: " + strings.Join(moved, ", ")
 	}
-	line += fmt.Sprintf("; log +%d kB", a.LogBytes/1000)
+	line += fmt.Sprintf("; log +%d kB; sampled %.0f s before and %.0f s after", a.LogBytes/1000, float64(a.BaselineMs)/1000, float64(a.AfterMs)/1000)
 	if a.Error != "" {
 		line += "; the attack could not run: " + a.Error
 	}

@@ -294,8 +294,12 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 		s.say("chaos %+.1fs: starving every node (SIGSTOP 0.9 s, SIGCONT 0.1 s, over and over) for %v", f.AtSeconds, item.Length)
 		err = s.target.starve(victims)
 	default: // an attack
-		s.say("chaos %+.1fs: %s on %s for %v: %s", f.AtSeconds, item.Kind, who, item.Length, hostile.Describe(hostile.Attack(item.Kind)))
+		// It samples its victim's memory without it first: the fault
+		// starts when the attack does.
 		err = s.target.attack(item.Kind, victims[0])
+		now = s.clock.Now()
+		f.At, f.AtSeconds = now, now.Sub(s.start).Seconds()
+		s.say("chaos %+.1fs: %s on %s for %v: %s", f.AtSeconds, item.Kind, who, item.Length, hostile.Describe(hostile.Attack(item.Kind)))
 	}
 	if err != nil {
 		f.Problem = "could not inject it: " + err.Error()
@@ -307,8 +311,6 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 
 	// The fault lasts; the polls meanwhile feed the fork watch and show
 	// any connection across a partition.
-	// The length runs from the injection's end: an attack first samples
-	// its victim's memory without it.
 	f.CutShort = s.watch(ctx, s.clock.Now().Add(item.Length), func(polls []apiclient.StatusPoll) {
 		if item.Kind == Partition {
 			f.Leaks = appendNew(f.Leaks, s.crossings(polls, victims)...)
@@ -325,13 +327,21 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 		err = s.target.feed()
 	default:
 		err = s.target.callOff()
-		f.Attack = s.target.attackAccount()
 	}
 	ended := s.clock.Now()
 	f.LengthMs = ended.Sub(now).Milliseconds()
+	// record keeps the fault; an attack's account waits for the sampling
+	// of the node's recovery, which ran while the nodes were watched.
+	record := func() {
+		if isAttack(item.Kind) {
+			f.Attack = s.target.attackAccount()
+			s.say("chaos: the %s on %s: %s", item.Kind, who, f.Attack.Line())
+		}
+		s.faults = append(s.faults, f)
+	}
 	if err != nil {
 		f.Problem = "could not end it: " + err.Error()
-		s.faults = append(s.faults, f)
+		record()
 		s.stopped = fmt.Sprintf("ending the %s of %s failed: %v", item.Kind, who, err)
 		s.say("chaos: %s; the chaos mode stops", s.stopped)
 		return false
@@ -346,11 +356,11 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 	case Starve:
 		s.say("chaos: every node runs again after %.1fs starved", float64(f.LengthMs)/1000)
 	default:
-		s.say("chaos: the %s on %s called off after %.1fs; %s", item.Kind, who, float64(f.LengthMs)/1000, f.Attack.Line())
+		s.say("chaos: the %s on %s called off after %.1fs", item.Kind, who, float64(f.LengthMs)/1000)
 	}
 	if f.CutShort {
 		f.Problem = "the run ended during the fault"
-		s.faults = append(s.faults, f)
+		record()
 		return false
 	}
 
@@ -358,7 +368,7 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 	if item.Kind == Refill {
 		if ok, why := s.watchRefill(ctx, &f, victims[0], ended); !ok {
 			f.Problem = why
-			s.faults = append(s.faults, f)
+			record()
 			if ctx.Err() == nil {
 				s.stopped = fmt.Sprintf("%s did not refill its LeiosDB", who)
 				s.say("chaos: %s; the chaos mode stops", why)
@@ -392,21 +402,21 @@ func (s *Scheduler) strike(ctx context.Context, item FaultSpec, rng *rand.Rand) 
 			state = "connected, on one chain and taking txs in"
 		}
 		s.say("chaos: every node %s %.1fs after the %s of %s ended", state, float64(*f.RejoinMs)/1000, item.Kind, who)
-		s.faults = append(s.faults, f)
+		record()
 		return true
 	case watchCancelled:
 		f.Problem = "the run ended before the nodes recovered: " + why
 		if fork := s.deepFork(context.WithoutCancel(ctx)); fork != "" {
 			f.Problem += "; " + fork
 		}
-		s.faults = append(s.faults, f)
+		record()
 		return false
 	}
 	f.Problem = fmt.Sprintf("not recovered %v after the fault ended: %s", s.recoveryTimeout, why)
 	if fork := s.deepFork(ctx); fork != "" {
 		f.Problem += "; " + fork
 	}
-	s.faults = append(s.faults, f)
+	record()
 	s.stopped = fmt.Sprintf("the nodes did not recover from the %s of %s", item.Kind, who)
 	s.say("chaos: %s: %s; the chaos mode stops", s.stopped, f.Problem)
 	return false
