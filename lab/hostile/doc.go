@@ -18,7 +18,9 @@
 //   - The peer speaks the node's wire through the node's own message types
 //     and encodings (notify, fetch, network/blockfetch, network/protocol),
 //     never bytes written by hand, so an attack is refused for what it
-//     means, not for a codec slip.
+//     means, not for a codec slip. The one message sent out of turn
+//     (CIPViolation's) is the node's own encoding, written past the
+//     session that would refuse to send it.
 //   - Each identity is fresh (a new ed25519 key); one the node banned or
 //     cut off is replaced by another.
 //

@@ -212,7 +212,7 @@ type attacking struct {
 	called     time.Time
 	after      sync.WaitGroup
 	mu         sync.Mutex // guards samples, first, last
-	samples []MemorySample
+	samples    []MemorySample
 	// first and last are the last baseline sample's metrics and the
 	// latest one's.
 	first, last *nodeMetrics
