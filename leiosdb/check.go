@@ -55,7 +55,7 @@ func (db *DB) CheckConsistency() error {
 			return err
 		}
 		index.mu.RLock()
-		indexed = &txIndex{refs: maps.Clone(index.refs), wants: maps.Clone(index.wants)}
+		indexed = &txIndex{txs: maps.Clone(index.txs), wants: maps.Clone(index.wants)}
 		index.mu.RUnlock()
 	}
 	db.writeMu.Unlock()
@@ -95,7 +95,8 @@ type checker struct {
 	states      map[block.Hash]bodyState
 	refs        map[block.Hash]txRef
 	txLens      map[block.Hash]int
-	wants       map[block.Hash][]bodyWant // recomputed: tx → the bodies that miss it
+	wants       map[block.Hash][]bodyWant   // recomputed: tx → the bodies that miss it
+	bodyTxs     map[block.Hash][]block.Hash // each stored body's txs, in order
 	schema      uint64
 	schema1Keys int // 'w' entries, which only schema 1 wrote
 	errs        []error
@@ -177,6 +178,7 @@ func (c *checker) check() {
 	unlimited := block.EBLimits{MaxBodyBytes: math.MaxInt, MaxClosureBytes: math.MaxInt, MaxTxs: math.MaxInt, Encoding: c.encoding}
 	counted := make(map[block.Hash]uint64) // tx → stored bodies naming it
 	c.wants = make(map[block.Hash][]bodyWant)
+	c.bodyTxs = make(map[block.Hash][]block.Hash)
 	for eb, raw := range c.bodies {
 		state, ok := c.states[eb]
 		if !ok {
@@ -197,6 +199,9 @@ func (c *checker) check() {
 			c.fail("body %s: hashes to %s", eb.Short(), body.Hash().Short())
 		}
 		var missing uint64
+		for _, tx := range body.Txs {
+			c.bodyTxs[eb] = append(c.bodyTxs[eb], tx.TxHash)
+		}
 		for i, tx := range body.Txs {
 			if ref, stored := c.refs[tx.TxHash]; stored {
 				counted[tx.TxHash]++
@@ -235,17 +240,38 @@ func (c *checker) check() {
 	}
 }
 
-// checkIndex compares the index in memory with the store: its refs with
-// the 't' keyspace, its wants with those recomputed from the bodies.
+// checkIndex compares the index in memory with the store: its txs with
+// the 't' records of the txs volatile bodies name, its wants with those
+// recomputed from the bodies.
 func (c *checker) checkIndex(indexed *txIndex) {
-	for h, ref := range c.refs {
-		if got, ok := indexed.refs[h]; !ok || got != ref {
-			c.fail("tx %s: indexed in memory as %+v (held %v), stored as %+v", h.Short(), got, ok, ref)
+	promoted := make(map[block.Hash]bool)
+	for p, rec := range c.points {
+		if rec.Promoted {
+			promoted[p.Hash] = true
 		}
 	}
-	for h := range indexed.refs {
-		if _, ok := c.refs[h]; !ok {
-			c.fail("tx %s: indexed in memory, not stored", h.Short())
+	want := make(map[block.Hash]indexedTx)
+	for eb, txs := range c.bodyTxs {
+		if promoted[eb] {
+			continue
+		}
+		for _, h := range txs {
+			if ref, stored := c.refs[h]; stored {
+				tx := want[h]
+				tx.txRef = ref
+				tx.Volatile++
+				want[h] = tx
+			}
+		}
+	}
+	for h, tx := range want {
+		if got, ok := indexed.txs[h]; !ok || got != tx {
+			c.fail("tx %s: indexed in memory as %+v (held %v), want %+v", h.Short(), got, ok, tx)
+		}
+	}
+	for h, tx := range indexed.txs {
+		if _, ok := want[h]; !ok {
+			c.fail("tx %s: indexed in memory as %+v, named by no volatile body", h.Short(), tx)
 		}
 	}
 	sortWants := func(ws []bodyWant) []bodyWant {

@@ -51,12 +51,13 @@
 //     tx, and nothing else.
 //   - A stored body's declared tx sizes agree with the stored txs.
 //
-// The 't' keyspace is also held in memory (txindex.go), loaded by Open:
-// every body stored or dropped reads the refs of all its txs, and the
-// membership probe of the fetch logic reads thousands at a time; a map
-// answers them without a seek through Pebble's levels, for some 60 bytes
-// of memory a stored tx. Between writers the index is exactly 't' and the
-// txs the bodies miss.
+// The 't' records of the volatile window's txs are also held in memory
+// (txindex.go), built by Open: every body stored or dropped reads the refs
+// of all its txs; a map answers them without a seek through Pebble's
+// levels. A tx only promoted bodies name leaves the map (the certified
+// closures are kept for good; the memory must not grow with them) and is
+// read from Pebble when asked for. Between writers the index is exactly the
+// stored txs that volatile bodies name, and the txs the bodies miss.
 //
 // Every change that touches more than one key is one Pebble batch, and all
 // writers are serialized, so each invariant holds between batches. Writes do

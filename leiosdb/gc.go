@@ -85,7 +85,7 @@ func (db *DB) dropPoints(eb block.Hash, points []block.Point) (bodyDropped bool,
 	if err != nil {
 		return false, 0, err
 	}
-	edit := index.edit(b)
+	edit := index.edit(b, db.store)
 	if !named {
 		_, held, err := readBodyState(db.store, eb)
 		if err != nil {

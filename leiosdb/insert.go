@@ -96,12 +96,28 @@ func (db *DB) InsertBody(p block.Point, body []byte) (Completion, error) {
 	if err != nil {
 		return Completion{}, err
 	}
+	volatile := !rec.Promoted
+	if volatile {
+		if volatile, err = bodyVolatile(db.store, p.Hash); err != nil {
+			return Completion{}, err
+		}
+	}
 	b := db.store.NewBatch()
 	defer b.Close()
-	edit := index.edit(b)
+	edit := index.edit(b, db.store)
+	hashes := make([]block.Hash, len(eb.Txs))
+	for i, tx := range eb.Txs {
+		hashes[i] = tx.TxHash
+	}
+	if err := edit.prefetch(hashes); err != nil {
+		return Completion{}, err
+	}
 	state := bodyState{BodySize: uint64(len(body))}
 	for i, tx := range eb.Txs {
-		ref := edit.get(tx.TxHash)
+		ref, err := edit.get(tx.TxHash)
+		if err != nil {
+			return Completion{}, err
+		}
 		if !ref.Stored {
 			state.Missing++
 			edit.want(tx.TxHash, bodyWant{eb: p.Hash, Offset: uint64(i), Size: uint64(tx.Size)})
@@ -112,7 +128,10 @@ func (db *DB) InsertBody(p block.Point, body []byte) (Completion, error) {
 				ErrTxSizeMismatch, p, tx.Size, tx.TxHash.Short(), ref.Size)
 		}
 		ref.Refs++
-		edit.set(tx.TxHash, ref.txRef)
+		if volatile {
+			ref.Volatile++
+		}
+		edit.set(tx.TxHash, ref.indexedTx)
 	}
 	_ = b.Set(hashKey(prefixBody, p.Hash), body, nil)
 	_ = b.Set(hashKey(prefixBodyState, p.Hash), state.encode(), nil)
@@ -151,21 +170,51 @@ func (db *DB) Promote(p block.Point) error {
 	if rec.Promoted {
 		return nil
 	}
+	// The body, if held, may stop being volatile: its txs are then named
+	// by one volatile body fewer.
+	volatile, err := bodyVolatile(db.store, p.Hash)
+	if err != nil {
+		return err
+	}
+	index, err := db.txIndex()
+	if err != nil {
+		return err
+	}
 	rec.Promoted = true
 	b := db.store.NewBatch()
 	defer b.Close()
 	_ = b.Set(pointKey(prefixPoint, p), rec.encode(), nil)
 	_ = b.Delete(pointKey(prefixVolatile, p), nil)
+	edit := index.edit(b, db.store)
+	if _, held, err := readBodyState(db.store, p.Hash); err != nil {
+		return err
+	} else if held && volatile {
+		txs, err := bodyEntries(db.store, p.Hash)
+		if err != nil {
+			return err
+		}
+		for _, tx := range txs {
+			ref, err := edit.get(tx.TxHash)
+			if err != nil {
+				return err
+			}
+			if ref.Stored && ref.Volatile > 0 {
+				ref.Volatile--
+				edit.count(tx.TxHash, ref.indexedTx)
+			}
+		}
+	}
 	if err := db.store.Commit(b, db.writeOpts); err != nil {
 		return fmt.Errorf("leiosdb: promote %s: %w", p, err)
 	}
+	edit.commit()
 	return nil
 }
 
 // dropBody deletes the body of ebHash, releasing its txs: each stored tx
 // loses a reference (and is deleted with its last one), and no missing tx
-// is wanted by it any more. It reads the body through r, which must see the
-// edit's batch's earlier writes, and returns the number of txs deleted.
+// is wanted by it any more. It reads through r, which must see the edit's
+// batch's earlier writes, and returns the number of txs deleted.
 func dropBody(r reader, index *indexEdit, ebHash block.Hash) (freed int, err error) {
 	raw, ok, err := getCopy(r, hashKey(prefixBody, ebHash))
 	if err != nil || !ok {
@@ -175,15 +224,24 @@ func dropBody(r reader, index *indexEdit, ebHash block.Hash) (freed int, err err
 	if err != nil {
 		return 0, err
 	}
+	volatile, err := bodyVolatile(r, ebHash)
+	if err != nil {
+		return 0, err
+	}
 	for _, tx := range txs {
 		h := tx.TxHash
-		ref := index.get(h)
+		ref, err := index.get(h)
 		switch {
+		case err != nil:
+			return 0, err
 		case !ref.Stored:
 			index.unwant(h, ebHash)
 		case ref.Refs > 1:
 			ref.Refs--
-			index.set(h, ref.txRef)
+			if volatile {
+				ref.Volatile--
+			}
+			index.set(h, ref.indexedTx)
 		default:
 			index.delete(h)
 			_ = index.batch.Delete(hashKey(prefixTx, h), nil)

@@ -150,22 +150,15 @@ func (db *DB) Missing(p block.Point) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	hashes := make([]block.Hash, len(entries))
-	for i, e := range entries {
-		hashes[i] = e.TxHash
+	if info.Missing == 0 {
+		return nil, nil
 	}
 	index, err := db.txIndex()
 	if err != nil {
 		return nil, err
 	}
 	// The index may be newer than snap: a tx stored since is not missing.
-	missing := make([]int, 0, info.Missing)
-	index.lookup(hashes, func(i int, _ txRef, stored bool) {
-		if !stored {
-			missing = append(missing, i)
-		}
-	})
-	return missing, nil
+	return index.missing(p.Hash, entries), nil
 }
 
 func bodyEntries(r reader, ebHash block.Hash) ([]block.EBTx, error) {

@@ -104,3 +104,63 @@ func TestSchemaOneStoreIsMigrated(t *testing.T) {
 		t.Fatalf("the txs of the migrated store's body: %+v %v, want its closure completed", res, err)
 	}
 }
+
+// TestIndexHoldsOnlyTheVolatileWindow: the certified closures are kept
+// for good, and the memory must not be. A tx only promoted bodies name
+// leaves the index but stays stored; one a volatile body also names stays
+// until that body is dropped; a later body naming a certified tx finds it
+// stored, and its count right.
+func TestIndexHoldsOnlyTheVolatileWindow(t *testing.T) {
+	db := openTestDB(t, Options{})
+	inMemory := func() int {
+		db.txs.mu.RLock()
+		defer db.txs.mu.RUnlock()
+		return len(db.txs.txs)
+	}
+	txs := [][]byte{blocktest.Tx(1, 200), blocktest.Tx(2, 300), blocktest.Tx(3, 400)}
+	certified, other := testBody(t, txs[:2]), testBody(t, txs[1:])
+	announceAndStore(t, db, pointOf(1, certified), certified)
+	announceAndStore(t, db, pointOf(2, other), other)
+	if _, err := db.InsertTxs(block.HashTxs(txs)); err != nil {
+		t.Fatal(err)
+	}
+	if n := inMemory(); n != 3 {
+		t.Fatalf("%d txs in memory, want the 3 the volatile bodies name", n)
+	}
+	if err := db.Promote(pointOf(1, certified)); err != nil {
+		t.Fatal(err)
+	}
+	mustConsistent(t, db)
+	if n := inMemory(); n != 2 {
+		t.Fatalf("%d txs in memory after the promotion, want the 2 the other body names", n)
+	}
+	if _, err := db.GC(3); err != nil { // drops the other body
+		t.Fatal(err)
+	}
+	mustConsistent(t, db)
+	if n := inMemory(); n != 0 {
+		t.Fatalf("%d txs in memory with no volatile body, want 0", n)
+	}
+	hashes := make([]block.Hash, len(txs))
+	for i, tx := range txs {
+		hashes[i] = block.HashBytes(tx)
+	}
+	out := make([]bool, len(txs))
+	if n, err := db.HasTxs(hashes, out); err != nil || n != 2 || !out[0] || !out[1] || out[2] {
+		t.Fatalf("HasTxs = %d %v %v, want the certified closure's 2 txs held", n, out, err)
+	}
+
+	// A body naming a certified tx again: stored, counted once more.
+	again := testBody(t, txs[:1])
+	if c := announceAndStore(t, db, pointOf(5, again), again); !c.Complete() {
+		t.Fatalf("a body of a stored tx: %+v, want complete", c)
+	}
+	mustConsistent(t, db)
+	if _, err := db.GC(6); err != nil {
+		t.Fatal(err)
+	}
+	mustConsistent(t, db)
+	if closure, err := db.Closure(certified.Hash()); err != nil || len(closure) != 2 {
+		t.Fatalf("the certified closure after its tx was named and dropped again: %d txs, %v", len(closure), err)
+	}
+}

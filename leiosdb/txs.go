@@ -49,7 +49,7 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	}
 	b := db.store.NewIndexedBatch()
 	defer b.Close()
-	index := txIndex.edit(b)
+	index := txIndex.edit(b, b)
 
 	hashes := make([]block.Hash, 0, len(txs))
 	distinct := make([][]byte, 0, len(txs))
@@ -62,7 +62,10 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	}
 	arrived := make(map[block.Hash]uint64) // body → txs of it stored here
 	bad := make(map[block.Hash]bool)       // body → contradicted
-	stored := storeTxs(index, hashes, distinct, arrived, bad)
+	stored, err := storeTxs(index, hashes, distinct, arrived, bad)
+	if err != nil {
+		return TxsResult{}, err
+	}
 
 	completed, err := discharge(b, arrived, bad)
 	if err != nil {
@@ -77,7 +80,17 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	}
 	if len(res.Dropped) > 0 {
 		// A tx wanted only by dropped bodies went with them.
-		stored = slices.DeleteFunc(stored, func(h block.Hash) bool { return !index.get(h).Stored })
+		kept := stored[:0]
+		for _, h := range stored {
+			tx, err := index.get(h)
+			if err != nil {
+				return TxsResult{}, err
+			}
+			if tx.Stored {
+				kept = append(kept, h)
+			}
+		}
+		stored = kept
 	}
 	res.Stored = len(stored)
 
@@ -116,7 +129,8 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 // others. Its refcount counts both: the bad bodies release their reference
 // when they are dropped. It returns the hashes stored, in hash order (the
 // order Pebble's memtable likes best).
-func storeTxs(index *indexEdit, hashes []block.Hash, txs [][]byte, arrived map[block.Hash]uint64, bad map[block.Hash]bool) []block.Hash {
+func storeTxs(index *indexEdit, hashes []block.Hash, txs [][]byte, arrived map[block.Hash]uint64, bad map[block.Hash]bool) ([]block.Hash, error) {
+	volatile := make(map[block.Hash]bool) // body → no promoted point names it
 	var stored []block.Hash
 	for _, o := range sortedOrder(hashes) {
 		h, tx := hashes[o.index], txs[o.index]
@@ -124,19 +138,31 @@ func storeTxs(index *indexEdit, hashes []block.Hash, txs [][]byte, arrived map[b
 		if len(wanted) == 0 {
 			continue // held already, or named by no held body
 		}
+		stored = append(stored, h)
+		record := indexedTx{txRef: txRef{Refs: uint64(len(wanted)), Size: uint64(len(tx))}}
 		for _, w := range wanted {
 			if w.Size == uint64(len(tx)) {
 				arrived[w.eb]++
 			} else {
 				bad[w.eb] = true
 			}
+			v, ok := volatile[w.eb]
+			if !ok {
+				var err error
+				if v, err = bodyVolatile(index.r, w.eb); err != nil {
+					return nil, err
+				}
+				volatile[w.eb] = v
+			}
+			if v {
+				record.Volatile++
+			}
 		}
 		index.wantedNoMore(h)
 		_ = index.batch.Set(hashKey(prefixTx, h), tx, nil)
-		index.set(h, txRef{Refs: uint64(len(wanted)), Size: uint64(len(tx))})
-		stored = append(stored, h)
+		index.set(h, record)
 	}
-	return stored
+	return stored, nil
 }
 
 // discharge lowers the missing counts of the bodies txs arrived for (except
