@@ -7,7 +7,8 @@ import (
 )
 
 // registerMetrics exports the selected chain — its tip, its immutable tip,
-// the txs and CertRBs on it — and the store's write stalls. Each is read
+// the txs and CertRBs on it — and the store's write stalls and the bytes
+// Pebble wrote for it. Each is read
 // on scrape under mu shared, as Tip and TxsOnChain are.
 func (db *DB) registerMetrics(reg prometheus.Registerer) error {
 	gauge := func(name, help string, value func() float64) prometheus.Collector {
@@ -19,7 +20,7 @@ func (db *DB) registerMetrics(reg prometheus.Registerer) error {
 		gauge("immutable_tip_block_number", "Block number of the immutable tip.", func() float64 { return float64(db.ImmutableTip().BlockNumber) }),
 		gauge("chain_txs", "Txs in the selected chain. A gauge: a rollback lowers it.", func() float64 { return float64(db.TxsOnChain()) }),
 		gauge("chain_certified_ebs", "CertRBs in the selected chain: the EBs it certifies. A gauge: a rollback lowers it.", func() float64 { return float64(db.CertRBsOnChain()) }),
-	}, db.store.StallCollectors("chaindb")...)
+	}, append(db.store.StallCollectors("chaindb"), db.store.WriteCollectors("chaindb")...)...)
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
 			return fmt.Errorf("chaindb: metrics: %w", err)
