@@ -239,10 +239,11 @@ func BenchmarkProbe(b *testing.B) {
 }
 
 // probeSortedSeekPrefix is the Pebble probe HasTxs used before the index
-// in memory: bloom-filtered SeekPrefixGE on one iterator, in ascending hash
-// order, so the seeks only move forward and reuse the blocks positioned.
+// in memory, on the txs' keyspace: bloom-filtered SeekPrefixGE on one
+// iterator, in ascending hash order, so the seeks only move forward and
+// reuse the blocks positioned.
 func probeSortedSeekPrefix(db *DB, hashes []block.Hash, out []bool) (int, error) {
-	it, err := db.store.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixTxRef}, UpperBound: []byte{prefixTxRef + 1}})
+	it, err := db.store.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixTx}, UpperBound: []byte{prefixTx + 1}})
 	if err != nil {
 		return 0, err
 	}
@@ -250,7 +251,7 @@ func probeSortedSeekPrefix(db *DB, hashes []block.Hash, out []bool) (int, error)
 	clear(out)
 	n := 0
 	key := make([]byte, 1+hashLen)
-	key[0] = prefixTxRef
+	key[0] = prefixTx
 	for _, o := range sortedOrder(hashes) {
 		copy(key[1:], hashes[o.index][:])
 		if it.SeekPrefixGE(key) && bytes.Equal(it.Key(), key) {
@@ -266,7 +267,7 @@ func probeSortedSeekPrefix(db *DB, hashes []block.Hash, out []bool) (int, error)
 func probeGets(db *DB, hashes []block.Hash, out []bool) (int, error) {
 	n := 0
 	for i, h := range hashes {
-		_, closer, err := db.store.Get(hashKey(prefixTxRef, h))
+		_, closer, err := db.store.Get(hashKey(prefixTx, h))
 		if errors.Is(err, pebble.ErrNotFound) {
 			out[i] = false
 			continue
@@ -284,14 +285,14 @@ func probeGets(db *DB, hashes []block.Hash, out []bool) (int, error) {
 // probeSeekPrefix is the other alternative: SeekPrefixGE per hash on one
 // iterator, in the caller's order; it also consults the bloom filters.
 func probeSeekPrefix(db *DB, hashes []block.Hash, out []bool) (int, error) {
-	it, err := db.store.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixTxRef}, UpperBound: []byte{prefixTxRef + 1}})
+	it, err := db.store.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixTx}, UpperBound: []byte{prefixTx + 1}})
 	if err != nil {
 		return 0, err
 	}
 	defer it.Close()
 	n := 0
 	key := make([]byte, 1+hashLen)
-	key[0] = prefixTxRef
+	key[0] = prefixTx
 	for i, h := range hashes {
 		copy(key[1:], h[:])
 		out[i] = it.SeekPrefixGE(key) && bytes.Equal(it.Key(), key)
@@ -325,7 +326,7 @@ func (c cpuClock) report(b *testing.B) {
 // probeSortedSeekGE walks the keys in ascending order with plain SeekGE:
 // forward-only seeks, but no bloom filters.
 func probeSortedSeekGE(db *DB, hashes []block.Hash, out []bool) (int, error) {
-	it, err := db.store.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixTxRef}, UpperBound: []byte{prefixTxRef + 1}})
+	it, err := db.store.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixTx}, UpperBound: []byte{prefixTx + 1}})
 	if err != nil {
 		return 0, err
 	}
@@ -333,7 +334,7 @@ func probeSortedSeekGE(db *DB, hashes []block.Hash, out []bool) (int, error) {
 	clear(out)
 	n := 0
 	key := make([]byte, 1+hashLen)
-	key[0] = prefixTxRef
+	key[0] = prefixTx
 	for _, o := range sortedOrder(hashes) {
 		copy(key[1:], hashes[o.index][:])
 		if !it.SeekGE(key) {

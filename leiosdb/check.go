@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"slices"
 
 	"github.com/leiosnode/leiosnode/block"
 )
@@ -69,7 +68,7 @@ func (db *DB) CheckConsistency() error {
 		named:    make(map[block.Hash]bool),
 		bodies:   make(map[block.Hash][]byte),
 		states:   make(map[block.Hash]bodyState),
-		refs:     make(map[block.Hash]txRef),
+		pins:     make(map[block.Hash]bool),
 		txLens:   make(map[block.Hash]int),
 	}
 	if err := scanPrefix(snap, nil, c.load); err != nil {
@@ -86,20 +85,20 @@ func (db *DB) CheckConsistency() error {
 }
 
 type checker struct {
-	encoding    block.Encoding // the network's: what the stored bodies are in
-	points      map[block.Point]pointRecord
-	volatile    map[block.Point]bool
-	byHash      map[block.Point]bool
-	named       map[block.Hash]bool // EB hashes some point names
-	bodies      map[block.Hash][]byte
-	states      map[block.Hash]bodyState
-	refs        map[block.Hash]txRef
-	txLens      map[block.Hash]int
-	wants       map[block.Hash][]bodyWant   // recomputed: tx → the bodies that miss it
-	bodyTxs     map[block.Hash][]block.Hash // each stored body's txs, in order
-	schema      uint64
-	schema1Keys int // 'w' entries, which only schema 1 wrote
-	errs        []error
+	encoding      block.Encoding // the network's: what the stored bodies are in
+	points        map[block.Point]pointRecord
+	volatile      map[block.Point]bool
+	byHash        map[block.Point]bool
+	named         map[block.Hash]bool // EB hashes some point names
+	bodies        map[block.Hash][]byte
+	states        map[block.Hash]bodyState
+	pins          map[block.Hash]bool
+	txLens        map[block.Hash]int
+	bodyTxs       map[block.Hash][]block.EBTx // each stored body's txs, in order
+	promoted      map[block.Hash]bool         // bodies a promoted point names
+	schema        uint64
+	oldSchemaKeys int // 't' and 'w' entries, which only schemas 1 and 2 wrote
+	errs          []error
 }
 
 const maxCheckErrors = 20
@@ -133,8 +132,10 @@ func (c *checker) load(k, v []byte) (bool, error) {
 		c.bodies[hashAt(k, 1)] = append([]byte(nil), v...)
 	case len(k) == 1+hashLen && k[0] == prefixBodyState:
 		c.states[hashAt(k, 1)], err = decodeBodyState(v)
-	case len(k) == 1+hashLen && k[0] == prefixTxRef:
-		c.refs[hashAt(k, 1)], err = decodeTxRef(v)
+	case len(k) == 1+hashLen && k[0] == prefixPin:
+		c.pins[hashAt(k, 1)] = true
+	case k[0] == prefixTxRef:
+		c.oldSchemaKeys++ // a fault only in a store of schema 3 (check)
 	case len(k) == 1+hashLen && k[0] == prefixTx:
 		h := hashAt(k, 1)
 		if block.HashBytes(v) != h {
@@ -142,7 +143,7 @@ func (c *checker) load(k, v []byte) (bool, error) {
 		}
 		c.txLens[h] = len(v)
 	case k[0] == prefixWant:
-		c.schema1Keys++ // a fault only in a store of schema 2 (check)
+		c.oldSchemaKeys++ // a fault only in a store of schema 3 (check)
 	case bytes.Equal(k, schemaKey):
 		c.schema, _ = binary.Uvarint(v)
 	case k[0] == prefixMeta:
@@ -153,8 +154,8 @@ func (c *checker) load(k, v []byte) (bool, error) {
 }
 
 func (c *checker) check() {
-	if c.schema != 1 && c.schema1Keys > 0 {
-		c.fail("%d want entries in a store of schema %d: schema 1 wrote them, and Open deletes them", c.schema1Keys, c.schema)
+	if c.schema == schemaVersion && c.oldSchemaKeys > 0 {
+		c.fail("%d 't' or 'w' entries in a store of schema %d: schemas 1 and 2 wrote them, and Open deletes them", c.oldSchemaKeys, c.schema)
 	}
 	for p, rec := range c.points {
 		if c.volatile[p] == rec.Promoted {
@@ -176,9 +177,14 @@ func (c *checker) check() {
 	}
 
 	unlimited := block.EBLimits{MaxBodyBytes: math.MaxInt, MaxClosureBytes: math.MaxInt, MaxTxs: math.MaxInt, Encoding: c.encoding}
-	counted := make(map[block.Hash]uint64) // tx → stored bodies naming it
-	c.wants = make(map[block.Hash][]bodyWant)
-	c.bodyTxs = make(map[block.Hash][]block.Hash)
+	c.bodyTxs = make(map[block.Hash][]block.EBTx)
+	c.promoted = make(map[block.Hash]bool)
+	for p, rec := range c.points {
+		if rec.Promoted {
+			c.promoted[p.Hash] = true
+		}
+	}
+	named := make(map[block.Hash]bool) // txs some stored body names
 	for eb, raw := range c.bodies {
 		state, ok := c.states[eb]
 		if !ok {
@@ -198,23 +204,29 @@ func (c *checker) check() {
 		if body.Hash() != eb {
 			c.fail("body %s: hashes to %s", eb.Short(), body.Hash().Short())
 		}
-		var missing uint64
+		c.bodyTxs[eb] = body.Txs
+		// A tx not stored is missing; one stored for a certified closure
+		// (pinned) and named again by a volatile body may be missing too.
+		var missing, mayMiss uint64
 		for _, tx := range body.Txs {
-			c.bodyTxs[eb] = append(c.bodyTxs[eb], tx.TxHash)
-		}
-		for i, tx := range body.Txs {
-			if ref, stored := c.refs[tx.TxHash]; stored {
-				counted[tx.TxHash]++
-				if ref.Size != uint64(tx.Size) {
-					c.fail("body %s declares %d bytes for tx %s of %d", eb.Short(), tx.Size, tx.TxHash.Short(), ref.Size)
-				}
-				continue
+			named[tx.TxHash] = true
+			n, stored := c.txLens[tx.TxHash]
+			pinned := c.pins[tx.TxHash]
+			switch {
+			case !stored:
+				missing++
+			case uint64(n) != uint64(tx.Size) && pinned:
+				missing++ // kept for a certified closure, named again with another size
+			case uint64(n) != uint64(tx.Size):
+				c.fail("body %s declares %d bytes for tx %s of %d", eb.Short(), tx.Size, tx.TxHash.Short(), n)
+			case c.promoted[eb] && !pinned && c.schema == schemaVersion: // older schemas had no pins
+				c.fail("tx %s: stored for the promoted body %s without a pin", tx.TxHash.Short(), eb.Short())
+			case pinned:
+				mayMiss++ // kept for a certified closure: missing if named again
 			}
-			missing++
-			c.wants[tx.TxHash] = append(c.wants[tx.TxHash], bodyWant{eb: eb, Offset: uint64(i), Size: uint64(tx.Size)})
 		}
-		if state.Missing != missing {
-			c.fail("body %s: missing count %d, recomputed %d", eb.Short(), state.Missing, missing)
+		if state.Missing < missing || state.Missing > missing+mayMiss {
+			c.fail("body %s: missing count %d, recomputed %d (%d more at most)", eb.Short(), state.Missing, missing, mayMiss)
 		}
 	}
 	for eb := range c.states {
@@ -222,69 +234,76 @@ func (c *checker) check() {
 			c.fail("body state %s without body", eb.Short())
 		}
 	}
-	for h, ref := range c.refs {
-		if ref.Refs != counted[h] || ref.Refs == 0 {
-			c.fail("tx %s: refcount %d, recomputed %d", h.Short(), ref.Refs, counted[h])
-		}
-		n, ok := c.txLens[h]
-		if !ok {
-			c.fail("tx %s: ref without bytes", h.Short())
-		} else if uint64(n) != ref.Size {
-			c.fail("tx %s: ref says %d bytes, has %d", h.Short(), ref.Size, n)
+	for h := range c.txLens {
+		// A pin outlives a promoted body dropped for contradicting a tx's
+		// size (a certified EB cannot): harmless, and never freed.
+		if !named[h] && !c.pins[h] {
+			c.fail("tx %s: stored, named by no body", h.Short())
 		}
 	}
-	for h := range c.txLens {
-		if _, ok := c.refs[h]; !ok {
-			c.fail("tx %s: bytes without ref", h.Short())
+	for h := range c.pins {
+		if _, ok := c.txLens[h]; !ok {
+			c.fail("tx %s: pinned, not stored", h.Short())
 		}
 	}
 }
 
-// checkIndex compares the index in memory with the store: its txs with
-// the 't' records of the txs volatile bodies name, its wants with those
-// recomputed from the bodies.
+// checkIndex compares the index in memory with the store: each body's
+// wants with what it misses, each tx's count with the volatile bodies that
+// hold it.
 func (c *checker) checkIndex(indexed *txIndex) {
-	promoted := make(map[block.Hash]bool)
-	for p, rec := range c.points {
-		if rec.Promoted {
-			promoted[p.Hash] = true
+	type txWant struct {
+		tx block.Hash
+		bodyWant
+	}
+	wanted := make(map[txWant]bool)
+	for h, ws := range indexed.wants {
+		for _, w := range ws {
+			wanted[txWant{h, w}] = true
 		}
 	}
 	want := make(map[block.Hash]indexedTx)
+	nWants := 0
 	for eb, txs := range c.bodyTxs {
-		if promoted[eb] {
-			continue
-		}
-		for _, h := range txs {
-			if ref, stored := c.refs[h]; stored {
-				tx := want[h]
-				tx.txRef = ref
-				tx.Volatile++
-				want[h] = tx
+		var wants uint64
+		for i, tx := range txs {
+			w := txWant{tx.TxHash, bodyWant{eb: eb, Offset: uint64(i), Size: uint64(tx.Size)}}
+			n, stored := c.txLens[tx.TxHash]
+			switch {
+			case wanted[w]:
+				wants++
+				if stored && !c.pins[tx.TxHash] {
+					c.fail("body %s: tx %d (%s) is wanted in memory, and held", eb.Short(), i, tx.TxHash.Short())
+				}
+			case !stored:
+				c.fail("body %s: tx %d (%s) is missing, not wanted in memory", eb.Short(), i, tx.TxHash.Short())
+			case !c.promoted[eb]:
+				held := want[tx.TxHash]
+				held.Size = uint64(n)
+				held.Volatile++
+				want[tx.TxHash] = held
 			}
 		}
+		nWants += int(wants)
+		if state := c.states[eb]; state.Missing != wants {
+			c.fail("body %s: missing count %d, %d wanted in memory", eb.Short(), state.Missing, wants)
+		}
+	}
+	if nWants != len(wanted) {
+		c.fail("%d wants in memory, %d of them for the stored bodies", len(wanted), nWants)
 	}
 	for h, tx := range want {
-		if got, ok := indexed.txs[h]; !ok || got != tx {
-			c.fail("tx %s: indexed in memory as %+v (held %v), want %+v", h.Short(), got, ok, tx)
+		// Pinned in memory says a pin is stored; a pin stored before the
+		// tx was named again is found when the tx leaves memory.
+		got, ok := indexed.txs[h]
+		tx.Pinned = got.Pinned
+		if !ok || got != tx || (got.Pinned && !c.pins[h]) {
+			c.fail("tx %s: indexed in memory as %+v (held %v), want %+v (pinned %v)", h.Short(), got, ok, tx, c.pins[h])
 		}
 	}
 	for h, tx := range indexed.txs {
 		if _, ok := want[h]; !ok {
-			c.fail("tx %s: indexed in memory as %+v, named by no volatile body", h.Short(), tx)
-		}
-	}
-	sortWants := func(ws []bodyWant) []bodyWant {
-		return slices.SortedFunc(slices.Values(ws), func(a, b bodyWant) int { return bytes.Compare(a.eb[:], b.eb[:]) })
-	}
-	for h, ws := range c.wants {
-		if got := indexed.wants[h]; !slices.Equal(sortWants(got), sortWants(ws)) {
-			c.fail("tx %s: wanted in memory by %+v, missed by %+v", h.Short(), got, ws)
-		}
-	}
-	for h, ws := range indexed.wants {
-		if _, ok := c.wants[h]; !ok {
-			c.fail("tx %s: wanted in memory by %+v, missed by no body", h.Short(), ws)
+			c.fail("tx %s: indexed in memory as %+v, held by no volatile body", h.Short(), tx)
 		}
 	}
 }

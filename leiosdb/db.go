@@ -65,7 +65,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	if err := db.migrate(); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
-	if _, err := db.txIndex(); err != nil {
+	if err := db.loadIndex(); err != nil {
 		// The store's fault: one line that names the file and says what
 		// to do, which Close returns again.
 		fault := db.store.Fail(err)
@@ -138,7 +138,7 @@ func checkSchema(s *pebblestore.DB) error {
 	if err != nil {
 		return fmt.Errorf("leiosdb: read schema: %w", err)
 	}
-	if got, n := binary.Uvarint(v); !ok || n != len(v) || (got != schemaVersion && got != schemaWithWants) {
+	if got, n := binary.Uvarint(v); !ok || n != len(v) || got < 1 || got > schemaVersion {
 		return s.Corrupt(fmt.Errorf("%w: schema %x, want version %d", ErrCorrupt, v, schemaVersion))
 	}
 	return nil
@@ -206,33 +206,87 @@ func (db *DB) beginSnapshot() (snap *pebble.Snapshot, done func(), err error) {
 	return snap, func() { snap.Close(); release() }, nil
 }
 
-// schemaWithWants is the schema that stored the txs bodies miss ('w'),
-// which the index of stored txs now holds in memory.
-const schemaWithWants = 1
-
-// migrate brings a store of schema 1 to this one, in one batch: its 'w'
-// entries go, as the index rebuilds them from the bodies.
+// migrate brings a store of schema 1 or 2 to this one, in one batch:
+// those kept a reference count of every stored tx ('t') and schema 1 the
+// txs bodies missed ('w'), which the index now holds in memory; the txs of
+// the promoted bodies get their pins ('r').
 func (db *DB) migrate() error {
 	v, _, err := getCopy(db.store, schemaKey)
 	if err != nil {
 		return fmt.Errorf("leiosdb: read schema: %w", err)
 	}
-	if got, _ := binary.Uvarint(v); got != schemaWithWants {
+	from, _ := binary.Uvarint(v)
+	if from == schemaVersion {
 		return nil
 	}
 	b := db.store.NewBatch()
 	defer b.Close()
+	err = scanPrefix(db.store, []byte{prefixPoint}, func(k, v []byte) (bool, error) {
+		rec, err := decodePointRecord(v)
+		if err != nil || !rec.Promoted {
+			return true, err
+		}
+		eb := parsePointKey(k).Hash
+		if _, held, err := readBodyState(db.store, eb); err != nil || !held {
+			return true, err
+		}
+		txs, err := bodyEntries(db.store, eb)
+		for _, tx := range txs {
+			stored, err := has(db.store, hashKey(prefixTx, tx.TxHash))
+			if err != nil {
+				return false, err
+			}
+			if stored {
+				_ = b.Set(hashKey(prefixPin, tx.TxHash), nil, nil)
+			}
+		}
+		return true, err
+	})
+	if err != nil {
+		return fmt.Errorf("leiosdb: migrating schema %d to %d: %w", from, schemaVersion, err)
+	}
+	_ = b.DeleteRange([]byte{prefixTxRef}, []byte{prefixTxRef + 1}, nil)
 	_ = b.DeleteRange([]byte{prefixWant}, []byte{prefixWant + 1}, nil)
 	_ = b.Set(schemaKey, binary.AppendUvarint(nil, schemaVersion), nil)
 	if err := db.store.Commit(b, pebble.Sync); err != nil {
-		return fmt.Errorf("leiosdb: migrating schema %d to %d: %w", schemaWithWants, schemaVersion, err)
+		return fmt.Errorf("leiosdb: migrating schema %d to %d: %w", from, schemaVersion, err)
 	}
 	return nil
 }
 
-// txIndex is the index of stored txs, read from the store on first use.
+// loadIndex builds the index of the volatile window's txs, and sets the
+// missing count of each body whose count says otherwise to what it
+// misses: a tx kept only for a certified closure that the body also names
+// is missing for it (txIndex), and was not counted so by the store of
+// schema 2.
+func (db *DB) loadIndex() error {
+	index, recount, err := loadTxIndex(db.store)
+	if err != nil {
+		return err
+	}
+	if len(recount) > 0 {
+		b := db.store.NewBatch()
+		defer b.Close()
+		for eb, missing := range recount {
+			state, _, err := readBodyState(db.store, eb)
+			if err != nil {
+				return err
+			}
+			state.Missing = missing
+			_ = b.Set(hashKey(prefixBodyState, eb), state.encode(), nil)
+		}
+		if err := db.store.Commit(b, pebble.Sync); err != nil {
+			return err
+		}
+	}
+	db.txsOnce.Do(func() { db.txs = index })
+	return nil
+}
+
+// txIndex is the index of the volatile window's txs: Open's, or for a
+// store opened read-only, read on first use.
 func (db *DB) txIndex() (*txIndex, error) {
-	db.txsOnce.Do(func() { db.txs, db.txsErr = loadTxIndex(db.store) })
+	db.txsOnce.Do(func() { db.txs, _, db.txsErr = loadTxIndex(db.store) })
 	return db.txs, db.txsErr
 }
 

@@ -19,20 +19,31 @@
 //	'h' eb_hash ‖ slot        → ∅                             points by EB hash
 //	'b' eb_hash               → body bytes, as received        held bodies
 //	'c' eb_hash               → missing-tx count, body size   state of a held body
-//	't' tx_hash               → refcount, tx size             held txs (the membership index)
 //	'x' tx_hash               → tx bytes                      held txs
+//	'r' tx_hash               → ∅                             txs a promoted body held (pins)
 //	'm' "schema"              → version
 //	'm' "net"                 → genesis hash ‖ about        the network (pebblestore)
 //
-// Which held bodies miss which txs is kept in memory only (txindex.go): it
-// follows from the bodies, their missing counts and 't', and Open rebuilds
-// it. (Schema 1 stored it as 'w' tx_hash ‖ eb_hash; Open deletes those.)
+// What storing or dropping a body needs of its thousands of txs is kept in
+// memory only (txindex.go), so that it reads nothing from Pebble: for each
+// stored tx a volatile body holds, its size and the number of those
+// bodies; for each tx a held body misses, where. Open rebuilds both from
+// the volatile and the incomplete bodies, the stored txs and the pins.
+// (Schemas 1 and 2 stored them as 't' and 'w'; Open deletes those and
+// writes the pins.)
 //
 // Bodies are deduplicated by EB hash: the same hash announced at two slots is
 // two points sharing one body. Txs are stored once, whatever number of bodies
 // name them. Because a body fixes its closure, the missing-tx count and the
 // reverse index belong to the body (keyed by EB hash), not to each point: a
 // tx arrival discharges it for every point of every body that names it.
+//
+// A body holds the txs that a volatile body held when it arrived and those
+// that arrived after it. A tx kept only for certified closures (pinned, out
+// of memory) is missing for a body that names it again: it is on the
+// immutable chain, so such an EB is invalid, and finding out would cost a
+// Pebble probe for every new tx of every body. When it arrives again it is
+// stored again (the same bytes), and its pin keeps it.
 //
 // A point "holds" its body when the body is stored and the point's announced
 // size equals the body's length; only such points get events and completions.
@@ -43,21 +54,15 @@
 //     exactly the points of 'p', keyed by hash first.
 //   - A body is stored ('b' and 'c' together) only while some point names its
 //     hash; it is a valid EB body whose hash is its key.
-//   - A tx is stored ('t' and 'x' together) only while some stored body names
-//     it; its refcount is the number of stored bodies naming it, its recorded
-//     size is its length, its hash is Blake2b-256 of its bytes.
-//   - A stored body's missing count is the number of its offsets whose tx
-//     is not stored; the index in memory lists each such offset under its
-//     tx, and nothing else.
-//   - A stored body's declared tx sizes agree with the stored txs.
-//
-// The 't' records of the volatile window's txs are also held in memory
-// (txindex.go), built by Open: every body stored or dropped reads the refs
-// of all its txs; a map answers them without a seek through Pebble's
-// levels. A tx only promoted bodies name leaves the map (the certified
-// closures are kept for good; the memory must not grow with them) and is
-// read from Pebble when asked for. Between writers the index is exactly the
-// stored txs that volatile bodies name, and the txs the bodies miss.
+//   - A tx is stored ('x') only while a volatile body holds it or a pin
+//     keeps it; its hash is Blake2b-256 of its bytes. A pin is stored only
+//     with its tx, and every tx a promoted body holds has one.
+//   - A stored body's missing count is the number of its offsets the index
+//     lists as missing: every offset whose tx is not stored, and none whose
+//     tx is stored and unpinned.
+//   - A stored body's declared tx sizes agree with the stored txs it holds.
+//   - The index holds exactly the stored txs volatile bodies hold, each with
+//     the number of those bodies.
 //
 // Every change that touches more than one key is one Pebble batch, and all
 // writers are serialized, so each invariant holds between batches. Writes do
@@ -69,12 +74,13 @@
 // # Never
 //
 // It never stores a body that fails validation, never stores a tx no stored
-// body names (such txs are ignored), never drops a promoted point, and never
-// scans the tx keyspace outside Open and CheckConsistency: GC costs time
-// proportional to the garbage (the slot-ordered volatile index plus
-// reference counts). It never blocks a writer on a subscriber. It never opens an existing
-// directory as a new store, nor a store of another network, and never writes
-// after a fault (internal/pebblestore). It imports no protocol package.
+// body names (such txs are ignored), never drops a promoted point or a pin,
+// and never scans the tx keyspace outside Open and CheckConsistency: GC
+// costs time proportional to the garbage (the slot-ordered volatile index
+// plus the counts in memory). It never blocks a writer on a subscriber. It
+// never opens an existing directory as a new store, nor a store of another
+// network, and never writes after a fault (internal/pebblestore). It
+// imports no protocol package.
 //
 // Ordering contract with the tx cache (the hit-prune hazard): callers insert
 // into the LeiosDB before the cache, and evict the cache before running GC.

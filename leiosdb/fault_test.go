@@ -113,6 +113,25 @@ func TestFaultChild(t *testing.T) {
 	if len(job) > 3 {
 		n, _ = strconv.Atoi(job[3])
 	}
+	// The writes run beside a watch of the store's fault, as in a node: a
+	// flush that fails for good (a full disk) stalls the writes behind it
+	// for ever, and the node exits on the fault.
+	written := make(chan error, 1)
+	go func() { written <- writeEBs(t, db, n) }()
+	select {
+	case err := <-written:
+		if err != nil {
+			faulttest.Exit(cmp.Or(db.Err(), err))
+		}
+	case <-db.Failed():
+		faulttest.Exit(db.Err())
+	}
+	faulttest.Exit(db.Close())
+}
+
+// writeEBs inserts EBs of 100 txs of 1,000 bytes, with their closures,
+// until an insert fails or n are in (n < 0: no end).
+func writeEBs(t *testing.T, db *DB, n int) error {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for slot := uint64(1); n < 0 || slot <= uint64(n); slot++ {
 		txs := make([][]byte, 100)
@@ -121,16 +140,17 @@ func TestFaultChild(t *testing.T) {
 		}
 		eb := testBody(t, txs)
 		p := pointOf(slot, eb)
-		if err = db.InsertPoint(p, eb.Size()); err == nil {
-			if _, err = db.InsertBody(p, eb.Bytes()); err == nil {
-				_, err = db.InsertTxs(block.HashTxs(txs))
-			}
+		if err := db.InsertPoint(p, eb.Size()); err != nil {
+			return err
 		}
-		if err != nil {
-			faulttest.Exit(cmp.Or(db.Err(), err))
+		if _, err := db.InsertBody(p, eb.Bytes()); err != nil {
+			return err
+		}
+		if _, err := db.InsertTxs(block.HashTxs(txs)); err != nil {
+			return err
 		}
 	}
-	faulttest.Exit(db.Close())
+	return nil
 }
 
 // storeErr is db's failure, if it opened.

@@ -85,14 +85,14 @@ func (db *DB) dropPoints(eb block.Hash, points []block.Point) (bodyDropped bool,
 	if err != nil {
 		return false, 0, err
 	}
-	edit := index.edit(b, db.store)
+	edit := index.edit()
 	if !named {
 		_, held, err := readBodyState(db.store, eb)
 		if err != nil {
 			return false, 0, err
 		}
 		if held {
-			if freed, err = dropBody(db.store, edit, eb); err != nil {
+			if freed, err = dropBody(db.store, b, edit, eb, nil); err != nil {
 				return false, 0, err
 			}
 			bodyDropped = true

@@ -88,21 +88,13 @@ func mustInfo(t testing.TB, db *DB, p block.Point) PointInfo {
 	return info
 }
 
-// refcount reads a tx's stored reference count (0 when not stored).
+// refcount is the number of volatile bodies that hold tx (0 when the
+// index does not hold it).
 func refcount(t testing.TB, db *DB, tx []byte) uint64 {
 	t.Helper()
-	v, ok, err := getCopy(db.store, hashKey(prefixTxRef, block.HashBytes(tx)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ok {
-		return 0
-	}
-	ref, err := decodeTxRef(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ref.Refs
+	db.txs.mu.RLock()
+	defer db.txs.mu.RUnlock()
+	return db.txs.txs[block.HashBytes(tx)].Volatile
 }
 
 // drain returns the events buffered in ch.

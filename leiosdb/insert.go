@@ -3,6 +3,8 @@ package leiosdb
 import (
 	"fmt"
 
+	"github.com/cockroachdb/pebble/v2"
+
 	"github.com/leiosnode/leiosnode/block"
 )
 
@@ -66,7 +68,8 @@ func (db *DB) InsertPoint(p block.Point, ebSize uint64) error {
 // already held is not stored again.
 //
 // The returned completion counts the txs still missing; the body's txs
-// already stored (for other EBs) count as held. Subscribers get BodyStored,
+// already stored for other EBs of the volatile window count as held (a tx
+// kept only for a certified closure counts as missing: see txIndex). Subscribers get BodyStored,
 // and ClosureComplete if nothing is missing, for every point of p.Hash with
 // the body's size.
 func (db *DB) InsertBody(p block.Point, body []byte) (Completion, error) {
@@ -104,34 +107,26 @@ func (db *DB) InsertBody(p block.Point, body []byte) (Completion, error) {
 	}
 	b := db.store.NewBatch()
 	defer b.Close()
-	edit := index.edit(b, db.store)
-	hashes := make([]block.Hash, len(eb.Txs))
-	for i, tx := range eb.Txs {
-		hashes[i] = tx.TxHash
-	}
-	if err := edit.prefetch(hashes); err != nil {
-		return Completion{}, err
-	}
+	edit := index.edit()
 	state := bodyState{BodySize: uint64(len(body))}
 	for i, tx := range eb.Txs {
-		ref, err := edit.get(tx.TxHash)
-		if err != nil {
-			return Completion{}, err
-		}
-		if !ref.Stored {
+		held := edit.get(tx.TxHash)
+		if !held.Indexed {
 			state.Missing++
 			edit.want(tx.TxHash, bodyWant{eb: p.Hash, Offset: uint64(i), Size: uint64(tx.Size)})
 			continue
 		}
-		if ref.Size != uint64(tx.Size) {
+		if held.Size != uint64(tx.Size) {
 			return Completion{}, fmt.Errorf("%w: %s declares %d bytes for tx %s of %d bytes",
-				ErrTxSizeMismatch, p, tx.Size, tx.TxHash.Short(), ref.Size)
+				ErrTxSizeMismatch, p, tx.Size, tx.TxHash.Short(), held.Size)
 		}
-		ref.Refs++
 		if volatile {
-			ref.Volatile++
+			held.Volatile++
+		} else if !held.Pinned {
+			held.Pinned = true
+			_ = b.Set(hashKey(prefixPin, tx.TxHash), nil, nil)
 		}
-		edit.set(tx.TxHash, ref.indexedTx)
+		edit.set(tx.TxHash, held.indexedTx)
 	}
 	_ = b.Set(hashKey(prefixBody, p.Hash), body, nil)
 	_ = b.Set(hashKey(prefixBodyState, p.Hash), state.encode(), nil)
@@ -171,7 +166,7 @@ func (db *DB) Promote(p block.Point) error {
 		return nil
 	}
 	// The body, if held, may stop being volatile: its txs are then named
-	// by one volatile body fewer.
+	// by one volatile body fewer, and pinned for good.
 	volatile, err := bodyVolatile(db.store, p.Hash)
 	if err != nil {
 		return err
@@ -185,7 +180,7 @@ func (db *DB) Promote(p block.Point) error {
 	defer b.Close()
 	_ = b.Set(pointKey(prefixPoint, p), rec.encode(), nil)
 	_ = b.Delete(pointKey(prefixVolatile, p), nil)
-	edit := index.edit(b, db.store)
+	edit := index.edit()
 	if _, held, err := readBodyState(db.store, p.Hash); err != nil {
 		return err
 	} else if held && volatile {
@@ -194,14 +189,16 @@ func (db *DB) Promote(p block.Point) error {
 			return err
 		}
 		for _, tx := range txs {
-			ref, err := edit.get(tx.TxHash)
-			if err != nil {
-				return err
+			held := edit.get(tx.TxHash)
+			if !held.Indexed {
+				continue // missing: pinned when it arrives
 			}
-			if ref.Stored && ref.Volatile > 0 {
-				ref.Volatile--
-				edit.count(tx.TxHash, ref.indexedTx)
+			held.Volatile--
+			if !held.Pinned {
+				held.Pinned = true
+				_ = b.Set(hashKey(prefixPin, tx.TxHash), nil, nil)
 			}
+			edit.set(tx.TxHash, held.indexedTx)
 		}
 	}
 	if err := db.store.Commit(b, db.writeOpts); err != nil {
@@ -211,11 +208,13 @@ func (db *DB) Promote(p block.Point) error {
 	return nil
 }
 
-// dropBody deletes the body of ebHash, releasing its txs: each stored tx
-// loses a reference (and is deleted with its last one), and no missing tx
-// is wanted by it any more. It reads through r, which must see the edit's
-// batch's earlier writes, and returns the number of txs deleted.
-func dropBody(r reader, index *indexEdit, ebHash block.Hash) (freed int, err error) {
+// dropBody deletes the body of ebHash, releasing its txs: a stored tx is
+// held by one volatile body fewer, and deleted when no volatile body holds
+// it and no pin keeps it; no missing tx is wanted by it any more, and the
+// txs of justStored (stored in this batch, counted for other bodies only)
+// are left as they are. It reads through r, which must see b's earlier
+// writes, and returns the number of txs deleted.
+func dropBody(r reader, b *pebble.Batch, index *indexEdit, ebHash block.Hash, justStored map[block.Hash]bool) (freed int, err error) {
 	raw, ok, err := getCopy(r, hashKey(prefixBody, ebHash))
 	if err != nil || !ok {
 		return 0, err
@@ -230,26 +229,34 @@ func dropBody(r reader, index *indexEdit, ebHash block.Hash) (freed int, err err
 	}
 	for _, tx := range txs {
 		h := tx.TxHash
-		ref, err := index.get(h)
+		held := index.get(h)
 		switch {
-		case err != nil:
-			return 0, err
-		case !ref.Stored:
-			index.unwant(h, ebHash)
-		case ref.Refs > 1:
-			ref.Refs--
-			if volatile {
-				ref.Volatile--
-			}
-			index.set(h, ref.indexedTx)
+		case justStored[h]:
+		case !held.Indexed:
+			index.unwant(h, ebHash) // missing, or kept for a certified closure
+		case !volatile:
+			// A promoted body dropped (it contradicted a tx's size): its
+			// pin stays, harmless, with the tx it keeps.
+		case held.Volatile > 1 || held.Pinned:
+			held.Volatile--
+			index.set(h, held.indexedTx)
 		default:
-			index.delete(h)
-			_ = index.batch.Delete(hashKey(prefixTx, h), nil)
-			freed++
+			// No volatile body names it any more, and no promoted body did
+			// while the index held it; one that did before (a tx named
+			// again after its closure was certified) left its pin.
+			pinned, err := has(r, hashKey(prefixPin, h))
+			if err != nil {
+				return 0, err
+			}
+			index.forget(h)
+			if !pinned {
+				_ = b.Delete(hashKey(prefixTx, h), nil)
+				freed++
+			}
 		}
 	}
-	_ = index.batch.Delete(hashKey(prefixBody, ebHash), nil)
-	_ = index.batch.Delete(hashKey(prefixBodyState, ebHash), nil)
+	_ = b.Delete(hashKey(prefixBody, ebHash), nil)
+	_ = b.Delete(hashKey(prefixBodyState, ebHash), nil)
 	return freed, nil
 }
 

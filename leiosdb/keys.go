@@ -15,15 +15,17 @@ const (
 	prefixByHash    = 'h' // eb_hash ‖ slot → ∅
 	prefixBody      = 'b' // eb_hash → body bytes
 	prefixBodyState = 'c' // eb_hash → bodyState
-	prefixTxRef     = 't' // tx_hash → txRef
 	prefixTx        = 'x' // tx_hash → tx bytes
+	prefixPin       = 'r' // tx_hash → ∅: a promoted body names the tx
+	prefixTxRef     = 't' // schemas 1 and 2 only: tx_hash → refcount, size (now in memory)
 	prefixWant      = 'w' // schema 1 only: tx_hash ‖ eb_hash → offset, size (now in memory)
 	prefixMeta      = 'm'
 )
 
-// schemaVersion 2 keeps the txs bodies miss in memory: Open deletes the
-// 'w' keyspace of a schema 1 store (migrate).
-const schemaVersion = 2
+// schemaVersion 3 keeps what the volatile window's txs need in memory
+// (txIndex) and pins the certified closures' txs ('r'); Open migrates a
+// store of schema 1 or 2 (migrate).
+const schemaVersion = 3
 
 var (
 	schemaKey  = []byte{prefixMeta, 's', 'c', 'h', 'e', 'm', 'a'}
@@ -134,24 +136,6 @@ func decodeBodyState(v []byte) (bodyState, error) {
 		return bodyState{}, fmt.Errorf("%w: body state: %w", ErrCorrupt, err)
 	}
 	return bodyState{Missing: a, BodySize: b}, nil
-}
-
-// txRef is the value of a 't' key: a held tx.
-type txRef struct {
-	Refs uint64 // stored bodies naming it; never zero
-	Size uint64 // length of its bytes, to check a new body's declared size
-}
-
-func (r txRef) encode() []byte {
-	return binary.AppendUvarint(binary.AppendUvarint(nil, r.Refs), r.Size)
-}
-
-func decodeTxRef(v []byte) (txRef, error) {
-	a, b, err := decodeUvarintPair(v)
-	if err != nil {
-		return txRef{}, fmt.Errorf("%w: tx ref: %w", ErrCorrupt, err)
-	}
-	return txRef{Refs: a, Size: b}, nil
 }
 
 func decodeUvarintPair(v []byte) (uint64, uint64, error) {

@@ -8,9 +8,9 @@ import (
 	"github.com/leiosnode/leiosnode/internal/metricstest"
 )
 
-// The store registers its write stalls, labelled leiosdb, on the registry
-// it is handed (pebblestore's tests make them move); CheckOpen registers
-// nothing.
+// The store registers its write stalls and the bytes Pebble wrote for it,
+// labelled leiosdb, on the registry it is handed (pebblestore's tests make
+// them move); CheckOpen registers nothing.
 func TestMetricsRegistered(t *testing.T) {
 	dir := t.TempDir()
 	reg := prometheus.NewRegistry()
@@ -28,7 +28,12 @@ func TestMetricsRegistered(t *testing.T) {
 			t.Errorf("%s = %v (present %v), want 0", name, v, ok)
 		}
 	}
-	if len(got) != 2 {
-		t.Errorf("gathered %v, want the two stall series", got)
+	for _, name := range []string{"wal", "flushed", "compacted"} {
+		if _, ok := got[`leiosnode_store_`+name+`_bytes_total{store="leiosdb"}`]; !ok {
+			t.Errorf("no %s bytes in %v", name, got)
+		}
+	}
+	if len(got) != 5 {
+		t.Errorf("gathered %v, want the two stall series and the three of bytes written", got)
 	}
 }

@@ -14,11 +14,17 @@ import (
 	"github.com/leiosnode/leiosnode/block/blocktest"
 )
 
-// model is the store's meaning, in plain maps.
+// model is the store's meaning, in plain maps. A body holds the txs that
+// were held for a volatile body when it arrived, and those that arrived
+// after it; a tx stays stored while a volatile body holds it or a promoted
+// body held it (its pin). A tx kept only for promoted bodies is missing for
+// a body that names it again (a certified tx named again: an invalid EB).
 type model struct {
-	points map[block.Point]modelPoint
-	bodies map[block.Hash]*block.EBBody // held
-	txs    map[block.Hash][]byte        // stored
+	points    map[block.Point]modelPoint
+	bodies    map[block.Hash]*block.EBBody // held
+	missingAt map[block.Hash]map[int]bool  // held body → offsets it misses
+	txs       map[block.Hash][]byte        // stored
+	pinned    map[block.Hash]bool
 }
 
 type modelPoint struct {
@@ -26,10 +32,24 @@ type modelPoint struct {
 	promoted bool
 }
 
-func (m *model) named(h block.Hash) bool {
-	for _, eb := range m.bodies {
-		for _, tx := range eb.Txs {
-			if tx.TxHash == h {
+// volatile reports whether no promoted point names the body eb.
+func (m *model) volatile(eb block.Hash) bool {
+	for p, mp := range m.points {
+		if p.Hash == eb && mp.promoted {
+			return false
+		}
+	}
+	return true
+}
+
+// indexed reports whether a volatile body holds the stored tx h.
+func (m *model) indexed(h block.Hash) bool {
+	for eb, body := range m.bodies {
+		if !m.volatile(eb) {
+			continue
+		}
+		for i, tx := range body.Txs {
+			if tx.TxHash == h && !m.missingAt[eb][i] {
 				return true
 			}
 		}
@@ -37,15 +57,7 @@ func (m *model) named(h block.Hash) bool {
 	return false
 }
 
-func (m *model) missing(eb *block.EBBody) int {
-	n := 0
-	for _, tx := range eb.Txs {
-		if _, ok := m.txs[tx.TxHash]; !ok {
-			n++
-		}
-	}
-	return n
-}
+func (m *model) missing(eb *block.EBBody) int { return len(m.missingAt[eb.Hash()]) }
 
 // held and complete are the point sets the events announce.
 func (m *model) held() map[block.Point]bool {
@@ -68,11 +80,11 @@ func (m *model) complete() map[block.Point]bool {
 	return s
 }
 
-// dropUnnamedTxs removes the txs no held body names.
-func (m *model) dropUnnamedTxs() int {
+// dropUnkept deletes the stored txs no volatile body holds and no pin keeps.
+func (m *model) dropUnkept() int {
 	n := 0
 	for h := range m.txs {
-		if !m.named(h) {
+		if !m.indexed(h) && !m.pinned[h] {
 			delete(m.txs, h)
 			n++
 		}
@@ -107,13 +119,33 @@ func (m *model) insertBody(p block.Point, eb *block.EBBody) (int, error) {
 	if held, ok := m.bodies[p.Hash]; ok {
 		return m.missing(held), nil
 	}
-	for _, tx := range eb.Txs {
-		if stored, ok := m.txs[tx.TxHash]; ok && len(stored) != int(tx.Size) {
+	missing := make(map[int]bool)
+	for i, tx := range eb.Txs {
+		if !m.indexed(tx.TxHash) {
+			missing[i] = true
+		} else if len(m.txs[tx.TxHash]) != int(tx.Size) {
 			return 0, ErrTxSizeMismatch
 		}
 	}
-	m.bodies[p.Hash] = eb
-	return m.missing(eb), nil
+	m.bodies[p.Hash], m.missingAt[p.Hash] = eb, missing
+	if !m.volatile(p.Hash) {
+		for i, tx := range eb.Txs {
+			if !missing[i] {
+				m.pinned[tx.TxHash] = true
+			}
+		}
+	}
+	return len(missing), nil
+}
+
+// wanting returns the offsets at which the held body eb misses tx h.
+func (m *model) wanting(h block.Hash, eb block.Hash) (offsets []int) {
+	for i, tx := range m.bodies[eb].Txs {
+		if tx.TxHash == h && m.missingAt[eb][i] {
+			offsets = append(offsets, i)
+		}
+	}
+	return offsets
 }
 
 func (m *model) insertTxs(txs [][]byte) (completed []Completion, stored int, dropped []block.Hash) {
@@ -121,32 +153,51 @@ func (m *model) insertTxs(txs [][]byte) (completed []Completion, stored int, dro
 	for h, eb := range m.bodies {
 		before[h] = m.missing(eb)
 	}
-	wasStored := maps.Clone(m.txs)
 	bad := make(map[block.Hash]bool)
 	for _, tx := range txs {
 		h := block.HashBytes(tx)
-		if _, ok := m.txs[h]; ok || !m.named(h) {
+		for eb, body := range m.bodies {
+			for _, i := range m.wanting(h, eb) {
+				if int(body.Txs[i].Size) != len(tx) {
+					bad[eb] = true
+				}
+			}
+		}
+	}
+	done := make(map[block.Hash]bool)
+	for _, tx := range txs {
+		h := block.HashBytes(tx)
+		if done[h] {
 			continue
 		}
+		done[h] = true
+		good, pin := false, false
+		for eb := range m.bodies {
+			if !bad[eb] && len(m.wanting(h, eb)) > 0 {
+				good = true
+				pin = pin || !m.volatile(eb)
+			}
+		}
+		if !good {
+			continue
+		}
+		stored++
 		m.txs[h] = tx
-		for ebHash, eb := range m.bodies {
-			for _, e := range eb.Txs {
-				if e.TxHash == h && int(e.Size) != len(tx) {
-					bad[ebHash] = true
-				}
+		if pin {
+			m.pinned[h] = true
+		}
+		for eb := range m.bodies {
+			for _, i := range m.wanting(h, eb) {
+				delete(m.missingAt[eb], i)
 			}
 		}
 	}
 	for h := range bad {
 		delete(m.bodies, h)
+		delete(m.missingAt, h)
 		dropped = append(dropped, h)
 	}
-	m.dropUnnamedTxs()
-	for h := range m.txs {
-		if _, ok := wasStored[h]; !ok {
-			stored++
-		}
-	}
+	m.dropUnkept()
 	for h, eb := range m.bodies {
 		if before[h] > 0 && m.missing(eb) == 0 {
 			for p, mp := range m.points {
@@ -160,6 +211,24 @@ func (m *model) insertTxs(txs [][]byte) (completed []Completion, stored int, dro
 	return sortCompletions(completed), stored, dropped
 }
 
+func (m *model) promote(p block.Point) error {
+	mp, ok := m.points[p]
+	if !ok {
+		return ErrUnknownPoint
+	}
+	if body, held := m.bodies[p.Hash]; held && m.volatile(p.Hash) {
+		for i, tx := range body.Txs {
+			if !m.missingAt[p.Hash][i] {
+				m.pinned[tx.TxHash] = true
+			}
+		}
+	}
+	mp.promoted = true
+	m.points[p] = mp
+	m.dropUnkept()
+	return nil
+}
+
 func (m *model) gc(slot uint64) GCStats {
 	var st GCStats
 	for p, mp := range m.points {
@@ -171,10 +240,11 @@ func (m *model) gc(slot uint64) GCStats {
 	for h := range m.bodies {
 		if !slices.ContainsFunc(slices.Collect(maps.Keys(m.points)), func(p block.Point) bool { return p.Hash == h }) {
 			delete(m.bodies, h)
+			delete(m.missingAt, h)
 			st.Bodies++
 		}
 	}
-	st.Txs = m.dropUnnamedTxs()
+	st.Txs = m.dropUnkept()
 	return st
 }
 
@@ -220,9 +290,11 @@ func TestStateMachine(t *testing.T) {
 		defer cancel()
 
 		m := &model{
-			points: make(map[block.Point]modelPoint),
-			bodies: make(map[block.Hash]*block.EBBody),
-			txs:    make(map[block.Hash][]byte),
+			points:    make(map[block.Point]modelPoint),
+			bodies:    make(map[block.Hash]*block.EBBody),
+			missingAt: make(map[block.Hash]map[int]bool),
+			txs:       make(map[block.Hash][]byte),
+			pinned:    make(map[block.Hash]bool),
 		}
 		genPoint := rapid.Custom(func(rt *rapid.T) block.Point {
 			eb := rapid.SampledFrom(bodies).Draw(rt, "eb")
@@ -286,15 +358,7 @@ func TestStateMachine(t *testing.T) {
 			},
 			"Promote": func(rt *rapid.T) {
 				p := knownPoint(rt)
-				mp, ok := m.points[p]
-				var wantErr error
-				if ok {
-					mp.promoted = true
-					m.points[p] = mp
-				} else {
-					wantErr = ErrUnknownPoint
-				}
-				expectErr(rt, db.Promote(p), wantErr)
+				expectErr(rt, db.Promote(p), m.promote(p))
 			},
 			"": func(rt *rapid.T) {
 				checkAgainstModel(rt, db, m, pool)

@@ -55,9 +55,3 @@ func sortedOrder(hashes []block.Hash) []hashOrder {
 	})
 	return order
 }
-
-// optTxRef is a tx ref that may be absent.
-type optTxRef struct {
-	txRef
-	Stored bool
-}

@@ -10,45 +10,47 @@ import (
 	"github.com/leiosnode/leiosnode/block"
 )
 
-// txIndex is what the store's writers and readers ask of the txs of the
-// volatile window, held in memory:
+// txIndex is what the store knows of the txs of the volatile window, held
+// in memory, so that storing or dropping a body of thousands of txs reads
+// nothing from Pebble:
 //
-//   - txs is the 't' record of every stored tx that a volatile body (one no
-//     promoted point names) names, with the number of such bodies. Every
-//     body stored or dropped reads the records of all its txs, and a body
-//     names thousands; read from Pebble, each was a seek through the
-//     memtables and every level (most of the node's store CPU under load,
-//     and reads of table blocks that every compaction of the hash-spread
-//     keyspace makes cold). A tx only promoted bodies name is dropped from
-//     memory: the certified closures are kept for good, and so would the
-//     memory be. Its record is read from Pebble when a body names it again
-//     (a later EB naming a certified tx is invalid, so that is rare).
-//   - wants is, for every tx a held body misses, the bodies that miss it
-//     and where. It is not stored at all: it follows from the bodies, their
-//     missing counts and 't', and Open rebuilds it from the few bodies not
-//     complete. A missing tx is in it from its body's arrival to its own,
-//     most often milliseconds: stored, it cost two Pebble writes and a seek
-//     per tx.
+//   - txs: every stored tx some volatile body (one no promoted point names)
+//     names, with its size, how many such bodies name it, and whether a
+//     promoted body names it too (then it carries a pin, 'r', on disk). A
+//     tx leaves it when no volatile body names it: deleted with its bytes
+//     if no pin keeps it, else kept on disk for good, with the certified
+//     closures, and out of memory, which must not grow with the chain.
+//   - wants: for every tx a held body misses, the bodies that miss it and
+//     where. A missing tx is in it from its body's arrival to its own,
+//     most often milliseconds.
 //
-// The cost is memory: some 100 bytes a tx of the volatile window.
+// Neither is written to Pebble: Open rebuilds both from the volatile and
+// the incomplete bodies, the txs' bytes and the pins. A body that names a
+// tx the index does not hold counts it as missing, without asking Pebble
+// whether the tx is stored for a certified closure: such a tx is on the
+// immutable chain, so a new EB naming it is invalid; when it arrives it is
+// stored again (the same bytes), and the pin keeps it when that body goes.
+//
+// The cost is memory: about 100 bytes a tx of the volatile window.
 //
 // Invariant: between writers, txs holds exactly the stored txs some
-// volatile body names, each with its 't' record and the number of those
-// bodies, and wants exactly the txs the stored bodies miss. Only a writer
-// (holding writeMu) changes them, through an indexEdit, and only after its
-// batch committed; readers take mu for reading. Lock order: writeMu, then
-// mu.
+// volatile body holds (names, and does not miss), each with the number of
+// those bodies, Pinned only if a pin is stored; wants holds, for each held
+// body, the txs it misses, as many as its missing count, none of them in
+// txs. Every stored tx is in txs or pinned. Only a writer (holding
+// writeMu) changes them, through an indexEdit, and only after its batch
+// committed; readers take mu for reading. Lock order: writeMu, then mu.
 type txIndex struct {
 	mu    sync.RWMutex
 	txs   map[block.Hash]indexedTx  // guarded by mu
 	wants map[block.Hash][]bodyWant // guarded by mu
 }
 
-// indexedTx is a stored tx as the index keeps it: its 't' record, and the
-// number of volatile bodies naming it.
+// indexedTx is a stored tx of the volatile window.
 type indexedTx struct {
-	txRef
-	Volatile uint64
+	Size     uint64
+	Volatile uint64 // volatile bodies naming it; it is indexed while > 0
+	Pinned   bool   // a promoted body names it: its pin is stored
 }
 
 // bodyWant is where the held body eb names a tx it misses.
@@ -58,9 +60,12 @@ type bodyWant struct {
 	Size   uint64 // the size the body declares for the tx
 }
 
-// loadTxIndex builds the index from the store r: the txs of its volatile
-// bodies, and what its incomplete bodies miss.
-func loadTxIndex(r reader) (*txIndex, error) {
+// loadTxIndex builds the index from the store r: the stored txs its
+// volatile bodies name, and what its incomplete bodies miss. It also
+// returns the bodies whose stored missing count is not what they miss
+// (txindex.go's doc: a tx kept for a certified closure and named again),
+// with the count they should hold.
+func loadTxIndex(r reader) (*txIndex, map[block.Hash]uint64, error) {
 	x := &txIndex{txs: make(map[block.Hash]indexedTx), wants: make(map[block.Hash][]bodyWant)}
 	volatile := make(map[block.Hash]uint64) // tx → volatile bodies naming it
 	seen := make(map[block.Hash]bool)
@@ -84,49 +89,56 @@ func loadTxIndex(r reader) (*txIndex, error) {
 		return true, err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	hashes := make([]block.Hash, 0, len(volatile))
 	for h := range volatile {
 		hashes = append(hashes, h)
 	}
-	err = probeSorted(r, hashes, func(i int, v []byte) error {
-		ref, err := decodeTxRef(v)
-		x.txs[hashes[i]] = indexedTx{ref, volatile[hashes[i]]}
-		return err
+	err = probeSorted(r, prefixTx, hashes, func(i int, v []byte) error {
+		x.txs[hashes[i]] = indexedTx{Size: uint64(len(v)), Volatile: volatile[hashes[i]]}
+		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	err = probeSorted(r, prefixPin, hashes, func(i int, _ []byte) error {
+		if tx, ok := x.txs[hashes[i]]; ok {
+			tx.Pinned = true
+			x.txs[hashes[i]] = tx
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 
-	var incomplete []block.Hash
+	// What the incomplete bodies miss: a tx the index holds is held; one it
+	// does not is missing, even if stored for a certified closure.
+	recount := make(map[block.Hash]uint64)
 	err = scanPrefix(r, []byte{prefixBodyState}, func(k, v []byte) (bool, error) {
 		state, err := decodeBodyState(v)
-		if state.Missing > 0 {
-			incomplete = append(incomplete, hashAt(k, 1))
+		if err != nil || state.Missing == 0 {
+			return true, err
 		}
-		return true, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	e := x.edit(nil, r)
-	for _, eb := range incomplete {
+		eb := hashAt(k, 1)
 		txs, err := bodyEntries(r, eb)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
+		var missing uint64
 		for i, tx := range txs {
-			ref, err := e.get(tx.TxHash)
-			if err != nil {
-				return nil, err
-			}
-			if !ref.Stored {
+			if _, held := x.txs[tx.TxHash]; !held {
 				x.wants[tx.TxHash] = append(x.wants[tx.TxHash], bodyWant{eb: eb, Offset: uint64(i), Size: uint64(tx.Size)})
+				missing++
 			}
 		}
-	}
-	return x, nil
+		if missing != state.Missing {
+			recount[eb] = missing
+		}
+		return true, nil
+	})
+	return x, recount, err
 }
 
 // bodyVolatile reports whether no promoted point names the body eb.
@@ -144,23 +156,23 @@ func bodyVolatile(r reader, eb block.Hash) (bool, error) {
 
 // held sets out[i] to whether the store holds hashes[i], and returns how
 // many it holds: from memory for the txs of the volatile window, from r
-// for the others.
+// for the others (the certified closures').
 func (x *txIndex) held(r reader, hashes []block.Hash, out []bool) (int, error) {
 	var misses []block.Hash
 	var at []int
 	n := 0
 	x.mu.RLock()
 	for i, h := range hashes {
-		_, out[i] = x.txs[h]
-		switch {
-		case out[i]:
+		// A tx not indexed may be stored for a certified closure, even if a
+		// body misses it (named again): Pebble knows.
+		if _, out[i] = x.txs[h]; out[i] {
 			n++
-		case len(x.wants[h]) == 0: // a tx some body misses is not held
+		} else {
 			misses, at = append(misses, h), append(at, i)
 		}
 	}
 	x.mu.RUnlock()
-	err := probeSorted(r, misses, func(i int, _ []byte) error {
+	err := probeSorted(r, prefixTx, misses, func(i int, _ []byte) error {
 		out[at[i]] = true
 		n++
 		return nil
@@ -181,95 +193,39 @@ func (x *txIndex) missing(eb block.Hash, txs []block.EBTx) []int {
 	return offsets
 }
 
-// indexEdit is one writer's changes to the index: records written into its
-// batch too, wants only here; both seen by the writer's own later reads,
-// until commit applies them to the index once the batch committed.
+// indexEdit is one writer's changes to the index, seen by its own later
+// reads, until commit applies them once the writer's batch committed.
 type indexEdit struct {
 	index *txIndex
-	batch *pebble.Batch
-	r     reader // the store as the writer sees it: what memory does not hold
 	txs   map[block.Hash]optTx
 	wants map[block.Hash][]bodyWant // an empty list: the tx is wanted no more
-	read  map[block.Hash]optTx      // records read from r, by prefetch
 }
 
-// optTx is a tx that may not be stored.
+// optTx is a tx that may not be indexed.
 type optTx struct {
 	indexedTx
-	Stored bool
+	Indexed bool
 }
 
-// edit begins a writer's edit, reading through r what memory does not
-// hold, writing records into b.
-func (x *txIndex) edit(b *pebble.Batch, r reader) *indexEdit {
-	return &indexEdit{index: x, batch: b, r: r, txs: make(map[block.Hash]optTx), wants: make(map[block.Hash][]bodyWant)}
+func (x *txIndex) edit() *indexEdit {
+	return &indexEdit{index: x, txs: make(map[block.Hash]optTx), wants: make(map[block.Hash][]bodyWant)}
 }
 
-// get is the tx h as this edit leaves it: from the edit, memory, or the
-// store. The writer holds writeMu, so no one else changes the index under
-// it: reading memory without mu is safe.
-func (e *indexEdit) get(h block.Hash) (optTx, error) {
+// get is the tx h as this edit leaves it. The writer holds writeMu, so no
+// one else changes the index under it: reading memory without mu is safe.
+func (e *indexEdit) get(h block.Hash) optTx {
 	if tx, ok := e.txs[h]; ok {
-		return tx, nil
+		return tx
 	}
-	if tx, ok := e.index.txs[h]; ok {
-		return optTx{tx, true}, nil
-	}
-	if len(e.wantsOf(h)) > 0 {
-		return optTx{}, nil // a body misses it: not stored
-	}
-	if tx, ok := e.read[h]; ok {
-		return tx, nil
-	}
-	v, ok, err := getCopy(e.r, hashKey(prefixTxRef, h))
-	if err != nil || !ok {
-		return optTx{}, err
-	}
-	ref, err := decodeTxRef(v)
-	return optTx{indexedTx{ref, 0}, true}, err
+	tx, ok := e.index.txs[h]
+	return optTx{tx, ok}
 }
 
-// prefetch reads from r, with one sorted probe, the records of those of
-// hashes that neither the edit nor memory knows: a body's new txs, which
-// one Get each would cost several times as much.
-func (e *indexEdit) prefetch(hashes []block.Hash) error {
-	var unknown []block.Hash
-	for _, h := range hashes {
-		_, inEdit := e.txs[h]
-		_, inMemory := e.index.txs[h]
-		if !inEdit && !inMemory && len(e.wantsOf(h)) == 0 {
-			unknown = append(unknown, h)
-		}
-	}
-	if len(unknown) == 0 {
-		return nil
-	}
-	e.read = make(map[block.Hash]optTx, len(unknown))
-	for _, h := range unknown {
-		e.read[h] = optTx{}
-	}
-	return probeSorted(e.r, unknown, func(i int, v []byte) error {
-		ref, err := decodeTxRef(v)
-		e.read[unknown[i]] = optTx{indexedTx{ref, 0}, true}
-		return err
-	})
-}
+// set records tx h; with no volatile body naming it, it leaves memory.
+func (e *indexEdit) set(h block.Hash, tx indexedTx) { e.txs[h] = optTx{tx, tx.Volatile > 0} }
 
-// set stores tx h's record, and keeps it in memory while volatile bodies
-// name it.
-func (e *indexEdit) set(h block.Hash, tx indexedTx) {
-	e.txs[h] = optTx{tx, true}
-	_ = e.batch.Set(hashKey(prefixTxRef, h), tx.txRef.encode(), nil)
-}
-
-// count changes only how many volatile bodies name tx h: its record stays.
-func (e *indexEdit) count(h block.Hash, tx indexedTx) { e.txs[h] = optTx{tx, true} }
-
-// delete deletes tx h's record.
-func (e *indexEdit) delete(h block.Hash) {
-	e.txs[h] = optTx{}
-	_ = e.batch.Delete(hashKey(prefixTxRef, h), nil)
-}
+// forget takes tx h out of memory.
+func (e *indexEdit) forget(h block.Hash) { e.txs[h] = optTx{} }
 
 // wantsOf is the bodies that miss tx h, as this edit leaves them. The
 // list is the index's or the edit's own: never change it in place.
@@ -301,7 +257,7 @@ func (e *indexEdit) commit() {
 	e.index.mu.Lock()
 	defer e.index.mu.Unlock()
 	for h, tx := range e.txs {
-		if tx.Stored && tx.Volatile > 0 {
+		if tx.Indexed {
 			e.index.txs[h] = tx.indexedTx
 		} else {
 			delete(e.index.txs, h)
@@ -316,15 +272,15 @@ func (e *indexEdit) commit() {
 	}
 }
 
-// probeSorted calls fn(i, value) for every hashes[i] present in the 't'
-// keyspace of r, in ascending hash order, with one iterator whose
+// probeSorted calls fn(i, value) for every hashes[i] present in the
+// keyspace prefix of r, in ascending hash order, with one iterator whose
 // bloom-filtered seeks only move forward; value is valid only during the
 // call.
-func probeSorted(r reader, hashes []block.Hash, fn func(i int, value []byte) error) (err error) {
+func probeSorted(r reader, prefix byte, hashes []block.Hash, fn func(i int, value []byte) error) (err error) {
 	if len(hashes) == 0 {
 		return nil
 	}
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixTxRef}, UpperBound: []byte{prefixTxRef + 1}})
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: []byte{prefix}, UpperBound: []byte{prefix + 1}})
 	if err != nil {
 		return err
 	}
@@ -334,7 +290,7 @@ func probeSorted(r reader, hashes []block.Hash, fn func(i int, value []byte) err
 		}
 	}()
 	key := make([]byte, 1+hashLen)
-	key[0] = prefixTxRef
+	key[0] = prefix
 	for _, o := range sortedOrder(hashes) {
 		copy(key[1:], hashes[o.index][:])
 		if !it.SeekPrefixGE(key) || !bytes.Equal(it.Key(), key) {

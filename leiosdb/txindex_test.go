@@ -1,7 +1,9 @@
 package leiosdb
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -53,63 +55,87 @@ func TestReopenRebuildsWhatBodiesMiss(t *testing.T) {
 	mustConsistent(t, db)
 }
 
-// TestSchemaOneStoreIsMigrated: a store of schema 1 kept the txs bodies
-// miss as 'w' entries; Open deletes them, writes schema 2 and rebuilds
-// them in memory.
-func TestSchemaOneStoreIsMigrated(t *testing.T) {
-	dir := t.TempDir()
-	txs := [][]byte{blocktest.Tx(1, 200), blocktest.Tx(2, 300)}
-	eb := testBody(t, txs)
-	db, err := Open(dir, Options{Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	announceAndStore(t, db, pointOf(1, eb), eb)
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	// Make it a schema 1 store: its version, and its 'w' entries.
-	raw, err := pebble.Open(dir, &pebble.Options{FormatMajorVersion: pebble.FormatNewest})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := raw.NewBatch()
-	_ = b.Set(schemaKey, binary.AppendUvarint(nil, schemaWithWants), nil)
-	for i, tx := range txs {
-		h, ebHash := block.HashBytes(tx), eb.Hash()
-		k := append(append([]byte{prefixWant}, h[:]...), ebHash[:]...)
-		_ = b.Set(k, binary.AppendUvarint(binary.AppendUvarint(nil, uint64(i)), uint64(len(tx))), nil)
-	}
-	if err := b.Commit(pebble.Sync); err != nil {
-		t.Fatal(err)
-	}
-	if err := raw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := Check(dir, Options{Logger: quietLogger()}); err != nil {
-		t.Fatalf("a schema 1 store is checked as one: %v", err)
-	}
+// TestOlderSchemasAreMigrated: stores of schema 1 and 2 kept a reference
+// count of every stored tx ('t'), and schema 1 the txs bodies missed
+// ('w'); Open deletes both, pins the txs of the promoted bodies, writes
+// schema 3, and rebuilds the rest in memory.
+func TestOlderSchemasAreMigrated(t *testing.T) {
+	for _, schema := range []uint64{1, 2} {
+		t.Run(fmt.Sprintf("schema %d", schema), func(t *testing.T) {
+			dir := t.TempDir()
+			txs := [][]byte{blocktest.Tx(1, 200), blocktest.Tx(2, 300), blocktest.Tx(3, 400)}
+			certified, volatile := testBody(t, txs[:2]), testBody(t, txs[1:])
+			db, err := Open(dir, Options{Logger: quietLogger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			announceAndStore(t, db, pointOf(1, certified), certified)
+			if _, err := db.InsertTxs(block.HashTxs(txs[:2])); err != nil {
+				t.Fatal(err)
+			}
+			announceAndStore(t, db, pointOf(2, volatile), volatile) // misses the third tx
+			if err := db.Promote(pointOf(1, certified)); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
 
-	db, err = Open(dir, Options{Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	mustConsistent(t, db) // no 'w' entry is left in a schema 2 store
-	if v, _, err := getCopy(db.store, schemaKey); err != nil || binary.AppendUvarint(nil, schemaVersion)[0] != v[0] {
-		t.Fatalf("schema after Open: %x (%v), want %d", v, err, schemaVersion)
-	}
-	res, err := db.InsertTxs(block.HashTxs(txs))
-	if err != nil || len(res.Completed) != 1 {
-		t.Fatalf("the txs of the migrated store's body: %+v %v, want its closure completed", res, err)
+			// Write it as the older schema did: no pins, a count a tx.
+			raw, err := pebble.Open(dir, &pebble.Options{FormatMajorVersion: pebble.FormatNewest})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := raw.NewBatch()
+			_ = b.Set(schemaKey, binary.AppendUvarint(nil, schema), nil)
+			_ = b.DeleteRange([]byte{prefixPin}, []byte{prefixPin + 1}, nil)
+			for i, refs := range []uint64{1, 2} {
+				count := binary.AppendUvarint(binary.AppendUvarint(nil, refs), uint64(len(txs[i])))
+				_ = b.Set(hashKey(prefixTxRef, block.HashBytes(txs[i])), count, nil)
+			}
+			if schema == 1 {
+				h, eb := block.HashBytes(txs[2]), volatile.Hash()
+				_ = b.Set(append(append([]byte{prefixWant}, h[:]...), eb[:]...), binary.AppendUvarint([]byte{1}, 400), nil)
+			}
+			if err := b.Commit(pebble.Sync); err != nil {
+				t.Fatal(err)
+			}
+			if err := raw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := Check(dir, Options{Logger: quietLogger()}); err != nil {
+				t.Fatalf("a schema %d store is checked as one: %v", schema, err)
+			}
+
+			db, err = Open(dir, Options{Logger: quietLogger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			mustConsistent(t, db) // pins in place, no 't' or 'w' entry left
+			if v, _, err := getCopy(db.store, schemaKey); err != nil || !bytes.Equal(v, binary.AppendUvarint(nil, schemaVersion)) {
+				t.Fatalf("schema after Open: %x (%v), want %d", v, err, schemaVersion)
+			}
+			res, err := db.InsertTxs(block.HashTxs(txs[2:]))
+			if err != nil || len(res.Completed) != 1 {
+				t.Fatalf("the missing tx of the migrated store's volatile body: %+v %v, want its closure completed", res, err)
+			}
+			if _, err := db.GC(3); err != nil { // drops the volatile body
+				t.Fatal(err)
+			}
+			mustConsistent(t, db)
+			if closure, err := db.Closure(certified.Hash()); err != nil || len(closure) != 2 {
+				t.Fatalf("the certified closure after the migration and a GC: %d txs, %v", len(closure), err)
+			}
+		})
 	}
 }
 
 // TestIndexHoldsOnlyTheVolatileWindow: the certified closures are kept
 // for good, and the memory must not be. A tx only promoted bodies name
-// leaves the index but stays stored; one a volatile body also names stays
-// until that body is dropped; a later body naming a certified tx finds it
-// stored, and its count right.
+// leaves the index but stays stored, pinned; one a volatile body also
+// names stays until that body is dropped; a later body naming a certified
+// tx misses it, and dropping that body leaves the tx.
 func TestIndexHoldsOnlyTheVolatileWindow(t *testing.T) {
 	db := openTestDB(t, Options{})
 	inMemory := func() int {
@@ -150,10 +176,16 @@ func TestIndexHoldsOnlyTheVolatileWindow(t *testing.T) {
 		t.Fatalf("HasTxs = %d %v %v, want the certified closure's 2 txs held", n, out, err)
 	}
 
-	// A body naming a certified tx again: stored, counted once more.
+	// A body naming a certified tx again (an invalid EB: the tx is on the
+	// immutable chain) misses it, is completed by it, and its drop leaves
+	// the tx to the certified closure.
 	again := testBody(t, txs[:1])
-	if c := announceAndStore(t, db, pointOf(5, again), again); !c.Complete() {
-		t.Fatalf("a body of a stored tx: %+v, want complete", c)
+	if c := announceAndStore(t, db, pointOf(5, again), again); c.Missing != 1 {
+		t.Fatalf("a body of a tx kept for a certified closure: %+v, want it missing", c)
+	}
+	mustConsistent(t, db)
+	if res, err := db.InsertTxs(block.HashTxs(txs[:1])); err != nil || len(res.Completed) != 1 {
+		t.Fatalf("the certified tx sent again: %+v %v, want the body completed", res, err)
 	}
 	mustConsistent(t, db)
 	if _, err := db.GC(6); err != nil {

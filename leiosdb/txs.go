@@ -41,7 +41,7 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	}
 	defer done()
 
-	// An indexed batch, because a body dropped in this batch reads the refs
+	// An indexed batch, because a body dropped in this batch reads what
 	// this batch wrote.
 	txIndex, err := db.txIndex()
 	if err != nil {
@@ -49,7 +49,7 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	}
 	b := db.store.NewIndexedBatch()
 	defer b.Close()
-	index := txIndex.edit(b, b)
+	index := txIndex.edit()
 
 	hashes := make([]block.Hash, 0, len(txs))
 	distinct := make([][]byte, 0, len(txs))
@@ -62,7 +62,7 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	}
 	arrived := make(map[block.Hash]uint64) // body → txs of it stored here
 	bad := make(map[block.Hash]bool)       // body → contradicted
-	stored, err := storeTxs(index, hashes, distinct, arrived, bad)
+	stored, err := storeTxs(b, index, hashes, distinct, arrived, bad)
 	if err != nil {
 		return TxsResult{}, err
 	}
@@ -72,25 +72,15 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 		return TxsResult{}, err
 	}
 	var res TxsResult
+	justStored := make(map[block.Hash]bool, len(stored))
+	for _, h := range stored {
+		justStored[h] = true
+	}
 	for _, eb := range sortedHashes(bad) {
-		if _, err := dropBody(b, index, eb); err != nil {
+		if _, err := dropBody(b, b, index, eb, justStored); err != nil {
 			return TxsResult{}, err
 		}
 		res.Dropped = append(res.Dropped, eb)
-	}
-	if len(res.Dropped) > 0 {
-		// A tx wanted only by dropped bodies went with them.
-		kept := stored[:0]
-		for _, h := range stored {
-			tx, err := index.get(h)
-			if err != nil {
-				return TxsResult{}, err
-			}
-			if tx.Stored {
-				kept = append(kept, h)
-			}
-		}
-		stored = kept
 	}
 	res.Stored = len(stored)
 
@@ -123,44 +113,59 @@ func (db *DB) InsertTxs(txs []block.HashedTx) (TxsResult, error) {
 	return res, nil
 }
 
-// storeTxs stores, through the edit, each of txs (hashes[i] the hash of
-// txs[i], all distinct) that some held body misses, and counts it in
-// arrived for the bodies whose declared size it matches and in bad for the
-// others. Its refcount counts both: the bad bodies release their reference
-// when they are dropped. It returns the hashes stored, in hash order (the
-// order Pebble's memtable likes best).
-func storeTxs(index *indexEdit, hashes []block.Hash, txs [][]byte, arrived map[block.Hash]uint64, bad map[block.Hash]bool) ([]block.Hash, error) {
-	volatile := make(map[block.Hash]bool) // body → no promoted point names it
-	var stored []block.Hash
-	for _, o := range sortedOrder(hashes) {
-		h, tx := hashes[o.index], txs[o.index]
-		wanted := index.wantsOf(h)
-		if len(wanted) == 0 {
-			continue // held already, or named by no held body
-		}
-		stored = append(stored, h)
-		record := indexedTx{txRef: txRef{Refs: uint64(len(wanted)), Size: uint64(len(tx))}}
-		for _, w := range wanted {
-			if w.Size == uint64(len(tx)) {
-				arrived[w.eb]++
-			} else {
+// storeTxs stores into b each of txs (hashes[i] the hash of txs[i], all
+// distinct) that some held body misses, and counts it in arrived for the
+// bodies whose declared size it matches; a body it contradicts goes in bad.
+// The index counts, for each tx stored, the volatile bodies it arrived
+// for, and a promoted one among them pins it; a bad body, about to be
+// dropped, counts for none, and a tx only bad bodies want is not stored.
+// It returns the hashes stored, in hash order (the order Pebble's memtable
+// likes best).
+func storeTxs(b *pebble.Batch, index *indexEdit, hashes []block.Hash, txs [][]byte, arrived map[block.Hash]uint64, bad map[block.Hash]bool) ([]block.Hash, error) {
+	order := sortedOrder(hashes)
+	for _, o := range order {
+		for _, w := range index.wantsOf(hashes[o.index]) {
+			if w.Size != uint64(len(txs[o.index])) {
 				bad[w.eb] = true
 			}
+		}
+	}
+	volatile := make(map[block.Hash]bool) // body → no promoted point names it
+	var stored []block.Hash
+	for _, o := range order {
+		h, tx := hashes[o.index], txs[o.index]
+		held := indexedTx{Size: uint64(len(tx))}
+		good := false
+		for _, w := range index.wantsOf(h) {
+			if bad[w.eb] {
+				continue
+			}
+			good = true
+			arrived[w.eb]++
 			v, ok := volatile[w.eb]
 			if !ok {
 				var err error
-				if v, err = bodyVolatile(index.r, w.eb); err != nil {
+				if v, err = bodyVolatile(b, w.eb); err != nil {
 					return nil, err
 				}
 				volatile[w.eb] = v
 			}
 			if v {
-				record.Volatile++
+				held.Volatile++
+			} else {
+				held.Pinned = true
 			}
 		}
+		if !good {
+			continue // held already, named by no held body, or only by bad ones
+		}
+		stored = append(stored, h)
 		index.wantedNoMore(h)
-		_ = index.batch.Set(hashKey(prefixTx, h), tx, nil)
-		index.set(h, record)
+		_ = b.Set(hashKey(prefixTx, h), tx, nil)
+		if held.Pinned {
+			_ = b.Set(hashKey(prefixPin, h), nil, nil)
+		}
+		index.set(h, held)
 	}
 	return stored, nil
 }
