@@ -12,7 +12,7 @@ import (
 	"github.com/leiosnode/leiosnode/fetch"
 	"github.com/leiosnode/leiosnode/forge"
 	"github.com/leiosnode/leiosnode/internal/simtrace"
-	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/keys/peerid"
 	"github.com/leiosnode/leiosnode/network/blockfetch"
 	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/notify"
@@ -31,7 +31,7 @@ func (n *Node) openTrace(path string, in *inputs) error {
 	if path == "" {
 		return nil
 	}
-	id, err := keys.PeerID(in.nodeKey.Public().(ed25519.PublicKey))
+	id, err := peerid.Of(in.nodeKey.Public().(ed25519.PublicKey))
 	if err != nil {
 		return err
 	}

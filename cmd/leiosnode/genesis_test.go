@@ -19,6 +19,7 @@ import (
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/keys/peerid"
 	"github.com/leiosnode/leiosnode/lab/devnet/layout"
 	"github.com/leiosnode/leiosnode/ledger"
 )
@@ -131,7 +132,7 @@ func TestGenesisFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := keys.PeerID(nodeKey.Public().(ed25519.PublicKey))
+		id, err := peerid.Of(nodeKey.Public().(ed25519.PublicKey))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/keys/peerid"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -44,7 +45,7 @@ Existing files are never overwritten.`,
 				if err != nil {
 					return err
 				}
-				id, err := keys.PeerID(vkey)
+				id, err := peerid.Of(vkey)
 				if err != nil {
 					return err
 				}

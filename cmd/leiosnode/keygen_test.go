@@ -12,6 +12,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/bls"
 	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/keys/peerid"
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
@@ -34,7 +35,7 @@ func TestKeygen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id, _ := keys.PeerID(nodeKey.Public().(ed25519.PublicKey)); id.String() != printed {
+	if id, _ := peerid.Of(nodeKey.Public().(ed25519.PublicKey)); id.String() != printed {
 		t.Errorf("node: printed %q, the key's peer ID is %s", printed, id)
 	}
 

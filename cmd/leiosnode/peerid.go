@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/keys/peerid"
 )
 
 func newPeerIDCommand() *cobra.Command {
@@ -20,7 +21,7 @@ func newPeerIDCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			id, err := keys.PeerID(key.Public().(ed25519.PublicKey))
+			id, err := peerid.Of(key.Public().(ed25519.PublicKey))
 			if err != nil {
 				return fmt.Errorf("%s: %w", keyFile, err)
 			}

@@ -36,6 +36,7 @@ var rank = map[string]int{
 	"block/blocktest":         2,
 	"ledger":                  1,
 	"keys":                    2, // addresses are ledger's
+	"keys/peerid":             2, // a node key's libp2p peer ID, apart so that key readers link no libp2p
 	"consensus":               2,
 	"consensus/consensustest": 3, // pools, a genesis, VRF-proved headers for tests
 	// The node's edge: whether txs are taken in, from figures it is handed.

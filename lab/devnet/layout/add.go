@@ -13,6 +13,7 @@ import (
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/keys/peerid"
 	"github.com/leiosnode/leiosnode/leios/protocolset"
 )
 
@@ -89,7 +90,7 @@ func firstPoolAddr(dir, first string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("the network's first pool: %w", err)
 	}
-	id, err := keys.PeerID(nodeKey.Public().(ed25519.PublicKey))
+	id, err := peerid.Of(nodeKey.Public().(ed25519.PublicKey))
 	if err != nil {
 		return "", err
 	}

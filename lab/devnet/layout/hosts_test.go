@@ -13,6 +13,7 @@ import (
 	"github.com/leiosnode/leiosnode/config"
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/keys/peerid"
 )
 
 func TestParseHost(t *testing.T) {
@@ -155,7 +156,7 @@ func TestWriteOnHosts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if id, err := keys.PeerID(nodeKey.Public().(ed25519.PublicKey)); err != nil || id != n.PeerID {
+		if id, err := peerid.Of(nodeKey.Public().(ed25519.PublicKey)); err != nil || id != n.PeerID {
 			t.Errorf("%s: node key gives %s, the topologies say %s", n.Name, id, n.PeerID)
 		}
 		files, _ := os.ReadDir(host)

@@ -20,6 +20,7 @@ import (
 	"github.com/leiosnode/leiosnode/consensus"
 	"github.com/leiosnode/leiosnode/internal/freeport"
 	"github.com/leiosnode/leiosnode/keys"
+	"github.com/leiosnode/leiosnode/keys/peerid"
 	"github.com/leiosnode/leiosnode/leios/protocolset"
 )
 
@@ -419,7 +420,7 @@ func writeNodeIdentity(dir, name string) (Node, error) {
 	if err != nil {
 		return n, fmt.Errorf("%s node key: %w", name, err)
 	}
-	if n.PeerID, err = keys.PeerID(nodeKey); err != nil {
+	if n.PeerID, err = peerid.Of(nodeKey); err != nil {
 		return n, fmt.Errorf("%s peer id: %w", name, err)
 	}
 	return n, nil
