@@ -12,6 +12,7 @@ import (
 	p2pnetwork "github.com/libp2p/go-libp2p/core/network"
 	libp2pprotocol "github.com/libp2p/go-libp2p/core/protocol"
 	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
+	"github.com/libp2p/go-libp2p/p2p/net/swarm"
 	"github.com/libp2p/go-libp2p/p2p/security/noise"
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 
@@ -22,11 +23,12 @@ import (
 // shakes hands slowly, and an identity that gave up attacks nothing.
 const dialTimeout = 30 * time.Second
 
-// identity is a libp2p host of a fresh ed25519 key that dials the node
-// over what it speaks (TCP, Noise, Yamux) and holds no limits of its own:
-// what is measured is the node's. handlers, if any, are set before it
-// connects, so identify tells the node it serves them.
-func identity(ctx context.Context, t Target, tally *Tally, handlers map[libp2pprotocol.ID]p2pnetwork.StreamHandler) (host.Host, error) {
+// NewIdentity is a libp2p host of a fresh ed25519 key that only dials,
+// over what the node speaks (TCP, Noise, Yamux), and holds no limits of its
+// own: what is measured is the node's. Its dials may take dialTimeout, not
+// libp2p's 5 s for a local address: dozens of identities shaking hands with
+// one node at once on a loaded machine take longer.
+func NewIdentity() (host.Host, error) {
 	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
 	if err != nil {
 		return nil, err
@@ -40,9 +42,20 @@ func identity(ctx context.Context, t Target, tally *Tally, handlers map[libp2ppr
 		libp2p.ResourceManager(&p2pnetwork.NullResourceManager{}),
 		libp2p.DisableRelay(),
 		libp2p.DisableMetrics(),
+		libp2p.SwarmOpts(swarm.WithDialTimeout(dialTimeout), swarm.WithDialTimeoutLocal(dialTimeout)),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("hostile: a libp2p host: %w", err)
+	}
+	return h, nil
+}
+
+// identity is a NewIdentity connected to the node. handlers, if any, are
+// set before it connects, so identify tells the node it serves them.
+func identity(ctx context.Context, t Target, tally *Tally, handlers map[libp2pprotocol.ID]p2pnetwork.StreamHandler) (host.Host, error) {
+	h, err := NewIdentity()
+	if err != nil {
+		return nil, err
 	}
 	for id, handle := range handlers {
 		h.SetStreamHandler(id, handle)

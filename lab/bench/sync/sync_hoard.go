@@ -2,7 +2,6 @@ package sync
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"io"
 	"math"
@@ -10,19 +9,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/libp2p/go-libp2p"
-	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
-	p2pnetwork "github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	libp2pprotocol "github.com/libp2p/go-libp2p/core/protocol"
-	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
-	"github.com/libp2p/go-libp2p/p2p/net/swarm"
-	"github.com/libp2p/go-libp2p/p2p/security/noise"
-	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/lab/hostile"
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/blockfetch"
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -166,7 +159,7 @@ func startHoarders(ctx context.Context, n int, target peer.AddrInfo, from, to bl
 	for i := range n {
 		g.Go(func() error {
 			var err error
-			if h.hosts[i], err = newClientHost(); err != nil {
+			if h.hosts[i], err = hostile.NewIdentity(); err != nil {
 				return err
 			}
 			for j := range hoardStreamsPerIdentity {
@@ -204,33 +197,6 @@ func (h *hoarders) close() {
 	}
 }
 
-// newClientHost is a libp2p host of a fresh ed25519 identity that only
-// dials, over what the node speaks: TCP, Noise, Yamux. It holds no limits
-// of its own: what is measured is the node's. Its dials may take 30 s, not
-// libp2p's 5 s for a local address: 32 identities shaking hands with one
-// node at once on a loaded machine take longer, and a hoarder that gave up
-// would leave the node less to hold than the benchmark says.
-func newClientHost() (host.Host, error) {
-	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	return libp2p.New(
-		libp2p.Identity(key),
-		libp2p.NoListenAddrs,
-		libp2p.Transport(tcp.NewTCPTransport),
-		libp2p.Security(noise.ID, noise.New),
-		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),
-		libp2p.ResourceManager(&p2pnetwork.NullResourceManager{}),
-		libp2p.DisableRelay(),
-		libp2p.DisableMetrics(),
-		libp2p.SwarmOpts(swarm.WithDialTimeout(hoarderDialTimeout), swarm.WithDialTimeoutLocal(hoarderDialTimeout)),
-	)
-}
-
-// hoarderDialTimeout bounds a benchmark client's dial of a node.
-const hoarderDialTimeout = 30 * time.Second
-
 // openBlockFetch connects c to target if it is not yet, and starts a
 // block-fetch client session on a new stream; onMessage, if set, sees
 // each message (protocol.Config.OnMessage).
@@ -262,7 +228,7 @@ func pullChain(ctx context.Context, target peer.AddrInfo, from, to block.Point, 
 	}()
 	for i := range hosts {
 		var err error
-		if hosts[i], err = newClientHost(); err != nil {
+		if hosts[i], err = hostile.NewIdentity(); err != nil {
 			return nil, err
 		}
 	}
