@@ -15,9 +15,9 @@ import (
 // nothing from Pebble:
 //
 //   - txs: every stored tx some volatile body (one no promoted point names)
-//     names, with its size, how many such bodies name it, and whether a
-//     promoted body names it too (then it carries a pin, 'r', on disk). A
-//     tx leaves it when no volatile body names it: deleted with its bytes
+//     holds, with its size, how many such bodies hold it, and whether a
+//     promoted body holds it too (then it carries a pin, 'r', on disk). A
+//     tx leaves it when no volatile body holds it: deleted with its bytes
 //     if no pin keeps it, else kept on disk for good, with the certified
 //     closures, and out of memory, which must not grow with the chain.
 //   - wants: for every tx a held body misses, the bodies that miss it and
@@ -49,8 +49,8 @@ type txIndex struct {
 // indexedTx is a stored tx of the volatile window.
 type indexedTx struct {
 	Size     uint64
-	Volatile uint64 // volatile bodies naming it; it is indexed while > 0
-	Pinned   bool   // a promoted body names it: its pin is stored
+	Volatile uint64 // volatile bodies holding it; it is indexed while > 0
+	Pinned   bool   // a promoted body held it while indexed: its pin is stored
 }
 
 // bodyWant is where the held body eb names a tx it misses.
