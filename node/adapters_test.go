@@ -21,34 +21,10 @@ import (
 // it, tx by tx (a valid tx, its child, a bad signature, bytes that do not
 // decode, a duplicate), and admits the same txs.
 func TestTxSubmissionAddTxsIsAddOneByOne(t *testing.T) {
-	p := ledger.DefaultParams()
-	key := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{0x5a}, ed25519.SeedSize))
-	addr := ledger.EnterpriseAddress(p.NetworkID, ledger.KeyHash(key.Public().(ed25519.PublicKey)))
-	in := ledger.GenesisTxIn(addr)
-	utxo := ledger.MapUTxO{in: {Address: addr, Coin: 1_000_000_000}}
-	parent, err := ledger.BuildPayment(p, []ledger.TxIn{in}, 1_000_000_000, nil, addr, nil, []ed25519.PrivateKey{key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	child, err := ledger.BuildPayment(p, []ledger.TxIn{{TxID: parent.ID()}}, parent.Outputs[0].Coin, nil, addr, nil, []ed25519.PrivateKey{key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	badSig := bytes.Clone(child.Bytes())
-	badSig[bytes.Index(badSig, child.Witnesses[0].Signature[:])+9] ^= 1
+	parent, child, badSig, newPool := paymentChain(t, 0x5a)
 	raws := [][]byte{parent.Bytes(), badSig, {0x80}, child.Bytes(), parent.Bytes()}
 
-	pool := func() txSubmissionMempool {
-		m, err := mempool.New(mempool.Options{Params: p, TipLedger: func() (ledger.UTxO, block.Tip, func(), error) {
-			return utxo, block.Tip{}, func() {}, nil
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(m.Close)
-		return txSubmissionMempool{m}
-	}
-	together, oneByOne := pool(), pool()
+	together, oneByOne := txSubmissionMempool{newPool()}, txSubmissionMempool{newPool()}
 	ctx := context.Background()
 	errs := together.AddTxs(ctx, raws)
 	for i, raw := range raws {
@@ -63,6 +39,39 @@ func TestTxSubmissionAddTxsIsAddOneByOne(t *testing.T) {
 	if a, b := together.pool.Snapshot().Len(), oneByOne.pool.Snapshot().Len(); a != 2 || b != 2 {
 		t.Fatalf("%d and %d txs held, want 2", a, b)
 	}
+}
+
+// paymentChain is a payment from a genesis fund of the key seeded by seed,
+// its child, the child with a broken signature, and new mempools over
+// that fund.
+func paymentChain(t *testing.T, seed byte) (parent, child *ledger.Tx, badSig []byte, newPool func() *mempool.Mempool) {
+	t.Helper()
+	p := ledger.DefaultParams()
+	key := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{seed}, ed25519.SeedSize))
+	addr := ledger.EnterpriseAddress(p.NetworkID, ledger.KeyHash(key.Public().(ed25519.PublicKey)))
+	in := ledger.GenesisTxIn(addr)
+	utxo := ledger.MapUTxO{in: {Address: addr, Coin: 1_000_000_000}}
+	parent, err := ledger.BuildPayment(p, []ledger.TxIn{in}, 1_000_000_000, nil, addr, nil, []ed25519.PrivateKey{key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err = ledger.BuildPayment(p, []ledger.TxIn{{TxID: parent.ID()}}, parent.Outputs[0].Coin, nil, addr, nil, []ed25519.PrivateKey{key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	badSig = bytes.Clone(child.Bytes())
+	badSig[bytes.Index(badSig, child.Witnesses[0].Signature[:])+9] ^= 1
+	newPool = func() *mempool.Mempool {
+		m, err := mempool.New(mempool.Options{Params: p, TipLedger: func() (ledger.UTxO, block.Tip, func(), error) {
+			return utxo, block.Tip{}, func() {}, nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.Close)
+		return m
+	}
+	return parent, child, badSig, newPool
 }
 
 // countingAdds counts the batches tx submission hands the mempool.
@@ -84,32 +93,8 @@ func (c *countingAdds) AddTxs(ctx context.Context, raws [][]byte) []error {
 // refused alone, for the reason a single add gives it, and is the one tx
 // counted against the peer.
 func TestTxSubmissionServerAddsAReplyTogether(t *testing.T) {
-	p := ledger.DefaultParams()
-	key := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{0x5b}, ed25519.SeedSize))
-	addr := ledger.EnterpriseAddress(p.NetworkID, ledger.KeyHash(key.Public().(ed25519.PublicKey)))
-	in := ledger.GenesisTxIn(addr)
-	utxo := ledger.MapUTxO{in: {Address: addr, Coin: 1_000_000_000}}
-	parent, err := ledger.BuildPayment(p, []ledger.TxIn{in}, 1_000_000_000, nil, addr, nil, []ed25519.PrivateKey{key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	child, err := ledger.BuildPayment(p, []ledger.TxIn{{TxID: parent.ID()}}, parent.Outputs[0].Coin, nil, addr, nil, []ed25519.PrivateKey{key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	badSig := bytes.Clone(child.Bytes())
-	badSig[bytes.Index(badSig, child.Witnesses[0].Signature[:])+9] ^= 1
+	parent, child, badSig, newPool := paymentChain(t, 0x5b)
 	reply := [][]byte{parent.Bytes(), badSig, child.Bytes()}
-	newPool := func() *mempool.Mempool {
-		m, err := mempool.New(mempool.Options{Params: p, TipLedger: func() (ledger.UTxO, block.Tip, func(), error) {
-			return utxo, block.Tip{}, func() {}, nil
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(m.Close)
-		return m
-	}
 	ctx := context.Background()
 	single := txSubmissionMempool{newPool()}
 	if err := single.Add(ctx, parent.Bytes()); err != nil {
