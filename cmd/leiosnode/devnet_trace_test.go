@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -18,8 +17,7 @@ import (
 // of every node with its Slot event; each RB, EB and vote generated before
 // any node sent or received it; each EB named as the RB that announced it,
 // each vote and certification on an EB generated before it; votes on the
-// wire. With LEIOS_REPO the Leios repository's readers themselves read it
-// (internal/simtrace/readers/run.sh); without, that part is skipped.
+// wire.
 func TestDevnetTraceTiesForTheLeiosTools(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a devnet for about twenty seconds")
@@ -56,18 +54,4 @@ func TestDevnetTraceTiesForTheLeiosTools(t *testing.T) {
 			t.Errorf("no %s event: %v", typ, a.Counts)
 		}
 	}
-
-	t.Run("read by the Leios tools", func(t *testing.T) {
-		if os.Getenv("LEIOS_REPO") == "" {
-			t.Skip("needs LEIOS_REPO, a clone of input-output-hk/ouroboros-leios (see internal/simtrace/readers/run.sh)")
-		}
-		if _, err := exec.LookPath("node"); err != nil {
-			t.Skipf("needs Node.js: %v", err)
-		}
-		out, err := exec.Command("bash", filepath.Join("..", "..", "internal", "simtrace", "readers", "run.sh"), traceFile).CombinedOutput()
-		t.Logf("%s", out)
-		if err != nil {
-			t.Fatalf("the Leios tools refuse the devnet's trace: %v", err)
-		}
-	})
 }

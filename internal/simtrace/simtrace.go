@@ -7,10 +7,9 @@
 // no counterpart.
 //
 // It also owns the checks that the format's readers can read what it
-// writes: Check, each line with the fields they require; AuditTrace, a
+// writes: Check, each line with the fields they require, and AuditTrace, a
 // merged trace's ties across lines (slots, ids, generation before
-// receipt); and readers/run.sh, which runs the Leios repository's own
-// readers on a trace.
+// receipt).
 //
 // Invariants:
 //   - time_s is seconds since the network's system start, so the traces of
