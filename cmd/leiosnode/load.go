@@ -346,7 +346,7 @@ func settleLoad(ctx context.Context, f *load.Firehose, node apiclient.Client, ne
 			noCapacity = err.Error()
 		} else {
 			spanIs := fmt.Sprintf("from the load's start plus its warm-up of %v to its stop", network.warmup)
-			r.Capacity = load.CheckCapacity(m, load.CommonPrefix(load.Answered(walks)), network.clock, span, spanIs, r.LatencyInSpan)
+			r.Capacity = load.CheckCapacity(m, load.CommonPrefix(load.Answered(walks)), network.clock, span, spanIs, r.LatencyInSpan, r.Offers)
 		}
 	}
 	r.Print(out)

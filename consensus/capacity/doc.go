@@ -24,7 +24,12 @@
 // a 5-byte head, and with txs of a few hundred bytes that bound binds
 // first (13,443 txs). An RB body's head takes 7 bytes.
 //
-// The latency model (LatencyModel) is a Monte Carlo of that chain alone.
+// The latency model (LatencyModel) is a Monte Carlo of that chain alone,
+// with no queue: every EB holds whatever waits. Replay puts a run's own
+// txs on the run's own RBs as an ideal network would, with EBs and RB
+// bodies of their real size, so that a report can tell the latency the
+// chain imposes (its leader schedule, and below capacity the queue behind
+// full EBs) from what the nodes add.
 //
 // Invariants: a Model is a function of its inputs; the Monte Carlo has a
 // fixed seed, so the same inputs give the same figures.

@@ -48,12 +48,19 @@ func NewLatencyModel(p Params) (LatencyModel, error) {
 func newLatencyModel(p Params) LatencyModel {
 	ms := latencySamples(p)
 	f, pCert := p.ActiveSlotsCoeff, p.PCert()
-	return LatencyModel{
+	m := LatencyModel{
 		Model: LatencyModelText, Txs: latencyTxs, Seed: latencySeed,
 		MeanMs: int64(float64(p.SlotLengthMs) * (1/f - 0.5 + 1/(f*pCert))),
-		P50Ms:  (ms[(len(ms)-1)/2] + ms[len(ms)/2]) / 2,
-		P95Ms:  ms[int(math.Ceil(0.95*float64(len(ms))))-1],
 	}
+	m.P50Ms, m.P95Ms = medianAndP95(ms)
+	return m
+}
+
+// medianAndP95 are the median and the nearest-rank 95th percentile of
+// sorted, which is not empty.
+func medianAndP95(sorted []int64) (p50, p95 int64) {
+	n := len(sorted)
+	return (sorted[(n-1)/2] + sorted[n/2]) / 2, sorted[int(math.Ceil(0.95*float64(n)))-1]
 }
 
 // latencySamples are the Monte Carlo's latencies in ms, sorted.

@@ -16,7 +16,8 @@ const CapacityMeasured = "over the measured span (%s): on chain: the txs of the 
 	"is known (a block follows their RB) that the next block certified, against p_cert; too early: those whose next block " +
 	"came within minCertGap slots, against 1 − p_cert; latency: the firehose's txs first sent in it that are on every chain, " +
 	"from the admitted POST to the start of the slot of the block that applied it, against the model's, dated the same way " +
-	"(the model assumes the load at capacity: below it a tx may go into the next RB's body and wait less)"
+	"(the model assumes the load at capacity: below it a tx may go into the next RB's body and wait less), and against an " +
+	"ideal network's on the run's own chain and txs (capacity.ReplayText)"
 
 // CapacityCheck is a run measured beside its network's structural
 // capacity (package capacity), over its measured span.
@@ -51,13 +52,18 @@ type ChainFigures struct {
 	NextTooEarlyShare float64 `json:"nextTooEarlyShare"`
 	// Latency is the firehose's over the span; absent without any tx.
 	Latency *Latency `json:"latency,omitempty"`
+	// Ideal is the latency an ideal network gives the same txs, offered
+	// when they were admitted, on the same chain's RBs: what of Latency is
+	// the chain's and its queue's, not the nodes'. Absent when it placed
+	// no tx of the span.
+	Ideal *capacity.Replay `json:"ideal,omitempty"`
 }
 
 // CheckCapacity measures common, the blocks every node's chain holds, over
 // span beside model: nothing when span is nil. clock dates the blocks,
 // spanIs says what the span is, latency is the firehose's over it (nil:
-// none).
-func CheckCapacity(model capacity.Model, common []apitypes.BlockTxs, clock consensus.Clock, span *Span, spanIs string, latency *Latency) *CapacityCheck {
+// none) and offers its admitted txs, those first sent in the span counted.
+func CheckCapacity(model capacity.Model, common []apitypes.BlockTxs, clock consensus.Clock, span *Span, spanIs string, latency *Latency, offers []capacity.Offer) *CapacityCheck {
 	c := &CapacityCheck{Measured: fmt.Sprintf(CapacityMeasured, spanIs), Model: model}
 	if span == nil {
 		return c
@@ -94,6 +100,13 @@ func CheckCapacity(model capacity.Model, common []apitypes.BlockTxs, clock conse
 		f.CertifiedShare = float64(f.EBsCertified) / float64(f.EBsFateKnown)
 		f.NextTooEarlyShare = float64(f.EBsNextTooEarly) / float64(f.EBsFateKnown)
 	}
+	rbSlots := make([]uint64, len(common))
+	for i, b := range common {
+		rbSlots[i] = b.Slot
+	}
+	if ideal, ok := model.Replay(rbSlots, offers); ok {
+		f.Ideal = &ideal
+	}
 	return c
 }
 
@@ -109,11 +122,19 @@ func (c *CapacityCheck) Print(out io.Writer) {
 	}
 	fmt.Fprintf(out, "  measured %.0f–%.0f s after the system start: on chain %.1f tx/s (%.1f TxkB/s at the firehose's mean %.0f B/tx) = %.0f %% of the capacity\n",
 		f.FromS, f.ToS, f.OnChainTxPerSecond, f.OnChainTxkBPerSecond, m.MeanTxBytes, 100*f.CapacityShare)
-	fmt.Fprintf(out, "  EBs certified %d of %d whose fate is known (%.0f %%, p_cert %.0f %%); next RB too early %d (%.0f %%, 1 − p_cert %.0f %%)\n",
+	fmt.Fprintf(out, "  EBs certified %d of %d whose fate is known (%.0f %%, p_cert %.0f %%); next RB too early %d (%.0f %%, 1 − p_cert %.0f %%)",
 		f.EBsCertified, f.EBsFateKnown, 100*f.CertifiedShare, 100*m.PCert, f.EBsNextTooEarly, 100*f.NextTooEarlyShare, 100*(1-m.PCert))
+	if late := f.EBsFateKnown - f.EBsNextTooEarly; late > 0 {
+		fmt.Fprintf(out, "; of the %d whose next RB came late enough, %d certified (%.0f %%)", late, f.EBsCertified, 100*float64(f.EBsCertified)/float64(late))
+	}
+	fmt.Fprintln(out)
 	if l := f.Latency; l != nil {
 		fmt.Fprintf(out, "  submit to chain p50 %s, p95 %s over %d txs first sent in the span; the model's p50 %s, p95 %s\n",
 			Seconds(l.P50Ms), Seconds(l.P95Ms), l.Txs, Seconds(m.Latency.P50Ms), Seconds(m.Latency.P95Ms))
+		if i := f.Ideal; i != nil {
+			fmt.Fprintf(out, "  an ideal network on this chain's RBs, the same txs offered when admitted: p50 %s, p95 %s over %d txs (%d still waiting at its last RB); measured p95 %.2f× the ideal's\n",
+				Seconds(i.P50Ms), Seconds(i.P95Ms), i.Txs, i.Waiting, float64(l.P95Ms)/float64(max(i.P95Ms, 1)))
+		}
 	} else {
 		fmt.Fprintf(out, "  submit to chain: no tx first sent in the span is on every chain; the model's p50 %s, p95 %s\n",
 			Seconds(m.Latency.P50Ms), Seconds(m.Latency.P95Ms))

@@ -26,7 +26,9 @@ func devnetModel(t *testing.T) capacity.Model {
 // the chain's rate counts the blocks whose slot started in it, their own
 // txs and certified closures; an EB's fate is known once a block follows
 // its RB: certified by the next, too early when the next came within 10
-// slots, neither otherwise.
+// slots, neither otherwise. The ideal network is offered the run's txs on
+// the chain's own RBs: the tx of the span admitted at 10.05 s, after RB
+// 100 announced an empty EB, goes into RB 115's body.
 func TestCheckCapacity(t *testing.T) {
 	clock := consensus.Clock{Start: time.Date(2025, 1, 2, 3, 4, 0, 0, time.UTC), SlotLength: 100 * time.Millisecond}
 	eb := func(slot uint64) *apitypes.EBRef { return &apitypes.EBRef{Slot: slot, EbHash: "eb"} }
@@ -41,6 +43,8 @@ func TestCheckCapacity(t *testing.T) {
 	}
 	span := Span{From: clock.SlotStart(100), To: clock.SlotStart(400)}
 	latency := &Latency{Txs: 7, P50Ms: 3000, P95Ms: 7000}
+	offers := []capacity.Offer{{At: time.Second}, {At: 10050 * time.Millisecond, Counted: true}}
+	ideal := &capacity.Replay{Model: capacity.ReplayText, Txs: 1, P50Ms: 1450, P95Ms: 1450}
 	m := devnetModel(t)
 	for _, tc := range []struct {
 		name      string
@@ -49,12 +53,13 @@ func TestCheckCapacity(t *testing.T) {
 		fateKnown int
 		certified int
 		tooEarly  int
+		ideal     *capacity.Replay
 	}{
-		{"the chain", common, 2070.0 / 30, 5, 3, 1},
-		{"no chain", nil, 0, 0, 0, 0},
+		{"the chain", common, 2070.0 / 30, 5, 3, 1, ideal},
+		{"no chain", nil, 0, 0, 0, 0, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			check := CheckCapacity(m, tc.common, clock, &span, "the test's", latency)
+			check := CheckCapacity(m, tc.common, clock, &span, "the test's", latency, offers)
 			checkFormatted(t, &Report{Capacity: check})
 			c := check.Chain
 			if !strings.Contains(check.Measured, "(the test's)") {
@@ -73,6 +78,9 @@ func TestCheckCapacity(t *testing.T) {
 			if tc.fateKnown > 0 && (!near(c.CertifiedShare, float64(tc.certified)/float64(tc.fateKnown)) || !near(c.NextTooEarlyShare, float64(tc.tooEarly)/float64(tc.fateKnown))) {
 				t.Errorf("shares: certified %v, too early %v", c.CertifiedShare, c.NextTooEarlyShare)
 			}
+			if (c.Ideal == nil) != (tc.ideal == nil) || c.Ideal != nil && *c.Ideal != *tc.ideal {
+				t.Errorf("ideal %+v, want %+v", c.Ideal, tc.ideal)
+			}
 		})
 	}
 }
@@ -85,14 +93,16 @@ func TestCapacityPrinted(t *testing.T) {
 		FromS: 10, ToS: 40, OnChainTxPerSecond: 69, OnChainTxkBPerSecond: 13.8, CapacityShare: 69 / m.TxPerSecond,
 		EBsFateKnown: 5, EBsCertified: 3, CertifiedShare: 0.6, EBsNextTooEarly: 1, NextTooEarlyShare: 0.2,
 		Latency: &Latency{Txs: 7, P50Ms: 3000, P95Ms: 7000},
+		Ideal:   &capacity.Replay{Txs: 6, Waiting: 1, P50Ms: 2500, P95Ms: 5000},
 	}}
 	var out bytes.Buffer
 	(&Report{Capacity: c}).Print(&out)
 	for _, want := range []string{
 		"structural capacity 5,484 tx/s (1,097 TxkB/s) at 200 B/tx",
 		"  measured 10–40 s after the system start: on chain 69.0 tx/s (13.8 TxkB/s at the firehose's mean 200 B/tx) = 1 % of the capacity",
-		"  EBs certified 3 of 5 whose fate is known (60 %, p_cert 39 %); next RB too early 1 (20 %, 1 − p_cert 61 %)",
-		"  submit to chain p50 3.00 s, p95 7.00 s over 7 txs first sent in the span; the model's p50 3.21 s, p95 6.63 s",
+		"  EBs certified 3 of 5 whose fate is known (60 %, p_cert 39 %); next RB too early 1 (20 %, 1 − p_cert 61 %); of the 4 whose next RB came late enough, 3 certified (75 %)\n",
+		"  submit to chain p50 3.00 s, p95 7.00 s over 7 txs first sent in the span; the model's p50 3.21 s, p95 6.63 s\n",
+		"  an ideal network on this chain's RBs, the same txs offered when admitted: p50 2.50 s, p95 5.00 s over 6 txs (1 still waiting at its last RB); measured p95 1.40× the ideal's\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the lines lack %q:\n%s", want, out.String())
@@ -101,7 +111,7 @@ func TestCapacityPrinted(t *testing.T) {
 
 	// Without a span, the model alone, and why.
 	out.Reset()
-	CheckCapacity(m, nil, consensus.Clock{}, nil, "none", nil).Print(&out)
+	CheckCapacity(m, nil, consensus.Clock{}, nil, "none", nil, nil).Print(&out)
 	if got := out.String(); !strings.Contains(got, "structural capacity") || !strings.Contains(got, "nothing measured beside it: the run did not outlast its warm-up") {
 		t.Errorf("without a span:\n%s", got)
 	}

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/leiosnode/leiosnode/consensus/capacity"
 )
 
 // Report is what became of a firehose's txs. Every tx submitted is
@@ -77,6 +79,10 @@ type Report struct {
 	LatencyInSpan *Latency `json:"latencyInSpan,omitempty"`
 	// MeanTxBytes is the mean size of the admitted txs.
 	MeanTxBytes float64 `json:"meanTxBytes,omitempty"`
+	// Offers are the admitted txs, when each was admitted, those first sent
+	// in the measured span counted: what CheckCapacity's ideal network is
+	// offered. Not written out: one entry a tx.
+	Offers []capacity.Offer `json:"-"`
 	// Capacity is the run beside its network's structural capacity; absent
 	// when whoever ran it did not measure it (the devnet's report has its
 	// own).

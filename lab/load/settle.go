@@ -9,6 +9,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/api/apiclient"
 	"github.com/leiosnode/leiosnode/consensus"
+	"github.com/leiosnode/leiosnode/consensus/capacity"
 )
 
 // mempoolQueries is how many GET /api/mempool the final check has in
@@ -116,6 +117,7 @@ func (f *Firehose) Settle(ctx context.Context, clock consensus.Clock, span *Span
 		}
 		for _, tx := range c.txs() {
 			txs, bytes = txs+1, bytes+tx.Size
+			r.Offers = append(r.Offers, capacity.Offer{At: tx.Admitted.Sub(clock.Start), Counted: span != nil && span.Contains(tx.Sent)})
 			switch placeTx(chains, mempools, tx.Hash) {
 			case txOnEveryChain:
 				r.OnChain++

@@ -71,7 +71,7 @@ func newCapacityReport(g *consensus.Genesis, r loadRun, span *load.Span, txs *lo
 	if err != nil {
 		return &CapacityReport{Problem: err.Error()}
 	}
-	c := &CapacityReport{CapacityCheck: *load.CheckCapacity(model, r.common, r.clock, span, capacitySpanIs, txs.LatencyInSpan)}
+	c := &CapacityReport{CapacityCheck: *load.CheckCapacity(model, r.common, r.clock, span, capacitySpanIs, txs.LatencyInSpan, txs.Offers)}
 	if span != nil {
 		c.Closures = r.closureTimes(*span, params.ClosureBudget())
 		if c.Closures.ByHops = r.closuresByHops(*span, c.Closures.BudgetMs); c.Closures.ByHops != nil {
