@@ -53,7 +53,10 @@ func processCPU(t *testing.T) time.Duration {
 func TestSamplerCountsWorkByLabel(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	before := processCPU(t)
-	s := start(t, Options{Window: 200 * time.Millisecond, Registerer: reg})
+	// Windows of a second, as the node's are of several: each restart
+	// loses what the profiler's writer waits to be scheduled, which on a
+	// machine loaded several times over was half of 200 ms windows.
+	s := start(t, Options{Window: time.Second, Registerer: reg})
 
 	// Intake burns three times forge's CPU: intake from a goroutine Do
 	// labelled (the child inherits the label), forge from a goroutine that

@@ -39,7 +39,9 @@
 //   - A window ends by stopping the profile and the next starts at once,
 //     before the ended one is parsed: nothing is lost between windows but
 //     the profiler's restart (about a millisecond on Linux; on macOS,
-//     where runtime/pprof reads the profiler every 100 ms, up to that).
+//     where runtime/pprof reads the profiler every 100 ms, up to that; on
+//     a machine loaded several times over, as long as the profiler's
+//     writer waits to be scheduled: up to a hundred milliseconds).
 //   - A sample is counted once, in one kind; an unknown work label counts
 //     as other, so the counter's work label takes only the values of Kinds.
 //   - Seconds and the counter only grow.
