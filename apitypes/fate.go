@@ -16,7 +16,7 @@ const (
 // same words either way. The order is the one they are told apart in: the
 // first that holds is the reason.
 const (
-	// The announcing RB is not on the chain: a fork that lost, or a block
+	// No RB on the chain announces the EB: a fork that lost, or a block
 	// never adopted.
 	ReasonOffChain = "announcing RB not on the chain"
 	// Its pool announced two EBs in the slot: nodes vote on neither.

@@ -57,8 +57,9 @@
 //   - certified: that block certifies it (consensus.CertifiedByHeader);
 //     CertifiedBy names the CertRB.
 //   - pending: the announcing RB is the tip, or newer than the tip.
-//   - not certified, with one reason (the Reason* constants): the
-//     announcing RB is not on the chain (ReasonOffChain), its pool
+//   - not certified, with one reason (the Reason* constants): no RB on
+//     the chain announces it (ReasonOffChain; two leaders of one slot
+//     with the same txs announce the same EB, and either may be it), its pool
 //     announced two EBs in the slot (ReasonEquivocation), the next block
 //     came within MinCertGap slots (ReasonTooEarly), the closure did not
 //     apply (ReasonInvalid), the closure was not all here in the voting

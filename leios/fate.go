@@ -24,11 +24,19 @@ func (p *Pipeline) settleFates(ebs []ebEntry) {
 	for _, e := range ebs {
 		oldest = min(oldest, e.Slot)
 	}
-	// Each block of that stretch by hash, with the header after it.
+	// Each block of that stretch by hash, with the header after it, and
+	// by the EB it announced: two leaders of one slot holding the same
+	// txs announce the same EB, and this node may have met the one that
+	// lost first.
 	type onChain struct {
 		header, next *block.Header
 	}
+	type announced struct {
+		slot   uint64
+		ebHash string
+	}
 	byHash := map[block.Hash]onChain{}
+	byEB := map[announced]onChain{}
 	tip := p.chain.Tip()
 	var next *block.Header
 	walked := true // back to the oldest EB's slot, or to the first block
@@ -39,6 +47,9 @@ func (p *Pipeline) settleFates(ebs []ebEntry) {
 			break
 		}
 		byHash[h.Hash()] = onChain{h, next}
+		if a := h.Announcement; a != nil {
+			byEB[announced{h.Slot, a.EbHash.String()}] = onChain{h, next}
+		}
 		if h.Slot < oldest {
 			break
 		}
@@ -48,6 +59,9 @@ func (p *Pipeline) settleFates(ebs []ebEntry) {
 	for i := range ebs {
 		e := &ebs[i]
 		rb, ok := byHash[e.rb]
+		if !ok {
+			rb, ok = byEB[announced{e.Slot, e.EbHash}]
+		}
 		switch {
 		case !ok && (e.Slot >= tip.Point.Slot || !walked):
 			e.Fate = &apitypes.EBFate{Fate: apitypes.FatePending}

@@ -1,6 +1,7 @@
 package leios
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"errors"
 	"testing"
@@ -156,4 +157,40 @@ func TestFatesFollowTheChain(t *testing.T) {
 	if f := fate(pt); f.Fate != apitypes.FatePending {
 		t.Errorf("a rollback while read: %+v", f)
 	}
+}
+
+// TestFateOfAnEBTwoLeadersAnnounced: two leaders of one slot holding the
+// same txs announce the same EB. This node met the RB that lost the slot
+// first and named the EB by it; the EB is certified all the same once a
+// CertRB follows the RB that won.
+func TestFateOfAnEBTwoLeadersAnnounced(t *testing.T) {
+	opts := testOptions(t)
+	p := openPipeline(t, opts)
+	gap := uint64(opts.Validator.Leios().MinCertGap)
+	eb := block.Announcement{EbHash: block.Hash{0xeb}, EbSize: 100}
+	genesis := header(t, nil, 1, nil, false)
+	won := header(t, genesis, 5, &eb, false)
+	ph := genesis.Hash()
+	lost := block.NewHeader(block.HeaderBody{BlockNumber: won.BlockNumber, Slot: won.Slot, PrevHash: &ph, Announcement: &eb},
+		ed25519.NewKeyFromSeed(bytes.Repeat([]byte{1}, ed25519.SeedSize)))
+	if lost.Hash() == won.Hash() {
+		t.Fatal("the two leaders' RBs are one")
+	}
+	pt := block.Point{Slot: won.Slot, Hash: eb.EbHash}
+	p.ebs.recordAnnounced(pt, lost.Hash(), time.Now())
+	chain := &headerChain{headers: []*block.Header{genesis, won}}
+	if err := p.Attach(chain, nil); err != nil {
+		t.Fatal(err)
+	}
+	certRB := header(t, won, won.Slot+gap, nil, true)
+	chain.headers = append(chain.headers, certRB)
+	for _, e := range p.EBTimes() {
+		if e.Slot == pt.Slot && e.EbHash == pt.Hash.String() {
+			if f := e.Fate; f == nil || f.Fate != apitypes.FateCertified || f.CertifiedBy == nil || f.CertifiedBy.Number != certRB.BlockNumber {
+				t.Errorf("fate %+v, want certified by block %d", f, certRB.BlockNumber)
+			}
+			return
+		}
+	}
+	t.Fatalf("EB %s not listed", pt)
 }
