@@ -118,26 +118,17 @@ func TestFatesFollowTheChain(t *testing.T) {
 	p.ebs.recordAnnounced(pt, rb.Hash(), time.Now())
 	later := block.Point{Slot: 900, Hash: block.Hash{0xee}}
 	p.ebs.recordAnnounced(later, block.Hash{0x99}, time.Now())
-	fate := func(pt block.Point) apitypes.EBFate {
-		for _, e := range p.EBTimes() {
-			if e.Slot == pt.Slot && e.EbHash == pt.Hash.String() {
-				return *e.Fate
-			}
-		}
-		t.Fatalf("EB %s not listed", pt)
-		return apitypes.EBFate{}
-	}
 
 	chain := &headerChain{headers: []*block.Header{genesis, rb}}
 	if err := p.Attach(chain, nil); err != nil {
 		t.Fatal(err)
 	}
-	if f := fate(pt); f.Fate != apitypes.FatePending {
+	if f := fateOf(t, p, pt); f.Fate != apitypes.FatePending {
 		t.Errorf("RB at the tip: %+v", f)
 	}
 	certRB := header(t, rb, rb.Slot+gap, nil, true)
 	chain.headers = append(chain.headers, certRB)
-	if f := fate(pt); f.Fate != apitypes.FateCertified || f.CertifiedBy == nil || f.CertifiedBy.Number != certRB.BlockNumber {
+	if f := fateOf(t, p, pt); f.Fate != apitypes.FateCertified || f.CertifiedBy == nil || f.CertifiedBy.Number != certRB.BlockNumber {
 		t.Errorf("after the CertRB: %+v", f)
 	}
 	// A rollback to a longer fork off the genesis block.
@@ -146,15 +137,15 @@ func TestFatesFollowTheChain(t *testing.T) {
 		fork = append(fork, header(t, fork[len(fork)-1], slot, nil, false))
 	}
 	chain.headers = fork
-	if f := fate(pt); f.Fate != apitypes.FateNotCertified || f.Reason != apitypes.ReasonOffChain {
+	if f := fateOf(t, p, pt); f.Fate != apitypes.FateNotCertified || f.Reason != apitypes.ReasonOffChain {
 		t.Errorf("after the rollback: %+v", f)
 	}
-	if f := fate(later); f.Fate != apitypes.FatePending {
+	if f := fateOf(t, p, later); f.Fate != apitypes.FatePending {
 		t.Errorf("an EB newer than the tip: %+v", f)
 	}
 	// A rollback while the chain is read: what was not met says pending.
 	chain.headers, chain.gone = []*block.Header{genesis, rb, certRB}, certRB.BlockNumber
-	if f := fate(pt); f.Fate != apitypes.FatePending {
+	if f := fateOf(t, p, pt); f.Fate != apitypes.FatePending {
 		t.Errorf("a rollback while read: %+v", f)
 	}
 }
@@ -184,13 +175,19 @@ func TestFateOfAnEBTwoLeadersAnnounced(t *testing.T) {
 	}
 	certRB := header(t, won, won.Slot+gap, nil, true)
 	chain.headers = append(chain.headers, certRB)
+	if f := fateOf(t, p, pt); f.Fate != apitypes.FateCertified || f.CertifiedBy == nil || f.CertifiedBy.Number != certRB.BlockNumber {
+		t.Errorf("fate %+v, want certified by block %d", f, certRB.BlockNumber)
+	}
+}
+
+// fateOf is the fate p lists for the EB at pt.
+func fateOf(t *testing.T, p *Pipeline, pt block.Point) apitypes.EBFate {
+	t.Helper()
 	for _, e := range p.EBTimes() {
 		if e.Slot == pt.Slot && e.EbHash == pt.Hash.String() {
-			if f := e.Fate; f == nil || f.Fate != apitypes.FateCertified || f.CertifiedBy == nil || f.CertifiedBy.Number != certRB.BlockNumber {
-				t.Errorf("fate %+v, want certified by block %d", f, certRB.BlockNumber)
-			}
-			return
+			return *e.Fate
 		}
 	}
 	t.Fatalf("EB %s not listed", pt)
+	return apitypes.EBFate{}
 }
