@@ -7,11 +7,11 @@ import (
 )
 
 // ReplayText is Replay.Model.
-const ReplayText = "an ideal network on the run's own chain: the run's RBs at their slots and its txs offered when they were " +
-	"admitted, first in first out; an RB certifies the EB of the RB before it when it comes minCertGap slots or more " +
-	"after it, else carries a full RB body of the oldest waiting txs; every RB announces an EB of as many of the oldest " +
-	"waiting txs as one holds (EB and RB body counted in txs of the mean size); no vote missed, no tx late to a leader; a tx's latency is from its offer to the start of " +
-	"the slot of the block that puts it on chain"
+const ReplayText = "an ideal network on the run's own chain: the run's RBs at their slots and its txs offered when " +
+	"they were admitted, first in first out; an RB certifies the EB of the RB before it when it comes minCertGap slots " +
+	"or more after it, else carries a full RB body of the oldest waiting txs; every RB announces an EB of as many of " +
+	"the oldest waiting txs as one holds (EB and RB body counted in txs of the mean size); no vote missed, no tx late " +
+	"to a leader; a tx's latency is from its offer to the start of the slot of the block that puts it on chain"
 
 // Offer is a tx offered to the network: At, from the system start, and
 // whether its latency is Counted (it was offered in the measured span).
@@ -22,9 +22,10 @@ type Offer struct {
 
 // Replay is the latency an ideal network gives a run's own txs on the
 // run's own RBs (ReplayText). Beside the measured latency it tells the
-// node's delay from the chain's: the model's p95 is a chance of the leader
-// schedule and, below capacity, of the queue behind the EBs that a
-// schedule's long gaps and early RBs fill, which this takes as they came.
+// nodes' delay from the chain's: a run's p95 depends on its leader
+// schedule and, below capacity, on the queue that the schedule's long
+// gaps and early RBs leave behind full EBs, which the latency model (no
+// queue) leaves out and this takes as they came.
 type Replay struct {
 	Model string `json:"model"`
 	// Txs counts the counted txs the ideal network put on chain by the
