@@ -48,7 +48,9 @@ func TestDevnetEndToEnd(t *testing.T) {
 	if lines, err := simtrace.Check(bytes.NewReader(trace)); err != nil || lines < 100 {
 		t.Errorf("the trace: %d lines, %v", lines, err)
 	}
-	for _, want := range []string{`"node":"node-0"`, `"producer":"node-1"`, `"recipient":"node-2"`, `"type":"RBReceived"`} {
+	// A producer named by name, whichever pool led: in 12 s one of three
+	// may lead no slot.
+	for _, want := range []string{`"node":"node-0"`, `"producer":"node-`, `"recipient":"node-2"`, `"type":"RBReceived"`} {
 		if !bytes.Contains(trace, []byte(want)) {
 			t.Errorf("the trace lacks %s", want)
 		}
