@@ -40,7 +40,16 @@ type Replay struct {
 // rbSlots, ascending, as an ideal network of m's limits would, and gives
 // the counted ones' latency. It says false when it placed no counted tx.
 func (m Model) Replay(rbSlots []uint64, offers []Offer) (Replay, bool) {
-	offers = slices.SortedStableFunc(slices.Values(offers), func(a, b Offer) int { return cmp.Compare(a.At, b.At) })
+	return m.replay(rbSlots, byOfferTime(offers))
+}
+
+// byOfferTime is a copy of offers, sorted by their time.
+func byOfferTime(offers []Offer) []Offer {
+	return slices.SortedStableFunc(slices.Values(offers), func(a, b Offer) int { return cmp.Compare(a.At, b.At) })
+}
+
+// replay is Replay of offers already sorted by their time.
+func (m Model) replay(rbSlots []uint64, offers []Offer) (Replay, bool) {
 	slot := m.Params.SlotLength()
 	gap := uint64(max(m.Params.MinCertGap, 0))
 	var latencies []int64

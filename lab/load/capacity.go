@@ -17,7 +17,8 @@ const CapacityMeasured = "over the measured span (%s): on chain: the txs of the 
 	"came within minCertGap slots, against 1 − p_cert; latency: the firehose's txs first sent in it that are on every chain, " +
 	"from the admitted POST to the start of the slot of the block that applied it, against the model's, dated the same way " +
 	"(the model assumes the load at capacity: below it a tx may go into the next RB's body and wait less), and against an " +
-	"ideal network's on the run's own chain and txs (capacity.ReplayText)"
+	"ideal network's on the run's own chain and txs (capacity.ReplayText); chance: the same on random chains as long " +
+	"(capacity.ChanceText)"
 
 // CapacityCheck is a run measured beside its network's structural
 // capacity (package capacity), over its measured span.
@@ -57,6 +58,9 @@ type ChainFigures struct {
 	// the chain's and its queue's, not the nodes'. Absent when it placed
 	// no tx of the span.
 	Ideal *capacity.Replay `json:"ideal,omitempty"`
+	// Chance is how far the latency and the certified share of a run this
+	// long move with the leader schedule alone; absent when Ideal is.
+	Chance *capacity.Chance `json:"chance,omitempty"`
 }
 
 // CheckCapacity measures common, the blocks every node's chain holds, over
@@ -106,6 +110,9 @@ func CheckCapacity(model capacity.Model, common []apitypes.BlockTxs, clock conse
 	}
 	if ideal, ok := model.Replay(rbSlots, offers); ok {
 		f.Ideal = &ideal
+		if chance, ok := model.Chance(rbSlots[len(rbSlots)-1], span.From.Sub(clock.Start), span.To.Sub(clock.Start), offers); ok {
+			f.Chance = &chance
+		}
 	}
 	return c
 }
@@ -134,6 +141,13 @@ func (c *CapacityCheck) Print(out io.Writer) {
 		if i := f.Ideal; i != nil {
 			fmt.Fprintf(out, "  an ideal network on this chain's RBs, the same txs offered when admitted: p50 %s, p95 %s over %d txs (%d still waiting at its last RB); measured p95 %.2f× the ideal's\n",
 				Seconds(i.P50Ms), Seconds(i.P95Ms), i.Txs, i.Waiting, float64(l.P95Ms)/float64(max(i.P95Ms, 1)))
+		}
+		if c := f.Chance; c != nil {
+			fmt.Fprintf(out, "  by the leader schedule's chance alone (an ideal network on %d random chains as long as this one, the same txs): "+
+				"p95 %s / %s / %s at the 5th / 50th / 95th percentile, the measured p95 at the %.0fth; "+
+				"RBs whose next came late enough %.0f / %.0f / %.0f %%, the measured certified share at the %.0fth\n",
+				c.Chains, Seconds(c.P95Ms[0]), Seconds(c.P95Ms[1]), Seconds(c.P95Ms[2]), 100*c.P95Rank(l.P95Ms),
+				100*c.LateEnoughShare[0], 100*c.LateEnoughShare[1], 100*c.LateEnoughShare[2], 100*c.ShareRank(f.CertifiedShare))
 		}
 	} else {
 		fmt.Fprintf(out, "  submit to chain: no tx first sent in the span is on every chain; the model's p50 %s, p95 %s\n",

@@ -81,6 +81,9 @@ func TestCheckCapacity(t *testing.T) {
 			if (c.Ideal == nil) != (tc.ideal == nil) || c.Ideal != nil && *c.Ideal != *tc.ideal {
 				t.Errorf("ideal %+v, want %+v", c.Ideal, tc.ideal)
 			}
+			if (c.Chance == nil) != (tc.ideal == nil) || c.Chance != nil && c.Chance.Chains == 0 {
+				t.Errorf("chance %+v beside the ideal %+v", c.Chance, c.Ideal)
+			}
 		})
 	}
 }
@@ -89,11 +92,16 @@ func TestCheckCapacity(t *testing.T) {
 // measured beside it, saying what it is.
 func TestCapacityPrinted(t *testing.T) {
 	m := devnetModel(t)
+	chance, ok := m.Chance(400, 10*time.Second, 40*time.Second, []capacity.Offer{{At: 15 * time.Second, Counted: true}})
+	if !ok {
+		t.Fatal("no chance")
+	}
 	c := &CapacityCheck{Model: m, Chain: &ChainFigures{
 		FromS: 10, ToS: 40, OnChainTxPerSecond: 69, OnChainTxkBPerSecond: 13.8, CapacityShare: 69 / m.TxPerSecond,
 		EBsFateKnown: 5, EBsCertified: 3, CertifiedShare: 0.6, EBsNextTooEarly: 1, NextTooEarlyShare: 0.2,
 		Latency: &Latency{Txs: 7, P50Ms: 3000, P95Ms: 7000},
 		Ideal:   &capacity.Replay{Txs: 6, Waiting: 1, P50Ms: 2500, P95Ms: 5000},
+		Chance:  &chance,
 	}}
 	var out bytes.Buffer
 	(&Report{Capacity: c}).Print(&out)
@@ -103,6 +111,11 @@ func TestCapacityPrinted(t *testing.T) {
 		"  EBs certified 3 of 5 whose fate is known (60 %, p_cert 39 %); next RB too early 1 (20 %, 1 − p_cert 61 %); of the 4 whose next RB came late enough, 3 certified (75 %)\n",
 		"  submit to chain p50 3.00 s, p95 7.00 s over 7 txs first sent in the span; the model's p50 3.21 s, p95 6.63 s\n",
 		"  an ideal network on this chain's RBs, the same txs offered when admitted: p50 2.50 s, p95 5.00 s over 6 txs (1 still waiting at its last RB); measured p95 1.40× the ideal's\n",
+		// One tx at 15 s, p95 7 s measured, 60 % certified: by chance alone
+		// an RB comes within 0.1–3 s; 200 chains, a fixed seed.
+		"  by the leader schedule's chance alone (an ideal network on 200 random chains as long as this one, the same txs): " +
+			"p95 0.10 s / 0.70 s / 3.00 s at the 5th / 50th / 95th percentile, the measured p95 at the 100th; " +
+			"RBs whose next came late enough 25 / 39 / 57 %, the measured certified share at the 98th\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the lines lack %q:\n%s", want, out.String())

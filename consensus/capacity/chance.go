@@ -1,0 +1,109 @@
+package capacity
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// The chance's number of chains and seed: fixed, so a Chance is a function
+// of its inputs.
+const (
+	chanceChains = 200
+	chanceSeed   = 2
+)
+
+// ChanceText is Chance.Model.
+const ChanceText = "the ideal network of the replay on random chains as long as the run's, each slot with an RB with " +
+	"probability f, the run's own txs offered as they were admitted: the 5th, 50th and 95th percentiles over the chains " +
+	"of the replay's p95 and of the share of the span's RBs whose next RB came minCertGap slots or more after them — what " +
+	"a run of this length measures by the leader schedule's chance alone, whatever the nodes do"
+
+// Chance is how far a run's figures vary with its leader schedule alone
+// (ChanceText): a run of 15 minutes sees some 45 RBs, and its p95 latency
+// and certified share move with their gaps. Beside a run's figures it
+// says whether they are the schedule's luck or the nodes'.
+type Chance struct {
+	Model  string `json:"model"`
+	Chains int    `json:"chains"`
+	Seed   uint64 `json:"seed"`
+	// P95Ms is the replay's p95 latency, LateEnoughShare the share of
+	// the span's RBs whose next RB may certify their EB: each the 5th,
+	// 50th and 95th percentile over the chains.
+	P95Ms           [3]int64   `json:"p95Ms"`
+	LateEnoughShare [3]float64 `json:"lateEnoughShare"`
+
+	p95s, shares []float64 // sorted, one per chain that placed a counted tx
+}
+
+// Chance replays offers on random chains up to lastSlot and measures the
+// share of RBs whose slot starts in [from, to) that a later RB could
+// certify. It says false when no chain placed a counted tx.
+func (m Model) Chance(lastSlot uint64, from, to time.Duration, offers []Offer) (Chance, bool) {
+	offers = byOfferTime(offers)
+	rng := rand.New(rand.NewPCG(chanceSeed, 0))
+	slot, gap := m.Params.SlotLength(), uint64(max(m.Params.MinCertGap, 0))
+	c := Chance{Model: ChanceText, Chains: chanceChains, Seed: chanceSeed}
+	rbs := make([]uint64, 0, int(float64(lastSlot)*m.Params.ActiveSlotsCoeff*1.5))
+	for range chanceChains {
+		rbs = rbs[:0]
+		for s := uint64(1); s <= lastSlot; s++ {
+			if rng.Float64() < m.Params.ActiveSlotsCoeff {
+				rbs = append(rbs, s)
+			}
+		}
+		r, ok := m.replay(rbs, offers)
+		if !ok {
+			continue
+		}
+		c.p95s = append(c.p95s, float64(r.P95Ms))
+		inSpan, lateEnough := 0, 0
+		for i, s := range rbs[:max(len(rbs)-1, 0)] {
+			if at := time.Duration(s) * slot; at < from || at >= to {
+				continue
+			}
+			inSpan++
+			if rbs[i+1]-s >= gap {
+				lateEnough++
+			}
+		}
+		c.shares = append(c.shares, float64(lateEnough)/float64(max(inSpan, 1)))
+	}
+	if len(c.p95s) == 0 {
+		return c, false
+	}
+	slices.Sort(c.p95s)
+	slices.Sort(c.shares)
+	for i, q := range []float64{0.05, 0.5, 0.95} {
+		c.P95Ms[i] = int64(percentile(c.p95s, q))
+		c.LateEnoughShare[i] = percentile(c.shares, q)
+	}
+	return c, true
+}
+
+// P95Rank is the share of the chains whose replay's p95 is below ms: where
+// a run's p95 falls among what the schedule alone gives.
+func (c Chance) P95Rank(ms int64) float64 { return rank(c.p95s, float64(ms)) }
+
+// ShareRank is the same for a share of RBs whose next RB came late enough.
+func (c Chance) ShareRank(share float64) float64 { return rank(c.shares, share) }
+
+// rank is the share of sorted below x, counting ties as half.
+func rank(sorted []float64, x float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	below, _ := slices.BinarySearch(sorted, x)
+	atOrBelow := below
+	for atOrBelow < len(sorted) && sorted[atOrBelow] == x {
+		atOrBelow++
+	}
+	return (float64(below) + float64(atOrBelow-below)/2) / float64(len(sorted))
+}
+
+// percentile is the nearest-rank q-quantile of sorted, which is not empty.
+func percentile(sorted []float64, q float64) float64 {
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}

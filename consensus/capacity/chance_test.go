@@ -1,0 +1,99 @@
+package capacity
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// steady is a tx every interval from 0 to end, counted from countFrom on.
+func steady(interval, countFrom, end time.Duration) []Offer {
+	var o []Offer
+	for at := time.Duration(0); at < end; at += interval {
+		o = append(o, Offer{At: at, Counted: at >= countFrom})
+	}
+	return o
+}
+
+// TestChanceIsTheBinomialsSpread: on the testnet template the share of a
+// span's RBs whose next RB came late enough is a binomial draw around
+// p_cert, narrow over a long span and some 8 points either way over the
+// dozen minutes a lab run measures.
+func TestChanceIsTheBinomialsSpread(t *testing.T) {
+	p := template(t, "testnet.json")
+	m := Model{Params: p, EBTxs: math.MaxInt, Latency: newLatencyModel(p)}
+	pCert := p.PCert()
+	for _, tc := range []struct {
+		name  string
+		slots uint64
+	}{{"12 minutes", 900}, {"a day", 86_400}} {
+		t.Run(tc.name, func(t *testing.T) {
+			slot := p.SlotLength()
+			from, to := 180*slot, time.Duration(tc.slots)*slot
+			c, ok := m.Chance(tc.slots, from, to, steady(20*time.Second, from, to))
+			if !ok {
+				t.Fatal("no chain placed a tx")
+			}
+			rbs := float64(to-from) / float64(p.MeanRBInterval())
+			sd := math.Sqrt(pCert * (1 - pCert) / rbs)
+			lo, mid, hi := c.LateEnoughShare[0], c.LateEnoughShare[1], c.LateEnoughShare[2]
+			if math.Abs(mid-pCert) > sd {
+				t.Errorf("median share %.3f, p_cert %.3f (binomial sd %.3f)", mid, pCert, sd)
+			}
+			// The 5th to 95th percentile of a binomial spans 2 × 1.645 sd.
+			if w := (hi - lo) / (2 * 1.645 * sd); w < 0.7 || w > 1.3 {
+				t.Errorf("5th–95th percentile %.3f–%.3f spans %.2f× the binomial's", lo, hi, w)
+			}
+			t.Logf("%.0f RBs: shares %.3f / %.3f / %.3f (p_cert %.3f, sd %.3f); p95 %v ms", rbs, lo, mid, hi, pCert, sd, c.P95Ms)
+		})
+	}
+}
+
+// TestChanceOfTheLatencyModel: with no RB body and EBs that hold every
+// waiting tx (the latency model's chain) the replay's p95 over a long
+// span is the model's on every chain, and over a short one it scatters
+// around it.
+func TestChanceOfTheLatencyModel(t *testing.T) {
+	p := template(t, "testnet.json")
+	m := Model{Params: p, EBTxs: math.MaxInt, Latency: newLatencyModel(p)}
+	slot := p.SlotLength()
+	want := float64(m.Latency.P95Ms)
+	long, ok := m.Chance(100_000, 0, 100_000*slot, steady(7*time.Second, 0, 99_000*slot))
+	if !ok {
+		t.Fatal("no chain placed a tx")
+	}
+	for i, got := range long.P95Ms {
+		if math.Abs(float64(got)-want) > 0.05*want {
+			t.Errorf("over 100,000 slots, percentile %d of the p95s is %d ms, the model's %d ms", i, got, m.Latency.P95Ms)
+		}
+	}
+	short, _ := m.Chance(900, 180*slot, 900*slot, steady(time.Second, 180*slot, 900*slot))
+	if lo, hi := float64(short.P95Ms[0]), float64(short.P95Ms[2]); !(lo < 0.9*want && hi > 1.1*want) {
+		t.Errorf("over 900 slots the p95s' 5th–95th percentiles %v ms do not straddle the model's %d ms", short.P95Ms, m.Latency.P95Ms)
+	}
+	t.Logf("p95s over 900 slots %v ms, 100,000 slots %v ms; model %d ms", short.P95Ms, long.P95Ms, m.Latency.P95Ms)
+}
+
+// TestChanceIsAFunctionOfItsInputs: a fixed seed.
+func TestChanceIsAFunctionOfItsInputs(t *testing.T) {
+	p := template(t, "testnet.json")
+	m := Model{Params: p, EBTxs: 100, RBTxs: 10}
+	offers := steady(100*time.Millisecond, 60*time.Second, 600*time.Second)
+	a, _ := m.Chance(600, time.Minute, 10*time.Minute, offers)
+	b, _ := m.Chance(600, time.Minute, 10*time.Minute, offers)
+	if a.P95Ms != b.P95Ms || a.LateEnoughShare != b.LateEnoughShare {
+		t.Errorf("two runs differ: %v %v, %v %v", a.P95Ms, a.LateEnoughShare, b.P95Ms, b.LateEnoughShare)
+	}
+}
+
+func TestRank(t *testing.T) {
+	c := Chance{p95s: []float64{10, 20, 20, 30}}
+	for _, tc := range []struct {
+		ms   int64
+		want float64
+	}{{5, 0}, {10, 0.125}, {20, 0.5}, {25, 0.75}, {40, 1}} {
+		if got := c.P95Rank(tc.ms); got != tc.want {
+			t.Errorf("P95Rank(%d) = %g, want %g", tc.ms, got, tc.want)
+		}
+	}
+}
