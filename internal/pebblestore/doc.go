@@ -22,7 +22,8 @@
 //     one error, after which the store refuses writes and Failed is
 //     closed, so its owner can stop; no call into Pebble waits past it (a
 //     flush Pebble retries for ever on a full disk), and the store creates
-//     no more files. What was committed before the fault stays consistent
+//     no more files nor writes its tables: a table left empty by the
+//     fault is removed as the store is abandoned. What was committed before the fault stays consistent
 //     on disk: every change is one batch, and Pebble replays its
 //     write-ahead log batch by batch.
 //   - Markers: values kept in file names beside the store (Pebble's

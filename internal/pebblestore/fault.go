@@ -184,6 +184,11 @@ type failedFS struct {
 }
 
 func (f failedFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	table := strings.HasSuffix(name, ".sst")
+	if table { // a table's creation is one of its writes (tableWrites)
+		f.s.tableWrites.RLock()
+		defer f.s.tableWrites.RUnlock()
+	}
 	if err := f.fault(); err != nil {
 		return nil, err
 	}
@@ -191,31 +196,59 @@ func (f failedFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File,
 	if err != nil {
 		return nil, err
 	}
-	return &watchedFile{File: file, name: name, s: f.s}, nil
+	w := &watchedFile{File: file, name: name, s: f.s, table: table}
+	if table {
+		f.s.unfinishedMu.Lock()
+		f.s.writingTables[w] = struct{}{}
+		f.s.unfinishedMu.Unlock()
+	}
+	return w, nil
 }
 
 // watchedFile notes its name in the store when a write to it fails: the
 // file Pebble was writing when the disk filled, which it never finishes.
+// A table's writes are also refused once the store has a fault, so that a
+// table still empty then stays empty (removeUnfinished).
 type watchedFile struct {
 	vfs.File
-	name string
-	s    *DB
+	name  string
+	s     *DB
+	table bool
 }
 
-func (w *watchedFile) Write(p []byte) (int, error) {
-	n, err := w.File.Write(p)
-	w.note(err)
+func (w *watchedFile) Write(p []byte) (n int, err error) {
+	err = w.write(func() (err error) { n, err = w.File.Write(p); return err })
 	return n, err
 }
 
-func (w *watchedFile) WriteAt(p []byte, off int64) (int, error) {
-	n, err := w.File.WriteAt(p, off)
-	w.note(err)
+func (w *watchedFile) WriteAt(p []byte, off int64) (n int, err error) {
+	err = w.write(func() (err error) { n, err = w.File.WriteAt(p, off); return err })
 	return n, err
 }
 
-func (w *watchedFile) Sync() error {
-	err := w.File.Sync()
+func (w *watchedFile) Sync() error { return w.write(w.File.Sync) }
+
+func (w *watchedFile) Close() error {
+	if w.table {
+		w.s.unfinishedMu.Lock()
+		delete(w.s.writingTables, w)
+		w.s.unfinishedMu.Unlock()
+	}
+	return w.File.Close()
+}
+
+// write runs op, a write to the file, and notes its failure. A table's
+// write holds tableWrites shared and is refused once the store has a
+// fault.
+func (w *watchedFile) write(op func() error) error {
+	if w.table {
+		w.s.tableWrites.RLock()
+		defer w.s.tableWrites.RUnlock()
+		if err := (failedFS{s: w.s}).fault(); err != nil {
+			return err
+		}
+	}
+	err := op()
 	w.note(err)
 	return err
 }
@@ -237,18 +270,32 @@ func (w *watchedFile) note(err error) {
 	}
 }
 
-// removeUnfinished removes the empty files whose writes failed: a table
-// Pebble began as the disk filled is named by no version of the store, and
-// an empty one left behind looks like damage to whoever looks next.
+// removeUnfinished removes, once the store has a fault, the empty files
+// whose writes failed — a table Pebble began as the disk filled is named
+// by no version of the store, and an empty one left behind looks like
+// damage to whoever looks next — and the tables Pebble is writing that are
+// still empty: their writes are refused from now on, so no version will
+// name them either. A table write in flight may be about to fill its
+// table: then the tables are left for the next open to delete as obsolete,
+// since an abandoned store must not wait on a write that may hang.
 func (s *DB) removeUnfinished() {
 	s.unfinishedMu.Lock()
 	defer s.unfinishedMu.Unlock()
-	for _, name := range s.unfinished {
+	removeIfEmpty := func(name string) {
 		if info, err := s.fs.Stat(name); err == nil && info.Size() == 0 {
 			_ = s.fs.Remove(name)
 		}
 	}
+	for _, name := range s.unfinished {
+		removeIfEmpty(name)
+	}
 	s.unfinished = nil
+	if s.tableWrites.TryLock() {
+		defer s.tableWrites.Unlock()
+		for w := range s.writingTables {
+			removeIfEmpty(w.name)
+		}
+	}
 }
 
 func (f failedFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {

@@ -60,10 +60,16 @@ type DB struct {
 	stalls stallClock // writes held back by Pebble: see WriteStalls
 
 	// unfinished are the files Pebble created whose writes failed (a
-	// table flushed as the disk filled): left empty, removed once the
-	// store has a fault (removeUnfinished).
-	unfinishedMu sync.Mutex
-	unfinished   []string
+	// table flushed as the disk filled), writingTables the tables it has
+	// open for writing: removed once the store has a fault if empty
+	// (removeUnfinished). unfinishedMu guards both.
+	unfinishedMu  sync.Mutex
+	unfinished    []string
+	writingTables map[*watchedFile]struct{}
+	// tableWrites is held shared by each write to a table and exclusively
+	// by removeUnfinished, which then knows no write can fill a table it
+	// removes: a table's writes check the fault under it.
+	tableWrites sync.RWMutex
 }
 
 // Open opens the store in dir, creating it only if dir does not exist or
@@ -169,7 +175,7 @@ func openExisting(dir string, opts Options, po *pebble.Options, lock *pebble.Loc
 // or for writing (ErrorIfNotExists unless fresh). A failure is returned as
 // the store's *Error.
 func openPebble(dir string, opts Options, po *pebble.Options, lock *pebble.Lock, readOnly, fresh bool) (*DB, error) {
-	s := &DB{name: opts.Name, dir: dir, fs: po.FS, readOnly: readOnly, failed: make(chan struct{})}
+	s := &DB{name: opts.Name, dir: dir, fs: po.FS, readOnly: readOnly, failed: make(chan struct{}), writingTables: map[*watchedFile]struct{}{}}
 	po = po.Clone()
 	po.Lock = lock
 	po.ErrorIfNotExists = !fresh

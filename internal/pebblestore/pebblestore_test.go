@@ -2,6 +2,7 @@ package pebblestore
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"syscall"
@@ -138,6 +139,55 @@ func TestFaults(t *testing.T) {
 			}
 			if err2 := s.Close(); err2 != err {
 				t.Errorf("Close: %v", err2)
+			}
+		})
+	}
+}
+
+// TestAbandonedStoreLeavesNoEmptyTable: a table Pebble had begun when the
+// store failed, and never wrote, is removed as the store is abandoned, and
+// its writes are refused from then on, so no version can name it; a table
+// with bytes is left for the next open to judge, and so is an empty one
+// whose write was in flight.
+func TestAbandonedStoreLeavesNoEmptyTable(t *testing.T) {
+	for _, inFlight := range []bool{false, true} {
+		t.Run(fmt.Sprintf("a write in flight %v", inFlight), func(t *testing.T) {
+			mem := vfs.NewMem()
+			inits := 0
+			s := mustOpen(t, mem, devnet, &inits)
+			fsys := failedFS{s.fs, s}
+			empty, err := fsys.Create("db/900001.sst", vfs.WriteCategoryUnspecified)
+			if err != nil {
+				t.Fatal(err)
+			}
+			written, err := fsys.Create("db/900002.sst", vfs.WriteCategoryUnspecified)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := written.Write([]byte("a block")); err != nil {
+				t.Fatal(err)
+			}
+			fault := s.Fail(&fs.PathError{Op: "write", Path: "db/000004.log", Err: syscall.ENOSPC})
+			if inFlight {
+				s.tableWrites.RLock()
+			}
+			if err := s.Close(); err != fault {
+				t.Errorf("Close: %v", err)
+			}
+			if inFlight {
+				s.tableWrites.RUnlock()
+			}
+			if _, err := mem.Stat("db/900001.sst"); (err == nil) != inFlight {
+				t.Errorf("the empty table: %v, with a write in flight %v", err, inFlight)
+			}
+			if _, err := mem.Stat("db/900002.sst"); err != nil {
+				t.Errorf("the written table: %v", err)
+			}
+			if _, err := empty.Write([]byte("late")); err != fault {
+				t.Errorf("a table's write after the fault: %v", err)
+			}
+			if _, err := fsys.Create("db/900003.sst", vfs.WriteCategoryUnspecified); err != fault {
+				t.Errorf("a table created after the fault: %v", err)
 			}
 		})
 	}
