@@ -6,7 +6,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -15,6 +17,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -606,7 +609,8 @@ func newNetnsLab(t *testing.T, addrs []string) *netnsLab {
 			t.Fatalf("lab host %s: the hosts must be in one /24 (%s0/24), neither .0 nor .254 nor .255", a, lan)
 		}
 	}
-	prefix := fmt.Sprintf("leiosnode-test-%d", os.Getpid())
+	removeStaleNetns(t)
+	prefix := fmt.Sprintf("%s%d", netnsPrefix, os.Getpid())
 	lab := &netnsLab{sw: prefix + "-switch", addrs: addrs}
 	var made []string
 	t.Cleanup(func() {
@@ -643,6 +647,33 @@ func newNetnsLab(t *testing.T, addrs []string) *netnsLab {
 		ip("-n", host, "link", "set", "eth0", "up")
 	}
 	return lab
+}
+
+// netnsPrefix begins the name of every network namespace a lab makes; the
+// test process's pid follows it.
+const netnsPrefix = "leiosnode-test-"
+
+// removeStaleNetns deletes the namespaces of labs whose test process is
+// gone: a test killed mid-run (a timeout, ^C) never ran its cleanup.
+func removeStaleNetns(t *testing.T) {
+	t.Helper()
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		t.Fatalf("ip netns list: %v", err)
+	}
+	for line := range strings.Lines(string(out)) {
+		name, _, _ := strings.Cut(strings.TrimSpace(line), " ") // "NAME (id: N)"
+		pid, _, _ := strings.Cut(strings.TrimPrefix(name, netnsPrefix), "-")
+		if _, err := strconv.Atoi(pid); err != nil || !strings.HasPrefix(name, netnsPrefix) {
+			continue // not a lab's
+		}
+		if _, err := os.Stat(filepath.Join("/proc", pid)); !errors.Is(err, fs.ErrNotExist) {
+			continue // its test still runs
+		}
+		if out, err := exec.Command("ip", "netns", "delete", name).CombinedOutput(); err != nil {
+			t.Logf("removing the stale network namespace %s: %v\n%s", name, err, out)
+		}
+	}
 }
 
 // addr is host i's address.
