@@ -12,11 +12,15 @@ import (
 const (
 	chanceChains = 200
 	chanceSeed   = 2
+	// chanceOffers bounds the txs each chain replays: a devnet's ten
+	// minutes offer millions.
+	chanceOffers = 50_000
 )
 
 // ChanceText is Chance.Model.
 const ChanceText = "the ideal network of the replay on random chains as long as the run's, each slot with an RB with " +
-	"probability f, the run's own txs offered as they were admitted: the 5th, 50th and 95th percentiles over the chains " +
+	"probability f, the run's own txs offered as they were admitted (thinned to one in k for at most 50,000, the blocks' room " +
+	"in txs divided by k): the 5th, 50th and 95th percentiles over the chains " +
 	"of the replay's p95 and of the share of the span's RBs whose next RB came minCertGap slots or more after them — what " +
 	"a run of this length measures by the leader schedule's chance alone, whatever the nodes do"
 
@@ -41,7 +45,21 @@ type Chance struct {
 // share of RBs whose slot starts in [from, to) that a later RB could
 // certify. It says false when no chain placed a counted tx.
 func (m Model) Chance(lastSlot uint64, from, to time.Duration, offers []Offer) (Chance, bool) {
+	return m.chance(lastSlot, from, to, offers, chanceOffers)
+}
+
+// chance is Chance with offers thinned to at most maxOffers.
+func (m Model) chance(lastSlot uint64, from, to time.Duration, offers []Offer, maxOffers int) (Chance, bool) {
 	offers = byOfferTime(offers)
+	if k := (len(offers) + maxOffers - 1) / maxOffers; k > 1 {
+		thinned := make([]Offer, 0, len(offers)/k+1)
+		for i := 0; i < len(offers); i += k {
+			thinned = append(thinned, offers[i])
+		}
+		offers = thinned
+		m.EBTxs = max(1, int(math.Round(float64(m.EBTxs)/float64(k))))
+		m.RBTxs = int(math.Round(float64(m.RBTxs) / float64(k)))
+	}
 	rng := rand.New(rand.NewPCG(chanceSeed, 0))
 	slot, gap := m.Params.SlotLength(), uint64(max(m.Params.MinCertGap, 0))
 	c := Chance{Model: ChanceText, Chains: chanceChains, Seed: chanceSeed}

@@ -97,3 +97,26 @@ func TestRank(t *testing.T) {
 		}
 	}
 }
+
+// TestChanceThinned: the txs of a run at 0.8× the testnet's capacity of
+// payments, thinned one in six with the blocks' room in txs, give what
+// they give whole within a few per cent.
+func TestChanceThinned(t *testing.T) {
+	m, err := New(template(t, "testnet.json"), 195)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := 180*time.Second, 900*time.Second
+	offers := steady(time.Second/346, from, to)
+	whole, _ := m.chance(900, from, to, offers, len(offers))
+	thinned, _ := m.chance(900, from, to, offers, len(offers)/6)
+	for i := range whole.P95Ms {
+		if w, th := float64(whole.P95Ms[i]), float64(thinned.P95Ms[i]); math.Abs(th-w) > 0.03*w {
+			t.Errorf("percentile %d of the p95s: whole %v ms, thinned %v ms", i, w, th)
+		}
+	}
+	if whole.LateEnoughShare != thinned.LateEnoughShare {
+		t.Errorf("the chains differ: %v, %v", whole.LateEnoughShare, thinned.LateEnoughShare)
+	}
+	t.Logf("p95s whole %v ms, thinned %v ms", whole.P95Ms, thinned.P95Ms)
+}
