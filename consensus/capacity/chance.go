@@ -100,6 +100,12 @@ func (m Model) chance(lastSlot uint64, from, to time.Duration, offers []Offer, m
 	return c, true
 }
 
+// P95s are the replay's p95 on each chain, in ms, ascending; Shares the
+// share of the span's RBs whose next came late enough on each. Both are
+// the run's alone: not in its report's JSON.
+func (c Chance) P95s() []float64   { return slices.Clone(c.p95s) }
+func (c Chance) Shares() []float64 { return slices.Clone(c.shares) }
+
 // P95Rank is the share of the chains whose replay's p95 is below ms: where
 // a run's p95 falls among what the schedule alone gives.
 func (c Chance) P95Rank(ms int64) float64 { return rank(c.p95s, float64(ms)) }

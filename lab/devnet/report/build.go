@@ -83,7 +83,9 @@ func Build(o Observations, out io.Writer) Report {
 }
 
 // Write writes the report as JSON to file and its plots beside it (the
-// series', g's and the offered rate's), saying so on out.
+// series', g's and the offered rate's; the timeline's; the leader
+// schedule's chance, when the run was measured beside it), saying so on
+// out.
 func Write(file string, report Report, series *StatusSeries, g *consensus.Genesis, offered float64, out io.Writer) error {
 	if err := config.WriteJSON(file, report); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
@@ -98,5 +100,11 @@ func Write(file string, report Report, series *StatusSeries, g *consensus.Genesi
 		return fmt.Errorf("writing the report's load plots: %w", err)
 	}
 	fmt.Fprintf(out, "plots written to %s and %s\n", plotsFile, loadFile)
+	chanceFile := chancePlotFile(file)
+	if drawn, err := writeChancePlot(chanceFile, report.Capacity); err != nil {
+		return fmt.Errorf("writing the report's chance plot: %w", err)
+	} else if drawn {
+		fmt.Fprintf(out, "the leader schedule's chance drawn in %s\n", chanceFile)
+	}
 	return nil
 }
