@@ -15,10 +15,10 @@ import (
 	"github.com/leiosnode/leiosnode/ledger"
 )
 
-func TestDefaultCapacityIsTwoBlocks(t *testing.T) {
+func TestDefaultCapacityIsTheBacklog(t *testing.T) {
 	p := consensus.DefaultLeiosParams()
-	if want := 2 * (p.RBMaxBodyBytes + p.EBMaxClosureBytes); DefaultCapacityBytes != want {
-		t.Fatalf("DefaultCapacityBytes = %d, want 2 × (RB body max + EB closure max) = %d", DefaultCapacityBytes, want)
+	if want := consensus.BacklogEBs * (p.RBMaxBodyBytes + p.EBMaxClosureBytes); DefaultCapacityBytes != want {
+		t.Fatalf("DefaultCapacityBytes = %d, want BacklogEBs × (RB body max + EB closure max) = %d", DefaultCapacityBytes, want)
 	}
 }
 

@@ -12,10 +12,11 @@ import (
 
 // Defaults of Options.
 const (
-	// DefaultCapacityBytes is 2 × (RB body max 90,112 + EB closure max
+	// DefaultCapacityBytes is 4 × (RB body max 90,112 + EB closure max
 	// 12,000,000), the prototype values of consensus.DefaultLeiosParams:
-	// room for two blocks' worth of txs, RB and EB.
-	DefaultCapacityBytes = 2 * (90_112 + 12_000_000)
+	// room for consensus.BacklogEBs blocks' worth of txs, RB and EB, what
+	// a node sizes its mempool to from its genesis.
+	DefaultCapacityBytes = 4 * (90_112 + 12_000_000)
 	// DefaultSyncDeltaCap is the delta (txs added while a sync worked) small
 	// enough to reapply under the add lock.
 	DefaultSyncDeltaCap = 256

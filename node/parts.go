@@ -103,8 +103,11 @@ func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 		// next block can put them.
 		Slot:   func() uint64 { return clock.SlotAt(p.now()) },
 		Params: g.ProtocolParams,
-		// Room for two blocks' worth of txs, RB and EB, of this network.
-		CapacityBytes: 2 * (g.Leios.RBMaxBodyBytes + g.Leios.EBMaxClosureBytes),
+		// Room for the backlog the edge lets in, BacklogEBs blocks' worth
+		// of txs, RB and EB, of this network: an EB is cleared only when
+		// the next RB certifies it, so room for two blocks of large txs
+		// fills in one long gap between RBs at a load the chain carries.
+		CapacityBytes: consensus.BacklogEBs * (g.Leios.RBMaxBodyBytes + g.Leios.EBMaxClosureBytes),
 		Logger:        p.log.With("component", "mempool"),
 		Now:           p.now,
 		Registerer:    opts.registerer,

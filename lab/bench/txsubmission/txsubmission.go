@@ -55,8 +55,8 @@ from a local adder paced to --offered), and every --block-every a block
 takes all the adder added, so it drains as on a chain. Beside those it
 holds --held txs that wait for a later block for the whole cell, which
 every peer already has: the standing occupancy of a mempool between
-blocks (a Leios mempool holds up to 2 × (RB body + EB closure), some
-80,000 txs of 300 bytes; on mainnet's 20 s between blocks, 4,000 tx/s
+blocks (a Leios mempool holds up to 4 × (RB body + EB closure), some
+160,000 txs of 300 bytes; on mainnet's 20 s between blocks, 4,000 tx/s
 leave 40,000 waiting on average). The node's walk offers each to each
 peer once, before the window opens; the lock-per-item walk's cache has
 them as sent to every peer, so its walks pass them, a lock each, as the
