@@ -22,7 +22,9 @@ const ChanceText = "the ideal network of the replay on random chains as long as 
 	"probability f, the run's own txs offered as they were admitted (thinned to one in k for at most 50,000, the blocks' room " +
 	"in txs divided by k): the 5th, 50th and 95th percentiles over the chains " +
 	"of the replay's p95 and of the share of the span's RBs whose next RB came minCertGap slots or more after them — what " +
-	"a run of this length measures by the leader schedule's chance alone, whatever the nodes do"
+	"a run of this length measures by the leader schedule's chance alone, whatever the nodes do; the p95's spread speaks " +
+	"for a run whose edges took what was offered: where they refused, the admissions followed the run's own chain, " +
+	"bunched where its blocks cleared room, and on other chains they queue otherwise"
 
 // Chance is how far a run's figures vary with its leader schedule alone
 // (ChanceText): a run of 15 minutes sees some 45 RBs, and its p95 latency
