@@ -18,6 +18,9 @@ import (
 // against L_hdr + L_vote.
 type CapacityReport struct {
 	load.CapacityCheck
+	// Uncertified are the EBs of the span the chain could have certified
+	// and did not; absent when there are none.
+	Uncertified *Uncertified `json:"uncertified,omitempty"`
 	// Closures are the closures of the EBs of the measured span; absent
 	// without a span.
 	Closures *ClosureTimes `json:"closures,omitempty"`
@@ -72,6 +75,7 @@ func newCapacityReport(g *consensus.Genesis, r loadRun, span *load.Span, txs *lo
 		return &CapacityReport{Problem: err.Error()}
 	}
 	c := &CapacityReport{CapacityCheck: *load.CheckCapacity(model, r.common, r.clock, span, capacitySpanIs, txs.LatencyInSpan, txs.Offers)}
+	c.Uncertified = r.uncertified(span, params.MinCertGap)
 	if span != nil {
 		c.Closures = r.closureTimes(*span, params.ClosureBudget())
 		if c.Closures.ByHops = r.closuresByHops(*span, c.Closures.BudgetMs); c.Closures.ByHops != nil {
@@ -122,6 +126,9 @@ func printCapacity(out io.Writer, c *CapacityReport) {
 		return
 	}
 	c.CapacityCheck.Print(out)
+	if u := c.Uncertified; u != nil {
+		u.print(out)
+	}
 	cl := c.Closures
 	switch {
 	case cl == nil:
