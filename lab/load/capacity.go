@@ -12,7 +12,8 @@ import (
 // CapacityMeasured is CapacityCheck.Measured; %s says what the span is.
 const CapacityMeasured = "over the measured span (%s): on chain: the txs of the common chain's blocks whose slot started in it " +
 	"(their own and the closures they certified) per second, in kB (1,000 bytes) at the firehose's mean admitted tx size, " +
-	"and as a share of the structural capacity at that size; certified: the EBs the common chain announced in it whose fate " +
+	"and as a share of the structural capacity at that size, and of this chain's own ceiling (each of its RBs in the span " +
+	"counted as a full EB's closure where it came minCertGap slots or more after the RB before it, else a full body); certified: the EBs the common chain announced in it whose fate " +
 	"is known (a block follows their RB) that the next block certified, against p_cert; too early: those whose next block " +
 	"came within minCertGap slots, against 1 − p_cert; latency: the firehose's txs first sent in it that are on every chain, " +
 	"from the admitted POST to the start of the slot of the block that applied it, against the model's, dated the same way " +
@@ -42,6 +43,13 @@ type ChainFigures struct {
 	OnChainTxPerSecond   float64 `json:"onChainTxPerSecond"`
 	OnChainTxkBPerSecond float64 `json:"onChainTxkBPerSecond"`
 	CapacityShare        float64 `json:"capacityShare"`
+	// ChainCeilingTxPerSecond is what this chain's own RBs could have put
+	// on chain over the span: each a full EB's closure where it came
+	// minCertGap slots or more after the RB before it, else a full body —
+	// the capacity with the leader schedule's luck taken as it came;
+	// CeilingShare the chain's rate over it.
+	ChainCeilingTxPerSecond float64 `json:"chainCeilingTxPerSecond"`
+	CeilingShare            float64 `json:"ceilingShare"`
 	// EBsFateKnown counts the EBs announced in the span with a block
 	// after their RB; EBsCertified those the next block certified and
 	// EBsNextTooEarly those whose next block came within minCertGap slots;
@@ -74,13 +82,18 @@ func CheckCapacity(model capacity.Model, common []apitypes.BlockTxs, clock conse
 	}
 	f := &ChainFigures{FromS: span.From.Sub(clock.Start).Seconds(), ToS: span.To.Sub(clock.Start).Seconds(), Latency: latency}
 	c.Chain = f
-	txs := 0
+	txs, ceiling := 0, 0
 	gap := uint64(max(model.Params.MinCertGap, 0))
 	for i, b := range common {
 		if !span.Contains(clock.SlotStart(b.Slot)) {
 			continue
 		}
 		txs += len(b.Txs) + len(b.Closure)
+		if i > 0 && b.Slot-common[i-1].Slot >= gap {
+			ceiling += model.EBTxs
+		} else {
+			ceiling += model.RBTxs
+		}
 		if b.Announces == nil || i+1 == len(common) {
 			continue // no EB, or its fate is not known yet
 		}
@@ -96,6 +109,10 @@ func CheckCapacity(model capacity.Model, common []apitypes.BlockTxs, clock conse
 	if s := span.Seconds(); s > 0 {
 		f.OnChainTxPerSecond = float64(txs) / s
 		f.OnChainTxkBPerSecond = f.OnChainTxPerSecond * model.MeanTxBytes / 1000
+		f.ChainCeilingTxPerSecond = float64(ceiling) / s
+	}
+	if f.ChainCeilingTxPerSecond > 0 {
+		f.CeilingShare = f.OnChainTxPerSecond / f.ChainCeilingTxPerSecond
 	}
 	if model.TxPerSecond > 0 {
 		f.CapacityShare = f.OnChainTxPerSecond / model.TxPerSecond
@@ -127,8 +144,9 @@ func (c *CapacityCheck) Print(out io.Writer) {
 		fmt.Fprintln(out, "  nothing measured beside it: the run did not outlast its warm-up")
 		return
 	}
-	fmt.Fprintf(out, "  measured %.0f–%.0f s after the system start: on chain %.1f tx/s (%.1f TxkB/s at the firehose's mean %.0f B/tx) = %.0f %% of the capacity\n",
-		f.FromS, f.ToS, f.OnChainTxPerSecond, f.OnChainTxkBPerSecond, m.MeanTxBytes, 100*f.CapacityShare)
+	fmt.Fprintf(out, "  measured %.0f–%.0f s after the system start: on chain %.1f tx/s (%.1f TxkB/s at the firehose's mean %.0f B/tx) = %.0f %% of the capacity; "+
+		"this chain's own RBs could carry %.1f tx/s (a full EB where the RB came late enough to certify one, else a full body): %.0f %% of that\n",
+		f.FromS, f.ToS, f.OnChainTxPerSecond, f.OnChainTxkBPerSecond, m.MeanTxBytes, 100*f.CapacityShare, f.ChainCeilingTxPerSecond, 100*f.CeilingShare)
 	fmt.Fprintf(out, "  EBs certified %d of %d whose fate is known (%.0f %%, p_cert %.0f %%); next RB too early %d (%.0f %%, 1 − p_cert %.0f %%)",
 		f.EBsCertified, f.EBsFateKnown, 100*f.CertifiedShare, 100*m.PCert, f.EBsNextTooEarly, 100*f.NextTooEarlyShare, 100*(1-m.PCert))
 	if late := f.EBsFateKnown - f.EBsNextTooEarly; late > 0 {

@@ -71,6 +71,11 @@ func TestCheckCapacity(t *testing.T) {
 			if !near(c.OnChainTxPerSecond, tc.txPerS) || !near(c.OnChainTxkBPerSecond, tc.txPerS*0.2) || !near(c.CapacityShare, tc.txPerS/m.TxPerSecond) {
 				t.Errorf("on chain %v tx/s, %v TxkB/s, %v of the capacity; want %v tx/s", c.OnChainTxPerSecond, c.OnChainTxkBPerSecond, c.CapacityShare, tc.txPerS)
 			}
+			// Blocks 100, 115, 140, 160 and 390 came 10 slots or more after
+			// the one before: an EB's closure each; 120 an RB body.
+			if tc.fateKnown > 0 && (!near(c.ChainCeilingTxPerSecond, float64(5*m.EBTxs+m.RBTxs)/30) || !near(c.CeilingShare, tc.txPerS/c.ChainCeilingTxPerSecond)) {
+				t.Errorf("this chain's ceiling %v tx/s, %v of it; want 5 EBs and a body over 30 s", c.ChainCeilingTxPerSecond, c.CeilingShare)
+			}
 			if c.EBsFateKnown != tc.fateKnown || c.EBsCertified != tc.certified || c.EBsNextTooEarly != tc.tooEarly {
 				t.Errorf("EBs: %d of known fate, %d certified, %d too early; want %d, %d, %d",
 					c.EBsFateKnown, c.EBsCertified, c.EBsNextTooEarly, tc.fateKnown, tc.certified, tc.tooEarly)
@@ -98,6 +103,7 @@ func TestCapacityPrinted(t *testing.T) {
 	}
 	c := &CapacityCheck{Model: m, Chain: &ChainFigures{
 		FromS: 10, ToS: 40, OnChainTxPerSecond: 69, OnChainTxkBPerSecond: 13.8, CapacityShare: 69 / m.TxPerSecond,
+		ChainCeilingTxPerSecond: 100, CeilingShare: 0.69,
 		EBsFateKnown: 5, EBsCertified: 3, CertifiedShare: 0.6, EBsNextTooEarly: 1, NextTooEarlyShare: 0.2,
 		Latency: &Latency{Txs: 7, P50Ms: 3000, P95Ms: 7000},
 		Ideal:   &capacity.Replay{Txs: 6, Waiting: 1, P50Ms: 2500, P95Ms: 5000},
@@ -107,7 +113,8 @@ func TestCapacityPrinted(t *testing.T) {
 	(&Report{Capacity: c}).Print(&out)
 	for _, want := range []string{
 		"structural capacity 5,484 tx/s (1,097 TxkB/s) at 200 B/tx",
-		"  measured 10–40 s after the system start: on chain 69.0 tx/s (13.8 TxkB/s at the firehose's mean 200 B/tx) = 1 % of the capacity",
+		"  measured 10–40 s after the system start: on chain 69.0 tx/s (13.8 TxkB/s at the firehose's mean 200 B/tx) = 1 % of the capacity; " +
+			"this chain's own RBs could carry 100.0 tx/s (a full EB where the RB came late enough to certify one, else a full body): 69 % of that\n",
 		"  EBs certified 3 of 5 whose fate is known (60 %, p_cert 39 %); next RB too early 1 (20 %, 1 − p_cert 61 %); of the 4 whose next RB came late enough, 3 certified (75 %)\n",
 		"  submit to chain p50 3.00 s, p95 7.00 s over 7 txs first sent in the span; the model's p50 3.21 s, p95 6.63 s\n",
 		"  an ideal network on this chain's RBs, the same txs offered when admitted: p50 2.50 s, p95 5.00 s over 6 txs (1 still waiting at its last RB); measured p95 1.40× the ideal's\n",
