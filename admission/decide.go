@@ -113,11 +113,20 @@ func Decide(o Options, f Figures, path Path) Decision {
 		return Decision{Reason: QueueDelay, RetryAfter: o.RetryAfter,
 			Detail: fmt.Sprintf("the mempool holds %d txs, more than the %d the chain takes within the inclusion bound", f.MempoolTxs, o.MaxBacklogTxs)}
 	}
-	if !f.OldestAdmitted.IsZero() {
+	if !f.OldestAdmitted.IsZero() && o.beyondNextEB(f) {
 		if wait := f.Now.Sub(f.OldestAdmitted); wait > o.MaxQueueDelay {
 			return Decision{Reason: QueueDelay, RetryAfter: o.RetryAfter,
 				Detail: fmt.Sprintf("the oldest tx held has waited %.1f s (more than %.1f s)", wait.Seconds(), o.MaxQueueDelay.Seconds())}
 		}
 	}
 	return Decision{}
+}
+
+// beyondNextEB reports whether the mempool holds more than the next EB
+// takes (always, when o does not say what that is).
+func (o Options) beyondNextEB(f Figures) bool {
+	if o.NextEBTxs <= 0 && o.NextEBBytes <= 0 {
+		return true
+	}
+	return o.NextEBTxs > 0 && f.MempoolTxs > o.NextEBTxs || o.NextEBBytes > 0 && f.MempoolBytes > o.NextEBBytes
 }

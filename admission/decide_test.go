@@ -126,4 +126,18 @@ func TestDecideOptions(t *testing.T) {
 	if d := Decide(o, f, Peers); !d.Admits() {
 		t.Fatalf("peers refused for the backlog: %s", d.Detail)
 	}
+	// The oldest tx's long wait refuses only while the mempool holds more
+	// than the next EB takes, in txs or in bytes: what is held then all
+	// rides in that EB, a new tx with the oldest.
+	o = Options{MaxQueueDelay: 30 * time.Second, NextEBTxs: 100, NextEBBytes: 10_000}
+	for _, tc := range []struct {
+		txs, bytes int
+		want       Reason
+	}{{100, 10_000, Admit}, {101, 10_000, QueueDelay}, {100, 10_001, QueueDelay}, {0, 0, Admit}} {
+		f = calm()
+		f.OldestAdmitted, f.MempoolTxs, f.MempoolBytes = now.Add(-time.Minute), tc.txs, tc.bytes
+		if d := Decide(o, f, Local); d.Reason != tc.want {
+			t.Errorf("the oldest waited a minute, %d txs of %d bytes held: %s, want %s", tc.txs, tc.bytes, d.Reason, tc.want)
+		}
+	}
 }

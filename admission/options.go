@@ -34,13 +34,19 @@ type Options struct {
 	// what it will wait. The first needs the wait to have happened; the
 	// second refuses a surge at once, before it has queued a backlog the
 	// chain takes minutes to clear.
-	MaxQueueDelay   time.Duration
-	MaxBacklogTxs   int
-	MissedDeadlines int
-	SyncLagSlots    uint64
-	HighWater       float64
-	RetryAfter      time.Duration
-	SyncRetryAfter  time.Duration
+	MaxQueueDelay time.Duration
+	MaxBacklogTxs int
+	// NextEBTxs and NextEBBytes are what the next EB takes. A mempool
+	// within both holds nothing the next certified EB leaves behind: a tx
+	// admitted now rides with the oldest, however long that one waited
+	// (a run of RBs too early to certify ages it), so MaxQueueDelay then
+	// refuses nothing. 0 and 0: the wait alone decides.
+	NextEBTxs, NextEBBytes int
+	MissedDeadlines        int
+	SyncLagSlots           uint64
+	HighWater              float64
+	RetryAfter             time.Duration
+	SyncRetryAfter         time.Duration
 	// Interval is how often a Gate re-decides.
 	Interval time.Duration
 }

@@ -39,8 +39,9 @@ func TestEdgeAtTestnetTimingAdmitsANodeAtCapacity(t *testing.T) {
 		return admission.Figures{
 			Now: now, ClockSlot: 100_000, TipSlot: 100_000 - lagSlots,
 			OldestAdmitted: now.Add(-oldestWait),
-			// One full EB of 200 B txs held, of a 24 MB mempool.
-			MempoolTxs: 13_443, MempoolBytes: 13_443 * 200, MempoolCapacity: 2 * (90_112 + 12_000_000),
+			// Two full EBs of 200 B txs held, of a 48 MB mempool: more than
+			// the next EB takes, so the oldest's wait speaks for a backlog.
+			MempoolTxs: 2 * 13_443, MempoolBytes: 2 * 13_443 * 200, MempoolCapacity: 4 * (90_112 + 12_000_000),
 		}
 	}
 	for _, tc := range []struct {
@@ -75,6 +76,26 @@ func TestEdgeAtTestnetTimingAdmitsANodeAtCapacity(t *testing.T) {
 	surge.MempoolTxs, surge.MempoolBytes = 60_000, 60_000*200
 	if d := admission.Decide(testnet, surge, admission.Local); d.Reason != admission.QueueDelay {
 		t.Errorf("60,000 txs held at testnet timing: %s, want %s", d.Reason, admission.QueueDelay)
+	}
+	// After a run of RBs too early to certify, the oldest tx has waited
+	// past the bound while the chain took all but what the next EB takes:
+	// a tx admitted now rides in that EB with the oldest, so the wait
+	// refuses nothing, at any timing — in txs or, for large txs, in bytes.
+	drained := atCapacity(200*time.Second, 20)
+	drained.MempoolTxs, drained.MempoolBytes = 3_000, 3_000*200
+	large := atCapacity(200*time.Second, 20)
+	large.MempoolTxs, large.MempoolBytes = 3_000, 3_000*3_672
+	for name, o := range map[string]admission.Options{"testnet": testnet, "devnet": devnet} {
+		if d := admission.Decide(o, drained, admission.Local); !d.Admits() {
+			t.Errorf("%s: 3,000 payments held, the oldest 200 s old: %s (%s)", name, d.Reason, d.Detail)
+		}
+		if d := admission.Decide(o, large, admission.Local); !d.Admits() {
+			t.Errorf("%s: 3,000 large txs held (11 MB), the oldest 200 s old: %s (%s)", name, d.Reason, d.Detail)
+		}
+	}
+	large.MempoolTxs, large.MempoolBytes = 3_300, 3_300*3_672
+	if d := admission.Decide(testnet, large, admission.Local); d.Reason != admission.QueueDelay {
+		t.Errorf("3,300 large txs held (12.1 MB, past an EB's closure), the oldest 200 s old: %s, want %s", d.Reason, admission.QueueDelay)
 	}
 	// A refused submitter is asked back when the next RB may have changed
 	// the answer.

@@ -372,11 +372,16 @@ func (n *Node) wait(g *errgroup.Group) error {
 // how long a healthy chain goes without a block, and a refused submitter is
 // asked back when the next block may have changed the answer. The backlog
 // is consensus.BacklogEBs full EBs (53,772 txs with the prototype's EB
-// limits); large txs meet the mempool's byte bound, two EB closures, first.
+// limits); large txs meet the mempool's byte bound, as many EB closures,
+// first. The wait counts only while the mempool holds more than the next
+// EB takes.
 func edgeOptions(t consensus.Timing) admission.Options {
+	ebTxs := capacity.NewParams(t.SlotLength, t.F, t.Leios).MaxEBTxs()
 	return admission.Options{
 		MaxQueueDelay:  t.InclusionBound(),
-		MaxBacklogTxs:  consensus.BacklogEBs * capacity.NewParams(t.SlotLength, t.F, t.Leios).MaxEBTxs(),
+		MaxBacklogTxs:  consensus.BacklogEBs * ebTxs,
+		NextEBTxs:      ebTxs,
+		NextEBBytes:    t.Leios.EBMaxClosureBytes,
 		SyncLagSlots:   t.SyncLagSlots(),
 		RetryAfter:     t.MeanRBInterval(),
 		SyncRetryAfter: 5 * t.MeanRBInterval(),
