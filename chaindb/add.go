@@ -20,8 +20,10 @@ type AddResult struct {
 	RolledBack int       // blocks dropped from the old selection (0 when it was only extended)
 }
 
-// AddBlock stores blk and runs chain selection: the longest chain wins, ties
-// keep the current selection. A block already stored is a no-op. A chain
+// AddBlock stores blk and runs chain selection: the longest chain wins; of
+// two as long, the one whose tip has the lower leader VRF output when the
+// tips are at most Options.TiebreakSlots apart, else the current selection
+// (preferred). A block already stored is a no-op. A chain
 // held back by a parked block (ErrNotReady) is stored without an error; see
 // Reselect. Calls are serialized; readers are blocked only while the result
 // is committed.
@@ -41,9 +43,9 @@ func (db *DB) AddBlock(blk *block.Block) (AddResult, error) {
 		return res, err
 	}
 	added := newNode(blk.Header)
-	if added.number <= res.Tip.BlockNumber {
-		// Not longer than the selection: store it, validate it only if it
-		// ever becomes part of a longer chain.
+	if !db.preferred(added, db.tipNode()) {
+		// Not preferred to the selection: store it, validate it only if it
+		// ever becomes part of a preferred chain.
 		c := &change{batch: db.store.NewBatch(), added: added, parent: parent}
 		defer c.batch.Close()
 		storeBlock(c.batch, added, blk)
@@ -108,9 +110,9 @@ func (db *DB) admit(blk *block.Block) (parent *node, dup bool, err error) {
 	return parent, false, nil
 }
 
-// switchTo tries to select the chain ending in target, which is longer than
+// switchTo tries to select the chain ending in target, which is preferred to
 // the selection: roll back to the intersection, apply the fork's blocks, and
-// adopt the longest valid prefix if it is still longer than the selection.
+// adopt the longest valid prefix if it is still preferred to the selection.
 // blk is target's block if target is new (not yet in the tree; parent is its
 // predecessor's node), nil if target is a stored leaf (Reselect).
 func (db *DB) switchTo(target, parent *node, blk *block.Block) (AddResult, error) {
@@ -180,7 +182,7 @@ func (db *DB) switchTo(target, parent *node, blk *block.Block) (AddResult, error
 	}
 
 	path = path[:len(pathDiffs)]
-	if len(path) == 0 || path[len(path)-1].number <= oldTip.number {
+	if len(path) == 0 || !db.preferred(path[len(path)-1], oldTip) {
 		return AddResult{Tip: oldTip.tip()}, errors.Join(invalidErr, db.commit(c, noSyncStore))
 	}
 
@@ -205,6 +207,20 @@ func (db *DB) switchTo(target, parent *node, blk *block.Block) (AddResult, error
 	return AddResult{Adopted: true, Tip: newTip.tip(), RolledBack: rolledBack}, invalidErr
 }
 
+// preferred reports whether the chain ending in a is preferred to the one
+// ending in b: it is longer, or as long with a tip of a lower leader VRF
+// output at most Options.TiebreakSlots slots from b's. The same issuer in
+// one slot has one VRF output: its two blocks tie, and b stays.
+func (db *DB) preferred(a, b *node) bool {
+	if a.number != b.number {
+		return a.number > b.number
+	}
+	if a.header == nil || b.header == nil || max(a.slot, b.slot)-min(a.slot, b.slot) > db.opts.TiebreakSlots {
+		return false
+	}
+	return bytes.Compare(a.header.VRF.Output[:], b.header.VRF.Output[:]) < 0
+}
+
 // parentOf is n's parent node on a path to target: a new target (not in
 // the tree yet) has newParent, every other node its own.
 func parentOf(n, target, newParent *node) *node {
@@ -214,7 +230,7 @@ func parentOf(n, target, newParent *node) *node {
 	return n.parent
 }
 
-// Reselect runs chain selection again over the stored chains longer than
+// Reselect runs chain selection again over the stored chains preferred to
 // the selection: those held back by a parked block (ErrNotReady). Call it
 // when data a parked block waited for has arrived. Longest chains are tried
 // first; AddResult sums up the change from the selection before the call.
@@ -232,7 +248,7 @@ func (db *DB) reselect() (AddResult, error) {
 	start := db.tipNode()
 	var leaves []*node
 	for _, n := range db.nodes {
-		if len(n.children) == 0 && n.number > start.number {
+		if len(n.children) == 0 && db.preferred(n, start) {
 			leaves = append(leaves, n)
 		}
 	}
@@ -244,8 +260,8 @@ func (db *DB) reselect() (AddResult, error) {
 	})
 	var errs []error
 	for _, leaf := range leaves {
-		if db.nodes[leaf.hash] != leaf || leaf.number <= db.tipNode().number {
-			continue // dropped as invalid or pruned meanwhile, or no longer longer
+		if db.nodes[leaf.hash] != leaf || !db.preferred(leaf, db.tipNode()) {
+			continue // dropped as invalid or pruned meanwhile, or no longer preferred
 		}
 		if _, err := db.switchTo(leaf, leaf.parent, nil); err != nil {
 			errs = append(errs, err)

@@ -4,7 +4,10 @@
 //
 // The chain:
 //   - Blocks are stored by hash; the selected chain is indexed by block number.
-//   - Chain selection is "longest chain; ties keep the current selection".
+//   - Chain selection is "longest chain"; of two as long, the one whose tip
+//     has the lower leader VRF output when the tips are at most
+//     Options.TiebreakSlots apart (Praos's restricted VRF tiebreaker), else
+//     the current selection.
 //     A block is only accepted if its predecessor is in the volatile tree: the
 //     immutable tip (K blocks behind the tip) and the stored blocks that
 //     descend from it. So no selection change ever rolls back more than K

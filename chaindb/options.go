@@ -41,6 +41,15 @@ type Options struct {
 	// signature checks may be skipped. Required.
 	ApplyBlock func(utxo ledger.UTxO, blk *block.Block, parent *block.Header, reapply bool) (*ledger.Diff, error)
 
+	// TiebreakSlots is how far apart, in slots, the tips of two chains of
+	// one length may be for the chain whose tip has the lower leader VRF
+	// output to be preferred — Praos's restricted VRF tiebreaker: two
+	// leaders that forged so close together did not see each other's
+	// block, and every node that holds both then selects the same one.
+	// Farther apart, the selection keeps the chain it has. Zero: only tips
+	// of one slot.
+	TiebreakSlots uint64
+
 	// ValidateBlock checks what does not depend on the ledger (header
 	// signature, VRF, leader eligibility). May be nil. chaindb itself checks
 	// the body against the header's hash and size, the block number and the

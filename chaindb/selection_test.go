@@ -1,6 +1,7 @@
 package chaindb
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"testing"
@@ -84,6 +85,18 @@ type selectionModel struct {
 }
 
 func (m *selectionModel) number(i int) int { return len(m.ancestors(i)) }
+
+// prefers reports whether the chain ending in i is preferred to the
+// selection: longer, or as long with a tip of the same slot (the tests'
+// TiebreakSlots is 0) and a lower VRF output; other ties keep the
+// selection.
+func (m *selectionModel) prefers(i int) bool {
+	if n := m.number(i); n != len(m.path) || n == 0 {
+		return n > len(m.path)
+	}
+	tip, h := m.tree[m.path[len(m.path)-1]].blk.Header, m.tree[i].blk.Header
+	return h.Slot == tip.Slot && bytes.Compare(h.VRF.Output[:], tip.VRF.Output[:]) < 0
+}
 
 // ancestors returns i and its ancestors, i first; none for origin (-1).
 func (m *selectionModel) ancestors(i int) []int {
@@ -170,13 +183,13 @@ func (m *selectionModel) deliver(t *rapid.T, db *DB, i int) {
 		want = ErrUnknownPredecessor
 	case tb.badHeader:
 		want = ErrInvalidBlock
-	case tb.badBody && m.number(i) > len(m.path):
-		want = ErrInvalidBlock // validated at once, as it would be the longest chain
+	case tb.badBody && m.prefers(i):
+		want = ErrInvalidBlock // validated at once, as it would be preferred
 	case tb.badBody:
 		m.accepted[i] = true // stored, not validated yet
 	default:
 		m.accepted[i] = true
-		adopt = m.number(i) > len(m.path) // longest chain; a tie keeps the selection
+		adopt = m.prefers(i)
 	}
 	if (want == nil) != (err == nil) || !errors.Is(err, want) {
 		t.Fatalf("%s = %v, want %v", desc, err, want)
@@ -208,8 +221,9 @@ func (m *selectionModel) deliver(t *rapid.T, db *DB, i int) {
 
 // TestChainSelectionModel: random block trees (forks within and beyond k,
 // invalid headers and bodies) delivered in random orders; after every block
-// the selection is the model's: the longest valid chain reachable, ties
-// keeping the earlier, never a rollback deeper than k.
+// the selection is the model's: the longest valid chain reachable, a tie of
+// one slot going to the lower VRF output and other ties keeping the
+// earlier, never a rollback deeper than k.
 func TestChainSelectionModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		k := rapid.IntRange(1, 4).Draw(t, "k")
@@ -228,4 +242,35 @@ func TestChainSelectionModel(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestVRFTiebreak: of two chains of one length, the one whose tip has the
+// lower VRF output wins when the tips are at most TiebreakSlots apart;
+// farther apart, or with a higher output, the selection stays.
+func TestVRFTiebreak(t *testing.T) {
+	opts := testOptions(4, testGenesis(1), vfs.NewMem())
+	opts.TiebreakSlots = 1
+	db := mustOpen(t, "db", opts)
+	defer db.Close()
+	f := newForger()
+	withVRF := func(vrf, slot uint64) *block.Block { f.nonce = vrf - 1; return f.next(nil, slot) }
+	a := withVRF(50, 5)
+	for _, step := range []struct {
+		name  string
+		blk   *block.Block
+		moved bool
+	}{
+		{"the first block", a, true},
+		{"a lower output a slot later", withVRF(10, 6), true},
+		{"a higher output in the same slot", withVRF(20, 6), false},
+		{"a lower output two slots away", withVRF(1, 8), false},
+	} {
+		res, err := db.AddBlock(step.blk)
+		if err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if res.Adopted != step.moved || step.moved && db.Tip() != tipOf(step.blk) {
+			t.Errorf("%s: adopted %v, tip %s", step.name, res.Adopted, db.Tip())
+		}
+	}
 }

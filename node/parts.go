@@ -65,6 +65,10 @@ func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 		GenesisUTxO:   genesisUTxO,
 		Network:       networkOf(cfg, g),
 		ValidateBlock: p.validator.ValidateBlock,
+		// Two leaders within the header diffusion period forged without
+		// seeing each other's block: every node breaks the tie alike, so
+		// the committee votes for one EB, not for two halves.
+		TiebreakSlots: uint64(max(g.Leios.LHdr, 0)),
 		Logger:        p.log.With("component", "chaindb"),
 
 		AcceptLostImmutableTip: opts.acceptLostImmutableTip,
