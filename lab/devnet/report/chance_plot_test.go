@@ -1,8 +1,6 @@
 package report
 
 import (
-	"image/png"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -39,16 +37,7 @@ func TestChancePlot(t *testing.T) {
 	if drawn, err := writeChancePlot(path, c); err != nil || !drawn {
 		t.Fatalf("drawn %v, %v", drawn, err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("not a PNG: %v", err)
-	}
-	if b := img.Bounds(); b.Dx() < 900 || b.Dy() < 300 {
+	if b := pngBounds(t, path); b.Dx() < 900 || b.Dy() < 300 {
 		t.Errorf("image %v, want two charts' room", b)
 	}
 	c.Chain.Chance = nil

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"image"
 	"image/png"
 	"math"
 	"os"
@@ -56,16 +57,7 @@ func TestReportPlotsFromPolls(t *testing.T) {
 	if err := writeReportPlots(path, s, g, leios, 100); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("not a PNG: %v", err)
-	}
-	if b := img.Bounds(); b.Dx() < 900 || b.Dy() < 600 {
+	if b := pngBounds(t, path); b.Dx() < 900 || b.Dy() < 600 {
 		t.Errorf("image %v, want four charts' room", b)
 	}
 }
@@ -89,17 +81,23 @@ func TestLoadPlots(t *testing.T) {
 		if err := writeLoadPlots(path, newTimeline(r, 10*time.Second), newTargets(r, span, 10*time.Second, nil)); err != nil {
 			t.Fatal(err)
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("not a PNG: %v", err)
-		}
-		if b := img.Bounds(); b.Dx() < 1400 || b.Dy() < 800 {
+		if b := pngBounds(t, path); b.Dx() < 1400 || b.Dy() < 800 {
 			t.Errorf("image %v, want six charts' room", b)
 		}
 	}
+}
+
+// pngBounds are the bounds of the PNG image in the file at path.
+func pngBounds(t *testing.T, path string) image.Rectangle {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s is not a PNG: %v", path, err)
+	}
+	return img.Bounds()
 }
