@@ -99,7 +99,7 @@ func Open(dir string, opts Options) (*DB, error) {
 // may be stuck inside the write that failed (pebblestore.DB.Abandoned).
 func (db *DB) Close() error {
 	if db.store.Abandoned() {
-		return db.Err()
+		return db.store.Close() // its fault, once it removed the tables it left empty
 	}
 	db.addMu.Lock()
 	defer db.addMu.Unlock()

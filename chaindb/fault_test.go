@@ -186,7 +186,7 @@ func TestFaultChild(t *testing.T) {
 		blk := f.next(parent, 1, tx)
 		res, err := db.AddBlock(blk)
 		if err != nil {
-			faulttest.Exit(cmp.Or(db.Err(), err))
+			faulttest.Exit(cmp.Or(db.Close(), err))
 		}
 		fmt.Printf("adopted #%d\n", res.Tip.BlockNumber)
 		spend = ledger.TxIn{TxID: block.HashBytes(encodeTx(tx))}

@@ -150,7 +150,7 @@ func checkSchema(s *pebblestore.DB) error {
 // (pebblestore.DB.Abandoned).
 func (db *DB) Close() error {
 	if db.store.Abandoned() {
-		return db.Err()
+		return db.store.Close() // its fault, once it removed the tables it left empty
 	}
 	db.closeMu.Lock()
 	defer db.closeMu.Unlock()

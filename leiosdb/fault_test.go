@@ -115,16 +115,16 @@ func TestFaultChild(t *testing.T) {
 	}
 	// The writes run beside a watch of the store's fault, as in a node: a
 	// flush that fails for good (a full disk) stalls the writes behind it
-	// for ever, and the node exits on the fault.
+	// for ever, and the node closes the store and exits on the fault.
 	written := make(chan error, 1)
 	go func() { written <- writeEBs(t, db, n) }()
 	select {
 	case err := <-written:
 		if err != nil {
-			faulttest.Exit(cmp.Or(db.Err(), err))
+			faulttest.Exit(cmp.Or(db.Close(), err))
 		}
 	case <-db.Failed():
-		faulttest.Exit(db.Err())
+		faulttest.Exit(db.Close()) // its fault
 	}
 	faulttest.Exit(db.Close())
 }
