@@ -29,7 +29,12 @@ import (
 func TestOverloadIsRefusedAtTheEdge(t *testing.T) {
 	const offered = 200 // a chain: each tx spends the last one's output
 	configs := testNet(t, 3, 100*time.Millisecond, func(g *consensus.Genesis) {
-		g.ActiveSlotsCoeff = "0.2"
+		// At f 0.1 and a gap of 14 slots the next RB comes late enough
+		// for a certificate after a quarter of EBs (0.9^13): over the
+		// twenty-odd RBs of the refusing span one is all but sure
+		// (0.75^25 < 0.1 % to miss). At f 0.2 it was one in eighteen, and
+		// a span without one a run in ten.
+		g.ActiveSlotsCoeff = "0.1"
 		g.Leios.RBMaxBodyBytes = 700                            // three of the test's txs
 		g.Leios.EBMaxTxs, g.Leios.EBMaxClosureBytes = 10, 2_300 // an EB certifies at most ten
 		g.ProtocolParams.MaxTxSize = 1_024                      // a tx must fit an EB
