@@ -113,6 +113,10 @@ func Decide(o Options, f Figures, path Path) Decision {
 		return Decision{Reason: QueueDelay, RetryAfter: o.RetryAfter,
 			Detail: fmt.Sprintf("the mempool holds %d txs, more than the %d the chain takes within the inclusion bound", f.MempoolTxs, o.MaxBacklogTxs)}
 	}
+	if o.MaxBacklogBytes > 0 && f.MempoolBytes > o.MaxBacklogBytes {
+		return Decision{Reason: QueueDelay, RetryAfter: o.RetryAfter,
+			Detail: fmt.Sprintf("the mempool holds %d bytes of txs, more than the %d the chain takes within the inclusion bound", f.MempoolBytes, o.MaxBacklogBytes)}
+	}
 	if !f.OldestAdmitted.IsZero() && o.beyondNextEB(f) {
 		if wait := f.Now.Sub(f.OldestAdmitted); wait > o.MaxQueueDelay {
 			return Decision{Reason: QueueDelay, RetryAfter: o.RetryAfter,

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -125,6 +126,21 @@ func TestDecideOptions(t *testing.T) {
 	}
 	if d := Decide(o, f, Peers); !d.Admits() {
 		t.Fatalf("peers refused for the backlog: %s", d.Detail)
+	}
+	// So does its bound in bytes, below the mempool's high water: large
+	// txs are refused at the edge before the mempool refuses peers.
+	o = Options{MaxBacklogBytes: f.MempoolCapacity / 2}
+	f = calm()
+	f.MempoolBytes = o.MaxBacklogBytes
+	if d := Decide(o, f, Local); !d.Admits() {
+		t.Fatalf("refused at the backlog's bytes: %s", d.Detail)
+	}
+	f.MempoolBytes++
+	if d := Decide(o, f, Local); d.Reason != QueueDelay || !strings.Contains(d.Detail, fmt.Sprintf("holds %d bytes of txs, more than the %d", f.MempoolBytes, o.MaxBacklogBytes)) {
+		t.Fatalf("%s (%s), want queue-delay past the backlog's bytes", d.Reason, d.Detail)
+	}
+	if d := Decide(o, f, Peers); !d.Admits() {
+		t.Fatalf("peers refused for the backlog's bytes: %s", d.Detail)
 	}
 	// The oldest tx's long wait refuses only while the mempool holds more
 	// than the next EB takes, in txs or in bytes: what is held then all

@@ -11,8 +11,9 @@
 //     stays closed until an EB is checked in time again, or until no EB
 //     has come for a while to judge.
 //   - The mempool's queue delay: the oldest tx held was admitted longer ago
-//     than MaxQueueDelay, or the mempool holds more txs than MaxBacklogTxs,
-//     what the chain takes within that delay. The chain is not taking txs
+//     than MaxQueueDelay, or the mempool holds more txs than MaxBacklogTxs
+//     or more bytes than MaxBacklogBytes, what the chain takes within that
+//     delay. The chain is not taking txs
 //     as fast as they come; the backlog, and every tx's wait, would only
 //     grow. The wait measured adapts to whatever rate the chain carries (a
 //     queue kept at a target delay, as active queue management keeps a

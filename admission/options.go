@@ -29,13 +29,16 @@ const (
 // Options bound how far behind the node may be and still take txs in.
 // Zero fields take the defaults above.
 type Options struct {
-	// MaxQueueDelay bounds the oldest tx's wait, MaxBacklogTxs the txs
-	// held (0: no bound): the backlog judged by what it has waited and by
-	// what it will wait. The first needs the wait to have happened; the
-	// second refuses a surge at once, before it has queued a backlog the
-	// chain takes minutes to clear.
-	MaxQueueDelay time.Duration
-	MaxBacklogTxs int
+	// MaxQueueDelay bounds the oldest tx's wait, MaxBacklogTxs and
+	// MaxBacklogBytes the txs and bytes held (0: no bound): the backlog
+	// judged by what it has waited and by what it will wait. The first
+	// needs the wait to have happened; the others refuse a surge at once,
+	// before it has queued a backlog the chain takes minutes to clear —
+	// of small txs by their count, of large ones by their bytes, below
+	// the mempool's own bound, which refuses peers too.
+	MaxQueueDelay   time.Duration
+	MaxBacklogTxs   int
+	MaxBacklogBytes int
 	// NextEBTxs and NextEBBytes are what the next EB takes. A mempool
 	// within both holds nothing the next certified EB leaves behind: a tx
 	// admitted now rides with the oldest, however long that one waited

@@ -20,9 +20,9 @@ func TestTiming(t *testing.T) {
 		inclusion, hedge time.Duration
 	}{
 		{"devnet", Timing{SlotLength: 100 * time.Millisecond, F: 0.1, Leios: leios},
-			time.Second, math.Pow(0.9, 9), 88, 11_325 * time.Millisecond, 240 * time.Millisecond},
+			time.Second, math.Pow(0.9, 9), 88, 8_744 * time.Millisecond, 240 * time.Millisecond},
 		{"testnet", Timing{SlotLength: time.Second, F: 0.05, Leios: leios},
-			20 * time.Second, math.Pow(0.95, 9), 180, 146_934 * time.Millisecond, 2400 * time.Millisecond},
+			20 * time.Second, math.Pow(0.95, 9), 180, 115_201 * time.Millisecond, 2400 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tm := tc.timing

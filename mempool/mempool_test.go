@@ -17,8 +17,8 @@ import (
 
 func TestDefaultCapacityIsTheBacklog(t *testing.T) {
 	p := consensus.DefaultLeiosParams()
-	if want := consensus.BacklogEBs * (p.RBMaxBodyBytes + p.EBMaxClosureBytes); DefaultCapacityBytes != want {
-		t.Fatalf("DefaultCapacityBytes = %d, want BacklogEBs × (RB body max + EB closure max) = %d", DefaultCapacityBytes, want)
+	if want := consensus.MempoolBlocks * (p.RBMaxBodyBytes + p.EBMaxClosureBytes); DefaultCapacityBytes != want {
+		t.Fatalf("DefaultCapacityBytes = %d, want MempoolBlocks × (RB body max + EB closure max) = %d", DefaultCapacityBytes, want)
 	}
 }
 

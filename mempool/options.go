@@ -14,8 +14,8 @@ import (
 const (
 	// DefaultCapacityBytes is 4 × (RB body max 90,112 + EB closure max
 	// 12,000,000), the prototype values of consensus.DefaultLeiosParams:
-	// room for consensus.BacklogEBs blocks' worth of txs, RB and EB, what
-	// a node sizes its mempool to from its genesis.
+	// room for consensus.MempoolBlocks blocks' worth of txs, RB and EB,
+	// what a node sizes its mempool to from its genesis.
 	DefaultCapacityBytes = 4 * (90_112 + 12_000_000)
 	// DefaultSyncDeltaCap is the delta (txs added while a sync worked) small
 	// enough to reapply under the add lock.

@@ -51,7 +51,7 @@ func TestEdgeAtTestnetTimingAdmitsANodeAtCapacity(t *testing.T) {
 		{"a tx that waits for the next RB", atCapacity(20*time.Second, 20)},
 		{"a wait at the model's p50", atCapacity(47*time.Second, 20)},
 		{"a wait at the model's p95", atCapacity(107*time.Second, 20)},
-		{"a wait of one more uncertified EB", atCapacity(127*time.Second, 20)},
+		{"a wait at the inclusion bound, 115 s", atCapacity(115*time.Second, 20)},
 		{"a tip 100 slots behind: five RB intervals without a block", atCapacity(20*time.Second, 100)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,11 +71,20 @@ func TestEdgeAtTestnetTimingAdmitsANodeAtCapacity(t *testing.T) {
 		t.Errorf("a tip 200 slots behind at testnet timing: %s, want %s", d.Reason, admission.Syncing)
 	}
 	// A surge is refused at once, before its first txs have waited: more
-	// than four full EBs held.
+	// than three full EBs held, or of large txs more than three blocks'
+	// bytes — by the edge, below the mempool's high water, which would
+	// refuse peers' txs too.
 	surge := atCapacity(5*time.Second, 20)
-	surge.MempoolTxs, surge.MempoolBytes = 60_000, 60_000*200
+	surge.MempoolTxs, surge.MempoolBytes = 45_000, 45_000*200
 	if d := admission.Decide(testnet, surge, admission.Local); d.Reason != admission.QueueDelay {
-		t.Errorf("60,000 txs held at testnet timing: %s, want %s", d.Reason, admission.QueueDelay)
+		t.Errorf("45,000 txs held at testnet timing: %s, want %s", d.Reason, admission.QueueDelay)
+	}
+	surge.MempoolTxs, surge.MempoolBytes = 10_000, 10_000*3_672
+	if d := admission.Decide(testnet, surge, admission.Local); d.Reason != admission.QueueDelay {
+		t.Errorf("10,000 large txs held (36.7 MB) at testnet timing: %s, want %s", d.Reason, admission.QueueDelay)
+	}
+	if d := admission.Decide(testnet, surge, admission.Peers); !d.Admits() {
+		t.Errorf("peers' txs refused with 36.7 MB held: %s (%s)", d.Reason, d.Detail)
 	}
 	// After a run of RBs too early to certify, the oldest tx has waited
 	// past the bound while the chain took all but what the next EB takes:

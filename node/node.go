@@ -371,20 +371,21 @@ func (n *Node) wait(g *errgroup.Group) error {
 // judged against how long the chain takes to include a tx, a lag against
 // how long a healthy chain goes without a block, and a refused submitter is
 // asked back when the next block may have changed the answer. The backlog
-// is consensus.BacklogEBs full EBs (53,772 txs with the prototype's EB
-// limits); large txs meet the mempool's byte bound, as many EB closures,
-// first. The wait counts only while the mempool holds more than the next
-// EB takes.
+// is consensus.BacklogEBs blocks: full EBs by count (40,329 txs with the
+// prototype's EB limits), RB bodies and EB closures by bytes, the bound
+// large txs meet first. The wait counts only while the mempool holds more
+// than the next EB takes.
 func edgeOptions(t consensus.Timing) admission.Options {
 	ebTxs := capacity.NewParams(t.SlotLength, t.F, t.Leios).MaxEBTxs()
 	return admission.Options{
-		MaxQueueDelay:  t.InclusionBound(),
-		MaxBacklogTxs:  consensus.BacklogEBs * ebTxs,
-		NextEBTxs:      ebTxs,
-		NextEBBytes:    t.Leios.EBMaxClosureBytes,
-		SyncLagSlots:   t.SyncLagSlots(),
-		RetryAfter:     t.MeanRBInterval(),
-		SyncRetryAfter: 5 * t.MeanRBInterval(),
+		MaxQueueDelay:   t.InclusionBound(),
+		MaxBacklogTxs:   consensus.BacklogEBs * ebTxs,
+		MaxBacklogBytes: consensus.BacklogEBs * (t.Leios.RBMaxBodyBytes + t.Leios.EBMaxClosureBytes),
+		NextEBTxs:       ebTxs,
+		NextEBBytes:     t.Leios.EBMaxClosureBytes,
+		SyncLagSlots:    t.SyncLagSlots(),
+		RetryAfter:      t.MeanRBInterval(),
+		SyncRetryAfter:  5 * t.MeanRBInterval(),
 	}
 }
 

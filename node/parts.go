@@ -107,11 +107,12 @@ func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 		// next block can put them.
 		Slot:   func() uint64 { return clock.SlotAt(p.now()) },
 		Params: g.ProtocolParams,
-		// Room for the backlog the edge lets in, BacklogEBs blocks' worth
-		// of txs, RB and EB, of this network: an EB is cleared only when
-		// the next RB certifies it, so room for two blocks of large txs
-		// fills in one long gap between RBs at a load the chain carries.
-		CapacityBytes: consensus.BacklogEBs * (g.Leios.RBMaxBodyBytes + g.Leios.EBMaxClosureBytes),
+		// Room for the backlog the edge lets in and a block more for
+		// peers' txs, consensus.MempoolBlocks blocks' worth of txs, RB and
+		// EB, of this network: an EB is cleared only when the next RB
+		// certifies it, so room for two blocks of large txs fills in one
+		// long gap between RBs at a load the chain carries.
+		CapacityBytes: consensus.MempoolBlocks * (g.Leios.RBMaxBodyBytes + g.Leios.EBMaxClosureBytes),
 		Logger:        p.log.With("component", "mempool"),
 		Now:           p.now,
 		Registerer:    opts.registerer,
