@@ -10,6 +10,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/sec"
 	"github.com/libp2p/go-libp2p/p2p/net/swarm"
+
+	"github.com/leiosnode/leiosnode/internal/pause"
 )
 
 // keepConnected dials a topology peer whenever it is not connected, until
@@ -18,7 +20,7 @@ import (
 func (h *Host) keepConnected(ctx context.Context, info peer.AddrInfo) {
 	backoff := h.opts.MinBackoff
 	retry := func() bool {
-		ok := sleep(ctx, backoff)
+		ok := pause.For(ctx, backoff)
 		backoff = min(2*backoff, h.opts.MaxBackoff)
 		return ok
 	}

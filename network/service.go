@@ -16,6 +16,7 @@ import (
 	"github.com/multiformats/go-multistream"
 
 	"github.com/leiosnode/leiosnode/internal/cpuwork"
+	"github.com/leiosnode/leiosnode/internal/pause"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
@@ -226,7 +227,7 @@ func (h *Host) clientLoop(ctx context.Context, id peer.ID, svc Service) {
 		if time.Since(start) > h.opts.MaxBackoff {
 			backoff = h.opts.MinBackoff
 		}
-		if !sleep(ctx, backoff) {
+		if !pause.For(ctx, backoff) {
 			return
 		}
 		backoff = min(2*backoff, h.opts.MaxBackoff)
@@ -265,17 +266,5 @@ func (h *Host) handler(srv Server) network.StreamHandler {
 				h.log.Debug("server ended", "protocol", srv.Spec.Label(), "peer", id, "err", err)
 			}
 		})
-	}
-}
-
-// sleep waits d or until ctx ends; it reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }

@@ -29,6 +29,7 @@ var rank = map[string]int{
 	"internal/cpuwork":        0, // which work the CPU does; the node's parts label themselves
 	"internal/simtrace":       0, // the Leios simulators' trace format, written and checked
 	"internal/freeport":       0, // loopback ports no outgoing connection takes
+	"internal/pause":          0, // a wait that ends with its context
 	"internal/logging":        0, // one-line errors; repeated lines limited per peer
 	"internal/waittest":       0, // tests' waits, bounded by what they wait for and a hang's ceiling
 	"internal/metricstest":    0, // tests' reads of what a Prometheus registry gathers

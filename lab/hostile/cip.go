@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/leiosnode/leiosnode/block"
+	"github.com/leiosnode/leiosnode/internal/pause"
 	"github.com/leiosnode/leiosnode/network/protocol"
 	"github.com/leiosnode/leiosnode/notify"
 )
@@ -117,7 +118,7 @@ func cipJunk(ctx context.Context, t Target, tally *Tally) error {
 			for gctx.Err() == nil {
 				h, err := identity(gctx, t, tally, cipHandlers(gctx, tally, &handlers, servers...))
 				if err != nil {
-					if !sleep(gctx, time.Second) {
+					if !pause.For(gctx, time.Second) {
 						return nil
 					}
 					continue
@@ -160,7 +161,7 @@ func cipViolation(ctx context.Context, t Target, tally *Tally) error {
 	}
 	for ctx.Err() == nil {
 		_ = offendOnce(ctx, t, tally, &handlers, offence)
-		if !sleep(ctx, offencePause) {
+		if !pause.For(ctx, offencePause) {
 			return nil
 		}
 	}

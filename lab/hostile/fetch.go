@@ -14,6 +14,7 @@ import (
 
 	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/fetch"
+	"github.com/leiosnode/leiosnode/internal/pause"
 	"github.com/leiosnode/leiosnode/network"
 	"github.com/leiosnode/leiosnode/network/blockfetch"
 	"github.com/leiosnode/leiosnode/network/protocol"
@@ -148,7 +149,7 @@ func notHeld(ctx context.Context, t Target, tally *Tally) error {
 			for gctx.Err() == nil {
 				h, err := identity(gctx, t, tally, nil)
 				if err != nil {
-					if !sleep(gctx, time.Second) {
+					if !pause.For(gctx, time.Second) {
 						return nil
 					}
 					continue

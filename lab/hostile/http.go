@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/leiosnode/leiosnode/internal/pause"
 )
 
 // HTTPUnread's size and pace: more connections than the API has request
@@ -36,7 +38,7 @@ func unreadAnswers(ctx context.Context, t Target, tally *Tally) error {
 				conn, err := dialHTTP(ctx, t, nil)
 				if err != nil {
 					tally.Failed.Add(1)
-					if !sleep(ctx, time.Second) {
+					if !pause.For(ctx, time.Second) {
 						return nil
 					}
 					continue
@@ -49,7 +51,7 @@ func unreadAnswers(ctx context.Context, t Target, tally *Tally) error {
 						break
 					}
 					tally.Requests.Add(1)
-					if !sleep(ctx, unreadRepeat) {
+					if !pause.For(ctx, unreadRepeat) {
 						break
 					}
 				}
@@ -89,7 +91,7 @@ func slowUploads(ctx context.Context, t Target, tally *Tally) error {
 					if err != nil {
 						local = nil // no such address here: the default
 						tally.Failed.Add(1)
-						if !sleep(ctx, time.Second) {
+						if !pause.For(ctx, time.Second) {
 							return nil
 						}
 						continue

@@ -101,15 +101,3 @@ func frames(msgs ...protocol.Message) ([]byte, error) {
 	}
 	return out, nil
 }
-
-// sleep waits d, and says false if ctx ended first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}

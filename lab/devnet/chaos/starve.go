@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/leiosnode/leiosnode/internal/pause"
 )
 
 // The starve fault's duty cycle: each node stopped for starveStopped, then
@@ -44,14 +46,14 @@ func (c *devnetChaos) starve(nodes []int) error {
 	for k, i := range nodes {
 		phase := period * time.Duration(k) / time.Duration(len(nodes))
 		st.done.Go(func() {
-			if !sleepCtx(ctx, phase) {
+			if !pause.For(ctx, phase) {
 				return
 			}
 			for {
 				st.fail(c.procs.Freeze(i))
-				stopped := sleepCtx(ctx, starveStopped)
+				stopped := pause.For(ctx, starveStopped)
 				st.fail(c.procs.Thaw(i))
-				if !stopped || !sleepCtx(ctx, starveRunning) {
+				if !stopped || !pause.For(ctx, starveRunning) {
 					return
 				}
 			}
@@ -73,16 +75,4 @@ func (c *devnetChaos) feed() error {
 	// A node stopped when the cycle ended is running again: every cycle
 	// ends with a thaw.
 	return st.err
-}
-
-// sleepCtx waits d, and says false if ctx ended first.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
