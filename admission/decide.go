@@ -117,7 +117,7 @@ func Decide(o Options, f Figures, path Path) Decision {
 		return Decision{Reason: QueueDelay, RetryAfter: o.RetryAfter,
 			Detail: fmt.Sprintf("the mempool holds %d bytes of txs, more than the %d the chain takes within the inclusion bound", f.MempoolBytes, o.MaxBacklogBytes)}
 	}
-	if !f.OldestAdmitted.IsZero() && o.beyondNextEB(f) {
+	if !f.OldestAdmitted.IsZero() && o.beyondNextEBs(f) {
 		if wait := f.Now.Sub(f.OldestAdmitted); wait > o.MaxQueueDelay {
 			return Decision{Reason: QueueDelay, RetryAfter: o.RetryAfter,
 				Detail: fmt.Sprintf("the oldest tx held has waited %.1f s (more than %.1f s)", wait.Seconds(), o.MaxQueueDelay.Seconds())}
@@ -126,11 +126,11 @@ func Decide(o Options, f Figures, path Path) Decision {
 	return Decision{}
 }
 
-// beyondNextEB reports whether the mempool holds more than the next EB
-// takes (always, when o does not say what that is).
-func (o Options) beyondNextEB(f Figures) bool {
-	if o.NextEBTxs <= 0 && o.NextEBBytes <= 0 {
+// beyondNextEBs reports whether the mempool holds more than the next EBs
+// take (always, when o does not say what that is).
+func (o Options) beyondNextEBs(f Figures) bool {
+	if o.NextEBsTxs <= 0 && o.NextEBsBytes <= 0 {
 		return true
 	}
-	return o.NextEBTxs > 0 && f.MempoolTxs > o.NextEBTxs || o.NextEBBytes > 0 && f.MempoolBytes > o.NextEBBytes
+	return o.NextEBsTxs > 0 && f.MempoolTxs > o.NextEBsTxs || o.NextEBsBytes > 0 && f.MempoolBytes > o.NextEBsBytes
 }

@@ -143,9 +143,9 @@ func TestDecideOptions(t *testing.T) {
 		t.Fatalf("peers refused for the backlog's bytes: %s", d.Detail)
 	}
 	// The oldest tx's long wait refuses only while the mempool holds more
-	// than the next EB takes, in txs or in bytes: what is held then all
-	// rides in that EB, a new tx with the oldest.
-	o = Options{MaxQueueDelay: 30 * time.Second, NextEBTxs: 100, NextEBBytes: 10_000}
+	// than the next EBs take, in txs or in bytes: what is held then all
+	// rides in those, a new tx with the oldest.
+	o = Options{MaxQueueDelay: 30 * time.Second, NextEBsTxs: 100, NextEBsBytes: 10_000}
 	for _, tc := range []struct {
 		txs, bytes int
 		want       Reason

@@ -39,17 +39,20 @@ type Options struct {
 	MaxQueueDelay   time.Duration
 	MaxBacklogTxs   int
 	MaxBacklogBytes int
-	// NextEBTxs and NextEBBytes are what the next EB takes. A mempool
-	// within both holds nothing the next certified EB leaves behind: a tx
-	// admitted now rides with the oldest, however long that one waited
-	// (a run of RBs too early to certify ages it), so MaxQueueDelay then
-	// refuses nothing. 0 and 0: the wait alone decides.
-	NextEBTxs, NextEBBytes int
-	MissedDeadlines        int
-	SyncLagSlots           uint64
-	HighWater              float64
-	RetryAfter             time.Duration
-	SyncRetryAfter         time.Duration
+	// NextEBsTxs and NextEBsBytes are what the chain's next EBs take:
+	// the EB awaiting its certificate, whose txs the mempool holds until
+	// the RB that certifies it, and the one that RB announces. A mempool
+	// within both holds nothing those leave behind: a tx admitted now
+	// rides with the oldest, however long that one waited (a run of RBs
+	// too early to certify, or long gaps, age it), so MaxQueueDelay then
+	// refuses nothing — and the EB after a certificate goes out full. 0
+	// and 0: the wait alone decides.
+	NextEBsTxs, NextEBsBytes int
+	MissedDeadlines          int
+	SyncLagSlots             uint64
+	HighWater                float64
+	RetryAfter               time.Duration
+	SyncRetryAfter           time.Duration
 	// Interval is how often a Gate re-decides.
 	Interval time.Duration
 }

@@ -39,9 +39,10 @@ func TestEdgeAtTestnetTimingAdmitsANodeAtCapacity(t *testing.T) {
 		return admission.Figures{
 			Now: now, ClockSlot: 100_000, TipSlot: 100_000 - lagSlots,
 			OldestAdmitted: now.Add(-oldestWait),
-			// Two full EBs of 200 B txs held, of a 48 MB mempool: more than
-			// the next EB takes, so the oldest's wait speaks for a backlog.
-			MempoolTxs: 2 * 13_443, MempoolBytes: 2 * 13_443 * 200, MempoolCapacity: 4 * (90_112 + 12_000_000),
+			// 33,000 txs of 200 B held, of a 48 MB mempool: more than the
+			// next two EBs take, within the backlog bound, so the oldest's
+			// wait speaks for a backlog.
+			MempoolTxs: 33_000, MempoolBytes: 33_000 * 200, MempoolCapacity: 4 * (90_112 + 12_000_000),
 		}
 	}
 	for _, tc := range []struct {
@@ -86,25 +87,35 @@ func TestEdgeAtTestnetTimingAdmitsANodeAtCapacity(t *testing.T) {
 	if d := admission.Decide(testnet, surge, admission.Peers); !d.Admits() {
 		t.Errorf("peers' txs refused with 36.7 MB held: %s (%s)", d.Reason, d.Detail)
 	}
-	// After a run of RBs too early to certify, the oldest tx has waited
-	// past the bound while the chain took all but what the next EB takes:
-	// a tx admitted now rides in that EB with the oldest, so the wait
-	// refuses nothing, at any timing — in txs or, for large txs, in bytes.
-	drained := atCapacity(200*time.Second, 20)
-	drained.MempoolTxs, drained.MempoolBytes = 3_000, 3_000*200
-	large := atCapacity(200*time.Second, 20)
-	large.MempoolTxs, large.MempoolBytes = 3_000, 3_000*3_672
-	for name, o := range map[string]admission.Options{"testnet": testnet, "devnet": devnet} {
-		if d := admission.Decide(o, drained, admission.Local); !d.Admits() {
-			t.Errorf("%s: 3,000 payments held, the oldest 200 s old: %s (%s)", name, d.Reason, d.Detail)
-		}
-		if d := admission.Decide(o, large, admission.Local); !d.Admits() {
-			t.Errorf("%s: 3,000 large txs held (11 MB), the oldest 200 s old: %s (%s)", name, d.Reason, d.Detail)
+	// After a run of RBs too early to certify, or long gaps, the oldest
+	// tx has waited past the bound while the chain took all but what its
+	// next two EBs take — the one awaiting its certificate and the one the
+	// certifying RB announces: a tx admitted now rides in those with the
+	// oldest, so the wait refuses nothing, at any timing — in txs or, for
+	// large txs, in bytes — and the EB after the certificate goes out
+	// full. The edge that refused beyond one EB drained the mempool to
+	// EBs of 3,764 and 4,480 txs after a slow stretch of chain.
+	for _, held := range []struct {
+		name       string
+		txs, bytes int
+	}{
+		{"3,000 payments", 3_000, 3_000 * 200},
+		{"an EB awaiting its certificate and 3,000 payments more", 16_443, 16_443 * 200},
+		{"3,000 large txs (11 MB)", 3_000, 3_000 * 3_672},
+		{"6,000 large txs (22 MB)", 6_000, 6_000 * 3_672},
+	} {
+		f := atCapacity(200*time.Second, 20)
+		f.MempoolTxs, f.MempoolBytes = held.txs, held.bytes
+		for name, o := range map[string]admission.Options{"testnet": testnet, "devnet": devnet} {
+			if d := admission.Decide(o, f, admission.Local); !d.Admits() {
+				t.Errorf("%s: %s held, the oldest 200 s old: %s (%s)", name, held.name, d.Reason, d.Detail)
+			}
 		}
 	}
-	large.MempoolTxs, large.MempoolBytes = 3_300, 3_300*3_672
+	large := atCapacity(200*time.Second, 20)
+	large.MempoolTxs, large.MempoolBytes = 6_600, 6_600*3_672
 	if d := admission.Decide(testnet, large, admission.Local); d.Reason != admission.QueueDelay {
-		t.Errorf("3,300 large txs held (12.1 MB, past an EB's closure), the oldest 200 s old: %s, want %s", d.Reason, admission.QueueDelay)
+		t.Errorf("6,600 large txs held (24.2 MB, past two EBs' closures), the oldest 200 s old: %s, want %s", d.Reason, admission.QueueDelay)
 	}
 	// A refused submitter is asked back when the next RB may have changed
 	// the answer.

@@ -374,15 +374,16 @@ func (n *Node) wait(g *errgroup.Group) error {
 // is consensus.BacklogEBs blocks: full EBs by count (40,329 txs with the
 // prototype's EB limits), RB bodies and EB closures by bytes, the bound
 // large txs meet first. The wait counts only while the mempool holds more
-// than the next EB takes.
+// than the next two EBs take: the one awaiting its certificate and the one
+// the certifying RB announces, which then goes out full.
 func edgeOptions(t consensus.Timing) admission.Options {
 	ebTxs := capacity.NewParams(t.SlotLength, t.F, t.Leios).MaxEBTxs()
 	return admission.Options{
 		MaxQueueDelay:   t.InclusionBound(),
 		MaxBacklogTxs:   consensus.BacklogEBs * ebTxs,
 		MaxBacklogBytes: consensus.BacklogEBs * (t.Leios.RBMaxBodyBytes + t.Leios.EBMaxClosureBytes),
-		NextEBTxs:       ebTxs,
-		NextEBBytes:     t.Leios.EBMaxClosureBytes,
+		NextEBsTxs:      2 * ebTxs,
+		NextEBsBytes:    2 * t.Leios.EBMaxClosureBytes,
 		SyncLagSlots:    t.SyncLagSlots(),
 		RetryAfter:      t.MeanRBInterval(),
 		SyncRetryAfter:  5 * t.MeanRBInterval(),
