@@ -21,7 +21,8 @@ const (
 const ChanceText = "the ideal network of the replay on random chains as long as the run's, each slot with an RB with " +
 	"probability f, the run's own txs offered as they were admitted (thinned to one in k for at most 50,000, the blocks' room " +
 	"in txs divided by k): the 5th, 50th and 95th percentiles over the chains " +
-	"of the replay's p95 and of the share of the span's RBs whose next RB came minCertGap slots or more after them — what " +
+	"of the replay's p95, of the share of the span's RBs whose next RB came minCertGap slots or more after them and of the " +
+	"chain's own ceiling (a full EB where an RB came late enough to certify one, else a full body, per second) — what " +
 	"a run of this length measures by the leader schedule's chance alone, whatever the nodes do; the p95's spread speaks " +
 	"for a run whose edges took what was offered: where they refused, the admissions followed the run's own chain, " +
 	"bunched where its blocks cleared room, and on other chains they queue otherwise"
@@ -39,8 +40,13 @@ type Chance struct {
 	// 50th and 95th percentile over the chains.
 	P95Ms           [3]int64   `json:"p95Ms"`
 	LateEnoughShare [3]float64 `json:"lateEnoughShare"`
+	// CeilingTxPerSecond is what each chain's own RBs in the span could
+	// carry — a full EB where an RB came late enough to certify one, else
+	// a full body — per second: the 5th, 50th and 95th percentile. Past
+	// the capacity a run's on-chain rate is bounded by its chain's.
+	CeilingTxPerSecond [3]float64 `json:"ceilingTxPerSecond"`
 
-	p95s, shares []float64 // sorted, one per chain that placed a counted tx
+	p95s, shares, ceilings []float64 // sorted, one per chain that placed a counted tx
 }
 
 // Chance replays offers on random chains up to lastSlot and measures the
@@ -52,6 +58,7 @@ func (m Model) Chance(lastSlot uint64, from, to time.Duration, offers []Offer) (
 
 // chance is Chance with offers thinned to at most maxOffers.
 func (m Model) chance(lastSlot uint64, from, to time.Duration, offers []Offer, maxOffers int) (Chance, bool) {
+	ebTxs, rbTxs := m.EBTxs, m.RBTxs // the ceiling's, before the thinning
 	offers = byOfferTime(offers)
 	if k := (len(offers) + maxOffers - 1) / maxOffers; k > 1 {
 		thinned := make([]Offer, 0, len(offers)/k+1)
@@ -78,26 +85,36 @@ func (m Model) chance(lastSlot uint64, from, to time.Duration, offers []Offer, m
 			continue
 		}
 		c.p95s = append(c.p95s, float64(r.P95Ms))
-		inSpan, lateEnough := 0, 0
-		for i, s := range rbs[:max(len(rbs)-1, 0)] {
+		inSpan, lateEnough, ceiling := 0, 0, 0
+		for i, s := range rbs {
 			if at := time.Duration(s) * slot; at < from || at >= to {
 				continue
 			}
-			inSpan++
-			if rbs[i+1]-s >= gap {
-				lateEnough++
+			if i > 0 && s-rbs[i-1] >= gap {
+				ceiling += ebTxs // this RB may certify the EB before it
+			} else {
+				ceiling += rbTxs
+			}
+			if i+1 < len(rbs) {
+				inSpan++
+				if rbs[i+1]-s >= gap {
+					lateEnough++
+				}
 			}
 		}
 		c.shares = append(c.shares, float64(lateEnough)/float64(max(inSpan, 1)))
+		c.ceilings = append(c.ceilings, float64(ceiling)/(to-from).Seconds())
 	}
 	if len(c.p95s) == 0 {
 		return c, false
 	}
 	slices.Sort(c.p95s)
 	slices.Sort(c.shares)
+	slices.Sort(c.ceilings)
 	for i, q := range []float64{0.05, 0.5, 0.95} {
 		c.P95Ms[i] = int64(percentile(c.p95s, q))
 		c.LateEnoughShare[i] = percentile(c.shares, q)
+		c.CeilingTxPerSecond[i] = percentile(c.ceilings, q)
 	}
 	return c, true
 }
@@ -108,12 +125,21 @@ func (m Model) chance(lastSlot uint64, from, to time.Duration, offers []Offer, m
 func (c Chance) P95s() []float64   { return slices.Clone(c.p95s) }
 func (c Chance) Shares() []float64 { return slices.Clone(c.shares) }
 
+// Ceilings are each chain's own ceiling in tx/s, ascending; the run's
+// alone too.
+func (c Chance) Ceilings() []float64 { return slices.Clone(c.ceilings) }
+
 // P95Rank is the share of the chains whose replay's p95 is below ms: where
 // a run's p95 falls among what the schedule alone gives.
 func (c Chance) P95Rank(ms int64) float64 { return rank(c.p95s, float64(ms)) }
 
 // ShareRank is the same for a share of RBs whose next RB came late enough.
 func (c Chance) ShareRank(share float64) float64 { return rank(c.shares, share) }
+
+// CeilingRank is the same for a chain's own ceiling in tx/s: also the
+// share of the chains on which a network carrying all its chain could
+// carry stays below txPerSecond.
+func (c Chance) CeilingRank(txPerSecond float64) float64 { return rank(c.ceilings, txPerSecond) }
 
 // rank is the share of sorted below x, counting ties as half.
 func rank(sorted []float64, x float64) float64 {

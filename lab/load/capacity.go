@@ -163,9 +163,12 @@ func (c *CapacityCheck) Print(out io.Writer) {
 		if c := f.Chance; c != nil {
 			fmt.Fprintf(out, "  by the leader schedule's chance alone (an ideal network on %d random chains as long as this one, the same txs): "+
 				"p95 %s / %s / %s at the 5th / 50th / 95th percentile, the measured p95 at the %.0fth; "+
-				"RBs whose next came late enough %.0f / %.0f / %.0f %%, the measured certified share at the %.0fth\n",
+				"RBs whose next came late enough %.0f / %.0f / %.0f %%, the measured certified share at the %.0fth; "+
+				"the chain's own ceiling %s / %s / %s tx/s, this one's at the %.0fth, below 90 %% of the capacity on %.0f %% of the chains\n",
 				c.Chains, Seconds(c.P95Ms[0]), Seconds(c.P95Ms[1]), Seconds(c.P95Ms[2]), 100*c.P95Rank(l.P95Ms),
-				100*c.LateEnoughShare[0], 100*c.LateEnoughShare[1], 100*c.LateEnoughShare[2], 100*c.ShareRank(f.CertifiedShare))
+				100*c.LateEnoughShare[0], 100*c.LateEnoughShare[1], 100*c.LateEnoughShare[2], 100*c.ShareRank(f.CertifiedShare),
+				capacity.Thousands(c.CeilingTxPerSecond[0]), capacity.Thousands(c.CeilingTxPerSecond[1]), capacity.Thousands(c.CeilingTxPerSecond[2]), 100*c.CeilingRank(f.ChainCeilingTxPerSecond),
+				100*c.CeilingRank(0.9*m.TxPerSecond))
 		}
 	} else {
 		fmt.Fprintf(out, "  submit to chain: no tx first sent in the span is on every chain; the model's p50 %s, p95 %s\n",

@@ -118,11 +118,13 @@ func TestCapacityPrinted(t *testing.T) {
 		"  EBs certified 3 of 5 whose fate is known (60 %, p_cert 39 %); next RB too early 1 (20 %, 1 − p_cert 61 %); of the 4 whose next RB came late enough, 3 certified (75 %)\n",
 		"  submit to chain p50 3.00 s, p95 7.00 s over 7 txs first sent in the span; the model's p50 3.21 s, p95 6.63 s\n",
 		"  an ideal network on this chain's RBs, the same txs offered when admitted: p50 2.50 s, p95 5.00 s over 6 txs (1 still waiting at its last RB); measured p95 1.40× the ideal's\n",
-		// One tx at 15 s, p95 7 s measured, 60 % certified: by chance alone
-		// an RB comes within 0.1–3 s; 200 chains, a fixed seed.
+		// One tx at 15 s, p95 7 s measured, 60 % certified, a ceiling of 100
+		// tx/s: by chance alone an RB comes within 0.1–3 s; 200 chains, a
+		// fixed seed.
 		"  by the leader schedule's chance alone (an ideal network on 200 random chains as long as this one, the same txs): " +
 			"p95 0.10 s / 0.70 s / 3.00 s at the 5th / 50th / 95th percentile, the measured p95 at the 100th; " +
-			"RBs whose next came late enough 25 / 39 / 57 %, the measured certified share at the 98th\n",
+			"RBs whose next came late enough 25 / 39 / 57 %, the measured certified share at the 98th; " +
+			"the chain's own ceiling 4,273 / 5,587 / 6,932 tx/s, this one's at the 0th, below 90 % of the capacity on 25 % of the chains\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the lines lack %q:\n%s", want, out.String())

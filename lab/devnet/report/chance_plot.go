@@ -18,10 +18,11 @@ func chancePlotFile(reportFile string) string {
 }
 
 // writeChancePlot draws what the leader schedule alone gives a run as
-// long as c's (capacity.Chance) as two distributions over the random
+// long as c's (capacity.Chance) as three distributions over the random
 // chains, each with the run's own figure and the model's beside it: the
-// ideal network's p95 latency, and the share of RBs whose next RB came
-// late enough to certify their EB. It draws nothing when c has no chance.
+// ideal network's p95 latency, the share of RBs whose next RB came late
+// enough to certify their EB, and what the chain's own RBs could carry.
+// It draws nothing when c has no chance.
 func writeChancePlot(path string, c *CapacityReport) (bool, error) {
 	if c == nil || c.Chain == nil || c.Chain.Chance == nil || c.Chain.Latency == nil {
 		return false, nil
@@ -61,7 +62,19 @@ func writeChancePlot(path string, c *CapacityReport) (bool, error) {
 	if err := plots.Line(certified, "measured: certified", vertical(100*chain.CertifiedShare), plots.Style{Color: 3}); err != nil {
 		return false, err
 	}
-	return true, plots.Save(path, 14*vg.Inch, 5*vg.Inch, []*plot.Plot{latency, certified})
+	ceiling := plots.New("what each chain's own RBs could carry, on the same chains", "tx/s", "share of the chains at or under")
+	if err := plots.Line(ceiling, "random chains", plots.CDF(chance.Ceilings()), plots.Style{Color: 0, Steps: true}); err != nil {
+		return false, err
+	}
+	for i, x := range []struct {
+		name        string
+		txPerSecond float64
+	}{{"the capacity", m.TxPerSecond}, {"90 % of it", 0.9 * m.TxPerSecond}, {"the run's chain", chain.ChainCeilingTxPerSecond}, {"measured: on chain", chain.OnChainTxPerSecond}} {
+		if err := plots.Line(ceiling, x.name, vertical(x.txPerSecond), plots.Style{Color: i + 1, Dashed: i < 2}); err != nil {
+			return false, err
+		}
+	}
+	return true, plots.Save(path, 21*vg.Inch, 5*vg.Inch, []*plot.Plot{latency, certified, ceiling})
 }
 
 // idealP95 is the p95 of the ideal network on the run's own chain, or 0.

@@ -11,7 +11,7 @@ import (
 )
 
 // The chance figure of a run measured beside the capacity, beside its
-// report (r.json gives r.chance.png), is a PNG with room for its two
+// report (r.json gives r.chance.png), is a PNG with room for its three
 // charts; a run without the chance gets none.
 func TestChancePlot(t *testing.T) {
 	m, err := capacity.New(capacity.NewParams(time.Second, 0.05, consensus.DefaultLeiosParams()), 195)
@@ -27,7 +27,7 @@ func TestChancePlot(t *testing.T) {
 		t.Fatal("no chance")
 	}
 	c := &CapacityReport{CapacityCheck: load.CapacityCheck{Model: m, Chain: &load.ChainFigures{
-		CertifiedShare: 0.6, Latency: &load.Latency{P95Ms: 120_000},
+		CertifiedShare: 0.6, Latency: &load.Latency{P95Ms: 120_000}, ChainCeilingTxPerSecond: 380, OnChainTxPerSecond: 350,
 		Ideal: &capacity.Replay{P95Ms: 110_000}, Chance: &chance,
 	}}}
 	path := chancePlotFile(filepath.Join(t.TempDir(), "r.json"))
@@ -37,8 +37,8 @@ func TestChancePlot(t *testing.T) {
 	if drawn, err := writeChancePlot(path, c); err != nil || !drawn {
 		t.Fatalf("drawn %v, %v", drawn, err)
 	}
-	if b := pngBounds(t, path); b.Dx() < 900 || b.Dy() < 300 {
-		t.Errorf("image %v, want two charts' room", b)
+	if b := pngBounds(t, path); b.Dx() < 1400 || b.Dy() < 300 {
+		t.Errorf("image %v, want three charts' room", b)
 	}
 	c.Chain.Chance = nil
 	if drawn, err := writeChancePlot(path+".none", c); err != nil || drawn {
