@@ -146,7 +146,8 @@ func (m *Mempool) Stats() Stats { return m.counters.stats() }
 // once; if ctx ends while the add waits for its turn, the error wraps
 // ErrBusy. A tx already held gets ErrDuplicate; a tx a ledger rule refuses
 // gets an error wrapping that rule's sentinel (IsRejection), and is
-// remembered for RecentlyRejected. Errors name the tx by its tx id.
+// remembered for RecentlyRejected — unless all it lacked was an input
+// that may yet come (inputMayYetCome). Errors name the tx by its tx id.
 func (m *Mempool) Add(ctx context.Context, tx *ledger.Tx) error {
 	return m.add(ctx, tx, m.opts.Apply)
 }
@@ -245,6 +246,26 @@ func (m *Mempool) duplicate(s *Snapshot, tx *ledger.Tx) error {
 	return fmt.Errorf("%w: tx %s", ErrDuplicate, txName(tx))
 }
 
+// inputMayYetCome reports whether tx was refused only for an input that
+// no tx the mempool holds spends: its parent may be on its way from
+// another peer, or given back after a rollback. Such a tx is not
+// remembered as rejected, so a peer that offers it again is heard —
+// remembered, one child refused in the instant between a rollback's sync
+// and its giveBack cut every later tx of its chain off this node for as
+// long as the chain kept a backlog. An input a held tx spends is a
+// conflict, remembered.
+func inputMayYetCome(s *Snapshot, tx *ledger.Tx, err error) bool {
+	if !errors.Is(err, ledger.ErrInputNotInUTxO) {
+		return false
+	}
+	for _, in := range tx.Inputs {
+		if _, spent := s.lin.spentPos(s.txs, in); spent {
+			return false
+		}
+	}
+	return true
+}
+
 // txName is how errors and logs name a tx: by its tx id (the hash of its
 // body), as the submit API answers and Cardano's tools name it, never by
 // the hash of the whole tx that EBs and the tx cache use.
@@ -262,7 +283,9 @@ func (m *Mempool) addLocked(tx *ledger.Tx, validate ValidateFunc) (<-chan struct
 	}
 	if _, err := validate(m.opts.Params, s.UTxO(), m.slotFor(s.lin.base), tx); err != nil {
 		if rule, ok := ledger.RuleOf(err); ok {
-			m.rejected.remember(tx.Hash())
+			if !inputMayYetCome(s, tx, err) {
+				m.rejected.remember(tx.Hash())
+			}
 			m.counters.rejected[rule.Index()].Add(1)
 		}
 		return nil, fmt.Errorf("mempool: tx %s: %w", txName(tx), err)

@@ -45,7 +45,7 @@ func TestAdd(t *testing.T) {
 		{"duplicate", first, ErrDuplicate, false},
 		{"double spend", doubleSpend, ledger.ErrInputNotInUTxO, true},
 		{"missing witness", stranger, ledger.ErrMissingWitness, true},
-		{"input not in the UTxO", unknown, ledger.ErrInputNotInUTxO, true},
+		{"input not in the UTxO, spent by no tx held", unknown, ledger.ErrInputNotInUTxO, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -142,21 +142,46 @@ func TestCursorWalk(t *testing.T) {
 }
 
 func TestRecentlyRejectedIsBounded(t *testing.T) {
-	w := newWallet(1)
+	w := newWallet(4)
 	g := w.genesis()
 	l := newTestLedger(g)
 	m := newTestMempool(t, l, Options{RejectedMemory: 2})
 	var bad []*ledger.Tx
 	for i := range 3 {
-		in := ledger.TxIn{TxID: [32]byte{byte(i + 1)}}
-		bad = append(bad, w.spend(t, in, ledger.TxOut{Address: w.addrs[0], Coin: 50_000_000}))
-		if err := m.Add(context.Background(), bad[i]); !errors.Is(err, ledger.ErrInputNotInUTxO) {
+		in := ledger.GenesisTxIn(w.addrs[i])
+		bad = append(bad, w.pay(t, in, g[in], 3, 3, 0)) // signed by key 3
+		if err := m.Add(context.Background(), bad[i]); !errors.Is(err, ledger.ErrMissingWitness) {
 			t.Fatalf("add %d: %v", i, err)
 		}
 	}
 	for i, want := range []bool{false, true, true} {
 		if got := m.RecentlyRejected(bad[i].Hash()); got != want {
 			t.Fatalf("RecentlyRejected(bad %d) = %v, want %v (oldest forgotten)", i, got, want)
+		}
+	}
+}
+
+// A child offered before its parent — the parent on its way from another
+// peer, or dropped by a rollback's sync until its giveBack — is refused
+// for its missing input but not remembered: offered again once the parent
+// is in, it is admitted, and so are the txs after it. Remembered, it cut
+// its whole chain of txs off the node.
+func TestChildBeforeParentIsHeardAgain(t *testing.T) {
+	w := newWallet(1)
+	g := w.genesis()
+	in := ledger.GenesisTxIn(w.addrs[0])
+	txs := w.chain(t, in, g[in], 3)
+	m := newTestMempool(t, newTestLedger(g), Options{})
+	ctx := context.Background()
+	if err := m.Add(ctx, txs[1]); !errors.Is(err, ledger.ErrInputNotInUTxO) {
+		t.Fatalf("the child before its parent: %v", err)
+	}
+	if m.RecentlyRejected(txs[1].Hash()) {
+		t.Fatal("the child is remembered as rejected: no peer would be heard offering it again")
+	}
+	for i, tx := range txs {
+		if err := m.Add(ctx, tx); err != nil {
+			t.Fatalf("tx %d offered again after its parent: %v", i, err)
 		}
 	}
 }
