@@ -50,6 +50,7 @@ type Mempool struct {
 	ledgerApply bool
 
 	rejected *rejectedSet
+	awaiting *awaiting // under the add lock
 	counters counters
 }
 
@@ -72,6 +73,7 @@ func New(opts Options) (*Mempool, error) {
 		nextTicket:  1,
 		roomFreed:   make(chan struct{}),
 		rejected:    newRejectedSet(opts.RejectedMemory),
+		awaiting:    newAwaiting(opts.RejectedMemory, opts.CapacityBytes/8),
 	}
 	m.current.Store(newBuilder(&baseView{utxo: view, tip: tip, release: release}, 0, 0).snapshot())
 	published := make(chan struct{})
@@ -146,8 +148,9 @@ func (m *Mempool) Stats() Stats { return m.counters.stats() }
 // once; if ctx ends while the add waits for its turn, the error wraps
 // ErrBusy. A tx already held gets ErrDuplicate; a tx a ledger rule refuses
 // gets an error wrapping that rule's sentinel (IsRejection), and is
-// remembered for RecentlyRejected — unless all it lacked was an input
-// that may yet come (inputMayYetCome). Errors name the tx by its tx id.
+// remembered for RecentlyRejected — unless all it lacked were inputs that
+// may yet come (inputsMayYetCome): then it awaits them, and is admitted
+// when a tx or a block brings them. Errors name the tx by its tx id.
 func (m *Mempool) Add(ctx context.Context, tx *ledger.Tx) error {
 	return m.add(ctx, tx, m.opts.Apply)
 }
@@ -222,6 +225,9 @@ func (m *Mempool) add(ctx context.Context, tx *ledger.Tx, validate ValidateFunc)
 			return fmt.Errorf("%w: %w", ErrBusy, err)
 		}
 		room, err := m.addLocked(tx, validate)
+		if room == nil && err == nil {
+			m.admitAwaitingLocked(tx)
+		}
 		m.addLock.unlock()
 		if room == nil {
 			return err
@@ -246,24 +252,53 @@ func (m *Mempool) duplicate(s *Snapshot, tx *ledger.Tx) error {
 	return fmt.Errorf("%w: tx %s", ErrDuplicate, txName(tx))
 }
 
-// inputMayYetCome reports whether tx was refused only for an input that
-// no tx the mempool holds spends: its parent may be on its way from
-// another peer, or given back after a rollback. Such a tx is not
-// remembered as rejected, so a peer that offers it again is heard —
+// inputsMayYetCome returns the inputs tx lacked if it was refused only for
+// inputs that no tx the mempool holds spends: its parent may be on its way
+// from another peer, or given back after a rollback. Such a tx is not
+// remembered as rejected but held aside until they come (awaiting) —
 // remembered, one child refused in the instant between a rollback's sync
 // and its giveBack cut every later tx of its chain off this node for as
-// long as the chain kept a backlog. An input a held tx spends is a
-// conflict, remembered.
-func inputMayYetCome(s *Snapshot, tx *ledger.Tx, err error) bool {
+// long as the chain kept a backlog, no peer offering it again. An input a
+// held tx spends is a conflict, remembered.
+func inputsMayYetCome(s *Snapshot, tx *ledger.Tx, err error) []ledger.TxIn {
 	if !errors.Is(err, ledger.ErrInputNotInUTxO) {
-		return false
+		return nil
 	}
+	var missing []ledger.TxIn
 	for _, in := range tx.Inputs {
 		if _, spent := s.lin.spentPos(s.txs, in); spent {
-			return false
+			return nil
+		}
+		if _, ok, err := s.UTxO().Lookup(in); err == nil && !ok {
+			missing = append(missing, in)
 		}
 	}
-	return true
+	return missing
+}
+
+// admitAwaitingLocked admits, under the add lock, the txs that awaited an
+// output of parent, just admitted, and then those that awaited theirs.
+// Each is validated in full, as a new tx; one that still lacks an input
+// awaits again, one without room is dropped.
+func (m *Mempool) admitAwaitingLocked(parent *ledger.Tx) {
+	m.admitLocked(m.awaiting.childrenOf(parent.ID()))
+}
+
+// admitFoundLocked admits, under the add lock, the txs that awaited inputs
+// the latest snapshot's UTxO now has: their parents reached the chain.
+func (m *Mempool) admitFoundLocked() {
+	m.admitLocked(m.awaiting.found(m.Snapshot().UTxO()))
+}
+
+func (m *Mempool) admitLocked(txs []*ledger.Tx) {
+	for len(txs) > 0 {
+		tx := txs[0]
+		txs = txs[1:]
+		if room, err := m.addLocked(tx, m.opts.Apply); room == nil && err == nil {
+			m.counters.awaited.Add(1)
+			txs = append(txs, m.awaiting.childrenOf(tx.ID())...)
+		}
+	}
 }
 
 // txName is how errors and logs name a tx: by its tx id (the hash of its
@@ -283,7 +318,9 @@ func (m *Mempool) addLocked(tx *ledger.Tx, validate ValidateFunc) (<-chan struct
 	}
 	if _, err := validate(m.opts.Params, s.UTxO(), m.slotFor(s.lin.base), tx); err != nil {
 		if rule, ok := ledger.RuleOf(err); ok {
-			if !inputMayYetCome(s, tx, err) {
+			if missing := inputsMayYetCome(s, tx, err); len(missing) > 0 {
+				m.awaiting.hold(tx, missing)
+			} else {
 				m.rejected.remember(tx.Hash())
 			}
 			m.counters.rejected[rule.Index()].Add(1)

@@ -163,26 +163,72 @@ func TestRecentlyRejectedIsBounded(t *testing.T) {
 
 // A child offered before its parent — the parent on its way from another
 // peer, or dropped by a rollback's sync until its giveBack — is refused
-// for its missing input but not remembered: offered again once the parent
-// is in, it is admitted, and so are the txs after it. Remembered, it cut
-// its whole chain of txs off the node.
-func TestChildBeforeParentIsHeardAgain(t *testing.T) {
+// for its missing input but not remembered: it awaits the parent and is
+// admitted, with the txs that awaited it, once the parent is; one whose
+// parent reaches the chain is admitted at the sync. Remembered, it cut
+// its whole chain of txs off the node: no peer offers a tx twice.
+func TestChildBeforeParentAwaitsIt(t *testing.T) {
 	w := newWallet(1)
 	g := w.genesis()
 	in := ledger.GenesisTxIn(w.addrs[0])
-	txs := w.chain(t, in, g[in], 3)
+	txs := w.chain(t, in, g[in], 4)
 	m := newTestMempool(t, newTestLedger(g), Options{})
 	ctx := context.Background()
-	if err := m.Add(ctx, txs[1]); !errors.Is(err, ledger.ErrInputNotInUTxO) {
-		t.Fatalf("the child before its parent: %v", err)
-	}
-	if m.RecentlyRejected(txs[1].Hash()) {
-		t.Fatal("the child is remembered as rejected: no peer would be heard offering it again")
-	}
-	for i, tx := range txs {
-		if err := m.Add(ctx, tx); err != nil {
-			t.Fatalf("tx %d offered again after its parent: %v", i, err)
+	for _, tx := range []*ledger.Tx{txs[2], txs[1]} {
+		if err := m.Add(ctx, tx); !errors.Is(err, ledger.ErrInputNotInUTxO) {
+			t.Fatalf("a child before its parent: %v", err)
 		}
+		if m.RecentlyRejected(tx.Hash()) {
+			t.Fatal("a child is remembered as rejected: no peer would offer it again")
+		}
+	}
+	if err := m.Add(ctx, txs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Snapshot(); s.Len() != 3 || !s.Has(txs[1].Hash()) || !s.Has(txs[2].Hash()) || m.Stats().Awaited != 2 {
+		t.Fatalf("%d txs held, %d awaited; want the parent and both that awaited it", s.Len(), m.Stats().Awaited)
+	}
+	if err := m.Add(ctx, txs[3]); err != nil {
+		t.Fatalf("the next of the chain: %v", err)
+	}
+}
+
+// A child whose parent reaches the chain without passing through the
+// mempool is admitted at the sync to that tip.
+func TestChildAwaitsItsParentOnChain(t *testing.T) {
+	w := newWallet(1)
+	g := w.genesis()
+	in := ledger.GenesisTxIn(w.addrs[0])
+	txs := w.chain(t, in, g[in], 2)
+	l := newTestLedger(g)
+	m := newTestMempool(t, l, Options{})
+	if err := m.Add(context.Background(), txs[1]); !errors.Is(err, ledger.ErrInputNotInUTxO) {
+		t.Fatalf("a child before its parent: %v", err)
+	}
+	_, _, onChain := revalidate(g, 2, txs[:1])
+	l.advance(onChain)
+	if _, err := m.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Snapshot(); s.Len() != 1 || !s.Has(txs[1].Hash()) || m.Stats().Awaited != 1 {
+		t.Fatalf("%d txs held, %d awaited; want the child, its parent on chain", s.Len(), m.Stats().Awaited)
+	}
+}
+
+// A tx spending an output a held tx spends is a conflict: remembered, not
+// awaited.
+func TestConflictIsNotAwaited(t *testing.T) {
+	w := newWallet(3)
+	g := w.genesis()
+	in := ledger.GenesisTxIn(w.addrs[0])
+	m := newTestMempool(t, newTestLedger(g), Options{})
+	ctx := context.Background()
+	if err := m.Add(ctx, w.spend(t, in, g[in])); err != nil {
+		t.Fatal(err)
+	}
+	double := w.pay(t, in, g[in], 0, 2, 5_000_000)
+	if err := m.Add(ctx, double); !errors.Is(err, ledger.ErrInputNotInUTxO) || !m.RecentlyRejected(double.Hash()) {
+		t.Fatalf("a double spend: %v, remembered %v", err, m.RecentlyRejected(double.Hash()))
 	}
 }
 

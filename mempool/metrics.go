@@ -23,6 +23,8 @@ func (m *Mempool) registerMetrics(reg prometheus.Registerer) error {
 			func() float64 { return float64(m.counters.syncsExtension.Load()) }),
 		counter("mempool_syncs_full_total", "Mempool syncs that revalidated every tx held (after a rollback).",
 			func() float64 { return float64(m.counters.syncsFull.Load()) }),
+		counter("mempool_awaited_total", "Txs admitted once the inputs they had lacked came: their parent admitted after them, or on chain.",
+			func() float64 { return float64(m.counters.awaited.Load()) }),
 	} {
 		if err := reg.Register(c); err != nil {
 			return fmt.Errorf("mempool: metrics: %w", err)

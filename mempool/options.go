@@ -75,7 +75,9 @@ type Options struct {
 	// delta rounds whatever the delta. Default DefaultSyncMaxRounds.
 	SyncMaxRounds int
 	// RejectedMemory is how many rejected tx hashes RecentlyRejected
-	// remembers (oldest forgotten first). Default DefaultRejectedMemory.
+	// remembers, and how many txs await inputs that may yet come (at most
+	// an eighth of CapacityBytes of them), oldest forgotten first. Default
+	// DefaultRejectedMemory.
 	RejectedMemory int
 	// Logger receives what Run gives back after a rollback. Default
 	// slog.Default().

@@ -10,6 +10,10 @@ import (
 type Stats struct {
 	Added      uint64 // txs admitted by Add
 	Duplicates uint64 // adds refused with ErrDuplicate
+	// Awaited counts txs admitted once the inputs they had lacked came:
+	// their parent admitted after them, or on chain. Each was counted in
+	// Rejected when it was first refused.
+	Awaited uint64
 	// Rejected counts adds refused by a ledger rule, by the rule's error
 	// text (e.g. "ledger: input not in UTxO").
 	Rejected map[string]uint64
@@ -31,10 +35,10 @@ type Stats struct {
 // counters back Stats. Each is written with atomics, so Stats can be read
 // at any time without the add lock.
 type counters struct {
-	added, duplicates, droppedOnSync, removed, syncRestarts atomic.Uint64
-	syncs, syncsExtension, syncsFull                        atomic.Uint64
-	rejected                                                [ledger.NumRules]atomic.Uint64
-	maxLockHold                                             atomic.Int64 // nanoseconds
+	added, duplicates, awaited, droppedOnSync, removed, syncRestarts atomic.Uint64
+	syncs, syncsExtension, syncsFull                                 atomic.Uint64
+	rejected                                                         [ledger.NumRules]atomic.Uint64
+	maxLockHold                                                      atomic.Int64 // nanoseconds
 }
 
 func (c *counters) noteLockHold(d time.Duration) {
@@ -50,6 +54,7 @@ func (c *counters) stats() Stats {
 	s := Stats{
 		Added:           c.added.Load(),
 		Duplicates:      c.duplicates.Load(),
+		Awaited:         c.awaited.Load(),
 		Rejected:        map[string]uint64{},
 		DroppedOnSync:   c.droppedOnSync.Load(),
 		Removed:         c.removed.Load(),

@@ -183,6 +183,7 @@ func (m *Mempool) syncTo(ctx context.Context, base *baseView) (SyncReport, error
 			hook()
 		}
 		m.publishLocked(j.cand.snapshot())
+		m.admitFoundLocked()
 		r.LockHeld = time.Since(held)
 		m.addLock.unlock()
 
