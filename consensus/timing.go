@@ -87,8 +87,8 @@ func (t Timing) VotingWindowSlots() uint64 { return uint64(t.Leios.LHdr + t.Leio
 // the inclusion bound. Three make that bound about the structural p95
 // latency (115 s at the CIP's timing against the model's 105–109 s): a
 // tx admitted past capacity waits about what one waits on a bad day of a
-// chain that is not loaded. Four let it wait past twice that on one chain
-// in eight of a 15-minute run's length.
+// chain that is not loaded. Four let it wait past twice that on a chain
+// slower than the mean (237 s on ten pools at three times the capacity).
 const BacklogEBs = 3
 
 // MempoolBlocks is how many blocks' worth of bytes a node's mempool
