@@ -50,12 +50,12 @@
 //     a snapshot of n txs ignores entries at positions ≥ n. Only the newest
 //     snapshot of a lineage is ever extended, under the add lock.
 //
-// A tx refused only for inputs no held tx spends awaits them instead of
-// being remembered as rejected: its parent may be on its way, or given
-// back after a rollback, and no peer offers a tx twice. It is admitted,
-// validated in full, once a tx that creates what it lacked is admitted or
-// a sync's tip has it; RejectedMemory bounds how many wait. A sync checks
-// them under the add lock: a ledger lookup each.
+// A tx refused only for inputs no held tx spends is not remembered as
+// rejected: its parent may be on its way, or given back after a rollback.
+// Relayed by a peer (AddRelayed), which offers no tx twice, it awaits
+// them, and is admitted, validated in full, once a tx that creates what it
+// lacked is admitted or a sync's tip has it; RejectedMemory bounds how
+// many wait. A sync checks them under the add lock: a ledger lookup each.
 //
 // Txs are held, deduplicated and remembered as rejected by their tx hash
 // (Blake2b-256 of the whole tx: what EBs, the tx cache and tx submission

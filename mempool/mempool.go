@@ -149,10 +149,10 @@ func (m *Mempool) Stats() Stats { return m.counters.stats() }
 // ErrBusy. A tx already held gets ErrDuplicate; a tx a ledger rule refuses
 // gets an error wrapping that rule's sentinel (IsRejection), and is
 // remembered for RecentlyRejected — unless all it lacked were inputs that
-// may yet come (inputsMayYetCome): then it awaits them, and is admitted
-// when a tx or a block brings them. Errors name the tx by its tx id.
+// may yet come (inputsMayYetCome), whose submitter may send it again.
+// Errors name the tx by its tx id.
 func (m *Mempool) Add(ctx context.Context, tx *ledger.Tx) error {
-	return m.add(ctx, tx, m.opts.Apply)
+	return m.add(ctx, tx, m.opts.Apply, false)
 }
 
 // AddTxs adds txs that arrived together (a tx-submission reply, a batch of
@@ -172,6 +172,18 @@ func (m *Mempool) Add(ctx context.Context, tx *ledger.Tx) error {
 // error. A caller that stops at the first such failure, as tx submission
 // does, sees what it saw adding one by one.
 func (m *Mempool) AddTxs(ctx context.Context, txs []*ledger.Tx) []error {
+	return m.addTxs(ctx, txs, false)
+}
+
+// AddRelayed is AddTxs for txs a peer relayed, which no peer offers twice:
+// a tx refused only for inputs that may yet come (inputsMayYetCome) awaits
+// them, and is admitted when a tx or a block brings them. A local
+// submitter got its answer and sends the tx again itself.
+func (m *Mempool) AddRelayed(ctx context.Context, txs []*ledger.Tx) []error {
+	return m.addTxs(ctx, txs, true)
+}
+
+func (m *Mempool) addTxs(ctx context.Context, txs []*ledger.Tx, relayed bool) []error {
 	errs := make([]error, len(txs))
 	var ended error
 	add := func(i int, tx *ledger.Tx, validate ValidateFunc) {
@@ -179,7 +191,7 @@ func (m *Mempool) AddTxs(ctx context.Context, txs []*ledger.Tx) []error {
 			errs[i] = fmt.Errorf("%w: tx %s not tried: %w", ErrBusy, txName(tx), ended)
 			return
 		}
-		if errs[i] = m.add(ctx, tx, validate); errs[i] != nil && ctx.Err() != nil {
+		if errs[i] = m.add(ctx, tx, validate, relayed); errs[i] != nil && ctx.Err() != nil {
 			ended = ctx.Err()
 		}
 	}
@@ -212,8 +224,9 @@ func (m *Mempool) AddTxs(ctx context.Context, txs []*ledger.Tx) []error {
 }
 
 // add is Add, validating tx with validate: Apply for a new tx, Reapply for
-// one this node validated before (a tx it gives back after a rollback).
-func (m *Mempool) add(ctx context.Context, tx *ledger.Tx, validate ValidateFunc) error {
+// one this node validated before (a tx it gives back after a rollback). A
+// relayed tx may await its inputs.
+func (m *Mempool) add(ctx context.Context, tx *ledger.Tx, validate ValidateFunc, relayed bool) error {
 	if err := m.duplicate(m.Snapshot(), tx); err != nil {
 		return err
 	}
@@ -224,7 +237,7 @@ func (m *Mempool) add(ctx context.Context, tx *ledger.Tx, validate ValidateFunc)
 		if err := m.addLock.lock(ctx); err != nil {
 			return fmt.Errorf("%w: %w", ErrBusy, err)
 		}
-		room, err := m.addLocked(tx, validate)
+		room, err := m.addLocked(tx, validate, relayed)
 		if room == nil && err == nil {
 			m.admitAwaitingLocked(tx)
 		}
@@ -255,11 +268,11 @@ func (m *Mempool) duplicate(s *Snapshot, tx *ledger.Tx) error {
 // inputsMayYetCome returns the inputs tx lacked if it was refused only for
 // inputs that no tx the mempool holds spends: its parent may be on its way
 // from another peer, or given back after a rollback. Such a tx is not
-// remembered as rejected but held aside until they come (awaiting) —
-// remembered, one child refused in the instant between a rollback's sync
-// and its giveBack cut every later tx of its chain off this node for as
-// long as the chain kept a backlog, no peer offering it again. An input a
-// held tx spends is a conflict, remembered.
+// remembered as rejected; relayed, it is held aside until they come
+// (awaiting). Remembered, one child refused in the instant between a
+// rollback's sync and its giveBack cut every later tx of its chain off
+// this node for as long as the chain kept a backlog, no peer offering it
+// again. An input a held tx spends is a conflict, remembered.
 func inputsMayYetCome(s *Snapshot, tx *ledger.Tx, err error) []ledger.TxIn {
 	if !errors.Is(err, ledger.ErrInputNotInUTxO) {
 		return nil
@@ -294,7 +307,7 @@ func (m *Mempool) admitLocked(txs []*ledger.Tx) {
 	for len(txs) > 0 {
 		tx := txs[0]
 		txs = txs[1:]
-		if room, err := m.addLocked(tx, m.opts.Apply); room == nil && err == nil {
+		if room, err := m.addLocked(tx, m.opts.Apply, true); room == nil && err == nil {
 			m.counters.awaited.Add(1)
 			txs = append(txs, m.awaiting.childrenOf(tx.ID())...)
 		}
@@ -308,7 +321,7 @@ func txName(tx *ledger.Tx) block.Hash { return tx.ID() }
 
 // addLocked admits tx if there is room, under the add lock. With no room it
 // returns the channel that is closed when room is freed.
-func (m *Mempool) addLocked(tx *ledger.Tx, validate ValidateFunc) (<-chan struct{}, error) {
+func (m *Mempool) addLocked(tx *ledger.Tx, validate ValidateFunc, relayed bool) (<-chan struct{}, error) {
 	s := m.Snapshot()
 	if err := m.duplicate(s, tx); err != nil {
 		return nil, err
@@ -318,10 +331,10 @@ func (m *Mempool) addLocked(tx *ledger.Tx, validate ValidateFunc) (<-chan struct
 	}
 	if _, err := validate(m.opts.Params, s.UTxO(), m.slotFor(s.lin.base), tx); err != nil {
 		if rule, ok := ledger.RuleOf(err); ok {
-			if missing := inputsMayYetCome(s, tx, err); len(missing) > 0 {
-				m.awaiting.hold(tx, missing)
-			} else {
+			if missing := inputsMayYetCome(s, tx, err); len(missing) == 0 {
 				m.rejected.remember(tx.Hash())
+			} else if relayed {
+				m.awaiting.hold(tx, missing)
 			}
 			m.counters.rejected[rule.Index()].Add(1)
 		}

@@ -175,7 +175,7 @@ func TestChildBeforeParentAwaitsIt(t *testing.T) {
 	m := newTestMempool(t, newTestLedger(g), Options{})
 	ctx := context.Background()
 	for _, tx := range []*ledger.Tx{txs[2], txs[1]} {
-		if err := m.Add(ctx, tx); !errors.Is(err, ledger.ErrInputNotInUTxO) {
+		if err := m.AddRelayed(ctx, []*ledger.Tx{tx})[0]; !errors.Is(err, ledger.ErrInputNotInUTxO) {
 			t.Fatalf("a child before its parent: %v", err)
 		}
 		if m.RecentlyRejected(tx.Hash()) {
@@ -202,7 +202,7 @@ func TestChildAwaitsItsParentOnChain(t *testing.T) {
 	txs := w.chain(t, in, g[in], 2)
 	l := newTestLedger(g)
 	m := newTestMempool(t, l, Options{})
-	if err := m.Add(context.Background(), txs[1]); !errors.Is(err, ledger.ErrInputNotInUTxO) {
+	if err := m.AddRelayed(context.Background(), []*ledger.Tx{txs[1]})[0]; !errors.Is(err, ledger.ErrInputNotInUTxO) {
 		t.Fatalf("a child before its parent: %v", err)
 	}
 	_, _, onChain := revalidate(g, 2, txs[:1])
@@ -212,6 +212,23 @@ func TestChildAwaitsItsParentOnChain(t *testing.T) {
 	}
 	if s := m.Snapshot(); s.Len() != 1 || !s.Has(txs[1].Hash()) || m.Stats().Awaited != 1 {
 		t.Fatalf("%d txs held, %d awaited; want the child, its parent on chain", s.Len(), m.Stats().Awaited)
+	}
+}
+
+// A local submitter got its answer: its child before the parent is
+// neither remembered nor held, and is not admitted behind its back.
+func TestLocalChildDoesNotAwait(t *testing.T) {
+	w := newWallet(1)
+	g := w.genesis()
+	in := ledger.GenesisTxIn(w.addrs[0])
+	txs := w.chain(t, in, g[in], 2)
+	m := newTestMempool(t, newTestLedger(g), Options{})
+	ctx := context.Background()
+	if err := m.Add(ctx, txs[1]); !errors.Is(err, ledger.ErrInputNotInUTxO) || m.RecentlyRejected(txs[1].Hash()) {
+		t.Fatalf("a local child before its parent: %v, remembered %v", err, m.RecentlyRejected(txs[1].Hash()))
+	}
+	if err := m.Add(ctx, txs[0]); err != nil || m.Snapshot().Len() != 1 {
+		t.Fatalf("the parent: %v, %d held", err, m.Snapshot().Len())
 	}
 }
 

@@ -49,7 +49,7 @@ func (m *Mempool) giveBack(ctx context.Context, abandoned, dropped []*ledger.Tx)
 		// applied their blocks: a rollback of a CertRB gives back thousands,
 		// and verifying each again kept them out of every mempool for
 		// seconds.
-		if m.add(addCtx, tx, m.opts.Reapply) == nil {
+		if m.add(addCtx, tx, m.opts.Reapply, true) == nil {
 			readded++
 		}
 		cancel()

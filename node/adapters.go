@@ -182,15 +182,15 @@ func (m txSubmissionMempool) Add(ctx context.Context, raw []byte) error {
 	cpuwork.Do(ctx, cpuwork.Intake, func(ctx context.Context) {
 		var tx *ledger.Tx
 		if tx, err = ledger.DecodeTx(raw); err == nil {
-			err = m.pool.Add(ctx, tx)
+			err = m.pool.AddRelayed(ctx, []*ledger.Tx{tx})[0]
 		}
 	})
 	return err
 }
 
 // AddTxs decodes and admits the txs of one tx-submission reply together
-// (mempool.AddTxs: their signatures verified at once, off the add lock),
-// labelled as intake. Each tx's error is the one Add gives it; a tx that
+// (mempool.AddRelayed: their signatures verified at once, off the add
+// lock; a tx that came before its parent awaits it), labelled as intake. Each tx's error is the one Add gives it; a tx that
 // does not decode is refused alone.
 func (m txSubmissionMempool) AddTxs(ctx context.Context, raws [][]byte) []error {
 	errs := make([]error, len(raws))
@@ -205,7 +205,7 @@ func (m txSubmissionMempool) AddTxs(ctx context.Context, raws [][]byte) []error 
 			}
 			txs, at = append(txs, tx), append(at, i)
 		}
-		for j, err := range m.pool.AddTxs(ctx, txs) {
+		for j, err := range m.pool.AddRelayed(ctx, txs) {
 			errs[at[j]] = err
 		}
 	})
