@@ -3,6 +3,7 @@ package load
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/leiosnode/leiosnode/apitypes"
 	"github.com/leiosnode/leiosnode/consensus"
@@ -162,16 +163,33 @@ func (c *CapacityCheck) Print(out io.Writer) {
 		}
 		if c := f.Chance; c != nil {
 			fmt.Fprintf(out, "  by the leader schedule's chance alone (an ideal network on %d random chains as long as this one, the same txs): "+
-				"p95 %s / %s / %s at the 5th / 50th / 95th percentile, the measured p95 at the %.0fth; "+
-				"RBs whose next came late enough %.0f / %.0f / %.0f %%, the measured certified share at the %.0fth; "+
-				"the chain's own ceiling %s / %s / %s tx/s, this one's at the %.0fth, below 90 %% of the capacity on %.0f %% of the chains\n",
-				c.Chains, Seconds(c.P95Ms[0]), Seconds(c.P95Ms[1]), Seconds(c.P95Ms[2]), 100*c.P95Rank(l.P95Ms),
-				100*c.LateEnoughShare[0], 100*c.LateEnoughShare[1], 100*c.LateEnoughShare[2], 100*c.ShareRank(f.CertifiedShare),
-				capacity.Thousands(c.CeilingTxPerSecond[0]), capacity.Thousands(c.CeilingTxPerSecond[1]), capacity.Thousands(c.CeilingTxPerSecond[2]), 100*c.CeilingRank(f.ChainCeilingTxPerSecond),
+				"p95 %s / %s / %s at the 5th / 50th / 95th percentile, the measured p95 at the %s; "+
+				"RBs whose next came late enough %.0f / %.0f / %.0f %%, the measured certified share at the %s; "+
+				"the chain's own ceiling %s / %s / %s tx/s, this one's at the %s, below 90 %% of the capacity on %.0f %% of the chains\n",
+				c.Chains, Seconds(c.P95Ms[0]), Seconds(c.P95Ms[1]), Seconds(c.P95Ms[2]), percentileName(c.P95Rank(l.P95Ms)),
+				100*c.LateEnoughShare[0], 100*c.LateEnoughShare[1], 100*c.LateEnoughShare[2], percentileName(c.ShareRank(f.CertifiedShare)),
+				capacity.Thousands(c.CeilingTxPerSecond[0]), capacity.Thousands(c.CeilingTxPerSecond[1]), capacity.Thousands(c.CeilingTxPerSecond[2]), percentileName(c.CeilingRank(f.ChainCeilingTxPerSecond)),
 				100*c.CeilingRank(0.9*m.TxPerSecond))
 		}
 	} else {
 		fmt.Fprintf(out, "  submit to chain: no tx first sent in the span is on every chain; the model's p50 %s, p95 %s\n",
 			Seconds(m.Latency.P50Ms), Seconds(m.Latency.P95Ms))
 	}
+}
+
+// percentileName names the percentile of a rank in [0, 1]: "63rd".
+func percentileName(rank float64) string {
+	n := int(math.Round(100 * rank))
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
 }

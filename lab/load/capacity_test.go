@@ -140,3 +140,11 @@ func TestCapacityPrinted(t *testing.T) {
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestPercentileName(t *testing.T) {
+	for rank, want := range map[float64]string{0: "0th", 0.01: "1st", 0.02: "2nd", 0.03: "3rd", 0.11: "11th", 0.12: "12th", 0.13: "13th", 0.21: "21st", 0.63: "63rd", 0.98: "98th", 1: "100th"} {
+		if got := percentileName(rank); got != want {
+			t.Errorf("rank %v: %s, want %s", rank, got, want)
+		}
+	}
+}
