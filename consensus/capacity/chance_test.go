@@ -15,6 +15,19 @@ func steady(interval, countFrom, end time.Duration) []Offer {
 	return o
 }
 
+// chanceOver is m's chance over slots with the first 180 left out, a tx
+// offered every 20 s.
+func chanceOver(t *testing.T, m Model, slots uint64) (c Chance, from, to time.Duration) {
+	t.Helper()
+	slot := m.Params.SlotLength()
+	from, to = 180*slot, time.Duration(slots)*slot
+	c, ok := m.Chance(slots, from, to, steady(20*time.Second, from, to))
+	if !ok {
+		t.Fatal("no chain placed a tx")
+	}
+	return c, from, to
+}
+
 // TestChanceIsTheBinomialsSpread: on the testnet template the share of a
 // span's RBs whose next RB came late enough is a binomial draw around
 // p_cert, narrow over a long span and some 8 points either way over the
@@ -28,12 +41,7 @@ func TestChanceIsTheBinomialsSpread(t *testing.T) {
 		slots uint64
 	}{{"12 minutes", 900}, {"a day", 86_400}} {
 		t.Run(tc.name, func(t *testing.T) {
-			slot := p.SlotLength()
-			from, to := 180*slot, time.Duration(tc.slots)*slot
-			c, ok := m.Chance(tc.slots, from, to, steady(20*time.Second, from, to))
-			if !ok {
-				t.Fatal("no chain placed a tx")
-			}
+			c, from, to := chanceOver(t, m, tc.slots)
 			rbs := float64(to-from) / float64(p.MeanRBInterval())
 			sd := math.Sqrt(pCert * (1 - pCert) / rbs)
 			lo, mid, hi := c.LateEnoughShare[0], c.LateEnoughShare[1], c.LateEnoughShare[2]
@@ -140,12 +148,7 @@ func TestChanceCeilingIsTheCapacitys(t *testing.T) {
 		spreadAtMost  float64
 	}{{"12 minutes", 900, 0.08, 0.3}, {"a day", 86_400, 0, 0.05}} {
 		t.Run(tc.name, func(t *testing.T) {
-			slot := p.SlotLength()
-			from, to := 180*slot, time.Duration(tc.slots)*slot
-			c, ok := m.Chance(tc.slots, from, to, steady(20*time.Second, from, to))
-			if !ok {
-				t.Fatal("no chain placed a tx")
-			}
+			c, _, _ := chanceOver(t, m, tc.slots)
 			lo, mid, hi := c.CeilingTxPerSecond[0]/m.TxPerSecond, c.CeilingTxPerSecond[1]/m.TxPerSecond, c.CeilingTxPerSecond[2]/m.TxPerSecond
 			if math.Abs(mid-1) > max(tc.spreadAtLeast, 0.02) {
 				t.Errorf("median ceiling %.3f of the capacity", mid)
