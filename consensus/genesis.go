@@ -167,6 +167,11 @@ func (p LeiosParams) committeeFractions() (sigma, tau *big.Rat, err error) {
 	return sigma, tau, nil
 }
 
+// BlockTxBytes is the most tx bytes one block carries, its RB body and its
+// EB's closure: the unit the edge's backlog and the mempool's room count
+// in (BacklogEBs, MempoolBlocks).
+func (p LeiosParams) BlockTxBytes() int { return p.RBMaxBodyBytes + p.EBMaxClosureBytes }
+
 // EBLimits returns the EB limits and encoding of these parameters.
 func (p LeiosParams) EBLimits() block.EBLimits {
 	return block.EBLimits{MaxBodyBytes: p.EBMaxBodyBytes, MaxClosureBytes: p.EBMaxClosureBytes, MaxTxs: p.EBMaxTxs, Encoding: p.Encoding}

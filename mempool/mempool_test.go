@@ -17,7 +17,7 @@ import (
 
 func TestDefaultCapacityIsTheBacklog(t *testing.T) {
 	p := consensus.DefaultLeiosParams()
-	if want := consensus.MempoolBlocks * (p.RBMaxBodyBytes + p.EBMaxClosureBytes); DefaultCapacityBytes != want {
+	if want := consensus.MempoolBlocks * p.BlockTxBytes(); DefaultCapacityBytes != want {
 		t.Fatalf("DefaultCapacityBytes = %d, want MempoolBlocks × (RB body max + EB closure max) = %d", DefaultCapacityBytes, want)
 	}
 }

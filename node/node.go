@@ -381,7 +381,7 @@ func edgeOptions(t consensus.Timing) admission.Options {
 	return admission.Options{
 		MaxQueueDelay:   t.InclusionBound(),
 		MaxBacklogTxs:   consensus.BacklogEBs * ebTxs,
-		MaxBacklogBytes: consensus.BacklogEBs * (t.Leios.RBMaxBodyBytes + t.Leios.EBMaxClosureBytes),
+		MaxBacklogBytes: consensus.BacklogEBs * t.Leios.BlockTxBytes(),
 		NextEBsTxs:      2 * ebTxs,
 		NextEBsBytes:    2 * t.Leios.EBMaxClosureBytes,
 		SyncLagSlots:    t.SyncLagSlots(),

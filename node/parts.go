@@ -112,7 +112,7 @@ func (p *parts) open(cfg *config.Config, opts partsOptions) (err error) {
 		// EB, of this network: an EB is cleared only when the next RB
 		// certifies it, so room for two blocks of large txs fills in one
 		// long gap between RBs at a load the chain carries.
-		CapacityBytes: consensus.MempoolBlocks * (g.Leios.RBMaxBodyBytes + g.Leios.EBMaxClosureBytes),
+		CapacityBytes: consensus.MempoolBlocks * g.Leios.BlockTxBytes(),
 		Logger:        p.log.With("component", "mempool"),
 		Now:           p.now,
 		Registerer:    opts.registerer,
