@@ -278,11 +278,12 @@ func inputsMayYetCome(s *Snapshot, tx *ledger.Tx, err error) []ledger.TxIn {
 		return nil
 	}
 	var missing []ledger.TxIn
+	utxo := s.UTxO()
 	for _, in := range tx.Inputs {
 		if _, spent := s.lin.spentPos(s.txs, in); spent {
 			return nil
 		}
-		if _, ok, err := s.UTxO().Lookup(in); err == nil && !ok {
+		if _, ok, err := utxo.Lookup(in); err == nil && !ok {
 			missing = append(missing, in)
 		}
 	}

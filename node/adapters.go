@@ -190,8 +190,9 @@ func (m txSubmissionMempool) Add(ctx context.Context, raw []byte) error {
 
 // AddTxs decodes and admits the txs of one tx-submission reply together
 // (mempool.AddRelayed: their signatures verified at once, off the add
-// lock; a tx that came before its parent awaits it), labelled as intake. Each tx's error is the one Add gives it; a tx that
-// does not decode is refused alone.
+// lock; a tx that came before its parent awaits it), labelled as intake.
+// Each tx's error is the one Add gives it; a tx that does not decode is
+// refused alone.
 func (m txSubmissionMempool) AddTxs(ctx context.Context, raws [][]byte) []error {
 	errs := make([]error, len(raws))
 	cpuwork.Do(ctx, cpuwork.Intake, func(ctx context.Context) {
