@@ -30,7 +30,7 @@ func (s *Server) Status() apitypes.Status {
 		CertRBsOnChain: o.CertRBsOnChain(),
 	}
 	snapshot := o.Mempool.Snapshot()
-	st.Mempool = apitypes.MempoolStatus{Txs: snapshot.Len(), Bytes: snapshot.Bytes(), CapacityBytes: o.Mempool.CapacityBytes()}
+	st.Mempool = apitypes.MempoolStatus{Txs: snapshot.Len(), Bytes: snapshot.Bytes(), CapacityBytes: o.Mempool.CapacityBytes(), Awaited: o.Mempool.Stats().Awaited}
 	ls := o.Leios.Stats()
 	st.Leios = apitypes.LeiosStatus{
 		EBsAnnounced:         ls.EBsAnnounced,

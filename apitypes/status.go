@@ -122,6 +122,10 @@ type MempoolStatus struct {
 	Txs           int `json:"txs"`
 	Bytes         int `json:"bytes"`
 	CapacityBytes int `json:"capacityBytes"`
+	// Awaited counts, since the node started, the relayed txs admitted once
+	// the inputs they had lacked came (a parent admitted after its child,
+	// or a block): what a rollback or gossip's order had cut.
+	Awaited uint64 `json:"awaited,omitempty"`
 }
 
 // LeiosStatus counts endorser blocks in /status. The counts are since the

@@ -73,6 +73,7 @@ func Build(o Observations, out io.Writer) Report {
 	}
 	printAgreement(out, report.Agreement)
 	printProtocols(out, report.Nodes)
+	printAwaited(out, report.Nodes)
 	printLeiosSummary(out, leios)
 	printLoadSummary(out, report, o.Warmup)
 	if c := o.Chaos; c != nil {

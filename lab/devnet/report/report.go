@@ -299,6 +299,21 @@ func printProtocols(out io.Writer, nodes []NodeReport) {
 	}
 }
 
+// printAwaited prints, per node that had any, the relayed txs its mempool
+// admitted once their missing inputs came: a rollback or gossip's order
+// had sent the child before its parent.
+func printAwaited(out io.Writer, nodes []NodeReport) {
+	var counts []string
+	for _, n := range nodes {
+		if n.Mempool.Awaited > 0 {
+			counts = append(counts, fmt.Sprintf("%s %d", n.Name, n.Mempool.Awaited))
+		}
+	}
+	if len(counts) > 0 {
+		fmt.Fprintf(out, "relayed txs admitted once their inputs came (whole run): %s\n", strings.Join(counts, ", "))
+	}
+}
+
 // printAgreement prints the report's verdict on the nodes' chains.
 func printAgreement(out io.Writer, a Agreement) {
 	if a.Agree {

@@ -217,7 +217,7 @@ func TestReportJSON(t *testing.T) {
 	w.nodes[0].peerID, w.nodes[1].peerID = "12D3KooA", "12D3KooB"
 	w.Observe([]apiclient.StatusPoll{up(13, "a", 3, "a"), up(12, "a", 2, "a")})
 	last := up(13, "a", 3, "a")
-	last.Status.Mempool, last.Status.TxsOnChain = apitypes.MempoolStatus{Txs: 3, Bytes: 690}, 250
+	last.Status.Mempool, last.Status.TxsOnChain = apitypes.MempoolStatus{Txs: 3, Bytes: 690, Awaited: 2}, 250
 	w.Observe([]apiclient.StatusPoll{last, down})
 	start := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	r := w.report("/tmp/devnet", start, start.Add(time.Minute), 600, []string{"", "exited: signal: killed"})
@@ -272,7 +272,8 @@ func TestReportJSON(t *testing.T) {
       "mempool": {
         "txs": 3,
         "bytes": 690,
-        "capacityBytes": 0
+        "capacityBytes": 0,
+        "awaited": 2
       },
       "txsOnChain": 250,
       "failedPolls": 0
@@ -767,5 +768,19 @@ func TestMedianOfSorted(t *testing.T) {
 		if got := medianOfSorted(tt.xs); got != tt.want {
 			t.Errorf("median of %v = %d, want %d", tt.xs, got, tt.want)
 		}
+	}
+}
+
+// TestAwaitedPrinted: the nodes whose mempools admitted relayed txs once
+// their inputs came are named with their counts; the others are not.
+func TestAwaitedPrinted(t *testing.T) {
+	var out strings.Builder
+	printAwaited(&out, []NodeReport{{Name: "node-0"}, {Name: "node-1"}})
+	if out.Len() != 0 {
+		t.Errorf("printed with nothing awaited: %q", out.String())
+	}
+	printAwaited(&out, []NodeReport{{Name: "node-0", Mempool: apitypes.MempoolStatus{Awaited: 12}}, {Name: "node-1"}, {Name: "node-2", Mempool: apitypes.MempoolStatus{Awaited: 3}}})
+	if want := "relayed txs admitted once their inputs came (whole run): node-0 12, node-2 3\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }
