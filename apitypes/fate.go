@@ -28,13 +28,17 @@ const (
 	// The whole closure was not held in the voting window (by the node,
 	// or by a voter the report heard from), or not by the next leader.
 	ReasonIncomplete = "closure incomplete"
+	// The announcing RB became the tip (of the node, or of a voter the
+	// report heard from) only after the voting window: a slot battle
+	// resolved late, or a block adopted late.
+	ReasonLateTip = "RB adopted after the voting window"
 	// The next block's leader did not hold votes that certify the EB.
 	ReasonNoQuorum = "no quorum at the next leader"
 )
 
 // Reasons are the Reason* constants, in the order they are told apart.
 func Reasons() []string {
-	return []string{ReasonOffChain, ReasonEquivocation, ReasonTooEarly, ReasonInvalid, ReasonIncomplete, ReasonNoQuorum}
+	return []string{ReasonOffChain, ReasonEquivocation, ReasonTooEarly, ReasonInvalid, ReasonIncomplete, ReasonLateTip, ReasonNoQuorum}
 }
 
 // What became of a committee member's vote on an EB (EBTimes.Vote).
@@ -44,6 +48,7 @@ const (
 	VoteInvalidClosure    = "invalid closure"
 	VoteEquivocation      = "equivocating announcement"
 	VoteTipReplaced       = "its RB stopped being the tip before the vote"
+	VoteTipAfterWindow    = "its RB became the tip after the voting window"
 )
 
 // What a leader found when it looked at its tip's EB as it forged

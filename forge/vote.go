@@ -18,6 +18,7 @@ const (
 	VoteInvalidClosure    = apitypes.VoteInvalidClosure
 	VoteEquivocation      = apitypes.VoteEquivocation
 	VoteTipReplaced       = apitypes.VoteTipReplaced
+	VoteTipAfterWindow    = apitypes.VoteTipAfterWindow
 )
 
 // ballot is the vote on the EB of one tip RB.
@@ -27,6 +28,7 @@ type ballot struct {
 	point   block.Point
 	from    uint64 // the window, in slots
 	through uint64
+	opened  uint64 // the slot it became the tip's ballot
 	reason  string // why no vote yet
 	done    bool   // outcome recorded
 }
@@ -56,7 +58,7 @@ func (f *Forger) VoteSlot(slot uint64) {
 		if !b.done && !b.rb.IsZero() {
 			f.record(b, VoteTipReplaced)
 		}
-		*b = ballot{rb: tip.Point.Hash}
+		*b = ballot{rb: tip.Point.Hash, opened: slot}
 		rb, err := f.opts.Ledger.Block(tip.Point.Hash)
 		if err != nil || rb.Header.Announcement == nil {
 			b.done = true // nothing to vote on
@@ -79,6 +81,11 @@ func (f *Forger) VoteSlot(slot uint64) {
 		return
 	}
 	if slot > b.through {
+		if b.opened > b.through {
+			// Not a closure missed: the RB itself came too late to vote on
+			// (a slot battle that resolved late, a block adopted late).
+			b.reason = VoteTipAfterWindow
+		}
 		f.record(b, b.reason)
 		return
 	}

@@ -112,8 +112,8 @@ func TestVoteThenCertRB(t *testing.T) {
 }
 
 // No vote for an EB whose closure is not held in the window, whose closure
-// does not apply, whose announcement equivocates, or whose RB stops being
-// the tip; each is recorded.
+// does not apply, whose announcement equivocates, whose RB stops being
+// the tip, or whose RB became the tip after the window; each is recorded.
 func TestNoVote(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -145,6 +145,20 @@ func TestNoVote(t *testing.T) {
 			}
 		})
 	}
+	// The RB became the tip only after its window (a slot battle resolved
+	// late): its closure is held, yet the ballot opens too late to vote,
+	// and says so rather than blaming the closure.
+	t.Run("tip after the window", func(t *testing.T) {
+		f := newEBFixture(t)
+		lp := f.genesis.Leios
+		f.forger.VoteSlot(2 + uint64(lp.LHdr+lp.LVote))
+		if got := f.leios.votes[f.rb.Hash()]; len(got) != 0 {
+			t.Fatalf("voted: %v", got)
+		}
+		if got := f.leios.outcomes[f.eb]; got != VoteTipAfterWindow {
+			t.Fatalf("outcome %q, want %q", got, VoteTipAfterWindow)
+		}
+	})
 	t.Run("tip replaced", func(t *testing.T) {
 		f := newEBFixture(t)
 		f.forger.VoteSlot(1)

@@ -63,7 +63,8 @@
 //     announced two EBs in the slot (ReasonEquivocation), the next block
 //     came within MinCertGap slots (ReasonTooEarly), the closure did not
 //     apply (ReasonInvalid), the closure was not all here in the voting
-//     window (ReasonIncomplete), or the next block's leader held no quorum
+//     window (ReasonIncomplete), the RB became the tip only after the
+//     voting window (ReasonLateTip), or the next block's leader held no quorum
 //     of votes (ReasonNoQuorum). When this node forged the next block,
 //     what it found then decides.
 //

@@ -232,7 +232,8 @@ func (l *ebLog) verdicts(now time.Time) []windowVerdict {
 		switch e.Vote {
 		case forge.VoteCast:
 			latest = append(latest, windowVerdict{e.Slot, false})
-		case forge.VoteClosureIncomplete:
+		case forge.VoteClosureIncomplete, forge.VoteTipAfterWindow:
+			// Either way the node was behind the EB's window.
 			latest = append(latest, windowVerdict{e.Slot, true})
 		case "":
 			latest = append(latest, windowVerdict{e.Slot, e.Closure == nil || e.Closure.After(e.Deadline)})

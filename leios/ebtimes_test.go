@@ -38,6 +38,7 @@ func TestMissedInARow(t *testing.T) {
 		{"two missed after a vote", []eb{{10, forge.VoteCast, 300}, {20, forge.VoteClosureIncomplete, 900}, {30, forge.VoteClosureIncomplete, -1}}, at(100, 0), 2},
 		{"arrival order is not slot order", []eb{{30, forge.VoteClosureIncomplete, -1}, {10, forge.VoteCast, 300}, {20, forge.VoteClosureIncomplete, 900}}, at(100, 0), 2},
 		{"the node's own fault only", []eb{{10, forge.VoteClosureIncomplete, -1}, {20, forge.VoteTipReplaced, 900}, {30, forge.VoteInvalidClosure, 100}, {40, forge.VoteEquivocation, 100}}, at(100, 0), 1},
+		{"an RB adopted after its window is a miss", []eb{{10, forge.VoteCast, 300}, {20, forge.VoteTipAfterWindow, 300}}, at(100, 0), 1},
 		{"relay: closure against the window", []eb{{10, "", 700}, {20, "", 599}, {30, "", 600}, {40, "", -1}}, at(100, 0), 1},
 		{"window still open", []eb{{10, forge.VoteClosureIncomplete, -1}, {95, forge.VoteClosureIncomplete, -1}}, at(100, 0), 1},
 		{"window closed", []eb{{10, forge.VoteClosureIncomplete, -1}, {94, forge.VoteClosureIncomplete, -1}}, at(100, 1), 2},

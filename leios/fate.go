@@ -111,6 +111,8 @@ func whyNot(e *apitypes.EBTimes, rb, next *block.Header, gap uint64) string {
 		return apitypes.ReasonInvalid
 	case e.Closure == nil || e.Vote == forge.VoteClosureIncomplete:
 		return apitypes.ReasonIncomplete
+	case e.Vote == forge.VoteTipAfterWindow:
+		return apitypes.ReasonLateTip
 	}
 	return apitypes.ReasonNoQuorum
 }

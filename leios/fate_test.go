@@ -51,6 +51,7 @@ func TestFateAfter(t *testing.T) {
 		{"too early", header(t, rb, 10+gap-1, nil, false), forge.VoteCast, true, nil, apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonTooEarly}},
 		{"invalid closure", next, forge.VoteInvalidClosure, true, nil, apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonInvalid}},
 		{"closure incomplete", next, "", false, nil, apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonIncomplete}},
+		{"RB adopted after the window", next, forge.VoteTipAfterWindow, true, nil, apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonLateTip}},
 		{"no quorum", next, forge.VoteCast, true, nil, apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonNoQuorum}},
 		// This node forged next: what it found then is the reason.
 		{"led: no quorum", next, "", false, led(forge.CertifyNoQuorum), apitypes.EBFate{Fate: apitypes.FateNotCertified, Reason: apitypes.ReasonNoQuorum}},

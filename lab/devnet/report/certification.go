@@ -156,6 +156,8 @@ func whyNotCertified(common []apitypes.BlockTxs, i, minCertGap int, votes map[st
 		return apitypes.ReasonInvalid
 	case outcome(apitypes.VoteClosureIncomplete):
 		return apitypes.ReasonIncomplete
+	case outcome(apitypes.VoteTipAfterWindow):
+		return apitypes.ReasonLateTip
 	}
 	return apitypes.ReasonNoQuorum
 }

@@ -158,7 +158,7 @@ func TestReportSpeaksTheAPIsReasons(t *testing.T) {
 		}
 	}
 	given := map[string]bool{}
-	outcomes := []string{"", apitypes.VoteCast, apitypes.VoteClosureIncomplete, apitypes.VoteInvalidClosure, apitypes.VoteEquivocation, apitypes.VoteTipReplaced}
+	outcomes := []string{"", apitypes.VoteCast, apitypes.VoteClosureIncomplete, apitypes.VoteInvalidClosure, apitypes.VoteEquivocation, apitypes.VoteTipReplaced, apitypes.VoteTipAfterWindow}
 	const gap = 5
 	for _, next := range []uint64{0, 10 + gap - 1, 10 + gap} { // none, too early, late enough
 		common := []apitypes.BlockTxs{{Slot: 10, Announces: &apitypes.EBRef{Slot: 10, EbHash: "a"}}}
