@@ -3,7 +3,10 @@ package notify
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
+	"github.com/leiosnode/leiosnode/block"
 	"github.com/leiosnode/leiosnode/network/protocol"
 )
 
@@ -19,6 +22,7 @@ func (r *Relay) serveTokens(ctx context.Context, s *protocol.Session, kind strea
 	defer r.unregister(q)
 	tokens := 0
 	var ready []protocol.Message // converted, not yet sent
+	sent := cipVotesSent{keys: make(map[cipVoteKey]struct{})}
 	for {
 		if tokens == 0 {
 			msg, err := s.Recv(ctx)
@@ -40,7 +44,7 @@ func (r *Relay) serveTokens(ctx context.Context, s *protocol.Session, kind strea
 			if err != nil {
 				return stopCause(ctx, s, err)
 			}
-			ready = r.cipMessages(m)
+			ready = sent.unsent(r.cipMessages(m), r.floor())
 		}
 		if err := s.Send(ready[0]); err != nil {
 			return err
@@ -81,4 +85,42 @@ func (r *Relay) cipMessages(m protocol.Message) []protocol.Message {
 		return out
 	}
 	return nil
+}
+
+// cipVotesSent is what a served stream has sent of votes, by the CIP's name
+// for a vote: (slot, EB, voter). Two RBs of one slot may announce the same
+// EB (two leaders with the same mempool); the relay files a seat's vote on
+// it under each RB it was cast or checked for, and under the CIP's vote
+// message it is one vote, signed alike. It goes out once: the follower
+// would take the second copy as the peer's repeat (ErrRepeatedVote).
+type cipVotesSent struct {
+	floor uint64 // the relay's floor when last pruned
+	keys  map[cipVoteKey]struct{}
+}
+
+type cipVoteKey struct {
+	slot   uint64
+	ebHash block.Hash
+	voter  uint16
+}
+
+// unsent drops from msgs the votes the stream has sent, and records the
+// others as sent; what fell below floor is forgotten first.
+func (s *cipVotesSent) unsent(msgs []protocol.Message, floor uint64) []protocol.Message {
+	if floor > s.floor {
+		s.floor = floor
+		maps.DeleteFunc(s.keys, func(k cipVoteKey, _ struct{}) bool { return k.slot < floor })
+	}
+	return slices.DeleteFunc(msgs, func(m protocol.Message) bool {
+		v, ok := m.(*MsgLeiosVote)
+		if !ok {
+			return false
+		}
+		k := cipVoteKey{v.Vote.Slot, v.Vote.EbHash, v.Vote.VoterID}
+		if _, dup := s.keys[k]; dup {
+			return true
+		}
+		s.keys[k] = struct{}{}
+		return false
+	})
 }

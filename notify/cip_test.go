@@ -623,3 +623,45 @@ func TestCIPJunkBelowTheImmutableTipSpendsTheBudget(t *testing.T) {
 		}
 	})
 }
+
+// Two RBs of one slot may announce the same EB (two leaders with the same
+// mempool), and under the CIP's vote message a seat's vote on it is one
+// vote, signed alike, filed under each RB. The CIP's streams name a vote
+// by (slot, EB, voter): it is sent once, and the follower hears no repeat.
+func TestCIPSendsAVoteFiledUnderTwoRBsOnce(t *testing.T) {
+	n := newTestNet(t, 2)
+	upstreamRelay := n.relay(t)
+	e := newEB(t, 5)
+	first := n.header(slotsPast-5, 0, e.announcement(), 0)
+	second := n.header(slotsPast-5, 1, e.announcement(), 0)
+	for _, h := range []*block.Header{first, second} {
+		if err := upstreamRelay.Announce(h); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := upstreamRelay.Votes([]block.Vote{{RbHash: h.Hash(), VoterSeat: 2, Signature: fillSig(9)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc, err := notify.NewService(notify.ServiceOptions{Relay: upstreamRelay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := n.relay(t)
+	u := followCIP(t, r)
+	u.serveBy(t, svc)
+	eventually(t, "the vote heard", func() bool {
+		return len(r.VotesFor(first.Hash()))+len(r.VotesFor(second.Hash())) > 0
+	})
+	// A later vote on the stream shows the follower got past the first.
+	later := n.header(slotsPast-4, 0, newEB(t, 6).announcement(), 0)
+	if err := upstreamRelay.Announce(later); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := upstreamRelay.Votes([]block.Vote{{RbHash: later.Hash(), VoterSeat: 2, Signature: fillSig(10)}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the later vote heard", func() bool { return len(r.VotesFor(later.Hash())) == 1 })
+	if errs := u.cv.List(); len(errs) > 0 {
+		t.Fatalf("violations: %v", errs)
+	}
+}

@@ -238,7 +238,7 @@ func (f *follower) noRepeats(votes []block.Vote) error {
 		if pv == nil {
 			slot, ok := f.r.rbSlot(v.RbHash)
 			if !ok {
-				return nil
+				continue
 			}
 			pv = &peerVotes{slot: slot, seats: make(map[uint16]struct{})}
 			f.votes[v.RbHash] = pv
