@@ -46,7 +46,9 @@ type Options struct {
 	// Abandoned returns the txs of the blocks that were on the chain ending
 	// at old and no longer are, oldest block first, each block's txs in the
 	// order the ledger applied them (a block carrying a certificate gives
-	// its certified closure); none while old is on the selected chain. Run
+	// its certified closure), less what the blocks that replaced them hold
+	// too (both sides of a slot battle may certify one EB); none while old
+	// is on the selected chain. Run
 	// asks it at every tip change and adds those txs back, then the ones the
 	// sync dropped for spending them. Nil: nothing comes back after a
 	// rollback.
