@@ -28,10 +28,11 @@ func (p *parts) abandonedTxs(old block.Tip) ([]*ledger.Tx, error) {
 	kept := p.heldSince(blocks[0].Header.BlockNumber, intersection)
 	var txs []*ledger.Tx
 	add := func(raw []byte) {
-		if _, ok := kept.txs[block.HashBytes(raw)]; ok {
+		tx, err := ledger.DecodeTx(raw) // it passed the ledger once; decoding hashes it
+		if err != nil {
 			return
 		}
-		if tx, err := ledger.DecodeTx(raw); err == nil { // it passed the ledger once
+		if _, ok := kept.txs[block.Hash(tx.Hash())]; !ok {
 			txs = append(txs, tx)
 		}
 	}
